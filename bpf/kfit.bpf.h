@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Helpers shared by kfit's BPF programs. Include after vmlinux.h. */
+#ifndef KFIT_BPF_H
+#define KFIT_BPF_H
+
+#include <bpf/bpf_helpers.h>
+#include "kfit/hist.h"
+
+/*
+ * Aggregation maps have two halves; programs write half (kfit_epoch & 1)
+ * while user space reads and clears the other (see kfit_epoch_flip()).
+ */
+volatile __u32 kfit_epoch;
+
+static __always_inline __u32 kfit_half(void)
+{
+	return kfit_epoch & 1;
+}
+
+/* Record v in the per-CPU histogram at key of a PERCPU_ARRAY map */
+static __always_inline void kfit_hist_add(void *map, __u32 key, __u64 v)
+{
+	struct kfit_hist *h = bpf_map_lookup_elem(map, &key);
+
+	if (h)
+		kfit_hist_put(h, v);
+}
+
+static __always_inline void kfit_linhist_add(void *map, __u32 key, __u64 v,
+					     __u64 step)
+{
+	struct kfit_linhist *h;
+	__u32 i;
+
+	if (!step)
+		return;
+	h = bpf_map_lookup_elem(map, &key);
+	if (!h)
+		return;
+	i = kfit_lin_index(v, step);
+	if (i <= KFIT_LIN_SLOTS)
+		h->slot[i]++;
+}
+
+#endif

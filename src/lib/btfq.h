@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KFIT_BTFQ_H
+#define KFIT_BTFQ_H
+
+#include <stdbool.h>
+
+struct btf;
+
+/* The running kernel's BTF (cached; NULL with errno when there is none) */
+struct btf *kfit_btf_vmlinux(void);
+/* Number of parameters of function name in btf, or a negative errno */
+int kfit_btf_func_nargs(const struct btf *btf, const char *name);
+bool kfit_btf_has_func(const struct btf *btf, const char *name);
+/* Does struct sname have member field? (for run-time feature checks) */
+bool kfit_btf_has_field(const struct btf *btf, const char *sname, const char *field);
+/* Number of kernel modules exposing BTF under /sys/kernel/btf */
+int kfit_btf_module_count(void);
+
+#endif

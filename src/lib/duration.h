@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KFIT_DURATION_H
+#define KFIT_DURATION_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+#define KFIT_NSEC	1ULL
+#define KFIT_USEC	1000ULL
+#define KFIT_MSEC	1000000ULL
+#define KFIT_SEC	1000000000ULL
+
+/*
+ * Parse "750ns", "500us", "1.5ms", "2s", "1m" (minutes) into nanoseconds.
+ * A bare number takes def_unit; with def_unit 0 a unit is required.
+ * Returns 0, or -EINVAL (bad syntax, unknown unit, negative) / -ERANGE.
+ */
+int kfit_parse_duration(const char *s, __u64 def_unit, __u64 *ns);
+
+/* "750ns", "1.50us", "12.3ms", "2.00s": three significant digits. */
+char *kfit_fmt_duration(__u64 ns, char *buf, size_t len);
+
+#endif

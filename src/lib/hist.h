@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KFIT_UHIST_H
+#define KFIT_UHIST_H
+
+#include <stdio.h>
+#include <linux/types.h>
+#include "kfit/hist.h"
+
+#define KFIT_LOG2_SLOTS 65	/* bucket 0 holds 0, bucket k holds [2^(k-1), 2^k) */
+
+/* Record one value (user-space aggregation and tests). */
+void kfit_hist_record(struct kfit_hist *h, __u64 v);
+/* dst += src, keeping min and max right. */
+void kfit_hist_merge(struct kfit_hist *dst, const struct kfit_hist *src);
+void kfit_linhist_merge(struct kfit_linhist *dst, const struct kfit_linhist *src);
+/*
+ * Value at quantile q (0..1): the midpoint of the slot holding it,
+ * clamped to [min, max]. 0 when the histogram is empty.
+ */
+__u64 kfit_hist_percentile(const struct kfit_hist *h, double q);
+/* Exact log2 buckets derived from the log-linear slots. */
+void kfit_hist_log2(const struct kfit_hist *h, __u64 out[KFIT_LOG2_SLOTS]);
+/* bcc-style log2 histogram of nanosecond values, with bars. */
+void kfit_hist_print_log2(FILE *f, const struct kfit_hist *h, const char *label);
+/* Linear histogram in steps of step ns; the last row counts the overflow. */
+void kfit_hist_print_linear(FILE *f, const struct kfit_linhist *h, __u64 step,
+			    const char *label);
+
+#endif

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KFIT_OPTS_H
+#define KFIT_OPTS_H
+
+#include <stdbool.h>
+#include <getopt.h>
+#include <linux/types.h>
+
+/*
+ * The flags every kfit tool shares. A tool declares which it accepts;
+ * their letters are reserved for everyone so that one letter never
+ * means two things in two tools.
+ */
+enum {
+	KFIT_OPT_PID		= 1 << 0,	/* -p/--pid PID */
+	KFIT_OPT_TID		= 1 << 1,	/* -t/--tid TID */
+	KFIT_OPT_COMM		= 1 << 2,	/* --comm NAME */
+	KFIT_OPT_CPU		= 1 << 3,	/* -C/--cpu LIST */
+	KFIT_OPT_DURATION	= 1 << 4,	/* -d/--duration DUR */
+	KFIT_OPT_INTERVAL	= 1 << 5,	/* -i/--interval DUR, --count N */
+	KFIT_OPT_JSON		= 1 << 6,	/* -j/--json */
+	KFIT_OPT_TIMESTAMP	= 1 << 7,	/* -T/--timestamp */
+	KFIT_OPT_MINMAX		= 1 << 8,	/* --min DUR, --max DUR */
+	/* -v/--verbose, -h/--help, -V/--version: always */
+};
+
+#define KFIT_MAX_CPUS 1024
+#define KFIT_COMM_LEN 16
+
+/* Reserved letters of the shared flags, whether a tool accepts them or not */
+#define KFIT_RESERVED_LETTERS "ptCdijTvhV"
+
+struct kfit_cpuset {
+	bool set;	/* false: every CPU */
+	__u8 mask[KFIT_MAX_CPUS / 8];
+};
+
+struct kfit_common {
+	int pid;			/* 0: any */
+	int tid;			/* 0: any */
+	char comm[KFIT_COMM_LEN];	/* "": any */
+	struct kfit_cpuset cpus;
+	__u64 duration_ns;		/* 0: until Ctrl-C */
+	__u64 interval_ns;		/* 0: one report at the end */
+	long count;			/* intervals to print, 0: no limit */
+	bool json;
+	bool timestamp;
+	int verbose;
+	bool has_min, has_max;
+	__u64 min_ns, max_ns;
+};
+
+/* A tool's own option; key is its short letter, or >= 256 for long only */
+struct kfit_opt {
+	const char *name;
+	int key;
+	const char *arg;	/* NULL: takes no argument */
+	const char *help;
+};
+
+struct kfit_tool {
+	const char *name;
+	const char *summary;	/* one line */
+	const char *synopsis;	/* after the tool's name, e.g. "[OPTIONS] TARGET..." */
+	const char *examples;	/* may be NULL */
+	unsigned int common;	/* KFIT_OPT_* this tool accepts */
+	const struct kfit_opt *opts;	/* terminated by { NULL } */
+	/* Returns 0, or -1 after printing why the argument is bad */
+	int (*parse)(int key, const char *arg, void *ctx);
+	void *ctx;
+};
+
+/*
+ * Parse argv. Returns the index of the first operand, or -1 on a usage
+ * error (already explained on stderr; exit 2). -h and -V print and exit 0.
+ */
+int kfit_parse_args(const struct kfit_tool *t, struct kfit_common *c,
+		    int argc, char **argv);
+/* Returns 0 if the tool's letters stay clear of the reserved ones. */
+int kfit_opts_check(const struct kfit_tool *t);
+void kfit_usage(const struct kfit_tool *t, FILE *f);
+
+/* "0-3,6" into a set; ncpus bounds it. 0 or -EINVAL / -ERANGE. */
+int kfit_parse_cpulist(const char *s, int ncpus, struct kfit_cpuset *set);
+bool kfit_cpu_selected(const struct kfit_cpuset *set, int cpu);
+/* Strictly positive decimal integer, 0 or -EINVAL / -ERANGE */
+int kfit_parse_uint(const char *s, unsigned long max, unsigned long *out);
+
+#endif

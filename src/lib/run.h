@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KFIT_RUN_H
+#define KFIT_RUN_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include "opts.h"
+
+#define KFIT_VERSION "0.1.0"
+
+extern const char *kfit_prog;			/* the tool's name, for messages */
+extern volatile sig_atomic_t kfit_exiting;	/* set by SIGINT, SIGTERM, SIGHUP */
+
+/*
+ * Common start-up: names the tool for messages, routes libbpf's messages
+ * (shown with -v), installs the signal handlers, and mounts tracefs and
+ * bpffs when they are missing.
+ */
+void kfit_setup(const char *prog, const struct kfit_common *c);
+
+/* Sleep up to ns; returns early (nonzero) when a signal asked us to end. */
+int kfit_sleep(__u64 ns);
+
+/* The one line on stderr once tracing has started. */
+void kfit_tracing(const char *what);
+
+/*
+ * Drive the reporting: calls report(ctx, last) every -i interval (if any)
+ * and once more at the end (-d elapsed, --count reached or a signal).
+ * Returns report's first nonzero result, else 0.
+ */
+int kfit_run(const struct kfit_common *c, int (*report)(void *ctx, bool last),
+	     void *ctx);
+
+/* "HH:MM:SS" of the wall clock, for -T */
+void kfit_print_time(FILE *f);
+
+/*
+ * Double-buffered aggregation without racing BPF writers: BPF indexes its
+ * maps with (epoch & 1). kfit_epoch_flip() moves writers to the other half
+ * and waits (an RCU grace period: BPF tracing programs run inside RCU
+ * read-side sections) until no program can still write the old half.
+ * Returns the old half's index, which may then be read and cleared.
+ */
+int kfit_epoch_flip(volatile __u32 *epoch);
+
+/* Monotonic clock in ns, the clock bpf_ktime_get_ns() uses */
+__u64 kfit_now_ns(void);
+
+#endif

@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softirqlat: softirq queue delay and handler time per vector.
+ * BPF side: bpf/softirqlat.bpf.c. Map layout: include/kfit/softirqlat.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "kfit/softirqlat.h"
+#include "softirqlat.skel.h"
+#include "diag.h"
+#include "duration.h"
+#include "hist.h"
+#include "opts.h"
+#include "output.h"
+#include "run.h"
+
+/* The names /proc/softirqs uses, lower-cased */
+static const char *const vec_names[SIRQ_VECS] = {
+	"hi", "timer", "net_tx", "net_rx", "block",
+	"irq_poll", "tasklet", "sched", "hrtimer", "rcu",
+};
+
+static const char *const kind_names[SIRQ_KINDS] = { "queue", "handler" };
+
+enum { OPT_LINEAR = 256, OPT_PER_CPU };
+
+static const struct kfit_opt softirqlat_opts[] = {
+	{ "hist", 'H', NULL, "print a histogram per vector (log2 buckets)" },
+	{ "linear", OPT_LINEAR, "STEP", "linear histogram buckets of STEP (implies -H)" },
+	{ "per-cpu", OPT_PER_CPU, NULL, "report each CPU separately" },
+	{ NULL },
+};
+
+/* One CPU's (or the total's) histograms */
+struct sirq_set {
+	struct kfit_hist h[SIRQ_VECS][SIRQ_KINDS];
+	struct kfit_linhist l[SIRQ_VECS][SIRQ_KINDS];
+};
+
+struct env {
+	struct kfit_common c;
+	bool hist;
+	bool per_cpu;
+	__u64 lin_step;
+	int ncpus;
+	struct softirqlat_bpf *skel;
+	struct sirq_set *sets;	/* [0] total, [1 + cpu] with --per-cpu */
+	void *buf;		/* one per-CPU map value, for every CPU */
+	const char *mode;	/* "tp_btf" or "raw_tracepoint" */
+};
+
+static int parse_opt(int key, const char *arg, void *ctx)
+{
+	struct env *e = ctx;
+
+	switch (key) {
+	case 'H':
+		e->hist = true;
+		return 0;
+	case OPT_PER_CPU:
+		e->per_cpu = true;
+		return 0;
+	case OPT_LINEAR:
+		if (kfit_parse_duration(arg, 0, &e->lin_step) || !e->lin_step) {
+			fprintf(stderr, "softirqlat: invalid step '%s' for --linear: "
+				"use a duration with a unit, e.g. 10us\n", arg);
+			return -1;
+		}
+		e->hist = true;
+		return 0;
+	}
+	return -1;
+}
+
+static struct env env;
+
+static const struct kfit_tool tool = {
+	.name = "softirqlat",
+	.summary = "Softirq latency per vector: the queue delay from raise to "
+		   "entry, and the handler time\nfrom entry to exit, as tables "
+		   "with percentiles or as histograms.",
+	.synopsis = "[OPTIONS]",
+	.examples = "  softirqlat -d 5s            # table for 5 seconds\n"
+		    "  softirqlat -H               # log2 histograms, Ctrl-C to end\n"
+		    "  softirqlat -H --linear 10us # linear buckets of 10 us\n"
+		    "  softirqlat -i 1s --count 5  # five 1-second reports\n"
+		    "  softirqlat --per-cpu -C 0   # CPU 0 only\n"
+		    "  softirqlat -j -d 10s        # JSON\n",
+	.common = KFIT_OPT_CPU | KFIT_OPT_DURATION | KFIT_OPT_INTERVAL |
+		  KFIT_OPT_JSON | KFIT_OPT_TIMESTAMP,
+	.opts = softirqlat_opts,
+	.parse = parse_opt,
+	.ctx = &env,
+};
+
+static int open_and_attach(bool btf)
+{
+	struct softirqlat_bpf *s;
+	struct bpf_program *p;
+	int err;
+
+	s = softirqlat_bpf__open();
+	if (!s)
+		return -errno;
+	bpf_object__for_each_program(p, s->obj)
+		bpf_program__set_autoload(p, btf == (strstr(
+			bpf_program__name(p), "_btf") != NULL));
+	s->rodata->lin_step = env.lin_step;
+	if (!env.lin_step)
+		bpf_map__set_max_entries(s->maps.linhists, 1);
+	err = softirqlat_bpf__load(s);
+	if (!err)
+		err = softirqlat_bpf__attach(s);
+	if (err) {
+		softirqlat_bpf__destroy(s);
+		return err;
+	}
+	env.skel = s;
+	env.mode = btf ? "tp_btf" : "raw_tracepoint";
+	return 0;
+}
+
+static int start(void)
+{
+	int err = open_and_attach(true);
+
+	if (!err)
+		return 0;
+	if (env.c.verbose)
+		kfit_info("tp_btf failed (%s); trying raw tracepoints",
+			  kfit_reason(err));
+	err = open_and_attach(false);
+	if (err)
+		kfit_explain_attach("raw_tracepoint", "softirq_raise/entry/exit", err);
+	return err;
+}
+
+/* Read one key of a per-CPU map into the totals (and per CPU), then clear it */
+static int collect(int fd, __u32 key, size_t vsz, bool lin, bool clear)
+{
+	int cpu, v, k;
+
+	if (bpf_map_lookup_elem(fd, &key, env.buf))
+		return -errno;
+	v = (key % SIRQ_KEYS) / SIRQ_KINDS;
+	k = key % SIRQ_KINDS;
+	for (cpu = 0; cpu < env.ncpus; cpu++) {
+		void *val = (char *)env.buf + cpu * vsz;
+		struct sirq_set *tot = &env.sets[0];
+		struct sirq_set *one = env.per_cpu ? &env.sets[1 + cpu] : NULL;
+
+		if (!kfit_cpu_selected(&env.c.cpus, cpu))
+			continue;
+		if (lin) {
+			kfit_linhist_merge(&tot->l[v][k], val);
+			if (one)
+				kfit_linhist_merge(&one->l[v][k], val);
+		} else {
+			kfit_hist_merge(&tot->h[v][k], val);
+			if (one)
+				kfit_hist_merge(&one->h[v][k], val);
+		}
+	}
+	if (!clear)
+		return 0;
+	memset(env.buf, 0, vsz * env.ncpus);
+	return bpf_map_update_elem(fd, &key, env.buf, BPF_ANY) ? -errno : 0;
+}
+
+static int collect_half(int half)
+{
+	size_t hsz = (sizeof(struct kfit_hist) + 7) & ~7UL;
+	size_t lsz = (sizeof(struct kfit_linhist) + 7) & ~7UL;
+	int hfd = bpf_map__fd(env.skel->maps.hists);
+	int lfd = bpf_map__fd(env.skel->maps.linhists);
+	int nsets = env.per_cpu ? env.ncpus + 1 : 1;
+	__u32 v, k;
+	int err = 0;
+
+	memset(env.sets, 0, nsets * sizeof(*env.sets));
+	for (v = 0; v < SIRQ_VECS && !err; v++) {
+		for (k = 0; k < SIRQ_KINDS && !err; k++) {
+			__u32 key = sirq_key(half, v, k);
+
+			err = collect(hfd, key, hsz, false, true);
+			if (!err && env.lin_step)
+				err = collect(lfd, key, lsz, true, true);
+		}
+	}
+	if (err)
+		kfit_err("cannot read the histograms: %s", kfit_reason(err));
+	return err;
+}
+
+static void fmt_row(struct kfit_table *t, const struct kfit_hist *h)
+{
+	char a[32], b[32], c[32], d[32], e[32];
+
+	kfit_table_cell(t, "%llu", (unsigned long long)h->count);
+	kfit_table_cell(t, "%s", kfit_fmt_duration(h->total, a, sizeof(a)));
+	kfit_table_cell(t, "%s", kfit_fmt_duration(h->count ? h->total / h->count : 0,
+						     b, sizeof(b)));
+	kfit_table_cell(t, "%s", kfit_fmt_duration(kfit_hist_percentile(h, 0.50),
+						     c, sizeof(c)));
+	kfit_table_cell(t, "%s", kfit_fmt_duration(kfit_hist_percentile(h, 0.99),
+						     d, sizeof(d)));
+	kfit_table_cell(t, "%s", kfit_fmt_duration(h->max, e, sizeof(e)));
+}
+
+static bool vec_active(const struct sirq_set *s, int v)
+{
+	return s->h[v][SIRQ_QUEUE].count || s->h[v][SIRQ_HANDLER].count;
+}
+
+static void add_rows(struct kfit_table *t, const struct sirq_set *s, int cpu)
+{
+	int v, k;
+
+	for (v = 0; v < SIRQ_VECS; v++) {
+		if (!vec_active(s, v))
+			continue;
+		for (k = 0; k < SIRQ_KINDS; k++) {
+			kfit_table_row(t);
+			if (cpu >= 0)
+				kfit_table_cell(t, "%d", cpu);
+			kfit_table_cell(t, "%s", vec_names[v]);
+			kfit_table_cell(t, "%s", kind_names[k]);
+			fmt_row(t, &s->h[v][k]);
+		}
+	}
+}
+
+static void print_table(void)
+{
+	static const char *const hdr[] = {
+		"CPU", "VECTOR", "LATENCY", "COUNT", "TOTAL", "AVG", "P50", "P99", "MAX",
+	};
+	int skip = env.per_cpu ? 0 : 1;
+	struct kfit_table *t;
+	int cpu;
+
+	t = kfit_table_new(9 - skip, hdr + skip, env.per_cpu ? "rllrrrrrr" : "llrrrrrr");
+	if (!t)
+		return;
+	if (!env.per_cpu)
+		add_rows(t, &env.sets[0], -1);
+	for (cpu = 0; env.per_cpu && cpu < env.ncpus; cpu++)
+		if (kfit_cpu_selected(&env.c.cpus, cpu))
+			add_rows(t, &env.sets[1 + cpu], cpu);
+	kfit_table_print(t, stdout);
+	kfit_table_free(t);
+}
+
+static void print_hists_of(const struct sirq_set *s, int cpu)
+{
+	char title[96];
+	int v, k;
+
+	for (v = 0; v < SIRQ_VECS; v++) {
+		for (k = 0; k < SIRQ_KINDS; k++) {
+			if (!s->h[v][k].count)
+				continue;
+			if (cpu >= 0)
+				printf("\nsoftirq = %s, %s, cpu %d\n", vec_names[v],
+				       k == SIRQ_QUEUE ? "queue delay" : "handler time", cpu);
+			else
+				printf("\nsoftirq = %s, %s\n", vec_names[v],
+				       k == SIRQ_QUEUE ? "queue delay" : "handler time");
+			snprintf(title, sizeof(title), "nsecs");
+			if (env.lin_step)
+				kfit_hist_print_linear(stdout, &s->l[v][k], env.lin_step, title);
+			else
+				kfit_hist_print_log2(stdout, &s->h[v][k], title);
+		}
+	}
+}
+
+static void print_hists(void)
+{
+	int cpu;
+
+	if (!env.per_cpu) {
+		print_hists_of(&env.sets[0], -1);
+		return;
+	}
+	for (cpu = 0; cpu < env.ncpus; cpu++)
+		if (kfit_cpu_selected(&env.c.cpus, cpu))
+			print_hists_of(&env.sets[1 + cpu], cpu);
+}
+
+static void json_hist(struct kfit_json *j, const struct kfit_hist *h,
+		      const struct kfit_linhist *l)
+{
+	__u64 b[KFIT_LOG2_SLOTS];
+	int i;
+
+	kfit_json_begin_array(j, "hist");
+	if (env.lin_step) {
+		for (i = 0; i <= KFIT_LIN_SLOTS; i++) {
+			if (!l->slot[i])
+				continue;
+			kfit_json_begin_object(j, NULL);
+			kfit_json_u64(j, "lower_ns", i * env.lin_step);
+			kfit_json_u64(j, "count", l->slot[i]);
+			kfit_json_end_object(j);
+		}
+	} else {
+		kfit_hist_log2(h, b);
+		for (i = 0; i < KFIT_LOG2_SLOTS; i++) {
+			if (!b[i])
+				continue;
+			kfit_json_begin_object(j, NULL);
+			kfit_json_u64(j, "lower_ns", i ? 1ULL << (i - 1) : 0);
+			kfit_json_u64(j, "count", b[i]);
+			kfit_json_end_object(j);
+		}
+	}
+	kfit_json_end_array(j);
+}
+
+static void json_latency(struct kfit_json *j, const char *key,
+			 const struct kfit_hist *h, const struct kfit_linhist *l)
+{
+	kfit_json_begin_object(j, key);
+	kfit_json_u64(j, "count", h->count);
+	kfit_json_u64(j, "total_ns", h->total);
+	kfit_json_u64(j, "avg_ns", h->count ? h->total / h->count : 0);
+	kfit_json_u64(j, "p50_ns", kfit_hist_percentile(h, 0.50));
+	kfit_json_u64(j, "p99_ns", kfit_hist_percentile(h, 0.99));
+	kfit_json_u64(j, "max_ns", h->max);
+	json_hist(j, h, l);
+	kfit_json_end_object(j);
+}
+
+static void json_set(struct kfit_json *j, const struct sirq_set *s, int cpu)
+{
+	int v;
+
+	for (v = 0; v < SIRQ_VECS; v++) {
+		kfit_json_begin_object(j, NULL);
+		kfit_json_str(j, "vector", vec_names[v]);
+		if (cpu >= 0)
+			kfit_json_u64(j, "cpu", cpu);
+		kfit_json_u64(j, "count", s->h[v][SIRQ_HANDLER].count);
+		json_latency(j, "queue", &s->h[v][SIRQ_QUEUE], &s->l[v][SIRQ_QUEUE]);
+		json_latency(j, "handler", &s->h[v][SIRQ_HANDLER], &s->l[v][SIRQ_HANDLER]);
+		kfit_json_end_object(j);
+	}
+}
+
+static __u64 prog_misses(void)
+{
+	struct bpf_prog_info info;
+	struct bpf_program *p;
+	__u64 n = 0;
+
+	bpf_object__for_each_program(p, env.skel->obj) {
+		__u32 len = sizeof(info);
+
+		memset(&info, 0, len);
+		if (bpf_program__fd(p) >= 0 &&
+		    !bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+			n += info.recursion_misses;
+	}
+	return n;
+}
+
+static void print_json(__u64 ts_ns, __u64 misses)
+{
+	struct kfit_json j;
+	int cpu;
+
+	kfit_json_init(&j, stdout, env.c.interval_ns == 0);
+	kfit_json_begin_object(&j, NULL);
+	kfit_json_str(&j, "mode", env.mode);
+	kfit_json_u64(&j, "elapsed_ns", ts_ns);
+	kfit_json_u64(&j, "missed", misses);
+	kfit_json_begin_array(&j, "vectors");
+	if (!env.per_cpu)
+		json_set(&j, &env.sets[0], -1);
+	for (cpu = 0; env.per_cpu && cpu < env.ncpus; cpu++)
+		if (kfit_cpu_selected(&env.c.cpus, cpu))
+			json_set(&j, &env.sets[1 + cpu], cpu);
+	kfit_json_end_array(&j);
+	kfit_json_end_object(&j);
+	kfit_json_finish(&j);
+}
+
+static __u64 started_ns, last_misses;
+
+static int report(void *ctx, bool last)
+{
+	int half = kfit_epoch_flip(&env.skel->bss->kfit_epoch);
+	__u64 misses = prog_misses();
+	__u64 now = kfit_now_ns();
+	int err;
+
+	(void)ctx;
+	(void)last;
+	err = collect_half(half);
+	if (err)
+		return err;
+	if (env.c.json) {
+		print_json(now - started_ns, misses - last_misses);
+	} else {
+		if (env.c.timestamp)
+			kfit_print_time(stdout);
+		if (env.hist)
+			print_hists();
+		else
+			print_table();
+		if (misses - last_misses)
+			printf("%llu events missed: a program was already running on "
+			       "that CPU\n", (unsigned long long)(misses - last_misses));
+		if (env.c.interval_ns && !last)
+			printf("\n");
+	}
+	fflush(stdout);
+	last_misses = misses;
+	started_ns = now;
+	return 0;
+}
+
+static int alloc_buffers(void)
+{
+	int nsets;
+
+	env.ncpus = libbpf_num_possible_cpus();
+	if (env.ncpus <= 0) {
+		kfit_err("cannot count the possible CPUs: %s", kfit_reason(env.ncpus));
+		return -1;
+	}
+	nsets = env.per_cpu ? env.ncpus + 1 : 1;
+	env.sets = calloc(nsets, sizeof(*env.sets));
+	env.buf = calloc(env.ncpus, sizeof(struct kfit_hist) + 8);
+	if (!env.sets || !env.buf) {
+		kfit_err("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int i, err;
+
+	i = kfit_parse_args(&tool, &env.c, argc, argv);
+	if (i < 0)
+		return 2;
+	if (i < argc) {
+		fprintf(stderr, "softirqlat: unexpected argument '%s'\n"
+			"Try 'softirqlat --help' for more information.\n", argv[i]);
+		return 2;
+	}
+	kfit_setup("softirqlat", &env.c);
+	if (kfit_check_privileges() || alloc_buffers())
+		return 1;
+	if (start())
+		return 1;
+	started_ns = kfit_now_ns();
+	kfit_tracing("softirqs");
+	err = kfit_run(&env.c, report, NULL);
+	softirqlat_bpf__destroy(env.skel);
+	free(env.sets);
+	free(env.buf);
+	return err ? 1 : 0;
+}
