@@ -85,12 +85,12 @@ static const struct kfit_tool tool = {
 		   "entry, and the handler time\nfrom entry to exit, as tables "
 		   "with percentiles or as histograms.",
 	.synopsis = "[OPTIONS]",
-	.examples = "  softirqlat -d 5s            # table for 5 seconds\n"
-		    "  softirqlat -H               # log2 histograms, Ctrl-C to end\n"
-		    "  softirqlat -H --linear 10us # linear buckets of 10 us\n"
-		    "  softirqlat -i 1s --count 5  # five 1-second reports\n"
-		    "  softirqlat --per-cpu -C 0   # CPU 0 only\n"
-		    "  softirqlat -j -d 10s        # JSON\n",
+	.examples = "softirqlat -d 5s            # table for 5 seconds\n"
+		    "softirqlat -H               # log2 histograms, Ctrl-C to end\n"
+		    "softirqlat -H --linear 10us # linear buckets of 10 us\n"
+		    "softirqlat -i 1s --count 5  # five 1-second reports\n"
+		    "softirqlat --per-cpu -C 0   # CPU 0 only\n"
+		    "softirqlat -j -d 10s        # JSON\n",
 	.common = KFIT_OPT_CPU | KFIT_OPT_DURATION | KFIT_OPT_INTERVAL |
 		  KFIT_OPT_JSON | KFIT_OPT_TIMESTAMP,
 	.opts = softirqlat_opts,

@@ -18,8 +18,8 @@ static const struct kfit_tool tool = {
 		   "and why the others do not.\nEach is tried for real: a tiny "
 		   "program is loaded, attached and triggered.",
 	.synopsis = "[OPTIONS]",
-	.examples = "  tracecheck           # table\n"
-		    "  tracecheck -j        # JSON\n",
+	.examples = "tracecheck           # table\n"
+		    "tracecheck -j        # JSON\n",
 	.common = KFIT_OPT_JSON,
 	.opts = tracecheck_opts,
 };

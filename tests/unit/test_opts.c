@@ -1,0 +1,668 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include <cmocka.h>
+#include "opts.h"
+
+#define ARGS(...) ((const char *[]){ __VA_ARGS__, NULL })
+#define TRY "Try 'softirqlat --help' for more information.\n"
+#define KEY_STACK 0x100
+
+struct tool_ctx {
+	unsigned long step;
+	bool stack;
+	int calls;
+};
+
+static struct tool_ctx ctx;
+
+static int tool_parse(int key, const char *arg, void *p)
+{
+	struct tool_ctx *tc = p;
+
+	tc->calls++;
+	switch (key) {
+	case 'L':
+		if (kfit_parse_uint(arg, ULONG_MAX, &tc->step)) {
+			fprintf(stderr, "softirqlat: bad step '%s'\n", arg);
+			return -1;
+		}
+		return 0;
+	case KEY_STACK:
+		tc->stack = true;
+		return 0;
+	}
+	return -1;
+}
+
+static const struct kfit_opt tool_opts[] = {
+	{ "linear", 'L', "STEP", "linear histogram in steps of STEP ns" },
+	{ "stack", KEY_STACK, NULL, "show stacks" },
+	{ NULL },
+};
+
+/* Everything but -T/--timestamp, so that one is "unrecognized" */
+static const struct kfit_tool tool = {
+	.name = "softirqlat",
+	.summary = "Soft IRQ latency.",
+	.synopsis = "[OPTIONS]",
+	.examples = "softirqlat -d 5s",
+	.common = KFIT_OPT_PID | KFIT_OPT_TID | KFIT_OPT_COMM | KFIT_OPT_CPU |
+		  KFIT_OPT_DURATION | KFIT_OPT_INTERVAL | KFIT_OPT_JSON |
+		  KFIT_OPT_MINMAX,
+	.opts = tool_opts,
+	.parse = tool_parse,
+	.ctx = &ctx,
+};
+
+static char *argv_buf[64];
+static char err_buf[4096];
+
+/* kfit_parse_args on "softirqlat ARGS...", with stderr kept in err_buf */
+static int run(const struct kfit_tool *t, struct kfit_common *c,
+	       const char **args)
+{
+	int argc = 0, saved, ret;
+	FILE *tmp = tmpfile();
+	size_t n;
+
+	assert_non_null(tmp);
+	argv_buf[argc++] = (char *)t->name;
+	for (; *args; args++)
+		argv_buf[argc++] = (char *)*args;
+	argv_buf[argc] = NULL;
+	memset(&ctx, 0, sizeof(ctx));
+	fflush(stderr);
+	saved = dup(2);
+	dup2(fileno(tmp), 2);
+	ret = kfit_parse_args(t, c, argc, argv_buf);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	n = fread(err_buf, 1, sizeof(err_buf) - 1, tmp);
+	err_buf[n] = '\0';
+	fclose(tmp);
+	return ret;
+}
+
+/* A usage error or bad value: -1 and exactly this on stderr */
+static void run_err(const char **args, const char *want)
+{
+	struct kfit_common c;
+
+	assert_int_equal(run(&tool, &c, args), -1);
+	assert_string_equal(err_buf, want);
+}
+
+static void test_defaults(void **state)
+{
+	static const char *none[] = { NULL };
+	struct kfit_common c, zero;
+
+	(void)state;
+	memset(&c, 0xff, sizeof(c));
+	memset(&zero, 0, sizeof(zero));
+	assert_int_equal(run(&tool, &c, none), 1);
+	assert_memory_equal(&c, &zero, sizeof(c));
+	assert_string_equal(err_buf, "");
+}
+
+static void test_common_values(void **state)
+{
+	char pid[16];
+	struct kfit_common c;
+	int i;
+
+	(void)state;
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	i = run(&tool, &c, ARGS("-p", pid, "-t", pid, "--comm", "bash", "-C",
+				"0", "-d", "5", "-i", "500ms", "--count", "3",
+				"-j", "-v", "-vv", "--min", "10us", "--max",
+				"1.5ms", "--verbose"));
+	assert_string_equal(err_buf, "");
+	assert_int_equal(i, 23);
+	assert_int_equal(c.pid, getpid());
+	assert_int_equal(c.tid, getpid());
+	assert_string_equal(c.comm, "bash");
+	assert_true(c.cpus.set);
+	assert_true(kfit_cpu_selected(&c.cpus, 0));
+	assert_false(kfit_cpu_selected(&c.cpus, 1));
+	assert_true(c.duration_ns == 5000000000ULL);
+	assert_int_equal(c.interval_ns, 500000000);
+	assert_int_equal(c.count, 3);
+	assert_true(c.json);
+	assert_false(c.timestamp);
+	assert_int_equal(c.verbose, 4);
+	assert_true(c.has_min && c.has_max);
+	assert_int_equal(c.min_ns, 10000);
+	assert_int_equal(c.max_ns, 1500000);
+	assert_int_equal(ctx.calls, 0);
+}
+
+static void test_long_forms(void **state)
+{
+	struct kfit_common c;
+
+	(void)state;
+	assert_int_equal(run(&tool, &c, ARGS("--duration=2", "--interval",
+					      "1.5", "--json", "--dur", "3s",
+					      "--cpu=0")), 8);
+	assert_string_equal(err_buf, "");
+	assert_true(c.duration_ns == 3000000000ULL);
+	assert_true(c.interval_ns == 1500000000ULL);
+	assert_true(c.json);
+	assert_true(c.cpus.set);
+}
+
+static void test_tool_opts(void **state)
+{
+	struct kfit_common c;
+
+	(void)state;
+	assert_int_equal(run(&tool, &c, ARGS("-jL", "100", "--stack")), 4);
+	assert_int_equal(ctx.step, 100);
+	assert_true(ctx.stack);
+	assert_true(c.json);
+	assert_int_equal(ctx.calls, 2);
+
+	assert_int_equal(run(&tool, &c, ARGS("--linear=250")), 2);
+	assert_int_equal(ctx.step, 250);
+	assert_false(ctx.stack);
+
+	/* The tool's own complaint, nothing added */
+	run_err(ARGS("-L", "x"), "softirqlat: bad step 'x'\n");
+}
+
+/* Operands are moved after the options; the index of the first comes back */
+static void test_operands(void **state)
+{
+	struct kfit_common c;
+	int i;
+
+	(void)state;
+	i = run(&tool, &c, ARGS("vfs_read", "-d", "1", "vfs_write", "-j"));
+	assert_int_equal(i, 4);
+	assert_string_equal(argv_buf[4], "vfs_read");
+	assert_string_equal(argv_buf[5], "vfs_write");
+	assert_true(c.json);
+
+	i = run(&tool, &c, ARGS("-j", "--", "-d"));
+	assert_int_equal(i, 3);
+	assert_string_equal(argv_buf[3], "-d");
+	assert_int_equal(c.duration_ns, 0);
+}
+
+static void test_unknown_options(void **state)
+{
+	(void)state;
+	run_err(ARGS("-x"), "softirqlat: unrecognized option '-x'\n" TRY);
+	run_err(ARGS("-jx"), "softirqlat: unrecognized option '-x'\n" TRY);
+	run_err(ARGS("--bogus"), "softirqlat: unrecognized option '--bogus'\n" TRY);
+	run_err(ARGS("--bogus=3"), "softirqlat: unrecognized option '--bogus'\n" TRY);
+	/* Reserved for everyone, accepted by this tool or not */
+	run_err(ARGS("-T"), "softirqlat: unrecognized option '-T'\n" TRY);
+	run_err(ARGS("--timestamp"),
+		"softirqlat: unrecognized option '--timestamp'\n" TRY);
+	run_err(ARGS("--json=1"),
+		"softirqlat: option '--json' doesn't allow an argument\n" TRY);
+	run_err(ARGS("--stack=1"),
+		"softirqlat: option '--stack' doesn't allow an argument\n" TRY);
+	run_err(ARGS("--co", "1"), "softirqlat: option '--co' is ambiguous\n" TRY);
+}
+
+static void test_missing_argument(void **state)
+{
+	(void)state;
+	run_err(ARGS("-d"),
+		"softirqlat: option -d/--duration requires an argument\n" TRY);
+	run_err(ARGS("-j", "--duration"),
+		"softirqlat: option -d/--duration requires an argument\n" TRY);
+	run_err(ARGS("--comm"),
+		"softirqlat: option --comm requires an argument\n" TRY);
+	run_err(ARGS("-L"),
+		"softirqlat: option -L/--linear requires an argument\n" TRY);
+}
+
+/* getopt's state from a failed parse must not leak into the next */
+static void test_reparse(void **state)
+{
+	struct kfit_common c;
+
+	(void)state;
+	run_err(ARGS("-xj"), "softirqlat: unrecognized option '-x'\n" TRY);
+	assert_int_equal(run(&tool, &c, ARGS("-d", "2")), 3);
+	assert_false(c.json);
+	assert_true(c.duration_ns == 2000000000ULL);
+}
+
+static void test_bad_durations(void **state)
+{
+	(void)state;
+	run_err(ARGS("-d", "5x"),
+		"softirqlat: invalid duration '5x' for --duration: use a number with a unit: ns, us, ms, s\n");
+	run_err(ARGS("-i", "-1"),
+		"softirqlat: invalid duration '-1' for --interval: use a number with a unit: ns, us, ms, s\n");
+	run_err(ARGS("-i", "0"),
+		"softirqlat: invalid duration '0' for --interval: must be more than 0\n");
+	run_err(ARGS("-d", "99999999999"),
+		"softirqlat: invalid duration '99999999999' for --duration: too large\n");
+	/* --min and --max have no default unit */
+	run_err(ARGS("--min", "5"),
+		"softirqlat: invalid duration '5' for --min: use a number with a unit: ns, us, ms, s\n");
+	run_err(ARGS("--max", ""),
+		"softirqlat: invalid duration '' for --max: use a number with a unit: ns, us, ms, s\n");
+	run_err(ARGS("--min", "2ms", "--max", "1ms"),
+		"softirqlat: --min 2.00ms is more than --max 1.00ms\n");
+}
+
+static void test_min_max(void **state)
+{
+	struct kfit_common c;
+
+	(void)state;
+	assert_int_equal(run(&tool, &c, ARGS("--min", "1ms", "--max", "1ms")), 5);
+	assert_int_equal(c.min_ns, 1000000);
+	assert_int_equal(c.max_ns, 1000000);
+	assert_int_equal(run(&tool, &c, ARGS("--max", "0ns")), 3);
+	assert_false(c.has_min);
+	assert_true(c.has_max);
+	assert_int_equal(c.max_ns, 0);
+}
+
+static void test_count(void **state)
+{
+	struct kfit_common c;
+
+	(void)state;
+	run_err(ARGS("--count", "3"),
+		"softirqlat: --count needs -i/--interval\n" TRY);
+	run_err(ARGS("-i", "1", "--count", "0"),
+		"softirqlat: invalid count '0' for --count: use a positive number\n");
+	run_err(ARGS("-i", "1", "--count", "3x"),
+		"softirqlat: invalid count '3x' for --count: use a positive number\n");
+	/* Order does not matter */
+	assert_int_equal(run(&tool, &c, ARGS("--count", "2", "-i", "1")), 5);
+	assert_int_equal(c.count, 2);
+}
+
+static pthread_mutex_t thread_lock = PTHREAD_MUTEX_INITIALIZER;
+static int thread_tid;
+
+static void *thread_fn(void *arg)
+{
+	(void)arg;
+	thread_tid = gettid();
+	pthread_mutex_lock(&thread_lock);
+	pthread_mutex_unlock(&thread_lock);
+	return NULL;
+}
+
+static void test_pid_tid(void **state)
+{
+	char want[256], tid[16];
+	struct kfit_common c;
+	pthread_t th;
+
+	(void)state;
+	run_err(ARGS("-p", "2147483647"),
+		"softirqlat: no process with PID 2147483647\n");
+	run_err(ARGS("-t", "2147483647"),
+		"softirqlat: no thread with TID 2147483647\n");
+	run_err(ARGS("-p", "abc"),
+		"softirqlat: invalid PID 'abc' for --pid: use a positive number\n");
+	run_err(ARGS("-p", "0"),
+		"softirqlat: invalid PID '0' for --pid: use a positive number\n");
+	run_err(ARGS("-t", "2147483648"),
+		"softirqlat: invalid TID '2147483648' for --tid: use a positive number\n");
+
+	/* A thread that is not its process's leader is a TID, not a PID */
+	pthread_mutex_lock(&thread_lock);
+	assert_int_equal(pthread_create(&th, NULL, thread_fn, NULL), 0);
+	while (!__atomic_load_n(&thread_tid, __ATOMIC_SEQ_CST))
+		usleep(1000);
+	snprintf(tid, sizeof(tid), "%d", thread_tid);
+	snprintf(want, sizeof(want),
+		 "softirqlat: PID %d is a thread of process %d: use -t %d or -p %d\n",
+		 thread_tid, getpid(), thread_tid, getpid());
+	run_err(ARGS("-p", tid), want);
+	assert_int_equal(run(&tool, &c, ARGS("-t", tid)), 3);
+	assert_int_equal(c.tid, thread_tid);
+	pthread_mutex_unlock(&thread_lock);
+	pthread_join(th, NULL);
+}
+
+static void test_comm(void **state)
+{
+	struct kfit_common c;
+
+	(void)state;
+	assert_int_equal(run(&tool, &c, ARGS("--comm", "123456789012345")), 3);
+	assert_string_equal(c.comm, "123456789012345");
+	run_err(ARGS("--comm", "1234567890123456"),
+		"softirqlat: invalid name '1234567890123456' for --comm: use 1 to 15 characters, as the kernel keeps them\n");
+	run_err(ARGS("--comm", ""),
+		"softirqlat: invalid name '' for --comm: use 1 to 15 characters, as the kernel keeps them\n");
+}
+
+static void test_cpu_option(void **state)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	char arg[16], want[256];
+	struct kfit_common c;
+
+	(void)state;
+	assert_true(ncpus > 0);
+	snprintf(arg, sizeof(arg), "%d", ncpus);
+	snprintf(want, sizeof(want),
+		 "softirqlat: invalid CPU list '%d' for --cpu: this machine has CPUs 0-%d\n",
+		 ncpus, ncpus - 1);
+	run_err(ARGS("-C", arg), want);
+	run_err(ARGS("-C", "1-0"),
+		"softirqlat: invalid CPU list '1-0' for --cpu: use numbers and ranges, e.g. 0-3,6\n");
+	snprintf(arg, sizeof(arg), "0-%d", ncpus - 1);
+	assert_int_equal(run(&tool, &c, ARGS("-C", arg)), 3);
+	assert_true(kfit_cpu_selected(&c.cpus, ncpus - 1));
+	assert_false(kfit_cpu_selected(&c.cpus, ncpus));
+}
+
+static void test_cpulist(void **state)
+{
+	static const char *const bad[] = {
+		"", ",", "0,", ",0", "0,,1", "3-1", "a", " 0", "0 ", "1-",
+		"-1", "0-", "1--2", "0x1", "+1", "1,2-", "0;1",
+	};
+	struct kfit_cpuset s;
+	size_t i;
+	int cpu;
+
+	(void)state;
+	assert_int_equal(kfit_parse_cpulist("0-3,6", 8, &s), 0);
+	assert_true(s.set);
+	for (cpu = 0; cpu < 10; cpu++)
+		assert_int_equal(kfit_cpu_selected(&s, cpu),
+				 cpu <= 3 || cpu == 6);
+	assert_false(kfit_cpu_selected(&s, -1));
+	assert_false(kfit_cpu_selected(&s, KFIT_MAX_CPUS));
+
+	assert_int_equal(kfit_parse_cpulist("7,7,5-5", 8, &s), 0);
+	assert_true(kfit_cpu_selected(&s, 7) && kfit_cpu_selected(&s, 5));
+	assert_false(kfit_cpu_selected(&s, 6));
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (kfit_parse_cpulist(bad[i], 8, &s) != -EINVAL)
+			fail_msg("'%s' should be -EINVAL", bad[i]);
+		assert_false(s.set);
+	}
+	assert_int_equal(kfit_parse_cpulist(NULL, 8, &s), -EINVAL);
+	assert_int_equal(kfit_parse_cpulist("8", 8, &s), -ERANGE);
+	assert_false(s.set);
+	assert_int_equal(kfit_parse_cpulist("0,2-8", 8, &s), -ERANGE);
+	assert_false(s.set);
+	assert_false(kfit_cpu_selected(&s, 0) && s.set);
+	assert_int_equal(kfit_parse_cpulist("99999999999999999999", 8, &s), -ERANGE);
+	/* The set holds KFIT_MAX_CPUS, whatever the machine claims */
+	assert_int_equal(kfit_parse_cpulist("1023", 4096, &s), 0);
+	assert_int_equal(kfit_parse_cpulist("1024", 4096, &s), -ERANGE);
+
+	/* Not set: every CPU */
+	memset(&s, 0, sizeof(s));
+	assert_true(kfit_cpu_selected(&s, 0));
+	assert_true(kfit_cpu_selected(&s, 1000));
+}
+
+static void test_parse_uint(void **state)
+{
+	static const char *const bad[] = {
+		"", "0", "00", "-1", "+1", " 1", "1 ", "0x10", "1.0", "1e3", "a",
+	};
+	unsigned long v = 42;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(kfit_parse_uint("1", 10, &v), 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(kfit_parse_uint("007", 10, &v), 0);
+	assert_int_equal(v, 7);
+	assert_int_equal(kfit_parse_uint("10", 10, &v), 0);
+	assert_int_equal(v, 10);
+	v = 42;
+	assert_int_equal(kfit_parse_uint("11", 10, &v), -ERANGE);
+	assert_int_equal(v, 42);
+	assert_int_equal(kfit_parse_uint("18446744073709551615", ULONG_MAX, &v), 0);
+	assert_true(v == ULONG_MAX);
+	assert_int_equal(kfit_parse_uint("18446744073709551616", ULONG_MAX, &v),
+			 -ERANGE);
+	assert_int_equal(kfit_parse_uint("99999999999999999999999", ULONG_MAX, &v),
+			 -ERANGE);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (kfit_parse_uint(bad[i], ULONG_MAX, &v) != -EINVAL)
+			fail_msg("'%s' should be -EINVAL", bad[i]);
+	assert_int_equal(kfit_parse_uint(NULL, 10, &v), -EINVAL);
+}
+
+static int check_opts(const struct kfit_opt *opts)
+{
+	struct kfit_tool t = { .name = "t", .opts = opts };
+
+	return kfit_opts_check(&t);
+}
+
+static void test_opts_check(void **state)
+{
+	(void)state;
+	assert_int_equal(kfit_opts_check(&tool), 0);
+	assert_int_equal(check_opts(NULL), 0);
+	assert_int_equal(check_opts((struct kfit_opt[]){
+		{ "linear", 'L', "N", "" }, { "all", 'a', NULL, "" },
+		{ "x", 256, NULL, "" }, { "y", 0xfff, NULL, "" }, { NULL } }), 0);
+	/* Every reserved letter, with common 0: reserved anyway */
+	assert_int_equal(check_opts((struct kfit_opt[]){
+		{ "print", 'p', NULL, "" }, { NULL } }), -1);
+	assert_int_equal(check_opts((struct kfit_opt[]){
+		{ "x", 'T', NULL, "" }, { NULL } }), -1);
+	assert_int_equal(check_opts((struct kfit_opt[]){
+		{ "x", 'V', NULL, "" }, { NULL } }), -1);
+	assert_int_equal(check_opts((struct kfit_opt[]){
+		{ "x", 'v', NULL, "" }, { NULL } }), -1);
+	/* Duplicate keys and names */
+	assert_int_equal(check_opts((struct kfit_opt[]){
+		{ "a", 'a', NULL, "" }, { "b", 'a', NULL, "" }, { NULL } }), -1);
+	assert_int_equal(check_opts((struct kfit_opt[]){
+		{ "a", 'a', NULL, "" }, { "a", 'b', NULL, "" }, { NULL } }), -1);
+	/* Common long names, including ones this tool does not accept */
+	assert_int_equal(check_opts((struct kfit_opt[]){
+		{ "json", 'J', NULL, "" }, { NULL } }), -1);
+	assert_int_equal(check_opts((struct kfit_opt[]){
+		{ "count", 300, "N", "" }, { NULL } }), -1);
+	assert_int_equal(check_opts((struct kfit_opt[]){
+		{ "timestamp", 'z', NULL, "" }, { NULL } }), -1);
+	/* Keys getopt cannot use, and the common long-only range */
+	assert_int_equal(check_opts((struct kfit_opt[]){
+		{ "x", '?', NULL, "" }, { NULL } }), -1);
+	assert_int_equal(check_opts((struct kfit_opt[]){
+		{ "x", ':', NULL, "" }, { NULL } }), -1);
+	assert_int_equal(check_opts((struct kfit_opt[]){
+		{ "x", 0, NULL, "" }, { NULL } }), -1);
+	assert_int_equal(check_opts((struct kfit_opt[]){
+		{ "x", 0x1000, NULL, "" }, { NULL } }), -1);
+	assert_int_equal(check_opts((struct kfit_opt[]){
+		{ "", 'x', NULL, "" }, { NULL } }), -1);
+}
+
+/* Fork, run fn in the child with stdout in out; the wait status */
+static int in_child(void (*fn)(void), char *out, size_t len)
+{
+	FILE *tmp = tmpfile();
+	int status;
+	size_t n;
+	pid_t pid;
+
+	assert_non_null(tmp);
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct rlimit no_core = { 0, 0 };
+
+		setrlimit(RLIMIT_CORE, &no_core);
+		signal(SIGABRT, SIG_DFL);
+		dup2(fileno(tmp), 1);
+		dup2(fileno(tmp), 2);
+		fn();
+		_exit(99);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	rewind(tmp);
+	n = fread(out, 1, len - 1, tmp);
+	out[n] = '\0';
+	fclose(tmp);
+	return status;
+}
+
+static void child_help(void)
+{
+	struct kfit_common c;
+
+	run(&tool, &c, ARGS("-d", "1", "--help"));
+}
+
+static void child_version(void)
+{
+	struct kfit_common c;
+
+	run(&tool, &c, ARGS("-V"));
+}
+
+/* A tool clashing with the reserved letters is a bug: abort */
+static void child_bad_tool(void)
+{
+	static const struct kfit_opt opts[] = { { "pages", 'p', NULL, "" }, { NULL } };
+	struct kfit_tool t = tool;
+	struct kfit_common c;
+
+	t.opts = opts;
+	run(&t, &c, ARGS("-j"));
+}
+
+static void test_help_version_exit(void **state)
+{
+	char out[8192];
+	int st;
+
+	(void)state;
+	st = in_child(child_help, out, sizeof(out));
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_non_null(strstr(out, "Usage: softirqlat [OPTIONS]\nSoft IRQ latency.\n"));
+
+	st = in_child(child_version, out, sizeof(out));
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_string_equal(out, "softirqlat (kfit) 0.1.0\n");
+
+	st = in_child(child_bad_tool, out, sizeof(out));
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+}
+
+static void test_usage_exact(void **state)
+{
+	static const struct kfit_opt opts[] = {
+		{ "linear", 'L', "STEP", "linear histogram" },
+		{ "stack", 300, NULL, "show stacks" },
+		{ NULL },
+	};
+	struct kfit_tool t = {
+		.name = "small",
+		.summary = "A small tool.",
+		.examples = "small -d 1\nsmall -j\n",
+		.common = KFIT_OPT_DURATION | KFIT_OPT_JSON,
+		.opts = opts,
+	};
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	kfit_usage(&t, f);
+	fclose(f);
+	assert_string_equal(buf,
+		"Usage: small [OPTIONS]\n"
+		"A small tool.\n"
+		"\n"
+		"Options:\n"
+		"  -L, --linear STEP   linear histogram\n"
+		"      --stack         show stacks\n"
+		"  -d, --duration DUR  stop after DUR, e.g. 10s (default unit: s)\n"
+		"  -j, --json          print JSON\n"
+		"  -v, --verbose       more messages; twice: libbpf's debug\n"
+		"  -h, --help          show this help and exit\n"
+		"  -V, --version       show the version and exit\n"
+		"\n"
+		"Examples:\n"
+		"  small -d 1\n"
+		"  small -j\n");
+	free(buf);
+}
+
+static void test_usage_lists_accepted(void **state)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	kfit_usage(&tool, f);
+	fclose(f);
+	assert_non_null(strstr(buf, "  -p, --pid PID "));
+	assert_non_null(strstr(buf, "      --comm NAME "));
+	assert_non_null(strstr(buf, "      --count N "));
+	assert_non_null(strstr(buf, "      --max DUR "));
+	assert_null(strstr(buf, "--timestamp"));
+	/* The tool's own options first */
+	assert_true(strstr(buf, "--linear") < strstr(buf, "--pid"));
+	assert_non_null(strstr(buf, "\nExamples:\n  softirqlat -d 5s\n"));
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_common_values),
+		cmocka_unit_test(test_long_forms),
+		cmocka_unit_test(test_tool_opts),
+		cmocka_unit_test(test_operands),
+		cmocka_unit_test(test_unknown_options),
+		cmocka_unit_test(test_missing_argument),
+		cmocka_unit_test(test_reparse),
+		cmocka_unit_test(test_bad_durations),
+		cmocka_unit_test(test_min_max),
+		cmocka_unit_test(test_count),
+		cmocka_unit_test(test_pid_tid),
+		cmocka_unit_test(test_comm),
+		cmocka_unit_test(test_cpu_option),
+		cmocka_unit_test(test_cpulist),
+		cmocka_unit_test(test_parse_uint),
+		cmocka_unit_test(test_opts_check),
+		cmocka_unit_test(test_help_version_exit),
+		cmocka_unit_test(test_usage_exact),
+		cmocka_unit_test(test_usage_lists_accepted),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

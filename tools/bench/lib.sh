@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for the benchmarks: BPF run-time statistics per process, peak RSS.
+
+BENCH_STATS_WAS=""
+
+bench_stats_on() {
+	BENCH_STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled)
+	sysctl -q -w kernel.bpf_stats_enabled=1
+}
+
+bench_stats_restore() {
+	[ -n "$BENCH_STATS_WAS" ] && sysctl -q -w kernel.bpf_stats_enabled="$BENCH_STATS_WAS"
+}
+
+# IDs of the BPF programs a process holds open, from its fdinfo (bpftool's
+# own pid lookup needs a bpftool built with BPF skeletons; Debian's is not).
+bench_prog_ids() {
+	grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -un
+}
+
+# "RUN_CNT RUN_TIME_NS NPROGS" summed over the BPF programs a process holds
+bench_prog_stats() {
+	local ids
+	ids=$(bench_prog_ids "$1" | jq -s -c .)
+	bpftool -j prog show 2>/dev/null | jq -r --argjson ids "$ids" '
+		[.[] | select(.id as $i | $ids | index($i))] |
+		"\(map(.run_cnt // 0) | add // 0) \(map(.run_time_ns // 0) | add // 0) \(length)"'
+}
+
+# Peak resident set size of a running process, in KiB
+bench_rss_kib() {
+	awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0
+}
+
+# Total softirqs of every vector over all CPUs, from /proc/softirqs
+bench_softirqs_total() {
+	awk 'NR > 1 { for (i = 2; i <= NF; i++) s += $i } END { print s + 0 }' /proc/softirqs
+}
+
+# Wait until a file contains a line matching a pattern (up to $3 seconds)
+bench_wait_for() {
+	local i
+	for i in $(seq 1 $(( ${3:-10} * 10 ))); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# ratio A B: A/B with two decimals
+bench_ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'
+}
