@@ -72,8 +72,14 @@ static inline __u64 kfit_hist_lower(__u32 idx)
  */
 static inline void kfit_hist_put(struct kfit_hist *h, __u64 v)
 {
-	__u32 idx = kfit_hist_index(v);
+	__u64 idx = kfit_hist_index(v);
 
+	/*
+	 * One register for the check and the access: clang may otherwise
+	 * check one copy and index with another, which older verifiers
+	 * (6.1) reject as unbounded.
+	 */
+	asm volatile("" : "+r"(idx));
 	if (idx >= KFIT_HIST_SLOTS)
 		return;
 	h->slot[idx]++;

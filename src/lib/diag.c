@@ -100,7 +100,8 @@ const char *kfit_reason(int err)
 	case EPERM:
 		return "operation not permitted (EPERM)";
 	case EACCES:
-		return "permission denied by the verifier or an LSM (EACCES)";
+		return "rejected by the BPF verifier, or denied by an LSM "
+		       "(EACCES; -vv shows the verifier's log)";
 	case ENOENT:
 		return "no such function, tracepoint or event (ENOENT)";
 	case ESRCH:

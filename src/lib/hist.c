@@ -10,13 +10,7 @@ typedef unsigned __int128 u128;
 
 void kfit_hist_record(struct kfit_hist *h, __u64 v)
 {
-	if (!h->count || v < h->min)
-		h->min = v;
-	if (!h->count || v > h->max)
-		h->max = v;
-	h->count++;
-	h->total += v;
-	h->slot[kfit_hist_index(v)]++;
+	kfit_hist_put(h, v);
 }
 
 void kfit_hist_merge(struct kfit_hist *dst, const struct kfit_hist *src)

@@ -232,7 +232,8 @@ static const char *stage_reason(enum kfit_tc_prog w, int err)
 	if ((w == KFIT_TC_FENTRY || w == KFIT_TC_FEXIT) && err == -EPERM)
 		return "the kernel refused ftrace-based attachment (EPERM)";
 	if (w == KFIT_TC_KPROBE_MULTI && (err == -EOPNOTSUPP || err == -524))
-		return "the kernel has no kprobe_multi links (needs 5.18+ with fprobe) (EOPNOTSUPP)";
+		return "no kprobe_multi links: they need 5.18+ and fprobe, "
+		       "which this kernel lacks or blocks (EOPNOTSUPP)";
 	if (w == KFIT_TC_PERF_SW && err == -ENOENT)
 		return "no perf software events (ENOENT)";
 	return kfit_reason(err);
@@ -271,8 +272,8 @@ static void prog_check(enum kfit_tc_prog w, struct kfit_probe_result *r)
 	trigger(w);
 	hits = w == KFIT_TC_RINGBUF ? ringbuf_events(s) : s->bss->hits[w];
 	if (hits)
-		set(r, KFIT_P_OK, 0, "attached, triggered and ran (%llu hits)",
-		    (unsigned long long)hits);
+		set(r, KFIT_P_OK, 0, "attached, triggered and ran (%llu %s)",
+		    (unsigned long long)hits, hits == 1 ? "hit" : "hits");
 	else
 		set(r, KFIT_P_NO, -ENODATA, "attached but never ran when triggered");
 out:
@@ -293,7 +294,8 @@ static void check_perf_hw(struct kfit_probe_result *r)
 		if (!path_exists("/sys/bus/event_source/devices/cpu") &&
 		    !path_exists("/sys/bus/event_source/devices/cpu_core"))
 			set(r, KFIT_P_NO, err, "this machine exposes no hardware PMU "
-			    "(usual in VMs): %s", kfit_reason(err));
+			    "(usual in VMs): perf_event_open(cycles) gave %s",
+			    err == -ENOENT ? "ENOENT" : kfit_reason(err));
 		else
 			set(r, KFIT_P_NO, err, "cannot open the cycles counter: %s",
 			    kfit_reason(err));
