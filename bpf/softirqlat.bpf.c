@@ -100,10 +100,15 @@ static __always_inline int on_exit(unsigned int vec)
 	return 0;
 }
 
-SEC("tp_btf/softirq_raise")
-int BPF_PROG(raise_btf, unsigned int vec)
+/*
+ * The skeleton attaches in this order: exit, entry, then raise, so that
+ * no entry is seen whose exit could still be missed, and no raise whose
+ * entry could be.
+ */
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(exit_btf, unsigned int vec)
 {
-	return on_raise(vec);
+	return on_exit(vec);
 }
 
 SEC("tp_btf/softirq_entry")
@@ -112,17 +117,17 @@ int BPF_PROG(entry_btf, unsigned int vec)
 	return on_entry(vec);
 }
 
-SEC("tp_btf/softirq_exit")
-int BPF_PROG(exit_btf, unsigned int vec)
+SEC("tp_btf/softirq_raise")
+int BPF_PROG(raise_btf, unsigned int vec)
 {
-	return on_exit(vec);
+	return on_raise(vec);
 }
 
 /* Raw tracepoints: the same arguments, for kernels without tp_btf */
-SEC("raw_tp/softirq_raise")
-int BPF_PROG(raise_raw, unsigned int vec)
+SEC("raw_tp/softirq_exit")
+int BPF_PROG(exit_raw, unsigned int vec)
 {
-	return on_raise(vec);
+	return on_exit(vec);
 }
 
 SEC("raw_tp/softirq_entry")
@@ -131,10 +136,10 @@ int BPF_PROG(entry_raw, unsigned int vec)
 	return on_entry(vec);
 }
 
-SEC("raw_tp/softirq_exit")
-int BPF_PROG(exit_raw, unsigned int vec)
+SEC("raw_tp/softirq_raise")
+int BPF_PROG(raise_raw, unsigned int vec)
 {
-	return on_exit(vec);
+	return on_raise(vec);
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -232,7 +232,7 @@ static const char *stage_reason(enum kfit_tc_prog w, int err)
 	if ((w == KFIT_TC_FENTRY || w == KFIT_TC_FEXIT) && err == -EPERM)
 		return "the kernel refused ftrace-based attachment (EPERM)";
 	if (w == KFIT_TC_KPROBE_MULTI && (err == -EOPNOTSUPP || err == -524))
-		return "no kprobe_multi links: they need 5.18+ and fprobe, "
+		return "no kprobe_multi links: they need fprobe (CONFIG_FPROBE, 5.18+), "
 		       "which this kernel lacks or blocks (EOPNOTSUPP)";
 	if (w == KFIT_TC_PERF_SW && err == -ENOENT)
 		return "no perf software events (ENOENT)";
