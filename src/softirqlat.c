@@ -27,12 +27,14 @@ static const char *const vec_names[SIRQ_VECS] = {
 
 static const char *const kind_names[SIRQ_KINDS] = { "queue", "handler" };
 
-enum { OPT_LINEAR = 256, OPT_PER_CPU };
+enum { OPT_LINEAR = 256, OPT_PER_CPU, OPT_NO_QUEUE };
 
 static const struct kfit_opt softirqlat_opts[] = {
 	{ "hist", 'H', NULL, "print a histogram per vector (log2 buckets)" },
 	{ "linear", OPT_LINEAR, "STEP", "linear histogram buckets of STEP (implies -H)" },
 	{ "per-cpu", OPT_PER_CPU, NULL, "report each CPU separately" },
+	{ "no-queue", OPT_NO_QUEUE, NULL,
+	  "handler time only: leave softirq_raise alone (one program and clock read less per softirq)" },
 	{ NULL },
 };
 
@@ -46,6 +48,7 @@ struct env {
 	struct kfit_common c;
 	bool hist;
 	bool per_cpu;
+	bool no_queue;
 	__u64 lin_step;
 	int ncpus;
 	struct softirqlat_bpf *skel;
@@ -64,6 +67,9 @@ static int parse_opt(int key, const char *arg, void *ctx)
 		return 0;
 	case OPT_PER_CPU:
 		e->per_cpu = true;
+		return 0;
+	case OPT_NO_QUEUE:
+		e->no_queue = true;
 		return 0;
 	case OPT_LINEAR:
 		if (kfit_parse_duration(arg, 0, &e->lin_step) || !e->lin_step) {
@@ -107,9 +113,13 @@ static int open_and_attach(bool btf)
 	s = softirqlat_bpf__open();
 	if (!s)
 		return -errno;
-	bpf_object__for_each_program(p, s->obj)
-		bpf_program__set_autoload(p, btf == (strstr(
-			bpf_program__name(p), "_btf") != NULL));
+	bpf_object__for_each_program(p, s->obj) {
+		const char *name = bpf_program__name(p);
+		bool raise = strncmp(name, "raise", 5) == 0;
+
+		bpf_program__set_autoload(p, btf == (strstr(name, "_btf") != NULL) &&
+					  !(raise && env.no_queue));
+	}
 	s->rodata->lin_step = env.lin_step;
 	if (!env.lin_step)
 		bpf_map__set_max_entries(s->maps.linhists, 1);
@@ -224,7 +234,7 @@ static void add_rows(struct kfit_table *t, const struct sirq_set *s, int cpu)
 	for (v = 0; v < SIRQ_VECS; v++) {
 		if (!vec_active(s, v))
 			continue;
-		for (k = 0; k < SIRQ_KINDS; k++) {
+		for (k = env.no_queue ? SIRQ_HANDLER : 0; k < SIRQ_KINDS; k++) {
 			kfit_table_row(t);
 			if (cpu >= 0)
 				kfit_table_cell(t, "%d", cpu);
@@ -347,7 +357,9 @@ static void json_set(struct kfit_json *j, const struct sirq_set *s, int cpu)
 		if (cpu >= 0)
 			kfit_json_u64(j, "cpu", cpu);
 		kfit_json_u64(j, "count", s->h[v][SIRQ_HANDLER].count);
-		json_latency(j, "queue", &s->h[v][SIRQ_QUEUE], &s->l[v][SIRQ_QUEUE]);
+		if (!env.no_queue)
+			json_latency(j, "queue", &s->h[v][SIRQ_QUEUE],
+				     &s->l[v][SIRQ_QUEUE]);
 		json_latency(j, "handler", &s->h[v][SIRQ_HANDLER], &s->l[v][SIRQ_HANDLER]);
 		kfit_json_end_object(j);
 	}

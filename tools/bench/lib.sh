@@ -47,6 +47,19 @@ bench_wait_for() {
 	return 1
 }
 
+# Wait until a process holds at least N BPF programs (up to $3 seconds):
+# tools that print their banner to a redirected, buffered stdout give no
+# other sign of having attached.
+bench_wait_progs() {
+	local i
+	for i in $(seq 1 $(( ${3:-10} * 10 ))); do
+		[ "$(bench_prog_ids "$1" | wc -l)" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	echo "bench: process $1 attached no BPF programs in ${3:-10}s" >&2
+	return 1
+}
+
 # ratio A B: A/B with two decimals
 bench_ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# softirqlat against libbpf-tools' `softirqs -d`, both attached at once under
+# softirqlat against libbpf-tools' `softirqs -d`, all attached at once under
 # the same load: BPF run time per softirq and peak RSS, side by side.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,35 +25,49 @@ if [ ! -x "$SOFTIRQS" ]; then
 	exit 1
 fi
 bench_stats_on
-"$BIN/softirqlat" -d $((SECS + 5))s >"$tmp/kfit.out" 2>"$tmp/kfit.err" &
+"$BIN/softirqlat" -d $((SECS + 5))s >/dev/null 2>"$tmp/kfit.err" &
 kfit=$!
-"$SOFTIRQS" -d $((SECS + 5)) 1 >"$tmp/anchor.out" 2>"$tmp/anchor.err" &
+"$BIN/softirqlat" --no-queue -d $((SECS + 5))s >/dev/null 2>"$tmp/kfitnq.err" &
+kfitnq=$!
+"$SOFTIRQS" -d $((SECS + 5)) 1 >/dev/null 2>"$tmp/anchor.err" &
 anchor=$!
-pids="$kfit $anchor"
+pids="$kfit $kfitnq $anchor"
 bench_wait_for "$tmp/kfit.err" Tracing 10 || { cat "$tmp/kfit.err" >&2; exit 1; }
-bench_wait_for "$tmp/anchor.err" Tracing 10 || { cat "$tmp/anchor.err" >&2; exit 1; }
+bench_wait_for "$tmp/kfitnq.err" Tracing 10 || { cat "$tmp/kfitnq.err" >&2; exit 1; }
+bench_wait_progs $anchor 2 10 || { cat "$tmp/anchor.err" >&2; exit 1; }
+sleep 0.5	# the anchor attaches its programs one after the other
 
-read -r k_cnt0 k_time0 k_n < <(bench_prog_stats $kfit)
-read -r a_cnt0 a_time0 a_n < <(bench_prog_stats $anchor)
+read -r k0 kt0 kn < <(bench_prog_stats $kfit)
+read -r q0 qt0 qn < <(bench_prog_stats $kfitnq)
+read -r a0 at0 an < <(bench_prog_stats $anchor)
 sirq0=$(bench_softirqs_total)
 "$HELPERS/softirqload" -d "$SECS" >/dev/null
 sirq1=$(bench_softirqs_total)
-read -r k_cnt1 k_time1 k_n < <(bench_prog_stats $kfit)
-read -r a_cnt1 a_time1 a_n < <(bench_prog_stats $anchor)
+read -r k1 kt1 kn < <(bench_prog_stats $kfit)
+read -r q1 qt1 qn < <(bench_prog_stats $kfitnq)
+read -r a1 at1 an < <(bench_prog_stats $anchor)
 k_rss=$(bench_rss_kib $kfit)
+q_rss=$(bench_rss_kib $kfitnq)
 a_rss=$(bench_rss_kib $anchor)
-kill -INT $kfit $anchor 2>/dev/null
+kill -INT $pids 2>/dev/null
 wait
 pids=""
 
 n=$((sirq1 - sirq0))
-k_ns=$(awk -v t=$((k_time1 - k_time0)) -v n=$n 'BEGIN { printf "%.1f", n ? t / n : 0 }')
-a_ns=$(awk -v t=$((a_time1 - a_time0)) -v n=$n 'BEGIN { printf "%.1f", n ? t / n : 0 }')
-echo "== softirqlat vs softirqs -d: ${SECS}s of softirqload, $n softirqs, both attached =="
-printf '%-14s %6s %12s %14s %14s %10s\n' TOOL PROGS "BPF RUNS" "BPF TIME (ns)" "NS/SOFTIRQ" "PEAK RSS"
-printf '%-14s %6s %12s %14s %14s %8sKiB\n' softirqlat "$k_n" $((k_cnt1 - k_cnt0)) \
-	$((k_time1 - k_time0)) "$k_ns" "$k_rss"
-printf '%-14s %6s %12s %14s %14s %8sKiB\n' "softirqs -d" "$a_n" $((a_cnt1 - a_cnt0)) \
-	$((a_time1 - a_time0)) "$a_ns" "$a_rss"
-echo "ratio softirqlat/softirqs: BPF time per softirq $(bench_ratio "$k_ns" "$a_ns"), peak RSS $(bench_ratio "$k_rss" "$a_rss")"
-echo "(softirqlat also measures the queue delay: it runs on softirq_raise as well)"
+per() { awk -v t="$1" -v n="$2" 'BEGIN { printf "%.1f", n ? t / n : 0 }'; }
+k_ns=$(per $((kt1 - kt0)) $n)
+q_ns=$(per $((qt1 - qt0)) $n)
+a_ns=$(per $((at1 - at0)) $n)
+row() {
+	printf '%-24s %6s %12s %14s %12s %12s %8sKiB\n' "$1" "$2" "$3" "$4" "$5" \
+		"$(per "$4" "$3")" "$6"
+}
+echo "== softirqlat vs softirqs -d: ${SECS}s of softirqload, $n softirqs, all attached at once =="
+printf '%-24s %6s %12s %14s %12s %12s %11s\n' TOOL PROGS "BPF RUNS" "BPF TIME (ns)" \
+	"NS/SOFTIRQ" "NS/RUN" "PEAK RSS"
+row "softirqlat" "$kn" $((k1 - k0)) $((kt1 - kt0)) "$k_ns" "$k_rss"
+row "softirqlat --no-queue" "$qn" $((q1 - q0)) $((qt1 - qt0)) "$q_ns" "$q_rss"
+row "softirqs -d" "$an" $((a1 - a0)) $((at1 - at0)) "$a_ns" "$a_rss"
+echo "ratio to softirqs -d, BPF time per softirq: softirqlat $(bench_ratio "$k_ns" "$a_ns")," \
+	"softirqlat --no-queue $(bench_ratio "$q_ns" "$a_ns"); peak RSS $(bench_ratio "$k_rss" "$a_rss")"
+echo "(the queue delay needs a third program and clock read per softirq, on softirq_raise)"
