@@ -14,11 +14,6 @@
 
 const volatile __u64 lin_step;	/* --linear STEP in ns, 0: off */
 
-struct sirq_state {
-	__u64 raised[SIRQ_VECS];	/* first raise not yet run, 0: none */
-	__u64 entered[SIRQ_VECS];	/* entry of the running handler */
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -93,10 +88,11 @@ static __always_inline int on_exit(unsigned int vec)
 	if (!s || vec >= SIRQ_VECS)
 		return 0;
 	entered = s->entered[vec];
-	s->entered[vec] = 0;
 	/* Entered before tracing began: not a whole run. */
 	if (entered && entered <= now)
 		record(vec, SIRQ_HANDLER, now - entered);
+	/* Cleared last: user space waits for this before its final read. */
+	s->entered[vec] = 0;
 	return 0;
 }
 

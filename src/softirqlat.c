@@ -405,15 +405,57 @@ static void print_json(__u64 ts_ns, __u64 misses)
 
 static __u64 started_ns, last_misses;
 
+static bool handler_running(void)
+{
+	size_t sz = (sizeof(struct sirq_state) + 7) & ~7UL;
+	int fd = bpf_map__fd(env.skel->maps.state);
+	struct sirq_state *st;
+	__u32 zero = 0;
+	int cpu, v;
+
+	if (bpf_map_lookup_elem(fd, &zero, env.buf))
+		return false;
+	for (cpu = 0; cpu < env.ncpus; cpu++) {
+		st = (struct sirq_state *)((char *)env.buf + cpu * sz);
+		for (v = 0; v < SIRQ_VECS; v++)
+			if (st->entered[v])
+				return true;
+	}
+	return false;
+}
+
+/*
+ * Before the final report: start no new runs, and let the handlers that
+ * are running exit, so that every run whose entry was seen is counted.
+ */
+static void drain(void)
+{
+	struct bpf_link **links[] = {
+		&env.skel->links.raise_btf, &env.skel->links.entry_btf,
+		&env.skel->links.raise_raw, &env.skel->links.entry_raw,
+	};
+	unsigned int i;
+	int tries;
+
+	for (i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		bpf_link__destroy(*links[i]);
+		*links[i] = NULL;
+	}
+	for (tries = 0; tries < 100 && handler_running(); tries++)
+		usleep(1000);
+}
+
 static int report(void *ctx, bool last)
 {
-	int half = kfit_epoch_flip(&env.skel->bss->kfit_epoch);
-	__u64 misses = prog_misses();
 	__u64 now = kfit_now_ns();
-	int err;
+	__u64 misses;
+	int half, err;
 
 	(void)ctx;
-	(void)last;
+	if (last)
+		drain();
+	half = kfit_epoch_flip(&env.skel->bss->kfit_epoch);
+	misses = prog_misses();
 	err = collect_half(half);
 	if (err)
 		return err;

@@ -13,6 +13,12 @@ enum sirq_kind {
 
 #define SIRQ_KEYS	(SIRQ_VECS * SIRQ_KINDS)
 
+/* Per-CPU timestamps; user space reads entered[] to let handlers finish */
+struct sirq_state {
+	__u64 raised[SIRQ_VECS];	/* first raise not yet run, 0: none */
+	__u64 entered[SIRQ_VECS];	/* entry of the running handler, 0: none */
+};
+
 /* Histogram key: one half of the double buffer, then vector and kind */
 static inline __u32 sirq_key(__u32 half, __u32 vec, __u32 kind)
 {

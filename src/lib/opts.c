@@ -352,8 +352,9 @@ static int parse_dur(const struct kfit_tool *t, const char *arg,
 		fprintf(stderr, "%s: invalid duration '%s' for --%s: too large\n",
 			t->name, arg, opt);
 	else if (err)
-		fprintf(stderr, "%s: invalid duration '%s' for --%s: use a number with a unit: ns, us, ms, s\n",
-			t->name, arg, opt);
+		fprintf(stderr, "%s: invalid duration '%s' for --%s: use a number "
+			"%swith a unit: ns, us, ms, s, m\n", t->name, arg, opt,
+			def_unit == KFIT_SEC ? "of seconds, or one " : "");
 	return err ? -1 : 0;
 }
 

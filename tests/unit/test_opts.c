@@ -253,18 +253,18 @@ static void test_bad_durations(void **state)
 {
 	(void)state;
 	run_err(ARGS("-d", "5x"),
-		"softirqlat: invalid duration '5x' for --duration: use a number with a unit: ns, us, ms, s\n");
+		"softirqlat: invalid duration '5x' for --duration: use a number of seconds, or one with a unit: ns, us, ms, s, m\n");
 	run_err(ARGS("-i", "-1"),
-		"softirqlat: invalid duration '-1' for --interval: use a number with a unit: ns, us, ms, s\n");
+		"softirqlat: invalid duration '-1' for --interval: use a number of seconds, or one with a unit: ns, us, ms, s, m\n");
 	run_err(ARGS("-i", "0"),
 		"softirqlat: invalid duration '0' for --interval: must be more than 0\n");
 	run_err(ARGS("-d", "99999999999"),
 		"softirqlat: invalid duration '99999999999' for --duration: too large\n");
 	/* --min and --max have no default unit */
 	run_err(ARGS("--min", "5"),
-		"softirqlat: invalid duration '5' for --min: use a number with a unit: ns, us, ms, s\n");
+		"softirqlat: invalid duration '5' for --min: use a number with a unit: ns, us, ms, s, m\n");
 	run_err(ARGS("--max", ""),
-		"softirqlat: invalid duration '' for --max: use a number with a unit: ns, us, ms, s\n");
+		"softirqlat: invalid duration '' for --max: use a number with a unit: ns, us, ms, s, m\n");
 	run_err(ARGS("--min", "2ms", "--max", "1ms"),
 		"softirqlat: --min 2.00ms is more than --max 1.00ms\n");
 }
