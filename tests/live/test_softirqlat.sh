@@ -262,6 +262,28 @@ test_hist_linear() {
 	grep -q '^ *>=' "$T_OUT" || { t_show_file "$T_OUT" "--linear"; t_fail "no bucket lines in --linear output"; }
 }
 
+# --no-queue: handler rows and objects only, and no program on softirq_raise
+test_no_queue() {
+	need_tool
+	need_load
+	local raise
+	"$LOAD" -d 3 >/dev/null 2>&1 &
+	t_on_exit "kill $! 2>/dev/null"
+	t_expect_exit 0 "$SL" --no-queue -j -d 2s
+	cp "$T_OUT" doc.json
+	t_assert_eq "$(jq '[.vectors[] | has("queue")] | any' doc.json)" false \
+		"a queue object with --no-queue"
+	t_assert_eq "$(jq '[.vectors[] | select(.vector == "net_rx") | .handler.count > 0] | any' doc.json)" true \
+		"net_rx handler runs counted with --no-queue"
+	t_expect_exit 0 "$SL" --no-queue -d 1s
+	grep -q ' queue ' "$T_OUT" && t_fail "queue rows in the --no-queue table"
+	bg_start --no-queue
+	bg_wait_tracing
+	raise=$(bpftool prog show | grep -c 'name raise_')
+	bg_stop INT
+	t_assert_eq "$raise" 0 "raise programs loaded with --no-queue"
+}
+
 # --linear without -H: the help says it implies -H; at least no crash
 test_linear_without_H() {
 	need_tool
