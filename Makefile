@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # kfit: small eBPF/CO-RE tracers. `make help` lists the targets.
 
-TOOLS := tracecheck softirqlat
+TOOLS := tracecheck softirqlat funcdur
 PREFIX ?= /usr/local
 CLANG ?= clang
 LLVM_STRIP ?= llvm-strip
@@ -22,7 +22,7 @@ endif
 
 CFLAGS ?= -O2 -g
 KFIT_CFLAGS := $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
-	-Iinclude -Isrc/lib -Ibuild/skel -MMD -MP
+	-Iinclude -Isrc/lib -Ibuild/skel -Ibuild/gen -MMD -MP
 LDLIBS := -lbpf -lelf -lz
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
 	-Ivmlinux -Iinclude -Ibpf
@@ -83,6 +83,16 @@ build/skel/%.skel.h: build/bpf/%.bpf.o
 $(OUT)/obj/%.o: src/%.c | $(SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -c $< -o $@
+
+# The x86_64 system call table, generated from the system's headers
+SYSCALL_HDR ?= /usr/include/x86_64-linux-gnu/asm/unistd_64.h
+
+build/gen/syscall_table.h: $(SYSCALL_HDR)
+	@mkdir -p $(@D)
+	awk '$$1 == "#define" && $$2 ~ /^__NR_/ && $$3 ~ /^[0-9]+$$/ \
+		{ printf "\t{ \"%s\", %s },\n", substr($$2, 6), $$3 }' $< > $@
+
+$(LIB_OBJS): build/gen/syscall_table.h
 
 $(LIB): $(LIB_OBJS)
 	@rm -f $@

@@ -518,7 +518,7 @@ int main(int argc, char **argv)
 		return 1;
 	started_ns = kfit_now_ns();
 	kfit_tracing("softirqs");
-	err = kfit_run(&env.c, report, NULL);
+	err = kfit_run(&env.c, &(struct kfit_loop){ .report = report });
 	softirqlat_bpf__destroy(env.skel);
 	free(env.sets);
 	free(env.buf);

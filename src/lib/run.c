@@ -106,37 +106,49 @@ void kfit_print_time(FILE *f)
 	fprintf(f, "%s\n", buf);
 }
 
-/* Sleep until the next interval or the end of -d, whichever comes first. */
-static int sleep_until(__u64 deadline, __u64 end)
+/* Wait until deadline, polling if asked; the -d end cuts it short. */
+static int wait_until(const struct kfit_loop *l, __u64 deadline, __u64 end,
+		      bool *last)
 {
 	__u64 now = kfit_now_ns();
+	int err;
 
 	if (end && end < deadline)
 		deadline = end;
-	if (deadline > now)
-		kfit_sleep(deadline - now);
-	return kfit_exiting || (end && kfit_now_ns() >= end);
+	while (!kfit_exiting && now < deadline) {
+		if (!l->poll) {
+			kfit_sleep(deadline - now);
+		} else {
+			__u64 ms = (deadline - now + 999999) / 1000000;
+
+			err = l->poll(l->ctx, ms > 100 ? 100 : (int)ms);
+			if (err)
+				return err;
+		}
+		now = kfit_now_ns();
+	}
+	*last = kfit_exiting || (end && now >= end);
+	return 0;
 }
 
-int kfit_run(const struct kfit_common *c, int (*report)(void *ctx, bool last),
-	     void *ctx)
+int kfit_run(const struct kfit_common *c, const struct kfit_loop *l)
 {
 	__u64 start = kfit_now_ns();
 	__u64 end = c->duration_ns ? start + c->duration_ns : 0;
 	__u64 step = c->interval_ns;
 	__u64 next = start;
 	long printed = 0;
+	bool last;
 	int err;
 
 	for (;;) {
-		bool last;
-
 		next = step ? next + step : ~0ULL;
-		last = sleep_until(next, end);
+		err = wait_until(l, next, end, &last);
+		if (err)
+			return err;
 		if (step && !last && c->count && printed + 1 >= c->count)
 			last = true;
-		/* The final report of an interval run only covers what is new. */
-		err = report(ctx, last);
+		err = l->report(l->ctx, last);
 		printed++;
 		if (err || last)
 			return err;

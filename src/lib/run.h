@@ -29,10 +29,17 @@ void kfit_tracing(const char *what);
 /*
  * Drive the reporting: calls report(ctx, last) every -i interval (if any)
  * and once more at the end (-d elapsed, --count reached or a signal).
- * Returns report's first nonzero result, else 0.
+ * Between reports it sleeps, or, with poll, calls poll(ctx, timeout_ms)
+ * (e.g. to drain a ring buffer). Returns the first nonzero result of
+ * report or poll, else 0.
  */
-int kfit_run(const struct kfit_common *c, int (*report)(void *ctx, bool last),
-	     void *ctx);
+struct kfit_loop {
+	int (*report)(void *ctx, bool last);
+	int (*poll)(void *ctx, int timeout_ms);	/* NULL: just sleep */
+	void *ctx;
+};
+
+int kfit_run(const struct kfit_common *c, const struct kfit_loop *loop);
 
 /* "HH:MM:SS" of the wall clock, for -T */
 void kfit_print_time(FILE *f);

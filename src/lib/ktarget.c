@@ -1,0 +1,909 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel function targets: a name or glob into the functions to attach
+ * to, and for every other match the reason it cannot be traced.
+ *
+ * kallsyms (~120k lines) says which functions exist,
+ * available_filter_functions (~60-80k) which ftrace can attach to, and
+ * BTF which fentry can. Each is read once into a sorted array or a hash
+ * set and kept, so resolving several targets costs one read of each.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
+#include <bpf/btf.h>
+#include "btfq.h"
+#include "ktarget.h"
+#include "strdist.h"
+
+#define R_NOT_FTRACE	"not in available_filter_functions (notrace, inlined, or not ftrace-able)"
+#define R_NOT_BTF	"not in the kernel's BTF (fentry needs BTF; try -k for kprobes)"
+#define MAX_CLONES_SHOWN 3
+
+/*
+ * Aliases for names that changed across kernels, tried in order when the
+ * name itself is not in kallsyms; the first whose target exists wins.
+ * Names that never changed (do_exit, vfs_read) need none. "sys_*" stands
+ * for every system call entry point.
+ */
+static const struct kalias {
+	const char *name;
+	const char *to;
+	const char *when;	/* on which kernels name is called to */
+} kaliases[] = {
+	{ "do_fork", "kernel_clone", "5.10+" },
+	{ "do_fork", "_do_fork", "4.2 to 5.9" },
+	{ "_do_fork", "kernel_clone", "5.10+" },
+	{ "kernel_clone", "_do_fork", "before 5.10" },
+	{ "sys_*", "__x64_sys_*", "x86_64, 4.17+" },
+};
+
+#define SYS_HINT "sys:%s traces its tracepoints instead"
+
+#define NR_ALIASES ((int)(sizeof(kaliases) / sizeof(kaliases[0])))
+
+/* A file as it was when read: it is read again when any of this changes */
+struct filekey {
+	char path[PATH_MAX];
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+};
+
+/* Open-addressing set of names owned by someone else */
+struct nameset {
+	const char **slot;
+	unsigned int mask;
+};
+
+struct ksym_ent {
+	const char *name;	/* as in kallsyms */
+	const char *base;	/* without .isra.0 & co: name itself for a plain one */
+	const char *module;	/* NULL: vmlinux */
+};
+
+/* The text symbols of a kallsyms file */
+struct ktext {
+	struct filekey key;
+	char *buf;		/* the file, names point into it */
+	char *bases;		/* the base names of clones */
+	struct ksym_ent *e;	/* by base, plain first, vmlinux first */
+	int n;
+	int *ubase;		/* index in e of each distinct base */
+	int nubase;
+	const char **plain;	/* distinct bases with a plain symbol: for suggestions */
+	int nplain;
+};
+
+/* available_filter_functions */
+struct ftext {
+	struct filekey key;
+	char *buf;
+	struct nameset set;
+};
+
+/* FUNC names of one BTF: vmlinux's, or a module's own */
+struct btfset {
+	const struct btf *btf;
+	unsigned int ntypes;
+	char module[64];	/* "" for vmlinux */
+	struct btf *owned;	/* a module's BTF, loaded here */
+	struct nameset set;
+	struct btfset *next;
+};
+
+struct resolver {
+	const struct ktext *kt;
+	const struct ftext *ft;		/* NULL: not checked */
+	const struct btfset *btf;	/* NULL: not needed */
+	bool live_btf;			/* module functions may use module BTF */
+	struct kfit_kfuncs *out;
+	int cap, skcap;
+};
+
+static struct ktext *kt_cache;
+static struct ftext *ft_cache;
+static struct btfset *btf_cache;
+
+const char *kfit_tracefs(void)
+{
+	static const char *const dirs[] = {
+		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
+	};
+	struct statfs st;
+	size_t i;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (!statfs(dirs[i], &st) && st.f_type == TRACEFS_MAGIC)
+			return dirs[i];
+	return NULL;
+}
+
+static void key_of(struct filekey *k, const char *path, const struct stat *st)
+{
+	snprintf(k->path, sizeof(k->path), "%s", path);
+	k->dev = st->st_dev;
+	k->ino = st->st_ino;
+	k->size = st->st_size;
+	k->mtime = st->st_mtim;
+}
+
+static bool key_same(const struct filekey *k, const char *path, const struct stat *st)
+{
+	return !strcmp(k->path, path) && k->dev == st->st_dev &&
+	       k->ino == st->st_ino && k->size == st->st_size &&
+	       k->mtime.tv_sec == st->st_mtim.tv_sec &&
+	       k->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+/* The whole file, NUL-terminated; procfs and tracefs files say size 0 */
+static char *read_all(const char *path, size_t *len)
+{
+	size_t cap = 1 << 20, n = 0, r;
+	char *buf = NULL, *nbuf;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	for (;;) {
+		nbuf = realloc(buf, cap + 1);
+		if (!nbuf) {
+			errno = ENOMEM;
+			goto fail;
+		}
+		buf = nbuf;
+		r = fread(buf + n, 1, cap - n, f);
+		n += r;
+		if (n < cap)
+			break;
+		cap *= 2;
+	}
+	if (ferror(f)) {
+		errno = errno ? errno : EIO;
+		goto fail;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+fail:
+	free(buf);
+	fclose(f);
+	return NULL;
+}
+
+/* FNV-1a */
+static unsigned int hash_name(const char *s)
+{
+	unsigned int h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static int set_init(struct nameset *s, int n)
+{
+	unsigned int size = 16;
+
+	while (size < 2 * (unsigned int)n)
+		size *= 2;
+	s->slot = calloc(size, sizeof(*s->slot));
+	s->mask = size - 1;
+	return s->slot ? 0 : -ENOMEM;
+}
+
+static const char **set_find(const struct nameset *s, const char *name)
+{
+	unsigned int i = hash_name(name) & s->mask;
+
+	while (s->slot[i] && strcmp(s->slot[i], name))
+		i = (i + 1) & s->mask;
+	return &s->slot[i];
+}
+
+static void set_add(struct nameset *s, const char *name)
+{
+	*set_find(s, name) = name;
+}
+
+static bool set_has(const struct nameset *s, const char *name)
+{
+	return *set_find(s, name) != NULL;
+}
+
+static int count_lines(const char *p)
+{
+	int n = 1;
+
+	while ((p = strchr(p, '\n'))) {
+		p++;
+		n++;
+	}
+	return n;
+}
+
+static void ktext_free(struct ktext *kt)
+{
+	if (!kt)
+		return;
+	free(kt->plain);
+	free(kt->ubase);
+	free(kt->e);
+	free(kt->bases);
+	free(kt->buf);
+	free(kt);
+}
+
+/* A symbol that is a function's code, and not ftrace/CFI padding before one */
+static bool is_func_sym(char type, const char *name)
+{
+	if (!strchr("tTwW", type))
+		return false;
+	return strncmp(name, "__pfx_", 6) && strncmp(name, "__cfi_", 6);
+}
+
+/*
+ * "ffffffff81000000 T name" or "... t name\t[module]", NUL-terminated.
+ * Returns 0 for a function, -1 otherwise.
+ */
+static int parse_ksym(char *line, struct ksym_ent *e)
+{
+	char *p = strchr(line, ' '), *mod;
+
+	if (!p || !p[1] || p[2] != ' ' || !p[3])
+		return -1;
+	e->name = p + 3;
+	e->module = NULL;
+	mod = strchr(p + 3, '\t');
+	if (mod) {
+		*mod++ = '\0';
+		if (*mod == '[') {
+			e->module = mod + 1;
+			mod[strcspn(mod, "]")] = '\0';
+		}
+	}
+	return is_func_sym(p[1], e->name) ? 0 : -1;
+}
+
+static int ent_cmp(const void *a, const void *b)
+{
+	const struct ksym_ent *x = a, *y = b;
+	int c = strcmp(x->base, y->base);
+
+	if (c)
+		return c;
+	/* The plain name before its clones, vmlinux before modules */
+	if ((x->name == x->base) != (y->name == y->base))
+		return x->name == x->base ? -1 : 1;
+	c = strcmp(x->name, y->name);
+	if (c || !x->module == !y->module)
+		return c;
+	return x->module ? 1 : -1;
+}
+
+/* The base names of clones go to kt->bases, one after the other */
+static void set_base(struct ksym_ent *e, char **bases)
+{
+	const char *dot = strchr(e->name, '.');
+	size_t len;
+
+	if (!dot || dot == e->name) {
+		e->base = e->name;
+		return;
+	}
+	len = dot - e->name;
+	memcpy(*bases, e->name, len);
+	(*bases)[len] = '\0';
+	e->base = *bases;
+	*bases += len + 1;
+}
+
+/* The distinct bases, and those having a plain symbol */
+static int index_bases(struct ktext *kt)
+{
+	int i;
+
+	kt->ubase = malloc(sizeof(*kt->ubase) * (kt->n + 1));
+	kt->plain = malloc(sizeof(*kt->plain) * (kt->n + 1));
+	if (!kt->ubase || !kt->plain)
+		return -ENOMEM;
+	for (i = 0; i < kt->n; i++) {
+		if (i && !strcmp(kt->e[i].base, kt->e[i - 1].base))
+			continue;
+		kt->ubase[kt->nubase++] = i;
+		if (kt->e[i].name == kt->e[i].base)
+			kt->plain[kt->nplain++] = kt->e[i].base;
+	}
+	return 0;
+}
+
+static int ktext_parse(struct ktext *kt, size_t len)
+{
+	char *p = kt->buf, *nl, *bases;
+
+	kt->e = calloc(count_lines(p), sizeof(*kt->e));
+	kt->bases = bases = malloc(len + 1);
+	if (!kt->e || !kt->bases)
+		return -ENOMEM;
+	for (; *p; p = nl) {
+		nl = p + strcspn(p, "\n");
+		if (*nl)
+			*nl++ = '\0';
+		if (parse_ksym(p, &kt->e[kt->n]))
+			continue;
+		set_base(&kt->e[kt->n++], &bases);
+	}
+	qsort(kt->e, kt->n, sizeof(*kt->e), ent_cmp);
+	return index_bases(kt);
+}
+
+static int ktext_get(const char *path, const struct ktext **out)
+{
+	struct ktext *kt;
+	struct stat st;
+	size_t len;
+	int err;
+
+	if (stat(path, &st))
+		return -errno;
+	if (kt_cache && key_same(&kt_cache->key, path, &st)) {
+		*out = kt_cache;
+		return 0;
+	}
+	kt = calloc(1, sizeof(*kt));
+	if (!kt)
+		return -ENOMEM;
+	key_of(&kt->key, path, &st);
+	kt->buf = read_all(path, &len);
+	err = kt->buf ? ktext_parse(kt, len) : -errno;
+	if (err) {
+		ktext_free(kt);
+		return err;
+	}
+	ktext_free(kt_cache);
+	kt_cache = kt;
+	*out = kt;
+	return 0;
+}
+
+static void ftext_free(struct ftext *ft)
+{
+	if (!ft)
+		return;
+	free(ft->set.slot);
+	free(ft->buf);
+	free(ft);
+}
+
+/* Lines are "name" or "name [module]" */
+static int ftext_parse(struct ftext *ft)
+{
+	char *p = ft->buf, *nl;
+	int err = set_init(&ft->set, count_lines(p));
+
+	for (; !err && *p; p = nl) {
+		nl = p + strcspn(p, "\n");
+		if (*nl)
+			*nl++ = '\0';
+		p[strcspn(p, " \t")] = '\0';
+		if (*p)
+			set_add(&ft->set, p);
+	}
+	return err;
+}
+
+static int ftext_get(const char *path, const struct ftext **out)
+{
+	struct ftext *ft;
+	struct stat st;
+	size_t len;
+	int err;
+
+	if (stat(path, &st))
+		return -errno;
+	if (ft_cache && key_same(&ft_cache->key, path, &st)) {
+		*out = ft_cache;
+		return 0;
+	}
+	ft = calloc(1, sizeof(*ft));
+	if (!ft)
+		return -ENOMEM;
+	key_of(&ft->key, path, &st);
+	ft->buf = read_all(path, &len);
+	err = ft->buf ? ftext_parse(ft) : -errno;
+	if (err) {
+		ftext_free(ft);
+		return err;
+	}
+	ftext_free(ft_cache);
+	ft_cache = ft;
+	*out = ft;
+	return 0;
+}
+
+/* FUNC names of types [first, btf__type_cnt(btf)) */
+static int btfset_fill(struct btfset *bs, unsigned int first)
+{
+	const struct btf_type *t;
+	unsigned int id;
+	int err;
+
+	err = set_init(&bs->set, bs->ntypes - first);
+	for (id = first; !err && id < bs->ntypes; id++) {
+		t = btf__type_by_id(bs->btf, id);
+		if (t && btf_is_func(t))
+			set_add(&bs->set, btf__name_by_offset(bs->btf, t->name_off));
+	}
+	return err;
+}
+
+/*
+ * The FUNC set of btf (module "" ) or of a module's split BTF over it,
+ * built once. NULL when there is none.
+ */
+static const struct btfset *btfset_get(const struct btf *btf, const char *module)
+{
+	struct btfset *bs;
+	unsigned int first = 1;
+
+	for (bs = btf_cache; bs; bs = bs->next)
+		if ((*module ? !strcmp(bs->module, module) :
+		     !*bs->module && bs->btf == btf &&
+		     bs->ntypes == btf__type_cnt(btf)))
+			return bs->ntypes ? bs : NULL;
+	bs = calloc(1, sizeof(*bs));
+	if (!bs)
+		return NULL;
+	snprintf(bs->module, sizeof(bs->module), "%s", module);
+	bs->btf = btf;
+	if (*module) {
+		/* Not there: remembered as empty, not looked for again */
+		bs->owned = btf__load_module_btf(module, (struct btf *)btf);
+		first = btf__type_cnt(btf);
+		bs->btf = bs->owned;
+	}
+	bs->ntypes = bs->btf ? btf__type_cnt(bs->btf) : 0;
+	if (bs->ntypes && btfset_fill(bs, first)) {
+		btf__free(bs->owned);
+		free(bs);
+		return NULL;
+	}
+	bs->next = btf_cache;
+	btf_cache = bs;
+	return bs->ntypes ? bs : NULL;
+}
+
+static bool in_btf(const struct resolver *r, const struct ksym_ent *e)
+{
+	const struct btfset *mod;
+
+	if (set_has(&r->btf->set, e->name))
+		return true;
+	if (!e->module || !r->live_btf)
+		return false;
+	mod = btfset_get(r->btf->btf, e->module);
+	return mod && set_has(&mod->set, e->name);
+}
+
+/* Why e cannot be traced, or NULL */
+static const char *why_not(const struct resolver *r, const struct ksym_ent *e)
+{
+	if (r->ft && !set_has(&r->ft->set, e->name))
+		return R_NOT_FTRACE;
+	if (r->btf && !in_btf(r, e))
+		return R_NOT_BTF;
+	return NULL;
+}
+
+static int add_name(struct resolver *r, const char *name)
+{
+	struct kfit_kfuncs *o = r->out;
+	char **v;
+
+	if (o->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 16;
+		v = realloc(o->names, r->cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		o->names = v;
+	}
+	o->names[o->n] = strdup(name);
+	return o->names[o->n++] ? 0 : -ENOMEM;
+}
+
+static int add_skip(struct resolver *r, const char *name, const char *reason)
+{
+	struct kfit_kfuncs *o = r->out;
+	struct kfit_kfunc_skip *v, *s;
+
+	if (o->nskipped == r->skcap) {
+		r->skcap = r->skcap ? 2 * r->skcap : 16;
+		v = realloc(o->skipped, r->skcap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		o->skipped = v;
+	}
+	s = &o->skipped[o->nskipped++];
+	s->name = strdup(name);
+	s->reason = strdup(reason);
+	return s->name && s->reason ? 0 : -ENOMEM;
+}
+
+/* e is traced, or skipped with the reason */
+static int add_ent(struct resolver *r, const struct ksym_ent *e)
+{
+	const char *why = why_not(r, e);
+
+	return why ? add_skip(r, e->name, why) : add_name(r, e->name);
+}
+
+/* The function whose entries start at e[i]: itself, or only its clones */
+static int add_base(struct resolver *r, int i)
+{
+	const struct ksym_ent *e = r->kt->e;
+	char why[256];
+	size_t off;
+	int j, shown = 0;
+
+	if (e[i].name == e[i].base)
+		return add_ent(r, &e[i]);
+	off = snprintf(why, sizeof(why), "only compiler clones (");
+	for (j = i; j < r->kt->n && !strcmp(e[j].base, e[i].base); j++) {
+		if (j > i && !strcmp(e[j].name, e[j - 1].name))
+			continue;
+		if (shown++ == MAX_CLONES_SHOWN) {
+			off += snprintf(why + off, sizeof(why) - off, ", ...");
+			break;
+		}
+		off += snprintf(why + off, sizeof(why) - off, "%s%s",
+				shown > 1 ? ", " : "", e[j].name);
+		if (off >= sizeof(why))
+			break;
+	}
+	if (off < sizeof(why))
+		snprintf(why + off, sizeof(why) - off, ") exist: inlined or specialized");
+	return add_skip(r, e[i].base, why);
+}
+
+/* Index in kt->e of the first entry of base name, or -1 */
+static int find_base(const struct ktext *kt, const char *name)
+{
+	int lo = 0, hi = kt->nubase, mid, c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		c = strcmp(kt->e[kt->ubase[mid]].base, name);
+		if (!c)
+			return kt->ubase[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* A name with a '.' is a clone asked for by its full name */
+static int find_full(const struct ktext *kt, const char *name)
+{
+	char base[256];
+	int i;
+
+	snprintf(base, sizeof(base), "%.*s", (int)strcspn(name, "."), name);
+	i = find_base(kt, base);
+	for (; i >= 0 && i < kt->n && !strcmp(kt->e[i].base, base); i++)
+		if (!strcmp(kt->e[i].name, name))
+			return i;
+	return -1;
+}
+
+/*
+ * The first alias of name whose target is in kallsyms: its target goes
+ * to to, a note to note. Returns false when none applies.
+ */
+static bool find_alias(const struct ktext *kt, const char *name, char *to,
+		       size_t tolen, char *note, size_t notelen)
+{
+	const struct kalias *a;
+	size_t len;
+	int i;
+
+	for (i = 0; i < NR_ALIASES; i++) {
+		a = &kaliases[i];
+		if (!strcmp(a->name, "sys_*")) {
+			if (strncmp(name, "sys_", 4) || !name[4])
+				continue;
+			snprintf(to, tolen, "__x64_%s", name);
+		} else if (!strcmp(a->name, name)) {
+			snprintf(to, tolen, "%s", a->to);
+		} else {
+			continue;
+		}
+		if (find_base(kt, to) < 0)
+			continue;
+		len = snprintf(note, notelen, "%s is %s on this kernel (%s)",
+			       name, to, a->when);
+		if (!strncmp(name, "sys_", 4) && len < notelen)
+			snprintf(note + len, notelen - len, "; " SYS_HINT, name + 4);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Suggestions come from the functions there are, and from the aliases
+ * that work here ("do_frok": do_fork, which is kernel_clone)
+ */
+static int unknown(const struct ktext *kt, const char *name, char *err, size_t errlen)
+{
+	const char **names;
+	char closest[200], to[256], note[8];
+	int i, n = kt->nplain, found;
+
+	names = malloc(sizeof(*names) * (kt->nplain + NR_ALIASES));
+	if (!names) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	memcpy(names, kt->plain, sizeof(*names) * kt->nplain);
+	for (i = 0; i < NR_ALIASES; i++)
+		if (strcmp(kaliases[i].name, "sys_*") && find_base(kt, kaliases[i].name) < 0 &&
+		    find_alias(kt, kaliases[i].name, to, sizeof(to), note, sizeof(note)) &&
+		    (!n || strcmp(names[n - 1], kaliases[i].name)))
+			names[n++] = kaliases[i].name;
+	found = kfit_closest(name, names, n, 5, closest, sizeof(closest));
+	free(names);
+	if (found)
+		snprintf(err, errlen, "unknown kernel function '%s'; closest: %s",
+			 name, closest);
+	else
+		snprintf(err, errlen, "unknown kernel function '%s'", name);
+	return -ENOENT;
+}
+
+static int resolve_name(struct resolver *r, const char *name, char *err, size_t errlen)
+{
+	char to[256];
+	int i;
+
+	if (strchr(name, '.')) {
+		i = find_full(r->kt, name);
+		return i < 0 ? unknown(r->kt, name, err, errlen) : add_ent(r, &r->kt->e[i]);
+	}
+	i = find_base(r->kt, name);
+	if (i < 0 && find_alias(r->kt, name, to, sizeof(to), r->out->note,
+				sizeof(r->out->note)))
+		i = find_base(r->kt, to);
+	if (i < 0)
+		return unknown(r->kt, name, err, errlen);
+	return add_base(r, i);
+}
+
+static int resolve_glob(struct resolver *r, const char *glob, char *err, size_t errlen)
+{
+	const struct ktext *kt = r->kt;
+	int i, k, e = 0;
+	bool matched = false;
+
+	if (strchr(glob, '.')) {
+		/* Clones by their full names */
+		for (i = 0; !e && i < kt->n; i++) {
+			if (fnmatch(glob, kt->e[i].name, 0))
+				continue;
+			if (i && !strcmp(kt->e[i].name, kt->e[i - 1].name))
+				continue;
+			matched = true;
+			e = add_ent(r, &kt->e[i]);
+		}
+	} else {
+		for (k = 0; !e && k < kt->nubase; k++) {
+			i = kt->ubase[k];
+			if (fnmatch(glob, kt->e[i].base, 0))
+				continue;
+			matched = true;
+			e = add_base(r, i);
+		}
+	}
+	if (e)
+		return e;
+	if (!matched) {
+		snprintf(err, errlen, "no kernel function matches '%s'", glob);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static bool is_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int skip_cmp(const void *a, const void *b)
+{
+	const struct kfit_kfunc_skip *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+/* Sorted, and each name once (the same name in vmlinux and a module) */
+static void sort_out(struct kfit_kfuncs *o)
+{
+	int i, n = 0;
+
+	qsort(o->names, o->n, sizeof(*o->names), str_cmp);
+	for (i = 0; i < o->n; i++) {
+		if (n && !strcmp(o->names[i], o->names[n - 1]))
+			free(o->names[i]);
+		else
+			o->names[n++] = o->names[i];
+	}
+	o->n = n;
+	qsort(o->skipped, o->nskipped, sizeof(*o->skipped), skip_cmp);
+	for (i = n = 0; i < o->nskipped; i++) {
+		if (n && !strcmp(o->skipped[i].name, o->skipped[n - 1].name)) {
+			free(o->skipped[i].name);
+			free(o->skipped[i].reason);
+		} else {
+			o->skipped[n++] = o->skipped[i];
+		}
+	}
+	o->nskipped = n;
+}
+
+static void add_note(struct kfit_kfuncs *o, const char *s)
+{
+	size_t len = strlen(o->note);
+
+	snprintf(o->note + len, sizeof(o->note) - len, "%s%s", len ? "; " : "", s);
+}
+
+/*
+ * available_filter_functions: a file given must be read; the live one
+ * may be missing or refused (some kernels forbid it), and then is not
+ * checked.
+ */
+static int load_filter(const struct kfit_ksrc *src, struct resolver *r,
+		       char *err, size_t errlen)
+{
+	const char *tracefs;
+	char path[PATH_MAX];
+	int e;
+
+	if (src && src->filter_functions) {
+		e = ftext_get(src->filter_functions, &r->ft);
+		if (e)
+			snprintf(err, errlen, "cannot read %s: %s",
+				 src->filter_functions, strerror(-e));
+		return e;
+	}
+	tracefs = kfit_tracefs();
+	if (!tracefs) {
+		snprintf(r->out->note, sizeof(r->out->note),
+			 "tracefs is not mounted: ftrace-ability not checked");
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/available_filter_functions", tracefs);
+	e = ftext_get(path, &r->ft);
+	if (e)
+		snprintf(r->out->note, sizeof(r->out->note), "available_filter_functions "
+			 "unreadable (%s): ftrace-ability not checked", strerror(-e));
+	return 0;
+}
+
+static int load_btf(const struct kfit_ksrc *src, struct resolver *r,
+		    char *err, size_t errlen)
+{
+	const struct btf *btf = src->btf;
+
+	if (!btf) {
+		btf = kfit_btf_vmlinux();
+		r->live_btf = true;
+	}
+	if (!btf) {
+		snprintf(err, errlen, "fentry needs BTF and this kernel has none "
+			 "(no /sys/kernel/btf/vmlinux); try -k for kprobes");
+		return -EOPNOTSUPP;
+	}
+	r->btf = btfset_get(btf, "");
+	if (!r->btf) {
+		snprintf(err, errlen, "cannot index the kernel's BTF");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int kfit_kfuncs_resolve(const struct kfit_ksrc *src, const char *pattern,
+			struct kfit_kfuncs *out, char *err, size_t errlen)
+{
+	const char *kallsyms = src && src->kallsyms ? src->kallsyms : "/proc/kallsyms";
+	struct resolver r = { .out = out };
+	char note[sizeof(out->note)];
+	int e;
+
+	memset(out, 0, sizeof(*out));
+	if (!pattern || !*pattern) {
+		snprintf(err, errlen, "no kernel function given");
+		return -EINVAL;
+	}
+	e = ktext_get(kallsyms, &r.kt);
+	if (e) {
+		snprintf(err, errlen, "cannot read %s: %s", kallsyms, strerror(-e));
+		return e;
+	}
+	e = load_filter(src, &r, err, errlen);
+	if (!e && src && src->need_btf)
+		e = load_btf(src, &r, err, errlen);
+	if (e)
+		return e;
+	/* An alias's note comes first, the filter's after it */
+	snprintf(note, sizeof(note), "%s", out->note);
+	out->note[0] = '\0';
+	e = is_glob(pattern) ? resolve_glob(&r, pattern, err, errlen) :
+			       resolve_name(&r, pattern, err, errlen);
+	if (e == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	if (e) {
+		kfit_kfuncs_free(out);
+		return e;
+	}
+	if (*note)
+		add_note(out, note);
+	sort_out(out);
+	return 0;
+}
+
+void kfit_kfuncs_free(struct kfit_kfuncs *f)
+{
+	int i;
+
+	for (i = 0; i < f->n; i++)
+		free(f->names[i]);
+	for (i = 0; i < f->nskipped; i++) {
+		free(f->skipped[i].name);
+		free(f->skipped[i].reason);
+	}
+	free(f->names);
+	free(f->skipped);
+	memset(f, 0, sizeof(*f));
+}
+
+const char *kfit_kfunc_alias_doc(void)
+{
+	static char doc[1024];
+	const struct kalias *a;
+	size_t off = 0;
+	int i;
+
+	if (doc[0])
+		return doc;
+	for (i = 0; i < NR_ALIASES && off < sizeof(doc); i++) {
+		a = &kaliases[i];
+		if (i && !strcmp(a->name, kaliases[i - 1].name))
+			off += snprintf(doc + off, sizeof(doc) - off, ", else %s (%s)",
+					a->to, a->when);
+		else if (strcmp(a->name, "sys_*"))
+			off += snprintf(doc + off, sizeof(doc) - off, "%s%-13s %s (%s)",
+					i ? "\n" : "", a->name, a->to, a->when);
+		else
+			off += snprintf(doc + off, sizeof(doc) - off,
+					"%s%-13s __x64_sys_NAME (%s); " SYS_HINT,
+					i ? "\n" : "", "sys_NAME", a->when, "NAME");
+	}
+	if (off < sizeof(doc))
+		snprintf(doc + off, sizeof(doc) - off, "\n");
+	return doc;
+}

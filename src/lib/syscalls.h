@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KFIT_SYSCALLS_H
+#define KFIT_SYSCALLS_H
+
+#include <stddef.h>
+
+/*
+ * x86_64 system calls, from a table generated at build time from the
+ * system's <asm/unistd_64.h> (build/gen/syscall_table.h).
+ */
+int kfit_syscall_nr(const char *name);		/* the number, or -ENOENT */
+const char *kfit_syscall_name(int nr);		/* or NULL */
+
+/*
+ * The tracepoints of system call name: "syscalls/sys_enter_NAME" and
+ * "syscalls/sys_exit_NAME". Some entry points have tracepoints of another
+ * name (stat is newstat, sendfile is sendfile64, ...): those are filled in.
+ * Returns 0, or a negative errno (-ENOENT: no such system call, no such
+ * tracepoint on this kernel, or no tracefs; -EACCES: tracefs unreadable)
+ * with the reason in err.
+ */
+int kfit_syscall_tracepoints(const char *name, char *enter, size_t enter_len,
+			     char *exit, size_t exit_len, char *err, size_t errlen);
+
+#endif

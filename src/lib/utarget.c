@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User function targets: "c:malloc", "/usr/bin/python3:PyObject_*" into
+ * the file to put uprobes in and the function names there.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include "strdist.h"
+#include "utarget.h"
+
+#define LDCONFIG "/sbin/ldconfig"
+
+/* Where ld.so looks when there is no cache to ask */
+static const char *const lib_dirs[] = {
+	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
+	"/usr/lib64", "/lib", "/usr/lib",
+};
+
+struct strvec {
+	char **v;
+	int n, cap;
+};
+
+static int vec_push(struct strvec *s, char *str)
+{
+	char **v;
+
+	if (!str)
+		return -ENOMEM;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 256;
+		v = realloc(s->v, s->cap * sizeof(*v));
+		if (!v) {
+			free(str);
+			return -ENOMEM;
+		}
+		s->v = v;
+	}
+	s->v[s->n++] = str;
+	return 0;
+}
+
+static void vec_free(struct strvec *s)
+{
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void vec_sort_unique(struct strvec *s)
+{
+	int i, n = 0;
+
+	qsort(s->v, s->n, sizeof(*s->v), str_cmp);
+	for (i = 0; i < s->n; i++) {
+		if (n && !strcmp(s->v[i], s->v[n - 1]))
+			free(s->v[i]);
+		else
+			s->v[n++] = s->v[i];
+	}
+	s->n = n;
+}
+
+bool kfit_is_user_target(const char *spec)
+{
+	return spec && strchr(spec, ':') && strncmp(spec, "sys:", 4);
+}
+
+static bool is_lib_name(const char *name)
+{
+	return !strncmp(name, "lib", 3) || strstr(name, ".so");
+}
+
+/* "c" and "libc" are "libc.so"; a name with ".so" stays itself */
+static void lib_prefix(const char *name, char *buf, size_t len)
+{
+	if (strstr(name, ".so"))
+		snprintf(buf, len, "%s", name);
+	else
+		snprintf(buf, len, "%s%s.so", strncmp(name, "lib", 3) ? "lib" : "", name);
+}
+
+/*
+ * 0: soname is not prefix's; 1: it is the unversioned one (a development
+ * link); 2: a versioned one ("libc.so.6"), what programs load
+ */
+static int lib_rank(const char *soname, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	if (strncmp(soname, prefix, n))
+		return 0;
+	if (!soname[n])
+		return 1;
+	return soname[n] == '.' ? 2 : 0;
+}
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+/* "\tlibc.so.6 (libc6,x86-64) => /lib/x86_64-linux-gnu/libc.so.6" */
+static int ldconfig_rank(char *line, const char *prefix, char **path)
+{
+	char *soname = line + strspn(line, " \t"), *flags, *arrow;
+
+	flags = strstr(soname, " (");
+	arrow = strstr(soname, ") => ");
+	if (!flags || !arrow || flags > arrow)
+		return 0;
+	*flags = '\0';
+	*arrow = '\0';
+	if (!strstr(flags + 2, "x86-64"))
+		return 0;
+	*path = arrow + 5;
+	(*path)[strcspn(*path, "\n")] = '\0';
+	return lib_rank(soname, prefix);
+}
+
+/* The library from the ld.so cache; 0, or -ENOENT */
+static int lib_from_cache(const char *prefix, char *out, size_t len)
+{
+	char *line = NULL, *path;
+	int rank, best = 0;
+	size_t cap = 0;
+	FILE *p;
+
+	if (access(LDCONFIG, X_OK))
+		return -ENOENT;
+	p = popen(LDCONFIG " -p 2>/dev/null", "re");
+	if (!p)
+		return -ENOENT;
+	while (getline(&line, &cap, p) > 0) {
+		rank = ldconfig_rank(line, prefix, &path);
+		if (rank > best && is_file(path)) {
+			best = rank;
+			snprintf(out, len, "%s", path);
+		}
+	}
+	free(line);
+	pclose(p);
+	return best ? 0 : -ENOENT;
+}
+
+/* The library from the standard directories, without the cache */
+static int lib_from_dirs(const char *prefix, char *out, size_t len)
+{
+	struct dirent *d;
+	int rank, best = 0;
+	size_t i;
+	DIR *dir;
+
+	for (i = 0; i < sizeof(lib_dirs) / sizeof(lib_dirs[0]) && best < 2; i++) {
+		dir = opendir(lib_dirs[i]);
+		if (!dir)
+			continue;
+		while ((d = readdir(dir))) {
+			rank = lib_rank(d->d_name, prefix);
+			if (rank <= best)
+				continue;
+			snprintf(out, len, "%s/%s", lib_dirs[i], d->d_name);
+			if (is_file(out))
+				best = rank;
+		}
+		closedir(dir);
+	}
+	return best ? 0 : -ENOENT;
+}
+
+static int find_lib(const char *name, char *out, size_t len)
+{
+	char prefix[256];
+
+	lib_prefix(name, prefix, sizeof(prefix));
+	if (!lib_from_cache(prefix, out, len))
+		return 0;
+	return lib_from_dirs(prefix, out, len);
+}
+
+/* A program in $PATH */
+static int find_prog(const char *name, char *out, size_t len)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	size_t n;
+
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path; *p || p == path; p = *end ? end + 1 : end) {
+		end = p + strcspn(p, ":");
+		n = end - p;
+		/* An empty entry is the current directory */
+		snprintf(out, len, "%.*s%s%s", (int)n, p, n ? "/" : "", name);
+		if (is_file(out) && !access(out, X_OK))
+			return 0;
+		if (!*end)
+			break;
+	}
+	return -ENOENT;
+}
+
+/*
+ * A file the process sees at path, as we can open it: path itself if it
+ * is the same file here, else through the process's root (containers)
+ */
+static void proc_path(int pid, const char *path, dev_t dev, ino_t ino,
+		      char *out, size_t len)
+{
+	struct stat st;
+
+	if (!stat(path, &st) && st.st_dev == dev && st.st_ino == ino)
+		snprintf(out, len, "%s", path);
+	else
+		snprintf(out, len, "/proc/%d/root%s", pid, path);
+}
+
+static const char *base_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* The process's executable, if its name is name's */
+static int from_exe(int pid, const char *name, char *out, size_t len)
+{
+	char link[64], target[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0 || stat(link, &st))
+		return -ENOENT;
+	target[n] = '\0';
+	if (n > 10 && !strcmp(target + n - 10, " (deleted)")) {
+		/* Gone from the file system: only the link reaches it */
+		target[n - 10] = '\0';
+		if (strcmp(base_of(target), base_of(name)))
+			return -ENOENT;
+		snprintf(out, len, "%s", link);
+		return 0;
+	}
+	if (strcmp(base_of(target), base_of(name)))
+		return -ENOENT;
+	proc_path(pid, target, st.st_dev, st.st_ino, out, len);
+	return 0;
+}
+
+/* The library of that name mapped in the process */
+static int from_maps(int pid, const char *name, char *out, size_t len)
+{
+	char maps[64], prefix[256], *line = NULL, *path;
+	unsigned int major, minor;
+	unsigned long ino;
+	size_t cap = 0;
+	int err = -ENOENT;
+	FILE *f;
+
+	lib_prefix(name, prefix, sizeof(prefix));
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
+	f = fopen(maps, "re");
+	if (!f)
+		return -ENOENT;
+	/* "7f..-7f.. r-xp 00028000 fd:01 1234 /usr/lib/x86_64-linux-gnu/libc.so.6" */
+	while (err && getline(&line, &cap, f) > 0) {
+		path = strchr(line, '/');
+		if (!path || sscanf(line, "%*s %*s %*s %x:%x %lu", &major, &minor, &ino) != 3)
+			continue;
+		path[strcspn(path, "\n")] = '\0';
+		if (strstr(path, " (deleted)") || lib_rank(base_of(path), prefix) != 2)
+			continue;
+		proc_path(pid, path, makedev(major, minor), ino, out, len);
+		err = 0;
+	}
+	free(line);
+	fclose(f);
+	return err;
+}
+
+/* A path, resolved through links unless it goes through /proc */
+static void canon(char *path, size_t len)
+{
+	char real[PATH_MAX];
+
+	if (strncmp(path, "/proc/", 6) && realpath(path, real))
+		snprintf(path, len, "%s", real);
+}
+
+/* A path: "./server" with a pid may be the process's own executable */
+static int find_path(const char *bin, int pid, char *out, size_t len,
+		     char *err, size_t errlen)
+{
+	if (pid > 0 && bin[0] != '/' && !from_exe(pid, bin, out, len))
+		goto found;
+	snprintf(out, len, "%s", bin);
+	if (!access(out, F_OK))
+		goto found;
+	/* Absolute in the process's mount namespace */
+	if (pid > 0 && bin[0] == '/') {
+		if ((size_t)snprintf(out, len, "/proc/%d/root%s", pid, bin) < len &&
+		    !access(out, F_OK))
+			goto found;
+	}
+	snprintf(err, errlen, "no such file '%s'", bin);
+	return -ENOENT;
+found:
+	canon(out, len);
+	return 0;
+}
+
+static int find_binary(const char *bin, int pid, char *out, size_t len,
+		       char *err, size_t errlen)
+{
+	bool found;
+
+	if (strchr(bin, '/'))
+		return find_path(bin, pid, out, len, err, errlen);
+	found = pid > 0 && (!from_exe(pid, bin, out, len) ||
+			    !from_maps(pid, bin, out, len));
+	if (!found && is_lib_name(bin))
+		found = !find_lib(bin, out, len) || !find_prog(bin, out, len);
+	else if (!found)
+		found = !find_prog(bin, out, len) || !find_lib(bin, out, len);
+	/* Last, a file in the current directory named without "./" */
+	if (!found && is_file(bin)) {
+		snprintf(out, len, "%s", bin);
+		found = true;
+	}
+	if (!found) {
+		snprintf(err, errlen, "no such binary or library '%s' (looked in %s"
+			 "the ld.so cache and PATH)", bin,
+			 pid > 0 ? "the process's maps, " : "");
+		return -ENOENT;
+	}
+	canon(out, len);
+	return 0;
+}
+
+/* Defined functions of one symbol table */
+static int add_syms(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct strvec *v)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	const char *name;
+	GElf_Sym sym;
+	size_t i, n;
+	int type, err = 0;
+
+	if (!data || !sh->sh_entsize)
+		return 0;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 0; !err && i < n; i++) {
+		if (!gelf_getsym(data, i, &sym))
+			break;
+		type = GELF_ST_TYPE(sym.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
+		    sym.st_shndx == SHN_UNDEF || !sym.st_size)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name || !*name || *name == '@')
+			continue;
+		/* "malloc@@GLIBC_2.2.5" is malloc */
+		err = vec_push(v, strndup(name, strcspn(name, "@")));
+	}
+	return err;
+}
+
+/* "#!" (pyenv's and rbenv's shims are scripts found in PATH) */
+static bool is_script(int fd)
+{
+	char magic[2];
+
+	return pread(fd, magic, 2, 0) == 2 && magic[0] == '#' && magic[1] == '!';
+}
+
+/* The function names in path's .symtab and .dynsym, sorted and unique */
+static int read_funcs(const char *path, struct strvec *v, char *err, size_t errlen)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	Elf *elf;
+	int fd, e = 0;
+
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		snprintf(err, errlen, "libelf: %s", elf_errmsg(-1));
+		return -EINVAL;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		e = -errno;
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return e;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		snprintf(err, errlen, "'%s' is not an ELF file%s", path,
+			 is_script(fd) ? " but a script: name its interpreter's "
+			 "binary or library" : "");
+		e = -ENOEXEC;
+	}
+	while (!e && (scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
+			e = add_syms(elf, scn, &sh, v);
+	}
+	if (e == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	elf_end(elf);
+	close(fd);
+	if (!e)
+		vec_sort_unique(v);
+	return e;
+}
+
+static bool has_name(const struct strvec *v, const char *name)
+{
+	return v->n && bsearch(&name, v->v, v->n, sizeof(*v->v), str_cmp);
+}
+
+/* Since glibc 2.34 libpthread, libdl & co are empty: say where name is */
+static void libc_hint(const char *path, const char *name, char *buf, size_t len)
+{
+	char libc[PATH_MAX], e[64];
+	struct strvec v = { 0 };
+
+	buf[0] = '\0';
+	if (find_lib("c", libc, sizeof(libc)))
+		return;
+	canon(libc, sizeof(libc));
+	if (!strcmp(libc, path) || read_funcs(libc, &v, e, sizeof(e)))
+		return;
+	if (has_name(&v, name))
+		snprintf(buf, len, "; libc has it: try c:%s", name);
+	vec_free(&v);
+}
+
+static int no_func(const struct kfit_ufuncs *u, const struct strvec *v,
+		   const char *name, char *err, size_t errlen)
+{
+	char closest[200], hint[PATH_MAX + 64];
+
+	libc_hint(u->path, name, hint, sizeof(hint));
+	if (!v->n)
+		snprintf(err, errlen, "'%s' has no function '%s': it has no function "
+			 "symbols (stripped?)%s", u->path, name, hint);
+	else if (kfit_closest(name, (const char *const *)v->v, v->n, 5, closest,
+			      sizeof(closest)))
+		snprintf(err, errlen, "'%s' has no function '%s'; closest: %s%s",
+			 u->path, name, closest, hint);
+	else
+		snprintf(err, errlen, "'%s' has no function '%s'%s", u->path, name, hint);
+	return -ENOENT;
+}
+
+/* Moves the names matching func from v to u */
+static int match(struct kfit_ufuncs *u, struct strvec *v, const char *func,
+		 char *err, size_t errlen)
+{
+	bool glob = strpbrk(func, "*?[") != NULL;
+	int i;
+
+	u->names = calloc(v->n ? v->n : 1, sizeof(*u->names));
+	if (!u->names) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < v->n; i++) {
+		if (glob ? fnmatch(func, v->v[i], 0) : strcmp(func, v->v[i]))
+			continue;
+		u->names[u->n++] = v->v[i];
+		v->v[i] = NULL;
+	}
+	if (u->n)
+		return 0;
+	if (!glob)
+		return no_func(u, v, func, err, errlen);
+	snprintf(err, errlen, "no function of '%s' matches '%s'%s", u->path, func,
+		 v->n ? "" : " (it has no function symbols: stripped?)");
+	return -ENOENT;
+}
+
+int kfit_ufuncs_resolve(const char *spec, int pid, struct kfit_ufuncs *out,
+			char *err, size_t errlen)
+{
+	struct strvec v = { 0 };
+	const char *colon;
+	char bin[PATH_MAX];
+	int e;
+
+	memset(out, 0, sizeof(*out));
+	colon = spec ? strrchr(spec, ':') : NULL;
+	if (!colon || colon == spec || !colon[1]) {
+		snprintf(err, errlen, "'%s' is not BINARY:FUNCTION", spec ? spec : "");
+		return -EINVAL;
+	}
+	snprintf(bin, sizeof(bin), "%.*s", (int)(colon - spec), spec);
+	e = find_binary(bin, pid, out->path, sizeof(out->path), err, errlen);
+	if (!e)
+		e = read_funcs(out->path, &v, err, errlen);
+	if (!e)
+		e = match(out, &v, colon + 1, err, errlen);
+	vec_free(&v);
+	if (e)
+		kfit_ufuncs_free(out);
+	return e;
+}
+
+void kfit_ufuncs_free(struct kfit_ufuncs *u)
+{
+	int i;
+
+	for (i = 0; i < u->n; i++)
+		free(u->names[i]);
+	free(u->names);
+	u->names = NULL;
+	u->n = 0;
+}
