@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# funcdur's cost per call against libbpf-tools' funclatency and the floor.
+# Host: wall time per call of an empty user function (uprobes), untraced,
+# under an empty uprobe/uretprobe pair (bpftrace), funcdur and funclatency.
+# VM (Debian's kernel, TCG: wall times are distorted there): BPF run time
+# per call of funcdur and funclatency on the same kernel function.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+. "$here/lib.sh"
+BIN=${KFIT_BIN:-$top/build/bin}
+HELPERS=${KFIT_HELPERS:-$top/build/tests}
+CALLS=${BENCH_CALLS:-200000}
+LOOP=$HELPERS/callloop
+tmp=$(mktemp -d)
+tracer=""
+
+cleanup() {
+	[ -n "$tracer" ] && kill -INT "$tracer" 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+ns_per_call() {
+	"$LOOP" "$CALLS" | awk '{ print $4 }'
+}
+
+# under NAME MINPROGS CMD...: start a tracer, wait until it attached, time the loop
+under() {
+	local name=$1 min=$2 ns
+	shift 2
+	"$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
+	tracer=$!
+	if ! bench_wait_progs "$tracer" "$min" 20; then
+		cat "$tmp/$name.err" >&2
+		return 1
+	fi
+	sleep 0.5
+	ns=$(ns_per_call)
+	kill -INT "$tracer"
+	wait "$tracer" 2>/dev/null
+	tracer=""
+	echo "$ns"
+}
+
+host() {
+	local base floor fd fl
+	base=$(ns_per_call)
+	floor=$(under floor 2 bpftrace -e "uprobe:$LOOP:cl_empty {} uretprobe:$LOOP:cl_empty {}") || return 1
+	fd=$(under funcdur 2 "$BIN/funcdur" "$LOOP:cl_empty") || return 1
+	fl=$(under funclatency 2 funclatency "$LOOP:cl_empty") || return 1
+	echo "== funcdur, user function (uprobes), host: $CALLS calls of an empty function =="
+	printf '%-28s %12s %14s\n' TRACER "NS/CALL" "ADDED NS/CALL"
+	printf '%-28s %12s %14s\n' "untraced" "$base" 0
+	for r in "empty uprobe pair:$floor" "funcdur:$fd" "funclatency:$fl"; do
+		printf '%-28s %12s %14s\n' "${r%%:*}" "${r#*:}" \
+			"$(awk -v a="${r#*:}" -v b="$base" 'BEGIN { printf "%.1f", a - b }')"
+	done
+	echo "ratio of added cost: funcdur/funclatency $(bench_ratio "$(awk -v a="$fd" -v b="$base" 'BEGIN { print a - b }')" "$(awk -v a="$fl" -v b="$base" 'BEGIN { print a - b }')")," \
+		"funcdur/floor $(bench_ratio "$(awk -v a="$fd" -v b="$base" 'BEGIN { print a - b }')" "$(awk -v a="$floor" -v b="$base" 'BEGIN { print a - b }')")"
+}
+
+vm() {
+	if ! command -v qemu-system-x86_64 >/dev/null; then
+		echo "funcdur VM bench: qemu-system-x86_64 missing (make deps)" >&2
+		return 1
+	fi
+	make -s -C "$top" STATIC=1 >/dev/null || return 1
+	"$top/tools/vm/kfit-vm" run --timeout 600 -- bash /kfit/tools/bench/funcdur-vm.sh
+}
+
+host || exit 1
+echo
+vm
