@@ -103,6 +103,7 @@ struct resolver {
 	const struct ktext *kt;
 	const struct ftext *ft;		/* NULL: not checked */
 	const struct btfset *btf;	/* NULL: not needed */
+	struct btfset *own_btf;		/* the caller's BTF, indexed for one call */
 	bool live_btf;			/* module functions may use module BTF */
 	struct kfit_kfuncs *out;
 	int cap, skcap;
@@ -447,8 +448,8 @@ static int btfset_fill(struct btfset *bs, unsigned int first)
 }
 
 /*
- * The FUNC set of btf (module "" ) or of a module's split BTF over it,
- * built once. NULL when there is none.
+ * The FUNC set of the kernel's BTF (module "") or of a module's split
+ * BTF over it, built once. NULL when there is none.
  */
 static const struct btfset *btfset_get(const struct btf *btf, const char *module)
 {
@@ -456,9 +457,7 @@ static const struct btfset *btfset_get(const struct btf *btf, const char *module
 	unsigned int first = 1;
 
 	for (bs = btf_cache; bs; bs = bs->next)
-		if ((*module ? !strcmp(bs->module, module) :
-		     !*bs->module && bs->btf == btf &&
-		     bs->ntypes == btf__type_cnt(btf)))
+		if (!strcmp(bs->module, module))
 			return bs->ntypes ? bs : NULL;
 	bs = calloc(1, sizeof(*bs));
 	if (!bs)
@@ -804,26 +803,32 @@ static int load_filter(const struct kfit_ksrc *src, struct resolver *r,
 	return 0;
 }
 
+/*
+ * The live BTF is indexed once; a BTF the caller gives may be freed after
+ * the call, so its index is the call's own.
+ */
 static int load_btf(const struct kfit_ksrc *src, struct resolver *r,
 		    char *err, size_t errlen)
 {
-	const struct btf *btf = src->btf;
+	struct btfset *bs;
 
-	if (!btf) {
-		btf = kfit_btf_vmlinux();
-		r->live_btf = true;
+	if (src->btf) {
+		r->own_btf = bs = calloc(1, sizeof(*bs));
+		if (!bs)
+			return -ENOMEM;
+		bs->btf = src->btf;
+		bs->ntypes = btf__type_cnt(src->btf);
+		r->btf = bs;
+		return btfset_fill(bs, 1);
 	}
-	if (!btf) {
+	r->live_btf = true;
+	if (!kfit_btf_vmlinux()) {
 		snprintf(err, errlen, "fentry needs BTF and this kernel has none "
 			 "(no /sys/kernel/btf/vmlinux); try -k for kprobes");
 		return -EOPNOTSUPP;
 	}
-	r->btf = btfset_get(btf, "");
-	if (!r->btf) {
-		snprintf(err, errlen, "cannot index the kernel's BTF");
-		return -ENOMEM;
-	}
-	return 0;
+	r->btf = btfset_get(kfit_btf_vmlinux(), "");
+	return r->btf ? 0 : -ENOMEM;
 }
 
 int kfit_kfuncs_resolve(const struct kfit_ksrc *src, const char *pattern,
@@ -848,20 +853,25 @@ int kfit_kfuncs_resolve(const struct kfit_ksrc *src, const char *pattern,
 	if (!e && src && src->need_btf)
 		e = load_btf(src, &r, err, errlen);
 	if (e)
-		return e;
+		goto out;
 	/* An alias's note comes first, the filter's after it */
 	snprintf(note, sizeof(note), "%s", out->note);
 	out->note[0] = '\0';
 	e = is_glob(pattern) ? resolve_glob(&r, pattern, err, errlen) :
 			       resolve_name(&r, pattern, err, errlen);
+	if (!e && *note)
+		add_note(out, note);
+out:
+	if (r.own_btf) {
+		free(r.own_btf->set.slot);
+		free(r.own_btf);
+	}
 	if (e == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
 	if (e) {
 		kfit_kfuncs_free(out);
 		return e;
 	}
-	if (*note)
-		add_note(out, note);
 	sort_out(out);
 	return 0;
 }

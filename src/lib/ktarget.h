@@ -30,7 +30,8 @@ struct kfit_kfuncs {
 struct kfit_ksrc {
 	const char *kallsyms;		/* default /proc/kallsyms */
 	const char *filter_functions;	/* default <tracefs>/available_filter_functions */
-	const struct btf *btf;		/* default kfit_btf_vmlinux() (and module BTF) */
+	const struct btf *btf;		/* default kfit_btf_vmlinux() and module BTF; */
+					/* one given is not kept after the call */
 	bool need_btf;			/* fentry needs BTF; kprobes don't */
 };
 
@@ -42,8 +43,8 @@ struct kfit_ksrc {
  * cannot be read (no tracefs, or a kernel that refuses it), nothing is
  * left out for it and note says so.
  *
- * Returns 0 (n may be 0 when a glob matched only untraceable functions:
- * skipped says why), or a negative errno with err filled: -ENOENT for an
+ * Returns 0 (n is 0 when every match is untraceable: skipped says
+ * why), or a negative errno with err filled: -ENOENT for an
  * unknown name ("unknown kernel function 'do_frok'; closest: do_fork,
  * ...") or a glob matching nothing; -EOPNOTSUPP when need_btf and the
  * kernel has no BTF; -EINVAL for an empty pattern; -errno when a source

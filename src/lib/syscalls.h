@@ -15,9 +15,10 @@ const char *kfit_syscall_name(int nr);		/* or NULL */
  * The tracepoints of system call name: "syscalls/sys_enter_NAME" and
  * "syscalls/sys_exit_NAME". Some entry points have tracepoints of another
  * name (stat is newstat, sendfile is sendfile64, ...): those are filled in.
- * Returns 0, or a negative errno (-ENOENT: no such system call, no such
- * tracepoint on this kernel, or no tracefs; -EACCES: tracefs unreadable)
- * with the reason in err.
+ * Returns 0, or a negative errno with the reason in err: -ENOENT (no such
+ * system call (with the closest names), no such tracepoint on this
+ * kernel, no tracefs), -EACCES (tracefs unreadable), -EINVAL (no name),
+ * -ENAMETOOLONG (a buffer too small).
  */
 int kfit_syscall_tracepoints(const char *name, char *enter, size_t enter_len,
 			     char *exit, size_t exit_len, char *err, size_t errlen);

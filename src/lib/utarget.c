@@ -25,57 +25,69 @@ static const char *const lib_dirs[] = {
 	"/usr/lib64", "/lib", "/usr/lib",
 };
 
-struct strvec {
-	char **v;
+struct func {
+	char *name;
+	GElf_Addr addr;
+};
+
+struct funcs {
+	struct func *v;
 	int n, cap;
 };
 
-static int vec_push(struct strvec *s, char *str)
+static int funcs_push(struct funcs *f, char *name, GElf_Addr addr)
 {
-	char **v;
+	struct func *v;
 
-	if (!str)
+	if (!name)
 		return -ENOMEM;
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 256;
-		v = realloc(s->v, s->cap * sizeof(*v));
+	if (f->n == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 256;
+		v = realloc(f->v, f->cap * sizeof(*v));
 		if (!v) {
-			free(str);
+			free(name);
 			return -ENOMEM;
 		}
-		s->v = v;
+		f->v = v;
 	}
-	s->v[s->n++] = str;
+	f->v[f->n].name = name;
+	f->v[f->n++].addr = addr;
 	return 0;
 }
 
-static void vec_free(struct strvec *s)
+static void funcs_free(struct funcs *f)
 {
 	int i;
 
-	for (i = 0; i < s->n; i++)
-		free(s->v[i]);
-	free(s->v);
-	memset(s, 0, sizeof(*s));
+	for (i = 0; i < f->n; i++)
+		free(f->v[i].name);
+	free(f->v);
+	memset(f, 0, sizeof(*f));
 }
 
-static int str_cmp(const void *a, const void *b)
+static int func_cmp(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const struct func *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static void vec_sort_unique(struct strvec *s)
+/* By name; a name twice (.symtab and .dynsym, two versions) is kept once */
+static void funcs_sort_unique(struct funcs *f)
 {
 	int i, n = 0;
 
-	qsort(s->v, s->n, sizeof(*s->v), str_cmp);
-	for (i = 0; i < s->n; i++) {
-		if (n && !strcmp(s->v[i], s->v[n - 1]))
-			free(s->v[i]);
+	qsort(f->v, f->n, sizeof(*f->v), func_cmp);
+	for (i = 0; i < f->n; i++) {
+		if (n && !strcmp(f->v[i].name, f->v[n - 1].name))
+			free(f->v[i].name);
 		else
-			s->v[n++] = s->v[i];
+			f->v[n++] = f->v[i];
 	}
-	s->n = n;
+	f->n = n;
 }
 
 bool kfit_is_user_target(const char *spec)
@@ -297,12 +309,17 @@ static int from_maps(int pid, const char *name, char *out, size_t len)
 	return err;
 }
 
-/* A path, resolved through links unless it goes through /proc */
+/*
+ * A path resolved through links, unless it goes through a process's root:
+ * what that leads to is only right from inside the process's namespace
+ */
 static void canon(char *path, size_t len)
 {
 	char real[PATH_MAX];
 
-	if (strncmp(path, "/proc/", 6) && realpath(path, real))
+	if (!strncmp(path, "/proc/", 6) && strstr(path, "/root/"))
+		return;
+	if (realpath(path, real))
 		snprintf(path, len, "%s", real);
 }
 
@@ -357,7 +374,7 @@ static int find_binary(const char *bin, int pid, char *out, size_t len,
 }
 
 /* Defined functions of one symbol table */
-static int add_syms(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct strvec *v)
+static int add_syms(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct funcs *f)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	const char *name;
@@ -379,7 +396,7 @@ static int add_syms(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct strvec *
 		if (!name || !*name || *name == '@')
 			continue;
 		/* "malloc@@GLIBC_2.2.5" is malloc */
-		err = vec_push(v, strndup(name, strcspn(name, "@")));
+		err = funcs_push(f, strndup(name, strcspn(name, "@")), sym.st_value);
 	}
 	return err;
 }
@@ -393,7 +410,7 @@ static bool is_script(int fd)
 }
 
 /* The function names in path's .symtab and .dynsym, sorted and unique */
-static int read_funcs(const char *path, struct strvec *v, char *err, size_t errlen)
+static int read_funcs(const char *path, struct funcs *f, char *err, size_t errlen)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -421,50 +438,71 @@ static int read_funcs(const char *path, struct strvec *v, char *err, size_t errl
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
-			e = add_syms(elf, scn, &sh, v);
+			e = add_syms(elf, scn, &sh, f);
 	}
 	if (e == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
 	elf_end(elf);
 	close(fd);
 	if (!e)
-		vec_sort_unique(v);
+		funcs_sort_unique(f);
 	return e;
 }
 
-static bool has_name(const struct strvec *v, const char *name)
+static bool has_name(const struct funcs *f, const char *name)
 {
-	return v->n && bsearch(&name, v->v, v->n, sizeof(*v->v), str_cmp);
+	int lo = 0, hi = f->n, mid, c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		c = strcmp(f->v[mid].name, name);
+		if (!c)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
 }
 
 /* Since glibc 2.34 libpthread, libdl & co are empty: say where name is */
 static void libc_hint(const char *path, const char *name, char *buf, size_t len)
 {
+	struct funcs f = { 0 };
 	char libc[PATH_MAX], e[64];
-	struct strvec v = { 0 };
 
 	buf[0] = '\0';
 	if (find_lib("c", libc, sizeof(libc)))
 		return;
 	canon(libc, sizeof(libc));
-	if (!strcmp(libc, path) || read_funcs(libc, &v, e, sizeof(e)))
-		return;
-	if (has_name(&v, name))
+	if (strcmp(libc, path) && !read_funcs(libc, &f, e, sizeof(e)) &&
+	    has_name(&f, name))
 		snprintf(buf, len, "; libc has it: try c:%s", name);
-	vec_free(&v);
+	funcs_free(&f);
 }
 
-static int no_func(const struct kfit_ufuncs *u, const struct strvec *v,
+static int no_func(const struct kfit_ufuncs *u, const struct funcs *f,
 		   const char *name, char *err, size_t errlen)
 {
 	char closest[200], hint[PATH_MAX + 64];
+	const char **names;
+	int i, found;
 
+	names = malloc(sizeof(*names) * (f->n + 1));
+	if (!names) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < f->n; i++)
+		names[i] = f->v[i].name;
+	found = kfit_closest(name, names, f->n, 5, closest, sizeof(closest));
+	free(names);
 	libc_hint(u->path, name, hint, sizeof(hint));
-	if (!v->n)
+	if (!f->n)
 		snprintf(err, errlen, "'%s' has no function '%s': it has no function "
 			 "symbols (stripped?)%s", u->path, name, hint);
-	else if (kfit_closest(name, (const char *const *)v->v, v->n, 5, closest,
-			      sizeof(closest)))
+	else if (found)
 		snprintf(err, errlen, "'%s' has no function '%s'; closest: %s%s",
 			 u->path, name, closest, hint);
 	else
@@ -472,37 +510,85 @@ static int no_func(const struct kfit_ufuncs *u, const struct strvec *v,
 	return -ENOENT;
 }
 
-/* Moves the names matching func from v to u */
-static int match(struct kfit_ufuncs *u, struct strvec *v, const char *func,
+/* Of names for one address, the one people call: fewest leading '_', shortest */
+static int alias_cmp(const void *a, const void *b)
+{
+	const struct func *x = *(const struct func *const *)a;
+	const struct func *y = *(const struct func *const *)b;
+	int ux = strspn(x->name, "_"), uy = strspn(y->name, "_");
+	int lx = strlen(x->name), ly = strlen(y->name);
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (ux != uy)
+		return ux - uy;
+	if (lx != ly)
+		return lx - ly;
+	return strcmp(x->name, y->name);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	const struct func *x = *(const struct func *const *)a;
+	const struct func *y = *(const struct func *const *)b;
+
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * A glob matching several names of one address (malloc, __libc_malloc)
+ * keeps one: two probes there would count each call twice
+ */
+static int one_per_address(struct func **m, int n)
+{
+	int i, k = 0;
+
+	qsort(m, n, sizeof(*m), alias_cmp);
+	for (i = 0; i < n; i++)
+		if (!k || m[i]->addr != m[k - 1]->addr)
+			m[k++] = m[i];
+	qsort(m, k, sizeof(*m), name_cmp);
+	return k;
+}
+
+/* Moves the names matching func from f to u */
+static int match(struct kfit_ufuncs *u, struct funcs *f, const char *func,
 		 char *err, size_t errlen)
 {
 	bool glob = strpbrk(func, "*?[") != NULL;
-	int i;
+	struct func **m;
+	int i, n = 0;
 
-	u->names = calloc(v->n ? v->n : 1, sizeof(*u->names));
-	if (!u->names) {
+	m = malloc(sizeof(*m) * (f->n + 1));
+	u->names = calloc(f->n + 1, sizeof(*u->names));
+	if (!m || !u->names) {
+		free(m);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	for (i = 0; i < v->n; i++) {
-		if (glob ? fnmatch(func, v->v[i], 0) : strcmp(func, v->v[i]))
-			continue;
-		u->names[u->n++] = v->v[i];
-		v->v[i] = NULL;
+	for (i = 0; i < f->n; i++)
+		if (!(glob ? fnmatch(func, f->v[i].name, 0) : strcmp(func, f->v[i].name)))
+			m[n++] = &f->v[i];
+	if (glob)
+		n = one_per_address(m, n);
+	for (i = 0; i < n; i++) {
+		u->names[u->n++] = m[i]->name;
+		m[i]->name = NULL;
 	}
+	free(m);
 	if (u->n)
 		return 0;
 	if (!glob)
-		return no_func(u, v, func, err, errlen);
+		return no_func(u, f, func, err, errlen);
 	snprintf(err, errlen, "no function of '%s' matches '%s'%s", u->path, func,
-		 v->n ? "" : " (it has no function symbols: stripped?)");
+		 f->n ? "" : " (it has no function symbols: stripped?)");
 	return -ENOENT;
 }
 
 int kfit_ufuncs_resolve(const char *spec, int pid, struct kfit_ufuncs *out,
 			char *err, size_t errlen)
 {
-	struct strvec v = { 0 };
+	struct funcs f = { 0 };
 	const char *colon;
 	char bin[PATH_MAX];
 	int e;
@@ -516,10 +602,10 @@ int kfit_ufuncs_resolve(const char *spec, int pid, struct kfit_ufuncs *out,
 	snprintf(bin, sizeof(bin), "%.*s", (int)(colon - spec), spec);
 	e = find_binary(bin, pid, out->path, sizeof(out->path), err, errlen);
 	if (!e)
-		e = read_funcs(out->path, &v, err, errlen);
+		e = read_funcs(out->path, &f, err, errlen);
 	if (!e)
-		e = match(out, &v, colon + 1, err, errlen);
-	vec_free(&v);
+		e = match(out, &f, colon + 1, err, errlen);
+	funcs_free(&f);
 	if (e)
 		kfit_ufuncs_free(out);
 	return e;

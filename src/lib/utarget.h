@@ -24,7 +24,9 @@ struct kfit_ufuncs {
  * mapped in that process is preferred (/proc/PID/maps), and a name
  * matching the process's executable is resolved through /proc/PID/exe.
  * FUNC is a name or an fnmatch glob; symbols come from .symtab and
- * .dynsym, "malloc@@GLIBC_2.2.5" counting as "malloc".
+ * .dynsym, "malloc@@GLIBC_2.2.5" counting as "malloc". Where a glob
+ * matches several names of one address (malloc and __libc_malloc), only
+ * the plainest is kept: two probes there would count each call twice.
  *
  * Returns 0 (n >= 1), or a negative errno with err filled: -ENOENT (no
  * such binary or library, no such function (with the closest names), a

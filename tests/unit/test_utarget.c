@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "utarget.h"
+
+/* Functions of this test binary, found through /proc/self/exe */
+__attribute__((noinline, used)) int kfit_utest_target_one(int x)
+{
+	return x * 7 + 1;
+}
+
+__attribute__((noinline, used)) int kfit_utest_target_two(int x)
+{
+	return x * 5 - 3;
+}
+
+/* A second name for the same code */
+int __kfit_utest_target_one(int x) __attribute__((alias("kfit_utest_target_one")));
+
+/* In .symtab as "kfit_utest_versioned@@KFIT_1" */
+__attribute__((noinline, used)) int kfit_utest_vimpl(int x)
+{
+	return x * 3;
+}
+__asm__(".symver kfit_utest_vimpl, kfit_utest_versioned@@KFIT_1");
+
+/* A function symbol of size 0 (no .size): not one to put a probe on */
+__asm__(".text\n.globl kfit_utest_nosize\n.type kfit_utest_nosize, @function\n"
+	"kfit_utest_nosize:\n\tret\n");
+
+static char self[PATH_MAX];	/* this binary, resolved */
+static char dir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	if (!realpath("/proc/self/exe", self))
+		return -1;
+	strcpy(dir, "/tmp/kfit-utarget-XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd);
+}
+
+static void resolve_ok(const char *spec, int pid, struct kfit_ufuncs *u)
+{
+	char err[512] = "";
+	int e = kfit_ufuncs_resolve(spec, pid, u, err, sizeof(err));
+
+	if (e)
+		fail_msg("'%s': %d: %s", spec, e, err);
+	assert_true(u->n >= 1);
+}
+
+static int resolve_err(const char *spec, int pid, char *err, size_t errlen)
+{
+	struct kfit_ufuncs u;
+	int e = kfit_ufuncs_resolve(spec, pid, &u, err, errlen);
+
+	assert_int_equal(u.n, 0);
+	assert_null(u.names);
+	return e;
+}
+
+static const char *base_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static void test_libc(void **state)
+{
+	static const char *const specs[] = { "c:malloc", "libc:malloc", "libc.so.6:malloc" };
+	struct kfit_ufuncs u;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		resolve_ok(specs[i], 0, &u);
+		assert_string_equal(base_of(u.path), "libc.so.6");
+		assert_int_equal(u.path[0], '/');
+		assert_int_equal(u.n, 1);
+		assert_string_equal(u.names[0], "malloc");
+		kfit_ufuncs_free(&u);
+		assert_null(u.names);
+		assert_int_equal(u.n, 0);
+	}
+}
+
+static void test_glob(void **state)
+{
+	struct kfit_ufuncs u;
+	bool has_malloc = false;
+	int i;
+
+	(void)state;
+	resolve_ok("libc:mall*", 0, &u);
+	assert_true(u.n >= 3);
+	for (i = 0; i < u.n; i++) {
+		assert_int_equal(fnmatch("mall*", u.names[i], 0), 0);
+		/* Sorted, each once (malloc is in .dynsym under two versions) */
+		if (i)
+			assert_true(strcmp(u.names[i - 1], u.names[i]) < 0);
+		has_malloc |= !strcmp(u.names[i], "malloc");
+	}
+	assert_true(has_malloc);
+	kfit_ufuncs_free(&u);
+}
+
+static void test_self(void **state)
+{
+	struct kfit_ufuncs u;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(kfit_utest_target_one(1) + kfit_utest_target_two(1) +
+			 kfit_utest_vimpl(1), 13);
+	resolve_ok("/proc/self/exe:kfit_utest_target_one", 0, &u);
+	assert_string_equal(u.path, self);
+	assert_int_equal(u.n, 1);
+	assert_string_equal(u.names[0], "kfit_utest_target_one");
+	kfit_ufuncs_free(&u);
+	resolve_ok("/proc/self/exe:kfit_utest_target_*", 0, &u);
+	assert_int_equal(u.n, 2);
+	assert_string_equal(u.names[0], "kfit_utest_target_one");
+	assert_string_equal(u.names[1], "kfit_utest_target_two");
+	kfit_ufuncs_free(&u);
+	/* The version is not part of the name */
+	resolve_ok("/proc/self/exe:kfit_utest_versioned", 0, &u);
+	assert_int_equal(u.n, 1);
+	assert_string_equal(u.names[0], "kfit_utest_versioned");
+	kfit_ufuncs_free(&u);
+	/* One name per address: the shorter */
+	resolve_ok("/proc/self/exe:kfit_utest_v*", 0, &u);
+	assert_int_equal(u.n, 1);
+	assert_string_equal(u.names[0], "kfit_utest_vimpl");
+	kfit_ufuncs_free(&u);
+	assert_int_equal(resolve_err("/proc/self/exe:kfit_utest_nosize", 0, err,
+				     sizeof(err)), -ENOENT);
+}
+
+/* A glob takes one name per address, the plainest; an exact name is itself */
+static void test_aliases(void **state)
+{
+	struct kfit_ufuncs u;
+	bool has_malloc = false;
+	int i;
+
+	(void)state;
+	resolve_ok("/proc/self/exe:*kfit_utest_target_*", 0, &u);
+	assert_int_equal(u.n, 2);
+	assert_string_equal(u.names[0], "kfit_utest_target_one");
+	assert_string_equal(u.names[1], "kfit_utest_target_two");
+	kfit_ufuncs_free(&u);
+	resolve_ok("/proc/self/exe:__kfit_utest_target_one", 0, &u);
+	assert_int_equal(u.n, 1);
+	assert_string_equal(u.names[0], "__kfit_utest_target_one");
+	kfit_ufuncs_free(&u);
+	/* libc's malloc is also __libc_malloc */
+	resolve_ok("c:*malloc", 0, &u);
+	for (i = 0; i < u.n; i++) {
+		has_malloc |= !strcmp(u.names[i], "malloc");
+		assert_string_not_equal(u.names[i], "__libc_malloc");
+	}
+	assert_true(has_malloc);
+	kfit_ufuncs_free(&u);
+}
+
+/* A program found in PATH, here a link to this binary */
+static void test_path_lookup(void **state)
+{
+	char link[128], *old = getenv("PATH"), saved[4096], err[512];
+	struct kfit_ufuncs u;
+
+	(void)state;
+	snprintf(saved, sizeof(saved), "%s", old ? old : "");
+	snprintf(link, sizeof(link), "%s/kfitprog", dir);
+	assert_int_equal(symlink(self, link), 0);
+	assert_int_equal(resolve_err("kfitprog:kfit_utest_target_one", 0, err,
+				     sizeof(err)), -ENOENT);
+	setenv("PATH", dir, 1);
+	resolve_ok("kfitprog:kfit_utest_target_one", 0, &u);
+	assert_string_equal(u.path, self);
+	kfit_ufuncs_free(&u);
+	setenv("PATH", saved, 1);
+}
+
+/* With a pid: the process's own executable and libraries */
+static void test_pid(void **state)
+{
+	char err[512], cwd[PATH_MAX];
+	struct kfit_ufuncs u;
+
+	(void)state;
+	resolve_ok("c:malloc", getpid(), &u);
+	assert_string_equal(base_of(u.path), "libc.so.6");
+	kfit_ufuncs_free(&u);
+	/* Neither in PATH nor in the current directory, but running */
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(dir), 0);
+	assert_int_equal(resolve_err("test_utarget:kfit_utest_target_one", 0, err,
+				     sizeof(err)), -ENOENT);
+	resolve_ok("test_utarget:kfit_utest_target_one", getpid(), &u);
+	assert_string_equal(u.path, self);
+	kfit_ufuncs_free(&u);
+	resolve_ok("./test_utarget:kfit_utest_target_two", getpid(), &u);
+	assert_string_equal(u.path, self);
+	kfit_ufuncs_free(&u);
+	assert_int_equal(chdir(cwd), 0);
+}
+
+/* A library only this process has: mapped, in neither the ld.so cache nor PATH */
+static void test_pid_maps(void **state)
+{
+	char copy[128], cmd[PATH_MAX + 256], err[512];
+	struct kfit_ufuncs u;
+	void *h;
+
+	(void)state;
+	resolve_ok("z:zlibVersion", 0, &u);
+	snprintf(copy, sizeof(copy), "%s/libkfitcopy.so.1", dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", u.path, copy);
+	kfit_ufuncs_free(&u);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(resolve_err("kfitcopy:zlibVersion", getpid(), err, sizeof(err)),
+			 -ENOENT);
+	assert_non_null(strstr(err, "looked in the process's maps, the ld.so cache"));
+	h = dlopen(copy, RTLD_NOW | RTLD_LOCAL);
+	assert_non_null(h);
+	resolve_ok("kfitcopy:zlibVersion", getpid(), &u);
+	assert_string_equal(u.path, copy);
+	kfit_ufuncs_free(&u);
+	resolve_ok("libkfitcopy:zlib*", getpid(), &u);
+	assert_string_equal(u.path, copy);
+	kfit_ufuncs_free(&u);
+	assert_int_equal(resolve_err("kfitcopy:zlibVersion", 0, err, sizeof(err)), -ENOENT);
+	dlclose(h);
+}
+
+static void test_no_function(void **state)
+{
+	char err[512];
+
+	(void)state;
+	/* Debian's binaries are stripped: no function symbols at all */
+	assert_int_equal(resolve_err("/bin/true:main", 0, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "true' has no function 'main': it has no "
+			       "function symbols"));
+	assert_int_equal(resolve_err("c:mallok", 0, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "libc.so.6' has no function 'mallok'; closest: malloc, "));
+	assert_int_equal(resolve_err("/proc/self/exe:kfit_utest_target_tow", 0, err,
+				     sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "closest: kfit_utest_target_two, kfit_utest_target_one"));
+	/* What a library does not have but libc does */
+	assert_int_equal(resolve_err("/proc/self/exe:getpid", 0, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "libc has it: try c:getpid"));
+	assert_int_equal(resolve_err("c:kfit_zz*", 0, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "libc.so.6' matches 'kfit_zz*'"));
+}
+
+static void test_no_binary(void **state)
+{
+	char err[512];
+
+	(void)state;
+	assert_int_equal(resolve_err("libkfitnosuch:foo", 0, err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "no such binary or library 'libkfitnosuch' "
+			    "(looked in the ld.so cache and PATH)");
+	assert_int_equal(resolve_err("kfitnosuch:foo", 0, err, sizeof(err)), -ENOENT);
+	assert_int_equal(resolve_err("/nonexistent/bin:foo", 0, err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "no such file '/nonexistent/bin'");
+	assert_int_equal(resolve_err("./kfitnosuch:foo", getpid(), err, sizeof(err)),
+			 -ENOENT);
+}
+
+static void test_not_elf(void **state)
+{
+	char path[128], spec[160], err[512];
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(resolve_err("/etc/passwd:foo", 0, err, sizeof(err)), -ENOEXEC);
+	assert_string_equal(err, "'/etc/passwd' is not an ELF file");
+	snprintf(path, sizeof(path), "%s/script", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("#!/bin/sh\nexit 0\n", f);
+	assert_int_equal(fclose(f), 0);
+	snprintf(spec, sizeof(spec), "%s:main", path);
+	assert_int_equal(resolve_err(spec, 0, err, sizeof(err)), -ENOEXEC);
+	assert_non_null(strstr(err, "not an ELF file but a script"));
+}
+
+static void test_bad_spec(void **state)
+{
+	char err[512];
+
+	(void)state;
+	assert_int_equal(resolve_err("malloc", 0, err, sizeof(err)), -EINVAL);
+	assert_int_equal(resolve_err("c:", 0, err, sizeof(err)), -EINVAL);
+	assert_int_equal(resolve_err(":malloc", 0, err, sizeof(err)), -EINVAL);
+	assert_int_equal(resolve_err(NULL, 0, err, sizeof(err)), -EINVAL);
+}
+
+static void test_is_user_target(void **state)
+{
+	(void)state;
+	assert_true(kfit_is_user_target("c:malloc"));
+	assert_true(kfit_is_user_target("/usr/bin/python3:PyObject_Malloc"));
+	assert_true(kfit_is_user_target("libc:mall*"));
+	assert_false(kfit_is_user_target("sys:read"));
+	assert_false(kfit_is_user_target("vfs_read"));
+	assert_false(kfit_is_user_target("vfs_*"));
+	assert_false(kfit_is_user_target(""));
+	assert_false(kfit_is_user_target(NULL));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_libc),
+		cmocka_unit_test(test_glob),
+		cmocka_unit_test(test_self),
+		cmocka_unit_test(test_aliases),
+		cmocka_unit_test(test_path_lookup),
+		cmocka_unit_test(test_pid),
+		cmocka_unit_test(test_pid_maps),
+		cmocka_unit_test(test_no_function),
+		cmocka_unit_test(test_no_binary),
+		cmocka_unit_test(test_not_elf),
+		cmocka_unit_test(test_bad_spec),
+		cmocka_unit_test(test_is_user_target),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
