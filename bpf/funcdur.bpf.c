@@ -176,7 +176,13 @@ static __always_inline bool wanted(enum fd_ctx ctx, __u64 pid_tgid)
 		return false;
 	if (onlyints && ctx == FD_TASK)
 		return false;
-	/* In an interrupt, current is whoever was interrupted. */
+	/*
+	 * In an interrupt, current is whoever was interrupted: the work is
+	 * not that task's, so task filters leave interrupts out.
+	 */
+	if (ctx != FD_TASK && (filter_tgid || filter_tid || filter_comm ||
+			       filter_cgroup))
+		return false;
 	if (ctx == FD_TASK) {
 		if ((pid_tgid >> 32) == self_tgid)
 			return false;

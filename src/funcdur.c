@@ -591,9 +591,12 @@ static int load(int start_id, int stop_id)
 	bool fentry = env.nkernel && !env.kprobes && kfit_works(KFIT_M_FENTRY);
 	int err;
 
-	if (env.nkernel && !env.kprobes && !fentry && !kfit_works(KFIT_M_KPROBE)) {
-		kfit_explain_attach("fentry", env.funcs[first_of(FN_KERNEL)].name,
-				    kfit_probe(KFIT_M_FENTRY)->err);
+	if (env.nkernel && !fentry && !kfit_works(KFIT_M_KPROBE)) {
+		enum kfit_mech m = env.kprobes ? KFIT_M_KPROBE : KFIT_M_FENTRY;
+
+		kfit_explain_attach(env.kprobes ? "kprobe" : "fentry",
+				    env.funcs[first_of(FN_KERNEL)].name,
+				    kfit_probe(m)->err);
 		kfit_err("kernel functions cannot be traced here; sys:NAME (system "
 			 "calls) and BINARY:FUNC (user functions) can");
 		return -EPERM;

@@ -1,0 +1,867 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Live tests of funcdur on the running kernel (root): user functions of
+# tests/helpers/durtarget through uprobes, syscalls through their
+# tracepoints, bad input, signals, and kernel functions where this kernel
+# cannot trace them.
+#
+# Most tests start `durtarget -w SCENARIO N` (it waits for SIGUSR1), then
+# `funcdur -p PID ...` in the background, wait for its "Tracing" line, let
+# durtarget run, and stop funcdur with SIGINT: the counts are then exact.
+. "$(dirname "$0")/../lib.sh"
+
+FD="$KFIT_BIN/funcdur"
+DT="$KFIT_HELPERS/durtarget"
+# Durations. A busy-wait never ends early, so the nominal times are exact
+# lower bounds. From above, each traced call adds the cost of its uprobe
+# and uretprobe (10-20 us here) to itself and to every traced caller, and
+# a preemption (a few ms) lengthens a call by that much: medians (p50) are
+# compared within DUR_PCT, sums only against windows that exclude the
+# wrong answers (local time not subtracted, or only the direct callees').
+# Emulation (the VM) makes every uprobe hit cost far more: there durations
+# are only checked from below.
+DUR_PCT=25
+t_in_vm && DUR_PCT=
+: "${FD_WAIT:=30}"	# seconds to wait for the "Tracing" line
+
+need_tool() {
+	t_need_root
+	[ -x "$FD" ] || t_fail "$FD not built"
+	[ -x "$DT" ] || t_fail "$DT not built"
+}
+
+# ---- funcdur in the background ------------------------------------------
+
+# Start it with stdout in bg.out and stderr in bg.err; sets BG
+bg_start() {	# args...
+	echo "+ funcdur $*"
+	# emptied here: the redirections below happen in the child, later
+	: >"$T_TMP/bg.out"
+	: >"$T_TMP/bg.err"
+	rm -f "$T_TMP/bg.out.kv"
+	"$FD" "$@" >"$T_TMP/bg.out" 2>"$T_TMP/bg.err" </dev/null &
+	BG=$!
+	t_on_exit "kill -KILL $BG 2>/dev/null"
+}
+
+# Wait for the "Tracing" line on stderr (up to FD_WAIT seconds)
+bg_wait_tracing() {
+	local i=0
+	while ! grep -q '^Tracing' "$T_TMP/bg.err"; do
+		if ! kill -0 "$BG" 2>/dev/null; then
+			wait "$BG"
+			local rc=$?
+			t_show_file "$T_TMP/bg.err" "funcdur stderr"
+			t_fail "funcdur exited ($rc) before printing 'Tracing'"
+		fi
+		[ "$i" -ge $((FD_WAIT * 100)) ] && t_fail "no 'Tracing' line on stderr after $FD_WAIT s"
+		sleep 0.01
+		i=$((i + 1))
+	done
+}
+
+# Send a signal and wait (up to 30 s) for the exit; sets BG_RC
+bg_stop() {	# SIGNAL
+	local i=0
+	kill "-$1" "$BG" 2>/dev/null ||
+		echo "note: funcdur had already exited before SIG$1"
+	while kill -0 "$BG" 2>/dev/null; do
+		[ "$i" -ge 300 ] && t_fail "funcdur still running 30 s after SIG$1"
+		sleep 0.1
+		i=$((i + 1))
+	done
+	wait "$BG"
+	BG_RC=$?
+	[ "$BG_RC" = 0 ] || {
+		t_show_file "$T_TMP/bg.err" "funcdur stderr"
+		t_fail "funcdur exited $BG_RC after SIG$1, expected 0"
+	}
+}
+
+# ---- durtarget ------------------------------------------------------------
+
+# durtarget -w SCENARIO N in the background, stdout in dt.out, run by
+# the command before it if any (taskset -c 1: it execs, the pid stays);
+# sets DT_PID once it waits for SIGUSR1
+dt_start() {	# SCENARIO N [command...]
+	local sc=$1 n=$2 out=$T_TMP/dt.out i=0
+	shift 2
+	: >"$out"
+	"$@" "$DT" -w "$sc" "$n" >"$out" 2>&1 </dev/null &
+	DT_PID=$!
+	t_on_exit "kill -KILL $DT_PID 2>/dev/null"
+	while ! grep -q '^pid ' "$out"; do
+		kill -0 "$DT_PID" 2>/dev/null || t_fail "${*:+$* }durtarget -w $sc $n exited: $(cat "$out")"
+		[ "$i" -ge 1000 ] && t_fail "durtarget -w printed no pid in 10 s"
+		sleep 0.01
+		i=$((i + 1))
+	done
+	t_assert_eq "$(sed -n 's/^pid //p' "$out")" "$DT_PID" "pid printed by durtarget -w"
+}
+
+# Let it run and wait for its end
+dt_go() {
+	local rc
+	kill -USR1 "$DT_PID" || t_fail "kill -USR1 $DT_PID failed"
+	wait "$DT_PID"
+	rc=$?
+	[ "$rc" = 0 ] || t_fail "durtarget $DT_PID exited $rc: $(cat "$T_TMP/dt.out")"
+}
+
+# durtarget SCENARIO N under `funcdur -p PID ARGS...`, stopped by SIGINT
+# once durtarget is done; the report is in bg.out
+traced_run() {	# SCENARIO N funcdur-args...
+	local sc=$1 n=$2
+	shift 2
+	dt_start "$sc" "$n"
+	bg_start -p "$DT_PID" "$@"
+	bg_wait_tracing
+	dt_go
+	bg_stop INT
+}
+
+# ---- JSON -----------------------------------------------------------------
+# jq costs about 0.4 s a run under emulation (the VM): a document is
+# checked and flattened by one jq run into FILE.kv, "NAME<TAB>KEY<TAB>VALUE"
+# lines that fv reads with builtins. Keys: every scalar field, max_sub
+# (null or object), max_sub.name, max_sub.total_ns, hist.length, hist.sum;
+# NAME "-" holds the document's mode, lost, nfunctions and names (in order).
+
+# shellcheck disable=SC2016
+JQ_FLAT='
+	"-\tmode\t\(.mode)", "-\tlost\t\(.lost)",
+	"-\tnfunctions\t\(.functions | length)",
+	"-\tnames\t\([.functions[].name] | join(","))",
+	(.functions[] | .name as $n |
+		(to_entries[] | select(.value | type != "object" and type != "array")
+			| "\($n)\t\(.key)\t\(.value)"),
+		"\($n)\tmax_sub\t\(if .max_sub == null then "null" else "object" end)",
+		"\($n)\tmax_sub.name\t\(.max_sub.name?)",
+		"\($n)\tmax_sub.total_ns\t\(.max_sub.total_ns?)",
+		"\($n)\thist.length\t\(.hist | length)",
+		"\($n)\thist.sum\t\([.hist[]?.count] | add // 0)")'
+
+# The value of KEY of function NAME ("-": the document), "missing" if none
+fv() {	# FILE NAME KEY
+	local n k v
+	[ -f "$1.kv" ] || assert_json_doc "$1" "funcdur's output ($(basename "$1"))"
+	while IFS=$'\t' read -r n k v; do
+		[ "$n" = "$2" ] && [ "$k" = "$3" ] && { printf '%s\n' "$v"; return 0; }
+	done <"$1.kv"
+	echo missing
+}
+
+# The sum of KEY over the functions whose name matches the glob
+fsum() {	# FILE GLOB KEY
+	local n k v sum=0
+	[ -f "$1.kv" ] || assert_json_doc "$1" "funcdur's output ($(basename "$1"))"
+	while IFS=$'\t' read -r n k v; do
+		# shellcheck disable=SC2254
+		case $n in $2) [ "$k" = "$3" ] && sum=$((sum + v)) ;; esac
+	done <"$1.kv"
+	echo "$sum"
+}
+
+# The same, which must be a number
+fnum() {	# FILE NAME KEY
+	local v
+	v=$(fv "$1" "$2" "$3")
+	_t_is_num "$v" || {
+		grep -E "^-|	count	" "$1.kv" >&2
+		t_fail "$2.$3 is not a number: '$v'"
+	}
+	echo "$v"
+}
+
+# Prints one line per problem of a funcdur -j document
+# shellcheck disable=SC2016
+JQ_SCHEMA='
+def fields: ["count", "total_ns", "avg_ns", "min_ns", "max_ns", "local_ns",
+	"p50_ns", "p99_ns", "filtered"];
+def check_fn:
+	(.name | tostring) as $w |
+	(select((.name | type) != "string") | "function name is not a string: \(.name)"),
+	(fields[] as $f | select((.[$f] | type) != "number")
+		| "\($w).\($f) is not a number: \(.[$f] | tojson)"),
+	(select((.hist | type) != "array") | "\($w).hist is not an array"),
+	(select(has("max_sub") | not) | "\($w): no max_sub"),
+	(select(.max_sub != null and ((.max_sub | type) != "object" or
+		(.max_sub.name | type) != "string" or (.max_sub.total_ns | type) != "number"))
+		| "\($w).max_sub malformed: \(.max_sub | tojson)"),
+	(if ([fields[] as $f | .[$f] | type] | unique) == ["number"] and (.hist | type) == "array"
+	 then
+		(select(.hist[] | (.lower_ns | type) != "number" or (.count | type) != "number")
+			| "\($w).hist entry malformed"),
+		(select(.count > 0 and (.min_ns > .avg_ns or .avg_ns > .max_ns))
+			| "\($w): not min <= avg <= max: \(.min_ns) \(.avg_ns) \(.max_ns)"),
+		(select(.count > 0 and (.p50_ns > .p99_ns or .p99_ns > .max_ns))
+			| "\($w): not p50 <= p99 <= max: \(.p50_ns) \(.p99_ns) \(.max_ns)"),
+		(select(.count > 0 and ((.avg_ns - .total_ns / .count) | fabs) > 1)
+			| "\($w): avg_ns \(.avg_ns) but total_ns/count = \(.total_ns / .count)"),
+		(select(.count > 0 and .total_ns < .max_ns)
+			| "\($w): total_ns \(.total_ns) < max_ns \(.max_ns)"),
+		(select(.count == 0 and (.total_ns != 0 or .max_ns != 0 or .local_ns != 0))
+			| "\($w): count 0 with total_ns \(.total_ns), max_ns \(.max_ns), local_ns \(.local_ns)"),
+		(select(.local_ns > .total_ns)
+			| "\($w): local_ns \(.local_ns) > total_ns \(.total_ns)"),
+		(select(.max_sub != null and (.max_sub.total_ns | type) == "number" and
+			.max_sub.total_ns > .total_ns - .local_ns + 1)
+			| "\($w): max_sub.total_ns \(.max_sub.total_ns) > total - local \(.total_ns - .local_ns)"),
+		(select(([.hist[].count] | add // 0) != .count)
+			| "\($w): hist counts sum to \([.hist[].count] | add // 0), count is \(.count)"),
+		(select([.hist[].lower_ns] as $l | $l != ($l | sort) or $l != ($l | unique))
+			| "\($w): hist lower_ns not increasing"),
+		(select(.count > 0 and (.hist | length) > 0 and .hist[-1].lower_ns > .max_ns)
+			| "\($w): last bucket starts at \(.hist[-1].lower_ns) above max_ns \(.max_ns)")
+	 else empty end);
+(select((.mode | type) != "string") | "mode is not a string: \(.mode | tojson)"),
+(select((.lost | type) != "number") | "lost is not a number: \(.lost | tojson)"),
+(select((.skipped | type) != "array") | "skipped is not an array"),
+(select((.skipped | type) == "array") | .skipped[]
+	| select((.name | type) != "string" or (.reason | type) != "string")
+	| "skipped entry malformed: \(tojson)"),
+(if (.functions | type) != "array" then "functions is not an array"
+ else
+	(.functions[] | check_fn),
+	(select([.functions[].name] | length != (unique | length)) | "a function is listed twice")
+ end)'
+
+# One JSON document with the schema above; flattened into FILE.kv
+assert_json_doc() {	# file what
+	local out
+	rm -f "$1.kv"
+	[ -s "$1" ] || t_fail "$2: no output"
+	out=$(jq -s -r "if length != 1 then \"!\(length) JSON documents, expected 1\"
+		else (.[0] | ([$JQ_SCHEMA] | map(\"!\" + .) | .[]), $JQ_FLAT) end" "$1" 2>&1) || {
+		t_show_file "$1" "$2"
+		t_fail "$2: not valid JSON: $(echo "$out" | head -n 1)"
+	}
+	if printf '%s\n' "$out" | grep -q '^!'; then
+		printf '%s\n' "$out" | sed -n 's/^!//p'
+		t_fail "$2: $(printf '%s\n' "$out" | sed -n 's/^!//p' | head -n 1) ($(printf '%s\n' "$out" | grep -c '^!') problems)"
+	fi
+	printf '%s\n' "$out" >"$1.kv"
+}
+
+# ---- BPF objects ----------------------------------------------------------
+
+# Is function tracing (fentry or kprobes) possible on this kernel?
+kernel_tracing_works() {
+	local tc=$KFIT_BIN/tracecheck
+	[ -x "$tc" ] || t_fail "$tc not built"
+	timeout "$T_CMD_TIMEOUT" "$tc" -j 2>/dev/null </dev/null |
+		jq -e '[.checks[] | select(.name == "fentry" or .name == "kprobe") | .ok] | any' \
+			>/dev/null
+}
+
+# A PID no process has
+free_pid() {
+	local p
+	p=$(cat /proc/sys/kernel/pid_max)
+	p=$((p - 1))
+	while [ -e "/proc/$p" ]; do p=$((p - 1)); done
+	echo "$p"
+}
+
+# ---- user functions: counts and durations --------------------------------
+
+# nest: dt_outer = 100 us own + 3 x dt_inner (one through mid_untraced)
+test_nest_counts_local_max_sub() {
+	need_tool
+	local n=20 f=bg.out outer_local inner_total
+	traced_run nest "$n" -j "$DT:dt_outer" "$DT:dt_inner"
+	assert_json_doc "$f" "funcdur -j (nest)"
+	t_assert_eq "$(fnum $f dt_outer count)" "$n" "dt_outer count"
+	t_assert_eq "$(fnum $f dt_inner count)" $((3 * n)) "dt_inner count (2 direct + 1 through mid_untraced)"
+	t_assert_eq "$(fv $f dt_outer filtered)" 0 "dt_outer filtered"
+	# a busy-wait never ends early
+	[ "$(fnum $f dt_inner min_ns)" -ge 200000 ] ||
+		t_fail "dt_inner min_ns $(fv $f dt_inner min_ns) < 200 us, its busy-wait"
+	[ "$(fnum $f dt_outer min_ns)" -ge 700000 ] ||
+		t_fail "dt_outer min_ns $(fv $f dt_outer min_ns) < 700 us, its busy-waits"
+	if [ -n "$DUR_PCT" ]; then
+		t_within_pct "$(fnum $f dt_inner p50_ns)" 200000 "$DUR_PCT" "dt_inner p50_ns (200 us)"
+		t_within_pct "$(fnum $f dt_outer p50_ns)" 700000 "$DUR_PCT" "dt_outer p50_ns (700 us)"
+	fi
+	# 100 us of its own; 300 us if the call through mid_untraced were
+	# not subtracted, 700 us if none were
+	outer_local=$(($(fnum $f dt_outer local_ns) / n))
+	[ "$outer_local" -ge 100000 ] ||
+		t_fail "dt_outer local time per call ${outer_local}ns < 100 us, its own busy-wait"
+	if [ -n "$DUR_PCT" ] && [ "$outer_local" -gt 250000 ]; then
+		t_fail "dt_outer local time per call ${outer_local}ns, expected 100us (at most 250us)"
+	fi
+	# dt_inner calls nothing traced: all its time is its own
+	t_assert_eq "$(fnum $f dt_inner local_ns)" "$(fnum $f dt_inner total_ns)" "dt_inner local_ns = total_ns"
+	t_assert_eq "$(fv $f dt_inner max_sub)" null "dt_inner max_sub"
+	# every dt_inner call is inside a dt_outer: outer's total - local = inner's total
+	inner_total=$(fnum $f dt_inner total_ns)
+	t_within_pct $(($(fnum $f dt_outer total_ns) - $(fnum $f dt_outer local_ns))) "$inner_total" 1 \
+		"dt_outer total_ns - local_ns against dt_inner total_ns"
+	t_assert_eq "$(fv $f dt_outer max_sub.name)" dt_inner "dt_outer max_sub"
+	t_within_pct "$(fv $f dt_outer max_sub.total_ns)" "$inner_total" 1 \
+		"dt_outer max_sub.total_ns against dt_inner total_ns"
+	[ "$(fv $f dt_outer max_sub.total_ns)" -ge $((600000 * n)) ] ||
+		t_fail "dt_outer max_sub.total_ns $(fv $f dt_outer max_sub.total_ns) < $n x 600 us"
+	t_assert_eq "$(fv $f - mode)" uprobe "mode"
+	t_assert_eq "$(fv $f - lost)" 0 "lost"
+}
+
+# recurse: dt_recurse(4) = calls of 200, 150, 100, 50 us, 50 us own each
+test_recurse_nested_durations() {
+	need_tool
+	local n=10 f=bg.out
+	traced_run recurse "$n" -j "$DT:dt_recurse"
+	assert_json_doc "$f" "funcdur -j (recurse)"
+	t_assert_eq "$(fnum $f dt_recurse count)" $((4 * n)) "dt_recurse count"
+	# calls of 200, 150, 100 and 50 us, 50 us of each its own
+	[ "$(fnum $f dt_recurse min_ns)" -ge 50000 ] || t_fail "dt_recurse min_ns < 50 us"
+	[ "$(fnum $f dt_recurse max_ns)" -ge 200000 ] ||
+		t_fail "dt_recurse max_ns $(fv $f dt_recurse max_ns) < 200 us: the outermost call is not measured whole"
+	[ "$(fnum $f dt_recurse total_ns)" -ge $((500000 * n)) ] ||
+		t_fail "dt_recurse total_ns $(fv $f dt_recurse total_ns) < $n x 500 us"
+	[ "$(fnum $f dt_recurse local_ns)" -ge $((200000 * n)) ] ||
+		t_fail "dt_recurse local_ns $(fv $f dt_recurse local_ns) < $n x 4 x 50 us"
+	t_assert_eq "$(fv $f dt_recurse max_sub.name)" dt_recurse "dt_recurse max_sub (its own recursion)"
+	t_within_pct "$(fv $f dt_recurse max_sub.total_ns)" \
+		$(($(fnum $f dt_recurse total_ns) - $(fnum $f dt_recurse local_ns))) 1 \
+		"dt_recurse max_sub.total_ns against total_ns - local_ns"
+	if [ -n "$DUR_PCT" ]; then
+		# the innermost call is not the outermost: 50 us, not 200
+		[ "$(fnum $f dt_recurse min_ns)" -lt 100000 ] ||
+			t_fail "dt_recurse min_ns $(fv $f dt_recurse min_ns) >= 100 us: the innermost calls are not measured apart"
+		# local: 4 x 50 us; total if nothing were subtracted: 500 us
+		[ "$(fnum $f dt_recurse local_ns)" -le $((400000 * n)) ] ||
+			t_fail "dt_recurse local_ns $(fv $f dt_recurse local_ns) > $n x 400 us (4 x 50 us per dt_recurse(4))"
+		# total: 200 + 150 + 100 + 50 us
+		[ "$(fnum $f dt_recurse total_ns)" -le $((1000000 * n)) ] ||
+			t_fail "dt_recurse total_ns $(fv $f dt_recurse total_ns) > $n x 1 ms (500 us per dt_recurse(4))"
+	fi
+}
+
+# threads: 4 threads on a stack each; preemption only lengthens calls
+test_threads_counts() {
+	need_tool
+	local n=20 f=bg.out
+	traced_run threads "$n" -j "$DT:dt_inner"
+	assert_json_doc "$f" "funcdur -j (threads)"
+	t_assert_eq "$(fnum $f dt_inner count)" $((4 * n)) "dt_inner count over 4 threads"
+	[ "$(fnum $f dt_inner min_ns)" -ge 200000 ] ||
+		t_fail "dt_inner min_ns $(fv $f dt_inner min_ns) < 200 us, its busy-wait"
+	t_assert_eq "$(fv $f dt_inner local_ns)" "$(fv $f dt_inner total_ns)" "dt_inner local_ns = total_ns"
+}
+
+# sleep: wall time, so the sleeps are in the durations
+test_sleep_wall_time() {
+	need_tool
+	local n=10 f=bg.out
+	traced_run sleep "$n" -j "$DT:dt_sleep"
+	assert_json_doc "$f" "funcdur -j (sleep)"
+	t_assert_eq "$(fnum $f dt_sleep count)" "$n" "dt_sleep count"
+	[ "$(fnum $f dt_sleep min_ns)" -ge 1000000 ] ||
+		t_fail "dt_sleep min_ns $(fv $f dt_sleep min_ns) < 1 ms: the sleep is not in the wall time"
+}
+
+# With --min/--max: every call is kept or filtered, the kept ones within
+# the bounds; and, outside the VM, exactly the expected ones are kept
+# (under emulation the first uprobe hit of a process takes milliseconds,
+# so a dt_short call may pass a 1 ms --min there)
+split_check() {	# FILE FUNC CALLS MIN_NS MAX_NS KEPT what
+	local f=$1 fn=$2 calls=$3 lo=$4 hi=$5 kept=$6 what=$7 count filtered
+	count=$(fnum "$f" "$fn" count)
+	filtered=$(fnum "$f" "$fn" filtered)
+	echo "$what: $fn count $count, filtered $filtered"
+	t_assert_eq $((count + filtered)) "$calls" "$what: $fn count + filtered"
+	t_assert_eq "$(fv "$f" "$fn" hist.sum)" "$count" "$what: $fn histogram counts"
+	if [ "$count" -gt 0 ]; then
+		[ "$(fnum "$f" "$fn" min_ns)" -ge "$lo" ] ||
+			t_fail "$what: $fn min_ns $(fv "$f" "$fn" min_ns) below $lo"
+		[ -z "$hi" ] || [ "$(fnum "$f" "$fn" max_ns)" -le "$hi" ] ||
+			t_fail "$what: $fn max_ns $(fv "$f" "$fn" max_ns) above $hi"
+	fi
+	t_in_vm || t_assert_eq "$count" "$kept" "$what: $fn count"
+}
+
+# --min/--max: dt_short (10 us) and dt_long (2 ms), bounds far from both
+test_min_max_filters() {
+	need_tool
+	local n=15 f=bg.out
+	traced_run spin "$n" -j --min 1ms "$DT:dt_short" "$DT:dt_long"
+	split_check $f dt_short "$n" 1000000 "" 0 "--min 1ms"
+	split_check $f dt_long "$n" 1000000 "" "$n" "--min 1ms"
+	traced_run spin "$n" -j --max 1ms "$DT:dt_short" "$DT:dt_long"
+	split_check $f dt_short "$n" 0 1000000 "$n" "--max 1ms"
+	split_check $f dt_long "$n" 0 1000000 0 "--max 1ms"
+	traced_run spin "$n" -j --min 5us --max 1ms "$DT:dt_short" "$DT:dt_long"
+	split_check $f dt_short "$n" 5000 1000000 "$n" "--min 5us --max 1ms"
+	split_check $f dt_long "$n" 5000 1000000 0 "--min 5us --max 1ms"
+}
+
+# --min above --max, or a bad duration: usage errors
+test_min_above_max() {
+	need_tool
+	t_expect_exit 2 "$FD" --min 2ms --max 1ms "$DT:dt_short"
+	[ -s "$T_ERR" ] || t_fail "--min 2ms --max 1ms: nothing on stderr"
+}
+
+# --events: one line per call with its return value
+test_events_json_ret() {
+	need_tool
+	local n=25 f=bg.out out
+	kv() { printf '%s\n' "$out" | sed -n "s/^$1 //p"; }
+	traced_run ret "$n" --events -j "$DT:dt_ret"
+	# one jq run (slow under emulation): "KEY VALUE" lines
+	out=$(jq -s -r --argjson pid "$DT_PID" '
+		def bad: select((.time_ns | type) != "number" or (.cpu | type) != "number" or
+			.pid != $pid or .tid != $pid or .comm != "durtarget" or
+			.function != "dt_ret" or (.duration_ns | type) != "number" or
+			.duration_ns <= 0 or (.ret | type) != "number");
+		[.[] | select(.type == "call")] as $c |
+		"calls \($c | length)",
+		"bad \([$c[] | bad] | length) \([$c[] | bad][0] | tojson)",
+		"rets \([$c[].ret] | sort | map(tostring) | join(" "))",
+		"ordered \([$c[].time_ns] | . == sort)",
+		"summary \([.[] | select(.type == "summary") | [.events, .lost]] | tojson)",
+		"last \(.[-1].type)"' "$f" 2>&1) || {
+		t_show_file "$f" "--events -j"
+		t_fail "--events -j: not JSON lines: $(echo "$out" | head -n 1)"
+	}
+	t_assert_eq "$(kv calls)" "$n" "call lines"
+	t_assert_eq "$(kv bad)" "0 null" "call lines not as expected (pid/tid $DT_PID, comm durtarget, function dt_ret): count, first"
+	t_assert_eq "$(kv rets)" "$(seq 0 $((n - 1)) | awk '{ print 2 * $1 }' | sort -n | tr '\n' ' ' | sed 's/ $//')" \
+		"ret values of dt_ret(0..$((n - 1))), sorted"
+	t_assert_eq "$(kv ordered)" true "call lines in time order"
+	t_assert_eq "$(kv summary)" "[[$n,0]]" "summary lines' [events, lost]"
+	t_assert_eq "$(kv last)" summary "last line's type"
+}
+
+test_events_text() {
+	need_tool
+	local n=12 f=bg.out rows
+	traced_run ret "$n" --events "$DT:dt_ret"
+	rows=$(awk -v pid="$DT_PID" '$3 == pid && $4 == pid && $5 == "durtarget" &&
+		$6 == "dt_ret"' "$f")
+	t_assert_eq "$(printf '%s\n' "$rows" | grep -c .)" "$n" \
+		"lines 'TIME CPU $DT_PID $DT_PID durtarget dt_ret DURATION RET'"
+	t_assert_eq "$(printf '%s\n' "$rows" | awk '{ print $8 }' | sort -n | tr '\n' ' ')" \
+		"$(seq 0 $((n - 1)) | awk '{ print 2 * $1 }' | sort -n | tr '\n' ' ')" "RET column"
+	t_assert_match "$(printf '%s\n' "$rows" | awk '{ print $7 }')" '^[0-9.]+(ns|us|ms|s)$' \
+		"DURATION column"
+	t_assert_match "$(tail -n 1 "$f")" "^$n events, 0 lost\$" "last line"
+}
+
+# --start-at / --stop-at: only the dt_short calls between the markers
+test_start_stop_triggers() {
+	need_tool
+	local n=10 f=bg.out
+	traced_run start-stop "$n" -j --start-at dt_start_marker --stop-at dt_stop_marker \
+		"$DT:dt_short" "$DT:dt_start_marker" "$DT:dt_stop_marker"
+	assert_json_doc "$f" "funcdur -j --start-at --stop-at"
+	t_assert_eq "$(fnum $f dt_short count)" "$n" "dt_short count between the markers (3 x $n calls made)"
+	t_assert_eq "$(fnum $f dt_start_marker count)" 1 "dt_start_marker count"
+	t_assert_eq "$(fnum $f dt_stop_marker count)" 1 "dt_stop_marker count (its own call is counted)"
+}
+
+test_start_at_only() {
+	need_tool
+	local n=10 f=bg.out
+	traced_run start-stop "$n" -j --start-at dt_start_marker "$DT:dt_short" "$DT:dt_start_marker"
+	assert_json_doc "$f" "funcdur -j --start-at"
+	t_assert_eq "$(fnum $f dt_short count)" $((2 * n)) "dt_short count from the start marker on"
+}
+
+test_stop_at_only() {
+	need_tool
+	local n=10 f=bg.out
+	traced_run start-stop "$n" -j --stop-at dt_stop_marker "$DT:dt_short" "$DT:dt_stop_marker"
+	assert_json_doc "$f" "funcdur -j --stop-at"
+	t_assert_eq "$(fnum $f dt_short count)" $((2 * n)) "dt_short count up to the stop marker"
+	t_assert_eq "$(fnum $f dt_stop_marker count)" 1 "dt_stop_marker count"
+}
+
+# A glob resolves every dt_* function and none other
+test_glob_user_functions() {
+	need_tool
+	local n=5 f=bg.out want got ntrace
+	traced_run nest "$n" -j "$DT:dt_*"
+	assert_json_doc "$f" "funcdur -j $DT:dt_*"
+	got=$(fv $f - names | tr ',' '\n' | sort | tr '\n' ' ')
+	t_assert_match "$got" '(^| )dt_outer ' "functions of dt_*"
+	t_assert_match "$got" '(^| )dt_inner ' "functions of dt_*"
+	t_assert_match "$got" '(^| )dt_spin ' "functions of dt_*"
+	case " $got " in *" mid_untraced "*) t_fail "mid_untraced is in dt_*: $got" ;; esac
+	if command -v nm >/dev/null; then
+		want=$(nm "$DT" | awk '$2 == "T" && $3 ~ /^dt_/ { print $3 }' | sort | tr '\n' ' ')
+		t_assert_eq "$got" "$want" "functions of dt_* (nm)"
+	fi
+	ntrace=$(sed -nE 's/^Tracing ([0-9]+) functions?.*/\1/p' bg.err)
+	t_assert_eq "$ntrace" "$(fv $f - nfunctions)" "N of 'Tracing N functions'"
+	t_assert_eq "$(fnum $f dt_outer count)" "$n" "dt_outer count"
+	t_assert_eq "$(fnum $f dt_spin count)" $((4 * n)) "dt_spin count (1 + 3 dt_inner per dt_outer)"
+	t_assert_eq "$(fnum $f dt_short count)" 0 "dt_short count (not called by nest)"
+	# dt_spin is traced too now: dt_inner has no time of its own left to speak of
+	[ "$(fnum $f dt_inner local_ns)" -lt "$(fnum $f dt_inner total_ns)" ] ||
+		t_fail "dt_inner local_ns not below total_ns while dt_spin is traced"
+	t_assert_eq "$(fv $f dt_inner max_sub.name)" dt_spin "dt_inner max_sub with dt_spin traced"
+}
+
+# ---- output forms --------------------------------------------------------
+
+test_default_table() {
+	need_tool
+	local n=8 f=bg.out row
+	traced_run nest "$n" "$DT:dt_outer" "$DT:dt_inner"
+	t_assert_match "$(cat "$f")" '^ *FUNCTION +COUNT +TOTAL +AVG +MIN +MAX +LOCAL +P50 +P99 +MAX-SUB *$' \
+		"table header"
+	row=$(awk '$1 == "dt_outer"' "$f")
+	[ -n "$row" ] || { t_show_file "$f" "table"; t_fail "no dt_outer row"; }
+	t_assert_eq "$(echo "$row" | awk '{ print $2 }')" "$n" "dt_outer COUNT column"
+	t_assert_eq "$(echo "$row" | awk '{ print $10 }')" dt_inner "dt_outer MAX-SUB column"
+	t_assert_match "$(echo "$row" | awk '{ for (i = 3; i <= 9; i++) print $i }' | sort -u | tr '\n' ' ')" \
+		'^([0-9.]+(ns|us|ms|s) )+$' "dt_outer duration columns (human-scaled)"
+	t_assert_match "$(echo "$row" | awk '{ print $4 }')" '^[0-9.]+(us|ms)$' "dt_outer AVG (about 700us)"
+	t_assert_eq "$(awk '$1 == "dt_inner" { print $2 }' "$f")" $((3 * n)) "dt_inner COUNT column"
+}
+
+# -H: log2 buckets whose counts add up to the calls
+test_hist_log2() {
+	need_tool
+	local n=10 f=bg.out bad
+	traced_run nest "$n" -H "$DT:dt_inner"
+	t_assert_match "$(cat "$f")" 'distribution' "-H output"
+	grep -q -- '->' "$f" || { t_show_file "$f" "-H"; t_fail "no bucket lines in -H output"; }
+	bad=$(awk '/->/ && $4 == ":" { lo = $1; hi = $3
+		if (!(lo == 0 && hi == 1) && hi + 1 != 2 * lo) print }' "$f")
+	[ -z "$bad" ] || t_fail "buckets that are not log2: $bad"
+	t_assert_eq "$(awk '/->/ && $4 == ":" { s += $5 } END { print s + 0 }' "$f")" $((3 * n)) \
+		"bucket counts of dt_inner"
+	t_assert_match "$(awk '/->/ && $4 == ":" && $5 > 0 { print $1 }' "$f")" '^(131072|262144)$' \
+		"a bucket around 200 us"
+}
+
+test_hist_linear() {
+	need_tool
+	local n=10 f=bg.out bad
+	traced_run nest "$n" -H --linear 100us "$DT:dt_inner"
+	grep -q '^ *>=' "$f" || { t_show_file "$f" "--linear"; t_fail "no bucket lines in --linear output"; }
+	bad=$(awk '$1 == ">=" && $3 == "<" && $2 + 100000 != $4' "$f")
+	[ -z "$bad" ] || t_fail "buckets not 100us wide: $bad"
+	t_assert_eq "$(awk '$1 == ">=" && $3 == "<" { s += $6 } $1 == ">=" && $3 == ":" { s += $4 }
+		END { print s + 0 }' "$f")" $((3 * n)) "linear bucket counts of dt_inner"
+}
+
+# -s and -n: dt_inner has the most calls, dt_outer the longest
+test_sort_and_top() {
+	need_tool
+	local n=6 f=bg.out
+	traced_run nest "$n" -j -s count -n 1 "$DT:dt_outer" "$DT:dt_inner"
+	t_assert_eq "$(fv "$f" - names)" dt_inner "-s count -n 1"
+	traced_run nest "$n" -j -s avg "$DT:dt_outer" "$DT:dt_inner"
+	t_assert_eq "$(fv "$f" - names)" dt_outer,dt_inner "-s avg"
+	traced_run nest "$n" -j -s local "$DT:dt_outer" "$DT:dt_inner"
+	t_assert_eq "$(fv "$f" - names)" dt_inner,dt_outer "-s local"
+	traced_run nest "$n" -s max -n 1 "$DT:dt_outer" "$DT:dt_inner"
+	t_assert_eq "$(awk '$1 ~ /^dt_/ { print $1 }' "$f" | tr '\n' ' ')" "dt_outer " "table rows of -s max -n 1"
+	t_expect_exit 2 "$FD" -s nosuchkey "$DT:dt_inner"
+}
+
+# -i with --count: one JSON document per interval
+test_interval_count() {
+	need_tool
+	local i=0 line docs
+	t_expect_exit 0 "$FD" -j -i 300ms --count 2 "$DT:dt_inner"
+	docs=$(jq -c . "$T_OUT") || t_fail "-j -i 300ms --count 2: not JSON"
+	t_assert_eq "$(printf '%s\n' "$docs" | grep -c .)" 2 "documents of -j -i 300ms --count 2"
+	while IFS= read -r line; do
+		i=$((i + 1))
+		printf '%s\n' "$line" >"doc$i.json"
+		assert_json_doc "doc$i.json" "interval report $i"
+	done <<<"$docs"
+}
+
+test_duration_ends() {
+	need_tool
+	local snap
+	snap=$(t_bpf_snapshot)
+	dt_start idle 0
+	t_expect_exit 0 "$FD" -j -d 500ms -p "$DT_PID" "$DT:dt_inner"
+	assert_json_doc "$T_OUT" "funcdur -j -d 500ms"
+	t_assert_eq "$(fv "$T_OUT" dt_inner count)" 0 "dt_inner count of a durtarget that waits"
+	dt_go
+	t_bpf_assert_same "$snap" "after -d 500ms"
+}
+
+# ---- filters ----------------------------------------------------------------
+
+# -p: another durtarget runs meanwhile, unfiltered
+test_pid_filter() {
+	need_tool
+	local f=bg.out
+	dt_start nest 4
+	bg_start -j -p "$DT_PID" "$DT:dt_outer"
+	bg_wait_tracing
+	"$DT" nest 7 >other.out 2>&1 || t_fail "the other durtarget failed: $(cat other.out)"
+	dt_go
+	bg_stop INT
+	assert_json_doc "$f" "funcdur -j -p"
+	t_assert_eq "$(fnum $f dt_outer count)" 4 "dt_outer count of pid $DT_PID only"
+}
+
+# --comm: the same binary under two names (symlinks)
+test_comm_filter() {
+	need_tool
+	local f=bg.out
+	ln -s "$DT" "$T_TMP/fdcomm_yes" || t_fail "ln -s failed"
+	ln -s "$DT" "$T_TMP/fdcomm_no" || t_fail "ln -s failed"
+	bg_start -j --comm fdcomm_yes "$DT:dt_outer"
+	bg_wait_tracing
+	"$T_TMP/fdcomm_no" nest 5 >no.out 2>&1 || t_fail "fdcomm_no failed"
+	"$T_TMP/fdcomm_yes" nest 3 >yes.out 2>&1 || t_fail "fdcomm_yes failed"
+	bg_stop INT
+	assert_json_doc "$f" "funcdur -j --comm"
+	t_assert_eq "$(fnum $f dt_outer count)" 3 "dt_outer count of comm fdcomm_yes only"
+}
+
+# -t: the main thread of threads calls no dt_inner, its 4 workers do
+test_tid_filter() {
+	need_tool
+	local f=bg.out
+	dt_start nest 5
+	bg_start -j -t "$DT_PID" "$DT:dt_outer"
+	bg_wait_tracing
+	dt_go
+	bg_stop INT
+	t_assert_eq "$(fnum $f dt_outer count)" 5 "-t main thread, nest 5: dt_outer count"
+	dt_start threads 5
+	bg_start -j -t "$DT_PID" "$DT:dt_inner"
+	bg_wait_tracing
+	dt_go
+	bg_stop INT
+	t_assert_eq "$(fnum $f dt_inner count)" 0 "-t main thread, threads 5: dt_inner count (workers only call it)"
+}
+
+# uprobes run in task context only
+test_ints_filters_user() {
+	need_tool
+	local n=5 f=bg.out
+	traced_run nest "$n" -j --noints "$DT:dt_outer"
+	t_assert_eq "$(fnum $f dt_outer count)" "$n" "--noints: dt_outer count"
+	traced_run nest "$n" -j --onlyints "$DT:dt_outer"
+	t_assert_eq "$(fnum $f dt_outer count)" 0 "--onlyints: dt_outer count (uprobes are task context)"
+	t_expect_exit 2 "$FD" --noints --onlyints "$DT:dt_outer"
+}
+
+# -C: durtarget pinned to one CPU
+test_cpu_filter() {
+	need_tool
+	command -v taskset >/dev/null || t_skip "no taskset"
+	[ "$(nproc)" -ge 2 ] || t_skip "one CPU"
+	local f=bg.out
+	dt_start nest 3 taskset -c 1
+	bg_start -j -C 0 -p "$DT_PID" "$DT:dt_outer"
+	bg_wait_tracing
+	dt_go
+	bg_stop INT
+	t_assert_eq "$(fnum $f dt_outer count)" 0 "-C 0, durtarget on CPU 1: dt_outer count"
+	dt_start nest 3 taskset -c 1
+	bg_start -j -C 1 -p "$DT_PID" "$DT:dt_outer"
+	bg_wait_tracing
+	dt_go
+	bg_stop INT
+	t_assert_eq "$(fnum $f dt_outer count)" 3 "-C 1, durtarget on CPU 1: dt_outer count"
+}
+
+# --cgroup: only the tasks of that cgroup (v2)
+test_cgroup_filter() {
+	need_tool
+	local root cg f=bg.out
+	root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	[ -n "$root" ] || t_skip "no cgroup2 mounted"
+	cg=$root/kfit-funcdur-$$
+	mkdir "$cg" || t_skip "cannot create $cg"
+	t_on_exit "rmdir $cg 2>/dev/null"
+	dt_start nest 3
+	echo "$DT_PID" >"$cg/cgroup.procs" || t_skip "cannot move $DT_PID into $cg"
+	bg_start -j --cgroup "$cg" "$DT:dt_outer"
+	bg_wait_tracing
+	"$DT" nest 4 >other.out 2>&1 || t_fail "the other durtarget failed"
+	dt_go
+	bg_stop INT
+	t_assert_eq "$(fnum $f dt_outer count)" 3 "--cgroup: dt_outer count of the process in $cg"
+}
+
+# ---- syscalls (tracepoints) ----------------------------------------------
+
+test_sys_nanosleep() {
+	need_tool
+	local n=10 f=bg.out calls name
+	traced_run sleep "$n" -j sys:nanosleep sys:clock_nanosleep
+	assert_json_doc "$f" "funcdur -j sys:nanosleep sys:clock_nanosleep"
+	t_assert_eq "$(fv $f - mode)" tracepoint "mode"
+	calls=$(fsum $f '*nanosleep' count)
+	t_assert_eq "$calls" "$n" "nanosleep + clock_nanosleep calls of durtarget sleep $n"
+	for name in $(fv $f - names | tr ',' ' '); do
+		[ "$(fnum $f "$name" count)" = 0 ] || [ "$(fnum $f "$name" min_ns)" -ge 1000000 ] ||
+			t_fail "$name: min_ns $(fv $f "$name" min_ns) < 1 ms for 1 ms sleeps"
+	done
+}
+
+# A shell stopped before it execs head: -p knows its pid
+test_sys_read() {
+	need_tool
+	local f=bg.out pid i=0
+	bash -c 'kill -STOP $$; exec head -c 1000 /dev/zero' >/dev/null 2>&1 </dev/null &
+	pid=$!
+	t_on_exit "kill -KILL $pid 2>/dev/null"
+	until [ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ]; do
+		[ "$i" -ge 1000 ] && t_fail "bash -c 'kill -STOP \$\$' did not stop"
+		sleep 0.01
+		i=$((i + 1))
+	done
+	bg_start -j -p "$pid" sys:read
+	bg_wait_tracing
+	kill -CONT "$pid"
+	wait "$pid" || t_fail "head -c 1000 /dev/zero failed"
+	bg_stop INT
+	assert_json_doc "$f" "funcdur -j sys:read"
+	[ "$(fsum $f '*' count)" -ge 1 ] ||
+		t_fail "no read syscall counted for head -c 1000 /dev/zero"
+	t_assert_eq "$(fv $f - mode)" tracepoint "mode"
+}
+
+test_sys_unknown() {
+	need_tool
+	t_expect_exit 2 "$FD" sys:no_such_syscall
+	t_assert_match "$(cat "$T_ERR")" 'no_such_syscall' "message for sys:no_such_syscall"
+}
+
+# ---- kernel functions, bad input -------------------------------------------
+
+# Here neither fentry nor kprobes: one clear message, exit 1. Where either
+# works (the VM), the same command must work.
+test_kernel_target_refused_here() {
+	need_tool
+	local snap err
+	snap=$(t_bpf_snapshot)
+	if kernel_tracing_works; then
+		echo "fentry or kprobes work here: vfs_read must be traced"
+		t_expect_exit 0 "$FD" -j -d 1s vfs_read
+		assert_json_doc "$T_OUT" "funcdur -j -d 1s vfs_read"
+		t_assert_match "$(fv "$T_OUT" - mode)" '^(fentry|kprobe)$' "mode for vfs_read"
+		t_bpf_assert_same "$snap" "after funcdur vfs_read"
+		return
+	fi
+	t_expect_exit 1 "$FD" -d 1s vfs_read
+	err=$(cat "$T_ERR")
+	echo "--- stderr of funcdur vfs_read:"
+	echo "$err"
+	t_assert_match "$err" 'EPERM' "message for vfs_read"
+	t_assert_match "$err" '[Kk]probe' "message for vfs_read"
+	t_assert_match "$err" 'sys:' "message for vfs_read (pointing to sys: targets)"
+	t_assert_match "$err" '[Uu]ser|uprobe|BINARY:|:FUNC' "message for vfs_read (pointing to user targets)"
+	[ -s "$T_OUT" ] && t_fail "output on stdout for a refused kernel target: $(head -n 1 "$T_OUT")"
+	t_bpf_assert_same "$snap" "after a refused kernel target"
+	t_expect_exit 1 "$FD" -k -d 1s vfs_read
+	echo "--- stderr of funcdur -k vfs_read:"
+	cat "$T_ERR"
+	t_assert_match "$(cat "$T_ERR")" '[Kk]probe' "message for -k vfs_read"
+	t_assert_match "$(cat "$T_ERR")" 'sys:' "message for -k vfs_read (pointing to sys: targets)"
+	t_bpf_assert_same "$snap" "after a refused kernel target (-k)"
+}
+
+# bad_input CODE REGEX what args...: exit CODE, stderr matches, nothing on
+# stdout, nothing left attached (against the test's first snapshot:
+# listing BPF objects is slow under emulation)
+bad_input() {
+	local code=$1 re=$2 what=$3
+	shift 3
+	[ -n "${SNAP:-}" ] || SNAP=$(t_bpf_snapshot)
+	t_expect_exit "$code" "$FD" "$@"
+	t_assert_match "$(cat "$T_ERR")" "$re" "message for $what"
+	[ -s "$T_OUT" ] && t_fail "$what: output on stdout: $(head -n 1 "$T_OUT")"
+	t_bpf_assert_same "$SNAP" "after $what"
+}
+
+test_unknown_kernel_function() {
+	need_tool
+	bad_input 2 'closest' "an unknown kernel function" vfs_raed
+	t_assert_match "$(cat "$T_ERR")" 'vfs_read' "closest names for vfs_raed"
+	bad_input 2 'no_such_fn_zz' "a glob that matches nothing" 'no_such_fn_zz*'
+}
+
+test_bad_duration() {
+	need_tool
+	bad_input 2 '5x' "--min 5x" --min 5x "$DT:dt_short"
+	bad_input 2 '5x' "-d 5x" -d 5x "$DT:dt_short"
+	bad_input 2 'zz' "--linear zz" -H --linear zz "$DT:dt_short"
+}
+
+test_binary_without_symbol() {
+	need_tool
+	bad_input 2 'no_such_function' "a binary without the symbol" "$DT:no_such_function"
+	bad_input 2 'nope_\*|nope_' "a user glob that matches nothing" "$DT:nope_*"
+}
+
+test_binary_missing() {
+	need_tool
+	bad_input 2 '/nonexistent/bin' "a binary that does not exist" /nonexistent/bin:main
+}
+
+test_pid_missing() {
+	need_tool
+	local p
+	p=$(free_pid)
+	bad_input 2 "$p" "-p of no process" -p "$p" "$DT:dt_short"
+}
+
+test_no_target() {
+	need_tool
+	bad_input 2 '.' "no target"
+}
+
+# ---- signals ----------------------------------------------------------------
+
+test_sigint_text_report() {
+	need_tool
+	local snap f=bg.out
+	snap=$(t_bpf_snapshot)
+	bg_start "$DT:dt_inner" "$DT:dt_outer"
+	bg_wait_tracing
+	t_assert_match "$(cat bg.err)" '^Tracing 2 functions' "the Tracing line"
+	"$DT" nest 3 >/dev/null || t_fail "durtarget failed"
+	bg_stop INT
+	t_assert_match "$(cat "$f")" 'FUNCTION +COUNT' "report after SIGINT"
+	[ "$(awk '$1 == "dt_inner" { print $2 }' "$f")" -ge 9 ] 2>/dev/null ||
+		t_fail "report after SIGINT: no dt_inner row with >= 9 calls"
+	t_bpf_assert_same "$snap" "after SIGINT"
+}
+
+test_sigterm_json_report() {
+	need_tool
+	local snap f=bg.out
+	snap=$(t_bpf_snapshot)
+	bg_start -j "$DT:dt_inner"
+	bg_wait_tracing
+	"$DT" nest 2 >/dev/null || t_fail "durtarget failed"
+	bg_stop TERM
+	assert_json_doc "$f" "funcdur -j after SIGTERM"
+	[ "$(fnum $f dt_inner count)" -ge 6 ] || t_fail "dt_inner count after SIGTERM < 6"
+	t_bpf_assert_same "$snap" "after SIGTERM"
+}
+
+# SIGINT while durtarget is still running its calls
+test_sigint_mid_run() {
+	need_tool
+	local snap f=bg.out
+	snap=$(t_bpf_snapshot)
+	bg_start -j "$DT:dt_long"
+	bg_wait_tracing
+	"$DT" spin 400 >/dev/null &
+	t_on_exit "kill -KILL $! 2>/dev/null"
+	sleep 0.3
+	bg_stop INT
+	assert_json_doc "$f" "funcdur -j after SIGINT mid-run"
+	t_bpf_assert_same "$snap" "after SIGINT mid-run"
+}
+
+t_run_all
