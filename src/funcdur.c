@@ -107,11 +107,8 @@ static int parse_opt(int key, const char *arg, void *ctx)
 		e->hist = true;
 		return 0;
 	case OPT_LINEAR:
-		if (kfit_parse_duration(arg, 0, &e->lin_step) || !e->lin_step) {
-			fprintf(stderr, "funcdur: invalid step '%s' for --linear: "
-				"use a duration with a unit, e.g. 100us\n", arg);
+		if (kfit_parse_linear("funcdur", arg, &e->lin_step))
 			return -1;
-		}
 		e->hist = true;
 		return 0;
 	case OPT_EVENTS:
@@ -866,35 +863,6 @@ static void print_hists(const __u64 *d)
 	free(idx);
 }
 
-static void json_hist(struct kfit_json *j, const struct func *f)
-{
-	__u64 b[KFIT_LOG2_SLOTS];
-	int i;
-
-	kfit_json_begin_array(j, "hist");
-	if (env.lin_step) {
-		for (i = 0; i <= KFIT_LIN_SLOTS; i++) {
-			if (!f->l.slot[i])
-				continue;
-			kfit_json_begin_object(j, NULL);
-			kfit_json_u64(j, "lower_ns", i * env.lin_step);
-			kfit_json_u64(j, "count", f->l.slot[i]);
-			kfit_json_end_object(j);
-		}
-	} else {
-		kfit_hist_log2(&f->h, b);
-		for (i = 0; i < KFIT_LOG2_SLOTS; i++) {
-			if (!b[i])
-				continue;
-			kfit_json_begin_object(j, NULL);
-			kfit_json_u64(j, "lower_ns", i ? 1ULL << (i - 1) : 0);
-			kfit_json_u64(j, "count", b[i]);
-			kfit_json_end_object(j);
-		}
-	}
-	kfit_json_end_array(j);
-}
-
 static void json_func(struct kfit_json *j, const struct func *f)
 {
 	const struct kfit_hist *h = &f->h;
@@ -918,7 +886,7 @@ static void json_func(struct kfit_json *j, const struct func *f)
 	} else {
 		kfit_json_null(j, "max_sub");
 	}
-	json_hist(j, f);
+	kfit_hist_json(j, &f->h, &f->l, env.lin_step);
 	kfit_json_end_object(j);
 }
 

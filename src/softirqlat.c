@@ -72,11 +72,8 @@ static int parse_opt(int key, const char *arg, void *ctx)
 		e->no_queue = true;
 		return 0;
 	case OPT_LINEAR:
-		if (kfit_parse_duration(arg, 0, &e->lin_step) || !e->lin_step) {
-			fprintf(stderr, "softirqlat: invalid step '%s' for --linear: "
-				"use a duration with a unit, e.g. 10us\n", arg);
+		if (kfit_parse_linear("softirqlat", arg, &e->lin_step))
 			return -1;
-		}
 		e->hist = true;
 		return 0;
 	}
@@ -303,36 +300,6 @@ static void print_hists(void)
 			print_hists_of(&env.sets[1 + cpu], cpu);
 }
 
-static void json_hist(struct kfit_json *j, const struct kfit_hist *h,
-		      const struct kfit_linhist *l)
-{
-	__u64 b[KFIT_LOG2_SLOTS];
-	int i;
-
-	kfit_json_begin_array(j, "hist");
-	if (env.lin_step) {
-		for (i = 0; i <= KFIT_LIN_SLOTS; i++) {
-			if (!l->slot[i])
-				continue;
-			kfit_json_begin_object(j, NULL);
-			kfit_json_u64(j, "lower_ns", i * env.lin_step);
-			kfit_json_u64(j, "count", l->slot[i]);
-			kfit_json_end_object(j);
-		}
-	} else {
-		kfit_hist_log2(h, b);
-		for (i = 0; i < KFIT_LOG2_SLOTS; i++) {
-			if (!b[i])
-				continue;
-			kfit_json_begin_object(j, NULL);
-			kfit_json_u64(j, "lower_ns", i ? 1ULL << (i - 1) : 0);
-			kfit_json_u64(j, "count", b[i]);
-			kfit_json_end_object(j);
-		}
-	}
-	kfit_json_end_array(j);
-}
-
 static void json_latency(struct kfit_json *j, const char *key,
 			 const struct kfit_hist *h, const struct kfit_linhist *l)
 {
@@ -343,7 +310,7 @@ static void json_latency(struct kfit_json *j, const char *key,
 	kfit_json_u64(j, "p50_ns", kfit_hist_percentile(h, 0.50));
 	kfit_json_u64(j, "p99_ns", kfit_hist_percentile(h, 0.99));
 	kfit_json_u64(j, "max_ns", h->max);
-	json_hist(j, h, l);
+	kfit_hist_json(j, h, l, env.lin_step);
 	kfit_json_end_object(j);
 }
 

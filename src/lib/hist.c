@@ -2,7 +2,10 @@
 /* User-space side of the log-linear histograms: merging, percentiles, printing. */
 #include <stdint.h>
 #include <string.h>
+#include <stdio.h>
+#include "duration.h"
 #include "hist.h"
+#include "output.h"
 
 typedef unsigned __int128 u128;
 
@@ -192,4 +195,42 @@ void kfit_hist_print_linear(FILE *f, const struct kfit_linhist *h, __u64 step,
 				lin_bound(i, step), w + 2, "", h->slot[i]);
 		print_bar(f, h->slot[i], max);
 	}
+}
+
+static void json_bucket(struct kfit_json *j, __u64 lower, __u64 count)
+{
+	kfit_json_begin_object(j, NULL);
+	kfit_json_u64(j, "lower_ns", lower);
+	kfit_json_u64(j, "count", count);
+	kfit_json_end_object(j);
+}
+
+void kfit_hist_json(struct kfit_json *j, const struct kfit_hist *h,
+		    const struct kfit_linhist *l, __u64 lin_step)
+{
+	__u64 b[KFIT_LOG2_SLOTS];
+	int i;
+
+	kfit_json_begin_array(j, "hist");
+	if (lin_step) {
+		for (i = 0; i <= KFIT_LIN_SLOTS; i++)
+			if (l->slot[i])
+				json_bucket(j, i * lin_step, l->slot[i]);
+	} else {
+		kfit_hist_log2(h, b);
+		for (i = 0; i < KFIT_LOG2_SLOTS; i++)
+			if (b[i])
+				json_bucket(j, i ? 1ULL << (i - 1) : 0, b[i]);
+	}
+	kfit_json_end_array(j);
+}
+
+int kfit_parse_linear(const char *tool, const char *arg, __u64 *step)
+{
+	if (kfit_parse_duration(arg, 0, step) || !*step) {
+		fprintf(stderr, "%s: invalid step '%s' for --linear: use a "
+			"duration with a unit, e.g. 10us\n", tool, arg);
+		return -1;
+	}
+	return 0;
 }

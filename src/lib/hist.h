@@ -26,4 +26,16 @@ void kfit_hist_print_log2(FILE *f, const struct kfit_hist *h, const char *label)
 void kfit_hist_print_linear(FILE *f, const struct kfit_linhist *h, __u64 step,
 			    const char *label);
 
+struct kfit_json;
+
+/*
+ * "hist": [{"lower_ns", "count"}] of the non-empty buckets: log2 buckets
+ * of h, or with lin_step the linear buckets of l.
+ */
+void kfit_hist_json(struct kfit_json *j, const struct kfit_hist *h,
+		    const struct kfit_linhist *l, __u64 lin_step);
+
+/* --linear STEP for tool: a duration with a unit, > 0; -1 after a message */
+int kfit_parse_linear(const char *tool, const char *arg, __u64 *step);
+
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "hist.h"
+#include "output.h"
 
 #define STARS40 "****************************************"
 #define BLANK40 "                                        "
@@ -472,6 +473,59 @@ static void test_print_linear_overflow(void **state)
 	free(out);
 }
 
+static char *hist_json(const struct kfit_hist *h, const struct kfit_linhist *l,
+		       __u64 step)
+{
+	struct kfit_json j;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	kfit_json_init(&j, f, false);
+	kfit_json_begin_object(&j, NULL);
+	kfit_hist_json(&j, h, l, step);
+	kfit_json_end_object(&j);
+	fclose(f);
+	return buf;
+}
+
+static void test_hist_json(void **state)
+{
+	static struct kfit_hist h;
+	static struct kfit_linhist l;
+	char *s;
+
+	(void)state;
+	kfit_hist_record(&h, 0);
+	kfit_hist_record(&h, 5);
+	kfit_hist_record(&h, 7);
+	kfit_hist_record(&h, 1000);
+	s = hist_json(&h, &l, 0);
+	assert_string_equal(s, "{\"hist\":[{\"lower_ns\":0,\"count\":1},"
+			    "{\"lower_ns\":4,\"count\":2},"
+			    "{\"lower_ns\":512,\"count\":1}]}");
+	free(s);
+	l.slot[0] = 3;
+	l.slot[KFIT_LIN_SLOTS] = 2;
+	s = hist_json(&h, &l, 10);
+	assert_string_equal(s, "{\"hist\":[{\"lower_ns\":0,\"count\":3},"
+			    "{\"lower_ns\":1000,\"count\":2}]}");
+	free(s);
+}
+
+static void test_parse_linear(void **state)
+{
+	__u64 step = 0;
+
+	(void)state;
+	assert_int_equal(kfit_parse_linear("t", "10us", &step), 0);
+	assert_int_equal(step, 10000);
+	assert_int_equal(kfit_parse_linear("t", "10", &step), -1);
+	assert_int_equal(kfit_parse_linear("t", "0us", &step), -1);
+	assert_int_equal(kfit_parse_linear("t", "5x", &step), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -490,6 +544,8 @@ int main(void)
 		cmocka_unit_test(test_print_log2_empty),
 		cmocka_unit_test(test_print_log2_big),
 		cmocka_unit_test(test_print_linear),
+		cmocka_unit_test(test_hist_json),
+		cmocka_unit_test(test_parse_linear),
 		cmocka_unit_test(test_print_linear_overflow),
 	};
 
