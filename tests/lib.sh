@@ -128,6 +128,69 @@ t_show_file() {	# FILE label
 	echo "---"
 }
 
+# ---- a tool in the background -------------------------------------------
+# The waits use shell builtins only, so that a test makes no process (no
+# fork, no exec) while a tracer watches forks or system calls.
+
+# Sleep without forking: a read from a FIFO nobody writes
+t_pause() {	# SECONDS (fractions allowed)
+	[ -p "$T_TMP/.pause" ] || mkfifo "$T_TMP/.pause" || t_fail "mkfifo failed"
+	read -r -t "$1" <>"$T_TMP/.pause" 2>/dev/null
+}
+
+# Start CMD with stdout in $T_TMP/bg.out and stderr in bg.err; sets BG.
+# It is killed when the test ends, whatever happens.
+t_bg_start() {	# CMD args...
+	echo "+ $*"
+	# emptied here: the redirections below happen in the child, later
+	: >"$T_TMP/bg.out"
+	: >"$T_TMP/bg.err"
+	"$@" >"$T_TMP/bg.out" 2>"$T_TMP/bg.err" </dev/null &
+	BG=$!
+	t_on_exit "kill -KILL $BG 2>/dev/null"
+}
+
+# Wait for the "Tracing" line on its stderr
+t_bg_wait_tracing() {	# [SECONDS, default 30]
+	local secs=${1:-30} i=0 line rc
+	while :; do
+		while IFS= read -r line; do
+			case $line in Tracing*) return 0 ;; esac
+		done <"$T_TMP/bg.err"
+		if ! kill -0 "$BG" 2>/dev/null; then
+			wait "$BG"
+			rc=$?
+			t_show_file "$T_TMP/bg.err" "stderr"
+			t_fail "it exited ($rc) before printing 'Tracing'"
+		fi
+		[ "$i" -ge $((secs * 10)) ] && t_fail "no 'Tracing' line on stderr after $secs s"
+		t_pause 0.1
+		i=$((i + 1))
+	done
+}
+
+# Send SIGNAL and wait for the exit; sets BG_RC. It must still be running.
+t_bg_stop() {	# SIGNAL [SECONDS, default 30]
+	local secs=${2:-30} i=0
+	kill "-$1" "$BG" 2>/dev/null || t_fail "it had exited before SIG$1"
+	while kill -0 "$BG" 2>/dev/null; do
+		[ "$i" -ge $((secs * 10)) ] && t_fail "still running $secs s after SIG$1"
+		t_pause 0.1
+		i=$((i + 1))
+	done
+	wait "$BG"
+	BG_RC=$?
+}
+
+# The same, and it must end with status 0
+t_bg_stop_ok() {	# SIGNAL [SECONDS]
+	t_bg_stop "$@"
+	[ "$BG_RC" = 0 ] || {
+		t_show_file "$T_TMP/bg.err" "stderr"
+		t_fail "exited $BG_RC after SIG$1, expected 0"
+	}
+}
+
 # ---- BPF objects ---------------------------------------------------------
 # A snapshot is one line: "PROGS LINKS id...", ids are pN (programs of the
 # tracing types) and lN (links). t_bpf_assert_same passes once no id that

@@ -32,57 +32,15 @@ need_tool() {
 
 # ---- funcdur in the background ------------------------------------------
 
-# Start it with stdout in bg.out and stderr in bg.err; sets BG
 bg_start() {	# args...
-	echo "+ funcdur $*"
-	# emptied here: the redirections below happen in the child, later
-	: >"$T_TMP/bg.out"
-	: >"$T_TMP/bg.err"
 	rm -f "$T_TMP/bg.out.kv"
-	"$FD" "$@" >"$T_TMP/bg.out" 2>"$T_TMP/bg.err" </dev/null &
-	BG=$!
-	t_on_exit "kill -KILL $BG 2>/dev/null"
+	t_bg_start "$FD" "$@"
 }
 
-# Wait for the "Tracing" line on stderr (up to FD_WAIT seconds)
-bg_wait_tracing() {
-	local i=0
-	while ! grep -q '^Tracing' "$T_TMP/bg.err"; do
-		if ! kill -0 "$BG" 2>/dev/null; then
-			wait "$BG"
-			local rc=$?
-			t_show_file "$T_TMP/bg.err" "funcdur stderr"
-			t_fail "funcdur exited ($rc) before printing 'Tracing'"
-		fi
-		[ "$i" -ge $((FD_WAIT * 100)) ] && t_fail "no 'Tracing' line on stderr after $FD_WAIT s"
-		sleep 0.01
-		i=$((i + 1))
-	done
-}
+bg_wait_tracing() { t_bg_wait_tracing "$FD_WAIT"; }
 
-# Send a signal and wait (up to 30 s) for the exit; sets BG_RC
-bg_stop() {	# SIGNAL
-	local i=0
-	kill "-$1" "$BG" 2>/dev/null ||
-		echo "note: funcdur had already exited before SIG$1"
-	while kill -0 "$BG" 2>/dev/null; do
-		[ "$i" -ge 300 ] && t_fail "funcdur still running 30 s after SIG$1"
-		sleep 0.1
-		i=$((i + 1))
-	done
-	wait "$BG"
-	BG_RC=$?
-	[ "$BG_RC" = 0 ] || {
-		t_show_file "$T_TMP/bg.err" "funcdur stderr"
-		t_fail "funcdur exited $BG_RC after SIG$1, expected 0"
-	}
-}
+bg_stop() { t_bg_stop_ok "$1" 30; }	# funcdur must end with status 0
 
-# ---- durtarget ------------------------------------------------------------
-
-# durtarget -w SCENARIO N in the background, stdout in dt.out, run by
-# the command before it if any (taskset -c 1: it execs, the pid stays);
-# sets DT_PID once it waits for SIGUSR1
 dt_start() {	# SCENARIO N [command...]
 	local sc=$1 n=$2 out=$T_TMP/dt.out i=0
 	shift 2

@@ -19,40 +19,9 @@ need_load() {
 
 # ---- a softirqlat in the background -------------------------------------
 
-# Start it with stdout in bg.out and stderr in bg.err; sets BG
-bg_start() {	# args...
-	"$SL" "$@" >"$T_TMP/bg.out" 2>"$T_TMP/bg.err" &
-	BG=$!
-	t_on_exit "kill -KILL $BG 2>/dev/null"
-}
-
-# Wait for the "Tracing" line on stderr (up to 30 s)
-bg_wait_tracing() {
-	local i=0
-	while ! grep -q '^Tracing' "$T_TMP/bg.err"; do
-		if ! kill -0 "$BG" 2>/dev/null; then
-			wait "$BG"
-			t_show_file "$T_TMP/bg.err" "softirqlat stderr"
-			t_fail "softirqlat exited ($?) before printing 'Tracing'"
-		fi
-		[ "$i" -ge 3000 ] && t_fail "no 'Tracing' line on stderr after 30 s"
-		sleep 0.01
-		i=$((i + 1))
-	done
-}
-
-# Send a signal and wait (up to 30 s) for the exit; sets BG_RC
-bg_stop() {	# SIGNAL
-	local i=0
-	kill "-$1" "$BG" || t_fail "kill -$1 $BG failed"
-	while kill -0 "$BG" 2>/dev/null; do
-		[ "$i" -ge 300 ] && t_fail "softirqlat still running 30 s after SIG$1"
-		sleep 0.1
-		i=$((i + 1))
-	done
-	wait "$BG"
-	BG_RC=$?
-}
+bg_start() { t_bg_start "$SL" "$@"; }
+bg_wait_tracing() { t_bg_wait_tracing 30; }
+bg_stop() { t_bg_stop "$1" 30; }
 
 # ---- /proc/softirqs -----------------------------------------------------
 

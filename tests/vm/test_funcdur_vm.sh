@@ -22,52 +22,10 @@ need_vm() {
 
 # ---- funcdur in the background (as in tests/live/test_funcdur.sh) --------
 
-bg_start() {	# args...
-	[ -p "$T_TMP/never" ] || mkfifo "$T_TMP/never" || t_fail "mkfifo failed"
-	echo "+ funcdur $*"
-	# emptied here: the redirections below happen in the child, later
-	: >"$T_TMP/bg.out"
-	: >"$T_TMP/bg.err"
-	"$FD" "$@" >"$T_TMP/bg.out" 2>"$T_TMP/bg.err" </dev/null &
-	BG=$!
-	t_on_exit "kill -KILL $BG 2>/dev/null"
-}
+bg_start() { t_bg_start "$FD" "$@"; }
+bg_wait_tracing() { t_bg_wait_tracing "$FD_WAIT"; }
 
-# Waits with builtins only: no fork (kernel_clone) of ours while funcdur
-# traces; the pause is a read from a FIFO nobody writes
-bg_wait_tracing() {
-	local i=0 line
-	while :; do
-		while IFS= read -r line; do
-			case $line in Tracing*) return 0 ;; esac
-		done <"$T_TMP/bg.err"
-		if ! kill -0 "$BG" 2>/dev/null; then
-			wait "$BG"
-			local rc=$?
-			t_show_file "$T_TMP/bg.err" "funcdur stderr"
-			t_fail "funcdur exited ($rc) before printing 'Tracing'"
-		fi
-		[ "$i" -ge $((FD_WAIT * 10)) ] && t_fail "no 'Tracing' line on stderr after $FD_WAIT s"
-		read -r -t 0.1 <>"$T_TMP/never" 2>/dev/null
-		i=$((i + 1))
-	done
-}
-
-bg_stop() {	# SIGNAL
-	local i=0
-	kill "-$1" "$BG" 2>/dev/null || echo "note: funcdur had already exited before SIG$1"
-	while kill -0 "$BG" 2>/dev/null; do
-		[ "$i" -ge 600 ] && t_fail "funcdur still running 60 s after SIG$1"
-		sleep 0.1
-		i=$((i + 1))
-	done
-	wait "$BG"
-	BG_RC=$?
-	[ "$BG_RC" = 0 ] || {
-		t_show_file "$T_TMP/bg.err" "funcdur stderr"
-		t_fail "funcdur exited $BG_RC after SIG$1, expected 0"
-	}
-}
+bg_stop() { t_bg_stop_ok "$1" 60; }	# funcdur must end with status 0
 
 # durtarget -w SCENARIO N: waits for SIGUSR1; sets DT_PID
 dt_start() {	# SCENARIO N
