@@ -12,16 +12,12 @@
 
 FD="$KFIT_BIN/funcdur"
 DT="$KFIT_HELPERS/durtarget"
-# Durations. A busy-wait never ends early, so the nominal times are exact
-# lower bounds. From above, each traced call adds the cost of its uprobe
-# and uretprobe (10-20 us here) to itself and to every traced caller, and
-# a preemption (a few ms) lengthens a call by that much: medians (p50) are
-# compared within DUR_PCT, sums only against windows that exclude the
-# wrong answers (local time not subtracted, or only the direct callees').
-# Emulation (the VM) makes every uprobe hit cost far more: there durations
-# are only checked from below.
-DUR_PCT=25
-t_in_vm && DUR_PCT=
+# Durations. A busy-wait never ends early, so nominal times are exact
+# lower bounds; from above, uprobes, preemption and emulation lengthen
+# calls by any amount. So no assertion here bounds a duration from above:
+# local time and max-sub are checked by what nesting makes exact (a
+# caller's total minus local is its traced callees' total; an outermost
+# call is at least its inner calls' busy-waits longer than the innermost).
 : "${FD_WAIT:=30}"	# seconds to wait for the "Tracing" line
 
 need_tool() {
@@ -237,18 +233,14 @@ test_nest_counts_local_max_sub() {
 		t_fail "dt_inner min_ns $(fv $f dt_inner min_ns) < 200 us, its busy-wait"
 	[ "$(fnum $f dt_outer min_ns)" -ge 700000 ] ||
 		t_fail "dt_outer min_ns $(fv $f dt_outer min_ns) < 700 us, its busy-waits"
-	if [ -n "$DUR_PCT" ]; then
-		t_within_pct "$(fnum $f dt_inner p50_ns)" 200000 "$DUR_PCT" "dt_inner p50_ns (200 us)"
-		t_within_pct "$(fnum $f dt_outer p50_ns)" 700000 "$DUR_PCT" "dt_outer p50_ns (700 us)"
-	fi
+	# every dt_inner call is inside a dt_outer call
+	[ "$(fnum $f dt_outer max_ns)" -gt "$(fnum $f dt_inner max_ns)" ] ||
+		t_fail "dt_outer max_ns not above dt_inner's, which it contains"
 	# 100 us of its own; 300 us if the call through mid_untraced were
 	# not subtracted, 700 us if none were
 	outer_local=$(($(fnum $f dt_outer local_ns) / n))
 	[ "$outer_local" -ge 100000 ] ||
 		t_fail "dt_outer local time per call ${outer_local}ns < 100 us, its own busy-wait"
-	if [ -n "$DUR_PCT" ] && [ "$outer_local" -gt 250000 ]; then
-		t_fail "dt_outer local time per call ${outer_local}ns, expected 100us (at most 250us)"
-	fi
 	# dt_inner calls nothing traced: all its time is its own
 	t_assert_eq "$(fnum $f dt_inner local_ns)" "$(fnum $f dt_inner total_ns)" "dt_inner local_ns = total_ns"
 	t_assert_eq "$(fv $f dt_inner max_sub)" null "dt_inner max_sub"
@@ -284,17 +276,16 @@ test_recurse_nested_durations() {
 	t_within_pct "$(fv $f dt_recurse max_sub.total_ns)" \
 		$(($(fnum $f dt_recurse total_ns) - $(fnum $f dt_recurse local_ns))) 1 \
 		"dt_recurse max_sub.total_ns against total_ns - local_ns"
-	if [ -n "$DUR_PCT" ]; then
-		# the innermost call is not the outermost: 50 us, not 200
-		[ "$(fnum $f dt_recurse min_ns)" -lt 100000 ] ||
-			t_fail "dt_recurse min_ns $(fv $f dt_recurse min_ns) >= 100 us: the innermost calls are not measured apart"
-		# local: 4 x 50 us; total if nothing were subtracted: 500 us
-		[ "$(fnum $f dt_recurse local_ns)" -le $((400000 * n)) ] ||
-			t_fail "dt_recurse local_ns $(fv $f dt_recurse local_ns) > $n x 400 us (4 x 50 us per dt_recurse(4))"
-		# total: 200 + 150 + 100 + 50 us
-		[ "$(fnum $f dt_recurse total_ns)" -le $((1000000 * n)) ] ||
-			t_fail "dt_recurse total_ns $(fv $f dt_recurse total_ns) > $n x 1 ms (500 us per dt_recurse(4))"
-	fi
+	# innermost calls measured apart: each outermost call is at least
+	# 150 us (three inner busy-waits) longer than its innermost one
+	[ $(($(fnum $f dt_recurse max_ns) - $(fnum $f dt_recurse min_ns))) -ge 150000 ] ||
+		t_fail "dt_recurse max_ns - min_ns < 150 us: the innermost calls are not measured apart"
+	# local time sums to the outermost calls' durations, each at most
+	# max_ns; at least the three inner calls' 300 us were subtracted
+	[ "$(fnum $f dt_recurse local_ns)" -le $(($(fnum $f dt_recurse max_ns) * n)) ] ||
+		t_fail "dt_recurse local_ns $(fv $f dt_recurse local_ns) > $n x max_ns: inner calls not subtracted"
+	[ $(($(fnum $f dt_recurse total_ns) - $(fnum $f dt_recurse local_ns))) -ge $((300000 * n)) ] ||
+		t_fail "dt_recurse total_ns - local_ns < $n x 300 us: inner calls not subtracted"
 }
 
 # threads: 4 threads on a stack each; preemption only lengthens calls
@@ -321,9 +312,9 @@ test_sleep_wall_time() {
 }
 
 # With --min/--max: every call is kept or filtered, the kept ones within
-# the bounds; and, outside the VM, exactly the expected ones are kept
-# (under emulation the first uprobe hit of a process takes milliseconds,
-# so a dt_short call may pass a 1 ms --min there)
+# the bounds. KEPT is exact only where the busy-waits make it so (a 2 ms
+# call is never under 1 ms); a 10 us call may be preempted past any bound,
+# so for it KEPT is "-".
 split_check() {	# FILE FUNC CALLS MIN_NS MAX_NS KEPT what
 	local f=$1 fn=$2 calls=$3 lo=$4 hi=$5 kept=$6 what=$7 count filtered
 	count=$(fnum "$f" "$fn" count)
@@ -337,7 +328,7 @@ split_check() {	# FILE FUNC CALLS MIN_NS MAX_NS KEPT what
 		[ -z "$hi" ] || [ "$(fnum "$f" "$fn" max_ns)" -le "$hi" ] ||
 			t_fail "$what: $fn max_ns $(fv "$f" "$fn" max_ns) above $hi"
 	fi
-	t_in_vm || t_assert_eq "$count" "$kept" "$what: $fn count"
+	[ "$kept" = - ] || t_assert_eq "$count" "$kept" "$what: $fn count"
 }
 
 # --min/--max: dt_short (10 us) and dt_long (2 ms), bounds far from both
@@ -345,13 +336,13 @@ test_min_max_filters() {
 	need_tool
 	local n=15 f=bg.out
 	traced_run spin "$n" -j --min 1ms "$DT:dt_short" "$DT:dt_long"
-	split_check $f dt_short "$n" 1000000 "" 0 "--min 1ms"
+	split_check $f dt_short "$n" 1000000 "" - "--min 1ms"
 	split_check $f dt_long "$n" 1000000 "" "$n" "--min 1ms"
 	traced_run spin "$n" -j --max 1ms "$DT:dt_short" "$DT:dt_long"
-	split_check $f dt_short "$n" 0 1000000 "$n" "--max 1ms"
+	split_check $f dt_short "$n" 0 1000000 - "--max 1ms"
 	split_check $f dt_long "$n" 0 1000000 0 "--max 1ms"
 	traced_run spin "$n" -j --min 5us --max 1ms "$DT:dt_short" "$DT:dt_long"
-	split_check $f dt_short "$n" 5000 1000000 "$n" "--min 5us --max 1ms"
+	split_check $f dt_short "$n" 5000 1000000 - "--min 5us --max 1ms"
 	split_check $f dt_long "$n" 5000 1000000 0 "--min 5us --max 1ms"
 }
 
