@@ -187,7 +187,7 @@ static int build_getopt(const struct kfit_tool *t, struct option **lopts,
 	for (o = t->opts; o && o->name; o++)
 		n++;
 	lo = calloc(n, sizeof(*lo));
-	so = calloc(3 * n + 2, 1);
+	so = calloc(3 * n + 3, 1);
 	if (!lo || !so) {
 		free(lo);
 		free(so);
@@ -195,6 +195,9 @@ static int build_getopt(const struct kfit_tool *t, struct option **lopts,
 	}
 	*lopts = lo;
 	*sopts = so;
+	/* '+': never permute a command's own options into ours */
+	if (t->command)
+		*so++ = '+';
 	/* ':' first: a missing argument returns ':', distinct from '?' */
 	*so++ = ':';
 	for (i = 0; i < n - 1; i++) {

@@ -68,6 +68,8 @@ struct kfit_tool {
 	/* Returns 0, or -1 after printing why the argument is bad */
 	int (*parse)(int key, const char *arg, void *ctx);
 	void *ctx;
+	/* Options end at the first operand: the rest is a command line */
+	bool command;
 };
 
 /*

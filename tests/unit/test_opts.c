@@ -206,6 +206,34 @@ static void test_operands(void **state)
 	assert_int_equal(c.duration_ns, 0);
 }
 
+/* A tool that runs a command: its options end at the command's name */
+static void test_command_operands(void **state)
+{
+	struct kfit_tool cmd_tool = tool;
+	struct kfit_common c;
+	int i;
+
+	(void)state;
+	cmd_tool.command = true;
+	i = run(&cmd_tool, &c, ARGS("-j", "ls", "-d", "1", "-l"));
+	assert_int_equal(i, 2);
+	assert_string_equal(argv_buf[2], "ls");
+	assert_string_equal(argv_buf[3], "-d");
+	assert_true(c.json);
+	assert_int_equal(c.duration_ns, 0);
+
+	i = run(&cmd_tool, &c, ARGS("-d", "2", "--", "sh", "-j"));
+	assert_int_equal(i, 4);
+	assert_string_equal(argv_buf[4], "sh");
+	assert_false(c.json);
+	assert_int_equal(c.duration_ns, 2000000000ULL);
+
+	/* without it, getopt still takes options after an operand */
+	i = run(&tool, &c, ARGS("ls", "-j"));
+	assert_int_equal(i, 2);
+	assert_true(c.json);
+}
+
 static void test_unknown_options(void **state)
 {
 	(void)state;
@@ -647,6 +675,7 @@ int main(void)
 		cmocka_unit_test(test_long_forms),
 		cmocka_unit_test(test_tool_opts),
 		cmocka_unit_test(test_operands),
+		cmocka_unit_test(test_command_operands),
 		cmocka_unit_test(test_unknown_options),
 		cmocka_unit_test(test_missing_argument),
 		cmocka_unit_test(test_reparse),
