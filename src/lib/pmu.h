@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KFIT_PMU_H
+#define KFIT_PMU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <linux/perf_event.h>
+
+/*
+ * perf event names, as perf spells them, into perf_event_attr:
+ *   cycles, instructions, cache-misses, ...	PERF_TYPE_HARDWARE
+ *   L1-dcache-load-misses, LLC-loads, ...	PERF_TYPE_HW_CACHE
+ *   cpu-clock, task-clock, page-faults, cs ...	PERF_TYPE_SOFTWARE
+ *   r13c					PERF_TYPE_RAW, config 0x13c
+ *   msr/tsc/, cpu/event=0x3c,umask=0x01/	a PMU under sysfs, its format/
+ *						fields and events/ aliases
+ *   sched:sched_switch				PERF_TYPE_TRACEPOINT (tracefs id)
+ * with modifiers :u :k :h (any mix), lists "a,b", groups "{a,b}" (a
+ * modifier after the brace applies to every member).
+ */
+
+#define KFIT_MAX_EVENTS 16
+#define KFIT_EVENT_NAME_LEN 128
+
+struct kfit_event {
+	char name[KFIT_EVENT_NAME_LEN];	/* as written, modifiers included */
+	struct perf_event_attr attr;	/* size, type, config*, exclude_* set */
+	int leader;		/* index of its group leader; its own index if alone */
+	bool grouped;		/* written inside { } */
+	char pmu[32];		/* "software", "tracepoint", "cpu" (hardware,
+				   cache, raw) or the sysfs PMU's name */
+	char unit[16];		/* "ns" for the clocks, a PMU's events/X.unit, or "" */
+	double scale;		/* a PMU's events/X.scale, else 1.0 */
+};
+
+struct kfit_event_list {
+	int n;
+	struct kfit_event ev[KFIT_MAX_EVENTS];
+};
+
+/* Where to look; NULL fields mean the real locations */
+struct kfit_pmu_env {
+	const char *sysfs;	/* /sys/bus/event_source/devices */
+	const char *tracefs;	/* /sys/kernel/tracing, else /sys/kernel/debug/tracing */
+};
+
+/*
+ * Parse one -e argument and append its events to l. Returns 0, or -1 with
+ * a one-line reason in err (no trailing newline, no tool name), e.g.
+ * "unknown event 'cyles' (did you mean 'cycles'?)".
+ */
+int kfit_events_parse(struct kfit_event_list *l, const char *spec,
+		      const struct kfit_pmu_env *env, char *err, size_t errlen);
+
+/*
+ * Why perf_event_open(e) failed with -err, in words, into buf; returns buf.
+ * E.g. for a hardware event with ENOENT on a machine without a CPU PMU:
+ * "this machine exposes no hardware PMU (usual in VMs); software events and
+ * msr/ counters work" (the PMUs named are the ones present).
+ */
+const char *kfit_event_why(const struct kfit_event *e, int err,
+			   const struct kfit_pmu_env *env, char *buf, size_t len);
+
+/* Every named event, PMU and PMU alias, one per line (--list) */
+void kfit_events_list(FILE *f, const struct kfit_pmu_env *env);
+
+#endif
