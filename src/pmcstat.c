@@ -1,0 +1,1464 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmcstat: perf counters counted per CPU, per task and per command, in
+ * the manner of perf stat. Counting itself needs no BPF: the kernel counts
+ * and we read(). --per-task adds bpf/pmcstat.bpf.c, which reads the same
+ * counters at every context switch and charges each task its deltas.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <dirent.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "kfit/pmcstat.h"
+#include "pmcstat.skel.h"
+#include "diag.h"
+#include "opts.h"
+#include "output.h"
+#include "pmu.h"
+#include "run.h"
+
+enum {
+	OPT_AGGR = 256, OPT_PER_TASK,
+};
+
+static const struct kfit_opt pmcstat_opts[] = {
+	{ "event", 'e', "LIST", "events to count (perf syntax; -l lists them)" },
+	{ "all-cpus", 'a', NULL, "count on every CPU (the default without -p, -t or COMMAND)" },
+	{ "aggr", OPT_AGGR, NULL, "totals only, no row per CPU" },
+	{ "per-task", OPT_PER_TASK, NULL, "charge counts to tasks at every context switch (BPF)" },
+	{ "top", 'n', "N", "with --per-task: show the top N tasks (default 10)" },
+	{ "field-separator", 'x', "SEP", "CSV output with SEP between fields" },
+	{ "interval-ms", 'I', "MS", "perf's -I: like -i, in milliseconds" },
+	{ "list", 'l', NULL, "list the events and PMUs of this machine" },
+	{ NULL },
+};
+
+/* One open counter: event ev on cpu, for one thread or for all (-1) */
+struct counter {
+	int fd;
+	int ev;
+	int cpu;
+};
+
+/* A task's counts, as read from the BPF map */
+struct task_row {
+	struct pmc_task_key key;
+	struct pmc_task t;
+};
+
+struct env {
+	struct kfit_common c;
+	struct kfit_event_list evl;
+	bool all_cpus, aggr, per_task, list;
+	const char *sep;		/* -x: CSV */
+	unsigned long top;
+	unsigned long interval_ms;	/* -I */
+	const char *bad_event;		/* -e parse error already printed */
+	char **cmd;			/* -- COMMAND */
+
+	int ncpus;			/* possible CPUs */
+	bool *cpu_on;			/* counted CPUs */
+	pid_t *threads;			/* -1 alone: system wide */
+	int nthreads;
+	bool inherit;
+	struct counter *ctrs;
+	int nctrs;
+	int *open_err;			/* per event: 0 if opened somewhere */
+	struct pmc_reading *cur, *prev;	/* [ev * ncpus + cpu], cumulative */
+
+	pid_t child;
+	int child_status;
+	bool child_done;
+	int go_fd, err_fd, pidfd;
+
+	struct pmcstat_bpf *skel;
+	const char *mode;		/* "tp_btf" or "raw_tracepoint" */
+	struct task_row *tasks, *ptasks;
+	int ntasks, nptasks;
+
+	__u64 start_ns, last_ns;
+	__u64 read_errors;
+	struct kfit_pmu_env pmu;
+};
+
+static struct env env = { .top = 10, .go_fd = -1, .err_fd = -1, .pidfd = -1 };
+
+static int add_events(const char *spec)
+{
+	char err[256];
+
+	if (kfit_events_parse(&env.evl, spec, &env.pmu, err, sizeof(err)) == 0)
+		return 0;
+	fprintf(stderr, "pmcstat: %s\n", err);
+	return -1;
+}
+
+static int parse_opt(int key, const char *arg, void *ctx)
+{
+	(void)ctx;
+	switch (key) {
+	case 'e':
+		return add_events(arg);
+	case 'a':
+		env.all_cpus = true;
+		return 0;
+	case OPT_AGGR:
+		env.aggr = true;
+		return 0;
+	case OPT_PER_TASK:
+		env.per_task = true;
+		return 0;
+	case 'n':
+		if (kfit_parse_uint(arg, 1000000, &env.top) == 0)
+			return 0;
+		fprintf(stderr, "pmcstat: -n: '%s' is not a positive number\n", arg);
+		return -1;
+	case 'x':
+		if (*arg && !strpbrk(arg, "\n\"")) {
+			env.sep = arg;
+			return 0;
+		}
+		fprintf(stderr, "pmcstat: -x: the separator must be a non-empty string without newlines or quotes\n");
+		return -1;
+	case 'I':
+		if (kfit_parse_uint(arg, 86400000, &env.interval_ms) == 0)
+			return 0;
+		fprintf(stderr, "pmcstat: -I: '%s' is not a number of milliseconds\n", arg);
+		return -1;
+	case 'l':
+		env.list = true;
+		return 0;
+	}
+	return -1;
+}
+
+static const struct kfit_tool tool = {
+	.name = "pmcstat",
+	.summary = "Count perf events per CPU, per task or for a command, like perf stat.",
+	.synopsis = "[OPTIONS] [-- COMMAND [ARGS...]]",
+	.examples = "pmcstat -d 5                    # default events on every CPU for 5 s\n"
+		    "pmcstat -e r13c,cycles -a       # raw and named hardware events\n"
+		    "pmcstat -e msr/tsc/ -i 1s       # a PMU's event, every second\n"
+		    "pmcstat -e '{cycles,instructions}:u' -- make\n"
+		    "pmcstat -e sched:sched_switch -p 1234\n"
+		    "pmcstat --per-task -e cs,cpu-clock -n 5 -d 10\n"
+		    "pmcstat -x, -e page-faults -- ./prog   # CSV\n",
+	.common = KFIT_OPT_PID | KFIT_OPT_TID | KFIT_OPT_COMM | KFIT_OPT_CPU |
+		  KFIT_OPT_DURATION | KFIT_OPT_INTERVAL | KFIT_OPT_JSON |
+		  KFIT_OPT_TIMESTAMP,
+	.opts = pmcstat_opts,
+	.parse = parse_opt,
+	.ctx = &env,
+	.command = true,
+};
+
+/* ---- targets ------------------------------------------------------------ */
+
+static bool system_wide(void)
+{
+	return env.per_task || (!env.c.pid && !env.c.tid && !env.cmd);
+}
+
+static bool per_cpu_rows(void)
+{
+	return system_wide() && !env.aggr;
+}
+
+static const char *target_name(void)
+{
+	static char buf[32];
+
+	if (env.cmd && !env.per_task)
+		return "command";
+	if (system_wide())
+		return "system wide";
+	if (env.c.tid)
+		snprintf(buf, sizeof(buf), "tid %d", env.c.tid);
+	else
+		snprintf(buf, sizeof(buf), "pid %d", env.c.pid);
+	return buf;
+}
+
+static int read_online(bool *on)
+{
+	char buf[4096];
+	struct kfit_cpuset set;
+	ssize_t n;
+	int fd, cpu;
+
+	fd = open("/sys/devices/system/cpu/online", O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	if (kfit_parse_cpulist(buf, env.ncpus, &set))
+		return -EINVAL;
+	for (cpu = 0; cpu < env.ncpus; cpu++)
+		on[cpu] = kfit_cpu_selected(&set, cpu);
+	return 0;
+}
+
+static int choose_cpus(void)
+{
+	bool *online;
+	int cpu, n = 0;
+
+	env.ncpus = libbpf_num_possible_cpus();
+	if (env.ncpus <= 0) {
+		kfit_err("cannot tell the number of CPUs");
+		return -1;
+	}
+	env.cpu_on = calloc(env.ncpus, sizeof(bool));
+	online = calloc(env.ncpus, sizeof(bool));
+	if (!env.cpu_on || !online || read_online(online)) {
+		free(online);
+		kfit_err("cannot read /sys/devices/system/cpu/online");
+		return -1;
+	}
+	for (cpu = 0; cpu < env.ncpus; cpu++) {
+		if (!env.c.cpus.set || !kfit_cpu_selected(&env.c.cpus, cpu)) {
+			env.cpu_on[cpu] = online[cpu] && !env.c.cpus.set;
+		} else if (!online[cpu]) {
+			kfit_err("-C: CPU %d is offline", cpu);
+			free(online);
+			return -1;
+		} else {
+			env.cpu_on[cpu] = true;
+		}
+		n += env.cpu_on[cpu];
+	}
+	free(online);
+	if (!n) {
+		kfit_err("-C: no such CPU here (CPUs 0-%d)", env.ncpus - 1);
+		return -1;
+	}
+	/*
+	 * Tasks are counted on whichever CPU they run (cpu -1): per-CPU
+	 * counters of a task would look multiplexed whenever it ran
+	 * elsewhere. Their counts go to slot 0.
+	 */
+	if (!system_wide()) {
+		memset(env.cpu_on, 0, env.ncpus * sizeof(bool));
+		env.cpu_on[0] = true;
+	}
+	return 0;
+}
+
+/* -p PID: its threads now; threads it makes later are counted by inherit */
+static int list_threads(pid_t pid)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir) {
+		kfit_err("no process %d", pid);
+		return -1;
+	}
+	while ((d = readdir(dir))) {
+		pid_t *t;
+
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		t = realloc(env.threads, (n + 1) * sizeof(*t));
+		if (!t) {
+			closedir(dir);
+			return -1;
+		}
+		env.threads = t;
+		env.threads[n++] = atoi(d->d_name);
+	}
+	closedir(dir);
+	env.nthreads = n;
+	return n ? 0 : -1;
+}
+
+static int one_thread(pid_t tid)
+{
+	env.threads = malloc(sizeof(*env.threads));
+	if (!env.threads)
+		return -1;
+	env.threads[0] = tid;
+	env.nthreads = 1;
+	return 0;
+}
+
+static int choose_threads(void)
+{
+	char path[64];
+
+	if (system_wide())
+		return one_thread(-1);
+	if (env.cmd) {
+		env.inherit = true;
+		return one_thread(env.child);
+	}
+	env.inherit = true;
+	if (env.c.pid)
+		return list_threads(env.c.pid);
+	snprintf(path, sizeof(path), "/proc/%d", env.c.tid);
+	if (access(path, F_OK)) {
+		kfit_err("no thread %d", env.c.tid);
+		return -1;
+	}
+	return one_thread(env.c.tid);
+}
+
+/* ---- the command ---------------------------------------------------------- */
+
+/*
+ * Fork the command stopped before exec, so that its counters exist
+ * before it runs; start_command() lets it go. If exec fails, the child
+ * writes errno into a close-on-exec pipe.
+ */
+static int fork_command(void)
+{
+	int go[2], ep[2], e;
+	char c;
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(ep, O_CLOEXEC)) {
+		kfit_err("pipe: %s", strerror(errno));
+		return -1;
+	}
+	env.child = fork();
+	if (env.child < 0) {
+		kfit_err("fork: %s", strerror(errno));
+		return -1;
+	}
+	if (env.child == 0) {
+		close(go[1]);
+		close(ep[0]);
+		signal(SIGPIPE, SIG_DFL);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(env.cmd[0], env.cmd);
+		e = errno;
+		if (write(ep[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ep[1]);
+	env.go_fd = go[1];
+	env.err_fd = ep[0];
+	env.pidfd = syscall(SYS_pidfd_open, env.child, 0);
+	return 0;
+}
+
+static int start_command(void)
+{
+	int e = 0;
+	ssize_t n;
+
+	if (write(env.go_fd, "g", 1) != 1) {
+		kfit_err("cannot start '%s': %s", env.cmd[0], strerror(errno));
+		return -1;
+	}
+	close(env.go_fd);
+	env.go_fd = -1;
+	n = read(env.err_fd, &e, sizeof(e));
+	close(env.err_fd);
+	env.err_fd = -1;
+	if (n == sizeof(e)) {
+		kfit_err("cannot run '%s': %s", env.cmd[0], strerror(e));
+		waitpid(env.child, NULL, 0);
+		env.child_done = true;
+		return -1;
+	}
+	return 0;
+}
+
+static void reap_child(int flags)
+{
+	int status;
+
+	if (!env.child || env.child_done)
+		return;
+	if (waitpid(env.child, &status, flags) != env.child)
+		return;
+	env.child_done = true;
+	env.child_status = WIFEXITED(status) ? WEXITSTATUS(status) :
+			   128 + WTERMSIG(status);
+	kfit_exiting = 1;
+}
+
+/* Ending before the command did (-d, Ctrl-C): it must not outlive us */
+static void stop_child(void)
+{
+	if (!env.child || env.child_done)
+		return;
+	kill(env.child, SIGTERM);
+	reap_child(0);
+}
+
+static int poll_child(void *ctx, int timeout_ms)
+{
+	struct pollfd p = { .fd = env.pidfd, .events = POLLIN };
+
+	(void)ctx;
+	if (env.pidfd >= 0)
+		poll(&p, 1, timeout_ms);
+	else
+		kfit_sleep((__u64)timeout_ms * 1000000);
+	reap_child(WNOHANG);
+	return 0;
+}
+
+/* ---- counters ------------------------------------------------------------- */
+
+static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu, int group)
+{
+	int fd = syscall(SYS_perf_event_open, a, pid, cpu, group,
+			 PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* The fd of event ev's group leader already opened for (pid, cpu) */
+static int leader_fd(int from, int leader)
+{
+	int i;
+
+	for (i = from; i < env.nctrs; i++)
+		if (env.ctrs[i].ev == leader)
+			return env.ctrs[i].fd;
+	return -1;
+}
+
+static int open_event(int ev, pid_t pid, int cpu, int from)
+{
+	struct kfit_event *e = &env.evl.ev[ev];
+	struct perf_event_attr a = e->attr;
+	bool leader = e->leader == ev;
+	int group = -1, fd;
+
+	a.size = sizeof(a);
+	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			PERF_FORMAT_TOTAL_TIME_RUNNING;
+	a.disabled = leader;
+	a.inherit = env.inherit;
+	a.enable_on_exec = leader && env.cmd && !env.per_task;
+	if (!leader) {
+		group = leader_fd(from, e->leader);
+		if (group < 0)
+			return env.open_err[e->leader] ? env.open_err[e->leader] : -EINVAL;
+	}
+	fd = perf_open(&a, pid, system_wide() ? cpu : -1, group);
+	if (fd < 0)
+		return fd;
+	env.ctrs[env.nctrs++] = (struct counter){ .fd = fd, .ev = ev, .cpu = cpu };
+	return 0;
+}
+
+static void raise_nofile(void)
+{
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max) {
+		r.rlim_cur = r.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &r);
+	}
+}
+
+/* Opens what it can; an event that opens nowhere keeps its first error */
+static int open_counters(void)
+{
+	int t, cpu, ev, from, err, nev = env.evl.n;
+	bool *ok;
+
+	env.ctrs = calloc((size_t)env.nthreads * env.ncpus * nev, sizeof(*env.ctrs));
+	env.open_err = calloc(nev, sizeof(int));
+	ok = calloc(nev, sizeof(bool));
+	if (!env.ctrs || !env.open_err || !ok) {
+		free(ok);
+		return -ENOMEM;
+	}
+	raise_nofile();
+	for (t = 0; t < env.nthreads; t++) {
+		for (cpu = 0; cpu < env.ncpus; cpu++) {
+			if (!env.cpu_on[cpu])
+				continue;
+			from = env.nctrs;
+			for (ev = 0; ev < nev; ev++) {
+				err = open_event(ev, env.threads[t], cpu, from);
+				if (!err)
+					ok[ev] = true;
+				/* a thread of -p that has just exited */
+				else if (err != -ESRCH || env.nthreads == 1)
+					env.open_err[ev] = env.open_err[ev] ?: err;
+			}
+		}
+	}
+	for (ev = 0; ev < nev; ev++)
+		if (ok[ev])
+			env.open_err[ev] = 0;
+		else if (!env.open_err[ev])
+			env.open_err[ev] = -ESRCH;
+	free(ok);
+	return 0;
+}
+
+static int report_unsupported(void)
+{
+	char why[256];
+	int ev, n = 0;
+
+	for (ev = 0; ev < env.evl.n; ev++) {
+		if (!env.open_err[ev]) {
+			n++;
+			continue;
+		}
+		kfit_err("%s: %s", env.evl.ev[ev].name,
+			 kfit_event_why(&env.evl.ev[ev], env.open_err[ev], &env.pmu,
+					why, sizeof(why)));
+	}
+	if (!n)
+		kfit_err("no event could be counted");
+	return n ? 0 : -1;
+}
+
+static void ioctl_leaders(unsigned long req)
+{
+	int i;
+
+	for (i = 0; i < env.nctrs; i++)
+		if (env.evl.ev[env.ctrs[i].ev].leader == env.ctrs[i].ev)
+			ioctl(env.ctrs[i].fd, req, 0);
+}
+
+static void close_counters(void)
+{
+	int i;
+
+	for (i = 0; i < env.nctrs; i++)
+		close(env.ctrs[i].fd);
+	env.nctrs = 0;
+}
+
+/* Sum every counter's reading into cur[ev * ncpus + cpu] */
+static void read_counters(void)
+{
+	struct pmc_reading r, *c;
+	int i;
+
+	memset(env.cur, 0, (size_t)env.evl.n * env.ncpus * sizeof(*env.cur));
+	for (i = 0; i < env.nctrs; i++) {
+		if (read(env.ctrs[i].fd, &r, sizeof(r)) != sizeof(r)) {
+			env.read_errors++;
+			continue;
+		}
+		c = &env.cur[env.ctrs[i].ev * env.ncpus + env.ctrs[i].cpu];
+		c->counter += r.counter;
+		c->enabled += r.enabled;
+		c->running += r.running;
+	}
+}
+
+/* ---- --per-task: BPF ------------------------------------------------------- */
+
+static int load_bpf(bool btf)
+{
+	struct pmcstat_bpf *s;
+	struct bpf_program *p;
+	__u32 key;
+	int i, err, fd;
+
+	s = pmcstat_bpf__open();
+	if (!s)
+		return -errno;
+	bpf_object__for_each_program(p, s->obj)
+		bpf_program__set_autoload(p, btf == (strstr(bpf_program__name(p), "_btf") != NULL));
+	s->rodata->nr_events = env.evl.n;
+	s->rodata->nr_cpus = env.ncpus;
+	bpf_map__set_max_entries(s->maps.counters, env.evl.n * env.ncpus);
+	err = pmcstat_bpf__load(s);
+	fd = bpf_map__fd(s->maps.counters);
+	for (i = 0; !err && i < env.nctrs; i++) {
+		key = env.ctrs[i].ev * env.ncpus + env.ctrs[i].cpu;
+		if (bpf_map_update_elem(fd, &key, &env.ctrs[i].fd, BPF_ANY))
+			err = -errno;
+	}
+	if (!err)
+		err = pmcstat_bpf__attach(s);
+	if (err) {
+		pmcstat_bpf__destroy(s);
+		return err;
+	}
+	env.skel = s;
+	env.mode = btf ? "tp_btf" : "raw_tracepoint";
+	return 0;
+}
+
+static int start_bpf(void)
+{
+	int err;
+
+	if (kfit_check_privileges())
+		return -1;
+	err = load_bpf(true);
+	if (!err)
+		return 0;
+	if (env.c.verbose)
+		kfit_info("tp_btf failed (%s); trying raw tracepoints", kfit_reason(err));
+	err = load_bpf(false);
+	if (err)
+		kfit_explain_attach("raw_tracepoint", "sched_switch", err);
+	return err ? -1 : 0;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct pmc_task_key *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+static int read_tasks(void)
+{
+	int fd = bpf_map__fd(env.skel->maps.tasks);
+	struct pmc_task_key key, next, *prev = NULL;
+	struct task_row *rows = NULL;
+	int n = 0, cap = 0;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (n == cap) {
+			struct task_row *r;
+
+			cap = cap ? 2 * cap : 256;
+			r = realloc(rows, cap * sizeof(*rows));
+			if (!r) {
+				free(rows);
+				return -ENOMEM;
+			}
+			rows = r;
+		}
+		if (bpf_map_lookup_elem(fd, &key, &rows[n].t))
+			continue;
+		rows[n++].key = key;
+	}
+	qsort(rows, n, sizeof(*rows), cmp_key);
+	free(env.ptasks);
+	env.ptasks = env.tasks;
+	env.nptasks = env.ntasks;
+	env.tasks = rows;
+	env.ntasks = n;
+	return 0;
+}
+
+/*
+ * Make every counted CPU switch once, after the counters were stopped:
+ * each CPU's last stretch is then charged to the task that ran it.
+ */
+static void flush_cpus(void)
+{
+	cpu_set_t old, one;
+	int cpu;
+
+	if (sched_getaffinity(0, sizeof(old), &old))
+		return;
+	for (cpu = 0; cpu < env.ncpus && cpu < CPU_SETSIZE; cpu++) {
+		if (!env.cpu_on[cpu])
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (sched_setaffinity(0, sizeof(one), &one)) {
+			kfit_warn("cannot run on CPU %d (%s): its last %s are not charged to a task",
+				  cpu, strerror(errno), "moments");
+			continue;
+		}
+		usleep(1000);
+	}
+	sched_setaffinity(0, sizeof(old), &old);
+}
+
+/* ---- figures -------------------------------------------------------------- */
+
+struct figure {
+	__u64 raw, enabled, running;
+	double value;		/* scaled for multiplexing */
+	int status;		/* 0 counted, 1 not counted, 2 not supported */
+};
+
+static const char *const status_name[] = { "counted", "not counted", "not supported" };
+static const char *const status_text[] = { "", "<not counted>", "<not supported>" };
+
+static struct figure figure_of(const struct pmc_reading *r, int ev)
+{
+	struct figure f = { .raw = r->counter, .enabled = r->enabled,
+			    .running = r->running };
+
+	if (env.open_err[ev])
+		f.status = 2;
+	else if (!r->running)
+		f.status = 1;
+	else
+		f.value = r->running < r->enabled ?
+			  (double)r->counter * r->enabled / r->running : r->counter;
+	return f;
+}
+
+static struct pmc_reading delta(int ev, int cpu)
+{
+	const struct pmc_reading *c = &env.cur[ev * env.ncpus + cpu];
+	const struct pmc_reading *p = &env.prev[ev * env.ncpus + cpu];
+
+	return (struct pmc_reading){ c->counter - p->counter,
+				     c->enabled - p->enabled,
+				     c->running - p->running };
+}
+
+/* cpu -1: the total over the counted CPUs (sums of scaled values) */
+static struct figure figure_at(int ev, int cpu)
+{
+	struct figure f, one;
+	struct pmc_reading d;
+	int i;
+
+	if (cpu >= 0) {
+		d = delta(ev, cpu);
+		return figure_of(&d, ev);
+	}
+	memset(&f, 0, sizeof(f));
+	f.status = env.open_err[ev] ? 2 : 1;
+	for (i = 0; i < env.ncpus; i++) {
+		if (!env.cpu_on[i])
+			continue;
+		one = figure_at(ev, i);
+		f.raw += one.raw;
+		f.enabled += one.enabled;
+		f.running += one.running;
+		f.value += one.value;
+		if (one.status == 0)
+			f.status = 0;
+	}
+	return f;
+}
+
+static bool is_clock(const struct kfit_event *e)
+{
+	return !strcmp(e->unit, "ns");
+}
+
+/* Derived ratios, shown where both sides are counted */
+struct ratio {
+	const char *name;
+	__u32 type;
+	__u64 num, den;
+	double mult;
+};
+
+#define CACHE(id, op, res) ((id) | (op) << 8 | (res) << 16)
+#define L1D_R(res) CACHE(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ, res)
+#define LLC_R(res) CACHE(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_READ, res)
+#define DTLB_R(res) CACHE(PERF_COUNT_HW_CACHE_DTLB, PERF_COUNT_HW_CACHE_OP_READ, res)
+
+static const struct ratio ratios[] = {
+	{ "IPC", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS,
+	  PERF_COUNT_HW_CPU_CYCLES, 1 },
+	{ "cache-miss%", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES,
+	  PERF_COUNT_HW_CACHE_REFERENCES, 100 },
+	{ "branch-miss%", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES,
+	  PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 100 },
+	{ "L1d-miss%", PERF_TYPE_HW_CACHE, L1D_R(PERF_COUNT_HW_CACHE_RESULT_MISS),
+	  L1D_R(PERF_COUNT_HW_CACHE_RESULT_ACCESS), 100 },
+	{ "LLC-miss%", PERF_TYPE_HW_CACHE, LLC_R(PERF_COUNT_HW_CACHE_RESULT_MISS),
+	  LLC_R(PERF_COUNT_HW_CACHE_RESULT_ACCESS), 100 },
+	{ "dTLB-miss%", PERF_TYPE_HW_CACHE, DTLB_R(PERF_COUNT_HW_CACHE_RESULT_MISS),
+	  DTLB_R(PERF_COUNT_HW_CACHE_RESULT_ACCESS), 100 },
+};
+
+#define NRATIOS (int)(sizeof(ratios) / sizeof(ratios[0]))
+
+static int find_event(__u32 type, __u64 config)
+{
+	int ev;
+
+	for (ev = 0; ev < env.evl.n; ev++)
+		if (env.evl.ev[ev].attr.type == type &&
+		    env.evl.ev[ev].attr.config == config && !env.open_err[ev])
+			return ev;
+	return -1;
+}
+
+/* "CPUs utilized": task-clock, or cpu-clock when counting tasks */
+static int clock_event(void)
+{
+	int ev = find_event(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+
+	if (ev < 0 && !system_wide())
+		ev = find_event(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	return ev;
+}
+
+/* Returns false when the ratio does not apply or a side was not counted */
+static bool ratio_value(int r, int cpu, __u64 elapsed, double *out)
+{
+	struct figure n, d;
+	int num, den;
+
+	if (r == NRATIOS) {
+		num = clock_event();
+		if (num < 0 || !elapsed)
+			return false;
+		n = figure_at(num, cpu);
+		*out = n.value / elapsed;
+		return n.status == 0;
+	}
+	num = find_event(ratios[r].type, ratios[r].num);
+	den = find_event(ratios[r].type, ratios[r].den);
+	if (num < 0 || den < 0)
+		return false;
+	n = figure_at(num, cpu);
+	d = figure_at(den, cpu);
+	if (n.status || d.status || d.value == 0)
+		return false;
+	*out = ratios[r].mult * n.value / d.value;
+	return true;
+}
+
+static bool ratio_shown(int r)
+{
+	if (r == NRATIOS)
+		return clock_event() >= 0;
+	return find_event(ratios[r].type, ratios[r].num) >= 0 &&
+	       find_event(ratios[r].type, ratios[r].den) >= 0;
+}
+
+static const char *ratio_name(int r)
+{
+	return r == NRATIOS ? "CPUs utilized" : ratios[r].name;
+}
+
+/* ---- text ----------------------------------------------------------------- */
+
+static void cpus_text(char *buf, size_t len)
+{
+	int cpu, lo = -1, n = 0;
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (cpu = 0; cpu <= env.ncpus; cpu++) {
+		bool on = cpu < env.ncpus && env.cpu_on[cpu];
+
+		if (on && lo < 0)
+			lo = cpu;
+		if (on || lo < 0)
+			continue;
+		off += snprintf(buf + off, off < len ? len - off : 0, "%s%d",
+				n++ ? "," : "", lo);
+		if (cpu - 1 > lo)
+			off += snprintf(buf + off, off < len ? len - off : 0,
+					"-%d", cpu - 1);
+		lo = -1;
+	}
+}
+
+static void value_cell(struct kfit_table *t, const struct kfit_event *e,
+		       const struct figure *f)
+{
+	char pct[16] = "";
+
+	if (f->status) {
+		kfit_table_cell(t, "%s", status_text[f->status]);
+		return;
+	}
+	if (f->running < f->enabled)
+		snprintf(pct, sizeof(pct), " (%.0f%%)", 100.0 * f->running / f->enabled);
+	if (is_clock(e))
+		kfit_table_cell(t, "%.2f%s", f->value / 1e6, pct);
+	else if (e->scale != 1.0)
+		kfit_table_cell(t, "%.4g%s", f->value * e->scale, pct);
+	else
+		kfit_table_cell(t, "%.0f%s", f->value, pct);
+}
+
+static char *column_name(const struct kfit_event *e)
+{
+	char *s;
+
+	if (is_clock(e))
+		return asprintf(&s, "%s (ms)", e->name) < 0 ? NULL : s;
+	if (*e->unit)
+		return asprintf(&s, "%s (%s)", e->name, e->unit) < 0 ? NULL : s;
+	return strdup(e->name);
+}
+
+static void row_cells(struct kfit_table *t, int cpu, __u64 elapsed)
+{
+	struct figure f;
+	double v;
+	int ev, r;
+
+	for (ev = 0; ev < env.evl.n; ev++) {
+		f = figure_at(ev, cpu);
+		value_cell(t, &env.evl.ev[ev], &f);
+	}
+	for (r = 0; r <= NRATIOS; r++) {
+		if (!ratio_shown(r))
+			continue;
+		if (ratio_value(r, cpu, elapsed, &v))
+			kfit_table_cell(t, "%.2f", v);
+		else
+			kfit_table_cell(t, "-");
+	}
+}
+
+static int print_counts_table(__u64 elapsed)
+{
+	const char *h[2 + PMC_MAX_EVENTS + NRATIOS + 1];
+	char align[2 + PMC_MAX_EVENTS + NRATIOS + 2];
+	struct kfit_table *t;
+	int ev, r, n = 0, cpu;
+
+	h[n] = "CPU";
+	align[n++] = 'l';
+	for (ev = 0; ev < env.evl.n; ev++) {
+		h[n] = column_name(&env.evl.ev[ev]);
+		align[n++] = 'r';
+	}
+	for (r = 0; r <= NRATIOS; r++) {
+		if (!ratio_shown(r))
+			continue;
+		h[n] = ratio_name(r);
+		align[n++] = 'r';
+	}
+	align[n] = 0;
+	t = kfit_table_new(n, h, align);
+	for (ev = 0; ev < env.evl.n; ev++)
+		free((char *)h[1 + ev]);
+	if (!t)
+		return -ENOMEM;
+	for (cpu = 0; cpu < env.ncpus && per_cpu_rows(); cpu++) {
+		if (!env.cpu_on[cpu])
+			continue;
+		kfit_table_row(t);
+		kfit_table_cell(t, "%d", cpu);
+		row_cells(t, cpu, elapsed);
+	}
+	kfit_table_row(t);
+	kfit_table_cell(t, "total");
+	row_cells(t, -1, elapsed);
+	kfit_table_print(t, stdout);
+	kfit_table_free(t);
+	return 0;
+}
+
+/* ---- tasks ---------------------------------------------------------------- */
+
+static const struct task_row *prev_task(const struct pmc_task_key *k)
+{
+	if (!env.nptasks)
+		return NULL;
+	return bsearch(k, env.ptasks, env.nptasks, sizeof(*env.ptasks), cmp_key);
+}
+
+/* This report's share of a task's counts (everything when not -i) */
+static struct figure task_figure(const struct task_row *row, int ev)
+{
+	const struct task_row *p = env.c.interval_ns ? prev_task(&row->key) : NULL;
+	struct pmc_reading d = row->t.sum[ev];
+
+	if (p) {
+		d.counter -= p->t.sum[ev].counter;
+		d.enabled -= p->t.sum[ev].enabled;
+		d.running -= p->t.sum[ev].running;
+	}
+	return figure_of(&d, ev);
+}
+
+static bool task_listed(const struct task_row *row)
+{
+	if (env.c.pid && (int)row->t.pid != env.c.pid)
+		return false;
+	if (env.c.tid && (int)row->key.tid != env.c.tid)
+		return false;
+	if (env.c.comm[0] && strncmp(row->t.comm, env.c.comm, sizeof(row->t.comm)))
+		return false;
+	return true;
+}
+
+static void task_comm(const struct task_row *row, char *buf, size_t len)
+{
+	if (row->key.tid == 0)
+		snprintf(buf, len, "swapper/%u", row->key.cpu);
+	else
+		snprintf(buf, len, "%.16s", row->t.comm);
+}
+
+static int by_first_event(const void *a, const void *b)
+{
+	const struct task_row *x = a, *y = b;
+	double vx = task_figure(x, 0).value, vy = task_figure(y, 0).value;
+
+	if (vx != vy)
+		return vx > vy ? -1 : 1;
+	return cmp_key(a, b);
+}
+
+/* The listed tasks, busiest first (by the first event) */
+static struct task_row *sorted_tasks(int *n)
+{
+	struct task_row *v = malloc((env.ntasks + 1) * sizeof(*v));
+	int i;
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (i = 0; i < env.ntasks; i++)
+		if (task_listed(&env.tasks[i]))
+			v[(*n)++] = env.tasks[i];
+	qsort(v, *n, sizeof(*v), by_first_event);
+	return v;
+}
+
+static int print_tasks_table(void)
+{
+	const char *h[3 + PMC_MAX_EVENTS];
+	char align[4 + PMC_MAX_EVENTS], comm[32];
+	struct kfit_table *t;
+	struct task_row *v;
+	struct figure f;
+	int i, ev, n;
+
+	v = sorted_tasks(&n);
+	if (!v)
+		return -ENOMEM;
+	h[0] = "TID";
+	h[1] = "PID";
+	h[2] = "COMM";
+	memcpy(align, "rrl", 3);
+	for (ev = 0; ev < env.evl.n; ev++) {
+		h[3 + ev] = column_name(&env.evl.ev[ev]);
+		align[3 + ev] = 'r';
+	}
+	align[3 + env.evl.n] = 0;
+	t = kfit_table_new(3 + env.evl.n, h, align);
+	for (ev = 0; ev < env.evl.n; ev++)
+		free((char *)h[3 + ev]);
+	if (!t) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n && i < (int)env.top; i++) {
+		kfit_table_row(t);
+		kfit_table_cell(t, "%u", v[i].key.tid);
+		kfit_table_cell(t, "%u", v[i].t.pid);
+		task_comm(&v[i], comm, sizeof(comm));
+		kfit_table_cell(t, "%s", comm);
+		for (ev = 0; ev < env.evl.n; ev++) {
+			f = task_figure(&v[i], ev);
+			value_cell(t, &env.evl.ev[ev], &f);
+		}
+	}
+	printf("\nTop %d of %d tasks:\n", n < (int)env.top ? n : (int)env.top, n);
+	kfit_table_print(t, stdout);
+	kfit_table_free(t);
+	free(v);
+	return 0;
+}
+
+static __u64 bss_dropped(void)
+{
+	return env.skel ? env.skel->bss->dropped : 0;
+}
+
+static __u64 bss_read_errors(void)
+{
+	return env.skel ? env.skel->bss->read_errors : 0;
+}
+
+/* ---- reports -------------------------------------------------------------- */
+
+static void print_text(__u64 now, __u64 elapsed)
+{
+	char cpus[256];
+
+	cpus_text(cpus, sizeof(cpus));
+	if (env.c.interval_ns)
+		printf("%.3f s: ", (now - env.start_ns) / 1e9);
+	if (system_wide())
+		printf("Counts for %s, CPUs %s", target_name(), cpus);
+	else if (env.cmd)
+		printf("Counts for '%s'", env.cmd[0]);
+	else
+		printf("Counts for %s", target_name());
+	printf(", over %.3f s:\n", elapsed / 1e9);
+	print_counts_table(elapsed);
+	if (env.per_task) {
+		print_tasks_table();
+		printf("%llu switches not charged (tasks map full), %llu counter reads failed\n",
+		       (unsigned long long)bss_dropped(),
+		       (unsigned long long)bss_read_errors());
+	}
+	if (env.read_errors)
+		printf("%llu counter reads failed\n", (unsigned long long)env.read_errors);
+	printf("\n");
+}
+
+static void json_count(struct kfit_json *j, int ev, int cpu)
+{
+	const struct kfit_event *e = &env.evl.ev[ev];
+	struct figure f = figure_at(ev, cpu);
+
+	kfit_json_begin_object(j, NULL);
+	kfit_json_str(j, "event", e->name);
+	if (cpu >= 0)
+		kfit_json_u64(j, "cpu", cpu);
+	if (f.status)
+		kfit_json_null(j, "value");
+	else
+		kfit_json_u64(j, "value", (__u64)(f.value + 0.5));
+	kfit_json_u64(j, "raw", f.raw);
+	kfit_json_u64(j, "enabled_ns", f.enabled);
+	kfit_json_u64(j, "running_ns", f.running);
+	kfit_json_str(j, "unit", e->unit);
+	if (e->scale != 1.0 && !f.status)
+		kfit_json_double(j, "scaled_value", f.value * e->scale);
+	kfit_json_str(j, "status", status_name[f.status]);
+	kfit_json_end_object(j);
+}
+
+static void json_tasks(struct kfit_json *j)
+{
+	struct task_row *v;
+	struct figure f;
+	char comm[32];
+	int i, ev, n;
+
+	v = sorted_tasks(&n);
+	kfit_json_begin_array(j, "tasks");
+	for (i = 0; v && i < n; i++) {
+		kfit_json_begin_object(j, NULL);
+		kfit_json_u64(j, "tid", v[i].key.tid);
+		kfit_json_u64(j, "pid", v[i].t.pid);
+		task_comm(&v[i], comm, sizeof(comm));
+		kfit_json_str(j, "comm", comm);
+		if (v[i].key.tid == 0)
+			kfit_json_u64(j, "cpu", v[i].key.cpu);
+		kfit_json_begin_array(j, "counts");
+		for (ev = 0; ev < env.evl.n; ev++) {
+			f = task_figure(&v[i], ev);
+			kfit_json_begin_object(j, NULL);
+			kfit_json_str(j, "event", env.evl.ev[ev].name);
+			if (f.status)
+				kfit_json_null(j, "value");
+			else
+				kfit_json_u64(j, "value", (__u64)(f.value + 0.5));
+			kfit_json_u64(j, "raw", f.raw);
+			kfit_json_end_object(j);
+		}
+		kfit_json_end_array(j);
+		kfit_json_end_object(j);
+	}
+	kfit_json_end_array(j);
+	kfit_json_u64(j, "tasks_dropped", bss_dropped());
+	kfit_json_u64(j, "read_errors", bss_read_errors() + env.read_errors);
+	free(v);
+}
+
+static void print_json(__u64 now, __u64 elapsed)
+{
+	struct kfit_json j;
+	char why[256];
+	double v;
+	int ev, cpu, r;
+
+	kfit_json_init(&j, stdout, false);
+	kfit_json_begin_object(&j, NULL);
+	kfit_json_str(&j, "target", target_name());
+	kfit_json_u64(&j, "elapsed_ns", elapsed);
+	if (env.c.interval_ns)
+		kfit_json_u64(&j, "time_ns", now - env.start_ns);
+	kfit_json_begin_array(&j, "counts");
+	for (cpu = 0; cpu < env.ncpus && per_cpu_rows(); cpu++)
+		for (ev = 0; env.cpu_on[cpu] && ev < env.evl.n; ev++)
+			json_count(&j, ev, cpu);
+	for (ev = 0; ev < env.evl.n; ev++)
+		json_count(&j, ev, -1);
+	kfit_json_end_array(&j);
+	kfit_json_begin_array(&j, "ratios");
+	for (r = 0; r <= NRATIOS; r++) {
+		if (!ratio_value(r, -1, elapsed, &v))
+			continue;
+		kfit_json_begin_object(&j, NULL);
+		kfit_json_str(&j, "name", ratio_name(r));
+		kfit_json_double(&j, "value", v);
+		kfit_json_end_object(&j);
+	}
+	kfit_json_end_array(&j);
+	kfit_json_begin_array(&j, "unsupported");
+	for (ev = 0; ev < env.evl.n; ev++) {
+		if (!env.open_err[ev])
+			continue;
+		kfit_json_begin_object(&j, NULL);
+		kfit_json_str(&j, "event", env.evl.ev[ev].name);
+		kfit_json_str(&j, "reason", kfit_event_why(&env.evl.ev[ev],
+				env.open_err[ev], &env.pmu, why, sizeof(why)));
+		kfit_json_end_object(&j);
+	}
+	kfit_json_end_array(&j);
+	if (env.cmd && env.child_done)
+		kfit_json_i64(&j, "exit_status", env.child_status);
+	if (env.per_task) {
+		kfit_json_str(&j, "mode", env.mode);
+		json_tasks(&j);
+	} else {
+		kfit_json_u64(&j, "read_errors", env.read_errors);
+	}
+	kfit_json_end_object(&j);
+	kfit_json_finish(&j);
+	printf("\n");
+}
+
+static void csv_row(int ev, int cpu, __u64 now)
+{
+	const struct kfit_event *e = &env.evl.ev[ev];
+	struct figure f = figure_at(ev, cpu);
+	const char *s = env.sep;
+
+	if (env.c.interval_ns)
+		printf("%.6f%s", (now - env.start_ns) / 1e9, s);
+	if (cpu >= 0)
+		printf("%d%s", cpu, s);
+	else
+		printf("total%s", s);
+	printf("%s%s", e->name, s);
+	if (f.status)
+		printf("%s%s", status_text[f.status], s);
+	else
+		printf("%llu%s", (unsigned long long)(f.value + 0.5), s);
+	printf("%s%s%llu%s%llu%s%.2f\n", e->unit, s,
+	       (unsigned long long)f.enabled, s, (unsigned long long)f.running,
+	       s, f.enabled ? 100.0 * f.running / f.enabled : 0.0);
+}
+
+static void print_csv(__u64 now)
+{
+	static bool header;
+	const char *s = env.sep;
+	int ev, cpu;
+
+	if (!header) {
+		printf("%s%scpu%sevent%svalue%sunit%senabled_ns%srunning_ns%srunning_pct\n",
+		       env.c.interval_ns ? "time" : "", env.c.interval_ns ? s : "",
+		       s, s, s, s, s, s);
+		header = true;
+	}
+	for (cpu = 0; cpu < env.ncpus && per_cpu_rows(); cpu++)
+		for (ev = 0; env.cpu_on[cpu] && ev < env.evl.n; ev++)
+			csv_row(ev, cpu, now);
+	for (ev = 0; ev < env.evl.n; ev++)
+		csv_row(ev, -1, now);
+}
+
+static int report(void *ctx, bool last)
+{
+	__u64 now, elapsed;
+	size_t sz = (size_t)env.evl.n * env.ncpus * sizeof(*env.cur);
+	(void)ctx;
+
+	if (last) {
+		stop_child();
+		/* stop counting first, so that tasks and totals see the same end */
+		ioctl_leaders(PERF_EVENT_IOC_DISABLE);
+		if (env.per_task)
+			flush_cpus();
+	}
+	now = kfit_now_ns();
+	read_counters();
+	if (env.per_task && read_tasks())
+		return -ENOMEM;
+	elapsed = now - env.last_ns;
+	if (env.c.timestamp && !env.sep && !env.c.json)
+		kfit_print_time(stdout);
+	if (env.c.json)
+		print_json(now, elapsed);
+	else if (env.sep)
+		print_csv(now);
+	else
+		print_text(now, elapsed);
+	fflush(stdout);
+	if (env.c.interval_ns) {
+		memcpy(env.prev, env.cur, sz);
+		env.last_ns = now;
+	}
+	return 0;
+}
+
+/* ---- main ----------------------------------------------------------------- */
+
+static bool have_cpu_pmu(void)
+{
+	return access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
+	       access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0;
+}
+
+static int default_events(void)
+{
+	const char *clock = system_wide() ? "cpu-clock" : "task-clock";
+	char spec[128];
+
+	snprintf(spec, sizeof(spec), "%s,context-switches,cpu-migrations,page-faults%s",
+		 clock, have_cpu_pmu() ? ",cycles,instructions" : "");
+	return add_events(spec);
+}
+
+static int check_args(int first, int argc, char **argv)
+{
+	if (first < argc)
+		env.cmd = &argv[first];
+	if (env.interval_ms) {
+		if (env.c.interval_ns) {
+			fprintf(stderr, "pmcstat: -i and -I both given\n");
+			return -1;
+		}
+		env.c.interval_ns = env.interval_ms * 1000000ULL;
+	}
+	if (env.c.cpus.set && (env.c.pid || env.c.tid || env.cmd) && !env.per_task) {
+		fprintf(stderr, "pmcstat: -C counts CPUs; a task or COMMAND is counted wherever it runs\n");
+		return -1;
+	}
+	if (env.cmd && (env.c.pid || env.c.tid)) {
+		fprintf(stderr, "pmcstat: a COMMAND and -p/-t: choose one target\n");
+		return -1;
+	}
+	if (env.all_cpus && (env.c.pid || env.c.tid || env.cmd) && !env.per_task) {
+		fprintf(stderr, "pmcstat: -a counts every task; it does not go with -p, -t or a COMMAND (use --per-task to list tasks)\n");
+		return -1;
+	}
+	if (env.c.comm[0] && !env.per_task) {
+		fprintf(stderr, "pmcstat: --comm needs --per-task\n");
+		return -1;
+	}
+	if (env.sep && env.c.json) {
+		fprintf(stderr, "pmcstat: -x and -j: choose one output\n");
+		return -1;
+	}
+	if (!env.evl.n && default_events())
+		return -1;
+	return 0;
+}
+
+static int alloc_readings(void)
+{
+	size_t n = (size_t)env.evl.n * env.ncpus;
+
+	env.cur = calloc(n, sizeof(*env.cur));
+	env.prev = calloc(n, sizeof(*env.prev));
+	return env.cur && env.prev ? 0 : -1;
+}
+
+static void describe(void)
+{
+	char what[256], cpus[128];
+
+	cpus_text(cpus, sizeof(cpus));
+	if (env.cmd && !env.per_task)
+		snprintf(what, sizeof(what), "%d event%s of '%s'",
+			 env.evl.n, env.evl.n > 1 ? "s" : "", env.cmd[0]);
+	else if (!system_wide())
+		snprintf(what, sizeof(what), "%d event%s of %s",
+			 env.evl.n, env.evl.n > 1 ? "s" : "", target_name());
+	else
+		snprintf(what, sizeof(what), "%d event%s, %s%s, CPUs %s",
+			 env.evl.n, env.evl.n > 1 ? "s" : "", target_name(),
+			 env.per_task ? ", per task" : "", cpus);
+	kfit_tracing(what);
+}
+
+static int setup(void)
+{
+	if (choose_cpus() || alloc_readings())
+		return -1;
+	if (env.cmd && fork_command())
+		return -1;
+	if (choose_threads())
+		return -1;
+	if (open_counters()) {
+		kfit_err("out of memory");
+		return -1;
+	}
+	if (report_unsupported())
+		return -1;
+	if (env.per_task && start_bpf())
+		return -1;
+	return 0;
+}
+
+static int run(void)
+{
+	int err;
+
+	if (!env.cmd || env.per_task)
+		ioctl_leaders(PERF_EVENT_IOC_ENABLE);
+	/* a command's counters start at its exec, which has happened when this returns */
+	if (env.cmd && start_command())
+		return -1;
+	env.start_ns = env.last_ns = kfit_now_ns();
+	describe();
+	err = kfit_run(&env.c, &(struct kfit_loop){
+		.report = report,
+		.poll = env.cmd ? poll_child : NULL,
+	});
+	if (env.child_done && env.child_status)
+		kfit_info("'%s' exited with status %d", env.cmd[0], env.child_status);
+	return err ? -1 : 0;
+}
+
+static void cleanup(void)
+{
+	stop_child();
+	pmcstat_bpf__destroy(env.skel);
+	close_counters();
+	free(env.ctrs);
+	free(env.open_err);
+	free(env.cur);
+	free(env.prev);
+	free(env.cpu_on);
+	free(env.threads);
+	free(env.tasks);
+	free(env.ptasks);
+}
+
+int main(int argc, char **argv)
+{
+	int first, err;
+
+	first = kfit_parse_args(&tool, &env.c, argc, argv);
+	if (first < 0 || check_args(first, argc, argv))
+		return 2;
+	if (env.list) {
+		kfit_events_list(stdout, &env.pmu);
+		return 0;
+	}
+	kfit_setup("pmcstat", &env.c);
+	err = setup();
+	if (!err)
+		err = run();
+	cleanup();
+	return err ? 1 : 0;
+}
