@@ -1090,7 +1090,12 @@ const char *kfit_event_why(const struct kfit_event *e, int err,
 		snprintf(buf, len, "too many open files (raise ulimit -n)");
 		break;
 	case EINVAL:
-		snprintf(buf, len, "the kernel rejected its attributes (modifier or PMU term not supported?)");
+		/* uncore-like PMUs (msr, power) count everything or nothing */
+		if (!cpu && (e->attr.exclude_user || e->attr.exclude_kernel))
+			snprintf(buf, len, "the %s PMU cannot count by privilege level: drop the :u/:k/:h modifier",
+				 e->pmu);
+		else
+			snprintf(buf, len, "the kernel rejected its attributes (modifier or PMU term not supported?)");
 		break;
 	case EBUSY:
 		snprintf(buf, len, "the counter is in use by someone else (e.g. the NMI watchdog: sysctl kernel.nmi_watchdog=0)");

@@ -838,6 +838,10 @@ static void test_why(void **state)
 	       "the kernel rejected its attributes (modifier or PMU term not supported?)", true);
 	why_is("cs", EINVAL, &env,
 	       "the kernel rejected its attributes (modifier or PMU term not supported?)", true);
+	why_is("msr/tsc/:u", EINVAL, &nocpu,
+	       "the msr PMU cannot count by privilege level: drop the :u/:k/:h modifier", true);
+	why_is("msr/tsc/", EINVAL, &nocpu,
+	       "the kernel rejected its attributes (modifier or PMU term not supported?)", true);
 	why_is("cycles", EBUSY, &env,
 	       "the counter is in use by someone else (e.g. the NMI watchdog: sysctl kernel.nmi_watchdog=0)",
 	       true);
