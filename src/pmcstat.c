@@ -1231,7 +1231,6 @@ static void print_json(__u64 now, __u64 elapsed)
 	}
 	kfit_json_end_object(&j);
 	kfit_json_finish(&j);
-	printf("\n");
 }
 
 static void csv_row(int ev, int cpu, __u64 now)
@@ -1413,12 +1412,13 @@ static int run(void)
 {
 	int err;
 
+	/* as perf stat: wall time from just before the command is let go */
+	env.start_ns = env.last_ns = kfit_now_ns();
 	if (!env.cmd || env.per_task)
 		ioctl_leaders(PERF_EVENT_IOC_ENABLE);
-	/* a command's counters start at its exec, which has happened when this returns */
+	/* a command's counters start at its exec (enable_on_exec) */
 	if (env.cmd && start_command())
 		return -1;
-	env.start_ns = env.last_ns = kfit_now_ns();
 	describe();
 	err = kfit_run(&env.c, &(struct kfit_loop){
 		.report = report,
