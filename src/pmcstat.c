@@ -407,7 +407,13 @@ static void stop_child(void)
 {
 	if (!env.child || env.child_done)
 		return;
-	kill(env.child, SIGTERM);
+	/* not let go yet: EOF on its pipe ends it (a signal could come before its read) */
+	if (env.go_fd >= 0) {
+		close(env.go_fd);
+		env.go_fd = -1;
+	} else {
+		kill(env.child, SIGTERM);
+	}
 	reap_child(0);
 }
 
@@ -445,6 +451,24 @@ static int leader_fd(int from, int leader)
 	return -1;
 }
 
+/*
+ * As perf does: when perf_event_paranoid forbids counting the kernel, an
+ * event without modifiers falls back to user space only (and says so).
+ */
+static bool user_only(struct kfit_event *e)
+{
+	struct perf_event_attr *a = &e->attr;
+
+	if (a->exclude_user || a->exclude_kernel || a->exclude_hv)
+		return false;
+	a->exclude_kernel = a->exclude_hv = 1;
+	kfit_warn("%s: counting user space only (perf_event_paranoid forbids the kernel without CAP_PERFMON)",
+		  e->name);
+	if (strlen(e->name) + 2 < sizeof(e->name))
+		strcat(e->name, ":u");
+	return true;
+}
+
 static int open_event(int ev, pid_t pid, int cpu, int from)
 {
 	struct kfit_event *e = &env.evl.ev[ev];
@@ -464,6 +488,10 @@ static int open_event(int ev, pid_t pid, int cpu, int from)
 			return env.open_err[e->leader] ? env.open_err[e->leader] : -EINVAL;
 	}
 	fd = perf_open(&a, pid, system_wide() ? cpu : -1, group);
+	if ((fd == -EACCES || fd == -EPERM) && user_only(e)) {
+		a.exclude_kernel = a.exclude_hv = 1;
+		fd = perf_open(&a, pid, system_wide() ? cpu : -1, group);
+	}
 	if (fd < 0)
 		return fd;
 	env.ctrs[env.nctrs++] = (struct counter){ .fd = fd, .ev = ev, .cpu = cpu };
