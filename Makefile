@@ -10,7 +10,7 @@ BPFTOOL ?= bpftool
 # Debian packages the build, the tests and the benchmarks need
 DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 	libcmocka-dev pkg-config jq iproute2 procps cpio busybox-static \
-	qemu-system-x86 libbpf-tools
+	qemu-system-x86 libbpf-tools linux-perf
 
 # STATIC=1: statically linked tools, for machines without libbpf (and the VM)
 ifeq ($(STATIC),1)

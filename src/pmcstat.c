@@ -134,8 +134,15 @@ static int parse_opt(int key, const char *arg, void *ctx)
 		fprintf(stderr, "pmcstat: -x: the separator must be a non-empty string without newlines or quotes\n");
 		return -1;
 	case 'I':
-		if (kfit_parse_uint(arg, 86400000, &env.interval_ms) == 0)
+		/* set now: --count is checked against the interval while parsing */
+		if (env.c.interval_ns) {
+			fprintf(stderr, "pmcstat: -i and -I both given\n");
+			return -1;
+		}
+		if (kfit_parse_uint(arg, 86400000, &env.interval_ms) == 0) {
+			env.c.interval_ns = env.interval_ms * 1000000ULL;
 			return 0;
+		}
 		fprintf(stderr, "pmcstat: -I: '%s' is not a number of milliseconds\n", arg);
 		return -1;
 	case 'l':
@@ -1010,12 +1017,18 @@ static struct figure task_figure(const struct task_row *row, int ev)
 	const struct task_row *p = env.c.interval_ns ? prev_task(&row->key) : NULL;
 	struct pmc_reading d = row->t.sum[ev];
 
+	struct figure f;
+
 	if (p) {
 		d.counter -= p->t.sum[ev].counter;
 		d.enabled -= p->t.sum[ev].enabled;
 		d.running -= p->t.sum[ev].running;
 	}
-	return figure_of(&d, ev);
+	f = figure_of(&d, ev);
+	/* a task that ran no counted time (e.g. only after the stop) counted 0 */
+	if (f.status == 1)
+		f.status = 0;
+	return f;
 }
 
 static bool task_listed(const struct task_row *row)
@@ -1358,12 +1371,9 @@ static int check_args(int first, int argc, char **argv)
 {
 	if (first < argc)
 		env.cmd = &argv[first];
-	if (env.interval_ms) {
-		if (env.c.interval_ns) {
-			fprintf(stderr, "pmcstat: -i and -I both given\n");
-			return -1;
-		}
-		env.c.interval_ns = env.interval_ms * 1000000ULL;
+	if (env.interval_ms && env.c.interval_ns != env.interval_ms * 1000000ULL) {
+		fprintf(stderr, "pmcstat: -i and -I both given\n");
+		return -1;
 	}
 	if (env.c.cpus.set && (env.c.pid || env.c.tid || env.cmd) && !env.per_task) {
 		fprintf(stderr, "pmcstat: -C counts CPUs; a task or COMMAND is counted wherever it runs\n");
