@@ -721,8 +721,8 @@ static void flush_cpus(void)
 		CPU_ZERO(&one);
 		CPU_SET(cpu, &one);
 		if (sched_setaffinity(0, sizeof(one), &one)) {
-			kfit_warn("cannot run on CPU %d (%s): its last %s are not charged to a task",
-				  cpu, strerror(errno), "moments");
+			kfit_warn("cannot run on CPU %d (%s): its counts since its last switch are charged to no task",
+				  cpu, strerror(errno));
 			continue;
 		}
 		usleep(1000);
