@@ -91,6 +91,7 @@ struct env {
 
 	__u64 start_ns, last_ns;
 	__u64 read_errors;
+	int not_switched;		/* CPUs flush_cpus() could not reach */
 	struct kfit_pmu_env pmu;
 };
 
@@ -723,6 +724,7 @@ static void flush_cpus(void)
 		if (sched_setaffinity(0, sizeof(one), &one)) {
 			kfit_warn("cannot run on CPU %d (%s): its counts since its last switch are charged to no task",
 				  cpu, strerror(errno));
+			env.not_switched++;
 			continue;
 		}
 		usleep(1000);
@@ -1217,6 +1219,7 @@ static void json_tasks(struct kfit_json *j)
 	}
 	kfit_json_end_array(j);
 	kfit_json_u64(j, "tasks_dropped", bss_dropped());
+	kfit_json_u64(j, "cpus_not_switched", env.not_switched);
 	kfit_json_u64(j, "read_errors", bss_read_errors() + env.read_errors);
 	free(v);
 }
