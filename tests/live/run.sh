@@ -23,28 +23,11 @@ if [ "$(id -u)" != 0 ]; then
 	export T_SKIP_ALL
 fi
 
-pass=0 fail=0 skip=0
-log=$(mktemp "${TMPDIR:-/tmp}/kfit-live.XXXXXX") || exit 1
-trap 'rm -f "$log"' EXIT
+. "$here/../suite.sh"
 
 for f in "$here"/test_*.sh; do
 	[ -e "$f" ] || continue
-	name=$(basename "$f")
-	bash "$f" 2>&1 | tee "$log"
-	rc=${PIPESTATUS[0]}
-	line=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped\$" "$log" | tail -n 1)
-	if [ -z "$line" ]; then
-		echo "FAIL $name: exited $rc without a summary line"
-		fail=$((fail + 1))
-		continue
-	fi
-	read -r p f s <<<"$(echo "$line" | awk '{ print $2, $4, $6 }')"
-	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
-	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
-		echo "FAIL $name: exited $rc although no test failed"
-		fail=$((fail + 1))
-	fi
+	suite_run "$(basename "$f")" bash "$f"
 done
 
-echo "live: $pass passed, $fail failed, $skip skipped"
-[ "$fail" = 0 ]
+suite_end live
