@@ -136,6 +136,15 @@ static bool is_fentry(const char *kind)
 	return strcmp(kind, "fentry") == 0 || strcmp(kind, "fexit") == 0;
 }
 
+const char *kfit_fentry_reason(int err)
+{
+	if (err == -EPERM)
+		return "the kernel refused ftrace-based attachment (EPERM)";
+	if (err == -ESRCH)
+		return "the function is not in the kernel's BTF (inlined, static or not traceable) (ESRCH)";
+	return NULL;
+}
+
 /* Why this kind of attachment failed, in the words a user needs */
 static const char *why(const char *kind, int err)
 {
@@ -144,10 +153,8 @@ static const char *why(const char *kind, int err)
 	if ((err == -EPERM || err == -EACCES) && kfit_get_caps(&caps) == 0 &&
 	    !kfit_caps_enough(&caps))
 		return "missing CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN)";
-	if (is_fentry(kind) && err == -EPERM)
-		return "the kernel refused ftrace-based attachment (EPERM)";
-	if (is_fentry(kind) && err == -ESRCH)
-		return "the function is not in the kernel's BTF (inlined, static or not traceable) (ESRCH)";
+	if (is_fentry(kind) && kfit_fentry_reason(err))
+		return kfit_fentry_reason(err);
 	if (is_kprobe(kind) && !kfit_works(KFIT_M_KPROBE))
 		return kfit_probe(KFIT_M_KPROBE)->detail;
 	return kfit_reason(err);

@@ -38,5 +38,7 @@ void kfit_explain_attach(const char *kind, const char *target, int err);
 
 /* Why a load or attach failed, in words, for a negative errno */
 const char *kfit_reason(int err);
+/* Why fentry/fexit failed where the errno has a tracing-specific meaning, else NULL */
+const char *kfit_fentry_reason(int err);
 
 #endif

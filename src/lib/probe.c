@@ -229,8 +229,8 @@ static const char *stage_reason(enum kfit_tc_prog w, int err)
 
 	if (kp && !kprobes_built_in())
 		return "kprobes are not built in (no kprobe PMU, no kprobe_events)";
-	if ((w == KFIT_TC_FENTRY || w == KFIT_TC_FEXIT) && err == -EPERM)
-		return "the kernel refused ftrace-based attachment (EPERM)";
+	if ((w == KFIT_TC_FENTRY || w == KFIT_TC_FEXIT) && kfit_fentry_reason(err))
+		return kfit_fentry_reason(err);
 	if (w == KFIT_TC_KPROBE_MULTI && (err == -EOPNOTSUPP || err == -524))
 		return "no kprobe_multi links: they need fprobe (CONFIG_FPROBE, 5.18+), "
 		       "which this kernel lacks or blocks (EOPNOTSUPP)";
