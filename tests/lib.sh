@@ -138,6 +138,39 @@ t_pause() {	# SECONDS (fractions allowed)
 	read -r -t "$1" <>"$T_TMP/.pause" 2>/dev/null
 }
 
+# A test helper run with -w (durtarget, pmcload) prints "pid N", then
+# waits for SIGUSR1 before its work. t_held_start CMD... starts it (CMD may
+# be prefixed, e.g. by taskset), output in $T_TMP/held.out, and waits for
+# that line and for every regexp in HELD_WANT (e.g. '^worker '); sets
+# HELD_PID. t_held_go lets it run and waits for its successful end.
+t_held_start() {	# CMD...
+	local out=$T_TMP/held.out i=0 re ready
+	: >"$out"
+	"$@" >"$out" 2>&1 </dev/null &
+	HELD_PID=$!
+	t_on_exit "kill -KILL $HELD_PID 2>/dev/null"
+	while :; do
+		ready=1
+		for re in '^pid ' ${HELD_WANT:-}; do
+			grep -q -- "$re" "$out" || ready=
+		done
+		[ -n "$ready" ] && break
+		kill -0 "$HELD_PID" 2>/dev/null || t_fail "'$*' exited: $(cat "$out")"
+		[ "$i" -ge 1500 ] && t_fail "'$*' was not ready in 30 s: $(cat "$out")"
+		sleep 0.02
+		i=$((i + 1))
+	done
+	t_assert_eq "$(sed -n 's/^pid //p' "$out")" "$HELD_PID" "pid printed by '$*'"
+}
+
+t_held_go() {
+	local rc
+	kill -USR1 "$HELD_PID" || t_fail "kill -USR1 $HELD_PID failed"
+	wait "$HELD_PID"
+	rc=$?
+	[ "$rc" = 0 ] || t_fail "helper $HELD_PID exited $rc: $(cat "$T_TMP/held.out")"
+}
+
 # Start CMD with stdout in $T_TMP/bg.out and stderr in bg.err; sets BG.
 # It is killed when the test ends, whatever happens.
 t_bg_start() {	# CMD args...

@@ -37,30 +37,15 @@ bg_wait_tracing() { t_bg_wait_tracing "$FD_WAIT"; }
 
 bg_stop() { t_bg_stop_ok "$1" 30; }	# funcdur must end with status 0
 
+# durtarget -w SCENARIO N, prefixed by a command if given; sets DT_PID
 dt_start() {	# SCENARIO N [command...]
-	local sc=$1 n=$2 out=$T_TMP/dt.out i=0
+	local sc=$1 n=$2
 	shift 2
-	: >"$out"
-	"$@" "$DT" -w "$sc" "$n" >"$out" 2>&1 </dev/null &
-	DT_PID=$!
-	t_on_exit "kill -KILL $DT_PID 2>/dev/null"
-	while ! grep -q '^pid ' "$out"; do
-		kill -0 "$DT_PID" 2>/dev/null || t_fail "${*:+$* }durtarget -w $sc $n exited: $(cat "$out")"
-		[ "$i" -ge 1000 ] && t_fail "durtarget -w printed no pid in 10 s"
-		sleep 0.01
-		i=$((i + 1))
-	done
-	t_assert_eq "$(sed -n 's/^pid //p' "$out")" "$DT_PID" "pid printed by durtarget -w"
+	t_held_start "$@" "$DT" -w "$sc" "$n"
+	DT_PID=$HELD_PID
 }
 
-# Let it run and wait for its end
-dt_go() {
-	local rc
-	kill -USR1 "$DT_PID" || t_fail "kill -USR1 $DT_PID failed"
-	wait "$DT_PID"
-	rc=$?
-	[ "$rc" = 0 ] || t_fail "durtarget $DT_PID exited $rc: $(cat "$T_TMP/dt.out")"
-}
+dt_go() { t_held_go; }
 
 # durtarget SCENARIO N under `funcdur -p PID ARGS...`, stopped by SIGINT
 # once durtarget is done; the report is in bg.out

@@ -115,30 +115,14 @@ bg_end() {
 # pmcload -w ARGS in the background, waiting for SIGUSR1; sets PL_PID and
 # PL_WORKER (threads and pingpong)
 pl_start() {	# pmcload args...
-	local out=$T_TMP/pl.out i=0
-	: >"$out"
-	"$PL" -w "$@" >"$out" 2>&1 </dev/null &
-	PL_PID=$!
-	t_on_exit "kill -KILL $PL_PID 2>/dev/null"
-	while ! grep -q '^pid ' "$out" ||
-		{ case $1 in threads | pingpong) ! grep -q '^worker ' "$out" ;; *) false ;; esac; }; do
-		kill -0 "$PL_PID" 2>/dev/null || t_fail "pmcload -w $* exited: $(cat "$out")"
-		[ "$i" -ge 1000 ] && t_fail "pmcload -w $* printed no pid in 10 s"
-		sleep 0.01
-		i=$((i + 1))
-	done
-	t_assert_eq "$(sed -n 's/^pid //p' "$out")" "$PL_PID" "pid printed by pmcload -w"
-	PL_WORKER=$(sed -n 's/^worker //p' "$out")
+	local HELD_WANT=
+	case $1 in threads | pingpong) HELD_WANT='^worker ' ;; esac
+	t_held_start "$PL" -w "$@"
+	PL_PID=$HELD_PID
+	PL_WORKER=$(sed -n 's/^worker //p' "$T_TMP/held.out")
 }
 
-# Let it run, and wait for its end
-pl_go() {
-	local rc
-	kill -USR1 "$PL_PID" || t_fail "kill -USR1 $PL_PID failed"
-	wait "$PL_PID"
-	rc=$?
-	[ "$rc" = 0 ] || t_fail "pmcload $PL_PID exited $rc: $(cat "$T_TMP/pl.out")"
-}
+pl_go() { t_held_go; }
 
 # ---- JSON -------------------------------------------------------------------
 # jq is slow under emulation (the VM): a document is checked and flattened

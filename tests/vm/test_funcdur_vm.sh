@@ -29,28 +29,11 @@ bg_stop() { t_bg_stop_ok "$1" 60; }	# funcdur must end with status 0
 
 # durtarget -w SCENARIO N: waits for SIGUSR1; sets DT_PID
 dt_start() {	# SCENARIO N
-	local i=0 line
-	: >"$T_TMP/dt.out"
-	"$DT" -w "$1" "$2" >"$T_TMP/dt.out" 2>&1 </dev/null &
-	DT_PID=$!
-	t_on_exit "kill -KILL $DT_PID 2>/dev/null"
-	while :; do
-		IFS= read -r line <"$T_TMP/dt.out"
-		[ "$line" = "pid $DT_PID" ] && return 0
-		kill -0 "$DT_PID" 2>/dev/null || t_fail "durtarget -w $1 $2 exited: $(cat "$T_TMP/dt.out")"
-		[ "$i" -ge 300 ] && t_fail "durtarget -w printed no pid in 30 s"
-		sleep 0.1
-		i=$((i + 1))
-	done
+	t_held_start "$DT" -w "$1" "$2"
+	DT_PID=$HELD_PID
 }
 
-dt_go() {
-	local rc
-	kill -USR1 "$DT_PID" || t_fail "kill -USR1 $DT_PID failed"
-	wait "$DT_PID"
-	rc=$?
-	[ "$rc" = 0 ] || t_fail "durtarget exited $rc: $(cat "$T_TMP/dt.out")"
-}
+dt_go() { t_held_go; }
 
 # jq EXPR on the object of function NAME in FILE; "missing" if none
 fn() {	# FILE NAME EXPR
