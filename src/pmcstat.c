@@ -1354,19 +1354,13 @@ static int report(void *ctx, bool last)
 
 /* ---- main ----------------------------------------------------------------- */
 
-static bool have_cpu_pmu(void)
-{
-	return access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
-	       access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0;
-}
-
 static int default_events(void)
 {
 	const char *clock = system_wide() ? "cpu-clock" : "task-clock";
 	char spec[128];
 
 	snprintf(spec, sizeof(spec), "%s,context-switches,cpu-migrations,page-faults%s",
-		 clock, have_cpu_pmu() ? ",cycles,instructions" : "");
+		 clock, kfit_has_cpu_pmu(env.pmu.sysfs) ? ",cycles,instructions" : "");
 	return add_events(spec);
 }
 

@@ -1021,12 +1021,14 @@ int kfit_events_parse(struct kfit_event_list *l, const char *spec,
 	return 0;
 }
 
-static bool has_cpu_pmu(const char *sysfs)
+bool kfit_has_cpu_pmu(const char *sysfs)
 {
 	static const char *const cpus[] = { "cpu", "cpu_core", "cpu_atom" };
 	char path[PATH_MAX];
 	size_t i;
 
+	if (!sysfs)
+		sysfs = SYSFS_PMUS;
 	for (i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++)
 		if (!pathf(path, sizeof(path), "%s/%s", sysfs, cpus[i]) &&
 		    !access(path, F_OK))
@@ -1062,7 +1064,7 @@ const char *kfit_event_why(const struct kfit_event *e, int err,
 	if (err < 0)
 		err = -err;
 	if (cpu && (err == ENOENT || err == EOPNOTSUPP || err == ENODEV) &&
-	    !has_cpu_pmu(sysfs))
+	    !kfit_has_cpu_pmu(sysfs))
 		return no_cpu_pmu(sysfs, buf, len);
 	switch (err) {
 	case ENOENT:

@@ -62,6 +62,9 @@ int kfit_events_parse(struct kfit_event_list *l, const char *spec,
 const char *kfit_event_why(const struct kfit_event *e, int err,
 			   const struct kfit_pmu_env *env, char *buf, size_t len);
 
+/* Whether sysfs (NULL: the real one) has a CPU PMU: cpu, cpu_core or cpu_atom */
+bool kfit_has_cpu_pmu(const char *sysfs);
+
 /* Every named event, PMU and PMU alias, one per line (--list) */
 void kfit_events_list(FILE *f, const struct kfit_pmu_env *env);
 

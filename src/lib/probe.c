@@ -25,6 +25,7 @@
 #include "tracecheck.skel.h"
 #include "btfq.h"
 #include "diag.h"
+#include "pmu.h"
 #include "probe.h"
 
 #define TRACEFS_MAGIC 0x74726163
@@ -291,8 +292,7 @@ static void check_perf_hw(struct kfit_probe_result *r)
 	if (fd < 0) {
 		int err = -errno;
 
-		if (!path_exists("/sys/bus/event_source/devices/cpu") &&
-		    !path_exists("/sys/bus/event_source/devices/cpu_core"))
+		if (!kfit_has_cpu_pmu(NULL))
 			set(r, KFIT_P_NO, err, "this machine exposes no hardware PMU "
 			    "(usual in VMs): perf_event_open(cycles) gave %s",
 			    err == -ENOENT ? "ENOENT" : kfit_reason(err));
