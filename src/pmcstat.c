@@ -612,18 +612,19 @@ static void read_counters(void)
 
 /* ---- --per-task: BPF ------------------------------------------------------- */
 
-static int load_bpf(bool btf)
+static int load_bpf(void *ctx, bool btf)
 {
 	struct pmcstat_bpf *s;
 	struct bpf_program *p;
 	__u32 key;
 	int i, err, fd;
 
+	(void)ctx;
 	s = pmcstat_bpf__open();
 	if (!s)
 		return -errno;
 	bpf_object__for_each_program(p, s->obj)
-		bpf_program__set_autoload(p, btf == (strstr(bpf_program__name(p), "_btf") != NULL));
+		bpf_program__set_autoload(p, kfit_tp_wanted(p, btf));
 	s->rodata->nr_events = env.evl.n;
 	s->rodata->nr_cpus = env.ncpus;
 	bpf_map__set_max_entries(s->maps.counters, env.evl.n * env.ncpus);
@@ -641,25 +642,14 @@ static int load_bpf(bool btf)
 		return err;
 	}
 	env.skel = s;
-	env.mode = btf ? "tp_btf" : "raw_tracepoint";
 	return 0;
 }
 
 static int start_bpf(void)
 {
-	int err;
-
 	if (kfit_check_privileges())
 		return -1;
-	err = load_bpf(true);
-	if (!err)
-		return 0;
-	if (env.c.verbose)
-		kfit_info("tp_btf failed (%s); trying raw tracepoints", kfit_reason(err));
-	err = load_bpf(false);
-	if (err)
-		kfit_explain_attach("raw_tracepoint", "sched_switch", err);
-	return err ? -1 : 0;
+	return kfit_tp_start(load_bpf, NULL, "sched_switch", &env.mode) ? -1 : 0;
 }
 
 static int cmp_key(const void *a, const void *b)

@@ -101,20 +101,20 @@ static const struct kfit_tool tool = {
 	.ctx = &env,
 };
 
-static int open_and_attach(bool btf)
+static int open_and_attach(void *ctx, bool btf)
 {
 	struct softirqlat_bpf *s;
 	struct bpf_program *p;
 	int err;
 
+	(void)ctx;
 	s = softirqlat_bpf__open();
 	if (!s)
 		return -errno;
 	bpf_object__for_each_program(p, s->obj) {
-		const char *name = bpf_program__name(p);
-		bool raise = strncmp(name, "raise", 5) == 0;
+		bool raise = strncmp(bpf_program__name(p), "raise", 5) == 0;
 
-		bpf_program__set_autoload(p, btf == (strstr(name, "_btf") != NULL) &&
+		bpf_program__set_autoload(p, kfit_tp_wanted(p, btf) &&
 					  !(raise && env.no_queue));
 	}
 	s->rodata->lin_step = env.lin_step;
@@ -128,23 +128,13 @@ static int open_and_attach(bool btf)
 		return err;
 	}
 	env.skel = s;
-	env.mode = btf ? "tp_btf" : "raw_tracepoint";
 	return 0;
 }
 
 static int start(void)
 {
-	int err = open_and_attach(true);
-
-	if (!err)
-		return 0;
-	if (env.c.verbose)
-		kfit_info("tp_btf failed (%s); trying raw tracepoints",
-			  kfit_reason(err));
-	err = open_and_attach(false);
-	if (err)
-		kfit_explain_attach("raw_tracepoint", "softirq_raise/entry/exit", err);
-	return err;
+	return kfit_tp_start(open_and_attach, NULL, "softirq_raise/entry/exit",
+			     &env.mode);
 }
 
 /* Read one key of a per-CPU map into the totals (and per CPU), then clear it */

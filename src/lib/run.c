@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "diag.h"
 #include "run.h"
 
 #ifndef TRACEFS_MAGIC
@@ -170,4 +171,27 @@ int kfit_epoch_flip(volatile __u32 *epoch)
 	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) < 0)
 		kfit_sleep(20 * 1000000ULL);
 	return old & 1;
+}
+
+bool kfit_tp_wanted(const struct bpf_program *p, bool btf)
+{
+	return btf == (strstr(bpf_program__name(p), "_btf") != NULL);
+}
+
+int kfit_tp_start(int (*start)(void *ctx, bool btf), void *ctx,
+		  const char *targets, const char **mode)
+{
+	int err = start(ctx, true);
+
+	*mode = "tp_btf";
+	if (!err)
+		return 0;
+	if (verbosity)
+		kfit_info("tp_btf failed (%s); trying raw tracepoints",
+			  kfit_reason(err));
+	*mode = "raw_tracepoint";
+	err = start(ctx, false);
+	if (err)
+		kfit_explain_attach("raw_tracepoint", targets, err);
+	return err;
 }

@@ -53,6 +53,19 @@ void kfit_print_time(FILE *f);
  */
 int kfit_epoch_flip(volatile __u32 *epoch);
 
+/*
+ * Tracepoint programs come in pairs: NAME_btf (tp_btf) and a raw
+ * tracepoint twin for kernels that refuse BTF-typed tracing.
+ * kfit_tp_wanted() says whether p belongs to the flavour being tried;
+ * kfit_tp_start() runs start(ctx, true), then start(ctx, false) if that
+ * failed, explains a final failure on targets, and sets *mode to
+ * "tp_btf" or "raw_tracepoint". Returns 0 or the last negative errno.
+ */
+struct bpf_program;
+bool kfit_tp_wanted(const struct bpf_program *p, bool btf);
+int kfit_tp_start(int (*start)(void *ctx, bool btf), void *ctx,
+		  const char *targets, const char **mode);
+
 /* Monotonic clock in ns, the clock bpf_ktime_get_ns() uses */
 __u64 kfit_now_ns(void);
 
