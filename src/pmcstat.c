@@ -996,27 +996,28 @@ static int print_counts_table(__u64 elapsed)
 
 /* ---- tasks ---------------------------------------------------------------- */
 
-static const struct task_row *prev_task(const struct pmc_task_key *k)
+/* A task's row with this report's share of its counts (everything when not -i) */
+static struct task_row task_share(const struct task_row *row)
 {
-	if (!env.nptasks)
-		return NULL;
-	return bsearch(k, env.ptasks, env.nptasks, sizeof(*env.ptasks), cmp_key);
+	const struct task_row *p = NULL;
+	struct task_row d = *row;
+	int ev;
+
+	if (env.c.interval_ns && env.nptasks)
+		p = bsearch(&row->key, env.ptasks, env.nptasks,
+			    sizeof(*env.ptasks), cmp_key);
+	for (ev = 0; p && ev < env.evl.n; ev++) {
+		d.t.sum[ev].counter -= p->t.sum[ev].counter;
+		d.t.sum[ev].enabled -= p->t.sum[ev].enabled;
+		d.t.sum[ev].running -= p->t.sum[ev].running;
+	}
+	return d;
 }
 
-/* This report's share of a task's counts (everything when not -i) */
-static struct figure task_figure(const struct task_row *row, int ev)
+static struct figure task_figure(const struct task_row *share, int ev)
 {
-	const struct task_row *p = env.c.interval_ns ? prev_task(&row->key) : NULL;
-	struct pmc_reading d = row->t.sum[ev];
+	struct figure f = figure_of(&share->t.sum[ev], ev);
 
-	struct figure f;
-
-	if (p) {
-		d.counter -= p->t.sum[ev].counter;
-		d.enabled -= p->t.sum[ev].enabled;
-		d.running -= p->t.sum[ev].running;
-	}
-	f = figure_of(&d, ev);
 	/* a task that ran no counted time (e.g. only after the stop) counted 0 */
 	if (f.status == 1)
 		f.status = 0;
@@ -1052,7 +1053,7 @@ static int by_first_event(const void *a, const void *b)
 	return cmp_key(a, b);
 }
 
-/* The listed tasks, busiest first (by the first event) */
+/* The listed tasks' shares of this report, busiest first (by the first event) */
 static struct task_row *sorted_tasks(int *n)
 {
 	struct task_row *v = malloc((env.ntasks + 1) * sizeof(*v));
@@ -1063,7 +1064,7 @@ static struct task_row *sorted_tasks(int *n)
 		return NULL;
 	for (i = 0; i < env.ntasks; i++)
 		if (task_listed(&env.tasks[i]))
-			v[(*n)++] = env.tasks[i];
+			v[(*n)++] = task_share(&env.tasks[i]);
 	qsort(v, *n, sizeof(*v), by_first_event);
 	return v;
 }
