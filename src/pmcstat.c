@@ -686,7 +686,8 @@ static int read_tasks(void)
 			continue;
 		rows[n++].key = key;
 	}
-	qsort(rows, n, sizeof(*rows), cmp_key);
+	if (n)	/* rows is NULL when the map is empty */
+		qsort(rows, n, sizeof(*rows), cmp_key);
 	free(env.ptasks);
 	env.ptasks = env.tasks;
 	env.nptasks = env.ntasks;

@@ -107,7 +107,8 @@ static int parse_all(struct kfit_ksyms *ks)
 			continue;
 		ks->syms[ks->n++].seq = seq++;
 	}
-	qsort(ks->syms, ks->n, sizeof(*ks->syms), cmp_addr);
+	if (ks->n)
+		qsort(ks->syms, ks->n, sizeof(*ks->syms), cmp_addr);
 	return 0;
 }
 

@@ -343,7 +343,8 @@ static int ktext_parse(struct ktext *kt, size_t len)
 			continue;
 		set_base(&kt->e[kt->n++], &bases);
 	}
-	qsort(kt->e, kt->n, sizeof(*kt->e), ent_cmp);
+	if (kt->n)
+		qsort(kt->e, kt->n, sizeof(*kt->e), ent_cmp);
 	return index_bases(kt);
 }
 
@@ -738,12 +739,16 @@ static int skip_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* Sorted, and each name once (the same name in vmlinux and a module) */
+/*
+ * Sorted, and each name once (the same name in vmlinux and a module).
+ * Either list may be empty, and then NULL: qsort must not see that.
+ */
 static void sort_out(struct kfit_kfuncs *o)
 {
 	int i, n = 0;
 
-	qsort(o->names, o->n, sizeof(*o->names), str_cmp);
+	if (o->n)
+		qsort(o->names, o->n, sizeof(*o->names), str_cmp);
 	for (i = 0; i < o->n; i++) {
 		if (n && !strcmp(o->names[i], o->names[n - 1]))
 			free(o->names[i]);
@@ -751,7 +756,8 @@ static void sort_out(struct kfit_kfuncs *o)
 			o->names[n++] = o->names[i];
 	}
 	o->n = n;
-	qsort(o->skipped, o->nskipped, sizeof(*o->skipped), skip_cmp);
+	if (o->nskipped)
+		qsort(o->skipped, o->nskipped, sizeof(*o->skipped), skip_cmp);
 	for (i = n = 0; i < o->nskipped; i++) {
 		if (n && !strcmp(o->skipped[i].name, o->skipped[n - 1].name)) {
 			free(o->skipped[i].name);

@@ -75,12 +75,17 @@ static int func_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* By name; a name twice (.symtab and .dynsym, two versions) is kept once */
+/*
+ * By name; a name twice (.symtab and .dynsym, two versions) is kept once.
+ * A binary without function symbols leaves f->v NULL, which qsort must
+ * not see.
+ */
 static void funcs_sort_unique(struct funcs *f)
 {
 	int i, n = 0;
 
-	qsort(f->v, f->n, sizeof(*f->v), func_cmp);
+	if (f->n)
+		qsort(f->v, f->n, sizeof(*f->v), func_cmp);
 	for (i = 0; i < f->n; i++) {
 		if (n && !strcmp(f->v[i].name, f->v[n - 1].name))
 			free(f->v[i].name);

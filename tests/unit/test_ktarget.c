@@ -388,6 +388,28 @@ static void test_bad_sources(void **state)
 	assert_non_null(strstr(err, "cannot read"));
 }
 
+/* No text symbol at all (data only): nothing to sort, nothing to suggest */
+static void test_no_text(void **state)
+{
+	struct kfit_ksrc s = {
+		.kallsyms = write_file("ks_data", "ffffffff81003000 D vfs_data\n"),
+		.filter_functions = write_file("ff_empty", ""),
+	};
+	struct kfit_kfuncs f;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(kfit_kfuncs_resolve(&s, "vfs_read", &f, err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "unknown kernel function 'vfs_read'");
+	assert_int_equal(kfit_kfuncs_resolve(&s, "*", &f, err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "no kernel function matches '*'");
+	assert_int_equal(f.n, 0);
+	assert_int_equal(f.nskipped, 0);
+	s.kallsyms = write_file("ks_empty", "");
+	assert_int_equal(kfit_kfuncs_resolve(&s, "vfs_*", &f, err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "no kernel function matches 'vfs_*'");
+}
+
 /* A file read before and changed since is read again */
 static void test_reread(void **state)
 {
@@ -539,6 +561,7 @@ int main(void)
 		cmocka_unit_test(test_aliases),
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_bad_sources),
+		cmocka_unit_test(test_no_text),
 		cmocka_unit_test(test_reread),
 		cmocka_unit_test(test_large),
 		cmocka_unit_test(test_alias_doc),

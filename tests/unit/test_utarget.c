@@ -265,6 +265,9 @@ static void test_no_function(void **state)
 	assert_int_equal(resolve_err("/bin/true:main", 0, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "true' has no function 'main': it has no "
 			       "function symbols"));
+	assert_int_equal(resolve_err("/bin/true:*", 0, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "true' matches '*' (it has no function symbols: "
+			       "stripped?)"));
 	assert_int_equal(resolve_err("c:mallok", 0, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "libc.so.6' has no function 'mallok'; closest: malloc, "));
 	assert_int_equal(resolve_err("/proc/self/exe:kfit_utest_target_tow", 0, err,
