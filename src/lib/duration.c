@@ -105,18 +105,18 @@ int kfit_parse_duration(const char *s, __u64 def_unit, __u64 *ns)
 
 /*
  * r / 10^dec with dec decimals; r already rounded. 1234 with 2 decimals
- * is "12.34".
+ * is "12.34". A fixed width per case: with "%0*llu" gcc cannot bound the
+ * output and warns (-Wformat-truncation) at -O1.
  */
 static void fmt_fixed(char *buf, size_t len, __u64 r, int dec,
 		      const char *unit)
 {
-	__u64 scale = dec == 2 ? 100 : dec == 1 ? 10 : 1;
-
-	if (!dec)
-		snprintf(buf, len, "%llu%s", r, unit);
+	if (dec == 2)
+		snprintf(buf, len, "%llu.%02llu%s", r / 100, r % 100, unit);
+	else if (dec == 1)
+		snprintf(buf, len, "%llu.%llu%s", r / 10, r % 10, unit);
 	else
-		snprintf(buf, len, "%llu.%0*llu%s", r / scale, dec, r % scale,
-			 unit);
+		snprintf(buf, len, "%llu%s", r, unit);
 }
 
 char *kfit_fmt_duration(__u64 ns, char *buf, size_t len)

@@ -3,6 +3,7 @@
 #define KFIT_OPTS_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <getopt.h>
 #include <linux/types.h>
 

@@ -157,7 +157,7 @@ static int ldconfig_rank(char *line, const char *prefix, char **path)
 /* The library from the ld.so cache; 0, or -ENOENT */
 static int lib_from_cache(const char *prefix, char *out, size_t len)
 {
-	char *line = NULL, *path;
+	char *line = NULL, *path = NULL;
 	int rank, best = 0;
 	size_t cap = 0;
 	FILE *p;

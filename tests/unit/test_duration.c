@@ -13,7 +13,7 @@ static __u64 parse_ok(const char *s, __u64 def_unit)
 	int err = kfit_parse_duration(s, def_unit, &ns);
 
 	if (err)
-		fail_msg("'%s' failed: %d", s, err);
+		fail_msg("'%s' failed: %d", s ? s : "(null)", err);
 	return ns;
 }
 
@@ -23,7 +23,7 @@ static void parse_err(const char *s, __u64 def_unit, int want)
 	int err = kfit_parse_duration(s, def_unit, &ns);
 
 	if (err != want)
-		fail_msg("'%s': got %d, want %d", s, err, want);
+		fail_msg("'%s': got %d, want %d", s ? s : "(null)", err, want);
 	/* A failed parse leaves the output alone */
 	assert_int_equal(ns, 12345);
 }

@@ -886,8 +886,8 @@ static char *list_of(const struct kfit_pmu_env *e)
 
 static void assert_has(const char *text, const char *want)
 {
-	if (!strstr(text, want))
-		fail_msg("'%s' not in the list:\n%s", want, text);
+	if (!text || !strstr(text, want))
+		fail_msg("'%s' not in the list:\n%s", want, text ? text : "(none)");
 }
 
 static void test_list(void **state)
