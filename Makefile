@@ -12,17 +12,29 @@ DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 	libcmocka-dev pkg-config jq iproute2 procps cpio busybox-static \
 	qemu-system-x86 libbpf-tools linux-perf
 
-# STATIC=1: statically linked tools, for machines without libbpf (and the VM)
+# STATIC=1: statically linked tools, for machines without libbpf (and the VM).
+# SANITIZE=1: tools, helpers and unit tests built with ASan and UBSan, any
+# finding fatal, into build/san (the sanitizers cannot link statically).
+ifeq ($(STATIC)$(SANITIZE),11)
+$(error STATIC=1 and SANITIZE=1 exclude each other)
+endif
 ifeq ($(STATIC),1)
 OUT := build/static
 STATIC_LDFLAGS := -static
+else ifeq ($(SANITIZE),1)
+OUT := build/san
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+# A finding exits 99, a status no test expects (bad input exits 1 or 2)
+export ASAN_OPTIONS ?= exitcode=99
+export UBSAN_OPTIONS ?= exitcode=99:print_stacktrace=1
 else
 OUT := build
 endif
 
 CFLAGS ?= -O2 -g
-KFIT_CFLAGS := $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
-	-Iinclude -Isrc/lib -Ibuild/skel -Ibuild/gen -MMD -MP
+KFIT_CFLAGS := $(CFLAGS) $(SAN_FLAGS) -std=gnu11 -Wall -Wextra -Werror \
+	-D_GNU_SOURCE -Iinclude -Isrc/lib -Ibuild/skel -Ibuild/gen -MMD -MP
 LDLIBS := -lbpf -lelf -lz
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
 	-Ivmlinux -Iinclude -Ibpf
@@ -34,12 +46,12 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS := $(BPF_SRCS:bpf/%.bpf.c=build/skel/%.skel.h)
 BINS := $(TOOLS:%=$(OUT)/bin/%)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
-UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/tests/%)
 HELPER_SRCS := $(wildcard tests/helpers/*.c)
 HELPERS := $(HELPER_SRCS:tests/helpers/%.c=$(OUT)/tests/%)
 
-.PHONY: all deps vmlinux install uninstall clean check unit live vm bench \
-	demo help static
+.PHONY: all deps vmlinux install uninstall clean check unit unit-asan live vm \
+	bench demo help static
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -48,9 +60,11 @@ all: $(BINS) $(HELPERS)
 help:
 	@echo "make            build the tools into build/bin"
 	@echo "make STATIC=1   statically linked tools into build/static/bin"
+	@echo "make SANITIZE=1 tools and tests with ASan and UBSan into build/san"
 	@echo "make deps       install the Debian packages needed (apt-get)"
 	@echo "make check      unit, live (this kernel) and VM (Debian's kernel) tests"
-	@echo "make unit|live|vm  one suite"
+	@echo "make unit|unit-asan|live|vm  one suite (unit-asan: under ASan and UBSan)"
+	@echo "make check SANITIZE=1  the same, the live suite with sanitized tools"
 	@echo "make bench      overhead against Debian's libbpf-tools"
 	@echo "make demo       tracecheck, then softirqlat for 5 s"
 	@echo "make install PREFIX=/usr/local"
@@ -100,29 +114,43 @@ $(LIB): $(LIB_OBJS)
 
 $(OUT)/bin/%: $(OUT)/obj/%.o $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(STATIC_LDFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(CC) $(SAN_FLAGS) $(STATIC_LDFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 # Test helpers (load generators, traced programs) are built like the tools
 $(OUT)/tests/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -O1 $(STATIC_LDFLAGS) $< -o $@ -lpthread
 
-build/tests/test_%: tests/unit/test_%.c build/libkfit.a
+$(OUT)/tests/test_%: tests/unit/test_%.c tests/unit/linebuf.c $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(KFIT_CFLAGS) $< build/libkfit.a $(LDLIBS) -lcmocka -o $@
+	$(CC) $(KFIT_CFLAGS) $< tests/unit/linebuf.c $(LIB) $(LDLIBS) -lcmocka -o $@
 
 static:
-	$(MAKE) STATIC=1
+	$(MAKE) STATIC=1 SANITIZE=
 
-unit: $(UNIT_BINS) build/tests/btf_sample.bpf.o
-	tests/unit/run.sh $(UNIT_BINS)
+# The suite's name on its summary line
+UNIT_SUITE ?= unit
 
-build/tests/btf_sample.bpf.o: tests/unit/btf_sample.bpf.c
+unit: $(UNIT_BINS) $(OUT)/tests/btf_sample.bpf.o
+	tests/unit/run.sh -n $(UNIT_SUITE) $(UNIT_BINS)
+
+unit-asan:
+	$(MAKE) SANITIZE=1 UNIT_SUITE=unit-asan unit
+
+$(OUT)/tests/btf_sample.bpf.o: tests/unit/btf_sample.bpf.c
 	@mkdir -p $(@D)
 	$(CLANG) -g -O2 -target bpf -c $< -o $@
 
+# With SANITIZE=1 the tools are sanitized, not the workloads they measure:
+# the tests count the helpers' page faults, forks and system calls exactly,
+# and ASan adds shadow pages, LSan a fork and getppid calls at exit
 live: all
-	tests/live/run.sh build
+ifeq ($(SANITIZE),1)
+	$(MAKE) SANITIZE= $(HELPER_SRCS:tests/helpers/%.c=build/tests/%)
+	KFIT_HELPERS=$(CURDIR)/build/tests tests/live/run.sh $(OUT)
+else
+	tests/live/run.sh $(OUT)
+endif
 
 vm: static
 	tools/vm/kfit-vm test

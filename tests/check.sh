@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # tests/check.sh: the driver of `make check` (after `make all`).
-# Runs `make unit`, `make live` and `make vm` in turn from the repo root,
+# Runs `make unit`, `make unit-asan` (the unit tests under ASan and UBSan),
+# `make live` and `make vm` in turn from the repo root,
 # keeps going after a failure, collects each suite's last
 # "SUITE: N passed, N failed, N skipped" line and ends with a recap and
 # "check: N passed, N failed, N skipped". The whole run is bounded by
@@ -67,7 +68,7 @@ run_suite() {	# suite
 	note "$line ($el s)"
 }
 
-for s in unit live vm; do
+for s in unit unit-asan live vm; do
 	if [ "$s" = vm ] && ! command -v "$qemu" >/dev/null; then
 		echo "=== make vm: skipped, $qemu not found"
 		suite_skipped vm "$qemu not found (make deps installs qemu-system-x86)"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # tests/live/run.sh BUILD_DIR: the live suite, on the running kernel.
 # Runs every tests/live/test_*.sh with KFIT_BIN=BUILD_DIR/bin and
-# KFIT_HELPERS=BUILD_DIR/tests, and ends with
+# KFIT_HELPERS=BUILD_DIR/tests (unless KFIT_HELPERS is set), and ends with
 # "live: N passed, N failed, N skipped". Also used inside the VM.
 set -u
 
@@ -16,7 +16,7 @@ if [ ! -d "$1" ]; then
 fi
 build=$(cd "$1" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-export KFIT_BIN="$build/bin" KFIT_HELPERS="$build/tests"
+export KFIT_BIN="$build/bin" KFIT_HELPERS="${KFIT_HELPERS:-$build/tests}"
 
 if [ "$(id -u)" != 0 ]; then
 	T_SKIP_ALL="live tests need root (uid $(id -u))"

@@ -1,15 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Run the cmocka unit test binaries given as arguments, show their output,
-# and end with one line: "unit: N passed, N failed" (test cases, from
-# cmocka's summaries). Exits nonzero if a test failed or a binary crashed.
+# tests/unit/run.sh [-n NAME] BINARY...: run the cmocka unit test binaries,
+# show their output, and end with one line: "NAME: N passed, N failed, N
+# skipped" (test cases, from cmocka's summaries; NAME defaults to unit).
+# Exits nonzero if a test failed or a binary crashed. The binaries keep
+# their stdout line-buffered themselves (tests/unit/linebuf.c).
 set -u
+
+suite=unit
+if [ "${1:-}" = -n ] && [ $# -ge 2 ]; then
+	suite=$2
+	shift 2
+fi
 
 # The plain format, whose summary lines are parsed below
 export CMOCKA_MESSAGE_OUTPUT=stdout
 
 passed=0
 failed=0
+skipped=0
 status=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -19,16 +28,6 @@ count() {
 	sed -n "s/^\[  $1 *\] \([0-9][0-9]*\) test(s).*/\1/p" "$log" | tail -n 1
 }
 
-# Line-buffered stdout keeps cmocka's stdout and stderr in order, and
-# keeps what a crashing binary printed before it died
-run() {
-	if command -v stdbuf >/dev/null; then
-		stdbuf -oL "$1"
-	else
-		"$1"
-	fi
-}
-
 if [ $# -eq 0 ]; then
 	echo "run.sh: no test binaries given" >&2
 	status=1
@@ -36,11 +35,12 @@ fi
 
 for bin in "$@"; do
 	echo "== $bin"
-	run "$bin" >"$log" 2>&1
+	"$bin" >"$log" 2>&1
 	rc=$?
 	cat "$log"
 	p=$(count PASSED)
 	f=$(count FAILED)
+	k=$(count SKIPPED)
 	total=$(sed -n 's/^\[==========\] Running \([0-9][0-9]*\) test(s).*/\1/p' "$log" | head -n 1)
 	if [ -z "$p" ]; then
 		# No summary: it crashed, or never ran
@@ -55,8 +55,9 @@ for bin in "$@"; do
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
+	skipped=$((skipped + ${k:-0}))
 	[ "$rc" -eq 0 ] && [ "$f" -eq 0 ] || status=1
 done
 
-echo "unit: $passed passed, $failed failed"
+echo "$suite: $passed passed, $failed failed, $skipped skipped"
 exit $status
