@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include "diag.h"
 #include "output.h"
 #include "opts.h"
 #include "probe.h"
@@ -100,5 +101,6 @@ int main(int argc, char **argv)
 		print_json(&u);
 	else
 		print_text(&u);
-	return 0;
+	/* Most checks were not tried: the report is incomplete, say why */
+	return kfit_check_privileges() ? 1 : 0;
 }

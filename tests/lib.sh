@@ -121,6 +121,19 @@ t_need_root() {
 	[ "$(id -u)" = 0 ] || t_skip "needs root (uid $(id -u))"
 }
 
+# Sets NOBODY, a command prefix that runs a command as the user nobody
+# (uid 65534, no capabilities): setpriv where it can change uids, else su
+# (busybox's in the VM). Skips when neither can.
+t_nobody() {
+	if setpriv --help 2>&1 | grep -q -- --reuid; then
+		NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	elif command -v su >/dev/null && id nobody >/dev/null 2>&1; then
+		NOBODY=(su nobody -s /bin/sh -c 'exec "$0" "$@"')
+	else
+		t_skip "neither setpriv --reuid nor su nobody"
+	fi
+}
+
 # Fail with the file shown
 t_show_file() {	# FILE label
 	echo "--- ${2:-$1} (last lines)"

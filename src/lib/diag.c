@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Messages that say what failed, why, and what still works. */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/capability.h>
@@ -71,6 +74,8 @@ int kfit_get_caps(struct kfit_caps *caps)
 	caps->bpf = cap_set(data, CAP_BPF);
 	caps->perfmon = cap_set(data, CAP_PERFMON);
 	caps->sys_admin = cap_set(data, CAP_SYS_ADMIN);
+	caps->dac_read_search = cap_set(data, CAP_DAC_READ_SEARCH) ||
+				cap_set(data, CAP_DAC_OVERRIDE);
 	return 0;
 }
 
@@ -92,6 +97,45 @@ int kfit_check_privileges(void)
 	kfit_err("tracing needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN); "
 		 "this process lacks%s: run it as root (sudo)", lacks);
 	return -EPERM;
+}
+
+/* The first directory of path, from the top, this process may not enter */
+static void first_closed(const char *path, char *out, size_t len)
+{
+	char *s = out;
+
+	snprintf(out, len, "%s", path);
+	while ((s = strchr(s + 1, '/'))) {
+		*s = '\0';
+		if (faccessat(AT_FDCWD, out, X_OK, AT_EACCESS))
+			return;
+		*s = '/';
+	}
+}
+
+const char *kfit_tracefs_denied(const char *path, char *buf, size_t len)
+{
+	struct kfit_caps caps;
+	char dir[PATH_MAX];
+	struct stat st;
+
+	first_closed(path, dir, sizeof(dir));
+	if (kfit_get_caps(&caps) == 0 && caps.dac_read_search) {
+		snprintf(buf, len, "%s is closed to this process although it has "
+			 "CAP_DAC_READ_SEARCH or CAP_DAC_OVERRIDE: a security module "
+			 "(LSM) denies it", dir);
+		return buf;
+	}
+	if (stat(dir, &st)) {
+		snprintf(buf, len, "this process (uid %u) may not read %s and lacks "
+			 "CAP_DAC_READ_SEARCH: run it as root", geteuid(), dir);
+		return buf;
+	}
+	snprintf(buf, len, "%s is mode %04o (uid %u, gid %u) and this process "
+		 "(uid %u) lacks CAP_DAC_READ_SEARCH: run it as root, or mount "
+		 "tracefs with gid= and mode= to let it in", dir,
+		 st.st_mode & 07777, st.st_uid, st.st_gid, geteuid());
+	return buf;
 }
 
 const char *kfit_reason(int err)

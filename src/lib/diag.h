@@ -3,6 +3,7 @@
 #define KFIT_DIAG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* "tool: message\n" on stderr */
 void kfit_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -16,11 +17,12 @@ void kfit_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 int kfit_check_privileges(void);
 
-/* Which of CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN the process has in effect */
+/* Which of the capabilities tracing needs the process has in effect */
 struct kfit_caps {
 	bool bpf;
 	bool perfmon;
 	bool sys_admin;
+	bool dac_read_search;	/* or CAP_DAC_OVERRIDE: reads any file (tracefs) */
 };
 int kfit_get_caps(struct kfit_caps *caps);
 /* Enough to load tracing programs and open perf events? */
@@ -35,6 +37,16 @@ bool kfit_caps_enough(const struct kfit_caps *caps);
  * details."
  */
 void kfit_explain_attach(const char *kind, const char *target, int err);
+
+/*
+ * Why this process may not read path, a tracefs file or directory (after
+ * EACCES): the first directory on the way it may not enter, its mode and
+ * owner, and what the process lacks, e.g. "/sys/kernel/tracing is mode
+ * 0700 (uid 0, gid 0) and this process (uid 65534) lacks
+ * CAP_DAC_READ_SEARCH: run it as root, or mount tracefs with gid= and
+ * mode= to let it in". Returns buf.
+ */
+const char *kfit_tracefs_denied(const char *path, char *buf, size_t len);
 
 /* Why a load or attach failed, in words, for a negative errno */
 const char *kfit_reason(int err);

@@ -1052,12 +1052,22 @@ static const char *no_cpu_pmu(const char *sysfs, char *buf, size_t len)
 	return buf;
 }
 
+const char *kfit_perf_denied(char *buf, size_t len)
+{
+	char paranoid[32];
+
+	if (read_line(PARANOID, paranoid, sizeof(paranoid)))
+		snprintf(paranoid, sizeof(paranoid), "unreadable");
+	snprintf(buf, len, "not permitted (" PARANOID " is %s): needs root or CAP_PERFMON, or a lower perf_event_paranoid",
+		 paranoid);
+	return buf;
+}
+
 const char *kfit_event_why(const struct kfit_event *e, int err,
 			   const struct kfit_pmu_env *env, char *buf, size_t len)
 {
 	const char *sysfs = env && env->sysfs ? env->sysfs : SYSFS_PMUS;
 	bool cpu = !strcmp(e->pmu, "cpu");
-	char paranoid[32];
 
 	if (!len)
 		return buf;
@@ -1083,10 +1093,7 @@ const char *kfit_event_why(const struct kfit_event *e, int err,
 		break;
 	case EACCES:
 	case EPERM:
-		if (read_line(PARANOID, paranoid, sizeof(paranoid)))
-			snprintf(paranoid, sizeof(paranoid), "unreadable");
-		snprintf(buf, len, "not permitted (" PARANOID " is %s): needs root or CAP_PERFMON, or a lower perf_event_paranoid",
-			 paranoid);
+		kfit_perf_denied(buf, len);
 		break;
 	case EMFILE:
 		snprintf(buf, len, "too many open files (raise ulimit -n)");

@@ -62,6 +62,13 @@ int kfit_events_parse(struct kfit_event_list *l, const char *spec,
 const char *kfit_event_why(const struct kfit_event *e, int err,
 			   const struct kfit_pmu_env *env, char *buf, size_t len);
 
+/*
+ * Why perf_event_open() gave EACCES or EPERM, into buf; returns buf:
+ * "not permitted (/proc/sys/kernel/perf_event_paranoid is 2): needs root
+ * or CAP_PERFMON, or a lower perf_event_paranoid"
+ */
+const char *kfit_perf_denied(char *buf, size_t len);
+
 /* Whether sysfs (NULL: the real one) has a CPU PMU: cpu, cpu_core or cpu_atom */
 bool kfit_has_cpu_pmu(const char *sysfs);
 

@@ -291,8 +291,15 @@ static void check_perf_hw(struct kfit_probe_result *r)
 
 	if (fd < 0) {
 		int err = -errno;
+		char why[160];
 
-		if (!kfit_has_cpu_pmu(NULL))
+		/* perf_event_paranoid is checked before the PMU is looked up */
+		if (err == -EACCES || err == -EPERM)
+			set(r, KFIT_P_NO, err, "cannot open the cycles counter: %s%s",
+			    kfit_perf_denied(why, sizeof(why)),
+			    kfit_has_cpu_pmu(NULL) ? "" : " (and this machine exposes "
+			    "no hardware PMU: usual in VMs)");
+		else if (!kfit_has_cpu_pmu(NULL))
 			set(r, KFIT_P_NO, err, "this machine exposes no hardware PMU "
 			    "(usual in VMs): perf_event_open(cycles) gave %s",
 			    err == -ENOENT ? "ENOENT" : kfit_reason(err));
@@ -394,6 +401,7 @@ static bool is_tracefs(const char *p)
 static void check_tracefs(struct kfit_probe_result *r)
 {
 	const char *p = "/sys/kernel/tracing";
+	char events[64], why[200];
 
 	if (!is_tracefs(p) && mount("tracefs", p, "tracefs", 0, NULL) < 0 &&
 	    !is_tracefs("/sys/kernel/debug/tracing")) {
@@ -403,6 +411,12 @@ static void check_tracefs(struct kfit_probe_result *r)
 	}
 	if (!is_tracefs(p))
 		p = "/sys/kernel/debug/tracing";
+	snprintf(events, sizeof(events), "%s/events", p);
+	if (faccessat(AT_FDCWD, events, R_OK | X_OK, AT_EACCESS)) {
+		set(r, KFIT_P_NO, -errno, "mounted, but closed to this process: %s",
+		    kfit_tracefs_denied(events, why, sizeof(why)));
+		return;
+	}
 	set(r, KFIT_P_OK, 0, "mounted at %s%s", p,
 	    kprobes_built_in() ? "" : " (no kprobe_events in it)");
 }

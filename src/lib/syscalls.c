@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* x86_64 system call names and numbers, and their tracepoints */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include "diag.h"
 #include "ktarget.h"
 #include "strdist.h"
 #include "syscalls.h"
@@ -100,8 +102,11 @@ static int explain(const char *tracefs, const char *name, int err,
 	if (err == -EACCES && kfit_syscall_nr(name) < 0)
 		return no_such(name, buf, len);
 	if (err == -EACCES) {
-		snprintf(buf, len, "cannot read %s/events: permission denied "
-			 "(tracing needs root)", tracefs);
+		char path[PATH_MAX], why[400];
+
+		snprintf(path, sizeof(path), "%s/events", tracefs);
+		snprintf(buf, len, "cannot read %s: permission denied: %s", path,
+			 kfit_tracefs_denied(path, why, sizeof(why)));
 		return err;
 	}
 	e = tracefs_has(tracefs, "syscalls");

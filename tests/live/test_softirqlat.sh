@@ -311,15 +311,8 @@ test_sigterm_json_report() {
 # As a user without capabilities: exit 1, naming CAP_BPF
 test_unprivileged() {
 	need_tool
-	local run
-	if setpriv --help 2>&1 | grep -q -- --reuid; then
-		run="setpriv --reuid=65534 --regid=65534 --clear-groups"
-		t_expect_exit 1 $run "$SL" -d 1s
-	elif command -v su >/dev/null && id nobody >/dev/null 2>&1; then
-		t_expect_exit 1 su nobody -s /bin/sh -c "'$SL' -d 1s"
-	else
-		t_skip "neither setpriv --reuid nor su nobody"
-	fi
+	t_nobody
+	t_expect_exit 1 "${NOBODY[@]}" "$SL" -d 1s
 	t_assert_match "$(cat "$T_ERR")" 'CAP_BPF' "message as nobody"
 }
 

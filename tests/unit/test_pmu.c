@@ -814,7 +814,7 @@ static void test_why(void **state)
 	struct kfit_pmu_env hybrid = env_of("sys-hybrid");
 	static const char no_pmu[] =
 		"this machine exposes no hardware PMU (usual in VMs); software events and msr/, power/ counters work";
-	char paranoid[32] = "", small[8];
+	char paranoid[32] = "", small[8], buf[256];
 	struct kfit_event ev;
 	FILE *f;
 
@@ -862,6 +862,9 @@ static void test_why(void **state)
 		paranoid[strcspn(paranoid, "\n")] = '\0';
 		snprintf(want, sizeof(want), "perf_event_paranoid is %s)", paranoid);
 		why_is("cycles", EACCES, &env, want, false);
+		/* The same words for any perf_event_open (tracecheck's perf_hw) */
+		assert_non_null(strstr(kfit_perf_denied(buf, sizeof(buf)), want));
+		assert_non_null(strstr(buf, "needs root or CAP_PERFMON"));
 	}
 	/* A small buffer is cut, never overrun */
 	ev = ev_of("cycles");
