@@ -121,9 +121,13 @@ $(OUT)/tests/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -O1 $(STATIC_LDFLAGS) $< -o $@ -lpthread
 
-$(OUT)/tests/test_%: tests/unit/test_%.c tests/unit/linebuf.c $(LIB)
+$(OUT)/tests/linebuf.o: tests/unit/linebuf.c
 	@mkdir -p $(@D)
-	$(CC) $(KFIT_CFLAGS) $< tests/unit/linebuf.c $(LIB) $(LDLIBS) -lcmocka -o $@
+	$(CC) $(KFIT_CFLAGS) -c $< -o $@
+
+$(OUT)/tests/test_%: tests/unit/test_%.c $(OUT)/tests/linebuf.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(KFIT_CFLAGS) $< $(OUT)/tests/linebuf.o $(LIB) $(LDLIBS) -lcmocka -o $@
 
 static:
 	$(MAKE) STATIC=1 SANITIZE=
