@@ -123,12 +123,13 @@ t_need_root() {
 
 # Sets NOBODY, a command prefix that runs a command as the user nobody
 # (uid 65534, no capabilities): setpriv where it can change uids, else su
-# (busybox's in the VM). Skips when neither can.
+# (busybox's in the VM; "--" keeps su from taking the command's options).
+# Skips when neither can.
 t_nobody() {
 	if setpriv --help 2>&1 | grep -q -- --reuid; then
 		NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 	elif command -v su >/dev/null && id nobody >/dev/null 2>&1; then
-		NOBODY=(su nobody -s /bin/sh -c 'exec "$0" "$@"')
+		NOBODY=(su -s /bin/sh nobody -- -c 'exec "$0" "$@"')
 	else
 		t_skip "neither setpriv --reuid nor su nobody"
 	fi
