@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,7 +15,6 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <dirent.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
@@ -24,6 +22,7 @@
 #include <bpf/libbpf.h>
 #include "kfit/pmcstat.h"
 #include "pmcstat.skel.h"
+#include "child.h"
 #include "diag.h"
 #include "opts.h"
 #include "output.h"
@@ -79,10 +78,7 @@ struct env {
 	int *open_err;			/* per event: 0 if opened somewhere */
 	struct pmc_reading *cur, *prev;	/* [ev * ncpus + cpu], cumulative */
 
-	pid_t child;
-	int child_status;
-	bool child_done;
-	int go_fd, err_fd, pidfd;
+	struct kfit_child child;	/* -- COMMAND */
 
 	struct pmcstat_bpf *skel;
 	const char *mode;		/* "tp_btf" or "raw_tracepoint" */
@@ -95,7 +91,7 @@ struct env {
 	struct kfit_pmu_env pmu;
 };
 
-static struct env env = { .top = 10, .go_fd = -1, .err_fd = -1, .pidfd = -1 };
+static struct env env = { .top = 10 };
 
 static int add_events(const char *spec)
 {
@@ -319,7 +315,7 @@ static int choose_threads(void)
 		return one_thread(-1);
 	if (env.cmd) {
 		env.inherit = true;
-		return one_thread(env.child);
+		return one_thread(env.child.proc.pid);
 	}
 	env.inherit = true;
 	if (env.c.pid)
@@ -330,112 +326,6 @@ static int choose_threads(void)
 		return -1;
 	}
 	return one_thread(env.c.tid);
-}
-
-/* ---- the command ---------------------------------------------------------- */
-
-/*
- * Fork the command stopped before exec, so that its counters exist
- * before it runs; start_command() lets it go. If exec fails, the child
- * writes errno into a close-on-exec pipe.
- */
-static int fork_command(void)
-{
-	int go[2], ep[2], e;
-	char c;
-
-	if (pipe2(go, O_CLOEXEC) || pipe2(ep, O_CLOEXEC)) {
-		kfit_err("pipe: %s", strerror(errno));
-		return -1;
-	}
-	env.child = fork();
-	if (env.child < 0) {
-		kfit_err("fork: %s", strerror(errno));
-		return -1;
-	}
-	if (env.child == 0) {
-		close(go[1]);
-		close(ep[0]);
-		signal(SIGPIPE, SIG_DFL);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		execvp(env.cmd[0], env.cmd);
-		e = errno;
-		if (write(ep[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(go[0]);
-	close(ep[1]);
-	env.go_fd = go[1];
-	env.err_fd = ep[0];
-	env.pidfd = syscall(SYS_pidfd_open, env.child, 0);
-	return 0;
-}
-
-static int start_command(void)
-{
-	int e = 0;
-	ssize_t n;
-
-	if (write(env.go_fd, "g", 1) != 1) {
-		kfit_err("cannot start '%s': %s", env.cmd[0], strerror(errno));
-		return -1;
-	}
-	close(env.go_fd);
-	env.go_fd = -1;
-	n = read(env.err_fd, &e, sizeof(e));
-	close(env.err_fd);
-	env.err_fd = -1;
-	if (n == sizeof(e)) {
-		kfit_err("cannot run '%s': %s", env.cmd[0], strerror(e));
-		waitpid(env.child, NULL, 0);
-		env.child_done = true;
-		return -1;
-	}
-	return 0;
-}
-
-static void reap_child(int flags)
-{
-	int status;
-
-	if (!env.child || env.child_done)
-		return;
-	if (waitpid(env.child, &status, flags) != env.child)
-		return;
-	env.child_done = true;
-	env.child_status = WIFEXITED(status) ? WEXITSTATUS(status) :
-			   128 + WTERMSIG(status);
-	kfit_exiting = 1;
-}
-
-/* Ending before the command did (-d, Ctrl-C): it must not outlive us */
-static void stop_child(void)
-{
-	if (!env.child || env.child_done)
-		return;
-	/* not let go yet: EOF on its pipe ends it (a signal could come before its read) */
-	if (env.go_fd >= 0) {
-		close(env.go_fd);
-		env.go_fd = -1;
-	} else {
-		kill(env.child, SIGTERM);
-	}
-	reap_child(0);
-}
-
-static int poll_child(void *ctx, int timeout_ms)
-{
-	struct pollfd p = { .fd = env.pidfd, .events = POLLIN };
-
-	(void)ctx;
-	if (env.pidfd >= 0)
-		poll(&p, 1, timeout_ms);
-	else
-		kfit_sleep((__u64)timeout_ms * 1000000);
-	reap_child(WNOHANG);
-	return 0;
 }
 
 /* ---- counters ------------------------------------------------------------- */
@@ -1256,8 +1146,8 @@ static void print_json(__u64 now, __u64 elapsed)
 		kfit_json_end_object(&j);
 	}
 	kfit_json_end_array(&j);
-	if (env.cmd && env.child_done)
-		kfit_json_i64(&j, "exit_status", env.child_status);
+	if (env.cmd && env.child.done)
+		kfit_json_i64(&j, "exit_status", env.child.status);
 	if (env.per_task) {
 		kfit_json_str(&j, "mode", env.mode);
 		json_tasks(&j);
@@ -1316,7 +1206,7 @@ static int report(void *ctx, bool last)
 	(void)ctx;
 
 	if (last) {
-		stop_child();
+		kfit_child_stop(&env.child);
 		/* stop counting first, so that tasks and totals see the same end */
 		ioctl_leaders(PERF_EVENT_IOC_DISABLE);
 		if (env.per_task)
@@ -1419,7 +1309,7 @@ static int setup(void)
 {
 	if (choose_cpus() || alloc_readings())
 		return -1;
-	if (env.cmd && fork_command())
+	if (env.cmd && kfit_child_fork(&env.child, env.cmd))
 		return -1;
 	if (choose_threads())
 		return -1;
@@ -1443,21 +1333,20 @@ static int run(void)
 	if (!env.cmd || env.per_task)
 		ioctl_leaders(PERF_EVENT_IOC_ENABLE);
 	/* a command's counters start at its exec (enable_on_exec) */
-	if (env.cmd && start_command())
+	if (env.cmd && kfit_child_start(&env.child))
 		return -1;
 	describe();
 	err = kfit_run(&env.c, &(struct kfit_loop){
 		.report = report,
-		.poll = env.cmd ? poll_child : NULL,
+		.child = env.cmd ? &env.child : NULL,
 	});
-	if (env.child_done && env.child_status)
-		kfit_info("'%s' exited with status %d", env.cmd[0], env.child_status);
+	kfit_child_note(&env.child);
 	return err ? -1 : 0;
 }
 
 static void cleanup(void)
 {
-	stop_child();
+	kfit_child_stop(&env.child);
 	pmcstat_bpf__destroy(env.skel);
 	close_counters();
 	free(env.ctrs);

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "child.h"
 #include "diag.h"
 #include "run.h"
 
@@ -107,28 +108,35 @@ void kfit_print_time(FILE *f)
 	fprintf(f, "%s\n", buf);
 }
 
-/* Wait until deadline, polling if asked; the -d end cuts it short. */
-static int wait_until(const struct kfit_loop *l, __u64 deadline, __u64 end,
-		      bool *last)
+/*
+ * Wait until deadline, polling if asked; the -d end, a signal and the end
+ * of the process watched (w, if any) cut it short.
+ */
+static int wait_until(const struct kfit_loop *l, struct kfit_proc *w,
+		      __u64 deadline, __u64 end, bool *last)
 {
 	__u64 now = kfit_now_ns();
+	bool gone = false;
 	int err;
 
 	if (end && end < deadline)
 		deadline = end;
-	while (!kfit_exiting && now < deadline) {
-		if (!l->poll) {
-			kfit_sleep(deadline - now);
-		} else {
+	while (!kfit_exiting && !gone && now < deadline) {
+		if (l->poll) {
 			__u64 ms = (deadline - now + 999999) / 1000000;
 
 			err = l->poll(l->ctx, ms > 100 ? 100 : (int)ms);
 			if (err)
 				return err;
+			gone = w && kfit_proc_wait(w, 0);
+		} else if (w) {
+			gone = kfit_proc_wait(w, deadline - now);
+		} else {
+			kfit_sleep(deadline - now);
 		}
 		now = kfit_now_ns();
 	}
-	*last = kfit_exiting || (end && now >= end);
+	*last = kfit_exiting || gone || (end && now >= end);
 	return 0;
 }
 
@@ -138,15 +146,18 @@ int kfit_run(const struct kfit_common *c, const struct kfit_loop *l)
 	__u64 end = c->duration_ns ? start + c->duration_ns : 0;
 	__u64 step = c->interval_ns;
 	__u64 next = start;
+	struct kfit_proc *w = l->child ? &l->child->proc : NULL;
 	long printed = 0;
 	bool last;
 	int err;
 
 	for (;;) {
 		next = step ? next + step : ~0ULL;
-		err = wait_until(l, next, end, &last);
+		err = wait_until(l, w, next, end, &last);
 		if (err)
 			return err;
+		if (l->child && l->child->proc.gone)
+			kfit_child_reap(l->child, true);
 		if (step && !last && c->count && printed + 1 >= c->count)
 			last = true;
 		err = l->report(l->ctx, last);

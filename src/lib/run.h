@@ -28,15 +28,17 @@ void kfit_tracing(const char *what);
 
 /*
  * Drive the reporting: calls report(ctx, last) every -i interval (if any)
- * and once more at the end (-d elapsed, --count reached or a signal).
- * Between reports it sleeps, or, with poll, calls poll(ctx, timeout_ms)
- * (e.g. to drain a ring buffer). Returns the first nonzero result of
- * report or poll, else 0.
+ * and once more at the end (-d elapsed, --count reached, a signal, or the
+ * child exited: it is then reaped). Between reports it sleeps, or, with
+ * poll, calls poll(ctx, timeout_ms) (e.g. to drain a ring buffer).
+ * Returns the first nonzero result of report or poll, else 0.
  */
+struct kfit_child;
 struct kfit_loop {
 	int (*report)(void *ctx, bool last);
 	int (*poll)(void *ctx, int timeout_ms);	/* NULL: just sleep */
 	void *ctx;
+	struct kfit_child *child;	/* -- COMMAND, started: ends the run */
 };
 
 int kfit_run(const struct kfit_common *c, const struct kfit_loop *loop);
