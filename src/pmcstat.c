@@ -8,13 +8,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <dirent.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
@@ -26,6 +22,7 @@
 #include "diag.h"
 #include "opts.h"
 #include "output.h"
+#include "perfev.h"
 #include "pmu.h"
 #include "run.h"
 
@@ -43,13 +40,6 @@ static const struct kfit_opt pmcstat_opts[] = {
 	{ "interval-ms", 'I', "MS", "perf's -I: like -i, in milliseconds" },
 	{ "list", 'l', NULL, "list the events and PMUs of this machine" },
 	{ NULL },
-};
-
-/* One open counter: event ev on cpu, for one thread or for all (-1) */
-struct counter {
-	int fd;
-	int ev;
-	int cpu;
 };
 
 /* A task's counts, as read from the BPF map */
@@ -73,9 +63,7 @@ struct env {
 	pid_t *threads;			/* -1 alone: system wide */
 	int nthreads;
 	bool inherit;
-	struct counter *ctrs;
-	int nctrs;
-	int *open_err;			/* per event: 0 if opened somewhere */
+	struct kfit_perf_set ctrs;	/* ctrs.err[ev]: 0 if opened somewhere */
 	struct pmc_reading *cur, *prev;	/* [ev * ncpus + cpu], cumulative */
 
 	struct kfit_child child;	/* -- COMMAND */
@@ -330,118 +318,21 @@ static int choose_threads(void)
 
 /* ---- counters ------------------------------------------------------------- */
 
-static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu, int group)
-{
-	int fd = syscall(SYS_perf_event_open, a, pid, cpu, group,
-			 PERF_FLAG_FD_CLOEXEC);
-
-	return fd < 0 ? -errno : fd;
-}
-
-/* The fd of event ev's group leader already opened for (pid, cpu) */
-static int leader_fd(int from, int leader)
-{
-	int i;
-
-	for (i = from; i < env.nctrs; i++)
-		if (env.ctrs[i].ev == leader)
-			return env.ctrs[i].fd;
-	return -1;
-}
-
-/*
- * As perf does: when perf_event_paranoid forbids counting the kernel, an
- * event without modifiers falls back to user space only (and says so).
- */
-static bool user_only(struct kfit_event *e)
-{
-	struct perf_event_attr *a = &e->attr;
-
-	if (a->exclude_user || a->exclude_kernel || a->exclude_hv)
-		return false;
-	a->exclude_kernel = a->exclude_hv = 1;
-	kfit_warn("%s: counting user space only (perf_event_paranoid forbids the kernel without CAP_PERFMON)",
-		  e->name);
-	if (strlen(e->name) + 2 < sizeof(e->name))
-		strcat(e->name, ":u");
-	return true;
-}
-
-static int open_event(int ev, pid_t pid, int cpu, int from)
-{
-	struct kfit_event *e = &env.evl.ev[ev];
-	struct perf_event_attr a = e->attr;
-	bool leader = e->leader == ev;
-	int group = -1, fd;
-
-	a.size = sizeof(a);
-	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
-			PERF_FORMAT_TOTAL_TIME_RUNNING;
-	a.disabled = leader;
-	a.inherit = env.inherit;
-	a.enable_on_exec = leader && env.cmd && !env.per_task;
-	if (!leader) {
-		group = leader_fd(from, e->leader);
-		if (group < 0)
-			return env.open_err[e->leader] ? env.open_err[e->leader] : -EINVAL;
-	}
-	fd = perf_open(&a, pid, system_wide() ? cpu : -1, group);
-	if ((fd == -EACCES || fd == -EPERM) && user_only(e)) {
-		a.exclude_kernel = a.exclude_hv = 1;
-		fd = perf_open(&a, pid, system_wide() ? cpu : -1, group);
-	}
-	if (fd < 0)
-		return fd;
-	env.ctrs[env.nctrs++] = (struct counter){ .fd = fd, .ev = ev, .cpu = cpu };
-	return 0;
-}
-
-static void raise_nofile(void)
-{
-	struct rlimit r;
-
-	if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max) {
-		r.rlim_cur = r.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &r);
-	}
-}
-
 /* Opens what it can; an event that opens nowhere keeps its first error */
 static int open_counters(void)
 {
-	int t, cpu, ev, from, err, nev = env.evl.n;
-	bool *ok;
+	struct kfit_perf_where w = {
+		.tids = env.threads,
+		.ntids = env.nthreads,
+		/* a task is counted wherever it runs, into slot 0 */
+		.cpus = system_wide() ? env.cpu_on : NULL,
+		.ncpus = env.ncpus,
+		.inherit = env.inherit,
+		.enable_on_exec = env.cmd && !env.per_task,
+	};
 
-	env.ctrs = calloc((size_t)env.nthreads * env.ncpus * nev, sizeof(*env.ctrs));
-	env.open_err = calloc(nev, sizeof(int));
-	ok = calloc(nev, sizeof(bool));
-	if (!env.ctrs || !env.open_err || !ok) {
-		free(ok);
-		return -ENOMEM;
-	}
-	raise_nofile();
-	for (t = 0; t < env.nthreads; t++) {
-		for (cpu = 0; cpu < env.ncpus; cpu++) {
-			if (!env.cpu_on[cpu])
-				continue;
-			from = env.nctrs;
-			for (ev = 0; ev < nev; ev++) {
-				err = open_event(ev, env.threads[t], cpu, from);
-				if (!err)
-					ok[ev] = true;
-				/* a thread of -p that has just exited */
-				else if (err != -ESRCH || env.nthreads == 1)
-					env.open_err[ev] = env.open_err[ev] ?: err;
-			}
-		}
-	}
-	for (ev = 0; ev < nev; ev++)
-		if (ok[ev])
-			env.open_err[ev] = 0;
-		else if (!env.open_err[ev])
-			env.open_err[ev] = -ESRCH;
-	free(ok);
-	return 0;
+	kfit_raise_nofile();
+	return kfit_perf_set_open(&env.ctrs, &env.evl, &w);
 }
 
 static int report_unsupported(void)
@@ -450,12 +341,12 @@ static int report_unsupported(void)
 	int ev, n = 0;
 
 	for (ev = 0; ev < env.evl.n; ev++) {
-		if (!env.open_err[ev]) {
+		if (!env.ctrs.err[ev]) {
 			n++;
 			continue;
 		}
 		kfit_err("%s: %s", env.evl.ev[ev].name,
-			 kfit_event_why(&env.evl.ev[ev], env.open_err[ev], &env.pmu,
+			 kfit_event_why(&env.evl.ev[ev], env.ctrs.err[ev], &env.pmu,
 					why, sizeof(why)));
 	}
 	if (!n)
@@ -463,38 +354,23 @@ static int report_unsupported(void)
 	return n ? 0 : -1;
 }
 
-static void ioctl_leaders(unsigned long req)
-{
-	int i;
-
-	for (i = 0; i < env.nctrs; i++)
-		if (env.evl.ev[env.ctrs[i].ev].leader == env.ctrs[i].ev)
-			ioctl(env.ctrs[i].fd, req, 0);
-}
-
-static void close_counters(void)
-{
-	int i;
-
-	for (i = 0; i < env.nctrs; i++)
-		close(env.ctrs[i].fd);
-	env.nctrs = 0;
-}
-
-/* Sum every counter's reading into cur[ev * ncpus + cpu] */
+/* Sum every counter's reading into cur[ev * ncpus + cpu] (a task's: cpu 0) */
 static void read_counters(void)
 {
-	struct pmc_reading r, *c;
+	const struct kfit_perf_counter *k;
+	struct kfit_perf_count r;
+	struct pmc_reading *c;
 	int i;
 
 	memset(env.cur, 0, (size_t)env.evl.n * env.ncpus * sizeof(*env.cur));
-	for (i = 0; i < env.nctrs; i++) {
-		if (read(env.ctrs[i].fd, &r, sizeof(r)) != sizeof(r)) {
+	for (i = 0; i < env.ctrs.n; i++) {
+		k = &env.ctrs.c[i];
+		if (kfit_perf_read(k->fd, &r)) {
 			env.read_errors++;
 			continue;
 		}
-		c = &env.cur[env.ctrs[i].ev * env.ncpus + env.ctrs[i].cpu];
-		c->counter += r.counter;
+		c = &env.cur[k->ev * env.ncpus + (k->cpu < 0 ? 0 : k->cpu)];
+		c->counter += r.value;
 		c->enabled += r.enabled;
 		c->running += r.running;
 	}
@@ -520,9 +396,9 @@ static int load_bpf(void *ctx, bool btf)
 	bpf_map__set_max_entries(s->maps.counters, env.evl.n * env.ncpus);
 	err = pmcstat_bpf__load(s);
 	fd = bpf_map__fd(s->maps.counters);
-	for (i = 0; !err && i < env.nctrs; i++) {
-		key = env.ctrs[i].ev * env.ncpus + env.ctrs[i].cpu;
-		if (bpf_map_update_elem(fd, &key, &env.ctrs[i].fd, BPF_ANY))
+	for (i = 0; !err && i < env.ctrs.n; i++) {
+		key = env.ctrs.c[i].ev * env.ncpus + env.ctrs.c[i].cpu;
+		if (bpf_map_update_elem(fd, &key, &env.ctrs.c[i].fd, BPF_ANY))
 			err = -errno;
 	}
 	if (!err)
@@ -628,7 +504,7 @@ static struct figure figure_of(const struct pmc_reading *r, int ev)
 	struct figure f = { .raw = r->counter, .enabled = r->enabled,
 			    .running = r->running };
 
-	if (env.open_err[ev])
+	if (env.ctrs.err[ev])
 		f.status = 2;
 	else if (!r->running)
 		f.status = 1;
@@ -660,7 +536,7 @@ static struct figure figure_at(int ev, int cpu)
 		return figure_of(&d, ev);
 	}
 	memset(&f, 0, sizeof(f));
-	f.status = env.open_err[ev] ? 2 : 1;
+	f.status = env.ctrs.err[ev] ? 2 : 1;
 	for (i = 0; i < env.ncpus; i++) {
 		if (!env.cpu_on[i])
 			continue;
@@ -716,7 +592,7 @@ static int find_event(__u32 type, __u64 config)
 
 	for (ev = 0; ev < env.evl.n; ev++)
 		if (env.evl.ev[ev].attr.type == type &&
-		    env.evl.ev[ev].attr.config == config && !env.open_err[ev])
+		    env.evl.ev[ev].attr.config == config && !env.ctrs.err[ev])
 			return ev;
 	return -1;
 }
@@ -1137,12 +1013,12 @@ static void print_json(__u64 now, __u64 elapsed)
 	kfit_json_end_array(&j);
 	kfit_json_begin_array(&j, "unsupported");
 	for (ev = 0; ev < env.evl.n; ev++) {
-		if (!env.open_err[ev])
+		if (!env.ctrs.err[ev])
 			continue;
 		kfit_json_begin_object(&j, NULL);
 		kfit_json_str(&j, "event", env.evl.ev[ev].name);
 		kfit_json_str(&j, "reason", kfit_event_why(&env.evl.ev[ev],
-				env.open_err[ev], &env.pmu, why, sizeof(why)));
+				env.ctrs.err[ev], &env.pmu, why, sizeof(why)));
 		kfit_json_end_object(&j);
 	}
 	kfit_json_end_array(&j);
@@ -1208,7 +1084,7 @@ static int report(void *ctx, bool last)
 	if (last) {
 		kfit_child_stop(&env.child);
 		/* stop counting first, so that tasks and totals see the same end */
-		ioctl_leaders(PERF_EVENT_IOC_DISABLE);
+		kfit_perf_ioctl_leaders(&env.ctrs, PERF_EVENT_IOC_DISABLE);
 		if (env.per_task)
 			flush_cpus();
 	}
@@ -1331,7 +1207,7 @@ static int run(void)
 	/* as perf stat: wall time from just before the command is let go */
 	env.start_ns = env.last_ns = kfit_now_ns();
 	if (!env.cmd || env.per_task)
-		ioctl_leaders(PERF_EVENT_IOC_ENABLE);
+		kfit_perf_ioctl_leaders(&env.ctrs, PERF_EVENT_IOC_ENABLE);
 	/* a command's counters start at its exec (enable_on_exec) */
 	if (env.cmd && kfit_child_start(&env.child))
 		return -1;
@@ -1348,9 +1224,7 @@ static void cleanup(void)
 {
 	kfit_child_stop(&env.child);
 	pmcstat_bpf__destroy(env.skel);
-	close_counters();
-	free(env.ctrs);
-	free(env.open_err);
+	kfit_perf_set_close(&env.ctrs);
 	free(env.cur);
 	free(env.prev);
 	free(env.cpu_on);

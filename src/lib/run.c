@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
@@ -72,6 +73,18 @@ void kfit_setup(const char *prog, const struct kfit_common *c)
 	signal(SIGPIPE, SIG_IGN);
 	if (geteuid() == 0)
 		mount_fs();
+}
+
+int kfit_raise_nofile(void)
+{
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r))
+		return -errno;
+	if (r.rlim_cur == r.rlim_max)
+		return 0;
+	r.rlim_cur = r.rlim_max;
+	return setrlimit(RLIMIT_NOFILE, &r) ? -errno : 0;
 }
 
 __u64 kfit_now_ns(void)
