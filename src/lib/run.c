@@ -153,13 +153,24 @@ static int wait_until(const struct kfit_loop *l, struct kfit_proc *w,
 	return 0;
 }
 
-int kfit_run(const struct kfit_common *c, const struct kfit_loop *l)
+/* After the last report: the end of what was watched, if that ended it */
+static void ended(const struct kfit_loop *l, struct kfit_proc *w)
+{
+	if (!w || !w->gone)
+		return;
+	if (l->child)
+		kfit_child_reap(l->child, true);
+	else
+		kfit_info("%s %d exited", w->thread ? "thread" : "process", w->pid);
+}
+
+static int loop(const struct kfit_common *c, const struct kfit_loop *l,
+		struct kfit_proc *w)
 {
 	__u64 start = kfit_now_ns();
 	__u64 end = c->duration_ns ? start + c->duration_ns : 0;
 	__u64 step = c->interval_ns;
 	__u64 next = start;
-	struct kfit_proc *w = l->child ? &l->child->proc : NULL;
 	long printed = 0;
 	bool last;
 	int err;
@@ -169,8 +180,7 @@ int kfit_run(const struct kfit_common *c, const struct kfit_loop *l)
 		err = wait_until(l, w, next, end, &last);
 		if (err)
 			return err;
-		if (l->child && l->child->proc.gone)
-			kfit_child_reap(l->child, true);
+		ended(l, w);
 		if (step && !last && c->count && printed + 1 >= c->count)
 			last = true;
 		err = l->report(l->ctx, last);
@@ -178,6 +188,22 @@ int kfit_run(const struct kfit_common *c, const struct kfit_loop *l)
 		if (err || last)
 			return err;
 	}
+}
+
+int kfit_run(const struct kfit_common *c, const struct kfit_loop *l)
+{
+	struct kfit_proc target;
+	int err;
+
+	if (l->child)
+		return loop(c, l, &l->child->proc);
+	if (!c->pid && !c->tid)
+		return loop(c, l, NULL);
+	/* as strace -p and perf stat -p: the run ends with what it traces */
+	kfit_proc_watch(&target, c->tid ? c->tid : c->pid, c->tid != 0);
+	err = loop(c, l, &target);
+	kfit_proc_close(&target);
+	return err;
 }
 
 int kfit_epoch_flip(volatile __u32 *epoch)

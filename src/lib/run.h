@@ -28,10 +28,12 @@ void kfit_tracing(const char *what);
 
 /*
  * Drive the reporting: calls report(ctx, last) every -i interval (if any)
- * and once more at the end (-d elapsed, --count reached, a signal, or the
- * child exited: it is then reaped). Between reports it sleeps, or, with
- * poll, calls poll(ctx, timeout_ms) (e.g. to drain a ring buffer).
- * Returns the first nonzero result of report or poll, else 0.
+ * and once more at the end: -d elapsed, --count reached, a signal, the
+ * child exited (it is then reaped), or the process of -p PID, the thread
+ * of -t TID, ended (noted on stderr: "process PID exited"). Between
+ * reports it sleeps, or, with poll, calls poll(ctx, timeout_ms) (e.g. to
+ * drain a ring buffer). Returns the first nonzero result of report or
+ * poll, else 0.
  */
 struct kfit_child;
 struct kfit_loop {

@@ -6,8 +6,8 @@
 # cannot trace them.
 #
 # Most tests start `durtarget -w SCENARIO N` (it waits for SIGUSR1), then
-# `funcdur -p PID ...` in the background, wait for its "Tracing" line, let
-# durtarget run, and stop funcdur with SIGINT: the counts are then exact.
+# `funcdur -p PID ...` in the background, wait for its "Tracing" line, and
+# let durtarget run; funcdur ends with it: the counts are then exact.
 . "$(dirname "$0")/../lib.sh"
 
 FD="$KFIT_BIN/funcdur"
@@ -37,6 +37,16 @@ bg_wait_tracing() { t_bg_wait_tracing "$FD_WAIT"; }
 
 bg_stop() { t_bg_stop_ok "$1" 30; }	# funcdur must end with status 0
 
+# With -p PID or -t TID it ends by itself once that process or thread has
+# (durtarget has: t_held_go waits for it), with status 0
+bg_end() {
+	t_bg_wait_exit 30
+	[ "$BG_RC" = 0 ] || {
+		t_show_file "$T_TMP/bg.err" "stderr"
+		t_fail "funcdur exited $BG_RC once its process had ended, expected 0"
+	}
+}
+
 # durtarget -w SCENARIO N, prefixed by a command if given; sets DT_PID
 dt_start() {	# SCENARIO N [command...]
 	local sc=$1 n=$2
@@ -47,8 +57,8 @@ dt_start() {	# SCENARIO N [command...]
 
 dt_go() { t_held_go; }
 
-# durtarget SCENARIO N under `funcdur -p PID ARGS...`, stopped by SIGINT
-# once durtarget is done; the report is in bg.out
+# durtarget SCENARIO N under `funcdur -p PID ARGS...`, which ends when
+# durtarget does; the report is in bg.out
 traced_run() {	# SCENARIO N funcdur-args...
 	local sc=$1 n=$2
 	shift 2
@@ -56,7 +66,7 @@ traced_run() {	# SCENARIO N funcdur-args...
 	bg_start -p "$DT_PID" "$@"
 	bg_wait_tracing
 	dt_go
-	bg_stop INT
+	bg_end
 }
 
 # ---- JSON -----------------------------------------------------------------
@@ -536,7 +546,7 @@ test_pid_filter() {
 	bg_wait_tracing
 	"$DT" nest 7 >other.out 2>&1 || t_fail "the other durtarget failed: $(cat other.out)"
 	dt_go
-	bg_stop INT
+	bg_end
 	assert_json_doc "$f" "funcdur -j -p"
 	t_assert_eq "$(fnum $f dt_outer count)" 4 "dt_outer count of pid $DT_PID only"
 }
@@ -564,13 +574,13 @@ test_tid_filter() {
 	bg_start -j -t "$DT_PID" "$DT:dt_outer"
 	bg_wait_tracing
 	dt_go
-	bg_stop INT
+	bg_end
 	t_assert_eq "$(fnum $f dt_outer count)" 5 "-t main thread, nest 5: dt_outer count"
 	dt_start threads 5
 	bg_start -j -t "$DT_PID" "$DT:dt_inner"
 	bg_wait_tracing
 	dt_go
-	bg_stop INT
+	bg_end
 	t_assert_eq "$(fnum $f dt_inner count)" 0 "-t main thread, threads 5: dt_inner count (workers only call it)"
 }
 
@@ -595,13 +605,13 @@ test_cpu_filter() {
 	bg_start -j -C 0 -p "$DT_PID" "$DT:dt_outer"
 	bg_wait_tracing
 	dt_go
-	bg_stop INT
+	bg_end
 	t_assert_eq "$(fnum $f dt_outer count)" 0 "-C 0, durtarget on CPU 1: dt_outer count"
 	dt_start nest 3 taskset -c 1
 	bg_start -j -C 1 -p "$DT_PID" "$DT:dt_outer"
 	bg_wait_tracing
 	dt_go
-	bg_stop INT
+	bg_end
 	t_assert_eq "$(fnum $f dt_outer count)" 3 "-C 1, durtarget on CPU 1: dt_outer count"
 }
 
@@ -656,7 +666,7 @@ test_sys_read() {
 	bg_wait_tracing
 	kill -CONT "$pid"
 	wait "$pid" || t_fail "head -c 1000 /dev/zero failed"
-	bg_stop INT
+	bg_end
 	assert_json_doc "$f" "funcdur -j sys:read"
 	[ "$(fsum $f '*' count)" -ge 1 ] ||
 		t_fail "no read syscall counted for head -c 1000 /dev/zero"
@@ -751,6 +761,41 @@ test_pid_missing() {
 test_no_target() {
 	need_tool
 	bad_input 2 '.' "no target"
+}
+
+# ---- the end of the process traced -----------------------------------------
+
+# -p with a long -d: funcdur ends when durtarget does, as strace -p and
+# perf stat -p, with its whole report and a note on stderr
+test_pid_exit_ends_run() {
+	need_tool
+	local n=5 f=bg.out snap
+	snap=$(t_bpf_snapshot)
+	dt_start sleep "$n"
+	bg_start -j -d 60s -p "$DT_PID" sys:nanosleep sys:clock_nanosleep
+	bg_wait_tracing
+	dt_go
+	t_bg_wait_exit 30
+	t_assert_eq "$BG_RC" 0 "funcdur's status once pid $DT_PID had exited"
+	assert_json_doc "$f" "funcdur -j -d 60s -p after its process exited"
+	t_assert_eq "$(fsum $f '*nanosleep' count)" "$n" "nanosleep + clock_nanosleep calls of durtarget sleep $n"
+	t_assert_match "$(cat bg.err)" "^funcdur: process $DT_PID exited\$" "the note on stderr"
+	t_bpf_assert_same "$snap" "after the end of pid $DT_PID"
+}
+
+# -t: the thread's end ends it too (here the main thread's, at exit)
+test_tid_exit_ends_run() {
+	need_tool
+	local n=3 f=bg.out
+	dt_start nest "$n"
+	bg_start -d 60s -t "$DT_PID" "$DT:dt_outer"
+	bg_wait_tracing
+	dt_go
+	t_bg_wait_exit 30
+	t_assert_eq "$BG_RC" 0 "funcdur's status once tid $DT_PID had exited"
+	t_assert_match "$(cat bg.err)" "^funcdur: thread $DT_PID exited\$" "the note on stderr"
+	t_assert_match "$(cat "$f")" 'FUNCTION +COUNT' "the report"
+	t_assert_eq "$(awk '$1 == "dt_outer" { print $2 }' "$f")" "$n" "dt_outer count in the report"
 }
 
 # ---- signals ----------------------------------------------------------------
