@@ -1195,6 +1195,8 @@ static int setup(void)
 	}
 	if (report_unsupported())
 		return -1;
+	/* from here a signal ends the run with its report: BPF, the command */
+	kfit_arm_cleanup();
 	if (env.per_task && start_bpf())
 		return -1;
 	return 0;
@@ -1246,7 +1248,8 @@ int main(int argc, char **argv)
 	}
 	kfit_setup("pmcstat", &env.c);
 	err = setup();
-	if (!err)
+	/* a signal while loading: nothing has run, nothing to report */
+	if (!err && !kfit_exiting)
 		err = run();
 	cleanup();
 	return err ? 1 : 0;

@@ -25,12 +25,23 @@
 
 const char *kfit_prog = "kfit";
 volatile sig_atomic_t kfit_exiting;
+static volatile sig_atomic_t armed;
 static int verbosity;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	kfit_exiting = 1;
+	if (armed) {
+		kfit_exiting = 1;
+		return;
+	}
+	/* nothing to undo yet: end now, as the default action would */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void kfit_arm_cleanup(void)
+{
+	armed = 1;
 }
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,

@@ -11,7 +11,8 @@
 #define KFIT_VERSION "0.1.0"
 
 extern const char *kfit_prog;			/* the tool's name, for messages */
-extern volatile sig_atomic_t kfit_exiting;	/* set by SIGINT, SIGTERM, SIGHUP */
+/* Set by SIGINT, SIGTERM and SIGHUP once kfit_arm_cleanup() was called */
+extern volatile sig_atomic_t kfit_exiting;
 
 /*
  * Common start-up: names the tool for messages, routes libbpf's messages
@@ -19,6 +20,16 @@ extern volatile sig_atomic_t kfit_exiting;	/* set by SIGINT, SIGTERM, SIGHUP */
  * bpffs when they are missing.
  */
 void kfit_setup(const char *prog, const struct kfit_common *c);
+
+/*
+ * Until this call, SIGINT, SIGTERM and SIGHUP end the tool at once, as
+ * their default actions do, with no output: start-up (parsing, resolving
+ * targets, opening counters) has nothing to report or undo, and a long
+ * one must still obey Ctrl-C. Call it just before loading or attaching
+ * BPF programs or letting a COMMAND run: from then on a signal only sets
+ * kfit_exiting, and the tool detaches, stops its command and reports.
+ */
+void kfit_arm_cleanup(void);
 
 /* Sleep up to ns; returns early (nonzero) when a signal asked us to end. */
 int kfit_sleep(__u64 ns);

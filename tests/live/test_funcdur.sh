@@ -828,6 +828,60 @@ test_sigterm_json_report() {
 	t_bpf_assert_same "$snap" "after SIGTERM"
 }
 
+# ---- a signal during start-up -----------------------------------------------
+
+# leasehold FILE in the background: wait for WORD in its output (bounded),
+# while funcdur (BG) still runs
+lease_wait() {	# WORD
+	local i=0
+	until grep -q "^$1\$" lease.out; do
+		kill -0 "$LH" 2>/dev/null || t_fail "leasehold exited: $(cat lease.out)"
+		[ "$1" = opened ] && ! kill -0 "$BG" 2>/dev/null && {
+			t_show_file bg.err "funcdur's stderr"
+			t_fail "funcdur ended before it opened its target's binary"
+		}
+		[ "$i" -ge 300 ] && t_fail "no '$1' from leasehold in 30 s: $(cat lease.out)"
+		t_pause 0.1
+		i=$((i + 1))
+	done
+}
+
+# A signal while funcdur resolves its targets (here: it waits in the open()
+# of its target's BINARY, on which leasehold holds a lease) ends it at
+# once, as the signal's default action, with no output: nothing is loaded
+# yet. Before, the signal was only noted and start-up went on (a glob
+# over every kernel function could not be interrupted).
+test_signal_during_startup() {
+	need_tool
+	local lh=$KFIT_HELPERS/leasehold bin=$T_TMP/dtcopy lbt snap sig num
+	[ -x "$lh" ] || t_fail "$lh not built"
+	snap=$(t_bpf_snapshot)
+	# the open waits up to lease-break-time: longer than the bound below
+	lbt=$(cat /proc/sys/fs/lease-break-time)
+	if [ "$lbt" -lt 45 ]; then
+		echo 45 >/proc/sys/fs/lease-break-time || t_fail "cannot raise fs.lease-break-time"
+		t_on_exit "echo $lbt >/proc/sys/fs/lease-break-time"
+	fi
+	for sig in INT TERM; do
+		cp "$DT" "$bin" || t_fail "cp $DT failed"
+		"$lh" "$bin" >lease.out 2>&1 &
+		LH=$!
+		t_on_exit "kill -KILL $LH 2>/dev/null"
+		lease_wait held
+		bg_start "$bin:dt_inner"
+		lease_wait opened
+		t_bg_stop "$sig" 30
+		num=$(kill -l "$sig")
+		t_assert_eq "$BG_RC" $((128 + num)) "funcdur's status after SIG$sig during start-up (killed by it)"
+		[ -s bg.out ] && t_fail "SIG$sig during start-up: output on stdout: $(head -n 1 bg.out)"
+		[ -s bg.err ] && t_fail "SIG$sig during start-up: output on stderr: $(head -n 1 bg.err)"
+		kill -KILL "$LH"
+		wait "$LH" 2>/dev/null
+		rm -f "$bin"
+	done
+	t_bpf_assert_same "$snap" "after signals during start-up"
+}
+
 # SIGINT while durtarget is still running its calls
 test_sigint_mid_run() {
 	need_tool
