@@ -164,7 +164,7 @@ static int wait_until(const struct kfit_loop *l, struct kfit_proc *w,
 	return 0;
 }
 
-/* After the last report: the end of what was watched, if that ended it */
+/* Before the last report: reap the child, or note the end of -p/-t */
 static void ended(const struct kfit_loop *l, struct kfit_proc *w)
 {
 	if (!w || !w->gone)
