@@ -1107,6 +1107,7 @@ int main(int argc, char **argv)
 		return err == -EINVAL || err == -ENOENT ? 2 : 1;
 	if (kfit_check_privileges())
 		return 1;
+	kfit_arm_cleanup();
 	err = load(start_id, stop_id);
 	if (!err)
 		err = set_cpus();

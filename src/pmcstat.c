@@ -7,16 +7,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <dirent.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
@@ -24,9 +18,11 @@
 #include <bpf/libbpf.h>
 #include "kfit/pmcstat.h"
 #include "pmcstat.skel.h"
+#include "child.h"
 #include "diag.h"
 #include "opts.h"
 #include "output.h"
+#include "perfev.h"
 #include "pmu.h"
 #include "run.h"
 
@@ -44,13 +40,6 @@ static const struct kfit_opt pmcstat_opts[] = {
 	{ "interval-ms", 'I', "MS", "perf's -I: like -i, in milliseconds" },
 	{ "list", 'l', NULL, "list the events and PMUs of this machine" },
 	{ NULL },
-};
-
-/* One open counter: event ev on cpu, for one thread or for all (-1) */
-struct counter {
-	int fd;
-	int ev;
-	int cpu;
 };
 
 /* A task's counts, as read from the BPF map */
@@ -74,15 +63,10 @@ struct env {
 	pid_t *threads;			/* -1 alone: system wide */
 	int nthreads;
 	bool inherit;
-	struct counter *ctrs;
-	int nctrs;
-	int *open_err;			/* per event: 0 if opened somewhere */
+	struct kfit_perf_set ctrs;	/* ctrs.err[ev]: 0 if opened somewhere */
 	struct pmc_reading *cur, *prev;	/* [ev * ncpus + cpu], cumulative */
 
-	pid_t child;
-	int child_status;
-	bool child_done;
-	int go_fd, err_fd, pidfd;
+	struct kfit_child child;	/* -- COMMAND */
 
 	struct pmcstat_bpf *skel;
 	const char *mode;		/* "tp_btf" or "raw_tracepoint" */
@@ -95,7 +79,7 @@ struct env {
 	struct kfit_pmu_env pmu;
 };
 
-static struct env env = { .top = 10, .go_fd = -1, .err_fd = -1, .pidfd = -1 };
+static struct env env = { .top = 10 };
 
 static int add_events(const char *spec)
 {
@@ -319,7 +303,7 @@ static int choose_threads(void)
 		return one_thread(-1);
 	if (env.cmd) {
 		env.inherit = true;
-		return one_thread(env.child);
+		return one_thread(env.child.proc.pid);
 	}
 	env.inherit = true;
 	if (env.c.pid)
@@ -332,226 +316,23 @@ static int choose_threads(void)
 	return one_thread(env.c.tid);
 }
 
-/* ---- the command ---------------------------------------------------------- */
-
-/*
- * Fork the command stopped before exec, so that its counters exist
- * before it runs; start_command() lets it go. If exec fails, the child
- * writes errno into a close-on-exec pipe.
- */
-static int fork_command(void)
-{
-	int go[2], ep[2], e;
-	char c;
-
-	if (pipe2(go, O_CLOEXEC) || pipe2(ep, O_CLOEXEC)) {
-		kfit_err("pipe: %s", strerror(errno));
-		return -1;
-	}
-	env.child = fork();
-	if (env.child < 0) {
-		kfit_err("fork: %s", strerror(errno));
-		return -1;
-	}
-	if (env.child == 0) {
-		close(go[1]);
-		close(ep[0]);
-		signal(SIGPIPE, SIG_DFL);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		execvp(env.cmd[0], env.cmd);
-		e = errno;
-		if (write(ep[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(go[0]);
-	close(ep[1]);
-	env.go_fd = go[1];
-	env.err_fd = ep[0];
-	env.pidfd = syscall(SYS_pidfd_open, env.child, 0);
-	return 0;
-}
-
-static int start_command(void)
-{
-	int e = 0;
-	ssize_t n;
-
-	if (write(env.go_fd, "g", 1) != 1) {
-		kfit_err("cannot start '%s': %s", env.cmd[0], strerror(errno));
-		return -1;
-	}
-	close(env.go_fd);
-	env.go_fd = -1;
-	n = read(env.err_fd, &e, sizeof(e));
-	close(env.err_fd);
-	env.err_fd = -1;
-	if (n == sizeof(e)) {
-		kfit_err("cannot run '%s': %s", env.cmd[0], strerror(e));
-		waitpid(env.child, NULL, 0);
-		env.child_done = true;
-		return -1;
-	}
-	return 0;
-}
-
-static void reap_child(int flags)
-{
-	int status;
-
-	if (!env.child || env.child_done)
-		return;
-	if (waitpid(env.child, &status, flags) != env.child)
-		return;
-	env.child_done = true;
-	env.child_status = WIFEXITED(status) ? WEXITSTATUS(status) :
-			   128 + WTERMSIG(status);
-	kfit_exiting = 1;
-}
-
-/* Ending before the command did (-d, Ctrl-C): it must not outlive us */
-static void stop_child(void)
-{
-	if (!env.child || env.child_done)
-		return;
-	/* not let go yet: EOF on its pipe ends it (a signal could come before its read) */
-	if (env.go_fd >= 0) {
-		close(env.go_fd);
-		env.go_fd = -1;
-	} else {
-		kill(env.child, SIGTERM);
-	}
-	reap_child(0);
-}
-
-static int poll_child(void *ctx, int timeout_ms)
-{
-	struct pollfd p = { .fd = env.pidfd, .events = POLLIN };
-
-	(void)ctx;
-	if (env.pidfd >= 0)
-		poll(&p, 1, timeout_ms);
-	else
-		kfit_sleep((__u64)timeout_ms * 1000000);
-	reap_child(WNOHANG);
-	return 0;
-}
-
 /* ---- counters ------------------------------------------------------------- */
-
-static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu, int group)
-{
-	int fd = syscall(SYS_perf_event_open, a, pid, cpu, group,
-			 PERF_FLAG_FD_CLOEXEC);
-
-	return fd < 0 ? -errno : fd;
-}
-
-/* The fd of event ev's group leader already opened for (pid, cpu) */
-static int leader_fd(int from, int leader)
-{
-	int i;
-
-	for (i = from; i < env.nctrs; i++)
-		if (env.ctrs[i].ev == leader)
-			return env.ctrs[i].fd;
-	return -1;
-}
-
-/*
- * As perf does: when perf_event_paranoid forbids counting the kernel, an
- * event without modifiers falls back to user space only (and says so).
- */
-static bool user_only(struct kfit_event *e)
-{
-	struct perf_event_attr *a = &e->attr;
-
-	if (a->exclude_user || a->exclude_kernel || a->exclude_hv)
-		return false;
-	a->exclude_kernel = a->exclude_hv = 1;
-	kfit_warn("%s: counting user space only (perf_event_paranoid forbids the kernel without CAP_PERFMON)",
-		  e->name);
-	if (strlen(e->name) + 2 < sizeof(e->name))
-		strcat(e->name, ":u");
-	return true;
-}
-
-static int open_event(int ev, pid_t pid, int cpu, int from)
-{
-	struct kfit_event *e = &env.evl.ev[ev];
-	struct perf_event_attr a = e->attr;
-	bool leader = e->leader == ev;
-	int group = -1, fd;
-
-	a.size = sizeof(a);
-	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
-			PERF_FORMAT_TOTAL_TIME_RUNNING;
-	a.disabled = leader;
-	a.inherit = env.inherit;
-	a.enable_on_exec = leader && env.cmd && !env.per_task;
-	if (!leader) {
-		group = leader_fd(from, e->leader);
-		if (group < 0)
-			return env.open_err[e->leader] ? env.open_err[e->leader] : -EINVAL;
-	}
-	fd = perf_open(&a, pid, system_wide() ? cpu : -1, group);
-	if ((fd == -EACCES || fd == -EPERM) && user_only(e)) {
-		a.exclude_kernel = a.exclude_hv = 1;
-		fd = perf_open(&a, pid, system_wide() ? cpu : -1, group);
-	}
-	if (fd < 0)
-		return fd;
-	env.ctrs[env.nctrs++] = (struct counter){ .fd = fd, .ev = ev, .cpu = cpu };
-	return 0;
-}
-
-static void raise_nofile(void)
-{
-	struct rlimit r;
-
-	if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max) {
-		r.rlim_cur = r.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &r);
-	}
-}
 
 /* Opens what it can; an event that opens nowhere keeps its first error */
 static int open_counters(void)
 {
-	int t, cpu, ev, from, err, nev = env.evl.n;
-	bool *ok;
+	struct kfit_perf_where w = {
+		.tids = env.threads,
+		.ntids = env.nthreads,
+		/* a task is counted wherever it runs, into slot 0 */
+		.cpus = system_wide() ? env.cpu_on : NULL,
+		.ncpus = env.ncpus,
+		.inherit = env.inherit,
+		.enable_on_exec = env.cmd && !env.per_task,
+	};
 
-	env.ctrs = calloc((size_t)env.nthreads * env.ncpus * nev, sizeof(*env.ctrs));
-	env.open_err = calloc(nev, sizeof(int));
-	ok = calloc(nev, sizeof(bool));
-	if (!env.ctrs || !env.open_err || !ok) {
-		free(ok);
-		return -ENOMEM;
-	}
-	raise_nofile();
-	for (t = 0; t < env.nthreads; t++) {
-		for (cpu = 0; cpu < env.ncpus; cpu++) {
-			if (!env.cpu_on[cpu])
-				continue;
-			from = env.nctrs;
-			for (ev = 0; ev < nev; ev++) {
-				err = open_event(ev, env.threads[t], cpu, from);
-				if (!err)
-					ok[ev] = true;
-				/* a thread of -p that has just exited */
-				else if (err != -ESRCH || env.nthreads == 1)
-					env.open_err[ev] = env.open_err[ev] ?: err;
-			}
-		}
-	}
-	for (ev = 0; ev < nev; ev++)
-		if (ok[ev])
-			env.open_err[ev] = 0;
-		else if (!env.open_err[ev])
-			env.open_err[ev] = -ESRCH;
-	free(ok);
-	return 0;
+	kfit_raise_nofile();
+	return kfit_perf_set_open(&env.ctrs, &env.evl, &w);
 }
 
 static int report_unsupported(void)
@@ -560,12 +341,12 @@ static int report_unsupported(void)
 	int ev, n = 0;
 
 	for (ev = 0; ev < env.evl.n; ev++) {
-		if (!env.open_err[ev]) {
+		if (!env.ctrs.err[ev]) {
 			n++;
 			continue;
 		}
 		kfit_err("%s: %s", env.evl.ev[ev].name,
-			 kfit_event_why(&env.evl.ev[ev], env.open_err[ev], &env.pmu,
+			 kfit_event_why(&env.evl.ev[ev], env.ctrs.err[ev], &env.pmu,
 					why, sizeof(why)));
 	}
 	if (!n)
@@ -573,38 +354,23 @@ static int report_unsupported(void)
 	return n ? 0 : -1;
 }
 
-static void ioctl_leaders(unsigned long req)
-{
-	int i;
-
-	for (i = 0; i < env.nctrs; i++)
-		if (env.evl.ev[env.ctrs[i].ev].leader == env.ctrs[i].ev)
-			ioctl(env.ctrs[i].fd, req, 0);
-}
-
-static void close_counters(void)
-{
-	int i;
-
-	for (i = 0; i < env.nctrs; i++)
-		close(env.ctrs[i].fd);
-	env.nctrs = 0;
-}
-
-/* Sum every counter's reading into cur[ev * ncpus + cpu] */
+/* Sum every counter's reading into cur[ev * ncpus + cpu] (a task's: cpu 0) */
 static void read_counters(void)
 {
-	struct pmc_reading r, *c;
+	const struct kfit_perf_counter *k;
+	struct kfit_perf_count r;
+	struct pmc_reading *c;
 	int i;
 
 	memset(env.cur, 0, (size_t)env.evl.n * env.ncpus * sizeof(*env.cur));
-	for (i = 0; i < env.nctrs; i++) {
-		if (read(env.ctrs[i].fd, &r, sizeof(r)) != sizeof(r)) {
+	for (i = 0; i < env.ctrs.n; i++) {
+		k = &env.ctrs.c[i];
+		if (kfit_perf_read(k->fd, &r)) {
 			env.read_errors++;
 			continue;
 		}
-		c = &env.cur[env.ctrs[i].ev * env.ncpus + env.ctrs[i].cpu];
-		c->counter += r.counter;
+		c = &env.cur[k->ev * env.ncpus + (k->cpu < 0 ? 0 : k->cpu)];
+		c->counter += r.value;
 		c->enabled += r.enabled;
 		c->running += r.running;
 	}
@@ -630,9 +396,9 @@ static int load_bpf(void *ctx, bool btf)
 	bpf_map__set_max_entries(s->maps.counters, env.evl.n * env.ncpus);
 	err = pmcstat_bpf__load(s);
 	fd = bpf_map__fd(s->maps.counters);
-	for (i = 0; !err && i < env.nctrs; i++) {
-		key = env.ctrs[i].ev * env.ncpus + env.ctrs[i].cpu;
-		if (bpf_map_update_elem(fd, &key, &env.ctrs[i].fd, BPF_ANY))
+	for (i = 0; !err && i < env.ctrs.n; i++) {
+		key = env.ctrs.c[i].ev * env.ncpus + env.ctrs.c[i].cpu;
+		if (bpf_map_update_elem(fd, &key, &env.ctrs.c[i].fd, BPF_ANY))
 			err = -errno;
 	}
 	if (!err)
@@ -739,7 +505,7 @@ static struct figure figure_of(const struct pmc_reading *r, int ev)
 	struct figure f = { .raw = r->counter, .enabled = r->enabled,
 			    .running = r->running };
 
-	if (env.open_err[ev])
+	if (env.ctrs.err[ev])
 		f.status = 2;
 	else if (!r->running)
 		f.status = 1;
@@ -771,7 +537,7 @@ static struct figure figure_at(int ev, int cpu)
 		return figure_of(&d, ev);
 	}
 	memset(&f, 0, sizeof(f));
-	f.status = env.open_err[ev] ? 2 : 1;
+	f.status = env.ctrs.err[ev] ? 2 : 1;
 	for (i = 0; i < env.ncpus; i++) {
 		if (!env.cpu_on[i])
 			continue;
@@ -827,7 +593,7 @@ static int find_event(__u32 type, __u64 config)
 
 	for (ev = 0; ev < env.evl.n; ev++)
 		if (env.evl.ev[ev].attr.type == type &&
-		    env.evl.ev[ev].attr.config == config && !env.open_err[ev])
+		    env.evl.ev[ev].attr.config == config && !env.ctrs.err[ev])
 			return ev;
 	return -1;
 }
@@ -1248,17 +1014,17 @@ static void print_json(__u64 now, __u64 elapsed)
 	kfit_json_end_array(&j);
 	kfit_json_begin_array(&j, "unsupported");
 	for (ev = 0; ev < env.evl.n; ev++) {
-		if (!env.open_err[ev])
+		if (!env.ctrs.err[ev])
 			continue;
 		kfit_json_begin_object(&j, NULL);
 		kfit_json_str(&j, "event", env.evl.ev[ev].name);
 		kfit_json_str(&j, "reason", kfit_event_why(&env.evl.ev[ev],
-				env.open_err[ev], &env.pmu, why, sizeof(why)));
+				env.ctrs.err[ev], &env.pmu, why, sizeof(why)));
 		kfit_json_end_object(&j);
 	}
 	kfit_json_end_array(&j);
-	if (env.cmd && env.child_done)
-		kfit_json_i64(&j, "exit_status", env.child_status);
+	if (env.cmd && env.child.done)
+		kfit_json_i64(&j, "exit_status", env.child.status);
 	if (env.per_task) {
 		kfit_json_str(&j, "mode", env.mode);
 		json_tasks(&j);
@@ -1317,9 +1083,9 @@ static int report(void *ctx, bool last)
 	(void)ctx;
 
 	if (last) {
-		stop_child();
+		kfit_child_stop(&env.child);
 		/* stop counting first, so that tasks and totals see the same end */
-		ioctl_leaders(PERF_EVENT_IOC_DISABLE);
+		kfit_perf_ioctl_leaders(&env.ctrs, PERF_EVENT_IOC_DISABLE);
 		if (env.per_task)
 			flush_cpus();
 	}
@@ -1420,7 +1186,7 @@ static int setup(void)
 {
 	if (choose_cpus() || alloc_readings())
 		return -1;
-	if (env.cmd && fork_command())
+	if (env.cmd && kfit_child_fork(&env.child, env.cmd))
 		return -1;
 	if (choose_threads())
 		return -1;
@@ -1430,6 +1196,8 @@ static int setup(void)
 	}
 	if (report_unsupported())
 		return -1;
+	/* from here a signal ends the run with its report: BPF, the command */
+	kfit_arm_cleanup();
 	if (env.per_task && start_bpf())
 		return -1;
 	return 0;
@@ -1442,27 +1210,24 @@ static int run(void)
 	/* as perf stat: wall time from just before the command is let go */
 	env.start_ns = env.last_ns = kfit_now_ns();
 	if (!env.cmd || env.per_task)
-		ioctl_leaders(PERF_EVENT_IOC_ENABLE);
+		kfit_perf_ioctl_leaders(&env.ctrs, PERF_EVENT_IOC_ENABLE);
 	/* a command's counters start at its exec (enable_on_exec) */
-	if (env.cmd && start_command())
+	if (env.cmd && kfit_child_start(&env.child))
 		return -1;
 	describe();
 	err = kfit_run(&env.c, &(struct kfit_loop){
 		.report = report,
-		.poll = env.cmd ? poll_child : NULL,
+		.child = env.cmd ? &env.child : NULL,
 	});
-	if (env.child_done && env.child_status)
-		kfit_info("'%s' exited with status %d", env.cmd[0], env.child_status);
+	kfit_child_note(&env.child);
 	return err ? -1 : 0;
 }
 
 static void cleanup(void)
 {
-	stop_child();
+	kfit_child_stop(&env.child);
 	pmcstat_bpf__destroy(env.skel);
-	close_counters();
-	free(env.ctrs);
-	free(env.open_err);
+	kfit_perf_set_close(&env.ctrs);
 	free(env.cur);
 	free(env.prev);
 	free(env.cpu_on);
@@ -1484,7 +1249,8 @@ int main(int argc, char **argv)
 	}
 	kfit_setup("pmcstat", &env.c);
 	err = setup();
-	if (!err)
+	/* a signal while loading: nothing has run, nothing to report */
+	if (!err && !kfit_exiting)
 		err = run();
 	cleanup();
 	return err ? 1 : 0;

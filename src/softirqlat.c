@@ -471,6 +471,7 @@ int main(int argc, char **argv)
 	kfit_setup("softirqlat", &env.c);
 	if (kfit_check_privileges() || alloc_buffers())
 		return 1;
+	kfit_arm_cleanup();
 	if (start())
 		return 1;
 	started_ns = kfit_now_ns();

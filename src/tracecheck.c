@@ -95,6 +95,10 @@ int main(int argc, char **argv)
 			"Try 'tracecheck --help' for more information.\n", argv[i]);
 		return 2;
 	}
+	/*
+	 * No kfit_arm_cleanup(): a check's program, link and perf event
+	 * are file descriptors the kernel releases if a signal ends us.
+	 */
 	kfit_setup("tracecheck", &c);
 	uname(&u);
 	if (c.json)

@@ -229,6 +229,19 @@ t_bg_stop() {	# SIGNAL [SECONDS, default 30]
 	BG_RC=$?
 }
 
+# Wait for it to end by itself (e.g. its -p process exited); sets BG_RC.
+# It fails if it is still running SECONDS later: a bound, not a timing.
+t_bg_wait_exit() {	# [SECONDS, default 30]
+	local secs=${1:-30} i=0
+	while kill -0 "$BG" 2>/dev/null; do
+		[ "$i" -ge $((secs * 10)) ] && t_fail "still running $secs s later"
+		t_pause 0.1
+		i=$((i + 1))
+	done
+	wait "$BG"
+	BG_RC=$?
+}
+
 # The same, and it must end with status 0
 t_bg_stop_ok() {	# SIGNAL [SECONDS]
 	t_bg_stop "$@"

@@ -14,7 +14,6 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
@@ -25,6 +24,7 @@
 #include "tracecheck.skel.h"
 #include "btfq.h"
 #include "diag.h"
+#include "perfev.h"
 #include "pmu.h"
 #include "probe.h"
 
@@ -104,7 +104,7 @@ static long perf_open(__u32 type, __u64 config, __u64 period)
 		.exclude_hv = 1,
 	};
 
-	return syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return kfit_perf_open(&attr, 0, -1, -1);
 }
 
 static void spin_ms(int ms)

@@ -5,12 +5,14 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "child.h"
 #include "diag.h"
 #include "run.h"
 
@@ -23,12 +25,23 @@
 
 const char *kfit_prog = "kfit";
 volatile sig_atomic_t kfit_exiting;
+static volatile sig_atomic_t armed;
 static int verbosity;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	kfit_exiting = 1;
+	if (armed) {
+		kfit_exiting = 1;
+		return;
+	}
+	/* nothing to undo yet: end now, as the default action would */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void kfit_arm_cleanup(void)
+{
+	armed = 1;
 }
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
@@ -73,6 +86,18 @@ void kfit_setup(const char *prog, const struct kfit_common *c)
 		mount_fs();
 }
 
+int kfit_raise_nofile(void)
+{
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r))
+		return -errno;
+	if (r.rlim_cur == r.rlim_max)
+		return 0;
+	r.rlim_cur = r.rlim_max;
+	return setrlimit(RLIMIT_NOFILE, &r) ? -errno : 0;
+}
+
 __u64 kfit_now_ns(void)
 {
 	struct timespec ts;
@@ -107,32 +132,51 @@ void kfit_print_time(FILE *f)
 	fprintf(f, "%s\n", buf);
 }
 
-/* Wait until deadline, polling if asked; the -d end cuts it short. */
-static int wait_until(const struct kfit_loop *l, __u64 deadline, __u64 end,
-		      bool *last)
+/*
+ * Wait until deadline, polling if asked; the -d end, a signal and the end
+ * of the process watched (w, if any) cut it short.
+ */
+static int wait_until(const struct kfit_loop *l, struct kfit_proc *w,
+		      __u64 deadline, __u64 end, bool *last)
 {
 	__u64 now = kfit_now_ns();
+	bool gone = false;
 	int err;
 
 	if (end && end < deadline)
 		deadline = end;
-	while (!kfit_exiting && now < deadline) {
-		if (!l->poll) {
-			kfit_sleep(deadline - now);
-		} else {
+	while (!kfit_exiting && !gone && now < deadline) {
+		if (l->poll) {
 			__u64 ms = (deadline - now + 999999) / 1000000;
 
 			err = l->poll(l->ctx, ms > 100 ? 100 : (int)ms);
 			if (err)
 				return err;
+			gone = w && kfit_proc_wait(w, 0);
+		} else if (w) {
+			gone = kfit_proc_wait(w, deadline - now);
+		} else {
+			kfit_sleep(deadline - now);
 		}
 		now = kfit_now_ns();
 	}
-	*last = kfit_exiting || (end && now >= end);
+	*last = kfit_exiting || gone || (end && now >= end);
 	return 0;
 }
 
-int kfit_run(const struct kfit_common *c, const struct kfit_loop *l)
+/* Before the last report: reap the child, or note the end of -p/-t */
+static void ended(const struct kfit_loop *l, struct kfit_proc *w)
+{
+	if (!w || !w->gone)
+		return;
+	if (l->child)
+		kfit_child_reap(l->child, true);
+	else
+		kfit_info("%s %d exited", w->thread ? "thread" : "process", w->pid);
+}
+
+static int loop(const struct kfit_common *c, const struct kfit_loop *l,
+		struct kfit_proc *w)
 {
 	__u64 start = kfit_now_ns();
 	__u64 end = c->duration_ns ? start + c->duration_ns : 0;
@@ -144,9 +188,10 @@ int kfit_run(const struct kfit_common *c, const struct kfit_loop *l)
 
 	for (;;) {
 		next = step ? next + step : ~0ULL;
-		err = wait_until(l, next, end, &last);
+		err = wait_until(l, w, next, end, &last);
 		if (err)
 			return err;
+		ended(l, w);
 		if (step && !last && c->count && printed + 1 >= c->count)
 			last = true;
 		err = l->report(l->ctx, last);
@@ -154,6 +199,22 @@ int kfit_run(const struct kfit_common *c, const struct kfit_loop *l)
 		if (err || last)
 			return err;
 	}
+}
+
+int kfit_run(const struct kfit_common *c, const struct kfit_loop *l)
+{
+	struct kfit_proc target;
+	int err;
+
+	if (l->child)
+		return loop(c, l, &l->child->proc);
+	if (!c->pid && !c->tid)
+		return loop(c, l, NULL);
+	/* as strace -p and perf stat -p: the run ends with what it traces */
+	kfit_proc_watch(&target, c->tid ? c->tid : c->pid, c->tid != 0);
+	err = loop(c, l, &target);
+	kfit_proc_close(&target);
+	return err;
 }
 
 int kfit_epoch_flip(volatile __u32 *epoch)

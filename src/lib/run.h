@@ -11,7 +11,8 @@
 #define KFIT_VERSION "0.1.0"
 
 extern const char *kfit_prog;			/* the tool's name, for messages */
-extern volatile sig_atomic_t kfit_exiting;	/* set by SIGINT, SIGTERM, SIGHUP */
+/* Set by SIGINT, SIGTERM and SIGHUP once kfit_arm_cleanup() was called */
+extern volatile sig_atomic_t kfit_exiting;
 
 /*
  * Common start-up: names the tool for messages, routes libbpf's messages
@@ -19,6 +20,16 @@ extern volatile sig_atomic_t kfit_exiting;	/* set by SIGINT, SIGTERM, SIGHUP */
  * bpffs when they are missing.
  */
 void kfit_setup(const char *prog, const struct kfit_common *c);
+
+/*
+ * Until this call, SIGINT, SIGTERM and SIGHUP end the tool at once, as
+ * their default actions do, with no output: start-up (parsing, resolving
+ * targets, opening counters) has nothing to report or undo, and a long
+ * one must still obey Ctrl-C. Call it just before loading or attaching
+ * BPF programs or letting a COMMAND run: from then on a signal only sets
+ * kfit_exiting, and the tool detaches, stops its command and reports.
+ */
+void kfit_arm_cleanup(void);
 
 /* Sleep up to ns; returns early (nonzero) when a signal asked us to end. */
 int kfit_sleep(__u64 ns);
@@ -28,15 +39,19 @@ void kfit_tracing(const char *what);
 
 /*
  * Drive the reporting: calls report(ctx, last) every -i interval (if any)
- * and once more at the end (-d elapsed, --count reached or a signal).
- * Between reports it sleeps, or, with poll, calls poll(ctx, timeout_ms)
- * (e.g. to drain a ring buffer). Returns the first nonzero result of
- * report or poll, else 0.
+ * and once more at the end: -d elapsed, --count reached, a signal, the
+ * child exited (it is then reaped), or the process of -p PID, the thread
+ * of -t TID, ended (noted on stderr: "process PID exited"). Between
+ * reports it sleeps, or, with poll, calls poll(ctx, timeout_ms) (e.g. to
+ * drain a ring buffer). Returns the first nonzero result of report or
+ * poll, else 0.
  */
+struct kfit_child;
 struct kfit_loop {
 	int (*report)(void *ctx, bool last);
 	int (*poll)(void *ctx, int timeout_ms);	/* NULL: just sleep */
 	void *ctx;
+	struct kfit_child *child;	/* -- COMMAND, started: ends the run */
 };
 
 int kfit_run(const struct kfit_common *c, const struct kfit_loop *loop);
@@ -65,6 +80,12 @@ struct bpf_program;
 bool kfit_tp_wanted(const struct bpf_program *p, bool btf);
 int kfit_tp_start(int (*start)(void *ctx, bool btf), void *ctx,
 		  const char *targets, const char **mode);
+
+/*
+ * Raise RLIMIT_NOFILE's soft limit to the hard limit: tools open an fd per
+ * event and CPU, or per attached function. Returns 0 or -errno.
+ */
+int kfit_raise_nofile(void);
 
 /* Monotonic clock in ns, the clock bpf_ktime_get_ns() uses */
 __u64 kfit_now_ns(void);

@@ -6,8 +6,8 @@
 # cannot trace them.
 #
 # Most tests start `durtarget -w SCENARIO N` (it waits for SIGUSR1), then
-# `funcdur -p PID ...` in the background, wait for its "Tracing" line, let
-# durtarget run, and stop funcdur with SIGINT: the counts are then exact.
+# `funcdur -p PID ...` in the background, wait for its "Tracing" line, and
+# let durtarget run; funcdur ends with it: the counts are then exact.
 . "$(dirname "$0")/../lib.sh"
 
 FD="$KFIT_BIN/funcdur"
@@ -37,6 +37,16 @@ bg_wait_tracing() { t_bg_wait_tracing "$FD_WAIT"; }
 
 bg_stop() { t_bg_stop_ok "$1" 30; }	# funcdur must end with status 0
 
+# With -p PID or -t TID it ends by itself once that process or thread has
+# (durtarget has: t_held_go waits for it), with status 0
+bg_end() {
+	t_bg_wait_exit 30
+	[ "$BG_RC" = 0 ] || {
+		t_show_file "$T_TMP/bg.err" "stderr"
+		t_fail "funcdur exited $BG_RC once its process had ended, expected 0"
+	}
+}
+
 # durtarget -w SCENARIO N, prefixed by a command if given; sets DT_PID
 dt_start() {	# SCENARIO N [command...]
 	local sc=$1 n=$2
@@ -47,8 +57,8 @@ dt_start() {	# SCENARIO N [command...]
 
 dt_go() { t_held_go; }
 
-# durtarget SCENARIO N under `funcdur -p PID ARGS...`, stopped by SIGINT
-# once durtarget is done; the report is in bg.out
+# durtarget SCENARIO N under `funcdur -p PID ARGS...`, which ends when
+# durtarget does; the report is in bg.out
 traced_run() {	# SCENARIO N funcdur-args...
 	local sc=$1 n=$2
 	shift 2
@@ -56,7 +66,7 @@ traced_run() {	# SCENARIO N funcdur-args...
 	bg_start -p "$DT_PID" "$@"
 	bg_wait_tracing
 	dt_go
-	bg_stop INT
+	bg_end
 }
 
 # ---- JSON -----------------------------------------------------------------
@@ -536,7 +546,7 @@ test_pid_filter() {
 	bg_wait_tracing
 	"$DT" nest 7 >other.out 2>&1 || t_fail "the other durtarget failed: $(cat other.out)"
 	dt_go
-	bg_stop INT
+	bg_end
 	assert_json_doc "$f" "funcdur -j -p"
 	t_assert_eq "$(fnum $f dt_outer count)" 4 "dt_outer count of pid $DT_PID only"
 }
@@ -564,13 +574,13 @@ test_tid_filter() {
 	bg_start -j -t "$DT_PID" "$DT:dt_outer"
 	bg_wait_tracing
 	dt_go
-	bg_stop INT
+	bg_end
 	t_assert_eq "$(fnum $f dt_outer count)" 5 "-t main thread, nest 5: dt_outer count"
 	dt_start threads 5
 	bg_start -j -t "$DT_PID" "$DT:dt_inner"
 	bg_wait_tracing
 	dt_go
-	bg_stop INT
+	bg_end
 	t_assert_eq "$(fnum $f dt_inner count)" 0 "-t main thread, threads 5: dt_inner count (workers only call it)"
 }
 
@@ -595,13 +605,13 @@ test_cpu_filter() {
 	bg_start -j -C 0 -p "$DT_PID" "$DT:dt_outer"
 	bg_wait_tracing
 	dt_go
-	bg_stop INT
+	bg_end
 	t_assert_eq "$(fnum $f dt_outer count)" 0 "-C 0, durtarget on CPU 1: dt_outer count"
 	dt_start nest 3 taskset -c 1
 	bg_start -j -C 1 -p "$DT_PID" "$DT:dt_outer"
 	bg_wait_tracing
 	dt_go
-	bg_stop INT
+	bg_end
 	t_assert_eq "$(fnum $f dt_outer count)" 3 "-C 1, durtarget on CPU 1: dt_outer count"
 }
 
@@ -656,7 +666,7 @@ test_sys_read() {
 	bg_wait_tracing
 	kill -CONT "$pid"
 	wait "$pid" || t_fail "head -c 1000 /dev/zero failed"
-	bg_stop INT
+	bg_end
 	assert_json_doc "$f" "funcdur -j sys:read"
 	[ "$(fsum $f '*' count)" -ge 1 ] ||
 		t_fail "no read syscall counted for head -c 1000 /dev/zero"
@@ -753,6 +763,41 @@ test_no_target() {
 	bad_input 2 '.' "no target"
 }
 
+# ---- the end of the process traced -----------------------------------------
+
+# -p with a long -d: funcdur ends when durtarget does, as strace -p and
+# perf stat -p, with its whole report and a note on stderr
+test_pid_exit_ends_run() {
+	need_tool
+	local n=5 f=bg.out snap
+	snap=$(t_bpf_snapshot)
+	dt_start sleep "$n"
+	bg_start -j -d 60s -p "$DT_PID" sys:nanosleep sys:clock_nanosleep
+	bg_wait_tracing
+	dt_go
+	t_bg_wait_exit 30
+	t_assert_eq "$BG_RC" 0 "funcdur's status once pid $DT_PID had exited"
+	assert_json_doc "$f" "funcdur -j -d 60s -p after its process exited"
+	t_assert_eq "$(fsum $f '*nanosleep' count)" "$n" "nanosleep + clock_nanosleep calls of durtarget sleep $n"
+	t_assert_match "$(cat bg.err)" "^funcdur: process $DT_PID exited\$" "the note on stderr"
+	t_bpf_assert_same "$snap" "after the end of pid $DT_PID"
+}
+
+# -t: the thread's end ends it too (here the main thread's, at exit)
+test_tid_exit_ends_run() {
+	need_tool
+	local n=3 f=bg.out
+	dt_start nest "$n"
+	bg_start -d 60s -t "$DT_PID" "$DT:dt_outer"
+	bg_wait_tracing
+	dt_go
+	t_bg_wait_exit 30
+	t_assert_eq "$BG_RC" 0 "funcdur's status once tid $DT_PID had exited"
+	t_assert_match "$(cat bg.err)" "^funcdur: thread $DT_PID exited\$" "the note on stderr"
+	t_assert_match "$(cat "$f")" 'FUNCTION +COUNT' "the report"
+	t_assert_eq "$(awk '$1 == "dt_outer" { print $2 }' "$f")" "$n" "dt_outer count in the report"
+}
+
 # ---- signals ----------------------------------------------------------------
 
 test_sigint_text_report() {
@@ -781,6 +826,60 @@ test_sigterm_json_report() {
 	assert_json_doc "$f" "funcdur -j after SIGTERM"
 	[ "$(fnum $f dt_inner count)" -ge 6 ] || t_fail "dt_inner count after SIGTERM < 6"
 	t_bpf_assert_same "$snap" "after SIGTERM"
+}
+
+# ---- a signal during start-up -----------------------------------------------
+
+# leasehold FILE in the background: wait for WORD in its output (bounded),
+# while funcdur (BG) still runs
+lease_wait() {	# WORD
+	local i=0
+	until grep -q "^$1\$" lease.out; do
+		kill -0 "$LH" 2>/dev/null || t_fail "leasehold exited: $(cat lease.out)"
+		[ "$1" = opened ] && ! kill -0 "$BG" 2>/dev/null && {
+			t_show_file bg.err "funcdur's stderr"
+			t_fail "funcdur ended before it opened its target's binary"
+		}
+		[ "$i" -ge 300 ] && t_fail "no '$1' from leasehold in 30 s: $(cat lease.out)"
+		t_pause 0.1
+		i=$((i + 1))
+	done
+}
+
+# A signal while funcdur resolves its targets (here: it waits in the open()
+# of its target's BINARY, on which leasehold holds a lease) ends it at
+# once, as the signal's default action, with no output: nothing is loaded
+# yet. Before, the signal was only noted and start-up went on (a glob
+# over every kernel function could not be interrupted).
+test_signal_during_startup() {
+	need_tool
+	local lh=$KFIT_HELPERS/leasehold bin=$T_TMP/dtcopy lbt snap sig num
+	[ -x "$lh" ] || t_fail "$lh not built"
+	snap=$(t_bpf_snapshot)
+	# the open waits up to lease-break-time: longer than the bound below
+	lbt=$(cat /proc/sys/fs/lease-break-time)
+	if [ "$lbt" -lt 45 ]; then
+		echo 45 >/proc/sys/fs/lease-break-time || t_fail "cannot raise fs.lease-break-time"
+		t_on_exit "echo $lbt >/proc/sys/fs/lease-break-time"
+	fi
+	for sig in INT TERM; do
+		cp "$DT" "$bin" || t_fail "cp $DT failed"
+		"$lh" "$bin" >lease.out 2>&1 &
+		LH=$!
+		t_on_exit "kill -KILL $LH 2>/dev/null"
+		lease_wait held
+		bg_start "$bin:dt_inner"
+		lease_wait opened
+		t_bg_stop "$sig" 30
+		num=$(kill -l "$sig")
+		t_assert_eq "$BG_RC" $((128 + num)) "funcdur's status after SIG$sig during start-up (killed by it)"
+		[ -s bg.out ] && t_fail "SIG$sig during start-up: output on stdout: $(head -n 1 bg.out)"
+		[ -s bg.err ] && t_fail "SIG$sig during start-up: output on stderr: $(head -n 1 bg.err)"
+		kill -KILL "$LH"
+		wait "$LH" 2>/dev/null
+		rm -f "$bin"
+	done
+	t_bpf_assert_same "$snap" "after signals during start-up"
 }
 
 # SIGINT while durtarget is still running its calls

@@ -465,6 +465,40 @@ test_tid_counts_one_thread() {
 	t_within_pct "$v" "$b" "$PF_PCT" "page-faults of -t against the thread's pages"
 }
 
+# -p with a long -d: pmcstat ends when its process does, as perf stat -p,
+# with its whole report and a note on stderr
+test_pid_exit_ends_run() {
+	need_tool
+	local v
+	pl_start pages "$PAGES"
+	bg_start -j -d 60s -p "$PL_PID" -e page-faults
+	bg_wait_tracing
+	pl_go
+	t_bg_wait_exit 30
+	t_assert_eq "$BG_RC" 0 "pmcstat's status once pid $PL_PID had exited"
+	assert_json_doc bg.out "pmcstat -j -d 60s -p after its process exited"
+	t_assert_eq "$(dv bg.out target)" "pid $PL_PID" "target of -p"
+	v=$(total bg.out page-faults)
+	[ "$v" -ge "$PAGES" ] || t_fail "page-faults $v < $PAGES, the pages pmcload touched"
+	t_assert_match "$(cat bg.err)" "^pmcstat: process $PL_PID exited\$" "the note on stderr"
+}
+
+# -t: the end of the thread ends it (the worker of pmcload threads)
+test_tid_exit_ends_run() {
+	need_tool
+	local b=$((PAGES / 2)) v
+	pl_start threads "$PAGES" "$b"
+	bg_start -d 60s -t "$PL_WORKER" -e page-faults
+	bg_wait_tracing
+	pl_go
+	t_bg_wait_exit 30
+	t_assert_eq "$BG_RC" 0 "pmcstat's status once tid $PL_WORKER had exited"
+	t_assert_match "$(cat bg.err)" "^pmcstat: thread $PL_WORKER exited\$" "the note on stderr"
+	t_show_file bg.out "report"
+	v=$(awk '$1 == "total" { print $2 }' bg.out)
+	[ "$v" -ge "$b" ] 2>/dev/null || t_fail "page-faults '$v' < $b, the pages the worker touched"
+}
+
 # ---- --per-task -------------------------------------------------------------------
 
 # Sums over the tasks against the totals, per event: exact when nothing

@@ -27,6 +27,15 @@ bg_wait_tracing() { t_bg_wait_tracing "$FD_WAIT"; }
 
 bg_stop() { t_bg_stop_ok "$1" 60; }	# funcdur must end with status 0
 
+# With -p PID it ends by itself once durtarget has, with status 0
+bg_end() {
+	t_bg_wait_exit 60
+	[ "$BG_RC" = 0 ] || {
+		t_show_file "$T_TMP/bg.err" "stderr"
+		t_fail "funcdur exited $BG_RC once its process had ended, expected 0"
+	}
+}
+
 # durtarget -w SCENARIO N: waits for SIGUSR1; sets DT_PID
 dt_start() {	# SCENARIO N
 	t_held_start "$DT" -w "$1" "$2"
@@ -74,7 +83,7 @@ fork_run() {	# what funcdur-args...
 	bg_start -j -p "$DT_PID" --min 500us "$@" do_fork
 	bg_wait_tracing
 	dt_go
-	bg_stop INT
+	bg_end
 	cat "$T_TMP/bg.err"
 	assert_json "$f" "$what"
 	t_assert_match "$(cat "$T_TMP/bg.err")" 'do_fork.*kernel_clone|kernel_clone.*do_fork' \
@@ -178,7 +187,7 @@ test_start_stop_kernel() {
 	bg_start -j -p "$DT_PID" --start-at kernel_clone --stop-at kernel_clone kernel_clone
 	bg_wait_tracing
 	dt_go
-	bg_stop INT
+	bg_end
 	assert_json "$f" "funcdur --start-at kernel_clone --stop-at kernel_clone"
 	t_assert_eq "$(fnum "$f" kernel_clone count)" 1 "kernel_clone calls from its first entry to its first exit"
 }
@@ -192,7 +201,7 @@ test_start_stop_uprobes() {
 		"$DT:dt_short" "$DT:dt_start_marker" "$DT:dt_stop_marker"
 	bg_wait_tracing
 	dt_go
-	bg_stop INT
+	bg_end
 	assert_json "$f" "funcdur --start-at dt_start_marker --stop-at dt_stop_marker"
 	t_assert_eq "$(fnum "$f" dt_short count)" "$n" "dt_short calls between the markers"
 	t_assert_eq "$(jq -r .mode "$f")" uprobe "mode"

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Processes we wait for: watched ones (-p, -t) and the COMMAND we run. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "child.h"
+#include "diag.h"
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL	/* 6.9: the pidfd of one thread */
+#endif
+
+/* ---- watching ------------------------------------------------------------ */
+
+void kfit_proc_watch(struct kfit_proc *p, pid_t pid, bool thread)
+{
+	p->pid = pid;
+	p->thread = thread;
+	p->gone = false;
+	p->fd = syscall(SYS_pidfd_open, pid, thread ? PIDFD_THREAD : 0);
+	if (p->fd >= 0)
+		return;
+	p->fd = -1;
+	/* other errors (ENOSYS, EINVAL: no thread pidfds) leave /proc */
+	if (errno == ESRCH)
+		p->gone = true;
+}
+
+/*
+ * /proc/ID/stat: "ID (comm) S ... num_threads(20th field) ...". A zombie
+ * thread has ended; a zombie process only once its last thread has: a
+ * leader that left its threads behind stays a zombie until they end.
+ */
+static bool proc_gone(const struct kfit_proc *p)
+{
+	char path[64], buf[512], *s;
+	int fd, i, threads;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", p->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n == 0 || errno == ESRCH;
+	buf[n] = 0;
+	s = strrchr(buf, ')');
+	if (!s || s[1] != ' ')
+		return false;
+	s += 2;
+	if (*s != 'Z' && *s != 'X')
+		return false;
+	if (p->thread)
+		return true;
+	/* fields from the state (3rd) on: num_threads is the 20th */
+	for (i = 3; i < 20 && s; i++) {
+		s = strchr(s, ' ');
+		if (s)
+			s++;
+	}
+	return !s || sscanf(s, "%d", &threads) != 1 || threads <= 1;
+}
+
+static bool fd_ready(int fd, __u64 timeout_ns)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct timespec ts = {
+		.tv_sec = timeout_ns / 1000000000ULL,
+		.tv_nsec = timeout_ns % 1000000000ULL,
+	};
+
+	return ppoll(&pfd, 1, &ts, NULL) > 0 && (pfd.revents & (POLLIN | POLLHUP));
+}
+
+bool kfit_proc_wait(struct kfit_proc *p, __u64 timeout_ns)
+{
+	__u64 period = KFIT_PROC_PERIOD_MS * 1000000ULL;
+	struct timespec ts;
+
+	if (p->gone)
+		return true;
+	if (p->fd >= 0) {
+		p->gone = fd_ready(p->fd, timeout_ns);
+		return p->gone;
+	}
+	p->gone = proc_gone(p);
+	if (p->gone || !timeout_ns)
+		return p->gone;
+	if (timeout_ns > period)
+		timeout_ns = period;
+	ts.tv_sec = timeout_ns / 1000000000ULL;
+	ts.tv_nsec = timeout_ns % 1000000000ULL;
+	nanosleep(&ts, NULL);
+	p->gone = proc_gone(p);
+	return p->gone;
+}
+
+void kfit_proc_close(struct kfit_proc *p)
+{
+	if (p->fd >= 0)
+		close(p->fd);
+	p->fd = -1;
+}
+
+/* ---- the command ----------------------------------------------------------- */
+
+/* In the child: wait for the go, then exec; a failed exec sends its errno */
+static void __attribute__((noreturn)) held_exec(char **argv, int go, int ep)
+{
+	int e;
+	char c;
+
+	signal(SIGPIPE, SIG_DFL);
+	if (read(go, &c, 1) != 1)
+		_exit(127);
+	execvp(argv[0], argv);
+	e = errno;
+	if (write(ep, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+int kfit_child_fork(struct kfit_child *ch, char **argv)
+{
+	int go[2], ep[2];
+	pid_t pid;
+
+	memset(ch, 0, sizeof(*ch));
+	ch->argv = argv;
+	ch->go_fd = ch->err_fd = ch->proc.fd = -1;
+	if (pipe2(go, O_CLOEXEC)) {
+		kfit_err("pipe: %s", strerror(errno));
+		return -1;
+	}
+	if (pipe2(ep, O_CLOEXEC)) {
+		kfit_err("pipe: %s", strerror(errno));
+		close(go[0]);
+		close(go[1]);
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		close(ep[0]);
+		held_exec(argv, go[0], ep[1]);
+	}
+	close(go[0]);
+	close(ep[1]);
+	if (pid < 0) {
+		kfit_err("fork: %s", strerror(errno));
+		close(go[1]);
+		close(ep[0]);
+		return -1;
+	}
+	ch->go_fd = go[1];
+	ch->err_fd = ep[0];
+	kfit_proc_watch(&ch->proc, pid, false);
+	return 0;
+}
+
+int kfit_child_start(struct kfit_child *ch)
+{
+	int e = 0;
+	ssize_t n;
+
+	if (write(ch->go_fd, "g", 1) != 1) {
+		kfit_err("cannot start '%s': %s", ch->argv[0], strerror(errno));
+		return -1;
+	}
+	close_fd(&ch->go_fd);
+	/* EOF: the exec closed it; an int: why the exec failed */
+	n = read(ch->err_fd, &e, sizeof(e));
+	close_fd(&ch->err_fd);
+	if (n == sizeof(e)) {
+		kfit_err("cannot run '%s': %s", ch->argv[0], strerror(e));
+		kfit_child_reap(ch, true);
+		return -1;
+	}
+	return 0;
+}
+
+bool kfit_child_reap(struct kfit_child *ch, bool block)
+{
+	int status;
+
+	if (!ch->proc.pid || ch->done)
+		return ch->done;
+	if (waitpid(ch->proc.pid, &status, block ? 0 : WNOHANG) != ch->proc.pid)
+		return false;
+	ch->done = true;
+	ch->status = WIFEXITED(status) ? WEXITSTATUS(status) :
+		     128 + WTERMSIG(status);
+	return true;
+}
+
+void kfit_child_stop(struct kfit_child *ch)
+{
+	if (!ch->argv)		/* never forked (zeroed) */
+		return;
+	if (ch->proc.pid && !ch->done) {
+		/* held: EOF ends it (a signal could come before its read) */
+		if (ch->go_fd >= 0)
+			close_fd(&ch->go_fd);
+		else
+			kill(ch->proc.pid, SIGTERM);
+		kfit_child_reap(ch, true);
+	}
+	close_fd(&ch->go_fd);
+	close_fd(&ch->err_fd);
+	kfit_proc_close(&ch->proc);
+}
+
+void kfit_child_note(const struct kfit_child *ch)
+{
+	if (ch->done && ch->status)
+		kfit_info("'%s' exited with status %d", ch->argv[0], ch->status);
+}
