@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
@@ -194,4 +195,16 @@ int kfit_tp_start(int (*start)(void *ctx, bool btf), void *ctx,
 	if (err)
 		kfit_explain_attach("raw_tracepoint", targets, err);
 	return err;
+}
+
+int kfit_raise_nofile(void)
+{
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r))
+		return -errno;
+	if (r.rlim_cur >= r.rlim_max)
+		return 0;
+	r.rlim_cur = r.rlim_max;
+	return setrlimit(RLIMIT_NOFILE, &r) ? -errno : 0;
 }

@@ -66,6 +66,9 @@ bool kfit_tp_wanted(const struct bpf_program *p, bool btf);
 int kfit_tp_start(int (*start)(void *ctx, bool btf), void *ctx,
 		  const char *targets, const char **mode);
 
+/* RLIMIT_NOFILE's soft limit up to the hard one; 0 or -errno */
+int kfit_raise_nofile(void);
+
 /* Monotonic clock in ns, the clock bpf_ktime_get_ns() uses */
 __u64 kfit_now_ns(void);
 
