@@ -213,12 +213,19 @@ static const char *why(const struct kfit_attacher *a, int err)
 /* The function cannot be traced: skipped, with the mechanism and why */
 static int drop(struct kfit_attacher *a, int i, const char *mech, int err)
 {
+	const struct kfit_func *f = &a->t->funcs[i];
 	char reason[320];
 
 	if (!a->first_err)
 		a->first_err = err;
 	a->t->funcs[i].dropped = true;
-	snprintf(reason, sizeof(reason), "%s refused: %s", mech, why(a, err));
+	/* libbpf finds uprobe targets among STT_FUNC symbols only */
+	if (f->kind == KFIT_T_USER && err == -ENOENT)
+		snprintf(reason, sizeof(reason), "uprobe refused: libbpf finds no plain "
+			 "function symbol of that name (an IFUNC? its implementation, "
+			 "e.g. __%s_avx2, can be traced)", f->name);
+	else
+		snprintf(reason, sizeof(reason), "%s refused: %s", mech, why(a, err));
 	return kfit_targets_skip(a->t, a->t->funcs[i].name, reason);
 }
 

@@ -106,11 +106,3 @@ const char *kfit_deny_reason(const char *name)
 			return denied[i].why;
 	return NULL;
 }
-
-void kfit_deny_print(FILE *f)
-{
-	size_t i;
-
-	for (i = 0; i < NDENIED; i++)
-		fprintf(f, "  %-24s %s\n", denied[i].glob, denied[i].why);
-}

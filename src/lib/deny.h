@@ -2,8 +2,6 @@
 #ifndef KFIT_DENY_H
 #define KFIT_DENY_H
 
-#include <stdio.h>
-
 /*
  * Kernel functions not traced by default: those the tracing machinery
  * runs itself (a probe on them recurses, is missed or deadlocks) and
@@ -13,8 +11,5 @@
 
 /* Why name is denied ("lock internals: ..."), or NULL when it is not */
 const char *kfit_deny_reason(const char *name);
-
-/* The list, one "GLOB  reason" per line, for -h texts and the README */
-void kfit_deny_print(FILE *f);
 
 #endif

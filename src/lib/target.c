@@ -151,8 +151,10 @@ static int add_kernel(struct kfit_targets *t, const char *spec)
 		kfit_err("%s", msg);
 		return -EINVAL;
 	}
-	if (k.note[0])
+	if (k.note[0] && strcmp(k.note, t->note)) {
 		kfit_info("note: %s", k.note);
+		snprintf(t->note, sizeof(t->note), "%s", k.note);	/* once */
+	}
 	for (i = 0; i < k.nskipped && err >= 0; i++)
 		err = kfit_targets_skip(t, k.skipped[i].name, k.skipped[i].reason);
 	for (i = 0; i < k.n && err >= 0; i++)

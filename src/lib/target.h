@@ -38,6 +38,7 @@ struct kfit_targets {
 	int nkernel, nuser, nsys;
 	struct kfit_skip *skipped;
 	int nskipped;
+	char note[256];		/* the resolver's last note, said once */
 };
 
 /*
