@@ -73,14 +73,17 @@ struct kfit_attacher *kfit_attacher_new(struct kfit_targets *t,
 
 /* ---- prepare ------------------------------------------------------------ */
 
+/* Open file descriptors; all of them when none is left to count with */
 static int count_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");
 	struct dirent *e;
+	struct rlimit rl;
 	int n = 0;
 
 	if (!d)
-		return -1;
+		return errno == EMFILE && !getrlimit(RLIMIT_NOFILE, &rl) ?
+		       (int)rl.rlim_cur : -1;
 	while ((e = readdir(d)))
 		n += e->d_name[0] != '.';
 	closedir(d);
@@ -151,8 +154,8 @@ static void check_nofile(struct kfit_attacher *a)
 		kfit_warn("%d functions need about %d file descriptors, more than "
 			  "RLIMIT_NOFILE (%llu): the last ones will be skipped%s",
 			  a->t->n, need, (unsigned long long)rl.rlim_cur,
-			  a->mech == KFIT_AM_KPROBE_SINGLE ? "" :
-			  "; kprobe_multi (-k) needs two");
+			  kfit_works(KFIT_M_KPROBE_MULTI) ?
+			  "; kprobe_multi (-k) needs two" : "");
 }
 
 int kfit_attacher_prepare(struct kfit_attacher *a, const struct kfit_attach_progs *p)
