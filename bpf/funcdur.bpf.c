@@ -2,7 +2,8 @@
 /*
  * funcdur: wall-time duration of every call of the traced functions.
  *
- * Each attachment carries the function's id as its BPF cookie. Calls are
+ * Each attachment carries the function's id as its BPF cookie (the mass
+ * attacher, src/lib/attach.c, sets it, and kfit_ready once all are made). Calls are
  * kept on a stack per thread (per CPU for interrupt contexts), so nested,
  * recursive, sleeping and migrating calls are all measured right, and a
  * caller's local time is its time minus that of the traced callees.
@@ -231,7 +232,7 @@ static __always_inline int on_entry(__u32 id, bool kernel)
 	__u64 key;
 	__u32 d, zero = 0;
 
-	if (!wanted(ctx, pid_tgid) || !collecting(id))
+	if (!kfit_ready || !wanted(ctx, pid_tgid) || !collecting(id))
 		return 0;
 	key = stack_key(ctx, pid_tgid);
 	st = bpf_map_lookup_elem(&stacks, &key);
@@ -342,6 +343,8 @@ static __always_inline int on_exit(__u32 id, __s64 ret, bool kernel)
 	__u64 dur, local, ts, child;
 	__u32 d, i;
 
+	if (!kfit_ready)
+		return 0;
 	st = bpf_map_lookup_elem(&stacks, &key);
 	if (!st)
 		return 0;
@@ -399,6 +402,19 @@ int BPF_KPROBE(fd_kprobe)
 
 SEC("kretprobe")
 int BPF_KRETPROBE(fd_kretprobe, long ret)
+{
+	return on_exit(bpf_get_attach_cookie(ctx), ret, true);
+}
+
+/* One link for every function, where the kernel has kprobe_multi */
+SEC("kprobe.multi")
+int BPF_KPROBE(fd_kmulti)
+{
+	return on_entry(bpf_get_attach_cookie(ctx), true);
+}
+
+SEC("kretprobe.multi")
+int BPF_KRETPROBE(fd_kmulti_ret, long ret)
 {
 	return on_exit(bpf_get_attach_cookie(ctx), ret, true);
 }

@@ -12,6 +12,12 @@
  */
 volatile __u32 kfit_epoch;
 
+/*
+ * Set by user space once every probe is attached (kfit_attacher_activate):
+ * until then programs record nothing, so no call is seen half-attached.
+ */
+volatile bool kfit_ready;
+
 static __always_inline __u32 kfit_half(void)
 {
 	return kfit_epoch & 1;

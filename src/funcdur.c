@@ -15,25 +15,18 @@
 #include <bpf/libbpf.h>
 #include "kfit/funcdur.h"
 #include "funcdur.skel.h"
-#include "btfq.h"
+#include "attach.h"
 #include "diag.h"
 #include "duration.h"
 #include "hist.h"
-#include "ktarget.h"
 #include "opts.h"
 #include "output.h"
-#include "probe.h"
 #include "run.h"
-#include "syscalls.h"
-#include "utarget.h"
+#include "target.h"
 
-enum kind { FN_KERNEL, FN_USER, FN_SYS };
-
+/* One report's figures of a function of env.tg (same index) */
 struct func {
-	char *name;		/* as reported */
-	enum kind kind;
-	char *path;		/* FN_USER: the binary */
-	/* one report's figures */
+	const char *name;	/* env.tg's */
 	struct kfit_hist h;
 	struct kfit_linhist l;
 	__u64 local_ns;
@@ -50,7 +43,6 @@ enum {
 };
 
 static const struct kfit_opt funcdur_opts[] = {
-	{ "kprobes", 'k', NULL, "use kprobes for kernel functions, not fentry" },
 	{ "hist", 'H', NULL, "print a histogram per function (log2 buckets)" },
 	{ "linear", OPT_LINEAR, "STEP", "linear histogram buckets of STEP (implies -H)" },
 	{ "events", OPT_EVENTS, NULL, "print one line per call that passed the filters" },
@@ -66,7 +58,7 @@ static const struct kfit_opt funcdur_opts[] = {
 
 struct env {
 	struct kfit_common c;
-	bool kprobes, hist, events, noints, onlyints;
+	bool hist, events, noints, onlyints;
 	__u64 lin_step;
 	enum sort_key sort;
 	unsigned long top;
@@ -74,22 +66,17 @@ struct env {
 	char **targets;
 	int ntargets;
 
-	struct func *funcs;
+	struct kfit_targets tg;
+	struct func *funcs;	/* tg.funcs' figures */
 	int nfuncs;
-	struct kfit_kfunc_skip *skipped;
-	int nskipped;
-	int nkernel;
-	const char *mode;	/* of the kernel functions */
 
 	struct funcdur_bpf *skel;
-	struct bpf_link **links;
-	int nlinks;
-	int *fds;		/* fentry program copies and their links */
-	int nfds;
+	struct kfit_attacher *att;
 	struct ring_buffer *rb;
 	int ncpus;
 	void *buf;
 	__u64 start_ns, nevents, last_lost;
+	__u64 missed;		/* program runs the kernel skipped, this report */
 	__u64 counters[FD_NCOUNTERS];
 };
 
@@ -100,9 +87,6 @@ static int parse_opt(int key, const char *arg, void *ctx)
 	struct env *e = ctx;
 
 	switch (key) {
-	case 'k':
-		e->kprobes = true;
-		return 0;
 	case 'H':
 		e->hist = true;
 		return 0;
@@ -172,7 +156,7 @@ static const struct kfit_tool tool = {
 		    "funcdur 'tcp_*' --events --min 1ms  # each slow call\n",
 	.common = KFIT_OPT_PID | KFIT_OPT_TID | KFIT_OPT_COMM | KFIT_OPT_CPU |
 		  KFIT_OPT_DURATION | KFIT_OPT_INTERVAL | KFIT_OPT_JSON |
-		  KFIT_OPT_TIMESTAMP | KFIT_OPT_MINMAX,
+		  KFIT_OPT_TIMESTAMP | KFIT_OPT_MINMAX | KFIT_OPT_ATTACH,
 	.opts = funcdur_opts,
 	.parse = parse_opt,
 	.ctx = &env,
@@ -180,148 +164,24 @@ static const struct kfit_tool tool = {
 
 /* ---- targets ---------------------------------------------------------- */
 
-static int find_func(const char *name)
-{
-	int i;
-
-	for (i = 0; i < env.nfuncs; i++)
-		if (!strcmp(env.funcs[i].name, name))
-			return i;
-	return -1;
-}
-
-static int add_func(const char *name, enum kind kind, const char *path)
-{
-	struct func *f;
-	int i = find_func(name);
-
-	if (i >= 0)
-		return i;
-	if (env.nfuncs >= FD_MAX_FUNCS) {
-		kfit_err("too many functions: at most %d", FD_MAX_FUNCS);
-		return -E2BIG;
-	}
-	f = realloc(env.funcs, (env.nfuncs + 1) * sizeof(*f));
-	if (!f)
-		return -ENOMEM;
-	env.funcs = f;
-	f = &env.funcs[env.nfuncs];
-	memset(f, 0, sizeof(*f));
-	f->name = strdup(name);
-	f->kind = kind;
-	f->path = path ? strdup(path) : NULL;
-	if (!f->name || (path && !f->path))
-		return -ENOMEM;
-	if (kind == FN_KERNEL)
-		env.nkernel++;
-	return env.nfuncs++;
-}
-
-static int add_skipped(const struct kfit_kfunc_skip *s)
-{
-	struct kfit_kfunc_skip *n;
-
-	n = realloc(env.skipped, (env.nskipped + 1) * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	env.skipped = n;
-	n[env.nskipped].name = strdup(s->name);
-	n[env.nskipped].reason = strdup(s->reason);
-	env.nskipped++;
-	return 0;
-}
-
-static int add_sys(const char *spec)
-{
-	char enter[128], exit[128], msg[512];
-	int err;
-
-	/* The tracepoints decide: the kernel may know newer calls than our table */
-	err = kfit_syscall_tracepoints(spec + 4, enter, sizeof(enter), exit,
-				       sizeof(exit), msg, sizeof(msg));
-	if (err) {
-		kfit_err("cannot trace '%s': %s", spec, msg);
-		/* A known call without tracepoints is this kernel's limit */
-		return kfit_syscall_nr(spec + 4) < 0 ? -EINVAL : -EOPNOTSUPP;
-	}
-	err = add_func(spec, FN_SYS, NULL);
-	return err < 0 ? err : 0;
-}
-
-static int add_user(const char *spec)
-{
-	struct kfit_ufuncs u = {};
-	char msg[512];
-	int i, err;
-
-	err = kfit_ufuncs_resolve(spec, env.c.pid, &u, msg, sizeof(msg));
-	if (err) {
-		kfit_err("%s", msg);
-		return -EINVAL;
-	}
-	for (i = 0; i < u.n && err >= 0; i++)
-		err = add_func(u.names[i], FN_USER, u.path);
-	kfit_ufuncs_free(&u);
-	return err < 0 ? err : 0;
-}
-
-static int add_kernel(const char *spec)
-{
-	struct kfit_ksrc src = { .need_btf = !env.kprobes };
-	struct kfit_kfuncs k = {};
-	char msg[1024];
-	int i, err;
-
-	err = kfit_kfuncs_resolve(&src, spec, &k, msg, sizeof(msg));
-	if (err) {
-		kfit_err("%s", msg);
-		return -EINVAL;
-	}
-	if (k.note[0])
-		kfit_info("note: %s", k.note);
-	for (i = 0; i < k.nskipped && err >= 0; i++)
-		err = add_skipped(&k.skipped[i]);
-	for (i = 0; i < k.n && err >= 0; i++)
-		err = add_func(k.names[i], FN_KERNEL, NULL);
-	kfit_kfuncs_free(&k);
-	return err < 0 ? err : 0;
-}
-
-static int add_target(const char *spec)
-{
-	if (!strncmp(spec, "sys:", 4))
-		return add_sys(spec);
-	if (kfit_is_user_target(spec))
-		return add_user(spec);
-	return add_kernel(spec);
-}
-
-/* A trigger function is traced too; returns its id + 1 for the BPF side */
+/* Trigger ids go to the BPF side as index + 1; 0 is none */
 static int trigger_id(const char *spec)
 {
-	int i, n = env.nfuncs, err;
-	const char *colon = strrchr(spec, ':');
-	const char *name = colon && strncmp(spec, "sys:", 4) ? colon + 1 : spec;
+	int i = spec ? kfit_targets_one(&env.tg, spec) : -1;
 
-	i = find_func(name);
-	if (i >= 0)
-		return i + 1;
-	err = add_target(spec);
-	if (err)
-		return err;
-	if (env.nfuncs != n + 1) {
-		kfit_err("trigger '%s' must name exactly one function", spec);
-		return -EINVAL;
-	}
-	return n + 1;
+	return i < 0 ? i : i + 1;
 }
 
 static int resolve_targets(int *start_id, int *stop_id)
 {
 	int i, err;
 
+	env.tg.need_btf = env.c.attach == KFIT_AM_AUTO || env.c.attach == KFIT_AM_FENTRY;
+	env.tg.no_deny = env.c.no_deny;
+	env.tg.pid = env.c.pid;
+	env.tg.max = FD_MAX_FUNCS;
 	for (i = 0; i < env.ntargets; i++) {
-		err = add_target(env.targets[i]);
+		err = kfit_targets_add(&env.tg, env.targets[i]);
 		if (err)
 			return err;
 	}
@@ -331,27 +191,28 @@ static int resolve_targets(int *start_id, int *stop_id)
 	*stop_id = env.stop_at ? trigger_id(env.stop_at) : 0;
 	if (*stop_id < 0)
 		return *stop_id;
-	if (!env.nfuncs) {
+	if (!env.tg.n) {
 		kfit_err("nothing to trace: every function was skipped");
-		for (i = 0; i < env.nskipped; i++)
-			fprintf(stderr, "  %s: %s\n", env.skipped[i].name,
-				env.skipped[i].reason);
+		for (i = 0; i < env.tg.nskipped; i++)
+			fprintf(stderr, "  %s: %s\n", env.tg.skipped[i].name,
+				env.tg.skipped[i].reason);
 		return -ENOENT;
 	}
+	env.nfuncs = env.tg.n;
+	env.funcs = calloc(env.nfuncs, sizeof(*env.funcs));
+	if (!env.funcs)
+		return -ENOMEM;
+	for (i = 0; i < env.nfuncs; i++)
+		env.funcs[i].name = env.tg.funcs[i].name;
 	return 0;
 }
 
-/* ---- loading and attaching ------------------------------------------- */
-
-static int first_of(enum kind kind)
+static bool traced(int i)
 {
-	int i;
-
-	for (i = 0; i < env.nfuncs; i++)
-		if (env.funcs[i].kind == kind)
-			return i;
-	return -1;
+	return !env.tg.funcs[i].dropped;
 }
+
+/* ---- loading and attaching ------------------------------------------- */
 
 static __u64 cgroup_id(const char *path)
 {
@@ -366,11 +227,8 @@ static __u64 cgroup_id(const char *path)
 	return h.id;
 }
 
-static int configure(struct funcdur_bpf *s, int start_id, int stop_id, bool fentry)
+static void configure(struct funcdur_bpf *s, int start_id, int stop_id, __u64 cgid)
 {
-	struct bpf_program *p;
-	int k = first_of(FN_KERNEL);
-
 	s->rodata->self_tgid = getpid();
 	s->rodata->filter_tgid = env.c.pid;
 	s->rodata->filter_tid = env.c.tid;
@@ -385,259 +243,66 @@ static int configure(struct funcdur_bpf *s, int start_id, int stop_id, bool fent
 	s->rodata->events = env.events;
 	s->rodata->start_id = start_id;
 	s->rodata->stop_id = stop_id;
-	if (env.cgroup) {
-		s->rodata->filter_cgroup = cgroup_id(env.cgroup);
-		if (!s->rodata->filter_cgroup) {
-			kfit_err("cannot use cgroup '%s': %s", env.cgroup, strerror(errno));
-			return -EINVAL;
-		}
-	}
+	s->rodata->filter_cgroup = cgid;
 	bpf_map__set_max_entries(s->maps.stats, 2 * env.nfuncs);
 	bpf_map__set_max_entries(s->maps.linhists, env.lin_step ? 2 * env.nfuncs : 1);
 	if (env.events)
 		bpf_map__set_max_entries(s->maps.rb, 8 << 20);
-	bpf_object__for_each_program(p, s->obj)
-		bpf_program__set_autoload(p, false);
-	if (k >= 0 && fentry) {
-		bpf_program__set_autoload(s->progs.fd_fentry, true);
-		bpf_program__set_autoload(s->progs.fd_fexit, true);
-		bpf_program__set_attach_target(s->progs.fd_fentry, 0, env.funcs[k].name);
-		bpf_program__set_attach_target(s->progs.fd_fexit, 0, env.funcs[k].name);
-	} else if (k >= 0) {
-		bpf_program__set_autoload(s->progs.fd_kprobe, true);
-		bpf_program__set_autoload(s->progs.fd_kretprobe, true);
-	}
-	if (first_of(FN_USER) >= 0) {
-		bpf_program__set_autoload(s->progs.fd_uprobe, true);
-		bpf_program__set_autoload(s->progs.fd_uretprobe, true);
-	}
-	if (first_of(FN_SYS) >= 0) {
-		bpf_program__set_autoload(s->progs.fd_sys_enter, true);
-		bpf_program__set_autoload(s->progs.fd_sys_exit, true);
-	}
-	return 0;
 }
 
-static int add_link(struct bpf_link *l)
-{
-	struct bpf_link **n;
-
-	if (!l)
-		return -errno;
-	n = realloc(env.links, (env.nlinks + 1) * sizeof(*n));
-	if (!n) {
-		bpf_link__destroy(l);
-		return -ENOMEM;
-	}
-	env.links = n;
-	env.links[env.nlinks++] = l;
-	return 0;
-}
-
-/*
- * fentry programs are bound to one function at load time: the skeleton's
- * program serves the first function, and each further one gets a copy of
- * its (already relocated) instructions loaded for that function.
- */
-static int clone_for(struct bpf_program *prog, enum bpf_attach_type type,
-		     const char *name)
-{
-	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = type);
-	struct btf *btf = kfit_btf_vmlinux();
-	int id, fd;
-
-	id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) : -ENOENT;
-	if (id < 0)
-		return id;
-	o.attach_btf_id = id;
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, bpf_program__name(prog), "GPL",
-			   bpf_program__insns(prog), bpf_program__insn_cnt(prog), &o);
-	if (fd < 0)
-		return fd;
-	env.fds[env.nfds++] = fd;
-	return fd;
-}
-
-static int attach_tracing(struct bpf_program *prog, enum bpf_attach_type type,
-			  int i, bool first)
-{
-	LIBBPF_OPTS(bpf_link_create_opts, o, .tracing.cookie = i);
-	int fd, lfd;
-
-	fd = first ? bpf_program__fd(prog) : clone_for(prog, type, env.funcs[i].name);
-	if (fd < 0)
-		return fd;
-	lfd = bpf_link_create(fd, 0, type, &o);
-	if (lfd < 0)
-		return -errno;
-	env.fds[env.nfds++] = lfd;
-	return 0;
-}
-
-static void progress(int done, int total)
-{
-	if (total < 50 || !isatty(STDERR_FILENO))
-		return;
-	fprintf(stderr, "\rattaching %d/%d functions...", done, total);
-	if (done == total)
-		fputc('\n', stderr);
-}
-
-static int attach_kernel_fentry(void)
-{
-	bool first = true;
-	int i, err, done = 0;
-
-	for (i = 0; i < env.nfuncs && !kfit_exiting; i++) {
-		if (env.funcs[i].kind != FN_KERNEL)
-			continue;
-		err = attach_tracing(env.skel->progs.fd_fentry, BPF_TRACE_FENTRY, i, first);
-		if (!err)
-			err = attach_tracing(env.skel->progs.fd_fexit, BPF_TRACE_FEXIT, i, first);
-		if (err) {
-			kfit_explain_attach("fentry", env.funcs[i].name, err);
-			return err;
-		}
-		first = false;
-		progress(++done, env.nkernel);
-	}
-	return kfit_exiting ? -EINTR : 0;
-}
-
-static int attach_kernel_kprobes(void)
-{
-	int i, err, done = 0;
-
-	for (i = 0; i < env.nfuncs && !kfit_exiting; i++) {
-		LIBBPF_OPTS(bpf_kprobe_opts, o, .bpf_cookie = i);
-
-		if (env.funcs[i].kind != FN_KERNEL)
-			continue;
-		err = add_link(bpf_program__attach_kprobe_opts(env.skel->progs.fd_kprobe,
-							       env.funcs[i].name, &o));
-		o.retprobe = true;
-		if (!err)
-			err = add_link(bpf_program__attach_kprobe_opts(
-				env.skel->progs.fd_kretprobe, env.funcs[i].name, &o));
-		if (err) {
-			kfit_explain_attach("kprobe", env.funcs[i].name, err);
-			return err;
-		}
-		progress(++done, env.nkernel);
-	}
-	return kfit_exiting ? -EINTR : 0;
-}
-
-static int attach_user(int i)
-{
-	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = i, .func_name = env.funcs[i].name);
-	pid_t pid = env.c.pid ? env.c.pid : -1;
-	int err;
-
-	err = add_link(bpf_program__attach_uprobe_opts(env.skel->progs.fd_uprobe,
-						       pid, env.funcs[i].path, 0, &o));
-	o.retprobe = true;
-	if (!err)
-		err = add_link(bpf_program__attach_uprobe_opts(env.skel->progs.fd_uretprobe,
-							       pid, env.funcs[i].path, 0, &o));
-	if (err)
-		kfit_err("cannot attach uprobes to %s in %s: %s", env.funcs[i].name,
-			 env.funcs[i].path, kfit_reason(err));
-	return err;
-}
-
-static int attach_sys(int i)
-{
-	LIBBPF_OPTS(bpf_tracepoint_opts, o, .bpf_cookie = i);
-	const char *name = env.funcs[i].name + 4;
-	char tp[128];
-	int err;
-
-	snprintf(tp, sizeof(tp), "sys_enter_%s", name);
-	err = add_link(bpf_program__attach_tracepoint_opts(env.skel->progs.fd_sys_enter,
-							   "syscalls", tp, &o));
-	snprintf(tp, sizeof(tp), "sys_exit_%s", name);
-	if (!err)
-		err = add_link(bpf_program__attach_tracepoint_opts(
-			env.skel->progs.fd_sys_exit, "syscalls", tp, &o));
-	if (err)
-		kfit_explain_attach("tracepoint", tp, err);
-	return err;
-}
-
-static int open_load(int start_id, int stop_id, bool fentry)
-{
-	int err;
-
-	env.skel = funcdur_bpf__open();
-	if (!env.skel)
-		return -errno;
-	err = configure(env.skel, start_id, stop_id, fentry);
-	if (!err)
-		err = funcdur_bpf__load(env.skel);
-	if (err) {
-		funcdur_bpf__destroy(env.skel);
-		env.skel = NULL;
-	}
-	return err;
-}
-
-/* Kernel functions: fentry where the kernel allows it, else kprobes. */
 static int load(int start_id, int stop_id)
 {
-	bool fentry = env.nkernel && !env.kprobes && kfit_works(KFIT_M_FENTRY);
+	struct kfit_attach_opts ao = {
+		.mech = env.c.attach,
+		.pid = env.c.pid,
+		.verbose = env.c.verbose,
+		.progress = isatty(STDERR_FILENO),
+	};
+	struct kfit_attach_progs p;
+	__u64 cgid = 0;
 	int err;
 
-	if (env.nkernel && !fentry && !kfit_works(KFIT_M_KPROBE)) {
-		enum kfit_mech m = env.kprobes ? KFIT_M_KPROBE : KFIT_M_FENTRY;
-
-		kfit_explain_attach(env.kprobes ? "kprobe" : "fentry",
-				    env.funcs[first_of(FN_KERNEL)].name,
-				    kfit_probe(m)->err);
-		kfit_err("kernel functions cannot be traced here; sys:NAME (system "
-			 "calls) and BINARY:FUNC (user functions) can");
-		return -EPERM;
+	if (env.cgroup) {
+		cgid = cgroup_id(env.cgroup);
+		if (!cgid) {
+			kfit_err("cannot use cgroup '%s': %s", env.cgroup, strerror(errno));
+			return -EINVAL;
+		}
 	}
-	if (env.nkernel && !env.kprobes && !fentry)
-		kfit_info("note: fentry is refused here (%s); using kprobes",
-			  kfit_probe(KFIT_M_FENTRY)->detail);
-	env.mode = !env.nkernel ? (first_of(FN_USER) >= 0 ? "uprobe" : "tracepoint") :
-		   fentry ? "fentry" : "kprobe";
-	err = open_load(start_id, stop_id, fentry);
+	env.att = kfit_attacher_new(&env.tg, &ao);
+	env.skel = funcdur_bpf__open();
+	if (!env.att || !env.skel)
+		return -ENOMEM;
+	configure(env.skel, start_id, stop_id, cgid);
+	p = (struct kfit_attach_progs){
+		.obj = env.skel->obj,
+		.fentry = env.skel->progs.fd_fentry,
+		.fexit = env.skel->progs.fd_fexit,
+		.kprobe = env.skel->progs.fd_kprobe,
+		.kretprobe = env.skel->progs.fd_kretprobe,
+		.kmulti = env.skel->progs.fd_kmulti,
+		.kmulti_ret = env.skel->progs.fd_kmulti_ret,
+		.uprobe = env.skel->progs.fd_uprobe,
+		.uretprobe = env.skel->progs.fd_uretprobe,
+		.sys_enter = env.skel->progs.fd_sys_enter,
+		.sys_exit = env.skel->progs.fd_sys_exit,
+	};
+	err = kfit_attacher_prepare(env.att, &p);
+	if (err)
+		return err;
+	err = funcdur_bpf__load(env.skel);
 	if (err)
 		kfit_err("cannot load the BPF programs: %s", kfit_reason(err));
 	return err;
 }
 
-static int attach(void)
-{
-	int i, err = 0;
-
-	env.fds = calloc(4 * env.nfuncs, sizeof(int));
-	if (!env.fds)
-		return -ENOMEM;
-	if (env.nkernel)
-		err = strcmp(env.mode, "fentry") ? attach_kernel_kprobes() :
-						   attach_kernel_fentry();
-	for (i = 0; i < env.nfuncs && !err; i++) {
-		if (env.funcs[i].kind == FN_USER)
-			err = attach_user(i);
-		else if (env.funcs[i].kind == FN_SYS)
-			err = attach_sys(i);
-	}
-	return err;
-}
-
 static void cleanup(void)
 {
-	int i;
-
 	ring_buffer__free(env.rb);
-	for (i = 0; i < env.nlinks; i++)
-		bpf_link__destroy(env.links[i]);
-	for (i = env.nfds - 1; i >= 0; i--)
-		close(env.fds[i]);
+	kfit_attacher_free(env.att);
 	funcdur_bpf__destroy(env.skel);
+	kfit_targets_free(&env.tg);
+	free(env.funcs);
 }
 
 /* ---- collecting ------------------------------------------------------- */
@@ -759,17 +424,19 @@ static int cmp_funcs(const void *a, const void *b)
 	return strcmp(env.funcs[*(const int *)a].name, env.funcs[*(const int *)b].name);
 }
 
+/* The traced functions in report order, the first *n of them shown */
 static int *sorted(int *n)
 {
 	int *idx = malloc(env.nfuncs * sizeof(int));
-	int i;
+	int i, m;
 
 	if (!idx)
 		return NULL;
-	for (i = 0; i < env.nfuncs; i++)
-		idx[i] = i;
-	qsort(idx, env.nfuncs, sizeof(int), cmp_funcs);
-	*n = env.top && env.top < (unsigned long)env.nfuncs ? (int)env.top : env.nfuncs;
+	for (m = 0, i = 0; i < env.nfuncs; i++)
+		if (traced(i))
+			idx[m++] = i;
+	qsort(idx, m, sizeof(int), cmp_funcs);
+	*n = env.top && env.top < (unsigned long)m ? (int)env.top : m;
 	return idx;
 }
 
@@ -818,6 +485,9 @@ static void print_notes(const __u64 *d)
 	if (d[FD_NO_STACK])
 		printf("%llu calls not measured: too many threads at once\n",
 		       (unsigned long long)d[FD_NO_STACK]);
+	if (env.missed)
+		printf("%llu probe runs missed: the kernel skips a BPF program that "
+		       "fires inside another\n", (unsigned long long)env.missed);
 }
 
 static void print_table(const __u64 *d)
@@ -900,23 +570,25 @@ static void print_json(const __u64 *d, __u64 elapsed)
 		return;
 	kfit_json_init(&j, stdout, false);
 	kfit_json_begin_object(&j, NULL);
-	kfit_json_str(&j, "mode", env.mode);
+	kfit_json_str(&j, "mode", kfit_attacher_mode(env.att));
 	kfit_json_u64(&j, "elapsed_ns", elapsed);
 	kfit_json_begin_array(&j, "functions");
 	for (i = 0; i < n; i++)
 		json_func(&j, &env.funcs[idx[i]]);
 	kfit_json_end_array(&j);
 	kfit_json_begin_array(&j, "skipped");
-	for (i = 0; i < env.nskipped; i++) {
+	for (i = 0; i < env.tg.nskipped; i++) {
 		kfit_json_begin_object(&j, NULL);
-		kfit_json_str(&j, "name", env.skipped[i].name);
-		kfit_json_str(&j, "reason", env.skipped[i].reason);
+		kfit_json_str(&j, "name", env.tg.skipped[i].name);
+		kfit_json_str(&j, "reason", env.tg.skipped[i].reason);
 		kfit_json_end_object(&j);
 	}
 	kfit_json_end_array(&j);
 	kfit_json_u64(&j, "lost", d[FD_LOST_EVENTS]);
 	kfit_json_u64(&j, "too_deep", d[FD_DEEP]);
 	kfit_json_u64(&j, "no_stack", d[FD_NO_STACK]);
+	kfit_json_u64(&j, "missed", env.missed);
+	kfit_attacher_json(env.att, &j);
 	kfit_json_end_object(&j);
 	kfit_json_finish(&j);
 	free(idx);
@@ -987,25 +659,36 @@ static int poll_events(void *ctx, int timeout_ms)
 static void events_summary(const __u64 *d)
 {
 	if (env.c.json) {
-		printf("{\"type\":\"summary\",\"events\":%llu,\"lost\":%llu}\n",
-		       (unsigned long long)env.nevents,
-		       (unsigned long long)d[FD_LOST_EVENTS]);
+		printf("{\"type\":\"summary\",\"events\":%llu,\"lost\":%llu,"
+		       "\"missed\":%llu}\n", (unsigned long long)env.nevents,
+		       (unsigned long long)d[FD_LOST_EVENTS],
+		       (unsigned long long)env.missed);
 		return;
 	}
-	printf("%llu events, %llu lost\n", (unsigned long long)env.nevents,
+	printf("%llu events, %llu lost", (unsigned long long)env.nevents,
 	       (unsigned long long)d[FD_LOST_EVENTS]);
+	if (env.missed)
+		printf(", %llu probe runs missed (recursion)",
+		       (unsigned long long)env.missed);
+	putchar('\n');
 }
 
 /* ---- the report loop ------------------------------------------------- */
 
 static int report(void *ctx, bool last)
 {
-	static __u64 prev[FD_NCOUNTERS], since;
+	static __u64 prev[FD_NCOUNTERS], since, missed;
 	__u64 now = kfit_now_ns(), cur[FD_NCOUNTERS], d[FD_NCOUNTERS];
 	int half, err, k;
 
 	(void)ctx;
 	half = kfit_epoch_flip(&env.skel->bss->kfit_epoch);
+	/* events mode reports totals at the end, tables per interval */
+	env.missed = kfit_attacher_missed(env.att);
+	if (!env.events) {
+		env.missed -= missed;
+		missed += env.missed;
+	}
 	read_counters(cur);
 	for (k = 0; k < FD_NCOUNTERS; k++)
 		d[k] = cur[k] - prev[k];
@@ -1096,7 +779,6 @@ static int check_args(int first, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	int first, err, start_id = 0, stop_id = 0;
-	char what[64];
 
 	first = kfit_parse_args(&tool, &env.c, argc, argv);
 	if (first < 0 || check_args(first, argc, argv))
@@ -1114,15 +796,14 @@ int main(int argc, char **argv)
 	if (!err)
 		err = setup_buffers();
 	if (!err)
-		err = attach();
+		err = kfit_attacher_attach(env.att);
 	if (err || kfit_exiting) {
 		cleanup();
 		return err == -EINTR || (!err && kfit_exiting) ? 0 : 1;
 	}
+	kfit_attacher_activate(env.att, &env.skel->bss->kfit_ready);
 	env.start_ns = kfit_now_ns();
-	snprintf(what, sizeof(what), "%d function%s (%s)", env.nfuncs,
-		 env.nfuncs == 1 ? "" : "s", env.mode);
-	kfit_tracing(what);
+	kfit_attacher_announce(env.att);
 	if (env.events && !env.c.json)
 		printf("%-12s %3s %7s %7s %-16s %-28s %10s %s\n", "TIME(s)", "CPU",
 		       "PID", "TID", "COMM", "FUNCTION", "DURATION", "RET");

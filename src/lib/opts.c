@@ -25,6 +25,8 @@ enum {
 	KEY_COUNT,
 	KEY_MIN,
 	KEY_MAX,
+	KEY_ATTACH,
+	KEY_NO_DENY,
 };
 
 struct common_opt {
@@ -52,12 +54,49 @@ static const struct common_opt common_opts[] = {
 			     "ignore events shorter than DUR, e.g. 10us" } },
 	{ KFIT_OPT_MINMAX, { "max", KEY_MAX, "DUR",
 			     "ignore events longer than DUR" } },
+	{ KFIT_OPT_ATTACH, { "kprobes", 'k', NULL,
+			     "kernel functions through kprobes (kprobe_multi where the kernel has it)" } },
+	{ KFIT_OPT_ATTACH, { "attach", KEY_ATTACH, "MECH",
+			     "auto (default), fentry, kprobe, kprobe-single or kprobe-multi" } },
+	{ KFIT_OPT_ATTACH, { "no-deny", KEY_NO_DENY, NULL,
+			     "also trace the functions denied by default (see the README)" } },
 	{ 0, { "verbose", 'v', NULL, "more messages; twice: libbpf's debug" } },
 	{ 0, { "help", 'h', NULL, "show this help and exit" } },
 	{ 0, { "version", 'V', NULL, "show the version and exit" } },
 };
 
 #define NCOMMON (int)(sizeof(common_opts) / sizeof(common_opts[0]))
+
+static const char *const amech_names[] = {
+	[KFIT_AM_AUTO] = "auto",
+	[KFIT_AM_FENTRY] = "fentry",
+	[KFIT_AM_KPROBE] = "kprobe",
+	[KFIT_AM_KPROBE_SINGLE] = "kprobe-single",
+	[KFIT_AM_KPROBE_MULTI] = "kprobe-multi",
+};
+
+#define NAMECH (int)(sizeof(amech_names) / sizeof(amech_names[0]))
+
+const char *kfit_amech_name(enum kfit_amech m)
+{
+	return (int)m < NAMECH ? amech_names[m] : "?";
+}
+
+static int parse_attach(const struct kfit_tool *t, const char *arg,
+			enum kfit_amech *m)
+{
+	int i;
+
+	for (i = 0; i < NAMECH; i++) {
+		if (!strcmp(arg, amech_names[i])) {
+			*m = i;
+			return 0;
+		}
+	}
+	fprintf(stderr, "%s: invalid mechanism '%s' for --attach: use auto, fentry, "
+		"kprobe, kprobe-single or kprobe-multi\n", t->name, arg);
+	return -1;
+}
 
 static bool accepts(const struct kfit_tool *t, const struct common_opt *co)
 {
@@ -440,6 +479,14 @@ static int parse_common(const struct kfit_tool *t, struct kfit_common *c,
 		return parse_dur(t, arg, "max", 0, &c->max_ns);
 	case 'j':
 		c->json = true;
+		return 0;
+	case 'k':
+		c->attach = KFIT_AM_KPROBE;
+		return 0;
+	case KEY_ATTACH:
+		return parse_attach(t, arg, &c->attach);
+	case KEY_NO_DENY:
+		c->no_deny = true;
 		return 0;
 	case 'T':
 		c->timestamp = true;

@@ -22,6 +22,7 @@ enum {
 	KFIT_OPT_JSON		= 1 << 6,	/* -j/--json */
 	KFIT_OPT_TIMESTAMP	= 1 << 7,	/* -T/--timestamp */
 	KFIT_OPT_MINMAX		= 1 << 8,	/* --min DUR, --max DUR */
+	KFIT_OPT_ATTACH		= 1 << 9,	/* -k, --attach MECH, --no-deny */
 	/* -v/--verbose, -h/--help, -V/--version: always */
 };
 
@@ -29,7 +30,19 @@ enum {
 #define KFIT_COMM_LEN 16
 
 /* Reserved letters of the shared flags, whether a tool accepts them or not */
-#define KFIT_RESERVED_LETTERS "ptCdijTvhV"
+#define KFIT_RESERVED_LETTERS "ptCdijTvhVk"
+
+/* How kernel functions are attached (--attach; -k is "kprobe") */
+enum kfit_amech {
+	KFIT_AM_AUTO,		/* fentry, else kprobe_multi, else kprobes */
+	KFIT_AM_FENTRY,
+	KFIT_AM_KPROBE,		/* kprobe_multi where there, else kprobes */
+	KFIT_AM_KPROBE_SINGLE,	/* a kprobe pair per function */
+	KFIT_AM_KPROBE_MULTI,
+};
+
+/* "auto", "fentry", "kprobe", "kprobe-single", "kprobe-multi" */
+const char *kfit_amech_name(enum kfit_amech m);
 
 struct kfit_cpuset {
 	bool set;	/* false: every CPU */
@@ -49,6 +62,8 @@ struct kfit_common {
 	int verbose;
 	bool has_min, has_max;
 	__u64 min_ns, max_ns;
+	enum kfit_amech attach;
+	bool no_deny;			/* trace the deny list's functions too */
 };
 
 /* A tool's own option; key is its short letter, or >= 256 for long only */

@@ -1,0 +1,742 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The mass attacher: resolve (target.c) -> prepare -> load (the tool's
+ * skeleton) -> attach -> activate. A function the kernel refuses is
+ * skipped with the reason, never the whole run.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "attach.h"
+#include "btfq.h"
+#include "diag.h"
+#include "duration.h"
+#include "output.h"
+#include "probe.h"
+#include "run.h"
+
+/*
+ * fentry programs are bound to one function at load time. The skeleton's
+ * copy is loaded for the function the fentry probe (tracecheck) attaches
+ * to, so that it loads wherever fentry works, and is never attached:
+ * each traced function gets a copy of its relocated instructions.
+ */
+#define FENTRY_TEMPLATE "vfs_read"
+#define ENOTSUPP_KERNEL 524
+#define SHOW_SKIPPED 5
+
+struct modbtf {
+	__u32 id;
+	int fd;
+	struct btf *btf;
+};
+
+struct kfit_attacher {
+	struct kfit_targets *t;
+	struct kfit_attach_opts o;
+	struct kfit_attach_progs p;
+	enum kfit_amech mech;		/* FENTRY, KPROBE_SINGLE or KPROBE_MULTI */
+	int attached;
+	int nkernel;			/* kernel functions to attach */
+	struct bpf_link **links;
+	int nlinks;
+	int *fds;			/* fentry copies and their links */
+	int nfds;
+	struct modbtf *mods;		/* module BTF, read when first needed */
+	int nmods;
+	bool mods_read;
+	int fds_before, fds_after;
+	__u64 attach_ns;
+	__u64 started, last_progress;
+	int done, total;
+	int first_err;
+};
+
+struct kfit_attacher *kfit_attacher_new(struct kfit_targets *t,
+					const struct kfit_attach_opts *o)
+{
+	struct kfit_attacher *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	a->t = t;
+	a->o = *o;
+	a->nkernel = t->nkernel;
+	return a;
+}
+
+/* ---- prepare ------------------------------------------------------------ */
+
+/* Open file descriptors; all of them when none is left to count with */
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	struct rlimit rl;
+	int n = 0;
+
+	if (!d)
+		return errno == EMFILE && !getrlimit(RLIMIT_NOFILE, &rl) ?
+		       (int)rl.rlim_cur : -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1;	/* the directory's own */
+}
+
+static const char *mech_word(enum kfit_amech m)
+{
+	return m == KFIT_AM_FENTRY ? "fentry" : "kprobe";
+}
+
+/* The kernel mechanism: what was asked for, if this kernel has it */
+static int choose_mech(struct kfit_attacher *a)
+{
+	enum kfit_amech want = a->o.mech;
+	bool fentry = kfit_works(KFIT_M_FENTRY);
+	bool kprobe = kfit_works(KFIT_M_KPROBE);
+	bool multi = kfit_works(KFIT_M_KPROBE_MULTI);
+	enum kfit_mech refused = KFIT_M_KPROBE;
+
+	if (want == KFIT_AM_AUTO && !fentry && kprobe)
+		kfit_info("note: fentry is refused here (%s); using kprobes",
+			  kfit_probe(KFIT_M_FENTRY)->detail);
+	if ((want == KFIT_AM_AUTO || want == KFIT_AM_FENTRY) && fentry)
+		a->mech = KFIT_AM_FENTRY;
+	else if (want != KFIT_AM_FENTRY && want != KFIT_AM_KPROBE_SINGLE && kprobe && multi)
+		a->mech = KFIT_AM_KPROBE_MULTI;
+	else if (want != KFIT_AM_FENTRY && want != KFIT_AM_KPROBE_MULTI && kprobe)
+		a->mech = KFIT_AM_KPROBE_SINGLE;
+	else
+		a->mech = KFIT_AM_AUTO;
+	if (a->mech != KFIT_AM_AUTO)
+		return 0;
+	if (want == KFIT_AM_AUTO || want == KFIT_AM_FENTRY)
+		refused = KFIT_M_FENTRY;	/* its explanation names kprobes too */
+	else if (want == KFIT_AM_KPROBE_MULTI && kprobe)
+		refused = KFIT_M_KPROBE_MULTI;
+	kfit_explain_attach(refused == KFIT_M_KPROBE_MULTI ? "kprobe_multi" :
+			    refused == KFIT_M_FENTRY ? "fentry" : "kprobe",
+			    a->t->funcs[kfit_targets_first(a->t, KFIT_T_KERNEL)].name,
+			    kfit_probe(refused)->err);
+	kfit_err("kernel functions cannot be traced here; sys:NAME (system "
+		 "calls) and BINARY:FUNC (user functions) can");
+	return kfit_probe(refused)->err ? kfit_probe(refused)->err : -EOPNOTSUPP;
+}
+
+static void autoload(struct bpf_program *p, bool on)
+{
+	if (p)
+		bpf_program__set_autoload(p, on);
+}
+
+/* What each attached function costs in file descriptors */
+static int fds_per_func(const struct kfit_attacher *a)
+{
+	return a->mech == KFIT_AM_KPROBE_MULTI ? 0 : 4;
+}
+
+static void check_nofile(struct kfit_attacher *a)
+{
+	struct rlimit rl;
+	int need = a->nkernel * fds_per_func(a) + (a->t->nuser + a->t->nsys) * 4;
+
+	kfit_raise_nofile();
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return;
+	if ((rlim_t)need + 64 > rl.rlim_cur)
+		kfit_warn("%d functions need about %d file descriptors, more than "
+			  "RLIMIT_NOFILE (%llu): the last ones will be skipped%s",
+			  a->t->n, need, (unsigned long long)rl.rlim_cur,
+			  kfit_works(KFIT_M_KPROBE_MULTI) ?
+			  "; kprobe_multi (-k) needs two" : "");
+}
+
+int kfit_attacher_prepare(struct kfit_attacher *a, const struct kfit_attach_progs *p)
+{
+	struct bpf_program *prog;
+	int err;
+
+	a->p = *p;
+	a->mech = KFIT_AM_AUTO;
+	if (a->nkernel) {
+		err = choose_mech(a);
+		if (err)
+			return err;
+	}
+	check_nofile(a);
+	/* Every program off, then on for what is needed */
+	bpf_object__for_each_program(prog, p->obj)
+		bpf_program__set_autoload(prog, false);
+	autoload(p->fentry, a->mech == KFIT_AM_FENTRY);
+	autoload(p->fexit, a->mech == KFIT_AM_FENTRY);
+	autoload(p->kprobe, a->mech == KFIT_AM_KPROBE_SINGLE);
+	autoload(p->kretprobe, a->mech == KFIT_AM_KPROBE_SINGLE);
+	autoload(p->kmulti, a->mech == KFIT_AM_KPROBE_MULTI);
+	autoload(p->kmulti_ret, a->mech == KFIT_AM_KPROBE_MULTI);
+	autoload(p->uprobe, a->t->nuser > 0);
+	autoload(p->uretprobe, a->t->nuser > 0);
+	autoload(p->sys_enter, a->t->nsys > 0);
+	autoload(p->sys_exit, a->t->nsys > 0);
+	if (a->mech != KFIT_AM_FENTRY)
+		return 0;
+	err = bpf_program__set_attach_target(p->fentry, 0, FENTRY_TEMPLATE);
+	if (!err)
+		err = bpf_program__set_attach_target(p->fexit, 0, FENTRY_TEMPLATE);
+	return err;
+}
+
+/* ---- bookkeeping -------------------------------------------------------- */
+
+static const char *why(const struct kfit_attacher *a, int err)
+{
+	struct rlimit rl;
+	static char buf[160];
+
+	if (err == -EMFILE && !getrlimit(RLIMIT_NOFILE, &rl)) {
+		snprintf(buf, sizeof(buf), "no file descriptor left (RLIMIT_NOFILE %llu)",
+			 (unsigned long long)rl.rlim_cur);
+		return buf;
+	}
+	if (err == -ENOTSUPP_KERNEL || err == -EOPNOTSUPP)
+		return a->mech == KFIT_AM_FENTRY ?
+		       "the kernel cannot put a trampoline on it (EOPNOTSUPP)" :
+		       "the kernel cannot probe it (EOPNOTSUPP)";
+	if (a->mech == KFIT_AM_FENTRY && kfit_fentry_reason(err))
+		return kfit_fentry_reason(err);
+	return kfit_reason(err);
+}
+
+/* The function cannot be traced: skipped, with the mechanism and why */
+static int drop(struct kfit_attacher *a, int i, const char *mech, int err)
+{
+	const struct kfit_func *f = &a->t->funcs[i];
+	char reason[320];
+
+	if (!a->first_err)
+		a->first_err = err;
+	a->t->funcs[i].dropped = true;
+	/* libbpf finds uprobe targets among STT_FUNC symbols only */
+	if (f->kind == KFIT_T_USER && err == -ENOENT)
+		snprintf(reason, sizeof(reason), "uprobe refused: libbpf finds no plain "
+			 "function symbol of that name (an IFUNC? its implementation, "
+			 "e.g. __%s_avx2, can be traced)", f->name);
+	else
+		snprintf(reason, sizeof(reason), "%s refused: %s", mech, why(a, err));
+	return kfit_targets_skip(a->t, a->t->funcs[i].name, reason);
+}
+
+static int keep_fd(struct kfit_attacher *a, int fd)
+{
+	int *n;
+
+	n = realloc(a->fds, (a->nfds + 1) * sizeof(*n));
+	if (!n) {
+		close(fd);
+		return -ENOMEM;
+	}
+	a->fds = n;
+	a->fds[a->nfds++] = fd;
+	return 0;
+}
+
+static int keep_link(struct kfit_attacher *a, struct bpf_link *l)
+{
+	struct bpf_link **n;
+
+	if (!l)
+		return -errno;
+	n = realloc(a->links, (a->nlinks + 1) * sizeof(*n));
+	if (!n) {
+		bpf_link__destroy(l);
+		return -ENOMEM;
+	}
+	a->links = n;
+	a->links[a->nlinks++] = l;
+	return 0;
+}
+
+/* Undo the last attachments down to nfds and nlinks (a half-attached function) */
+static void undo(struct kfit_attacher *a, int nfds, int nlinks)
+{
+	while (a->nfds > nfds)
+		close(a->fds[--a->nfds]);
+	while (a->nlinks > nlinks)
+		bpf_link__destroy(a->links[--a->nlinks]);
+}
+
+static void progress(struct kfit_attacher *a, bool last)
+{
+	__u64 now = kfit_now_ns();
+	double s;
+
+	if (!a->o.progress || a->total < 50)
+		return;
+	if (!last && now - a->last_progress < 200000000ULL)
+		return;
+	a->last_progress = now;
+	s = (now - a->started) / 1e9;
+	fprintf(stderr, "\rattaching %d/%d functions (%.0f/s)...", a->done, a->total,
+		s > 0 ? a->done / s : 0.0);
+	if (last)
+		fputs("\r\033[K", stderr);
+}
+
+/* ---- fentry ------------------------------------------------------------- */
+
+static int read_mods(struct kfit_attacher *a)
+{
+	struct bpf_btf_info info;
+	__u32 id = 0, len;
+	char name[64];
+	int fd;
+
+	a->mods_read = true;
+	while (!bpf_btf_get_next_id(id, &id)) {
+		struct modbtf *m;
+
+		fd = bpf_btf_get_fd_by_id(id);
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		info.name = (__u64)(unsigned long)name;
+		info.name_len = sizeof(name);
+		len = sizeof(info);
+		name[0] = '\0';
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) || !info.kernel_btf ||
+		    !strcmp(name, "vmlinux")) {
+			close(fd);
+			continue;
+		}
+		m = realloc(a->mods, (a->nmods + 1) * sizeof(*m));
+		if (!m) {
+			close(fd);
+			return -ENOMEM;
+		}
+		a->mods = m;
+		m = &a->mods[a->nmods++];
+		m->id = id;
+		m->fd = fd;
+		m->btf = btf__load_from_kernel_by_id_split(id, kfit_btf_vmlinux());
+	}
+	return 0;
+}
+
+/* The function's BTF id, and the fd of the module BTF that holds it (0: vmlinux) */
+static int btf_id_of(struct kfit_attacher *a, const char *name, int *obj_fd)
+{
+	struct btf *vml = kfit_btf_vmlinux();
+	int i, id;
+
+	*obj_fd = 0;
+	id = vml ? btf__find_by_name_kind(vml, name, BTF_KIND_FUNC) : -ENOENT;
+	if (id > 0)
+		return id;
+	if (!a->mods_read && read_mods(a))
+		return -ENOMEM;
+	for (i = 0; i < a->nmods; i++) {
+		if (!a->mods[i].btf)
+			continue;
+		id = btf__find_by_name_kind(a->mods[i].btf, name, BTF_KIND_FUNC);
+		if (id > 0) {
+			*obj_fd = a->mods[i].fd;
+			return id;
+		}
+	}
+	return -ESRCH;
+}
+
+static int clone_prog(struct kfit_attacher *a, const struct bpf_program *prog,
+		      int btf_id, int obj_fd)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, o,
+		    .expected_attach_type = bpf_program__expected_attach_type(prog),
+		    .attach_btf_id = btf_id,
+		    .attach_btf_obj_fd = obj_fd);
+	int fd;
+
+	fd = bpf_prog_load(bpf_program__type(prog), bpf_program__name(prog), "GPL",
+			   bpf_program__insns(prog), bpf_program__insn_cnt(prog), &o);
+	if (fd < 0)
+		return -errno;
+	return keep_fd(a, fd) ? -ENOMEM : fd;
+}
+
+static int fentry_link(struct kfit_attacher *a, const struct bpf_program *prog,
+		       int i, int btf_id, int obj_fd)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, o, .tracing.cookie = i);
+	int fd, lfd;
+
+	fd = clone_prog(a, prog, btf_id, obj_fd);
+	if (fd < 0)
+		return fd;
+	lfd = bpf_link_create(fd, 0, bpf_program__expected_attach_type(prog), &o);
+	if (lfd < 0)
+		return -errno;
+	return keep_fd(a, lfd);
+}
+
+static int attach_fentry(struct kfit_attacher *a, int i)
+{
+	int nfds = a->nfds, obj_fd, id, err;
+
+	id = btf_id_of(a, a->t->funcs[i].name, &obj_fd);
+	if (id < 0)
+		return id;
+	err = fentry_link(a, a->p.fentry, i, id, obj_fd);
+	if (!err)
+		err = fentry_link(a, a->p.fexit, i, id, obj_fd);
+	if (err)
+		undo(a, nfds, a->nlinks);
+	return err;
+}
+
+/* ---- kprobes ------------------------------------------------------------ */
+
+static int attach_kprobe(struct kfit_attacher *a, int i)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, o, .bpf_cookie = i);
+	const char *name = a->t->funcs[i].name;
+	int nlinks = a->nlinks, err;
+
+	err = keep_link(a, bpf_program__attach_kprobe_opts(a->p.kprobe, name, &o));
+	o.retprobe = true;
+	if (!err)
+		err = keep_link(a, bpf_program__attach_kprobe_opts(a->p.kretprobe, name, &o));
+	if (err)
+		undo(a, a->nfds, nlinks);
+	return err;
+}
+
+/* Both directions for the functions idx[0..n) */
+static int multi_link(struct kfit_attacher *a, const int *idx, int n)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, o);
+	const char **syms = calloc(n, sizeof(*syms));
+	__u64 *cookies = calloc(n, sizeof(*cookies));
+	int i, nlinks = a->nlinks, err = -ENOMEM;
+
+	if (syms && cookies) {
+		for (i = 0; i < n; i++) {
+			syms[i] = a->t->funcs[idx[i]].name;
+			cookies[i] = idx[i];
+		}
+		o.syms = syms;
+		o.cookies = cookies;
+		o.cnt = n;
+		err = keep_link(a, bpf_program__attach_kprobe_multi_opts(a->p.kmulti, NULL, &o));
+		o.retprobe = true;
+		if (!err)
+			err = keep_link(a, bpf_program__attach_kprobe_multi_opts(a->p.kmulti_ret,
+										  NULL, &o));
+		if (err)
+			undo(a, a->nfds, nlinks);
+	}
+	free(syms);
+	free(cookies);
+	return err;
+}
+
+/* Errors that no subset of the functions would avoid */
+static bool whole_failure(int err)
+{
+	return err == -EPERM || err == -EACCES || err == -ENOMEM || err == -EMFILE ||
+	       err == -ENOTSUPP_KERNEL || err == -EOPNOTSUPP || err == -EINTR;
+}
+
+/*
+ * One link for all; when the kernel refuses the set, halves are tried
+ * until the functions it refuses are found and skipped.
+ */
+static int attach_multi(struct kfit_attacher *a, const int *idx, int n)
+{
+	int err, half;
+
+	if (kfit_exiting)
+		return -EINTR;
+	err = multi_link(a, idx, n);
+	if (!err) {
+		a->attached += n;
+		a->done += n;
+		progress(a, false);
+		return 0;
+	}
+	if (whole_failure(err))
+		return err;
+	if (n == 1) {
+		a->done++;
+		return drop(a, idx[0], "kprobe_multi", err);
+	}
+	half = n / 2;
+	err = attach_multi(a, idx, half);
+	return err ? err : attach_multi(a, idx + half, n - half);
+}
+
+/* ---- user functions and system calls ------------------------------------ */
+
+static int attach_user(struct kfit_attacher *a, int i)
+{
+	const struct kfit_func *f = &a->t->funcs[i];
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = i, .func_name = f->name);
+	pid_t pid = a->o.pid ? a->o.pid : -1;
+	int nlinks = a->nlinks, err;
+
+	err = keep_link(a, bpf_program__attach_uprobe_opts(a->p.uprobe, pid, f->path, 0, &o));
+	o.retprobe = true;
+	if (!err)
+		err = keep_link(a, bpf_program__attach_uprobe_opts(a->p.uretprobe, pid,
+								   f->path, 0, &o));
+	if (err)
+		undo(a, a->nfds, nlinks);
+	return err;
+}
+
+static int attach_sys(struct kfit_attacher *a, int i)
+{
+	LIBBPF_OPTS(bpf_tracepoint_opts, o, .bpf_cookie = i);
+	const char *name = a->t->funcs[i].name + 4;
+	int nlinks = a->nlinks, err;
+	char tp[128];
+
+	snprintf(tp, sizeof(tp), "sys_enter_%s", name);
+	err = keep_link(a, bpf_program__attach_tracepoint_opts(a->p.sys_enter,
+							      "syscalls", tp, &o));
+	snprintf(tp, sizeof(tp), "sys_exit_%s", name);
+	if (!err)
+		err = keep_link(a, bpf_program__attach_tracepoint_opts(a->p.sys_exit,
+								      "syscalls", tp, &o));
+	if (err)
+		undo(a, a->nfds, nlinks);
+	return err;
+}
+
+/* ---- attach ------------------------------------------------------------- */
+
+static const char *kind_mech(const struct kfit_attacher *a, enum kfit_tkind k)
+{
+	if (k == KFIT_T_USER)
+		return "uprobe";
+	if (k == KFIT_T_SYS)
+		return "tracepoint";
+	return a->mech == KFIT_AM_FENTRY ? "fentry" : "kprobe";
+}
+
+static int attach_one(struct kfit_attacher *a, int i)
+{
+	switch (a->t->funcs[i].kind) {
+	case KFIT_T_USER:
+		return attach_user(a, i);
+	case KFIT_T_SYS:
+		return attach_sys(a, i);
+	default:
+		return a->mech == KFIT_AM_FENTRY ? attach_fentry(a, i) : attach_kprobe(a, i);
+	}
+}
+
+/* Every function but those kprobe_multi takes at once */
+static int attach_each(struct kfit_attacher *a)
+{
+	const struct kfit_func *f;
+	int i, err;
+
+	for (i = 0; i < a->t->n; i++) {
+		f = &a->t->funcs[i];
+		if (f->dropped || (f->kind == KFIT_T_KERNEL && a->mech == KFIT_AM_KPROBE_MULTI))
+			continue;
+		if (kfit_exiting)
+			return -EINTR;
+		err = attach_one(a, i);
+		if (err == -ENOMEM)
+			return err;
+		if (err && drop(a, i, kind_mech(a, f->kind), err))
+			return -ENOMEM;
+		a->attached += !err;
+		a->done++;
+		progress(a, false);
+	}
+	return 0;
+}
+
+static int attach_multi_all(struct kfit_attacher *a)
+{
+	int *idx = calloc((size_t)a->t->n + 1, sizeof(int));
+	int i, n = 0, err;
+
+	if (!idx)
+		return -ENOMEM;
+	for (i = 0; i < a->t->n; i++)
+		if (a->t->funcs[i].kind == KFIT_T_KERNEL && !a->t->funcs[i].dropped)
+			idx[n++] = i;
+	err = n ? attach_multi(a, idx, n) : 0;
+	free(idx);
+	return err;
+}
+
+/* Nothing attached: say why, from the first refusal */
+static int none_attached(struct kfit_attacher *a)
+{
+	int i, err = a->first_err ? a->first_err : -ENOENT;
+
+	kfit_err("no function could be attached:");
+	for (i = 0; i < a->t->nskipped; i++)
+		fprintf(stderr, "  %s: %s\n", a->t->skipped[i].name, a->t->skipped[i].reason);
+	return err;
+}
+
+int kfit_attacher_attach(struct kfit_attacher *a)
+{
+	int i, err = 0;
+
+	a->fds_before = count_fds();
+	a->started = kfit_now_ns();
+	a->done = a->attached = 0;
+	for (a->total = 0, i = 0; i < a->t->n; i++)
+		a->total += !a->t->funcs[i].dropped;
+	if (a->mech == KFIT_AM_KPROBE_MULTI)
+		err = attach_multi_all(a);
+	if (!err)
+		err = attach_each(a);
+	progress(a, true);
+	a->attach_ns = kfit_now_ns() - a->started;
+	a->fds_after = count_fds();
+	if (err == -EINTR || kfit_exiting)
+		return -EINTR;
+	if (err && err != -ENOMEM && a->mech == KFIT_AM_KPROBE_MULTI)
+		kfit_explain_attach("kprobe_multi", a->t->funcs[0].name, err);
+	if (err)
+		return err;
+	return a->attached ? 0 : none_attached(a);
+}
+
+void kfit_attacher_activate(struct kfit_attacher *a, volatile bool *ready)
+{
+	(void)a;
+	__sync_synchronize();
+	*ready = true;
+}
+
+/* ---- reports ------------------------------------------------------------ */
+
+const char *kfit_attacher_mech(const struct kfit_attacher *a)
+{
+	if (a->mech == KFIT_AM_FENTRY)
+		return "fentry";
+	if (a->mech == KFIT_AM_KPROBE_MULTI)
+		return "kprobe_multi";
+	if (a->mech == KFIT_AM_KPROBE_SINGLE)
+		return "kprobe";
+	return a->t->nuser ? "uprobe" : "tracepoint";
+}
+
+const char *kfit_attacher_mode(const struct kfit_attacher *a)
+{
+	if (a->mech == KFIT_AM_FENTRY || a->mech == KFIT_AM_AUTO)
+		return kfit_attacher_mech(a);
+	return mech_word(a->mech);
+}
+
+int kfit_attacher_count(const struct kfit_attacher *a)
+{
+	return a->attached;
+}
+
+static __u64 prog_missed(int fd)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	return info.recursion_misses;
+}
+
+__u64 kfit_attacher_missed(const struct kfit_attacher *a)
+{
+	const struct bpf_program *ps[] = {
+		a->p.kprobe, a->p.kretprobe, a->p.kmulti, a->p.kmulti_ret,
+		a->p.uprobe, a->p.uretprobe, a->p.sys_enter, a->p.sys_exit,
+	};
+	__u64 n = 0;
+	size_t i;
+	int k;
+
+	/* fentry: each copy's fd is followed by its link's */
+	for (k = 0; k < a->nfds; k += 2)
+		n += prog_missed(a->fds[k]);
+	for (i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
+		if (ps[i] && bpf_program__autoload(ps[i]))
+			n += prog_missed(bpf_program__fd(ps[i]));
+	return n;
+}
+
+static void list_skipped(const struct kfit_attacher *a)
+{
+	const struct kfit_targets *t = a->t;
+	int i, n = a->o.verbose ? t->nskipped : SHOW_SKIPPED;
+
+	if (!t->nskipped)
+		return;
+	fprintf(stderr, "Skipped %d function%s that cannot be traced:\n", t->nskipped,
+		t->nskipped == 1 ? "" : "s");
+	for (i = 0; i < t->nskipped && i < n; i++)
+		fprintf(stderr, "  %s: %s\n", t->skipped[i].name, t->skipped[i].reason);
+	if (t->nskipped > n)
+		fprintf(stderr, "  ... and %d more (-v lists them all)\n", t->nskipped - n);
+}
+
+void kfit_attacher_announce(const struct kfit_attacher *a)
+{
+	char what[96], d[32];
+
+	list_skipped(a);
+	if (a->o.verbose)
+		kfit_info("attached %d function%s in %s (%.0f/s), %d file descriptors",
+			  a->attached, a->attached == 1 ? "" : "s",
+			  kfit_fmt_duration(a->attach_ns, d, sizeof(d)),
+			  a->attach_ns ? a->attached / (a->attach_ns / 1e9) : 0.0,
+			  a->fds_after - a->fds_before);
+	snprintf(what, sizeof(what), "%d function%s (%s)", a->attached,
+		 a->attached == 1 ? "" : "s", kfit_attacher_mech(a));
+	kfit_tracing(what);
+}
+
+void kfit_attacher_json(const struct kfit_attacher *a, struct kfit_json *j)
+{
+	kfit_json_begin_object(j, "attach");
+	kfit_json_str(j, "mechanism", kfit_attacher_mech(a));
+	kfit_json_u64(j, "functions", a->attached);
+	kfit_json_u64(j, "skipped", a->t->nskipped);
+	kfit_json_u64(j, "attach_ns", a->attach_ns);
+	kfit_json_i64(j, "fds", a->fds_after - a->fds_before);
+	kfit_json_end_object(j);
+}
+
+void kfit_attacher_free(struct kfit_attacher *a)
+{
+	__u64 t0 = kfit_now_ns();
+	char d[32];
+	int i, n;
+
+	if (!a)
+		return;
+	n = a->attached;
+	undo(a, 0, 0);
+	if (a->o.verbose && n)
+		kfit_info("detached %d function%s in %s", n, n == 1 ? "" : "s",
+			  kfit_fmt_duration(kfit_now_ns() - t0, d, sizeof(d)));
+	for (i = 0; i < a->nmods; i++) {
+		btf__free(a->mods[i].btf);
+		close(a->mods[i].fd);
+	}
+	free(a->mods);
+	free(a->fds);
+	free(a->links);
+	free(a);
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KFIT_ATTACH_H
+#define KFIT_ATTACH_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include "opts.h"
+#include "target.h"
+
+/*
+ * The mass attacher: every function of a kfit_targets set, each with its
+ * index as BPF cookie, in explicit phases.
+ *
+ *   a = kfit_attacher_new(&targets, &opts);	after resolving targets
+ *   skel = X__open(); kfit_attacher_prepare(a, &progs); X__load(skel);
+ *   kfit_attacher_attach(a);	every function; failures are skipped
+ *   kfit_attacher_activate(a, &skel->bss->kfit_ready);
+ *   ... kfit_attacher_free(a) before X__destroy(skel).
+ *
+ * Kernel functions go through fentry/fexit (a copy of the programs per
+ * function, with the module's BTF object where the function is a
+ * module's), else kprobe_multi links (one per direction for all
+ * functions) where the kernel has them, else a kprobe pair per function.
+ * A function the kernel refuses is dropped (its kfit_func.dropped set)
+ * and added to the targets' skipped list with the reason; the rest are
+ * traced. The BPF side records nothing before activate: programs check
+ * a ready flag, so no call is seen half-attached.
+ */
+struct bpf_object;
+struct bpf_program;
+
+/* The tool's programs; NULL where it has none of that kind */
+struct kfit_attach_progs {
+	struct bpf_object *obj;		/* every other program's autoload goes off */
+	struct bpf_program *fentry, *fexit;
+	struct bpf_program *kprobe, *kretprobe;
+	struct bpf_program *kmulti, *kmulti_ret;
+	struct bpf_program *uprobe, *uretprobe;
+	struct bpf_program *sys_enter, *sys_exit;
+};
+
+struct kfit_attach_opts {
+	enum kfit_amech mech;
+	int pid;		/* uprobes: only this process, 0: any */
+	int verbose;		/* -v: list every skipped function */
+	bool progress;		/* on a terminal: attaching N/M */
+};
+
+struct kfit_attacher;
+
+struct kfit_attacher *kfit_attacher_new(struct kfit_targets *t,
+					const struct kfit_attach_opts *o);
+/*
+ * Before the skeleton is loaded: decides the kernel mechanism (explains
+ * and returns -EPERM or -EOPNOTSUPP when none works), raises
+ * RLIMIT_NOFILE, turns autoload on for the programs needed only.
+ */
+int kfit_attacher_prepare(struct kfit_attacher *a, const struct kfit_attach_progs *p);
+/*
+ * After load: attaches every function not dropped. Returns 0 when at
+ * least one function is traced, else a negative errno after explaining;
+ * -EINTR when a signal came (kfit_exiting).
+ */
+int kfit_attacher_attach(struct kfit_attacher *a);
+void kfit_attacher_activate(struct kfit_attacher *a, volatile bool *ready);
+/* Detaches everything; with -v says how long it took */
+void kfit_attacher_free(struct kfit_attacher *a);
+
+/* "fentry", "kprobe", "kprobe_multi"; "uprobe" or "tracepoint" without kernel functions */
+const char *kfit_attacher_mech(const struct kfit_attacher *a);
+/* The JSON "mode" of earlier versions: fentry, kprobe, uprobe or tracepoint */
+const char *kfit_attacher_mode(const struct kfit_attacher *a);
+int kfit_attacher_count(const struct kfit_attacher *a);
+/* Runs of the programs the kernel skipped (recursion), where it counts them */
+__u64 kfit_attacher_missed(const struct kfit_attacher *a);
+
+/* "Tracing N functions (MECH)... Ctrl-C to end." and the skipped ones */
+void kfit_attacher_announce(const struct kfit_attacher *a);
+
+struct kfit_json;
+/* "attach": { mechanism, functions, skipped, attach_ns, fds } */
+void kfit_attacher_json(const struct kfit_attacher *a, struct kfit_json *j);
+
+#endif

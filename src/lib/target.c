@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The TARGET grammar over ktarget (kernel), utarget (user) and syscalls. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "deny.h"
+#include "diag.h"
+#include "ktarget.h"
+#include "syscalls.h"
+#include "target.h"
+#include "utarget.h"
+
+int kfit_targets_find(const struct kfit_targets *t, const char *name)
+{
+	int i;
+
+	for (i = 0; i < t->n; i++)
+		if (!strcmp(t->funcs[i].name, name))
+			return i;
+	return -1;
+}
+
+int kfit_targets_first(const struct kfit_targets *t, enum kfit_tkind kind)
+{
+	int i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->funcs[i].kind == kind)
+			return i;
+	return -1;
+}
+
+static void count_kind(struct kfit_targets *t, enum kfit_tkind kind)
+{
+	if (kind == KFIT_T_KERNEL)
+		t->nkernel++;
+	else if (kind == KFIT_T_USER)
+		t->nuser++;
+	else
+		t->nsys++;
+}
+
+/* Returns the function's index, or a negative errno */
+static int add_func(struct kfit_targets *t, const char *name,
+		    enum kfit_tkind kind, const char *path)
+{
+	struct kfit_func *f;
+	int i = kfit_targets_find(t, name);
+
+	if (i >= 0)
+		return i;
+	if (t->max && t->n >= t->max) {
+		kfit_err("too many functions: at most %d", t->max);
+		return -E2BIG;
+	}
+	f = realloc(t->funcs, (t->n + 1) * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	t->funcs = f;
+	f = &t->funcs[t->n];
+	memset(f, 0, sizeof(*f));
+	f->name = strdup(name);
+	f->kind = kind;
+	f->path = path ? strdup(path) : NULL;
+	if (!f->name || (path && !f->path)) {
+		free(f->name);
+		free(f->path);
+		return -ENOMEM;
+	}
+	count_kind(t, kind);
+	return t->n++;
+}
+
+int kfit_targets_skip(struct kfit_targets *t, const char *name, const char *reason)
+{
+	struct kfit_skip *s;
+
+	s = realloc(t->skipped, (t->nskipped + 1) * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	t->skipped = s;
+	s = &t->skipped[t->nskipped];
+	s->name = strdup(name);
+	s->reason = strdup(reason);
+	if (!s->name || !s->reason) {
+		free(s->name);
+		free(s->reason);
+		return -ENOMEM;
+	}
+	t->nskipped++;
+	return 0;
+}
+
+static int add_sys(struct kfit_targets *t, const char *spec)
+{
+	char enter[128], exit[128], msg[512];
+	int err;
+
+	/* The tracepoints decide: the kernel may know newer calls than our table */
+	err = kfit_syscall_tracepoints(spec + 4, enter, sizeof(enter), exit,
+				       sizeof(exit), msg, sizeof(msg));
+	if (err) {
+		kfit_err("cannot trace '%s': %s", spec, msg);
+		/* A known call without tracepoints is this kernel's limit */
+		return kfit_syscall_nr(spec + 4) < 0 ? -EINVAL : -EOPNOTSUPP;
+	}
+	err = add_func(t, spec, KFIT_T_SYS, NULL);
+	return err < 0 ? err : 0;
+}
+
+static int add_user(struct kfit_targets *t, const char *spec)
+{
+	struct kfit_ufuncs u = {};
+	char msg[512];
+	int i, err;
+
+	err = kfit_ufuncs_resolve(spec, t->pid, &u, msg, sizeof(msg));
+	if (err) {
+		kfit_err("%s", msg);
+		return -EINVAL;
+	}
+	for (i = 0; i < u.n && err >= 0; i++)
+		err = add_func(t, u.names[i], KFIT_T_USER, u.path);
+	kfit_ufuncs_free(&u);
+	return err < 0 ? err : 0;
+}
+
+static int add_kfunc(struct kfit_targets *t, const char *name)
+{
+	char why[256];
+	const char *deny = t->no_deny ? NULL : kfit_deny_reason(name);
+
+	if (deny) {
+		snprintf(why, sizeof(why), "denied by default (%s); --no-deny traces it",
+			 deny);
+		return kfit_targets_skip(t, name, why);
+	}
+	return add_func(t, name, KFIT_T_KERNEL, NULL);
+}
+
+static int add_kernel(struct kfit_targets *t, const char *spec)
+{
+	struct kfit_ksrc src = { .need_btf = t->need_btf };
+	struct kfit_kfuncs k = {};
+	char msg[1024];
+	int i, err;
+
+	err = kfit_kfuncs_resolve(&src, spec, &k, msg, sizeof(msg));
+	if (err) {
+		kfit_err("%s", msg);
+		return -EINVAL;
+	}
+	if (k.note[0] && strcmp(k.note, t->note)) {
+		kfit_info("note: %s", k.note);
+		snprintf(t->note, sizeof(t->note), "%s", k.note);	/* once */
+	}
+	for (i = 0; i < k.nskipped && err >= 0; i++)
+		err = kfit_targets_skip(t, k.skipped[i].name, k.skipped[i].reason);
+	for (i = 0; i < k.n && err >= 0; i++)
+		err = add_kfunc(t, k.names[i]);
+	kfit_kfuncs_free(&k);
+	return err < 0 ? err : 0;
+}
+
+int kfit_targets_add(struct kfit_targets *t, const char *spec)
+{
+	if (!strncmp(spec, "sys:", 4))
+		return add_sys(t, spec);
+	if (kfit_is_user_target(spec))
+		return add_user(t, spec);
+	return add_kernel(t, spec);
+}
+
+int kfit_targets_one(struct kfit_targets *t, const char *spec)
+{
+	const char *colon = strrchr(spec, ':');
+	const char *name = colon && strncmp(spec, "sys:", 4) ? colon + 1 : spec;
+	int i, n = t->n, err;
+
+	i = kfit_targets_find(t, name);
+	if (i >= 0)
+		return i;
+	err = kfit_targets_add(t, spec);
+	if (err)
+		return err;
+	if (t->n != n + 1) {
+		kfit_err("trigger '%s' must name exactly one function", spec);
+		return -EINVAL;
+	}
+	return n;
+}
+
+void kfit_targets_free(struct kfit_targets *t)
+{
+	int i;
+
+	for (i = 0; i < t->n; i++) {
+		free(t->funcs[i].name);
+		free(t->funcs[i].path);
+	}
+	for (i = 0; i < t->nskipped; i++) {
+		free(t->skipped[i].name);
+		free(t->skipped[i].reason);
+	}
+	free(t->funcs);
+	free(t->skipped);
+	t->funcs = NULL;
+	t->skipped = NULL;
+	t->n = t->nskipped = t->nkernel = t->nuser = t->nsys = 0;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KFIT_TARGET_H
+#define KFIT_TARGET_H
+
+#include <stdbool.h>
+
+/*
+ * The TARGET grammar of the function tools (funcdur, callgraph):
+ *   FUNC or GLOB		kernel functions ('vfs_*'), aliases (do_fork)
+ *   sys:NAME			a system call, through its tracepoints
+ *   BINARY:FUNC, LIB:FUNC	user functions (GLOB allowed), uprobes
+ * Kernel functions that cannot be traced are kept aside with the reason
+ * (not in available_filter_functions, not in BTF, on the deny list).
+ */
+enum kfit_tkind { KFIT_T_KERNEL, KFIT_T_USER, KFIT_T_SYS };
+
+struct kfit_func {
+	char *name;		/* as reported: "vfs_read", "sys:read", "malloc" */
+	enum kfit_tkind kind;
+	char *path;		/* KFIT_T_USER: the binary or library */
+	bool dropped;		/* refused at attach: in skipped, not traced */
+};
+
+struct kfit_skip {
+	char *name;
+	char *reason;
+};
+
+struct kfit_targets {
+	/* set by the caller before adding */
+	bool need_btf;		/* fentry will be tried: BTF decides too */
+	bool no_deny;		/* trace the deny list's functions too */
+	int pid;		/* user targets: prefer what this process maps */
+	int max;		/* at most this many functions, 0: no limit */
+
+	struct kfit_func *funcs;
+	int n;
+	int nkernel, nuser, nsys;
+	struct kfit_skip *skipped;
+	int nskipped;
+	char note[256];		/* the resolver's last note, said once */
+};
+
+/*
+ * Add what spec names. Returns 0, or a negative errno after printing why:
+ * -EINVAL for what the user must change (unknown name, empty glob,
+ * unknown system call), -EOPNOTSUPP for what this kernel cannot trace,
+ * -E2BIG past max, -ENOMEM.
+ */
+int kfit_targets_add(struct kfit_targets *t, const char *spec);
+
+/* Index of the function reported as name, or -1 */
+int kfit_targets_find(const struct kfit_targets *t, const char *name);
+
+/*
+ * A trigger (--start-at, --stop-at): exactly one function, traced too.
+ * Returns its index, or a negative errno after printing why.
+ */
+int kfit_targets_one(struct kfit_targets *t, const char *spec);
+
+/* Record a function that cannot be traced; 0 or -ENOMEM */
+int kfit_targets_skip(struct kfit_targets *t, const char *name, const char *reason);
+
+/* Index of the first function of kind, or -1 */
+int kfit_targets_first(const struct kfit_targets *t, enum kfit_tkind kind);
+
+void kfit_targets_free(struct kfit_targets *t);
+
+#endif
