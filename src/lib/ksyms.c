@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fileio.h"
 #include "ksyms.h"
 
 struct sym {
@@ -22,37 +23,6 @@ struct kfit_ksyms {
 	__u32 *hash;		/* index + 1 into syms; 0: empty */
 	__u32 hmask;
 };
-
-static char *read_all(const char *path)
-{
-	size_t cap = 1 << 20, n = 0, r;
-	char *buf, *nbuf;
-	FILE *f;
-
-	f = fopen(path, "re");
-	if (!f)
-		return NULL;
-	buf = malloc(cap + 1);
-	while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
-		n += r;
-		if (n < cap)
-			continue;
-		cap *= 2;
-		nbuf = realloc(buf, cap + 1);
-		if (!nbuf)
-			free(buf);
-		buf = nbuf;
-	}
-	if (buf && ferror(f)) {
-		free(buf);
-		buf = NULL;
-		errno = EIO;
-	}
-	fclose(f);
-	if (buf)
-		buf[n] = '\0';
-	return buf;
-}
 
 /*
  * One line, "ffffffff81000000 T _stext" or "ffffffffc0a01000 t foo\t[mod]",
@@ -159,7 +129,7 @@ struct kfit_ksyms *kfit_ksyms_load(const char *path)
 	ks = calloc(1, sizeof(*ks));
 	if (!ks)
 		return NULL;
-	ks->buf = read_all(path ? path : "/proc/kallsyms");
+	ks->buf = kfit_read_all(path ? path : "/proc/kallsyms", NULL);
 	if (!ks->buf) {
 		err = errno ? -errno : -ENOMEM;
 		goto fail;

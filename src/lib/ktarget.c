@@ -15,10 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
-#include <linux/magic.h>
 #include <bpf/btf.h>
 #include "btfq.h"
+#include "fileio.h"
 #include "ktarget.h"
 #include "strdist.h"
 
@@ -113,20 +112,6 @@ static struct ktext *kt_cache;
 static struct ftext *ft_cache;
 static struct btfset *btf_cache;
 
-const char *kfit_tracefs(void)
-{
-	static const char *const dirs[] = {
-		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
-	};
-	struct statfs st;
-	size_t i;
-
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		if (!statfs(dirs[i], &st) && st.f_type == TRACEFS_MAGIC)
-			return dirs[i];
-	return NULL;
-}
-
 static void key_of(struct filekey *k, const char *path, const struct stat *st)
 {
 	snprintf(k->path, sizeof(k->path), "%s", path);
@@ -142,43 +127,6 @@ static bool key_same(const struct filekey *k, const char *path, const struct sta
 	       k->ino == st->st_ino && k->size == st->st_size &&
 	       k->mtime.tv_sec == st->st_mtim.tv_sec &&
 	       k->mtime.tv_nsec == st->st_mtim.tv_nsec;
-}
-
-/* The whole file, NUL-terminated; procfs and tracefs files say size 0 */
-static char *read_all(const char *path, size_t *len)
-{
-	size_t cap = 1 << 20, n = 0, r;
-	char *buf = NULL, *nbuf;
-	FILE *f;
-
-	f = fopen(path, "re");
-	if (!f)
-		return NULL;
-	for (;;) {
-		nbuf = realloc(buf, cap + 1);
-		if (!nbuf) {
-			errno = ENOMEM;
-			goto fail;
-		}
-		buf = nbuf;
-		r = fread(buf + n, 1, cap - n, f);
-		n += r;
-		if (n < cap)
-			break;
-		cap *= 2;
-	}
-	if (ferror(f)) {
-		errno = errno ? errno : EIO;
-		goto fail;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-fail:
-	free(buf);
-	fclose(f);
-	return NULL;
 }
 
 /* FNV-1a */
@@ -364,7 +312,7 @@ static int ktext_get(const char *path, const struct ktext **out)
 	if (!kt)
 		return -ENOMEM;
 	key_of(&kt->key, path, &st);
-	kt->buf = read_all(path, &len);
+	kt->buf = kfit_read_all(path, &len);
 	err = kt->buf ? ktext_parse(kt, len) : -errno;
 	if (err) {
 		ktext_free(kt);
@@ -419,7 +367,7 @@ static int ftext_get(const char *path, const struct ftext **out)
 	if (!ft)
 		return -ENOMEM;
 	key_of(&ft->key, path, &st);
-	ft->buf = read_all(path, &len);
+	ft->buf = kfit_read_all(path, &len);
 	err = ft->buf ? ftext_parse(ft) : -errno;
 	if (err) {
 		ftext_free(ft);

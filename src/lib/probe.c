@@ -12,10 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/ioctl.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
@@ -25,10 +22,9 @@
 #include "tracecheck.skel.h"
 #include "btfq.h"
 #include "diag.h"
+#include "fileio.h"
 #include "pmu.h"
 #include "probe.h"
-
-#define TRACEFS_MAGIC 0x74726163
 
 static const char *const mech_names[KFIT_M_NR] = {
 	[KFIT_M_BTF_VMLINUX]	= "btf",
@@ -88,9 +84,13 @@ static bool path_exists(const char *p)
 
 static bool kprobes_built_in(void)
 {
-	return path_exists("/sys/bus/event_source/devices/kprobe") ||
-	       path_exists("/sys/kernel/tracing/kprobe_events") ||
-	       path_exists("/sys/kernel/debug/tracing/kprobe_events");
+	const char *tracefs = kfit_tracefs();
+	char path[PATH_MAX];
+
+	if (path_exists("/sys/bus/event_source/devices/kprobe"))
+		return true;
+	return tracefs && !kfit_pathf(path, sizeof(path), "%s/kprobe_events", tracefs) &&
+	       path_exists(path);
 }
 
 static long perf_open(__u32 type, __u64 config, __u64 period)
@@ -338,18 +338,12 @@ static void check_btf_modules(struct kfit_probe_result *r)
 static void check_lockdown(struct kfit_probe_result *r)
 {
 	char buf[128] = "", *mode, *end;
-	FILE *f;
 
-	if (!path_exists("/sys/kernel/security/lockdown"))
-		mount("securityfs", "/sys/kernel/security", "securityfs", 0, NULL);
-	f = fopen("/sys/kernel/security/lockdown", "r");
-	if (!f) {
+	kfit_fs_mount(KFIT_FS_SECURITYFS);
+	if (kfit_read_line("/sys/kernel/security/lockdown", buf, sizeof(buf))) {
 		set(r, KFIT_P_OK, 0, "no lockdown LSM: nothing is locked down");
 		return;
 	}
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
 	mode = strchr(buf, '[');
 	end = mode ? strchr(mode, ']') : NULL;
 	if (!mode || !end) {
@@ -384,25 +378,16 @@ static void check_caps(struct kfit_probe_result *r)
 	    "CAP_PERFMON, or CAP_SYS_ADMIN");
 }
 
-static bool is_tracefs(const char *p)
-{
-	struct statfs st;
-
-	return statfs(p, &st) == 0 && st.f_type == TRACEFS_MAGIC;
-}
-
 static void check_tracefs(struct kfit_probe_result *r)
 {
-	const char *p = "/sys/kernel/tracing";
+	int err = kfit_fs_mount(KFIT_FS_TRACEFS);
+	const char *p = kfit_tracefs();
 
-	if (!is_tracefs(p) && mount("tracefs", p, "tracefs", 0, NULL) < 0 &&
-	    !is_tracefs("/sys/kernel/debug/tracing")) {
-		set(r, KFIT_P_NO, -errno, "not mounted, and mounting it failed: %s",
-		    strerror(errno));
+	if (!p) {
+		set(r, KFIT_P_NO, err, "not mounted, and mounting it failed: %s",
+		    strerror(-err));
 		return;
 	}
-	if (!is_tracefs(p))
-		p = "/sys/kernel/debug/tracing";
 	set(r, KFIT_P_OK, 0, "mounted at %s%s", p,
 	    kprobes_built_in() ? "" : " (no kprobe_events in it)");
 }

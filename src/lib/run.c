@@ -4,22 +4,13 @@
 #include <linux/membarrier.h>
 #include <stdarg.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "diag.h"
+#include "fileio.h"
 #include "run.h"
-
-#ifndef TRACEFS_MAGIC
-#define TRACEFS_MAGIC 0x74726163
-#endif
-#ifndef BPF_FS_MAGIC
-#define BPF_FS_MAGIC 0xcafe4a11
-#endif
 
 const char *kfit_prog = "kfit";
 volatile sig_atomic_t kfit_exiting;
@@ -41,20 +32,11 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
-static int is_fs(const char *path, long magic)
-{
-	struct statfs st;
-
-	return statfs(path, &st) == 0 && st.f_type == magic;
-}
-
 /* Tracing tools expect these; a fresh VM or container may not have them. */
 static void mount_fs(void)
 {
-	if (!is_fs("/sys/kernel/tracing", TRACEFS_MAGIC))
-		mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
-	if (!is_fs("/sys/fs/bpf", BPF_FS_MAGIC))
-		mount("bpf", "/sys/fs/bpf", "bpf", 0, NULL);
+	kfit_fs_mount(KFIT_FS_TRACEFS);
+	kfit_fs_mount(KFIT_FS_BPFFS);
 }
 
 void kfit_setup(const char *prog, const struct kfit_common *c)

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "ktarget.h"
+#include "fileio.h"
 #include "strdist.h"
 #include "syscalls.h"
 
@@ -70,9 +70,9 @@ static const char *tp_name(const char *name)
 static int tracefs_has(const char *tracefs, const char *rel)
 {
 	char path[512];
+	int r = kfit_pathf(path, sizeof(path), "%s/events/%s", tracefs, rel);
 
-	snprintf(path, sizeof(path), "%s/events/%s", tracefs, rel);
-	return access(path, F_OK) ? -errno : 0;
+	return r ? r : access(path, F_OK) ? -errno : 0;
 }
 
 /* The nearest system calls to an unknown name */
