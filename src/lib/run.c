@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Start-up, signals, the report loop and race-free map resets. */
+/* Start-up, signals and the report loop. */
 #include <errno.h>
-#include <linux/membarrier.h>
 #include <stdarg.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
@@ -136,23 +134,6 @@ int kfit_run(const struct kfit_common *c, const struct kfit_loop *l)
 		if (err || last)
 			return err;
 	}
-}
-
-int kfit_epoch_flip(volatile __u32 *epoch)
-{
-	__u32 old = *epoch;
-
-	*epoch = old + 1;
-	__sync_synchronize();
-	/*
-	 * MEMBARRIER_CMD_GLOBAL waits for an RCU grace period; BPF tracing
-	 * programs run in RCU read-side sections, so after it no program is
-	 * still writing the old half. nohz_full kernels refuse it: there,
-	 * wait long enough for any program to have finished.
-	 */
-	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) < 0)
-		kfit_sleep(20 * 1000000ULL);
-	return old & 1;
 }
 
 bool kfit_tp_wanted(const struct bpf_program *p, bool btf)

@@ -45,15 +45,6 @@ int kfit_run(const struct kfit_common *c, const struct kfit_loop *loop);
 void kfit_print_time(FILE *f);
 
 /*
- * Double-buffered aggregation without racing BPF writers: BPF indexes its
- * maps with (epoch & 1). kfit_epoch_flip() moves writers to the other half
- * and waits (an RCU grace period: BPF tracing programs run inside RCU
- * read-side sections) until no program can still write the old half.
- * Returns the old half's index, which may then be read and cleared.
- */
-int kfit_epoch_flip(volatile __u32 *epoch);
-
-/*
  * Tracepoint programs come in pairs: NAME_btf (tp_btf) and a raw
  * tracepoint twin for kernels that refuse BTF-typed tracing.
  * kfit_tp_wanted() says whether p belongs to the flavour being tried;
