@@ -18,6 +18,7 @@
 #include "btfq.h"
 #include "diag.h"
 #include "duration.h"
+#include "explain.h"
 #include "hist.h"
 #include "ktarget.h"
 #include "maps.h"

@@ -29,6 +29,7 @@
 #include "opts.h"
 #include "output.h"
 #include "pmu.h"
+#include "probe.h"
 #include "run.h"
 
 enum {

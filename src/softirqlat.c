@@ -18,6 +18,7 @@
 #include "maps.h"
 #include "opts.h"
 #include "output.h"
+#include "probe.h"
 #include "run.h"
 
 /* The names /proc/softirqs uses, lower-cased */

@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -25,6 +26,13 @@
 #include "fileio.h"
 #include "pmu.h"
 #include "probe.h"
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
 
 static const char *const mech_names[KFIT_M_NR] = {
 	[KFIT_M_BTF_VMLINUX]	= "btf",
@@ -53,6 +61,57 @@ static bool done[KFIT_M_NR];
 const char *kfit_mech_name(enum kfit_mech m)
 {
 	return m < KFIT_M_NR ? mech_names[m] : "?";
+}
+
+enum kfit_mech kfit_mech_by_name(const char *name)
+{
+	int m;
+
+	for (m = 0; name && m < KFIT_M_NR; m++)
+		if (!strcmp(mech_names[m], name))
+			return m;
+	return KFIT_M_NR;
+}
+
+static bool cap_set(const struct __user_cap_data_struct *d, int cap)
+{
+	return d[cap / 32].effective & (1U << (cap % 32));
+}
+
+int kfit_get_caps(struct kfit_caps *caps)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {};
+
+	memset(caps, 0, sizeof(*caps));
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return -errno;
+	caps->bpf = cap_set(data, CAP_BPF);
+	caps->perfmon = cap_set(data, CAP_PERFMON);
+	caps->sys_admin = cap_set(data, CAP_SYS_ADMIN);
+	return 0;
+}
+
+bool kfit_caps_enough(const struct kfit_caps *caps)
+{
+	return caps->sys_admin || (caps->bpf && caps->perfmon);
+}
+
+int kfit_check_privileges(void)
+{
+	struct kfit_caps caps;
+	char lacks[64] = "";
+
+	if (kfit_get_caps(&caps) == 0 && kfit_caps_enough(&caps))
+		return 0;
+	snprintf(lacks, sizeof(lacks), "%s%s%s", caps.bpf ? "" : " CAP_BPF",
+		 caps.perfmon ? "" : " CAP_PERFMON",
+		 caps.sys_admin ? "" : " CAP_SYS_ADMIN");
+	kfit_err("tracing needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN); "
+		 "this process lacks%s: run it as root (sudo)", lacks);
+	return -EPERM;
 }
 
 static void set(struct kfit_probe_result *r, enum kfit_probe_state st,

@@ -44,11 +44,30 @@ struct kfit_probe_result {
 };
 
 const char *kfit_mech_name(enum kfit_mech m);
+/* The mechanism of that name ("fentry", "raw_tracepoint", ...), else KFIT_M_NR */
+enum kfit_mech kfit_mech_by_name(const char *name);
 /* Run one check (results are cached for the life of the process). */
 const struct kfit_probe_result *kfit_probe(enum kfit_mech m);
 static inline bool kfit_works(enum kfit_mech m)
 {
 	return kfit_probe(m)->state == KFIT_P_OK;
 }
+
+/* Which of CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN the process has in effect */
+struct kfit_caps {
+	bool bpf;
+	bool perfmon;
+	bool sys_admin;
+};
+int kfit_get_caps(struct kfit_caps *caps);
+/* Enough to load tracing programs and open perf events? */
+bool kfit_caps_enough(const struct kfit_caps *caps);
+
+/*
+ * Returns 0 when we may load BPF and open perf events, else prints which
+ * capabilities are missing (CAP_BPF, CAP_PERFMON, or CAP_SYS_ADMIN) and
+ * returns -EPERM.
+ */
+int kfit_check_privileges(void);
 
 #endif

@@ -7,12 +7,11 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "diag.h"
+#include "explain.h"
 #include "fileio.h"
 #include "run.h"
 
-const char *kfit_prog = "kfit";
 volatile sig_atomic_t kfit_exiting;
-static int verbosity;
 
 static void on_signal(int sig)
 {
@@ -23,9 +22,9 @@ static void on_signal(int sig)
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
-	if (level == LIBBPF_DEBUG && verbosity < 2)
+	if (level == LIBBPF_DEBUG && kfit_verbosity() < 2)
 		return 0;
-	if (verbosity < 1)
+	if (kfit_verbosity() < 1)
 		return 0;
 	return vfprintf(stderr, fmt, ap);
 }
@@ -41,8 +40,7 @@ void kfit_setup(const char *prog, const struct kfit_common *c)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 
-	kfit_prog = prog;
-	verbosity = c ? c->verbose : 0;
+	kfit_diag_setup(prog, c ? c->verbose : 0);
 	libbpf_set_print(libbpf_print);
 	/* No SA_RESTART: a signal must cut sleeps and polls short. */
 	sigaction(SIGINT, &sa, NULL);
@@ -149,12 +147,10 @@ int kfit_tp_start(int (*start)(void *ctx, bool btf), void *ctx,
 	*mode = "tp_btf";
 	if (!err)
 		return 0;
-	if (verbosity)
-		kfit_info("tp_btf failed (%s); trying raw tracepoints",
-			  kfit_reason(err));
+	kfit_debug("tp_btf failed (%s); trying raw tracepoints", kfit_reason(err));
 	*mode = "raw_tracepoint";
 	err = start(ctx, false);
 	if (err)
-		kfit_explain_attach("raw_tracepoint", targets, err);
+		kfit_explain(KFIT_M_RAW_TP, targets, err);
 	return err;
 }

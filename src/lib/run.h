@@ -8,9 +8,6 @@
 #include <linux/types.h>
 #include "opts.h"
 
-#define KFIT_VERSION "0.1.0"
-
-extern const char *kfit_prog;			/* the tool's name, for messages */
 extern volatile sig_atomic_t kfit_exiting;	/* set by SIGINT, SIGTERM, SIGHUP */
 
 /*
