@@ -6,7 +6,7 @@
 
 /*
  * What the running kernel lets us trace, found by trying: each check
- * loads and attaches a tiny program (bpf/tracecheck.bpf.c), triggers it
+ * loads and attaches a tiny program (bpf/probe.bpf.c), triggers it
  * and sees it run. Shared by tracecheck and by every tool's diagnostics.
  */
 enum kfit_mech {
