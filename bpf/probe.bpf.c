@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The library's probe set: one tiny program per tracing mechanism.
- * src/lib/probe.c loads and attaches one at a time, triggers it from its
+ * src/live/probe.c loads and attaches one at a time, triggers it from its
  * own process, and reads hits[].
  */
 #include "vmlinux.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The library's probe set (bpf/probe.bpf.c): one program per tracing
- * mechanism, whose hits[] src/lib/probe.c reads after triggering it.
+ * mechanism, whose hits[] src/live/probe.c reads after triggering it.
  */
 #ifndef KFIT_PROBE_PROGS_H
 #define KFIT_PROBE_PROGS_H
