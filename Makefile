@@ -34,19 +34,29 @@ endif
 
 CFLAGS ?= -O2 -g
 KFIT_CFLAGS := $(CFLAGS) $(SAN_FLAGS) -std=gnu11 -Wall -Wextra -Werror \
-	-D_GNU_SOURCE -Iinclude -Isrc/lib -Ibuild/skel -Ibuild/gen -MMD -MP
-LDLIBS := -lbpf -lelf -lz
+	-D_GNU_SOURCE -Iinclude -Isrc/lib -Isrc/live -Ibuild/skel -Ibuild/gen -MMD -MP
+CORE_LDLIBS := -lelf -lz
+LDLIBS := -lbpf $(CORE_LDLIBS)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
 	-Ivmlinux -Iinclude -Ibpf
 
-LIB_SRCS := $(wildcard src/lib/*.c)
-LIB_OBJS := $(LIB_SRCS:src/lib/%.c=$(OUT)/obj/lib/%.o)
-LIB := $(OUT)/libkfit.a
+# The library in two: src/lib/ (the core) never includes <bpf/...> and
+# links without libbpf; src/live/ talks to the kernel through libbpf.
+# Every .c in either directory goes into its archive.
+CORE_SRCS := $(wildcard src/lib/*.c)
+CORE_OBJS := $(CORE_SRCS:src/lib/%.c=$(OUT)/obj/lib/%.o)
+CORE_LIB := $(OUT)/libkfit-core.a
+LIVE_SRCS := $(wildcard src/live/*.c)
+LIVE_OBJS := $(LIVE_SRCS:src/live/%.c=$(OUT)/obj/live/%.o)
+LIVE_LIB := $(OUT)/libkfit-live.a
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS := $(BPF_SRCS:bpf/%.bpf.c=build/skel/%.skel.h)
 BINS := $(TOOLS:%=$(OUT)/bin/%)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/tests/%)
+# test_NAME of a core module (src/lib/NAME.c) links the core alone
+CORE_TESTS := $(filter $(CORE_SRCS:src/lib/%.c=$(OUT)/tests/test_%),$(UNIT_BINS))
+LIVE_TESTS := $(filter-out $(CORE_TESTS),$(UNIT_BINS))
 HELPER_SRCS := $(wildcard tests/helpers/*.c)
 HELPERS := $(HELPER_SRCS:tests/helpers/%.c=$(OUT)/tests/%)
 
@@ -94,6 +104,11 @@ build/skel/%.skel.h: build/bpf/%.bpf.o
 	@mkdir -p $(@D)
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
 
+# The core needs no skeleton (nor clang, nor bpftool)
+$(OUT)/obj/lib/%.o: src/lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(KFIT_CFLAGS) -c $< -o $@
+
 $(OUT)/obj/%.o: src/%.c | $(SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -c $< -o $@
@@ -106,13 +121,18 @@ build/gen/syscall_table.h: $(SYSCALL_HDR)
 	awk '$$1 == "#define" && $$2 ~ /^__NR_/ && $$3 ~ /^[0-9]+$$/ \
 		{ printf "\t{ \"%s\", %s },\n", substr($$2, 6), $$3 }' $< > $@
 
-$(LIB_OBJS): build/gen/syscall_table.h
+$(OUT)/obj/lib/syscalls.o: build/gen/syscall_table.h
 
-$(LIB): $(LIB_OBJS)
+$(CORE_LIB): $(CORE_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(OUT)/bin/%: $(OUT)/obj/%.o $(LIB)
+$(LIVE_LIB): $(LIVE_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+# live before core: the live archive uses the core
+$(OUT)/bin/%: $(OUT)/obj/%.o $(LIVE_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(SAN_FLAGS) $(STATIC_LDFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -125,9 +145,21 @@ $(OUT)/tests/linebuf.o: tests/unit/linebuf.c
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -c $< -o $@
 
-$(OUT)/tests/test_%: tests/unit/test_%.c $(OUT)/tests/linebuf.o $(LIB)
+# KFIT_TOP: where test_layers finds the sources it checks
+TEST_CFLAGS = $(KFIT_CFLAGS) -DKFIT_TOP='"$(CURDIR)"'
+
+# A core test may use libbpf itself, as an oracle (test_opts counts CPUs with it)
+ORACLE_LIBS = $(if $(shell grep -l '<bpf/' $<),-lbpf)
+
+$(CORE_TESTS): $(OUT)/tests/test_%: tests/unit/test_%.c $(OUT)/tests/linebuf.o $(CORE_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(KFIT_CFLAGS) $< $(OUT)/tests/linebuf.o $(LIB) $(LDLIBS) -lcmocka -o $@
+	$(CC) $(TEST_CFLAGS) $< $(OUT)/tests/linebuf.o $(CORE_LIB) $(CORE_LDLIBS) \
+		$(ORACLE_LIBS) -lcmocka -o $@
+
+$(LIVE_TESTS): $(OUT)/tests/test_%: tests/unit/test_%.c $(OUT)/tests/linebuf.o $(LIVE_LIB) $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< $(OUT)/tests/linebuf.o $(LIVE_LIB) $(CORE_LIB) $(LDLIBS) \
+		-lcmocka -o $@
 
 static:
 	$(MAKE) STATIC=1 SANITIZE=

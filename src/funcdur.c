@@ -18,7 +18,9 @@
 #include "attach.h"
 #include "diag.h"
 #include "duration.h"
+#include "explain.h"
 #include "hist.h"
+#include "maps.h"
 #include "opts.h"
 #include "output.h"
 #include "run.h"
@@ -73,8 +75,8 @@ struct env {
 	struct funcdur_bpf *skel;
 	struct kfit_attacher *att;
 	struct ring_buffer *rb;
-	int ncpus;
-	void *buf;
+	struct kfit_percpu stats, lins, counts;	/* per-CPU map values read */
+	struct kfit_entries edges;
 	__u64 start_ns, nevents, last_lost;
 	__u64 missed;		/* program runs the kernel skipped, this report */
 	__u64 counters[FD_NCOUNTERS];
@@ -307,93 +309,88 @@ static void cleanup(void)
 
 /* ---- collecting ------------------------------------------------------- */
 
+static void reset_figures(struct func *f)
+{
+	memset(&f->h, 0, sizeof(f->h));
+	memset(&f->l, 0, sizeof(f->l));
+	f->local_ns = f->filtered = 0;
+	f->max_sub = -1;
+	f->max_sub_ns = 0;
+}
+
 static int read_stats(int half)
 {
-	size_t sz = (sizeof(struct fd_stat) + 7) & ~7UL;
 	int fd = bpf_map__fd(env.skel->maps.stats);
 	int lfd = bpf_map__fd(env.skel->maps.linhists);
-	size_t lsz = (sizeof(struct kfit_linhist) + 7) & ~7UL;
-	int i, cpu;
+	int i, cpu, err;
 
 	for (i = 0; i < env.nfuncs; i++) {
 		struct func *f = &env.funcs[i];
 		__u32 key = fd_key(half, i);
 
-		memset(&f->h, 0, sizeof(f->h));
-		memset(&f->l, 0, sizeof(f->l));
-		f->local_ns = f->filtered = 0;
-		f->max_sub = -1;
-		f->max_sub_ns = 0;
-		if (bpf_map_lookup_elem(fd, &key, env.buf))
-			return -errno;
-		for (cpu = 0; cpu < env.ncpus; cpu++) {
-			struct fd_stat *s = (void *)((char *)env.buf + cpu * sz);
+		reset_figures(f);
+		err = kfit_percpu_read(&env.stats, fd, &key);
+		if (err)
+			return err;
+		for (cpu = 0; cpu < env.stats.ncpus; cpu++) {
+			struct fd_stat *s = kfit_percpu_at(&env.stats, cpu);
 
 			kfit_hist_merge(&f->h, &s->h);
 			f->local_ns += s->local_ns;
 			f->filtered += s->filtered;
 		}
-		memset(env.buf, 0, sz * env.ncpus);
-		if (bpf_map_update_elem(fd, &key, env.buf, BPF_ANY))
-			return -errno;
+		err = kfit_percpu_clear(&env.stats, fd, &key);
+		if (err)
+			return err;
 		if (!env.lin_step)
 			continue;
-		if (bpf_map_lookup_elem(lfd, &key, env.buf))
-			return -errno;
-		for (cpu = 0; cpu < env.ncpus; cpu++)
-			kfit_linhist_merge(&f->l, (void *)((char *)env.buf + cpu * lsz));
-		memset(env.buf, 0, lsz * env.ncpus);
-		if (bpf_map_update_elem(lfd, &key, env.buf, BPF_ANY))
-			return -errno;
+		err = kfit_percpu_read(&env.lins, lfd, &key);
+		if (err)
+			return err;
+		for (cpu = 0; cpu < env.lins.ncpus; cpu++)
+			kfit_linhist_merge(&f->l, kfit_percpu_at(&env.lins, cpu));
+		err = kfit_percpu_clear(&env.lins, lfd, &key);
+		if (err)
+			return err;
 	}
 	return 0;
 }
 
-/* Max-sub per function from the caller/callee times of this half */
+static bool in_half(const void *key, void *half)
+{
+	return ((const struct fd_edge *)key)->half == *(__u32 *)half;
+}
+
+/* Max-sub per function from the caller/callee times of this half, which nothing writes now */
 static int read_edges(int half)
 {
 	int fd = bpf_map__fd(env.skel->maps.edges);
-	struct fd_edge key, next, *prev = NULL;
+	const struct fd_edge *key;
+	__u32 h = half;
 	__u64 ns;
+	int i, err;
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (key.half != (__u32)half || bpf_map_lookup_elem(fd, &key, &ns))
-			continue;
-		if (key.parent < (__u32)env.nfuncs && key.child < (__u32)env.nfuncs &&
-		    ns > env.funcs[key.parent].max_sub_ns) {
-			env.funcs[key.parent].max_sub_ns = ns;
-			env.funcs[key.parent].max_sub = key.child;
+	err = kfit_hash_read(fd, in_half, &h, KFIT_HASH_DELETE, &env.edges);
+	for (i = 0; !err && i < env.edges.n; i++) {
+		key = kfit_entry_key(&env.edges, i);
+		ns = *(__u64 *)kfit_entry_value(&env.edges, i);
+		if (key->parent < (__u32)env.nfuncs && key->child < (__u32)env.nfuncs &&
+		    ns > env.funcs[key->parent].max_sub_ns) {
+			env.funcs[key->parent].max_sub_ns = ns;
+			env.funcs[key->parent].max_sub = key->child;
 		}
 	}
-	/* Nothing writes this half now: delete its keys */
-	prev = NULL;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		if (key.half == (__u32)half) {
-			bpf_map_delete_elem(fd, &key);
-			prev = NULL;	/* the walk restarts after a delete */
-			continue;
-		}
-		prev = &key;
-	}
-	return 0;
+	return err;
 }
 
 static void read_counters(__u64 out[FD_NCOUNTERS])
 {
 	int fd = bpf_map__fd(env.skel->maps.counters);
 	__u32 k;
-	int cpu;
 
-	for (k = 0; k < FD_NCOUNTERS; k++) {
-		out[k] = 0;
-		if (bpf_map_lookup_elem(fd, &k, env.buf))
-			continue;
-		for (cpu = 0; cpu < env.ncpus; cpu++)
-			out[k] += ((__u64 *)env.buf)[cpu];
-	}
+	for (k = 0; k < FD_NCOUNTERS; k++)
+		out[k] = kfit_percpu_read(&env.counts, fd, &k) ? 0 :
+			 kfit_percpu_sum(&env.counts, 0);
 }
 
 /* ---- output ----------------------------------------------------------- */
@@ -728,12 +725,15 @@ static int report(void *ctx, bool last)
 
 static int setup_buffers(void)
 {
-	env.ncpus = libbpf_num_possible_cpus();
-	if (env.ncpus <= 0)
-		return -EINVAL;
-	env.buf = calloc(env.ncpus, sizeof(struct fd_stat) + 8);
-	if (!env.buf)
-		return -ENOMEM;
+	int err;
+
+	err = kfit_percpu_init(&env.stats, sizeof(struct fd_stat), 0);
+	if (!err)
+		err = kfit_percpu_init(&env.lins, sizeof(struct kfit_linhist), 0);
+	if (!err)
+		err = kfit_percpu_init(&env.counts, sizeof(__u64), 0);
+	if (err)
+		return err;
 	if (!env.events)
 		return 0;
 	env.rb = ring_buffer__new(bpf_map__fd(env.skel->maps.rb), on_event, NULL, NULL);

@@ -20,10 +20,12 @@
 #include "pmcstat.skel.h"
 #include "child.h"
 #include "diag.h"
+#include "maps.h"
 #include "opts.h"
 #include "output.h"
 #include "perfev.h"
 #include "pmu.h"
+#include "probe.h"
 #include "run.h"
 
 enum {
@@ -427,30 +429,26 @@ static int cmp_key(const void *a, const void *b)
 	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
 }
 
+static struct kfit_entries task_ents;	/* the tasks map, as last read */
+
 static int read_tasks(void)
 {
 	int fd = bpf_map__fd(env.skel->maps.tasks);
-	struct pmc_task_key key, next, *prev = NULL;
-	struct task_row *rows = NULL;
-	int n = 0, cap = 0;
+	struct task_row *rows;
+	int i, n, err;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (n == cap) {
-			struct task_row *r;
-
-			cap = cap ? 2 * cap : 256;
-			r = realloc(rows, cap * sizeof(*rows));
-			if (!r) {
-				free(rows);
-				return -ENOMEM;
-			}
-			rows = r;
-		}
-		if (bpf_map_lookup_elem(fd, &key, &rows[n].t))
-			continue;
-		rows[n++].key = key;
+	err = kfit_hash_read(fd, NULL, NULL, 0, &task_ents);
+	if (err) {
+		kfit_err("cannot read the tasks map: %s", kfit_reason(err));
+		return err;
+	}
+	n = task_ents.n;
+	rows = malloc((n + 1) * sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		memcpy(&rows[i].key, kfit_entry_key(&task_ents, i), sizeof(rows[i].key));
+		memcpy(&rows[i].t, kfit_entry_value(&task_ents, i), sizeof(rows[i].t));
 	}
 	if (n)	/* rows is NULL when the map is empty */
 		qsort(rows, n, sizeof(*rows), cmp_key);

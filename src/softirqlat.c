@@ -15,8 +15,10 @@
 #include "diag.h"
 #include "duration.h"
 #include "hist.h"
+#include "maps.h"
 #include "opts.h"
 #include "output.h"
+#include "probe.h"
 #include "run.h"
 
 /* The names /proc/softirqs uses, lower-cased */
@@ -53,7 +55,7 @@ struct env {
 	int ncpus;
 	struct softirqlat_bpf *skel;
 	struct sirq_set *sets;	/* [0] total, [1 + cpu] with --per-cpu */
-	void *buf;		/* one per-CPU map value, for every CPU */
+	struct kfit_percpu hists, lins, state;	/* per-CPU map values read */
 	const char *mode;	/* "tp_btf" or "raw_tracepoint" */
 };
 
@@ -138,16 +140,17 @@ static int start(void)
 }
 
 /* Read one key of a per-CPU map into the totals (and per CPU), then clear it */
-static int collect(int fd, __u32 key, size_t vsz, bool lin, bool clear)
+static int collect(struct kfit_percpu *p, int fd, __u32 key, bool lin)
 {
-	int cpu, v, k;
+	int cpu, v, k, err;
 
-	if (bpf_map_lookup_elem(fd, &key, env.buf))
-		return -errno;
+	err = kfit_percpu_read(p, fd, &key);
+	if (err)
+		return err;
 	v = (key % SIRQ_KEYS) / SIRQ_KINDS;
 	k = key % SIRQ_KINDS;
 	for (cpu = 0; cpu < env.ncpus; cpu++) {
-		void *val = (char *)env.buf + cpu * vsz;
+		void *val = kfit_percpu_at(p, cpu);
 		struct sirq_set *tot = &env.sets[0];
 		struct sirq_set *one = env.per_cpu ? &env.sets[1 + cpu] : NULL;
 
@@ -163,16 +166,11 @@ static int collect(int fd, __u32 key, size_t vsz, bool lin, bool clear)
 				kfit_hist_merge(&one->h[v][k], val);
 		}
 	}
-	if (!clear)
-		return 0;
-	memset(env.buf, 0, vsz * env.ncpus);
-	return bpf_map_update_elem(fd, &key, env.buf, BPF_ANY) ? -errno : 0;
+	return kfit_percpu_clear(p, fd, &key);
 }
 
 static int collect_half(int half)
 {
-	size_t hsz = (sizeof(struct kfit_hist) + 7) & ~7UL;
-	size_t lsz = (sizeof(struct kfit_linhist) + 7) & ~7UL;
 	int hfd = bpf_map__fd(env.skel->maps.hists);
 	int lfd = bpf_map__fd(env.skel->maps.linhists);
 	int nsets = env.per_cpu ? env.ncpus + 1 : 1;
@@ -184,9 +182,9 @@ static int collect_half(int half)
 		for (k = 0; k < SIRQ_KINDS && !err; k++) {
 			__u32 key = sirq_key(half, v, k);
 
-			err = collect(hfd, key, hsz, false, true);
+			err = collect(&env.hists, hfd, key, false);
 			if (!err && env.lin_step)
-				err = collect(lfd, key, lsz, true, true);
+				err = collect(&env.lins, lfd, key, true);
 		}
 	}
 	if (err)
@@ -364,16 +362,15 @@ static __u64 started_ns, last_misses;
 
 static bool handler_running(void)
 {
-	size_t sz = (sizeof(struct sirq_state) + 7) & ~7UL;
 	int fd = bpf_map__fd(env.skel->maps.state);
 	struct sirq_state *st;
 	__u32 zero = 0;
 	int cpu, v;
 
-	if (bpf_map_lookup_elem(fd, &zero, env.buf))
+	if (kfit_percpu_read(&env.state, fd, &zero))
 		return false;
 	for (cpu = 0; cpu < env.ncpus; cpu++) {
-		st = (struct sirq_state *)((char *)env.buf + cpu * sz);
+		st = kfit_percpu_at(&env.state, cpu);
 		for (v = 0; v < SIRQ_VECS; v++)
 			if (st->entered[v])
 				return true;
@@ -439,17 +436,25 @@ static int report(void *ctx, bool last)
 
 static int alloc_buffers(void)
 {
-	int nsets;
+	int nsets, err;
 
-	env.ncpus = libbpf_num_possible_cpus();
-	if (env.ncpus <= 0) {
-		kfit_err("cannot count the possible CPUs: %s", kfit_reason(env.ncpus));
+	err = kfit_percpu_init(&env.hists, sizeof(struct kfit_hist), 0);
+	if (!err)
+		err = kfit_percpu_init(&env.lins, sizeof(struct kfit_linhist), 0);
+	if (!err)
+		err = kfit_percpu_init(&env.state, sizeof(struct sirq_state), 0);
+	if (err == -ENOMEM) {
+		kfit_err("out of memory");
 		return -1;
 	}
+	if (err) {
+		kfit_err("cannot count the possible CPUs: %s", kfit_reason(err));
+		return -1;
+	}
+	env.ncpus = env.hists.ncpus;
 	nsets = env.per_cpu ? env.ncpus + 1 : 1;
 	env.sets = calloc(nsets, sizeof(*env.sets));
-	env.buf = calloc(env.ncpus, sizeof(struct kfit_hist) + 8);
-	if (!env.sets || !env.buf) {
+	if (!env.sets) {
 		kfit_err("out of memory");
 		return -1;
 	}
@@ -479,6 +484,8 @@ int main(int argc, char **argv)
 	err = kfit_run(&env.c, &(struct kfit_loop){ .report = report });
 	softirqlat_bpf__destroy(env.skel);
 	free(env.sets);
-	free(env.buf);
+	kfit_percpu_free(&env.hists);
+	kfit_percpu_free(&env.lins);
+	kfit_percpu_free(&env.state);
 	return err ? 1 : 0;
 }

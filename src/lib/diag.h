@@ -2,51 +2,23 @@
 #ifndef KFIT_DIAG_H
 #define KFIT_DIAG_H
 
-#include <stdbool.h>
-#include <stddef.h>
+/*
+ * Messages: the floor of the library, which everything else may use and
+ * which uses nothing of it (no libbpf, no mechanism checks).
+ */
+
+extern const char *kfit_prog;	/* the tool's name, for messages ("kfit" until set) */
+
+/* Names the tool and sets the verbosity (-v counted) of what follows */
+void kfit_diag_setup(const char *prog, int verbosity);
+int kfit_verbosity(void);
 
 /* "tool: message\n" on stderr */
 void kfit_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void kfit_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void kfit_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/*
- * Returns 0 when we may load BPF and open perf events, else prints which
- * capabilities are missing (CAP_BPF, CAP_PERFMON, or CAP_SYS_ADMIN) and
- * returns -EPERM.
- */
-int kfit_check_privileges(void);
-
-/* Which of the capabilities tracing needs the process has in effect */
-struct kfit_caps {
-	bool bpf;
-	bool perfmon;
-	bool sys_admin;
-	bool dac_read_search;	/* or CAP_DAC_OVERRIDE: reads any file (tracefs) */
-};
-int kfit_get_caps(struct kfit_caps *caps);
-/* Enough to load tracing programs and open perf events? */
-bool kfit_caps_enough(const struct kfit_caps *caps);
-
-/*
- * Explain a failed attachment: what failed (kind, e.g. "fentry", and
- * target), why (err is a negative errno from libbpf), and what still
- * works on this kernel, e.g. "cannot attach fentry to vfs_read: the kernel
- * refused ftrace-based attachment (EPERM); kprobes are not built in (no
- * kprobe_events). Tracepoints and uprobes work here; run tracecheck for
- * details."
- */
-void kfit_explain_attach(const char *kind, const char *target, int err);
-
-/*
- * Why this process may not read path, a tracefs file or directory (after
- * EACCES): the first directory on the way it may not enter, its mode and
- * owner, and what the process lacks, e.g. "/sys/kernel/tracing is mode
- * 0700 (uid 0, gid 0) and this process (uid 65534) lacks
- * CAP_DAC_READ_SEARCH: run it as root, or mount tracefs with gid= and
- * mode= to let it in". Returns buf.
- */
-const char *kfit_tracefs_denied(const char *path, char *buf, size_t len);
+/* The same as kfit_info, shown only with -v */
+void kfit_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Why a load or attach failed, in words, for a negative errno */
 const char *kfit_reason(int err);

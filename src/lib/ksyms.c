@@ -1,58 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Kernel symbols from /proc/kallsyms. The file (~120k lines) is read in
- * one go and parsed in place; symbols are sorted by address for lookups
- * by address and hashed by name for lookups by name.
+ * Kernel symbols from /proc/kallsyms, the library's one reader of it.
+ * The file (~120k lines) is read in one go and parsed in place. Symbols
+ * keep the file's order for iteration; the first lookup builds an index
+ * by address and a hash by name (~30 ms that iterating does not need).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fileio.h"
 #include "ksyms.h"
-
-struct sym {
-	struct kfit_ksym ks;	/* first: callers get &sym->ks */
-	__u32 seq;		/* line number, to keep file order among equals */
-};
+#include "strset.h"
 
 struct kfit_ksyms {
-	char *buf;		/* the file; names point into it */
-	struct sym *syms;	/* by address, then file order */
+	char *buf;			/* the file; names point into it */
+	struct kfit_ksym *syms;		/* in file order */
 	int n;
-	__u32 *hash;		/* index + 1 into syms; 0: empty */
-	__u32 hmask;
+	int *by_addr;			/* indexes into syms, by address, then file order */
+	struct kfit_strset names;	/* name -> index of its first symbol */
 };
-
-static char *read_all(const char *path)
-{
-	size_t cap = 1 << 20, n = 0, r;
-	char *buf, *nbuf;
-	FILE *f;
-
-	f = fopen(path, "re");
-	if (!f)
-		return NULL;
-	buf = malloc(cap + 1);
-	while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
-		n += r;
-		if (n < cap)
-			continue;
-		cap *= 2;
-		nbuf = realloc(buf, cap + 1);
-		if (!nbuf)
-			free(buf);
-		buf = nbuf;
-	}
-	if (buf && ferror(f)) {
-		free(buf);
-		buf = NULL;
-		errno = EIO;
-	}
-	fclose(f);
-	if (buf)
-		buf[n] = '\0';
-	return buf;
-}
 
 /*
  * One line, "ffffffff81000000 T _stext" or "ffffffffc0a01000 t foo\t[mod]",
@@ -79,20 +46,20 @@ static int parse_line(char *line, struct kfit_ksym *ks)
 	return 0;
 }
 
-static int cmp_addr(const void *a, const void *b)
+static int cmp_addr(const void *a, const void *b, void *arg)
 {
-	const struct sym *x = a, *y = b;
+	const struct kfit_ksym *syms = arg;
+	int x = *(const int *)a, y = *(const int *)b;
 
-	if (x->ks.addr != y->ks.addr)
-		return x->ks.addr < y->ks.addr ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	if (syms[x].addr != syms[y].addr)
+		return syms[x].addr < syms[y].addr ? -1 : 1;
+	return x < y ? -1 : x > y;
 }
 
 static int parse_all(struct kfit_ksyms *ks)
 {
 	char *p = ks->buf, *nl;
 	int lines = 1;
-	__u32 seq = 0;
 
 	for (nl = p; (nl = strchr(nl, '\n')); nl++)
 		lines++;
@@ -103,52 +70,31 @@ static int parse_all(struct kfit_ksyms *ks)
 		nl = p + strcspn(p, "\n");
 		if (*nl)
 			*nl++ = '\0';
-		if (parse_line(p, &ks->syms[ks->n].ks))
-			continue;
-		ks->syms[ks->n++].seq = seq++;
+		if (!parse_line(p, &ks->syms[ks->n]))
+			ks->n++;
 	}
-	if (ks->n)
-		qsort(ks->syms, ks->n, sizeof(*ks->syms), cmp_addr);
 	return 0;
 }
 
-/* FNV-1a */
-static __u32 hash_name(const char *s)
+/* Names repeat (static functions); the first in the file is kept */
+static int index_all(struct kfit_ksyms *ks)
 {
-	__u32 h = 2166136261u;
+	int i, err;
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
-/* The hash slot holding name, or the empty slot where it would go */
-static __u32 *hash_slot(const struct kfit_ksyms *ks, const char *name)
-{
-	__u32 i = hash_name(name) & ks->hmask;
-
-	while (ks->hash[i] && strcmp(ks->syms[ks->hash[i] - 1].ks.name, name))
-		i = (i + 1) & ks->hmask;
-	return &ks->hash[i];
-}
-
-/* Names repeat (static functions); the hash keeps the first in the file */
-static int build_hash(struct kfit_ksyms *ks)
-{
-	__u32 size = 16, *slot;
-	int i;
-
-	while (size < 2 * (__u32)ks->n)
-		size *= 2;
-	ks->hash = calloc(size, sizeof(*ks->hash));
-	if (!ks->hash)
+	if (ks->by_addr)
+		return 0;
+	err = kfit_strset_init(&ks->names, ks->n);
+	for (i = 0; !err && i < ks->n; i++)
+		err = kfit_strset_add(&ks->names, ks->syms[i].name, i) < 0 ? -ENOMEM : 0;
+	ks->by_addr = err ? NULL : malloc(sizeof(*ks->by_addr) * (ks->n + 1));
+	if (!ks->by_addr) {
+		kfit_strset_free(&ks->names);
+		errno = ENOMEM;
 		return -ENOMEM;
-	ks->hmask = size - 1;
-	for (i = 0; i < ks->n; i++) {
-		slot = hash_slot(ks, ks->syms[i].ks.name);
-		if (!*slot || ks->syms[*slot - 1].seq > ks->syms[i].seq)
-			*slot = i + 1;
 	}
+	for (i = 0; i < ks->n; i++)
+		ks->by_addr[i] = i;
+	qsort_r(ks->by_addr, ks->n, sizeof(*ks->by_addr), cmp_addr, ks->syms);
 	return 0;
 }
 
@@ -160,14 +106,12 @@ struct kfit_ksyms *kfit_ksyms_load(const char *path)
 	ks = calloc(1, sizeof(*ks));
 	if (!ks)
 		return NULL;
-	ks->buf = read_all(path ? path : "/proc/kallsyms");
+	ks->buf = kfit_read_all(path ? path : "/proc/kallsyms", NULL);
 	if (!ks->buf) {
 		err = errno ? -errno : -ENOMEM;
 		goto fail;
 	}
 	err = parse_all(ks);
-	if (!err)
-		err = build_hash(ks);
 	if (!err)
 		return ks;
 fail:
@@ -180,7 +124,8 @@ void kfit_ksyms_free(struct kfit_ksyms *ks)
 {
 	if (!ks)
 		return;
-	free(ks->hash);
+	kfit_strset_free(&ks->names);
+	free(ks->by_addr);
 	free(ks->syms);
 	free(ks->buf);
 	free(ks);
@@ -191,29 +136,31 @@ int kfit_ksyms_count(const struct kfit_ksyms *ks)
 	return ks->n;
 }
 
-/* Index of the first symbol with an address above addr */
-static int upper_bound(const struct kfit_ksyms *ks, __u64 addr)
+const struct kfit_ksym *kfit_ksyms_at(const struct kfit_ksyms *ks, int i)
 {
-	int lo = 0, hi = ks->n, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (ks->syms[mid].ks.addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return i >= 0 && i < ks->n ? &ks->syms[i] : NULL;
 }
 
-/* Index of the first symbol at addr or above */
-static int lower_bound(const struct kfit_ksyms *ks, __u64 addr)
+bool kfit_ksym_is_func(const struct kfit_ksym *s)
+{
+	if (!strchr("tTwW", s->type))
+		return false;
+	return strncmp(s->name, "__pfx_", 6) && strncmp(s->name, "__cfi_", 6);
+}
+
+static __u64 addr_at(const struct kfit_ksyms *ks, int i)
+{
+	return ks->syms[ks->by_addr[i]].addr;
+}
+
+/* Position in by_addr of the first symbol above addr (above: true) or at it or above */
+static int bound(const struct kfit_ksyms *ks, __u64 addr, bool above)
 {
 	int lo = 0, hi = ks->n, mid;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (ks->syms[mid].ks.addr < addr)
+		if (addr_at(ks, mid) < addr || (above && addr_at(ks, mid) == addr))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -222,18 +169,24 @@ static int lower_bound(const struct kfit_ksyms *ks, __u64 addr)
 }
 
 /* Of aliases at one address, the first in the file */
-const struct kfit_ksym *kfit_ksyms_by_addr(const struct kfit_ksyms *ks, __u64 addr)
+const struct kfit_ksym *kfit_ksyms_by_addr(struct kfit_ksyms *ks, __u64 addr)
 {
-	int i = upper_bound(ks, addr);
+	int i;
 
+	if (index_all(ks))
+		return NULL;
+	i = bound(ks, addr, true);
 	if (!i)
 		return NULL;
-	return &ks->syms[lower_bound(ks, ks->syms[i - 1].ks.addr)].ks;
+	return &ks->syms[ks->by_addr[bound(ks, addr_at(ks, i - 1), false)]];
 }
 
-const struct kfit_ksym *kfit_ksyms_by_name(const struct kfit_ksyms *ks, const char *name)
+const struct kfit_ksym *kfit_ksyms_by_name(struct kfit_ksyms *ks, const char *name)
 {
-	__u32 *slot = hash_slot(ks, name);
+	int i;
 
-	return *slot ? &ks->syms[*slot - 1].ks : NULL;
+	if (index_all(ks))
+		return NULL;
+	i = kfit_strset_get(&ks->names, name);
+	return i < 0 ? NULL : &ks->syms[i];
 }

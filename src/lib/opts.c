@@ -12,10 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <bpf/libbpf.h>
 #include "duration.h"
+#include "fileio.h"
 #include "opts.h"
-#include "run.h"
 
 #define TOOL_KEY_MIN	256
 #define TOOL_KEY_MAX	0xfff
@@ -403,7 +402,7 @@ static int parse_dur(const struct kfit_tool *t, const char *arg,
 static int parse_cpus(const struct kfit_tool *t, const char *arg,
 		      struct kfit_cpuset *set)
 {
-	int ncpus = libbpf_num_possible_cpus();
+	int ncpus = kfit_ncpus_possible(NULL);
 	int err;
 
 	if (ncpus < 0) {

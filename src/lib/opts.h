@@ -26,6 +26,8 @@ enum {
 	/* -v/--verbose, -h/--help, -V/--version: always */
 };
 
+#define KFIT_VERSION "0.1.0"
+
 #define KFIT_MAX_CPUS 1024
 #define KFIT_COMM_LEN 16
 

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "fileio.h"
 #include "pmu.h"
 #include "strdist.h"
 
@@ -147,57 +148,6 @@ append(char *buf, size_t len, size_t off, const char *fmt, ...)
 	return n < 0 ? off : off + n;
 }
 
-static int vpathf(char *buf, size_t len, const char *fmt, va_list ap)
-{
-	int n = vsnprintf(buf, len, fmt, ap);
-
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
-static int __attribute__((format(printf, 3, 4)))
-pathf(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = vpathf(buf, len, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
-/* The first line of a small file, without trailing white space; 0 or -errno */
-static int read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	size_t n;
-	int r = 0;
-
-	if (!f)
-		return -errno;
-	buf[0] = '\0';
-	if (!fgets(buf, len, f) && ferror(f))
-		r = errno ? -errno : -EIO;
-	fclose(f);
-	n = strlen(buf);
-	while (n && isspace((unsigned char)buf[n - 1]))
-		buf[--n] = '\0';
-	return r;
-}
-
-static int __attribute__((format(printf, 3, 4)))
-read_linef(char *buf, size_t len, const char *fmt, ...)
-{
-	char path[PATH_MAX];
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = vpathf(path, sizeof(path), fmt, ap);
-	va_end(ap);
-	return r ? r : read_line(path, buf, len);
-}
-
 /* Decimal, or hex after 0x; nothing else (no sign, no space, no octal) */
 static int parse_u64(const char *s, __u64 *v)
 {
@@ -268,7 +218,7 @@ names_read(struct names *nm, int (*filter)(const struct dirent *), const char *f
 	nm->d = NULL;
 	nm->n = 0;
 	va_start(ap, fmt);
-	r = vpathf(dir, sizeof(dir), fmt, ap);
+	r = kfit_vpathf(dir, sizeof(dir), fmt, ap);
 	va_end(ap);
 	if (r)
 		return r;
@@ -584,9 +534,9 @@ static int apply_alias(struct parse *p, struct kfit_event *e, const char *pmu,
 	double scale;
 	int r;
 
-	if (!is_alias(t) || pathf(path, sizeof(path), "%s/%s/events/%s", p->sysfs, pmu, t))
+	if (!is_alias(t) || kfit_pathf(path, sizeof(path), "%s/%s/events/%s", p->sysfs, pmu, t))
 		return unknown_term(p, pmu, t);
-	r = read_line(path, buf, sizeof(buf));
+	r = kfit_read_line(path, buf, sizeof(buf));
 	if (r == -ENOENT)
 		return unknown_term(p, pmu, t);
 	if (r)
@@ -595,9 +545,9 @@ static int apply_alias(struct parse *p, struct kfit_event *e, const char *pmu,
 		return fail(p, "'%s' is an event of PMU '%s': it takes no value", t, pmu);
 	if (apply_terms(p, e, pmu, buf, path, true))
 		return -1;
-	if (!read_linef(val, sizeof(val), "%s.unit", path))
+	if (!kfit_read_linef(val, sizeof(val), "%s.unit", path))
 		snprintf(e->unit, sizeof(e->unit), "%.*s", (int)sizeof(e->unit) - 1, val);
-	if (read_linef(val, sizeof(val), "%s.scale", path))
+	if (kfit_read_linef(val, sizeof(val), "%s.scale", path))
 		return 0;
 	errno = 0;
 	scale = strtod(val, &end);
@@ -642,7 +592,7 @@ static int apply_term(struct parse *p, struct kfit_event *e, const char *pmu,
 	} else {
 		/* A name like ".." must not walk out of format/ */
 		r = t[0] == '.' ? -ENOENT :
-		    read_linef(buf, sizeof(buf), "%s/%s/format/%s", p->sysfs, pmu, t);
+		    kfit_read_linef(buf, sizeof(buf), "%s/%s/format/%s", p->sysfs, pmu, t);
 		if (r == -ENOENT && in_alias)
 			return fail(p, "PMU '%s' has no format field '%s' (in %s)",
 				    pmu, t, what);
@@ -693,7 +643,7 @@ static int pmu_type(struct parse *p, const char *pmu, __u32 *type)
 	int r;
 
 	r = pmu[0] == '.' ? -ENOENT :
-	    read_linef(buf, sizeof(buf), "%s/%s/type", p->sysfs, pmu);
+	    kfit_read_linef(buf, sizeof(buf), "%s/%s/type", p->sysfs, pmu);
 	if (r == -ENOENT || r == -ENOTDIR || r == -ENAMETOOLONG) {
 		names_read(&nm, no_dots, "%s", p->sysfs);
 		names_join(&nm, 32, "", list, sizeof(list));
@@ -743,40 +693,6 @@ static int parse_pmu_event(struct parse *p, struct kfit_event *e, const char *s)
 	return r;
 }
 
-static int has_events(const char *tracefs)
-{
-	char path[PATH_MAX];
-
-	if (pathf(path, sizeof(path), "%s/events", tracefs))
-		return -ENAMETOOLONG;
-	return access(path, F_OK) ? -errno : 0;
-}
-
-/* TRACEFS: want if given, else the first usual place; NULL with *why */
-static const char *tracefs_find(const char *want, int *why)
-{
-	static const char *const dirs[] = {
-		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
-	};
-	size_t i;
-	int r;
-
-	*why = ENOENT;
-	if (want) {
-		r = has_events(want);
-		*why = -r;
-		return r ? NULL : want;
-	}
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		r = has_events(dirs[i]);
-		if (!r)
-			return dirs[i];
-		if (r == -EACCES)
-			*why = EACCES;
-	}
-	return NULL;
-}
-
 static bool tp_char_ok(char c)
 {
 	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
@@ -815,7 +731,7 @@ static int parse_tracepoint(struct parse *p, struct kfit_event *e, const char *s
 			return fail(p, "bad character '%c' in tracepoint '%s'", *c, s);
 	if (!catlen || !colon[1] || s[0] == '.' || colon[1] == '.')
 		return fail(p, "bad tracepoint '%s' (category:name, e.g. sched:sched_switch)", s);
-	tfs = tracefs_find(p->tracefs, &why);
+	tfs = kfit_tracefs_events(p->tracefs, &why);
 	if (!tfs && why == EACCES)
 		return fail(p, "cannot look up tracepoint '%s': tracefs is not readable (root needed)", s);
 	if (!tfs && p->tracefs)
@@ -823,9 +739,9 @@ static int parse_tracepoint(struct parse *p, struct kfit_event *e, const char *s
 			    p->tracefs, strerror(why));
 	if (!tfs)
 		return fail(p, "cannot look up tracepoint '%s': tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)", s);
-	if (pathf(path, sizeof(path), "%s/events/%.*s/%s/id", tfs, catlen, s, colon + 1))
+	if (kfit_pathf(path, sizeof(path), "%s/events/%.*s/%s/id", tfs, catlen, s, colon + 1))
 		return fail(p, "tracepoint name '%s' too long", s);
-	r = read_line(path, buf, sizeof(buf));
+	r = kfit_read_line(path, buf, sizeof(buf));
 	if (r == -ENOENT || r == -ENOTDIR)
 		return tp_unknown(p, tfs, s, catlen);
 	if (r)
@@ -1030,7 +946,7 @@ bool kfit_has_cpu_pmu(const char *sysfs)
 	if (!sysfs)
 		sysfs = SYSFS_PMUS;
 	for (i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++)
-		if (!pathf(path, sizeof(path), "%s/%s", sysfs, cpus[i]) &&
+		if (!kfit_pathf(path, sizeof(path), "%s/%s", sysfs, cpus[i]) &&
 		    !access(path, F_OK))
 			return true;
 	return false;
@@ -1056,7 +972,7 @@ const char *kfit_perf_denied(char *buf, size_t len)
 {
 	char paranoid[32];
 
-	if (read_line(PARANOID, paranoid, sizeof(paranoid)))
+	if (kfit_read_line(PARANOID, paranoid, sizeof(paranoid)))
 		snprintf(paranoid, sizeof(paranoid), "unreadable");
 	snprintf(buf, len, "not permitted (" PARANOID " is %s): needs root or CAP_PERFMON, or a lower perf_event_paranoid",
 		 paranoid);
@@ -1131,7 +1047,7 @@ static void pmu_template(const char *sysfs, const char *pmu, char *buf, size_t l
 	for (i = 0; i < nm.n; i++) {
 		const char *t = nm.d[i]->d_name;
 
-		if (read_linef(fmt, sizeof(fmt), "%s/%s/format/%s", sysfs, pmu, t) ||
+		if (kfit_read_linef(fmt, sizeof(fmt), "%s/%s/format/%s", sysfs, pmu, t) ||
 		    format_parse(fmt, &a, &f))
 			continue;
 		off = append(buf, len, off, "%s%s%s", off ? "," : "", t,
@@ -1146,7 +1062,7 @@ static void list_pmu(FILE *f, const char *sysfs, const char *pmu)
 	struct names ev;
 	int i;
 
-	if (read_linef(type, sizeof(type), "%s/%s/type", sysfs, pmu))
+	if (kfit_read_linef(type, sizeof(type), "%s/%s/type", sysfs, pmu))
 		return;
 	pmu_template(sysfs, pmu, terms, sizeof(terms));
 	fprintf(f, "PMU %s (type %s): %s/%s/\n", pmu, type, pmu, terms);
@@ -1154,7 +1070,7 @@ static void list_pmu(FILE *f, const char *sysfs, const char *pmu)
 	for (i = 0; i < ev.n; i++) {
 		const char *name = ev.d[i]->d_name;
 
-		if (read_linef(unit, sizeof(unit), "%s/%s/events/%s.unit", sysfs,
+		if (kfit_read_linef(unit, sizeof(unit), "%s/%s/events/%s.unit", sysfs,
 			       pmu, name) || !*unit)
 			fprintf(f, "  %s/%s/\n", pmu, name);
 		else
@@ -1172,7 +1088,7 @@ void kfit_events_list(FILE *f, const struct kfit_pmu_env *env)
 	int i, why;
 
 	all_names(&all);
-	tfs = tracefs_find(env ? env->tracefs : NULL, &why);
+	tfs = kfit_tracefs_events(env ? env->tracefs : NULL, &why);
 	fprintf(f, "hardware events (the CPU's PMU):\n");
 	for (i = 0; i < NR_NAMED; i++)
 		if (named[i].type == PERF_TYPE_HARDWARE)

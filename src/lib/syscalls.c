@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "diag.h"
-#include "ktarget.h"
+#include "caps.h"
+#include "fileio.h"
 #include "strdist.h"
 #include "syscalls.h"
 
@@ -72,9 +72,9 @@ static const char *tp_name(const char *name)
 static int tracefs_has(const char *tracefs, const char *rel)
 {
 	char path[512];
+	int r = kfit_pathf(path, sizeof(path), "%s/events/%s", tracefs, rel);
 
-	snprintf(path, sizeof(path), "%s/events/%s", tracefs, rel);
-	return access(path, F_OK) ? -errno : 0;
+	return r ? r : access(path, F_OK) ? -errno : 0;
 }
 
 /* The nearest system calls to an unknown name */

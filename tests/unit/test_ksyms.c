@@ -222,6 +222,60 @@ static void test_proc_kallsyms(void **state)
 	kfit_ksyms_free(ks);
 }
 
+/* Iteration keeps the file's order, bad lines left out */
+static void test_file_order(void **state)
+{
+	static const char *const order[] = {
+		"_stext", "_text", "do_one", "startup_64", "vfs_read", "dup_a", "foo",
+		"init_once", "init_once", "dup_a", "data_sym",
+	};
+	const struct kfit_ksym *s;
+	struct kfit_ksyms *ks;
+	int i;
+
+	(void)state;
+	write_file(sample);
+	ks = kfit_ksyms_load(path);
+	assert_non_null(ks);
+	for (i = 0; i < 11; i++) {
+		s = kfit_ksyms_at(ks, i);
+		assert_non_null(s);
+		assert_string_equal(s->name, order[i]);
+	}
+	assert_null(kfit_ksyms_at(ks, 11));
+	assert_null(kfit_ksyms_at(ks, -1));
+	/* The first of a repeated name is the one found by name */
+	assert_ptr_equal(kfit_ksyms_by_name(ks, "init_once"), kfit_ksyms_at(ks, 7));
+	assert_string_equal(kfit_ksyms_at(ks, 9)->module, "m2");
+	kfit_ksyms_free(ks);
+}
+
+static void test_is_func(void **state)
+{
+	static const struct {
+		char type;
+		const char *name;
+		bool func;
+	} cases[] = {
+		{ 'T', "vfs_read", true }, { 't', "do_one", true },
+		{ 'W', "weak_fn", true }, { 'w', "weak_local", true },
+		{ 'D', "data", false }, { 'd', "local_data", false },
+		{ 'r', "rodata", false }, { 'b', "bss", false }, { 'A', "abs", false },
+		{ 'T', "__pfx_vfs_read", false }, { 't', "__cfi_vfs_read", false },
+		{ 'T', "__pfxvfs", true }, { 'T', "vfs_read.cold", true },
+	};
+	struct kfit_ksym s = { 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		s.type = cases[i].type;
+		s.name = cases[i].name;
+		if (kfit_ksym_is_func(&s) != cases[i].func)
+			fail_msg("%c %s", s.type, s.name);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,6 +286,8 @@ int main(void)
 		cmocka_unit_test(test_zero_addresses),
 		cmocka_unit_test(test_large),
 		cmocka_unit_test(test_proc_kallsyms),
+		cmocka_unit_test(test_file_order),
+		cmocka_unit_test(test_is_func),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -17,6 +17,7 @@
 #include "btfq.h"
 #include "diag.h"
 #include "duration.h"
+#include "explain.h"
 #include "output.h"
 #include "probe.h"
 #include "run.h"

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "fileio.h"	/* kfit_tracefs(), which says where <tracefs> is */
 
 struct btf;
 
@@ -61,8 +62,5 @@ void kfit_kfuncs_free(struct kfit_kfuncs *f);
  * (4.2 to 5.9)"), for help texts and the README.
  */
 const char *kfit_kfunc_alias_doc(void);
-
-/* Where tracefs is mounted (/sys/kernel/tracing, else /sys/kernel/debug/tracing), or NULL */
-const char *kfit_tracefs(void);
 
 #endif

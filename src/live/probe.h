@@ -3,10 +3,11 @@
 #define KFIT_PROBE_H
 
 #include <stdbool.h>
+#include "caps.h"
 
 /*
  * What the running kernel lets us trace, found by trying: each check
- * loads and attaches a tiny program (bpf/tracecheck.bpf.c), triggers it
+ * loads and attaches a tiny program (bpf/probe.bpf.c), triggers it
  * and sees it run. Shared by tracecheck and by every tool's diagnostics.
  */
 enum kfit_mech {
@@ -44,6 +45,8 @@ struct kfit_probe_result {
 };
 
 const char *kfit_mech_name(enum kfit_mech m);
+/* The mechanism of that name ("fentry", "raw_tracepoint", ...), else KFIT_M_NR */
+enum kfit_mech kfit_mech_by_name(const char *name);
 /* Run one check (results are cached for the life of the process). */
 const struct kfit_probe_result *kfit_probe(enum kfit_mech m);
 static inline bool kfit_works(enum kfit_mech m)

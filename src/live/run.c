@@ -1,32 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Start-up, signals, the report loop and race-free map resets. */
+/* Start-up, signals and the report loop. */
 #include <errno.h>
-#include <linux/membarrier.h>
 #include <stdarg.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "child.h"
 #include "diag.h"
+#include "explain.h"
+#include "fileio.h"
 #include "run.h"
 
-#ifndef TRACEFS_MAGIC
-#define TRACEFS_MAGIC 0x74726163
-#endif
-#ifndef BPF_FS_MAGIC
-#define BPF_FS_MAGIC 0xcafe4a11
-#endif
-
-const char *kfit_prog = "kfit";
 volatile sig_atomic_t kfit_exiting;
 static volatile sig_atomic_t armed;
-static int verbosity;
 
 static void on_signal(int sig)
 {
@@ -47,35 +35,25 @@ void kfit_arm_cleanup(void)
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
-	if (level == LIBBPF_DEBUG && verbosity < 2)
+	if (level == LIBBPF_DEBUG && kfit_verbosity() < 2)
 		return 0;
-	if (verbosity < 1)
+	if (kfit_verbosity() < 1)
 		return 0;
 	return vfprintf(stderr, fmt, ap);
-}
-
-static int is_fs(const char *path, long magic)
-{
-	struct statfs st;
-
-	return statfs(path, &st) == 0 && st.f_type == magic;
 }
 
 /* Tracing tools expect these; a fresh VM or container may not have them. */
 static void mount_fs(void)
 {
-	if (!is_fs("/sys/kernel/tracing", TRACEFS_MAGIC))
-		mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
-	if (!is_fs("/sys/fs/bpf", BPF_FS_MAGIC))
-		mount("bpf", "/sys/fs/bpf", "bpf", 0, NULL);
+	kfit_fs_mount(KFIT_FS_TRACEFS);
+	kfit_fs_mount(KFIT_FS_BPFFS);
 }
 
 void kfit_setup(const char *prog, const struct kfit_common *c)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 
-	kfit_prog = prog;
-	verbosity = c ? c->verbose : 0;
+	kfit_diag_setup(prog, c ? c->verbose : 0);
 	libbpf_set_print(libbpf_print);
 	/* No SA_RESTART: a signal must cut sleeps and polls short. */
 	sigaction(SIGINT, &sa, NULL);
@@ -217,23 +195,6 @@ int kfit_run(const struct kfit_common *c, const struct kfit_loop *l)
 	return err;
 }
 
-int kfit_epoch_flip(volatile __u32 *epoch)
-{
-	__u32 old = *epoch;
-
-	*epoch = old + 1;
-	__sync_synchronize();
-	/*
-	 * MEMBARRIER_CMD_GLOBAL waits for an RCU grace period; BPF tracing
-	 * programs run in RCU read-side sections, so after it no program is
-	 * still writing the old half. nohz_full kernels refuse it: there,
-	 * wait long enough for any program to have finished.
-	 */
-	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) < 0)
-		kfit_sleep(20 * 1000000ULL);
-	return old & 1;
-}
-
 bool kfit_tp_wanted(const struct bpf_program *p, bool btf)
 {
 	return btf == (strstr(bpf_program__name(p), "_btf") != NULL);
@@ -247,12 +208,10 @@ int kfit_tp_start(int (*start)(void *ctx, bool btf), void *ctx,
 	*mode = "tp_btf";
 	if (!err)
 		return 0;
-	if (verbosity)
-		kfit_info("tp_btf failed (%s); trying raw tracepoints",
-			  kfit_reason(err));
+	kfit_debug("tp_btf failed (%s); trying raw tracepoints", kfit_reason(err));
 	*mode = "raw_tracepoint";
 	err = start(ctx, false);
 	if (err)
-		kfit_explain_attach("raw_tracepoint", targets, err);
+		kfit_explain(KFIT_M_RAW_TP, targets, err);
 	return err;
 }

@@ -12,23 +12,27 @@
 #include <string.h>
 #include <time.h>
 #include <sys/ioctl.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "kfit/tracecheck.h"
-#include "tracecheck.skel.h"
+#include "kfit/probe.h"
+#include "probe.skel.h"
 #include "btfq.h"
 #include "diag.h"
+#include "fileio.h"
 #include "perfev.h"
 #include "pmu.h"
 #include "probe.h"
 
-#define TRACEFS_MAGIC 0x74726163
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
 
 static const char *const mech_names[KFIT_M_NR] = {
 	[KFIT_M_BTF_VMLINUX]	= "btf",
@@ -57,6 +61,16 @@ static bool done[KFIT_M_NR];
 const char *kfit_mech_name(enum kfit_mech m)
 {
 	return m < KFIT_M_NR ? mech_names[m] : "?";
+}
+
+enum kfit_mech kfit_mech_by_name(const char *name)
+{
+	int m;
+
+	for (m = 0; name && m < KFIT_M_NR; m++)
+		if (!strcmp(mech_names[m], name))
+			return m;
+	return KFIT_M_NR;
 }
 
 static void set(struct kfit_probe_result *r, enum kfit_probe_state st,
@@ -88,9 +102,13 @@ static bool path_exists(const char *p)
 
 static bool kprobes_built_in(void)
 {
-	return path_exists("/sys/bus/event_source/devices/kprobe") ||
-	       path_exists("/sys/kernel/tracing/kprobe_events") ||
-	       path_exists("/sys/kernel/debug/tracing/kprobe_events");
+	const char *tracefs = kfit_tracefs();
+	char path[PATH_MAX];
+
+	if (path_exists("/sys/bus/event_source/devices/kprobe"))
+		return true;
+	return tracefs && !kfit_pathf(path, sizeof(path), "%s/kprobe_events", tracefs) &&
+	       path_exists(path);
 }
 
 static long perf_open(__u32 type, __u64 config, __u64 period)
@@ -120,17 +138,17 @@ static void spin_ms(int ms)
 	} while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
 }
 
-static void trigger(enum kfit_tc_prog which)
+static void trigger(enum kfit_probe_prog which)
 {
 	char c;
 	int fd;
 
 	switch (which) {
-	case KFIT_TC_UPROBE:
-	case KFIT_TC_URETPROBE:
+	case KFIT_PROBE_UPROBE:
+	case KFIT_PROBE_URETPROBE:
 		kfit_uprobe_trigger(1);
 		break;
-	case KFIT_TC_PERF_SW:
+	case KFIT_PROBE_PERF_SW:
 		spin_ms(30);
 		break;
 	default:
@@ -145,21 +163,21 @@ static void trigger(enum kfit_tc_prog which)
 	}
 }
 
-static struct bpf_program *tc_prog(struct tracecheck_bpf *s, enum kfit_tc_prog w)
+static struct bpf_program *prog_of(struct probe_bpf *s, enum kfit_probe_prog w)
 {
-	struct bpf_program *progs[KFIT_TC_NR] = {
-		[KFIT_TC_FENTRY]	= s->progs.tc_fentry,
-		[KFIT_TC_FEXIT]		= s->progs.tc_fexit,
-		[KFIT_TC_KPROBE]	= s->progs.tc_kprobe,
-		[KFIT_TC_KRETPROBE]	= s->progs.tc_kretprobe,
-		[KFIT_TC_KPROBE_MULTI]	= s->progs.tc_kprobe_multi,
-		[KFIT_TC_TRACEPOINT]	= s->progs.tc_tracepoint,
-		[KFIT_TC_TP_BTF]	= s->progs.tc_tp_btf,
-		[KFIT_TC_RAW_TP]	= s->progs.tc_raw_tp,
-		[KFIT_TC_UPROBE]	= s->progs.tc_uprobe,
-		[KFIT_TC_URETPROBE]	= s->progs.tc_uretprobe,
-		[KFIT_TC_RINGBUF]	= s->progs.tc_ringbuf,
-		[KFIT_TC_PERF_SW]	= s->progs.tc_perf_sw,
+	struct bpf_program *progs[KFIT_PROBE_NR] = {
+		[KFIT_PROBE_FENTRY]		= s->progs.on_fentry,
+		[KFIT_PROBE_FEXIT]		= s->progs.on_fexit,
+		[KFIT_PROBE_KPROBE]		= s->progs.on_kprobe,
+		[KFIT_PROBE_KRETPROBE]		= s->progs.on_kretprobe,
+		[KFIT_PROBE_KPROBE_MULTI]	= s->progs.on_kprobe_multi,
+		[KFIT_PROBE_TRACEPOINT]		= s->progs.on_tracepoint,
+		[KFIT_PROBE_TP_BTF]		= s->progs.on_tp_btf,
+		[KFIT_PROBE_RAW_TP]		= s->progs.on_raw_tp,
+		[KFIT_PROBE_UPROBE]		= s->progs.on_uprobe,
+		[KFIT_PROBE_URETPROBE]		= s->progs.on_uretprobe,
+		[KFIT_PROBE_RINGBUF]		= s->progs.on_ringbuf,
+		[KFIT_PROBE_PERF_SW]		= s->progs.on_perf_sw,
 	};
 
 	return progs[w];
@@ -191,14 +209,14 @@ static struct bpf_link *attach_perf_sw(struct bpf_program *prog, int *pfd)
 	return link;
 }
 
-static struct bpf_link *attach(struct tracecheck_bpf *s, enum kfit_tc_prog w,
+static struct bpf_link *attach(struct probe_bpf *s, enum kfit_probe_prog w,
 			       int *pfd)
 {
-	struct bpf_program *prog = tc_prog(s, w);
+	struct bpf_program *prog = prog_of(s, w);
 
-	if (w == KFIT_TC_UPROBE || w == KFIT_TC_URETPROBE)
-		return attach_uprobe(prog, w == KFIT_TC_URETPROBE);
-	if (w == KFIT_TC_PERF_SW)
+	if (w == KFIT_PROBE_UPROBE || w == KFIT_PROBE_URETPROBE)
+		return attach_uprobe(prog, w == KFIT_PROBE_URETPROBE);
+	if (w == KFIT_PROBE_PERF_SW)
 		return attach_perf_sw(prog, pfd);
 	return bpf_program__attach(prog);
 }
@@ -211,7 +229,7 @@ static int count_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static __u64 ringbuf_events(struct tracecheck_bpf *s)
+static __u64 ringbuf_events(struct probe_bpf *s)
 {
 	struct ring_buffer *rb;
 	__u64 n = 0;
@@ -224,42 +242,42 @@ static __u64 ringbuf_events(struct tracecheck_bpf *s)
 	return n;
 }
 
-static const char *stage_reason(enum kfit_tc_prog w, int err)
+static const char *stage_reason(enum kfit_probe_prog w, int err)
 {
-	bool kp = w == KFIT_TC_KPROBE || w == KFIT_TC_KRETPROBE;
+	bool kp = w == KFIT_PROBE_KPROBE || w == KFIT_PROBE_KRETPROBE;
 
 	if (kp && !kprobes_built_in())
 		return "kprobes are not built in (no kprobe PMU, no kprobe_events)";
-	if ((w == KFIT_TC_FENTRY || w == KFIT_TC_FEXIT) && kfit_fentry_reason(err))
+	if ((w == KFIT_PROBE_FENTRY || w == KFIT_PROBE_FEXIT) && kfit_fentry_reason(err))
 		return kfit_fentry_reason(err);
-	if (w == KFIT_TC_KPROBE_MULTI && (err == -EOPNOTSUPP || err == -524))
+	if (w == KFIT_PROBE_KPROBE_MULTI && (err == -EOPNOTSUPP || err == -524))
 		return "no kprobe_multi links: they need fprobe (CONFIG_FPROBE, 5.18+), "
 		       "which this kernel lacks or blocks (EOPNOTSUPP)";
-	if (w == KFIT_TC_PERF_SW && err == -ENOENT)
+	if (w == KFIT_PROBE_PERF_SW && err == -ENOENT)
 		return "no perf software events (ENOENT)";
 	return kfit_reason(err);
 }
 
-static void prog_check(enum kfit_tc_prog w, struct kfit_probe_result *r)
+static void prog_check(enum kfit_probe_prog w, struct kfit_probe_result *r)
 {
-	struct tracecheck_bpf *s;
+	struct probe_bpf *s;
 	struct bpf_program *p, *prog;
 	struct bpf_link *link = NULL;
 	int pfd = -1, err;
 	__u64 hits;
 
-	s = tracecheck_bpf__open();
+	s = probe_bpf__open();
 	if (!s) {
 		set(r, KFIT_P_NO, -errno, "cannot open the probe object: %s",
 		    kfit_reason(-errno));
 		return;
 	}
-	prog = tc_prog(s, w);
+	prog = prog_of(s, w);
 	bpf_object__for_each_program(p, s->obj)
 		bpf_program__set_autoload(p, p == prog);
-	bpf_map__set_autocreate(s->maps.rb, w == KFIT_TC_RINGBUF);
+	bpf_map__set_autocreate(s->maps.rb, w == KFIT_PROBE_RINGBUF);
 	s->rodata->target_tgid = getpid();
-	err = tracecheck_bpf__load(s);
+	err = probe_bpf__load(s);
 	if (err) {
 		set(r, KFIT_P_NO, err, "load failed: %s", stage_reason(w, err));
 		goto out;
@@ -271,7 +289,7 @@ static void prog_check(enum kfit_tc_prog w, struct kfit_probe_result *r)
 		goto out;
 	}
 	trigger(w);
-	hits = w == KFIT_TC_RINGBUF ? ringbuf_events(s) : s->bss->hits[w];
+	hits = w == KFIT_PROBE_RINGBUF ? ringbuf_events(s) : s->bss->hits[w];
 	if (hits)
 		set(r, KFIT_P_OK, 0, "attached, triggered and ran (%llu %s)",
 		    (unsigned long long)hits, hits == 1 ? "hit" : "hits");
@@ -281,7 +299,7 @@ out:
 	bpf_link__destroy(link);
 	if (pfd >= 0)
 		close(pfd);
-	tracecheck_bpf__destroy(s);
+	probe_bpf__destroy(s);
 }
 
 static void check_perf_hw(struct kfit_probe_result *r)
@@ -345,18 +363,12 @@ static void check_btf_modules(struct kfit_probe_result *r)
 static void check_lockdown(struct kfit_probe_result *r)
 {
 	char buf[128] = "", *mode, *end;
-	FILE *f;
 
-	if (!path_exists("/sys/kernel/security/lockdown"))
-		mount("securityfs", "/sys/kernel/security", "securityfs", 0, NULL);
-	f = fopen("/sys/kernel/security/lockdown", "r");
-	if (!f) {
+	kfit_fs_mount(KFIT_FS_SECURITYFS);
+	if (kfit_read_line("/sys/kernel/security/lockdown", buf, sizeof(buf))) {
 		set(r, KFIT_P_OK, 0, "no lockdown LSM: nothing is locked down");
 		return;
 	}
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
 	mode = strchr(buf, '[');
 	end = mode ? strchr(mode, ']') : NULL;
 	if (!mode || !end) {
@@ -391,26 +403,17 @@ static void check_caps(struct kfit_probe_result *r)
 	    "CAP_PERFMON, or CAP_SYS_ADMIN");
 }
 
-static bool is_tracefs(const char *p)
-{
-	struct statfs st;
-
-	return statfs(p, &st) == 0 && st.f_type == TRACEFS_MAGIC;
-}
-
 static void check_tracefs(struct kfit_probe_result *r)
 {
-	const char *p = "/sys/kernel/tracing";
-	char events[64], why[200];
+	int err = kfit_fs_mount(KFIT_FS_TRACEFS);
+	const char *p = kfit_tracefs();
+	char events[PATH_MAX], why[200];
 
-	if (!is_tracefs(p) && mount("tracefs", p, "tracefs", 0, NULL) < 0 &&
-	    !is_tracefs("/sys/kernel/debug/tracing")) {
-		set(r, KFIT_P_NO, -errno, "not mounted, and mounting it failed: %s",
-		    strerror(errno));
+	if (!p) {
+		set(r, KFIT_P_NO, err, "not mounted, and mounting it failed: %s",
+		    strerror(-err));
 		return;
 	}
-	if (!is_tracefs(p))
-		p = "/sys/kernel/debug/tracing";
 	snprintf(events, sizeof(events), "%s/events", p);
 	if (faccessat(AT_FDCWD, events, R_OK | X_OK, AT_EACCESS)) {
 		set(r, KFIT_P_NO, -errno, "mounted, but closed to this process: %s",
@@ -421,32 +424,33 @@ static void check_tracefs(struct kfit_probe_result *r)
 	    kprobes_built_in() ? "" : " (no kprobe_events in it)");
 }
 
-static const int tc_of_mech[KFIT_M_NR] = {
-	[KFIT_M_FENTRY]		= KFIT_TC_FENTRY + 1,
-	[KFIT_M_FEXIT]		= KFIT_TC_FEXIT + 1,
-	[KFIT_M_KPROBE]		= KFIT_TC_KPROBE + 1,
-	[KFIT_M_KRETPROBE]	= KFIT_TC_KRETPROBE + 1,
-	[KFIT_M_KPROBE_MULTI]	= KFIT_TC_KPROBE_MULTI + 1,
-	[KFIT_M_TRACEPOINT]	= KFIT_TC_TRACEPOINT + 1,
-	[KFIT_M_TP_BTF]		= KFIT_TC_TP_BTF + 1,
-	[KFIT_M_RAW_TP]		= KFIT_TC_RAW_TP + 1,
-	[KFIT_M_UPROBE]		= KFIT_TC_UPROBE + 1,
-	[KFIT_M_URETPROBE]	= KFIT_TC_URETPROBE + 1,
-	[KFIT_M_RINGBUF]	= KFIT_TC_RINGBUF + 1,
-	[KFIT_M_PERF_SW]	= KFIT_TC_PERF_SW + 1,
+/* The program each mechanism's check loads; KFIT_PROBE_NONE: none */
+static const enum kfit_probe_prog prog_of_mech[KFIT_M_NR] = {
+	[KFIT_M_FENTRY]		= KFIT_PROBE_FENTRY,
+	[KFIT_M_FEXIT]		= KFIT_PROBE_FEXIT,
+	[KFIT_M_KPROBE]		= KFIT_PROBE_KPROBE,
+	[KFIT_M_KRETPROBE]	= KFIT_PROBE_KRETPROBE,
+	[KFIT_M_KPROBE_MULTI]	= KFIT_PROBE_KPROBE_MULTI,
+	[KFIT_M_TRACEPOINT]	= KFIT_PROBE_TRACEPOINT,
+	[KFIT_M_TP_BTF]		= KFIT_PROBE_TP_BTF,
+	[KFIT_M_RAW_TP]		= KFIT_PROBE_RAW_TP,
+	[KFIT_M_UPROBE]		= KFIT_PROBE_UPROBE,
+	[KFIT_M_URETPROBE]	= KFIT_PROBE_URETPROBE,
+	[KFIT_M_RINGBUF]	= KFIT_PROBE_RINGBUF,
+	[KFIT_M_PERF_SW]	= KFIT_PROBE_PERF_SW,
 };
 
 static void run_check(enum kfit_mech m, struct kfit_probe_result *r)
 {
 	struct kfit_caps c;
 
-	if (tc_of_mech[m] && kfit_get_caps(&c) == 0 && !kfit_caps_enough(&c)) {
+	if (prog_of_mech[m] && kfit_get_caps(&c) == 0 && !kfit_caps_enough(&c)) {
 		set(r, KFIT_P_NO, -EPERM, "not tried: this process lacks "
 		    "CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN)");
 		return;
 	}
-	if (tc_of_mech[m]) {
-		prog_check(tc_of_mech[m] - 1, r);
+	if (prog_of_mech[m]) {
+		prog_check(prog_of_mech[m], r);
 		return;
 	}
 	switch (m) {

@@ -15,12 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
-#include <linux/magic.h>
 #include <bpf/btf.h>
 #include "btfq.h"
+#include "fileio.h"
+#include "ksyms.h"
 #include "ktarget.h"
 #include "strdist.h"
+#include "strset.h"
 
 #define R_NOT_FTRACE	"not in available_filter_functions (notrace, inlined, or not ftrace-able)"
 #define R_NOT_BTF	"not in the kernel's BTF (fentry needs BTF; try -k for kprobes)"
@@ -57,22 +58,16 @@ struct filekey {
 	struct timespec mtime;
 };
 
-/* Open-addressing set of names owned by someone else */
-struct nameset {
-	const char **slot;
-	unsigned int mask;
-};
-
 struct ksym_ent {
 	const char *name;	/* as in kallsyms */
 	const char *base;	/* without .isra.0 & co: name itself for a plain one */
 	const char *module;	/* NULL: vmlinux */
 };
 
-/* The text symbols of a kallsyms file */
+/* The functions of a kallsyms file */
 struct ktext {
 	struct filekey key;
-	char *buf;		/* the file, names point into it */
+	struct kfit_ksyms *ks;	/* the file; names point into it */
 	char *bases;		/* the base names of clones */
 	struct ksym_ent *e;	/* by base, plain first, vmlinux first */
 	int n;
@@ -86,7 +81,7 @@ struct ktext {
 struct ftext {
 	struct filekey key;
 	char *buf;
-	struct nameset set;
+	struct kfit_strset set;
 };
 
 /* FUNC names of one BTF: vmlinux's, or a module's own */
@@ -95,7 +90,7 @@ struct btfset {
 	unsigned int ntypes;
 	char module[64];	/* "" for vmlinux */
 	struct btf *owned;	/* a module's BTF, loaded here */
-	struct nameset set;
+	struct kfit_strset set;
 	struct btfset *next;
 };
 
@@ -113,20 +108,6 @@ static struct ktext *kt_cache;
 static struct ftext *ft_cache;
 static struct btfset *btf_cache;
 
-const char *kfit_tracefs(void)
-{
-	static const char *const dirs[] = {
-		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
-	};
-	struct statfs st;
-	size_t i;
-
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		if (!statfs(dirs[i], &st) && st.f_type == TRACEFS_MAGIC)
-			return dirs[i];
-	return NULL;
-}
-
 static void key_of(struct filekey *k, const char *path, const struct stat *st)
 {
 	snprintf(k->path, sizeof(k->path), "%s", path);
@@ -142,83 +123,6 @@ static bool key_same(const struct filekey *k, const char *path, const struct sta
 	       k->ino == st->st_ino && k->size == st->st_size &&
 	       k->mtime.tv_sec == st->st_mtim.tv_sec &&
 	       k->mtime.tv_nsec == st->st_mtim.tv_nsec;
-}
-
-/* The whole file, NUL-terminated; procfs and tracefs files say size 0 */
-static char *read_all(const char *path, size_t *len)
-{
-	size_t cap = 1 << 20, n = 0, r;
-	char *buf = NULL, *nbuf;
-	FILE *f;
-
-	f = fopen(path, "re");
-	if (!f)
-		return NULL;
-	for (;;) {
-		nbuf = realloc(buf, cap + 1);
-		if (!nbuf) {
-			errno = ENOMEM;
-			goto fail;
-		}
-		buf = nbuf;
-		r = fread(buf + n, 1, cap - n, f);
-		n += r;
-		if (n < cap)
-			break;
-		cap *= 2;
-	}
-	if (ferror(f)) {
-		errno = errno ? errno : EIO;
-		goto fail;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-fail:
-	free(buf);
-	fclose(f);
-	return NULL;
-}
-
-/* FNV-1a */
-static unsigned int hash_name(const char *s)
-{
-	unsigned int h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
-static int set_init(struct nameset *s, int n)
-{
-	unsigned int size = 16;
-
-	while (size < 2 * (unsigned int)n)
-		size *= 2;
-	s->slot = calloc(size, sizeof(*s->slot));
-	s->mask = size - 1;
-	return s->slot ? 0 : -ENOMEM;
-}
-
-static const char **set_find(const struct nameset *s, const char *name)
-{
-	unsigned int i = hash_name(name) & s->mask;
-
-	while (s->slot[i] && strcmp(s->slot[i], name))
-		i = (i + 1) & s->mask;
-	return &s->slot[i];
-}
-
-static void set_add(struct nameset *s, const char *name)
-{
-	*set_find(s, name) = name;
-}
-
-static bool set_has(const struct nameset *s, const char *name)
-{
-	return *set_find(s, name) != NULL;
 }
 
 static int count_lines(const char *p)
@@ -240,39 +144,8 @@ static void ktext_free(struct ktext *kt)
 	free(kt->ubase);
 	free(kt->e);
 	free(kt->bases);
-	free(kt->buf);
+	kfit_ksyms_free(kt->ks);
 	free(kt);
-}
-
-/* A symbol that is a function's code, and not ftrace/CFI padding before one */
-static bool is_func_sym(char type, const char *name)
-{
-	if (!strchr("tTwW", type))
-		return false;
-	return strncmp(name, "__pfx_", 6) && strncmp(name, "__cfi_", 6);
-}
-
-/*
- * "ffffffff81000000 T name" or "... t name\t[module]", NUL-terminated.
- * Returns 0 for a function, -1 otherwise.
- */
-static int parse_ksym(char *line, struct ksym_ent *e)
-{
-	char *p = strchr(line, ' '), *mod;
-
-	if (!p || !p[1] || p[2] != ' ' || !p[3])
-		return -1;
-	e->name = p + 3;
-	e->module = NULL;
-	mod = strchr(p + 3, '\t');
-	if (mod) {
-		*mod++ = '\0';
-		if (*mod == '[') {
-			e->module = mod + 1;
-			mod[strcspn(mod, "]")] = '\0';
-		}
-	}
-	return is_func_sym(p[1], e->name) ? 0 : -1;
 }
 
 static int ent_cmp(const void *a, const void *b)
@@ -327,20 +200,34 @@ static int index_bases(struct ktext *kt)
 	return 0;
 }
 
-static int ktext_parse(struct ktext *kt, size_t len)
+/* Room for the base names of clones, one after the other */
+static size_t bases_len(const struct kfit_ksyms *ks)
 {
-	char *p = kt->buf, *nl, *bases;
+	const struct kfit_ksym *s;
+	size_t len = 1;
+	int i;
 
-	kt->e = calloc(count_lines(p), sizeof(*kt->e));
-	kt->bases = bases = malloc(len + 1);
+	for (i = 0; (s = kfit_ksyms_at(ks, i)); i++)
+		if (kfit_ksym_is_func(s) && strchr(s->name, '.'))
+			len += strcspn(s->name, ".") + 1;
+	return len;
+}
+
+static int ktext_index(struct ktext *kt)
+{
+	const struct kfit_ksym *s;
+	char *bases;
+	int i;
+
+	kt->e = calloc(kfit_ksyms_count(kt->ks) + 1, sizeof(*kt->e));
+	kt->bases = bases = malloc(bases_len(kt->ks));
 	if (!kt->e || !kt->bases)
 		return -ENOMEM;
-	for (; *p; p = nl) {
-		nl = p + strcspn(p, "\n");
-		if (*nl)
-			*nl++ = '\0';
-		if (parse_ksym(p, &kt->e[kt->n]))
+	for (i = 0; (s = kfit_ksyms_at(kt->ks, i)); i++) {
+		if (!kfit_ksym_is_func(s))
 			continue;
+		kt->e[kt->n].name = s->name;
+		kt->e[kt->n].module = s->module;
 		set_base(&kt->e[kt->n++], &bases);
 	}
 	if (kt->n)
@@ -352,7 +239,6 @@ static int ktext_get(const char *path, const struct ktext **out)
 {
 	struct ktext *kt;
 	struct stat st;
-	size_t len;
 	int err;
 
 	if (stat(path, &st))
@@ -365,8 +251,8 @@ static int ktext_get(const char *path, const struct ktext **out)
 	if (!kt)
 		return -ENOMEM;
 	key_of(&kt->key, path, &st);
-	kt->buf = read_all(path, &len);
-	err = kt->buf ? ktext_parse(kt, len) : -errno;
+	kt->ks = kfit_ksyms_load(path);
+	err = kt->ks ? ktext_index(kt) : -errno;
 	if (err) {
 		ktext_free(kt);
 		return err;
@@ -381,7 +267,7 @@ static void ftext_free(struct ftext *ft)
 {
 	if (!ft)
 		return;
-	free(ft->set.slot);
+	kfit_strset_free(&ft->set);
 	free(ft->buf);
 	free(ft);
 }
@@ -390,15 +276,15 @@ static void ftext_free(struct ftext *ft)
 static int ftext_parse(struct ftext *ft)
 {
 	char *p = ft->buf, *nl;
-	int err = set_init(&ft->set, count_lines(p));
+	int err = kfit_strset_init(&ft->set, count_lines(p));
 
 	for (; !err && *p; p = nl) {
 		nl = p + strcspn(p, "\n");
 		if (*nl)
 			*nl++ = '\0';
 		p[strcspn(p, " \t")] = '\0';
-		if (*p)
-			set_add(&ft->set, p);
+		if (*p && kfit_strset_add(&ft->set, p, 0) < 0)
+			err = -ENOMEM;
 	}
 	return err;
 }
@@ -407,7 +293,6 @@ static int ftext_get(const char *path, const struct ftext **out)
 {
 	struct ftext *ft;
 	struct stat st;
-	size_t len;
 	int err;
 
 	if (stat(path, &st))
@@ -420,7 +305,7 @@ static int ftext_get(const char *path, const struct ftext **out)
 	if (!ft)
 		return -ENOMEM;
 	key_of(&ft->key, path, &st);
-	ft->buf = read_all(path, &len);
+	ft->buf = kfit_read_all(path, NULL);
 	err = ft->buf ? ftext_parse(ft) : -errno;
 	if (err) {
 		ftext_free(ft);
@@ -439,11 +324,12 @@ static int btfset_fill(struct btfset *bs, unsigned int first)
 	unsigned int id;
 	int err;
 
-	err = set_init(&bs->set, bs->ntypes - first);
+	err = kfit_strset_init(&bs->set, bs->ntypes - first);
 	for (id = first; !err && id < bs->ntypes; id++) {
 		t = btf__type_by_id(bs->btf, id);
-		if (t && btf_is_func(t))
-			set_add(&bs->set, btf__name_by_offset(bs->btf, t->name_off));
+		if (t && btf_is_func(t) &&
+		    kfit_strset_add(&bs->set, btf__name_by_offset(bs->btf, t->name_off), 0) < 0)
+			err = -ENOMEM;
 	}
 	return err;
 }
@@ -486,18 +372,18 @@ static bool in_btf(const struct resolver *r, const struct ksym_ent *e)
 {
 	const struct btfset *mod;
 
-	if (set_has(&r->btf->set, e->name))
+	if (kfit_strset_has(&r->btf->set, e->name))
 		return true;
 	if (!e->module || !r->live_btf)
 		return false;
 	mod = btfset_get(r->btf->btf, e->module);
-	return mod && set_has(&mod->set, e->name);
+	return mod && kfit_strset_has(&mod->set, e->name);
 }
 
 /* Why e cannot be traced, or NULL */
 static const char *why_not(const struct resolver *r, const struct ksym_ent *e)
 {
-	if (r->ft && !set_has(&r->ft->set, e->name))
+	if (r->ft && !kfit_strset_has(&r->ft->set, e->name))
 		return R_NOT_FTRACE;
 	if (r->btf && !in_btf(r, e))
 		return R_NOT_BTF;
@@ -869,7 +755,7 @@ int kfit_kfuncs_resolve(const struct kfit_ksrc *src, const char *pattern,
 		add_note(out, note);
 out:
 	if (r.own_btf) {
-		free(r.own_btf->set.slot);
+		kfit_strset_free(&r.own_btf->set);
 		free(r.own_btf);
 	}
 	if (e == -ENOMEM)

@@ -8,9 +8,6 @@
 #include <linux/types.h>
 #include "opts.h"
 
-#define KFIT_VERSION "0.1.0"
-
-extern const char *kfit_prog;			/* the tool's name, for messages */
 /* Set by SIGINT, SIGTERM and SIGHUP once kfit_arm_cleanup() was called */
 extern volatile sig_atomic_t kfit_exiting;
 
@@ -58,15 +55,6 @@ int kfit_run(const struct kfit_common *c, const struct kfit_loop *loop);
 
 /* "HH:MM:SS" of the wall clock, for -T */
 void kfit_print_time(FILE *f);
-
-/*
- * Double-buffered aggregation without racing BPF writers: BPF indexes its
- * maps with (epoch & 1). kfit_epoch_flip() moves writers to the other half
- * and waits (an RCU grace period: BPF tracing programs run inside RCU
- * read-side sections) until no program can still write the old half.
- * Returns the old half's index, which may then be read and cleared.
- */
-int kfit_epoch_flip(volatile __u32 *epoch);
 
 /*
  * Tracepoint programs come in pairs: NAME_btf (tp_btf) and a raw

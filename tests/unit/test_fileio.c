@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <linux/magic.h>
+#include <cmocka.h>
+#include "fileio.h"
+
+static char dir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(dir, "/tmp/kfit-fileio-XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd);
+}
+
+static const char *in_dir(const char *name)
+{
+	static char paths[4][PATH_MAX];
+	static int next;
+	char *p = paths[next++ % 4];
+
+	snprintf(p, PATH_MAX, "%s/%s", dir, name);
+	return p;
+}
+
+static const char *write_file(const char *name, const void *data, size_t len)
+{
+	const char *path = in_dir(name);
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+	return path;
+}
+
+static void make_dir(const char *rel)
+{
+	assert_int_equal(mkdir(in_dir(rel), 0755), 0);
+}
+
+static void test_pathf(void **state)
+{
+	char buf[8];
+
+	(void)state;
+	assert_int_equal(kfit_pathf(buf, sizeof(buf), "%s/%d", "ab", 123), 0);
+	assert_string_equal(buf, "ab/123");
+	/* Seven characters and the NUL fit; eight do not */
+	assert_int_equal(kfit_pathf(buf, sizeof(buf), "%s", "1234567"), 0);
+	assert_int_equal(kfit_pathf(buf, sizeof(buf), "%s", "12345678"), -ENAMETOOLONG);
+}
+
+static void test_read_all_small(void **state)
+{
+	static const char text[] = "line one\nline two\n\nlast, no newline";
+	size_t len = 0;
+	char *s;
+
+	(void)state;
+	s = kfit_read_all(write_file("small", text, strlen(text)), &len);
+	assert_non_null(s);
+	assert_int_equal(len, strlen(text));
+	assert_string_equal(s, text);
+	free(s);
+	s = kfit_read_all(write_file("empty", "", 0), &len);
+	assert_non_null(s);
+	assert_int_equal(len, 0);
+	assert_string_equal(s, "");
+	free(s);
+	errno = 0;
+	assert_null(kfit_read_all(in_dir("missing"), &len));
+	assert_int_equal(errno, ENOENT);
+	/* The length is optional */
+	s = kfit_read_all(in_dir("small"), NULL);
+	assert_non_null(s);
+	free(s);
+}
+
+/* Bigger than the first buffer (1 MiB), and exactly twice it */
+static void test_read_all_large(void **state)
+{
+	size_t sizes[] = { (3 << 20) + 17, 2 << 20 }, len, i, j;
+	char *data, *s;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		data = malloc(sizes[i]);
+		assert_non_null(data);
+		for (j = 0; j < sizes[i]; j++)
+			data[j] = 'a' + (j * 7 + j / 4096) % 26;
+		s = kfit_read_all(write_file("large", data, sizes[i]), &len);
+		assert_non_null(s);
+		assert_int_equal(len, sizes[i]);
+		assert_memory_equal(s, data, sizes[i]);
+		assert_int_equal(s[len], '\0');
+		free(s);
+		free(data);
+	}
+}
+
+/* A procfs file says size 0: read to EOF all the same */
+static void test_read_all_procfs(void **state)
+{
+	char want[4096], *s;
+	struct stat st;
+	size_t len;
+	ssize_t n, got = 0;
+	int fd;
+
+	(void)state;
+	assert_int_equal(stat("/proc/version", &st), 0);
+	assert_int_equal(st.st_size, 0);
+	fd = open("/proc/version", O_RDONLY);
+	assert_true(fd >= 0);
+	while ((n = read(fd, want + got, sizeof(want) - 1 - got)) > 0)
+		got += n;
+	close(fd);
+	assert_true(got > 0);
+	s = kfit_read_all("/proc/version", &len);
+	assert_non_null(s);
+	assert_int_equal(len, got);
+	assert_memory_equal(s, want, got);
+	free(s);
+}
+
+static void test_read_line(void **state)
+{
+	char buf[16];
+
+	(void)state;
+	write_file("line", "  first line \t \nsecond\n", 23);
+	assert_int_equal(kfit_read_line(in_dir("line"), buf, sizeof(buf)), 0);
+	/* Leading white space stays, trailing goes */
+	assert_string_equal(buf, "  first line");
+	/* Cut to the buffer */
+	assert_int_equal(kfit_read_line(in_dir("line"), buf, 6), 0);
+	assert_string_equal(buf, "  fir");
+	write_file("nonl", "0x3c", 4);
+	assert_int_equal(kfit_read_linef(buf, sizeof(buf), "%s/%s", dir, "nonl"), 0);
+	assert_string_equal(buf, "0x3c");
+	write_file("none", "", 0);
+	strcpy(buf, "old");
+	assert_int_equal(kfit_read_line(in_dir("none"), buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+	assert_int_equal(kfit_read_line(in_dir("missing"), buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(kfit_read_linef(buf, sizeof(buf), "%s/%0*d", dir, PATH_MAX, 1),
+			 -ENAMETOOLONG);
+	/* A directory opens but cannot be read */
+	assert_int_equal(kfit_read_line(dir, buf, sizeof(buf)), -EISDIR);
+}
+
+static void test_is_fs(void **state)
+{
+	(void)state;
+	assert_true(kfit_is_fs("/proc", PROC_SUPER_MAGIC));
+	assert_false(kfit_is_fs("/proc", TRACEFS_MAGIC));
+	assert_false(kfit_is_fs(in_dir("missing"), PROC_SUPER_MAGIC));
+	assert_null(kfit_fs_path(KFIT_FS_NR));
+	assert_int_equal(kfit_fs_mount(KFIT_FS_NR), -EINVAL);
+}
+
+/* The mount table names the same places */
+static void test_fs_path_vs_mounts(void **state)
+{
+	static const struct {
+		enum kfit_fs fs;
+		const char *type;
+		const char *dirs[2];
+	} fss[] = {
+		{ KFIT_FS_TRACEFS, "tracefs",
+		  { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" } },
+		{ KFIT_FS_BPFFS, "bpf", { "/sys/fs/bpf" } },
+		{ KFIT_FS_SECURITYFS, "securityfs", { "/sys/kernel/security" } },
+	};
+	char line[1024], mdir[512], mtype[64];
+	bool mounted[3][2] = { { false } };
+	const char *want;
+	size_t i, k;
+	FILE *f;
+
+	(void)state;
+	f = fopen("/proc/self/mounts", "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %511s %63s", mdir, mtype) != 2)
+			continue;
+		for (i = 0; i < 3; i++)
+			for (k = 0; k < 2; k++)
+				if (fss[i].dirs[k] && !strcmp(mdir, fss[i].dirs[k]) &&
+				    !strcmp(mtype, fss[i].type))
+					mounted[i][k] = true;
+	}
+	fclose(f);
+	for (i = 0; i < 3; i++) {
+		want = mounted[i][0] ? fss[i].dirs[0] : mounted[i][1] ? fss[i].dirs[1] : NULL;
+		if (!want)
+			assert_null(kfit_fs_path(fss[i].fs));
+		else
+			assert_string_equal(kfit_fs_path(fss[i].fs), want);
+	}
+	want = kfit_fs_path(KFIT_FS_TRACEFS);
+	if (want)
+		assert_string_equal(kfit_tracefs(), want);
+	else
+		assert_null(kfit_tracefs());
+}
+
+static void test_tracefs_events(void **state)
+{
+	int why = 0;
+
+	(void)state;
+	make_dir("trace");
+	assert_null(kfit_tracefs_events(in_dir("trace"), &why));
+	assert_int_equal(why, ENOENT);
+	make_dir("trace/events");
+	assert_string_equal(kfit_tracefs_events(in_dir("trace"), &why), in_dir("trace"));
+	assert_int_equal(why, 0);
+	assert_null(kfit_tracefs_events(in_dir("nowhere"), NULL));
+	/* The live one agrees with kfit_tracefs() and access(2) */
+	if (!kfit_tracefs()) {
+		assert_null(kfit_tracefs_events(NULL, &why));
+		assert_int_equal(why, ENOENT);
+	} else if (access("/sys/kernel/tracing/events", F_OK) &&
+		   !strcmp(kfit_tracefs(), "/sys/kernel/tracing")) {
+		assert_null(kfit_tracefs_events(NULL, &why));
+		assert_int_equal(why, errno);
+	} else if (!strcmp(kfit_tracefs(), "/sys/kernel/tracing")) {
+		assert_string_equal(kfit_tracefs_events(NULL, &why), "/sys/kernel/tracing");
+	}
+}
+
+static int ncpus_with(const char *possible)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/sys", dir);
+	if (access(path, F_OK)) {
+		make_dir("sys");
+		make_dir("sys/devices");
+		make_dir("sys/devices/system");
+		make_dir("sys/devices/system/cpu");
+	}
+	if (possible)
+		write_file("sys/devices/system/cpu/possible", possible, strlen(possible));
+	return kfit_ncpus_possible(path);
+}
+
+static void test_ncpus_possible(void **state)
+{
+	(void)state;
+	assert_int_equal(ncpus_with(NULL), -ENOENT);
+	assert_int_equal(ncpus_with("0\n"), 1);
+	assert_int_equal(ncpus_with("0-3\n"), 4);
+	assert_int_equal(ncpus_with("0-3,6\n"), 7);
+	assert_int_equal(ncpus_with("0,2-5"), 6);
+	assert_int_equal(ncpus_with("0-1023\n"), 1024);
+	assert_int_equal(ncpus_with(""), -EINVAL);
+	assert_int_equal(ncpus_with("0-x\n"), -EINVAL);
+	assert_int_equal(ncpus_with("-1\n"), -EINVAL);
+	assert_int_equal(ncpus_with("0 1\n"), -EINVAL);
+	/* This machine: at least the CPUs online, the same twice */
+	assert_true(kfit_ncpus_possible(NULL) >= sysconf(_SC_NPROCESSORS_ONLN));
+	assert_int_equal(kfit_ncpus_possible(NULL), kfit_ncpus_possible(NULL));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pathf),
+		cmocka_unit_test(test_read_all_small),
+		cmocka_unit_test(test_read_all_large),
+		cmocka_unit_test(test_read_all_procfs),
+		cmocka_unit_test(test_read_line),
+		cmocka_unit_test(test_is_fs),
+		cmocka_unit_test(test_fs_path_vs_mounts),
+		cmocka_unit_test(test_tracefs_events),
+		cmocka_unit_test(test_ncpus_possible),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
