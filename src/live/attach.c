@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -31,6 +32,7 @@
 #define FENTRY_TEMPLATE "vfs_read"
 #define ENOTSUPP_KERNEL 524
 #define SHOW_SKIPPED 5
+#define DETACH_THREADS 16
 
 struct modbtf {
 	__u32 id;
@@ -719,6 +721,50 @@ void kfit_attacher_json(const struct kfit_attacher *a, struct kfit_json *j)
 	kfit_json_end_object(j);
 }
 
+/* One detaching thread's share: every nth link and fd from the kth */
+struct share {
+	struct kfit_attacher *a;
+	int k, n;
+};
+
+static void *detach_share(void *arg)
+{
+	const struct share *s = arg;
+	int i;
+
+	for (i = s->k; i < s->a->nlinks; i += s->n)
+		bpf_link__destroy(s->a->links[i]);
+	for (i = s->k; i < s->a->nfds; i += s->n)
+		close(s->a->fds[i]);
+	return NULL;
+}
+
+/*
+ * Each detachment waits for the kernel (RCU grace periods, text patching):
+ * hundreds of them in a row take a minute. Threads overlap the waits; a
+ * share a thread could not take is detached here.
+ */
+static void detach_all(struct kfit_attacher *a)
+{
+	struct share s[DETACH_THREADS];
+	pthread_t th[DETACH_THREADS];
+	bool started[DETACH_THREADS] = {};
+	int n = (a->nlinks + a->nfds) / 8, k;
+
+	n = n < 1 ? 1 : n > DETACH_THREADS ? DETACH_THREADS : n;
+	for (k = 0; k < n; k++) {
+		s[k] = (struct share){ .a = a, .k = k, .n = n };
+		started[k] = k && !pthread_create(&th[k], NULL, detach_share, &s[k]);
+	}
+	for (k = 0; k < n; k++)
+		if (!started[k])
+			detach_share(&s[k]);
+	for (k = 1; k < n; k++)
+		if (started[k])
+			pthread_join(th[k], NULL);
+	a->nlinks = a->nfds = 0;
+}
+
 void kfit_attacher_free(struct kfit_attacher *a)
 {
 	__u64 t0 = kfit_now_ns();
@@ -728,7 +774,7 @@ void kfit_attacher_free(struct kfit_attacher *a)
 	if (!a)
 		return;
 	n = a->attached;
-	undo(a, 0, 0);
+	detach_all(a);
 	if (a->o.verbose && n)
 		kfit_info("detached %d function%s in %s", n, n == 1 ? "" : "s",
 			  kfit_fmt_duration(kfit_now_ns() - t0, d, sizeof(d)));

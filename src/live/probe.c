@@ -13,7 +13,6 @@
 #include <time.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-#include <linux/capability.h>
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -26,13 +25,6 @@
 #include "perfev.h"
 #include "pmu.h"
 #include "probe.h"
-
-#ifndef CAP_PERFMON
-#define CAP_PERFMON 38
-#endif
-#ifndef CAP_BPF
-#define CAP_BPF 39
-#endif
 
 static const char *const mech_names[KFIT_M_NR] = {
 	[KFIT_M_BTF_VMLINUX]	= "btf",

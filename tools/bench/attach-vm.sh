@@ -1,0 +1,22 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Inside the VM: attaching some 500 kernel functions (BENCH_GLOBS) with
+# fentry, a kprobe pair per function and kprobe_multi (where the kernel has
+# it), and uprobes on funcdur's own kfit_* functions as the yardstick of
+# emulation (tools/bench/attach.sh measures those on the host too).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+GLOBS=${BENCH_GLOBS:-'tcp_* inet_* ipv4_* udp_*'}
+FD=$(command -v funcdur)
+
+echo "== attach and detach, in the VM ($(uname -r), TCG): $GLOBS =="
+"$here/attach-header.sh"
+set -f
+"$here/attach-run.sh" "fentry" --attach fentry $GLOBS
+"$here/attach-run.sh" "kprobe pair per function" --attach kprobe-single $GLOBS
+if grep -q ' register_fprobe_ips$' /proc/kallsyms; then
+	"$here/attach-run.sh" "kprobe_multi" --attach kprobe-multi $GLOBS
+else
+	echo "kprobe_multi: not in this kernel (no fprobe)"
+fi
+"$here/attach-run.sh" "uprobes (yardstick)" "$FD:kfit_*"

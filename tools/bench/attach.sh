@@ -1,0 +1,35 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench: how fast funcdur attaches and detaches many functions.
+# On this host only uprobes attach (fentry and kprobes are refused), so the
+# kernel mechanisms are measured in the VM, on Debian's 6.1 and 6.12, and
+# uprobes on both sides give the emulation's slowdown for attaching.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+
+host() {
+	echo "== attach and detach, on this host ($(uname -r)): uprobes =="
+	"$here/attach-header.sh"
+	PATH="$top/build/bin:$PATH" "$here/attach-run.sh" "uprobes (yardstick)" \
+		"$top/build/bin/funcdur:kfit_*"
+}
+
+vm() {	# SERIES
+	"$top/tools/vm/kfit-vm" --kernel "$1" run --timeout 1500 -- \
+		bash /kfit/tools/bench/attach-vm.sh 2>&1 | grep -v '^kfit-vm:'
+	return "${PIPESTATUS[0]}"
+}
+
+if ! command -v qemu-system-x86_64 >/dev/null; then
+	echo "attach bench: qemu-system-x86_64 missing (make deps)" >&2
+	exit 1
+fi
+make -s -C "$top" STATIC=1 >/dev/null || exit 1
+status=0
+host || status=1
+for k in 6.1 6.12; do
+	echo
+	vm "$k" || status=1
+done
+exit $status
