@@ -16,6 +16,7 @@
 #include "kfit/funcdur.h"
 #include "funcdur.skel.h"
 #include "attach.h"
+#include "child.h"
 #include "diag.h"
 #include "duration.h"
 #include "explain.h"
@@ -67,6 +68,8 @@ struct env {
 	const char *start_at, *stop_at, *cgroup;
 	char **targets;
 	int ntargets;
+	char **cmd;		/* -- COMMAND: traced as with -p, from its exec */
+	struct kfit_child child;
 
 	struct kfit_targets tg;
 	struct func *funcs;	/* tg.funcs' figures */
@@ -149,13 +152,14 @@ static const struct kfit_tool tool = {
 		   "kd-style summaries (count, time, local time, max-sub).\n"
 		   "TARGET: FUNC or GLOB (kernel), sys:NAME (system call), "
 		   "BINARY:FUNC or LIB:FUNC (user, GLOB allowed).",
-	.synopsis = "[OPTIONS] TARGET...",
+	.synopsis = "[OPTIONS] TARGET... [-- COMMAND [ARGS]]",
 	.examples = "funcdur do_fork --min 500us       # forks slower than 500 us\n"
 		    "funcdur 'vfs_*' -p 1234           # every vfs_ function of a process\n"
 		    "funcdur c:malloc -d 5s            # libc's malloc for 5 seconds\n"
 		    "funcdur /usr/bin/python3:PyObject_Malloc\n"
 		    "funcdur sys:read sys:write -H     # system calls, histograms\n"
-		    "funcdur 'tcp_*' --events --min 1ms  # each slow call\n",
+		    "funcdur 'tcp_*' --events --min 1ms  # each slow call\n"
+		    "funcdur 'ext4_*' -- tar xf linux.tar  # one command, from its exec\n",
 	.common = KFIT_OPT_PID | KFIT_OPT_TID | KFIT_OPT_COMM | KFIT_OPT_CPU |
 		  KFIT_OPT_DURATION | KFIT_OPT_INTERVAL | KFIT_OPT_JSON |
 		  KFIT_OPT_TIMESTAMP | KFIT_OPT_MINMAX | KFIT_OPT_ATTACH,
@@ -300,6 +304,7 @@ static int load(int start_id, int stop_id)
 
 static void cleanup(void)
 {
+	kfit_child_stop(&env.child);
 	ring_buffer__free(env.rb);
 	kfit_attacher_free(env.att);
 	funcdur_bpf__destroy(env.skel);
@@ -755,8 +760,30 @@ static int set_cpus(void)
 	return 0;
 }
 
-static int check_args(int first, int argc, char **argv)
+/* The operands after "--" are a command; found before getopt reorders argv */
+static int split_command(int argc, char **argv)
 {
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--"))
+			continue;
+		env.cmd = i + 1 < argc ? argv + i + 1 : NULL;
+		return i;
+	}
+	return argc;
+}
+
+static int check_args(int first, int argc, char **argv, bool dashdash)
+{
+	if (dashdash && !env.cmd) {
+		fprintf(stderr, "funcdur: no COMMAND after --\n");
+		return -1;
+	}
+	if (env.cmd && (env.c.pid || env.c.tid)) {
+		fprintf(stderr, "funcdur: -p/-t and a COMMAND exclude each other\n");
+		return -1;
+	}
 	if (first >= argc) {
 		fprintf(stderr, "funcdur: no TARGET given\n"
 			"Try 'funcdur --help' for more information.\n");
@@ -778,15 +805,22 @@ static int check_args(int first, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	int first, err, start_id = 0, stop_id = 0;
+	int first, nargs, err, start_id = 0, stop_id = 0;
 
-	first = kfit_parse_args(&tool, &env.c, argc, argv);
-	if (first < 0 || check_args(first, argc, argv))
+	nargs = split_command(argc, argv);
+	first = kfit_parse_args(&tool, &env.c, nargs, argv);
+	if (first < 0 || check_args(first, nargs, argv, nargs < argc))
 		return 2;
 	kfit_setup("funcdur", &env.c);
 	err = resolve_targets(&start_id, &stop_id);
 	if (err)
 		return err == -EINVAL || err == -ENOENT ? 2 : 1;
+	/* held before exec: its pid filters the programs and uprobes */
+	if (env.cmd) {
+		if (kfit_child_fork(&env.child, env.cmd))
+			return 1;
+		env.c.pid = env.child.proc.pid;
+	}
 	if (kfit_check_privileges())
 		return 1;
 	kfit_arm_cleanup();
@@ -807,10 +841,16 @@ int main(int argc, char **argv)
 	if (env.events && !env.c.json)
 		printf("%-12s %3s %7s %7s %-16s %-28s %10s %s\n", "TIME(s)", "CPU",
 		       "PID", "TID", "COMM", "FUNCTION", "DURATION", "RET");
+	if (env.cmd && kfit_child_start(&env.child)) {
+		cleanup();
+		return 1;
+	}
 	err = kfit_run(&env.c, &(struct kfit_loop){
 		.report = report,
 		.poll = env.events ? poll_events : NULL,
+		.child = env.cmd ? &env.child : NULL,
 	});
+	kfit_child_note(&env.child);
 	cleanup();
 	return err ? 1 : 0;
 }

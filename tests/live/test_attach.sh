@@ -127,4 +127,33 @@ test_cgroup_missing_one_error() {
 	t_assert_match "$(cat "$T_ERR")" "cannot use cgroup '/nonexistent/kfit': No such file" "message"
 }
 
+# -- COMMAND: traced from its exec, as with -p; the run ends with it
+test_command_traced_from_exec() {
+	need_tool
+	local dt=$KFIT_HELPERS/durtarget j
+	[ -x "$dt" ] || t_fail "$dt not built"
+	t_expect_exit 0 "$FD" -j "$dt:dt_outer" "$dt:dt_inner" -d 60 -- "$dt" nest 5
+	# durtarget's own line comes first on the same stdout
+	t_assert_match "$(head -n 1 "$T_OUT")" '^durtarget: nest 5' "the command's output"
+	j=$(grep '^{' "$T_OUT")
+	t_assert_eq "$(printf '%s' "$j" | jq '[.functions[] | select(.name == "dt_outer")][0].count')" 5 "dt_outer calls"
+	t_assert_eq "$(printf '%s' "$j" | jq '[.functions[] | select(.name == "dt_inner")][0].count')" 15 "dt_inner calls"
+}
+
+test_command_errors() {
+	need_tool
+	local snap
+	snap=$(t_bpf_snapshot)
+	t_expect_exit 1 "$FD" sys:getppid -- /nonexistent/cmd
+	t_assert_match "$(cat "$T_ERR")" "cannot run '/nonexistent/cmd': No such file" "message"
+	t_expect_exit 2 "$FD" sys:getppid --
+	t_assert_match "$(cat "$T_ERR")" 'no COMMAND after --' "message"
+	t_expect_exit 2 "$FD" -p 1 sys:getppid -- true
+	t_assert_match "$(cat "$T_ERR")" 'exclude each other' "message"
+	# The command's failure is reported; funcdur's own run succeeded
+	t_expect_exit 0 "$FD" sys:getppid -- sh -c 'exit 3'
+	t_assert_match "$(cat "$T_ERR")" "'sh' exited with status 3" "note"
+	t_bpf_assert_same "$snap" "after funcdur -- COMMAND"
+}
+
 t_run_all
