@@ -251,6 +251,52 @@ test_recursion_missed() {
 	[ "$(jq .missed "$f")" -gt 0 ] || t_fail "no recursion counted in missed"
 }
 
+# ---- functions of a module (fentry copies need the module's BTF object) ---
+
+XMITS=5 CARRIERS=3 READS=4
+
+# funcdur ARGS 'dummy_*' -- bash (the triggers of tests/vm/test_vm_module.sh,
+# all in bash's own process): exact counts per module function. Sets F.
+module_run() {	# what funcdur-args...
+	local what=$1 snap
+	shift
+	F=$T_TMP/mod.json
+	[ -d /sys/module/dummy ] && t_fail "dummy is loaded already"
+	t_on_exit 'ip link del kd0 2>/dev/null; kfit_vm_modprobe -r dummy >/dev/null 2>&1'
+	kfit_vm_modprobe dummy numdummies=0 || t_fail "kfit_vm_modprobe dummy failed"
+	ip link add kd0 type dummy || t_fail "ip link add kd0 type dummy failed"
+	echo 1 >/proc/sys/net/ipv6/conf/kd0/disable_ipv6
+	ip addr add 10.99.0.1/24 dev kd0 && ip link set kd0 up || t_fail "kd0 setup failed"
+	snap=$(t_bpf_snapshot)
+	timeout 600 "$FD" -j "$@" 'dummy_*' -- bash -c '
+		for i in $(seq '$XMITS'); do echo x >/dev/udp/10.99.0.2/9; done
+		for i in $(seq '$CARRIERS'); do echo 1 >/sys/class/net/kd0/carrier; done
+		for i in $(seq '$READS'); do read -r x </sys/class/net/kd0/statistics/tx_packets; done' \
+		>"$F" 2>"$T_TMP/mod.err" || { t_show_file "$T_TMP/mod.err" stderr; t_fail "$what exited $?"; }
+	assert_json "$F" "$what"
+	echo "$what: $(jq -c '[.functions[] | {name, count}]' "$F"), $(jq -c .attach "$F")"
+	jq -r '.skipped[] | "  skipped \(.name): \(.reason)"' "$F"
+	[ "$(jq '.functions | length' "$F")" -ge 4 ] || t_fail "$what: fewer than 4 dummy_* functions traced"
+	t_assert_eq "$(fnum "$F" dummy_xmit count)" "$XMITS" "$what: dummy_xmit for $XMITS datagrams"
+	t_assert_eq "$(fnum "$F" dummy_change_carrier count)" "$CARRIERS" \
+		"$what: dummy_change_carrier for $CARRIERS carrier writes"
+	t_assert_eq "$(fnum "$F" dummy_get_stats64 count)" "$READS" \
+		"$what: dummy_get_stats64 for $READS statistics reads"
+	t_bpf_assert_same "$snap" "after $what"
+}
+
+test_module_functions_fentry() {
+	need_vm
+	module_run "funcdur 'dummy_*' (fentry)"
+	t_assert_eq "$(jq -r .attach.mechanism "$F")" fentry "mechanism"
+}
+
+test_module_functions_kprobes() {
+	need_vm
+	module_run "funcdur -k 'dummy_*'" -k
+	t_assert_eq "$(jq -r .mode "$F")" kprobe "mode"
+}
+
 # ---- interrupt filters -----------------------------------------------------
 
 # An interrupt-only function (the tick) and a task-only one (kernel_clone),
