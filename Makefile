@@ -72,8 +72,9 @@ help:
 	@echo "make STATIC=1   statically linked tools into build/static/bin"
 	@echo "make SANITIZE=1 tools and tests with ASan and UBSan into build/san"
 	@echo "make deps       install the Debian packages needed (apt-get)"
-	@echo "make check      unit, live (this kernel) and VM (Debian's kernel) tests"
-	@echo "make unit|unit-asan|live|vm  one suite (unit-asan: under ASan and UBSan)"
+	@echo "make check      unit, unit-asan, live (this kernel), VM (Debian 6.1; tests/vm on 6.12)"
+	@echo "make unit|unit-asan|live|vm  one suite (unit-asan: under ASan and UBSan; vm: on 6.1 and 6.12)"
+	@echo "make vm-6.1|vm-6.12|vmonly-6.1|vmonly-6.12  the VM suite on one kernel"
 	@echo "make check SANITIZE=1  the same, the live suite with sanitized tools"
 	@echo "make bench      overhead against Debian's libbpf-tools"
 	@echo "make demo       tracecheck, then softirqlat for 5 s"
@@ -188,8 +189,21 @@ else
 	tests/live/run.sh $(OUT)
 endif
 
+# The VM suite on each Debian 12 kernel in turn (tools/vm/README.md): vm-6.1
+# and vm-6.12 run all of it, vmonly-6.1 and vmonly-6.12 tests/vm/test_*.sh
+# without the live suite (what make check runs on 6.12); each prints its own
+# "NAME: N passed, ..." line.
+VM_KERNELS := 6.1 6.12
+.PHONY: $(VM_KERNELS:%=vm-%) $(VM_KERNELS:%=vmonly-%)
+
 vm: static
-	tools/vm/kfit-vm test
+	@rc=0; for k in $(VM_KERNELS); do tools/vm/kfit-vm test --kernel $$k || rc=1; done; exit $$rc
+
+$(VM_KERNELS:%=vm-%): static
+	tools/vm/kfit-vm test --kernel $(@:vm-%=%)
+
+$(VM_KERNELS:%=vmonly-%): static
+	tools/vm/kfit-vm test --no-live --kernel $(@:vmonly-%=%)
 
 check: deps
 	$(MAKE) all

@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The VM suite, run inside the VM by `tools/vm/kfit-vm test`: the live suite
-# on Debian's kernel, then tests/vm/test_*.sh. Ends with
-# "vm: N passed, N failed, N skipped"; exits 1 if anything failed.
+# on Debian's kernel, then tests/vm/test_*.sh (KFIT_VM_PARTS="live vm", the
+# default, or one of them). Ends with
+# "$KFIT_VM_SUITE: N passed, N failed, N skipped" (kfit-vm test sets
+# vm-6.1 or vm-6.12; "vm" if unset); exits 1 if anything failed.
 #
 #   tests/vm/run.sh [BUILD_DIR]    (default: the build/ beside tests/, i.e. /kfit/build)
 set -u
@@ -18,17 +20,31 @@ export KFIT_HELPERS=${KFIT_HELPERS:-$BUILD/tests}
 echo "kernel: $(uname -r) ($(uname -v)), $(nproc) CPUs"
 [ "${KFIT_IN_VM:-}" = 1 ] || echo "note: KFIT_IN_VM is not 1: not in the kfit VM?"
 
-if [ -f "$TESTS/live/run.sh" ]; then
+# KFIT_VM_PARTS: "live vm" (the default) or "vm" (kfit-vm test --no-live)
+parts=" ${KFIT_VM_PARTS:-live vm} "
+case $parts in
+*" live "*|*" vm "*) ;;
+*) echo "run.sh: KFIT_VM_PARTS='${KFIT_VM_PARTS:-}' names neither live nor vm" >&2
+   exit 2 ;;
+esac
+
+if [ "${parts#* live }" = "$parts" ]; then
+	echo "=== live suite not run (KFIT_VM_PARTS=${KFIT_VM_PARTS:-}): tests/vm only"
+elif [ -f "$TESTS/live/run.sh" ]; then
 	echo "=== live suite on $(uname -r)"
+	t0=$SECONDS
 	suite_run live bash "$TESTS/live/run.sh" "$BUILD"
+	echo "=== live suite: $((SECONDS - t0)) s"
 else
 	echo "=== no tests/live/run.sh: live suite left out"
 fi
 
 for t in "$VM_DIR"/test_*.sh; do
-	[ -f "$t" ] || continue
+	[ -f "$t" ] && [ "${parts#* vm }" != "$parts" ] || continue
 	echo "=== $(basename "$t")"
+	t0=$SECONDS
 	suite_run "$(basename "$t")" bash "$t"
+	echo "=== $(basename "$t"): $((SECONDS - t0)) s"
 done
 
-suite_end vm
+suite_end "${KFIT_VM_SUITE:-vm}"
