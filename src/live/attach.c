@@ -124,10 +124,8 @@ static int choose_mech(struct kfit_attacher *a)
 		refused = KFIT_M_FENTRY;	/* its explanation names kprobes too */
 	else if (want == KFIT_AM_KPROBE_MULTI && kprobe)
 		refused = KFIT_M_KPROBE_MULTI;
-	kfit_explain_attach(refused == KFIT_M_KPROBE_MULTI ? "kprobe_multi" :
-			    refused == KFIT_M_FENTRY ? "fentry" : "kprobe",
-			    a->t->funcs[kfit_targets_first(a->t, KFIT_T_KERNEL)].name,
-			    kfit_probe(refused)->err);
+	kfit_explain(refused, a->t->funcs[kfit_targets_first(a->t, KFIT_T_KERNEL)].name,
+		     kfit_probe(refused)->err);
 	kfit_err("kernel functions cannot be traced here; sys:NAME (system "
 		 "calls) and BINARY:FUNC (user functions) can");
 	return kfit_probe(refused)->err ? kfit_probe(refused)->err : -EOPNOTSUPP;
@@ -612,7 +610,7 @@ int kfit_attacher_attach(struct kfit_attacher *a)
 	if (err == -EINTR || kfit_exiting)
 		return -EINTR;
 	if (err && err != -ENOMEM && a->mech == KFIT_AM_KPROBE_MULTI)
-		kfit_explain_attach("kprobe_multi", a->t->funcs[0].name, err);
+		kfit_explain(KFIT_M_KPROBE_MULTI, a->t->funcs[0].name, err);
 	if (err)
 		return err;
 	return a->attached ? 0 : none_attached(a);
