@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The mass attacher (src/lib/attach.c) through funcdur, on any kernel:
+# The mass attacher (src/live/attach.c) through funcdur, on any kernel:
 # uprobes on funcdur's own kfit_* functions (100+ of them, in the host's
-# dynamic build and in the VM's static one), the progress line on a
-# terminal only, the attach figures in -v and JSON, the skipped list and
+# dynamic build and in the VM's static one; detaching each uprobe takes
+# 0.2 s on 6.18, so the progress tests attach the 67 kfit_[a-j]*, the others
+# the dozen kfit_json_*), the progress line on a terminal only, the attach figures in -v and JSON, the skipped list and
 # the deny list, and bad --attach and --cgroup values.
 # Kernel mechanisms (fentry, kprobes, kprobe_multi) are tested in the VM
 # (tests/vm/test_funcdur_vm.sh).
@@ -25,23 +26,24 @@ ksym_names() {	# GLOB
 		sort -u
 }
 
-user_glob() { echo "$FD:kfit_*"; }
+many_glob() { echo "$FD:kfit_[a-j]*"; }	# 67 today: 50 make a progress line
+user_glob() { echo "$FD:kfit_json_*"; }
 
 test_progress_on_terminal() {
 	need_tool
 	local out n
-	t_expect_exit 0 "$FD" -j -d 0.2 "$(user_glob)"
-	n=$(jq '.attach.functions' "$T_OUT")
-	[ "$n" -ge 50 ] || t_fail "only $n kfit_* functions attached: the progress line needs 50"
-	out=$(timeout 120 "$PTY" "$FD" -d 0.2 "$(user_glob)" | tr '\r' '\n')
+	out=$(timeout 120 "$PTY" "$FD" -d 0.2 "$(many_glob)" | tr '\r' '\n')
+	n=$(printf '%s\n' "$out" | sed -nE 's/^Tracing ([0-9]+) functions \(uprobe\).*/\1/p')
+	_t_is_num "$n" || t_fail "no Tracing line: $(_t_short "$out")"
+	[ "$n" -ge 50 ] || t_fail "only $n kfit_* functions attached: the progress line needs 50: widen many_glob"
 	# The last line counts every function tried, refused ones too
 	t_assert_match "$out" '^attaching ([0-9]+)/\1 functions \([0-9]+/s\)\.\.\.' "the last progress line"
-	t_assert_match "$out" "^Tracing $n functions \\(uprobe\\)" "the Tracing line"
 }
 
 test_no_progress_off_terminal() {
 	need_tool
-	t_expect_exit 0 "$FD" -d 0.2 "$(user_glob)"
+	# 50 functions or more, as on the terminal
+	t_expect_exit 0 "$FD" -d 0.2 "$(many_glob)"
 	grep -q attaching "$T_ERR" && t_fail "progress printed off a terminal: $(grep attaching "$T_ERR")"
 	t_assert_match "$(cat "$T_ERR")" '^Tracing [0-9]+ functions \(uprobe\)' "the Tracing line"
 }
@@ -53,6 +55,7 @@ test_attach_figures_json() {
 	t_assert_eq "$(jq -r .attach.mechanism "$T_OUT")" uprobe "attach.mechanism"
 	t_assert_eq "$(jq -r .mode "$T_OUT")" uprobe "mode"
 	n=$(jq '.functions | length' "$T_OUT")
+	[ "$n" -ge 5 ] || t_fail "only $n kfit_json_* functions traced"
 	t_assert_eq "$(jq .attach.functions "$T_OUT")" "$n" "attach.functions = functions listed"
 	t_assert_eq "$(jq .attach.skipped "$T_OUT")" "$(jq '.skipped | length' "$T_OUT")" \
 		"attach.skipped = skipped listed"
