@@ -39,8 +39,10 @@ else
 	echo "=== no tests/live/run.sh: live suite left out"
 fi
 
+[ "${parts#* vm }" != "$parts" ] || echo "=== tests/vm not run (KFIT_VM_PARTS=${KFIT_VM_PARTS:-})"
 for t in "$VM_DIR"/test_*.sh; do
-	[ -f "$t" ] && [ "${parts#* vm }" != "$parts" ] || continue
+	[ "${parts#* vm }" != "$parts" ] || break
+	[ -f "$t" ] || continue
 	echo "=== $(basename "$t")"
 	t0=$SECONDS
 	suite_run "$(basename "$t")" bash "$t"
