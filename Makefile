@@ -142,7 +142,7 @@ $(OUT)/tests/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -O1 $(STATIC_LDFLAGS) $< -o $@ -lpthread
 
-$(OUT)/tests/linebuf.o: tests/unit/linebuf.c
+$(OUT)/tests/testlib.o: tests/unit/testlib.c
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -c $< -o $@
 
@@ -152,14 +152,14 @@ TEST_CFLAGS = $(KFIT_CFLAGS) -DKFIT_TOP='"$(CURDIR)"'
 # A core test may use libbpf itself, as an oracle (test_opts counts CPUs with it)
 ORACLE_LIBS = $(if $(shell grep -l '<bpf/' $<),-lbpf)
 
-$(CORE_TESTS): $(OUT)/tests/test_%: tests/unit/test_%.c $(OUT)/tests/linebuf.o $(CORE_LIB)
+$(CORE_TESTS): $(OUT)/tests/test_%: tests/unit/test_%.c $(OUT)/tests/testlib.o $(CORE_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) $< $(OUT)/tests/linebuf.o $(CORE_LIB) $(CORE_LDLIBS) \
+	$(CC) $(TEST_CFLAGS) $< $(OUT)/tests/testlib.o $(CORE_LIB) $(CORE_LDLIBS) \
 		$(ORACLE_LIBS) -lcmocka -o $@
 
-$(LIVE_TESTS): $(OUT)/tests/test_%: tests/unit/test_%.c $(OUT)/tests/linebuf.o $(LIVE_LIB) $(CORE_LIB)
+$(LIVE_TESTS): $(OUT)/tests/test_%: tests/unit/test_%.c $(OUT)/tests/testlib.o $(LIVE_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) $< $(OUT)/tests/linebuf.o $(LIVE_LIB) $(CORE_LIB) $(LDLIBS) \
+	$(CC) $(TEST_CFLAGS) $< $(OUT)/tests/testlib.o $(LIVE_LIB) $(CORE_LIB) $(LDLIBS) \
 		-lcmocka -o $@
 
 static:

@@ -9,29 +9,15 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "testlib.h"
 #include "diag.h"
 
 /* What fn wrote on stderr */
 static const char *stderr_of(void (*fn)(void))
 {
 	static char buf[4096];
-	FILE *tmp = tmpfile();
-	int saved = dup(2);
-	size_t n;
 
-	assert_non_null(tmp);
-	assert_true(saved >= 0);
-	fflush(stderr);
-	dup2(fileno(tmp), 2);
-	fn();
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	rewind(tmp);
-	n = fread(buf, 1, sizeof(buf) - 1, tmp);
-	buf[n] = '\0';
-	fclose(tmp);
-	return buf;
+	return t_stderr_of(fn, buf, sizeof(buf));
 }
 
 static void say_all(void)

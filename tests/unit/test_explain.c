@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include <cmocka.h>
+#include "testlib.h"
 #include "diag.h"
 #include "explain.h"
 
@@ -41,27 +42,6 @@ static void by_kind(void)
 	kfit_explain_attach(kind, "some_target", error);
 }
 
-/* What fn wrote on stderr */
-static const char *stderr_of(void (*fn)(void), char *buf, size_t len)
-{
-	FILE *tmp = tmpfile();
-	int saved = dup(2);
-	size_t n;
-
-	assert_non_null(tmp);
-	fflush(stderr);
-	dup2(fileno(tmp), 2);
-	fn();
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	rewind(tmp);
-	n = fread(buf, 1, len - 1, tmp);
-	buf[n] = '\0';
-	fclose(tmp);
-	return buf;
-}
-
 static void assert_prefix(const char *s, const char *prefix)
 {
 	if (strncmp(s, prefix, strlen(prefix)))
@@ -84,24 +64,24 @@ static void test_explain(void **state)
 	mech = KFIT_M_TRACEPOINT;
 	kind = "tracepoint";
 	error = -EINVAL;
-	stderr_of(by_mech, a, sizeof(a));
+	t_stderr_of(by_mech, a, sizeof(a));
 	assert_prefix(a, "t: cannot attach tracepoint to some_target: the kernel "
 		      "rejected the request as invalid (EINVAL). ");
 	assert_non_null(strstr(a, "; run tracecheck for details.\n"));
-	assert_string_equal(stderr_of(by_kind, b, sizeof(b)), a);
+	assert_string_equal(t_stderr_of(by_kind, b, sizeof(b)), a);
 	/* fentry: the fentry-specific reason, and where kprobes stand */
 	mech = KFIT_M_FENTRY;
 	kind = "fentry";
 	error = -ESRCH;
-	stderr_of(by_mech, a, sizeof(a));
+	t_stderr_of(by_mech, a, sizeof(a));
 	assert_prefix(a, "t: cannot attach fentry to some_target: the function is "
 		      "not in the kernel's BTF");
 	assert_true(strstr(a, "; kprobe works here. ") || strstr(a, "; kprobe: "));
-	assert_string_equal(stderr_of(by_kind, b, sizeof(b)), a);
+	assert_string_equal(t_stderr_of(by_kind, b, sizeof(b)), a);
 	/* A kind that is no mechanism: named as given, the errno's words */
 	kind = "widget";
 	error = -E2BIG;
-	assert_prefix(stderr_of(by_kind, b, sizeof(b)),
+	assert_prefix(t_stderr_of(by_kind, b, sizeof(b)),
 		      "t: cannot attach widget to some_target: too big for this kernel (E2BIG). ");
 }
 

@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KFIT_TESTLIB_H
+#define KFIT_TESTLIB_H
+
+#include <stddef.h>
+
+/* What fn wrote on stderr, NUL-terminated in buf (cut at len - 1) */
+const char *t_stderr_of(void (*fn)(void), char *buf, size_t len);
+
+#endif
