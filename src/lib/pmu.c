@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "caps.h"
 #include "fileio.h"
 #include "pmu.h"
 #include "strdist.h"
@@ -723,7 +724,7 @@ static int parse_tracepoint(struct parse *p, struct kfit_event *e, const char *s
 {
 	const char *colon = strchr(s, ':'), *tfs, *c;
 	int catlen = colon - s, why, r;
-	char path[PATH_MAX], buf[32];
+	char path[PATH_MAX], buf[32], denied[200];
 	__u64 id;
 
 	for (c = s; *c; c++)
@@ -733,7 +734,9 @@ static int parse_tracepoint(struct parse *p, struct kfit_event *e, const char *s
 		return fail(p, "bad tracepoint '%s' (category:name, e.g. sched:sched_switch)", s);
 	tfs = kfit_tracefs_events(p->tracefs, &why);
 	if (!tfs && why == EACCES)
-		return fail(p, "cannot look up tracepoint '%s': tracefs is not readable (root needed)", s);
+		return fail(p, "cannot look up tracepoint '%s': %s", s,
+			    kfit_tracefs_denied(p->tracefs ? p->tracefs : "/sys/kernel/tracing/events",
+						denied, sizeof(denied)));
 	if (!tfs && p->tracefs)
 		return fail(p, "cannot look up tracepoint '%s': no tracefs at %s (%s)", s,
 			    p->tracefs, strerror(why));

@@ -8,6 +8,7 @@
 
 TC="$KFIT_BIN/tracecheck"
 FD="$KFIT_BIN/funcdur"
+PMC="$KFIT_BIN/pmcstat"
 
 need() {	# tool...
 	local t
@@ -110,6 +111,24 @@ test_funcdur_syscall_names_what_is_missing() {
 	t_assert_match "$(cat "$T_ERR")" \
 		"cannot trace 'sys:read': cannot read $tfs/events: permission denied: $d is mode $mode \\(uid $uid, .*\\(uid 65534\\) lacks CAP_DAC_READ_SEARCH: run it as root" \
 		"funcdur sys:read as nobody"
+}
+
+# A tracepoint event is looked up in tracefs while -e is parsed (exit 2)
+test_pmcstat_tracepoint_names_what_is_missing() {
+	need "$PMC"
+	local tfs d mode uid
+	tfs=$(tracefs_dir)
+	if nobody_reads "$tfs/events"; then
+		"${NOBODY[@]}" "$PMC" -e sched:sched_switch -d 1 >/dev/null 2>"$T_ERR"
+		grep -q 'cannot look up' "$T_ERR" &&
+			t_fail "nobody reads $tfs/events, yet: $(cat "$T_ERR")"
+		return 0
+	fi
+	read -r d mode uid <<<"$(tracefs_lock "$tfs")"
+	t_expect_exit 2 "${NOBODY[@]}" "$PMC" -e sched:sched_switch -d 1
+	t_assert_match "$(cat "$T_ERR")" \
+		"cannot look up tracepoint 'sched:sched_switch': $d is mode $mode \\(uid $uid, .*\\(uid 65534\\) lacks CAP_DAC_READ_SEARCH" \
+		"pmcstat -e sched:sched_switch as nobody"
 }
 
 t_run_all
