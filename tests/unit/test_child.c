@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "testlib.h"
 #include "child.h"
 
 /* A generous bound on waiting for an end: a failure, not a measurement */
@@ -494,11 +495,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[PATH_MAX + 16];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return t_rm_rf(tmpdir);
 }
 
 int main(void)

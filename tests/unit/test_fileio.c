@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <linux/magic.h>
 #include <cmocka.h>
+#include "testlib.h"
 #include "fileio.h"
 
 static char dir[64];
@@ -26,11 +27,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd);
+	return t_rm_rf(dir);
 }
 
 static const char *in_dir(const char *name)

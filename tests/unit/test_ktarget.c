@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <bpf/btf.h>
 #include <cmocka.h>
+#include "testlib.h"
 #include "ktarget.h"
 
 static char dir[64];
@@ -116,12 +117,9 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
 	btf__free(sample_btf);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd);
+	return t_rm_rf(dir);
 }
 
 /* Sources in the temp dir; btf only when need_btf */

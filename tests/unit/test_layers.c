@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <cmocka.h>
+#include "testlib.h"
 
 /* Where a quoted include is looked for, in the Makefile's -I order */
 static const char *const inc_dirs[] = {
@@ -182,8 +183,6 @@ static const char *verdict(void)
 
 static void test_checker(void **state)
 {
-	char cmd[128];
-
 	(void)state;
 	strcpy(tree, "/tmp/kfit-layers-XXXXXX");
 	assert_non_null(mkdtemp(tree));
@@ -205,8 +204,7 @@ static void test_checker(void **state)
 	assert_string_equal(verdict(), "src/lib/c.c (from src/lib/c.c) includes \"l.h\", src/live/l.h");
 	put("src/lib/c.c", "#include \"x.skel.h\"\n");
 	assert_string_equal(verdict(), "src/lib/c.c (from src/lib/c.c) includes \"x.skel.h\"");
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tree);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(t_rm_rf(tree), 0);
 }
 
 int main(void)

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "testlib.h"
 #include "pmu.h"
 
 #define REAL_SYSFS "/sys/bus/event_source/devices"
@@ -111,11 +112,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd);
+	return t_rm_rf(dir);
 }
 
 static struct kfit_pmu_env env_of(const char *sub)

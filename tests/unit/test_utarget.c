@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "testlib.h"
 #include "utarget.h"
 
 /* Functions of this test binary, found through /proc/self/exe */
@@ -53,11 +54,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd);
+	return t_rm_rf(dir);
 }
 
 static void resolve_ok(const char *spec, int pid, struct kfit_ufuncs *u)

@@ -9,7 +9,9 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include "testlib.h"
@@ -38,4 +40,12 @@ const char *t_stderr_of(void (*fn)(void), char *buf, size_t len)
 	buf[n] = '\0';
 	fclose(tmp);
 	return buf;
+}
+
+int t_rm_rf(const char *dir)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
 }

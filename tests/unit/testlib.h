@@ -7,4 +7,7 @@
 /* What fn wrote on stderr, NUL-terminated in buf (cut at len - 1) */
 const char *t_stderr_of(void (*fn)(void), char *buf, size_t len);
 
+/* Remove a test's temporary tree; 0 or -1 */
+int t_rm_rf(const char *dir);
+
 #endif
