@@ -183,6 +183,8 @@ static const char *verdict(void)
 
 static void test_checker(void **state)
 {
+	char path[128];
+
 	(void)state;
 	strcpy(tree, "/tmp/kfit-layers-XXXXXX");
 	assert_non_null(mkdtemp(tree));
@@ -194,7 +196,7 @@ static void test_checker(void **state)
 	/* Directly, spaced as the preprocessor allows */
 	put("src/lib/b.c", "  #  include <bpf/bpf.h>\n");
 	assert_string_equal(verdict(), "src/lib/b.c (from src/lib/b.c) includes <bpf/bpf.h>");
-	unlink(strcat(strcpy(cmd, tree), "/src/lib/b.c"));
+	unlink(strcat(strcpy(path, tree), "/src/lib/b.c"));
 	/* Through a shared header */
 	put("include/kfit/t.h", "#include <bpf/bpf_helpers.h>\n");
 	assert_non_null(strstr(verdict(), "include/kfit/t.h (from src/lib/a."));
