@@ -9,8 +9,8 @@
 # keeps going after a failure, collects each suite's last
 # "SUITE: N passed, N failed, N skipped" line and ends with a recap and
 # "check: N passed, N failed, N skipped". The whole run is bounded by
-# KFIT_CHECK_BUDGET seconds (default 1080: a quiet run takes about 14
-# minutes, a loaded one more; the cap is for a hang). KFIT_QEMU
+# KFIT_CHECK_BUDGET seconds (default 1080: a quiet run takes about 11
+# minutes, a loaded one 14; the cap is for a hang). KFIT_QEMU
 # names the emulator looked for (default qemu-system-x86_64).
 set -u
 
