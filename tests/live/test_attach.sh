@@ -32,7 +32,8 @@ user_glob() { echo "$FD:kfit_json_*"; }
 test_progress_on_terminal() {
 	need_tool
 	local out n
-	out=$(timeout 120 "$PTY" "$FD" -d 0.2 "$(many_glob)" | tr '\r' '\n')
+	# The progress line is rewritten in place (\r) and erased at the end (ESC [K)
+	out=$(timeout 120 "$PTY" "$FD" -d 0.2 "$(many_glob)" | tr '\r' '\n' | sed 's/\x1b\[K//g')
 	n=$(printf '%s\n' "$out" | sed -nE 's/^Tracing ([0-9]+) functions \(uprobe\).*/\1/p')
 	_t_is_num "$n" || t_fail "no Tracing line: $(_t_short "$out")"
 	[ "$n" -ge 50 ] || t_fail "only $n kfit_* functions attached: the progress line needs 50: widen many_glob"
