@@ -46,7 +46,6 @@ struct kfit_attacher {
 	struct kfit_attach_progs p;
 	enum kfit_amech mech;		/* FENTRY, KPROBE_SINGLE or KPROBE_MULTI */
 	int attached;
-	int nkernel;			/* kernel functions to attach */
 	struct bpf_link **links;
 	int nlinks;
 	int *fds;			/* fentry copies and their links */
@@ -70,7 +69,6 @@ struct kfit_attacher *kfit_attacher_new(struct kfit_targets *t,
 		return NULL;
 	a->t = t;
 	a->o = *o;
-	a->nkernel = t->nkernel;
 	return a;
 }
 
@@ -91,11 +89,6 @@ static int count_fds(void)
 		n += e->d_name[0] != '.';
 	closedir(d);
 	return n - 1;	/* the directory's own */
-}
-
-static const char *mech_word(enum kfit_amech m)
-{
-	return m == KFIT_AM_FENTRY ? "fentry" : "kprobe";
 }
 
 /* The kernel mechanism: what was asked for, if this kernel has it */
@@ -146,7 +139,7 @@ static int fds_per_func(const struct kfit_attacher *a)
 static void check_nofile(struct kfit_attacher *a)
 {
 	struct rlimit rl;
-	int need = a->nkernel * fds_per_func(a) + (a->t->nuser + a->t->nsys) * 4;
+	int need = a->t->nkernel * fds_per_func(a) + (a->t->nuser + a->t->nsys) * 4;
 
 	kfit_raise_nofile();
 	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
@@ -166,7 +159,7 @@ int kfit_attacher_prepare(struct kfit_attacher *a, const struct kfit_attach_prog
 
 	a->p = *p;
 	a->mech = KFIT_AM_AUTO;
-	if (a->nkernel) {
+	if (a->t->nkernel) {
 		err = choose_mech(a);
 		if (err)
 			return err;
@@ -640,12 +633,7 @@ const char *kfit_attacher_mode(const struct kfit_attacher *a)
 {
 	if (a->mech == KFIT_AM_FENTRY || a->mech == KFIT_AM_AUTO)
 		return kfit_attacher_mech(a);
-	return mech_word(a->mech);
-}
-
-int kfit_attacher_count(const struct kfit_attacher *a)
-{
-	return a->attached;
+	return "kprobe";	/* kprobe_multi is kprobes too */
 }
 
 static __u64 prog_missed(int fd)

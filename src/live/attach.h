@@ -71,7 +71,6 @@ void kfit_attacher_free(struct kfit_attacher *a);
 const char *kfit_attacher_mech(const struct kfit_attacher *a);
 /* The JSON "mode" of earlier versions: fentry, kprobe, uprobe or tracepoint */
 const char *kfit_attacher_mode(const struct kfit_attacher *a);
-int kfit_attacher_count(const struct kfit_attacher *a);
 /* Runs of the programs the kernel skipped (recursion), where it counts them */
 __u64 kfit_attacher_missed(const struct kfit_attacher *a);
 
