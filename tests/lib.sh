@@ -217,11 +217,11 @@ t_bg_wait_tracing() {	# [SECONDS, default 30]
 }
 
 # Send SIGNAL and wait for the exit; sets BG_RC. It must still be running.
-t_bg_stop() {	# SIGNAL [SECONDS, default 30]
-	local secs=${2:-30} i=0
-	kill "-$1" "$BG" 2>/dev/null || t_fail "it had exited before SIG$1"
+# Wait for the background tool to end, for SECONDS at most; sets BG_RC
+_t_bg_reap() {	# SECONDS what-it-is-waiting-after
+	local i=0
 	while kill -0 "$BG" 2>/dev/null; do
-		[ "$i" -ge $((secs * 10)) ] && t_fail "still running $secs s after SIG$1"
+		[ "$i" -ge $(($1 * 10)) ] && t_fail "still running $1 s $2"
 		t_pause 0.1
 		i=$((i + 1))
 	done
@@ -229,17 +229,15 @@ t_bg_stop() {	# SIGNAL [SECONDS, default 30]
 	BG_RC=$?
 }
 
+t_bg_stop() {	# SIGNAL [SECONDS, default 30]
+	kill "-$1" "$BG" 2>/dev/null || t_fail "it had exited before SIG$1"
+	_t_bg_reap "${2:-30}" "after SIG$1"
+}
+
 # Wait for it to end by itself (e.g. its -p process exited); sets BG_RC.
 # It fails if it is still running SECONDS later: a bound, not a timing.
 t_bg_wait_exit() {	# [SECONDS, default 30]
-	local secs=${1:-30} i=0
-	while kill -0 "$BG" 2>/dev/null; do
-		[ "$i" -ge $((secs * 10)) ] && t_fail "still running $secs s later"
-		t_pause 0.1
-		i=$((i + 1))
-	done
-	wait "$BG"
-	BG_RC=$?
+	_t_bg_reap "${1:-30}" later
 }
 
 # The same, and it must end with status 0
