@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The record stream of callgraph: what bpf/callgraph.bpf.c writes into its
+ * ring buffer, what src/lib/calltree.c decodes into trees, and (issue 9)
+ * the payload of a trace file's chunks. Records are 8-byte aligned and
+ * carry their own size, so a reader skips types it does not know.
+ *
+ * A call is one record, written when it returns (or is found abandoned),
+ * with its entry time and its depth on its stack: the decoder rebuilds the
+ * tree in post-order from returns alone, which halves the traffic of
+ * entry/exit pairs and lets --min drop short calls in the kernel.
+ */
+#ifndef KFIT_REC_H
+#define KFIT_REC_H
+
+#include <linux/types.h>
+
+#define KFIT_REC_VERSION	1
+
+enum kfit_rec_type {
+	KFIT_REC_CALL = 1,	/* struct kfit_rec_call */
+	KFIT_REC_SWITCH,	/* struct kfit_rec_switch */
+	KFIT_REC_IRQ,		/* struct kfit_rec_irq */
+	KFIT_REC_EVENT,		/* struct kfit_rec_event */
+	KFIT_REC_FORK,		/* struct kfit_rec_task */
+	KFIT_REC_EXEC,		/* struct kfit_rec_task */
+	KFIT_REC_EXIT,		/* struct kfit_rec_task */
+	KFIT_REC_SAMPLE,	/* struct kfit_rec_sample */
+	KFIT_REC_LOST,		/* struct kfit_rec_lost: written by user space */
+	KFIT_REC_NTYPES
+};
+
+/* Where code ran: a task, or an interrupt on a CPU (stacks of their own) */
+enum kfit_ctx {
+	KFIT_CTX_TASK,
+	KFIT_CTX_SOFTIRQ,
+	KFIT_CTX_HARDIRQ,
+	KFIT_CTX_NMI,
+	KFIT_NCTX
+};
+
+/* kfit_rec.flags */
+#define KFIT_RF_INCOMPLETE	0x01	/* a call that never returned: dur ends where it was given up */
+#define KFIT_RF_EXITED		0x02	/* ... because its task exited */
+#define KFIT_RF_EXEC		0x04	/* ... because its task called exec (user frames) */
+#define KFIT_RF_JUMPED		0x08	/* ... a later call was made from below it (longjmp) */
+#define KFIT_RF_END		0x10	/* ... still open when the capture ended */
+#define KFIT_RF_FORKED		0x20	/* a frame the task inherited from its parent at fork */
+#define KFIT_RF_LOST		0x40	/* decoder: stands for calls whose records were lost */
+
+struct kfit_rec {
+	__u8 type;		/* enum kfit_rec_type */
+	__u8 ctx;		/* enum kfit_ctx */
+	__u8 flags;		/* KFIT_RF_* */
+	__u8 pad;
+	__u16 size;		/* of the whole record, bytes, a multiple of 8 */
+	__u16 cpu;
+	__u32 pid;		/* process (tgid); in an interrupt, the interrupted one */
+	__u32 tid;		/* thread; in an interrupt, the interrupted one */
+	__u64 ts;		/* CLOCK_MONOTONIC ns (bpf_ktime_get_ns); a call: its entry */
+};
+
+struct kfit_rec_call {
+	struct kfit_rec h;	/* h.cpu: where it returned */
+	__u64 dur;		/* entry to return (or to when it was given up) */
+	__u64 off_blocked;	/* off CPU inside the call, asleep */
+	__u64 off_preempt;	/* off CPU inside the call, runnable (preempted) */
+	__u32 id;		/* the function: an index into the function table */
+	__u16 depth;		/* 0: the outermost recorded call of its stack */
+	__u16 pad;
+	__u32 dropped;		/* calls under it left out (--min, -D), time kept in local */
+	__u32 pad2;
+};
+
+/*
+ * A traced task was off CPU from ts for dur ns. Written when it runs
+ * again, only while it has open recorded calls. state: 0 = preempted
+ * (still runnable), else the task state it slept in (TASK_INTERRUPTIBLE 1,
+ * TASK_UNINTERRUPTIBLE 2, ...).
+ */
+struct kfit_rec_switch {
+	struct kfit_rec h;
+	__u64 dur;
+	__u32 state;
+	__u32 depth;		/* open calls of the task when it left */
+};
+
+/*
+ * An interrupt (h.ctx SOFTIRQ or HARDIRQ) that ran traced calls, or struck
+ * a traced task inside a recorded call. vec: the softirq vector, or the
+ * irq number. Written at its end; h.ts is its start.
+ */
+struct kfit_rec_irq {
+	struct kfit_rec h;
+	__u64 dur;
+	__u32 vec;
+	__u32 ncalls;		/* traced calls recorded inside it */
+};
+
+#define KFIT_EVENT_DATA	64	/* bytes of the raw tracepoint record kept */
+
+/* A tracepoint chosen with -e hit; data: the start of its raw record */
+struct kfit_rec_event {
+	struct kfit_rec h;
+	__u32 id;		/* an index into the event table */
+	__u32 len;		/* bytes of data that are valid */
+	__u8 data[KFIT_EVENT_DATA];
+};
+
+/*
+ * FORK: h.pid/h.tid the parent, child_pid/child_tid the new task.
+ * EXEC: h.pid/h.tid the task, comm its new name. EXIT: the task ended.
+ */
+struct kfit_rec_task {
+	struct kfit_rec h;
+	__u32 child_pid;
+	__u32 child_tid;
+	char comm[16];
+};
+
+#define KFIT_STACK_MAX	64	/* frames kept per stack of a sample */
+
+/* A perf-event sample: nkernel kernel addresses (leaf first), then nuser user ones */
+struct kfit_rec_sample {
+	struct kfit_rec h;
+	__u16 nkernel;
+	__u16 nuser;
+	__u32 pad;
+	__u64 ip[2 * KFIT_STACK_MAX];	/* only nkernel + nuser are written */
+};
+
+/* Records of CPU h.cpu that could not be written (the ring buffer was full) */
+struct kfit_rec_lost {
+	struct kfit_rec h;
+	__u64 count;
+};
+
+#endif

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KFIT_CALLTREE_H
+#define KFIT_CALLTREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include "kfit/rec.h"
+
+/*
+ * The one decoder of callgraph's record stream (include/kfit/rec.h) into
+ * trees. callgraph feeds it from its ring buffer, kd (issue 9) from a
+ * file: what both show comes from here, so it cannot differ.
+ *
+ * Exact mode: calls arrive in post-order per stack (a call's record is
+ * written at its return, after those of its callees), each with its
+ * depth. A record at depth d adopts the pending records at depth d + 1
+ * that lie inside its interval. Pending records left without a parent
+ * (their caller's record was lost, or it never returned) stay roots, or
+ * are wrapped in a node flagged KFIT_RF_LOST: the tree stays consistent
+ * whatever was lost.
+ *
+ * Calls in interrupts sit on stacks per CPU and context; kfit_ctree_finish
+ * interlaces each interrupt into the tree of the task it struck, under
+ * the innermost call open at that time (unless interlace is off: then
+ * they stay in their own per-CPU "threads"). Context switches and
+ * tracepoint events are placed the same way, in their task's tree.
+ *
+ * Sampled mode: each sample's stack (user frames outermost first, then
+ * kernel ones) is merged into one tree per process, nodes keyed by
+ * symbol name, with inclusive and self sample counts.
+ */
+
+enum kfit_cnode_kind {
+	KFIT_CN_ROOT,		/* a thread's or process's root: no record */
+	KFIT_CN_CALL,		/* a traced call (or a LOST stand-in: flags) */
+	KFIT_CN_IRQ,		/* an interrupt: its calls are its children */
+	KFIT_CN_SWITCH,		/* the task was off CPU */
+	KFIT_CN_EVENT,		/* a tracepoint hit */
+	KFIT_CN_FORK,		/* the task created child_tid */
+	KFIT_CN_EXEC,		/* the task became comm */
+	KFIT_CN_EXIT,		/* the task ended */
+	KFIT_CN_FRAME,		/* sampled mode: a symbol on sampled stacks */
+};
+
+struct kfit_cnode {
+	struct kfit_cnode *parent, *child, *last, *next;	/* children in time order */
+	__u8 kind;		/* enum kfit_cnode_kind */
+	__u8 ctx;		/* enum kfit_ctx */
+	__u8 flags;		/* KFIT_RF_* */
+	__u16 cpu;
+	__u32 id;		/* CALL: function id; EVENT: event id; IRQ: vector; SWITCH: state */
+	__u32 depth;		/* nesting in the rendered tree, 0 under the root */
+	__u32 dropped;		/* CALL: callees left out (--min, -D) */
+	__u32 ncalls;		/* IRQ: traced calls inside */
+	__u32 child_tid;	/* FORK */
+	__u64 start;		/* ns, the stream's clock */
+	__u64 dur;
+	__u64 local;		/* CALL: dur minus the recorded callees on its stack */
+	__u64 off_blocked, off_preempt;
+	__u64 samples, self;	/* FRAME: samples through it, samples in it */
+	const char *name;	/* FRAME: symbol; EXEC: new comm (owned by the tree) */
+};
+
+/* One task (tid), or one interrupt stack (ctx, cpu), or in sampled mode one process */
+struct kfit_cthread {
+	__u32 pid, tid;
+	__u8 ctx;		/* KFIT_CTX_TASK, or the interrupt context */
+	__u16 cpu;		/* interrupt stacks only */
+	char comm[16];		/* last known name */
+	struct kfit_cnode root;
+	__u64 ncalls;		/* call records decoded into this tree */
+	__u64 samples;		/* sampled mode */
+	void *priv;		/* decoder state while decoding */
+};
+
+struct kfit_ctree_stats {
+	__u64 records;		/* decoded */
+	__u64 calls;
+	__u64 lost;		/* records the kernel could not write (LOST records) */
+	__u64 bad;		/* malformed or unknown records skipped */
+	__u64 dropped;		/* calls left out by --min/-D, summed */
+	__u64 incomplete;	/* calls that never returned */
+	__u64 orphans;		/* calls whose caller's record is missing */
+	__u64 samples;
+	__u64 first_ts, last_ts;
+};
+
+/* Names of user and kernel addresses of samples; NULL: hex */
+typedef const char *(*kfit_sym_fn)(void *ctx, __u32 pid, __u64 addr, bool kernel);
+
+struct kfit_ctree_opts {
+	const char *const *funcs;	/* function table: id -> name */
+	__u32 nfuncs;
+	const char *const *events;	/* event table: id -> "category:name" */
+	__u32 nevents;
+	bool no_interlace;	/* interrupts stay apart, in per-CPU threads */
+	kfit_sym_fn sym;	/* sampled mode */
+	void *sym_ctx;
+};
+
+struct kfit_ctree;
+
+struct kfit_ctree *kfit_ctree_new(const struct kfit_ctree_opts *o);
+/* Name a task before its records arrive (a /proc snapshot); 0 or -ENOMEM */
+int kfit_ctree_task(struct kfit_ctree *t, __u32 pid, __u32 tid, const char *comm);
+/*
+ * Decode one record of size bytes. Malformed records (size too small or
+ * not matching the type, unknown function id) are counted in stats.bad
+ * and skipped: returns 0, or -ENOMEM.
+ */
+int kfit_ctree_add(struct kfit_ctree *t, const void *rec, size_t size);
+/* Decode a buffer of records back to back; stops at a truncated one */
+int kfit_ctree_add_all(struct kfit_ctree *t, const void *buf, size_t size);
+/* No more records: adopt what can be, interlace, sort threads by pid, tid */
+void kfit_ctree_finish(struct kfit_ctree *t);
+void kfit_ctree_free(struct kfit_ctree *t);
+
+/* After finish: the threads, in order */
+int kfit_ctree_nthreads(const struct kfit_ctree *t);
+const struct kfit_cthread *kfit_ctree_thread(const struct kfit_ctree *t, int i);
+const struct kfit_ctree_stats *kfit_ctree_stats(const struct kfit_ctree *t);
+/* The name of a CALL or FRAME node ("?" past the table), an EVENT's event */
+const char *kfit_ctree_name(const struct kfit_ctree *t, const struct kfit_cnode *n);
+const char *kfit_ctree_ctx_name(__u8 ctx);
+/* Depth-first, parents before children: the next node after n under root, or NULL */
+const struct kfit_cnode *kfit_cnode_next(const struct kfit_cnode *root,
+					 const struct kfit_cnode *n);
+
+#endif
