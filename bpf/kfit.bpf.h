@@ -3,6 +3,14 @@
 #ifndef KFIT_BPF_H
 #define KFIT_BPF_H
 
+/*
+ * vmlinux.h has the kernel's types: the shared headers' <linux/types.h>
+ * (for user space) would clash with it.
+ */
+#ifndef _LINUX_TYPES_H
+#define _LINUX_TYPES_H
+#endif
+
 #include <bpf/bpf_helpers.h>
 #include "kfit/hist.h"
 

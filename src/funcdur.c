@@ -483,7 +483,7 @@ static void print_notes(const __u64 *d)
 		       env.c.has_max ? kfit_fmt_duration(env.c.max_ns, (char[32]){0}, 32) : "inf");
 	if (d[FD_DEEP])
 		printf("%llu calls nested deeper than %d not measured\n",
-		       (unsigned long long)d[FD_DEEP], FD_MAX_DEPTH);
+		       (unsigned long long)d[FD_DEEP], FC_MAX_DEPTH);
 	if (d[FD_NO_STACK])
 		printf("%llu calls not measured: too many threads at once\n",
 		       (unsigned long long)d[FD_NO_STACK]);

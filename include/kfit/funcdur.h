@@ -3,31 +3,10 @@
 #ifndef KFIT_FUNCDUR_H
 #define KFIT_FUNCDUR_H
 
+#include "kfit/fcall.h"
 #include "kfit/hist.h"
 
-#define FD_MAX_DEPTH	32	/* traced calls nested in one context */
 #define FD_MAX_FUNCS	8192
-
-/* Execution contexts: calls in interrupts are kept apart from the task */
-enum fd_ctx {
-	FD_TASK,
-	FD_SOFTIRQ,
-	FD_HARDIRQ,
-	FD_NMI,
-};
-
-struct fd_frame {
-	__u32 id;
-	__u32 pad;
-	__u64 ts;		/* entry time */
-	__u64 child_ns;		/* time spent in traced callees */
-};
-
-struct fd_stack {
-	__u32 depth;
-	__u32 pad;
-	struct fd_frame f[FD_MAX_DEPTH];
-};
 
 /* Per function, per CPU, per half of the double buffer */
 struct fd_stat {
@@ -51,14 +30,14 @@ struct fd_event {
 	__u32 tid;
 	__u32 cpu;
 	__u32 id;
-	__u32 ctx;
+	__u32 ctx;		/* enum kfit_ctx */
 	char comm[16];
 };
 
 /* Counters of what could not be measured, per CPU */
 enum fd_counter {
 	FD_LOST_EVENTS,		/* ring buffer full */
-	FD_DEEP,		/* nesting beyond FD_MAX_DEPTH */
+	FD_DEEP,		/* nesting beyond FC_MAX_DEPTH */
 	FD_UNMATCHED,		/* exits without a traced entry */
 	FD_NO_STACK,		/* stack map full */
 	FD_NCOUNTERS

@@ -17,6 +17,8 @@
  *   dt_recurse(d)   dt_spin(50 us), then dt_recurse(d - 1) while d > 1:
  *                   dt_recurse(4) is 4 calls of 200, 150, 100 and 50 us,
  *                   each with 50 us of its own
+ *   dt_deep(d)      dt_deep(d - 1) while d > 1, then dt_spin(50 us): the
+ *                   returns are 50 us apart, dt_deep(d) takes d x 50 us
  *   dt_short()      dt_spin(10 us)          dt_long()     dt_spin(2 ms)
  *   dt_ret(x)       returns 2 * x
  *   dt_start_marker(), dt_stop_marker()     next to nothing (markers)
@@ -25,6 +27,7 @@
  *   spin        N x dt_short(), then N x dt_long()
  *   nest        N x dt_outer()
  *   recurse     N x dt_recurse(4)
+ *   deep        N x dt_deep(40): deeper than funcdur's stacks (32)
  *   sleep       N x dt_sleep(1 ms)
  *   threads     4 threads, each N x dt_inner()
  *   ret         dt_ret(i) for i = 0 .. N-1
@@ -136,6 +139,15 @@ TRACED void dt_recurse(int depth)
 	BARRIER();
 }
 
+TRACED void dt_deep(int depth)
+{
+	BARRIER();
+	if (depth > 1)
+		dt_deep(depth - 1);
+	dt_spin(50000);
+	BARRIER();
+}
+
 TRACED void dt_short(void)
 {
 	BARRIER();
@@ -234,6 +246,10 @@ static void run(void)
 		for (i = 0; i < n; i++)
 			dt_recurse(4);
 		printf("durtarget: recurse %ld: %ld x dt_recurse(4), %ld calls\n", n, n, 4 * n);
+	} else if (!strcmp(scenario, "deep")) {
+		for (i = 0; i < n; i++)
+			dt_deep(40);
+		printf("durtarget: deep %ld: %ld x dt_deep(40), %ld calls\n", n, n, 40 * n);
 	} else if (!strcmp(scenario, "sleep")) {
 		for (i = 0; i < n; i++)
 			dt_sleep(1000000);
@@ -266,6 +282,7 @@ static void run(void)
 
 static const char *const scenarios[] = {
 	"spin", "nest", "recurse", "sleep", "threads", "ret", "start-stop", "fork", "idle",
+	"deep",
 };
 
 static void usage(FILE *f)
@@ -273,7 +290,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: durtarget [-w] SCENARIO [N]\n"
 		"Calls functions of known durations for the funcdur tests.\n"
-		"Scenarios: spin nest recurse sleep threads ret start-stop fork idle\n"
+		"Scenarios: spin nest recurse sleep threads ret start-stop fork idle deep\n"
 		"(N defaults to 10; see the top of tests/helpers/durtarget.c).\n"
 		"  -w  print \"pid PID\", then wait for SIGUSR1 (at most %d s) before running\n",
 		WAIT_SECONDS);

@@ -283,6 +283,24 @@ test_recurse_nested_durations() {
 		t_fail "dt_recurse total_ns - local_ns < $n x 300 us: inner calls not subtracted"
 }
 
+# deep: dt_deep(40) nests deeper than the stacks keep (32): the 8
+# innermost calls are counted too deep, and their exits (50 us apart)
+# pop no outer frame: each kept call ends at its own exit
+test_deeper_than_stack() {
+	need_tool
+	local n=3 f=bg.out
+	traced_run deep "$n" -j "$DT:dt_deep"
+	assert_json_doc "$f" "funcdur -j (deep)"
+	t_assert_eq "$(fnum $f dt_deep count)" $((32 * n)) "dt_deep count"
+	t_assert_eq "$(jq .too_deep "$f")" $((8 * n)) "too_deep"
+	# the innermost kept call, the 32nd, returns after 9 x 50 us, the
+	# outermost after 40 x 50 us
+	[ "$(fnum $f dt_deep min_ns)" -ge 450000 ] ||
+		t_fail "dt_deep min_ns $(fv $f dt_deep min_ns) < 450 us: a deeper call's exit popped a kept frame"
+	[ "$(fnum $f dt_deep max_ns)" -ge 2000000 ] ||
+		t_fail "dt_deep max_ns $(fv $f dt_deep max_ns) < 2 ms: the outermost call ended early"
+}
+
 # threads: 4 threads on a stack each; preemption only lengthens calls
 test_threads_counts() {
 	need_tool
