@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # kfit: small eBPF/CO-RE tracers. `make help` lists the targets.
 
-TOOLS := tracecheck softirqlat funcdur pmcstat
+TOOLS := tracecheck softirqlat funcdur pmcstat callgraph
 PREFIX ?= /usr/local
 CLANG ?= clang
 LLVM_STRIP ?= llvm-strip

@@ -1,0 +1,989 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * callgraph: every call of the traced functions, as one record written
+ * into the ring buffer rb when it returns (include/kfit/rec.h), with its
+ * entry time and its depth on its stack: user space rebuilds the trees
+ * from returns alone (src/lib/calltree.c).
+ *
+ * Calls nest on the stacks of fcall.bpf.h (per thread; per CPU for
+ * interrupts). The attacher (src/live/attach.c) gives each function its
+ * id as cookie, and sets kfit_ready once all are attached. Around the
+ * calls: context switches (off-CPU time of the open calls, split into
+ * preempted and blocked), interrupts that ran traced calls or struck a
+ * task inside one, fork, exec and exit (frames that never return are
+ * written as incomplete, never dropped), tracepoints chosen with -e, and
+ * in sampled mode perf-event samples of kernel and user stacks.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "kfit.bpf.h"
+#include "fcall.bpf.h"
+#include "kfit/callgraph.h"
+
+/* Configuration, set by the loader before load; the filters: fcall.bpf.h */
+const volatile __u32 root_id;		/* id + 1 of --root, 0: none */
+const volatile __u32 max_depth;		/* -D: calls recorded at depths below it, 0: any */
+const volatile __u64 min_ns;		/* --min */
+const volatile __u64 max_ns;		/* --max, 0: none */
+const volatile __u64 wake_bytes;	/* wake the reader once this much is queued */
+const volatile bool follow;		/* -p or COMMAND: the processes in tracked */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, CG_MAX_STACKS);
+	__type(key, __u64);
+	__type(value, struct cg_stack);
+} stacks SEC(".maps");
+
+/*
+ * Stacks are too big for the BPF stack: new ones are made here, one slot
+ * per context (an interrupt may strike while a task makes one), the last
+ * for a child's at fork.
+ */
+#define SCRATCH_FORK	KFIT_NCTX
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, KFIT_NCTX + 1);
+	__type(key, __u32);
+	__type(value, struct cg_stack);
+} scratch SEC(".maps");
+
+/* Processes followed: -p PID or COMMAND (seeded by the loader), and their children */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CG_MAX_TRACKED);
+	__type(key, __u32);
+	__type(value, __u8);
+} tracked SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, CG_NCOUNTERS);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);	/* sized by the loader (-b) */
+} rb SEC(".maps");
+
+/* The interrupt running on a CPU, per context (softirq, hardirq) */
+struct cg_irq {
+	__u64 ts;		/* its start, 0: none */
+	__u64 pid_tgid;		/* the task it struck */
+	__u32 vec;
+	__u32 ncalls;		/* traced calls recorded inside */
+	__u32 struck;		/* it struck a task inside a recorded call */
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, KFIT_NCTX);
+	__type(key, __u32);
+	__type(value, struct cg_irq);
+} irqs SEC(".maps");
+
+/* -e: the size of each event's raw record (max_entries: the events) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} ev_size SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kfit_rec_sample);
+} samples SEC(".maps");
+
+static __always_inline void count(enum cg_counter c)
+{
+	__u32 key = c;
+	__u64 *v = bpf_map_lookup_elem(&counters, &key);
+
+	if (v)
+		(*v)++;
+}
+
+/* ---- whose calls ------------------------------------------------------ */
+
+/* The task (in an interrupt: the one struck) passes -p/-t/--comm */
+static __always_inline bool task_chosen(__u64 pid_tgid)
+{
+	__u32 tgid = pid_tgid >> 32;
+
+	if (!fc_task_wanted(pid_tgid))
+		return false;
+	return !follow || bpf_map_lookup_elem(&tracked, &tgid);
+}
+
+/*
+ * Interrupts count for the tasks they strike: with task filters, the
+ * calls of an interrupt are recorded when it struck a chosen task.
+ */
+static __always_inline bool wanted(enum kfit_ctx c, __u64 pid_tgid)
+{
+	if (noints && c != KFIT_CTX_TASK)
+		return false;
+	if (onlyints && c == KFIT_CTX_TASK)
+		return false;
+	if ((c == KFIT_CTX_TASK || fc_task_filters() || follow) &&
+	    !task_chosen(pid_tgid))
+		return false;
+	return fc_cpu_wanted();
+}
+
+/* ---- records ---------------------------------------------------------- */
+
+/* Batched wake-ups: the reader polls every 100 ms, or is woken when it fills */
+static __always_inline void submit(void *r)
+{
+	__u64 queued = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA);
+
+	bpf_ringbuf_submit(r, queued > wake_bytes ? BPF_RB_FORCE_WAKEUP :
+			   BPF_RB_NO_WAKEUP);
+}
+
+static __always_inline __u64 wake_flag(void)
+{
+	return bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) > wake_bytes ?
+	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline void head(struct kfit_rec *h, __u8 type, __u8 ctx,
+				 __u8 flags, __u16 size, __u64 pid_tgid, __u64 ts)
+{
+	h->type = type;
+	h->ctx = ctx;
+	h->flags = flags;
+	h->pad = 0;
+	h->size = size;
+	h->cpu = bpf_get_smp_processor_id();
+	h->pid = pid_tgid >> 32;
+	h->tid = (__u32)pid_tgid;
+	h->ts = ts;
+}
+
+static __always_inline void *reserve(__u32 size)
+{
+	void *r = bpf_ringbuf_reserve(&rb, size, 0);
+
+	if (!r)
+		count(CG_LOST);
+	return r;
+}
+
+/* A call recorded in an interrupt counts for the interrupt's record */
+static __always_inline void irq_call(enum kfit_ctx c)
+{
+	__u32 key = c;
+	struct cg_irq *q = bpf_map_lookup_elem(&irqs, &key);
+
+	if (q && q->ts)
+		q->ncalls++;
+}
+
+static __always_inline void write_call(struct cg_stack *st, struct fc_frame *f,
+				       struct cg_frame *x, __u64 dur, __u8 flags,
+				       __u64 pid_tgid, enum kfit_ctx c)
+{
+	struct kfit_rec_call *r = reserve(sizeof(*r));
+
+	if (!r)
+		return;
+	if (f->flags & FC_F_FORKED)
+		flags |= KFIT_RF_FORKED;
+	head(&r->h, KFIT_REC_CALL, c, flags, sizeof(*r), pid_tgid, f->ts);
+	r->dur = dur;
+	r->off_blocked = st->blocked - x->blocked;
+	r->off_preempt = st->preempt - x->preempt;
+	r->id = f->id;
+	r->depth = x->rdepth;
+	r->pad = 0;
+	r->dropped = x->dropped;
+	r->pad2 = 0;
+	submit(r);
+	if (c != KFIT_CTX_TASK)
+		irq_call(c);
+}
+
+static __always_inline void write_task(__u8 type, __u64 pid_tgid, __u32 cpid,
+				       __u32 ctid)
+{
+	struct kfit_rec_task *r = reserve(sizeof(*r));
+
+	if (!r)
+		return;
+	head(&r->h, type, KFIT_CTX_TASK, 0, sizeof(*r), pid_tgid, bpf_ktime_get_ns());
+	r->child_pid = cpid;
+	r->child_tid = ctid;
+	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	submit(r);
+}
+
+/* ---- stacks ----------------------------------------------------------- */
+
+static __always_inline struct cg_frame *cg_ext(struct cg_stack *st, __u32 i)
+{
+	asm volatile("" : "+r"(i));
+	if (i >= FC_MAX_DEPTH)
+		return NULL;
+	return &st->x[i];
+}
+
+static __always_inline void stack_init(struct cg_stack *st, __u32 pid, __u32 tid)
+{
+	st->s.depth = 0;
+	st->s.overflow = 0;
+	st->blocked = 0;
+	st->preempt = 0;
+	st->off_ts = 0;
+	st->off_state = 0;
+	st->off_depth = 0;
+	st->pid = pid;
+	st->tid = tid;
+	st->root = 0;
+	st->pad = 0;
+}
+
+static __always_inline struct cg_stack *new_stack(__u64 key, enum kfit_ctx c,
+						  __u64 pid_tgid)
+{
+	__u32 slot = c;
+	struct cg_stack *st = bpf_map_lookup_elem(&scratch, &slot);
+
+	if (!st)
+		return NULL;
+	if (c == KFIT_CTX_TASK)
+		stack_init(st, pid_tgid >> 32, (__u32)pid_tgid);
+	else
+		stack_init(st, 0, 0);
+	bpf_map_update_elem(&stacks, &key, st, BPF_NOEXIST);
+	st = bpf_map_lookup_elem(&stacks, &key);
+	if (!st)
+		count(CG_NO_STACK);
+	return st;
+}
+
+/* Recorded calls open on st: those of --root's invocation, or all */
+static __always_inline __u32 open_recorded(struct cg_stack *st)
+{
+	__u32 d = st->s.depth, base = 0;
+
+	if (root_id) {
+		if (!st->root)
+			return 0;
+		base = st->root - 1;
+	}
+	d = d > base ? d - base : 0;
+	return max_depth && d > max_depth ? max_depth : d;
+}
+
+/*
+ * Pop the innermost frame: written if recorded and, for a return (why
+ * 0), inside --min/--max; why is the reason of an incomplete call (its
+ * JUMPED only for user frames). A call left out is counted, with those
+ * it left out, by its caller.
+ */
+static __noinline void pop_top(struct cg_stack *st, __u64 now, __u32 why,
+			       __u64 pid_tgid, enum kfit_ctx c)
+{
+	struct fc_frame *f;
+	struct cg_frame *x, *px;
+	__u32 i = st->s.depth - 1;
+	__u64 dur;
+
+	f = fc_frame(&st->s, i);
+	x = cg_ext(st, i);
+	if (!f || !x)
+		return;
+	st->s.depth = i;
+	if (st->root == i + 1)
+		st->root = 0;
+	dur = now > f->ts ? now - f->ts : 0;
+	if (!(f->flags & FC_F_USER))
+		why &= ~KFIT_RF_JUMPED;
+	if ((f->flags & FC_F_REC) &&
+	    (why || (dur >= min_ns && (!max_ns || dur <= max_ns)))) {
+		write_call(st, f, x, dur, why, pid_tgid, c);
+		return;
+	}
+	px = i ? cg_ext(st, i - 1) : NULL;
+	if (px)
+		px->dropped += x->dropped + 1;
+}
+
+/* Pop frames down to depth d, as incomplete for why */
+static __always_inline void pop_to(struct cg_stack *st, __u32 d, __u64 now,
+				   __u32 why, __u64 pid_tgid, enum kfit_ctx c)
+{
+	__u32 n;
+
+	for (n = 0; n < FC_MAX_DEPTH; n++) {
+		if (st->s.depth <= d)
+			return;
+		pop_top(st, now, why, pid_tgid, c);
+	}
+}
+
+/*
+ * A tail call enters at the stack pointer of the frame it replaces,
+ * whose return address uprobes has already turned into their trampoline.
+ */
+static __always_inline bool tail_call(__u64 sp)
+{
+	struct task_struct *t = (void *)bpf_get_current_task();
+	__u64 ret = 0, tramp;
+
+	tramp = BPF_CORE_READ(t, mm, uprobes_state.xol_area, vaddr);
+	if (bpf_probe_read_user(&ret, sizeof(ret), (void *)sp))
+		return false;
+	return tramp && ret == tramp;
+}
+
+/*
+ * At a user function's entry the task runs user code: kernel frames still
+ * open lost their returns, and user frames entered at or below this stack
+ * pointer were left by a longjmp (the stack grows down).
+ */
+static __noinline void drop_jumped(struct cg_stack *st, __u64 sp, __u64 pid_tgid)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct fc_frame *f;
+	__u32 n;
+
+	if (st->s.overflow)
+		return;
+	for (n = 0; n < FC_MAX_DEPTH; n++) {
+		f = fc_frame(&st->s, st->s.depth - 1);
+		if (!f)
+			return;
+		if ((f->flags & FC_F_USER) &&
+		    (f->sp > sp || (f->sp == sp && tail_call(sp))))
+			return;
+		pop_top(st, now, KFIT_RF_INCOMPLETE | KFIT_RF_JUMPED, pid_tgid,
+			KFIT_CTX_TASK);
+	}
+}
+
+/*
+ * A task's user frames are the bottom of its stack (a user function runs
+ * no kernel function of its task's, nor returns with one open): how many
+ * there are, and how many of them are recorded (*rec).
+ */
+static __always_inline __u32 user_frames(struct cg_stack *st, __u32 *rec)
+{
+	struct fc_frame *f;
+	__u32 i, d = st->s.depth, n = 0;
+
+	*rec = 0;
+	for (i = 0; i < FC_MAX_DEPTH; i++) {
+		f = fc_frame(&st->s, i);
+		if (i >= d || !f || !(f->flags & FC_F_USER))
+			break;
+		*rec += (f->flags >> 1) & 1;	/* FC_F_REC, without a branch */
+		n++;
+	}
+	return n;
+}
+
+/* ---- calls ------------------------------------------------------------ */
+
+static __always_inline int on_entry(__u32 id, bool kernel, __u64 sp)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	enum kfit_ctx c = fc_context(kernel);
+	bool is_root = root_id == id + 1;
+	struct cg_stack *st;
+	struct fc_frame *f;
+	struct cg_frame *x;
+	__u32 d, base;
+	__u64 key;
+
+	if (!kfit_ready || !wanted(c, pid_tgid))
+		return 0;
+	key = fc_stack_key(c, pid_tgid);
+	st = bpf_map_lookup_elem(&stacks, &key);
+	if (!st) {
+		/* outside --root's invocations nothing is kept */
+		if (root_id && !is_root)
+			return 0;
+		st = new_stack(key, c, pid_tgid);
+		if (!st)
+			return 0;
+	}
+	if (sp && st->s.depth)
+		drop_jumped(st, sp, pid_tgid);
+	if (root_id && !st->root && !is_root)
+		return 0;
+	d = st->s.depth;
+	x = cg_ext(st, d);
+	f = fc_push(&st->s);
+	if (!f || !x) {
+		count(CG_DEEP);
+		return 0;
+	}
+	if (root_id && !st->root)
+		st->root = d + 1;
+	base = root_id ? st->root - 1 : 0;
+	x->rdepth = d - base;
+	x->dropped = 0;
+	x->blocked = st->blocked;
+	x->preempt = st->preempt;
+	f->id = id;
+	f->flags = (sp ? FC_F_USER : 0) |
+		   (!max_depth || d - base < max_depth ? FC_F_REC : 0);
+	f->sp = sp;
+	f->ts = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline int on_exit(__u32 id, bool kernel, bool user)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	enum kfit_ctx c = fc_context(kernel);
+	__u64 key = fc_stack_key(c, pid_tgid);
+	struct cg_stack *st;
+	struct fc_frame *f;
+	__u32 i;
+
+	if (!kfit_ready)
+		return 0;
+	st = bpf_map_lookup_elem(&stacks, &key);
+	if (!st)
+		return 0;
+	f = fc_find(&st->s, id, &i);
+	if (!f) {
+		/* with --root, returns from outside it are expected */
+		if (i == FC_NONE && !root_id)
+			count(CG_UNMATCHED);
+		return 0;
+	}
+	/* frames above it never returned: a user function's, by longjmp */
+	pop_to(st, i + 1, now, KFIT_RF_INCOMPLETE | (user ? KFIT_RF_JUMPED : 0),
+	       pid_tgid, c);
+	pop_top(st, now, 0, pid_tgid, c);
+	return 0;
+}
+
+SEC("fentry")
+int BPF_PROG(cg_fentry)
+{
+	return on_entry(bpf_get_attach_cookie(ctx), true, 0);
+}
+
+SEC("fexit")
+int BPF_PROG(cg_fexit)
+{
+	return on_exit(bpf_get_attach_cookie(ctx), true, false);
+}
+
+SEC("kprobe")
+int BPF_KPROBE(cg_kprobe)
+{
+	return on_entry(bpf_get_attach_cookie(ctx), true, 0);
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(cg_kretprobe)
+{
+	return on_exit(bpf_get_attach_cookie(ctx), true, false);
+}
+
+SEC("kprobe.multi")
+int BPF_KPROBE(cg_kmulti)
+{
+	return on_entry(bpf_get_attach_cookie(ctx), true, 0);
+}
+
+SEC("kretprobe.multi")
+int BPF_KRETPROBE(cg_kmulti_ret)
+{
+	return on_exit(bpf_get_attach_cookie(ctx), true, false);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(cg_uprobe)
+{
+	__u64 sp = PT_REGS_SP(ctx);
+
+	/* sp 0 would say "kernel": no user stack is ever at 0 */
+	return on_entry(bpf_get_attach_cookie(ctx), false, sp ? sp : 1);
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(cg_uretprobe)
+{
+	return on_exit(bpf_get_attach_cookie(ctx), false, true);
+}
+
+/* sys:NAME, through syscalls/sys_enter_NAME and sys_exit_NAME */
+SEC("tracepoint")
+int cg_sys_enter(void *ctx)
+{
+	return on_entry(bpf_get_attach_cookie(ctx), false, 0);
+}
+
+SEC("tracepoint")
+int cg_sys_exit(void *ctx)
+{
+	return on_exit(bpf_get_attach_cookie(ctx), false, false);
+}
+
+/* ---- context switches ------------------------------------------------- */
+
+static __always_inline int on_switch(bool preempt, struct task_struct *prev,
+				     struct task_struct *next, unsigned int prev_state)
+{
+	__u64 now = bpf_ktime_get_ns(), key, dur;
+	struct kfit_rec_switch *r;
+	struct cg_stack *st;
+
+	if (!kfit_ready)
+		return 0;
+	key = BPF_CORE_READ(prev, pid);
+	st = key ? bpf_map_lookup_elem(&stacks, &key) : NULL;
+	if (st && st->s.depth) {
+		st->off_ts = now;
+		st->off_state = preempt ? 0 : prev_state;
+		st->off_depth = open_recorded(st);
+	}
+	key = BPF_CORE_READ(next, pid);
+	st = key ? bpf_map_lookup_elem(&stacks, &key) : NULL;
+	if (!st || !st->off_ts)
+		return 0;
+	dur = now > st->off_ts ? now - st->off_ts : 0;
+	if (st->off_state)
+		st->blocked += dur;
+	else
+		st->preempt += dur;
+	if (st->off_depth) {
+		r = reserve(sizeof(*r));
+		if (r) {
+			head(&r->h, KFIT_REC_SWITCH, KFIT_CTX_TASK, 0, sizeof(*r),
+			     ((__u64)st->pid << 32) | st->tid, st->off_ts);
+			r->dur = dur;
+			r->state = st->off_state;
+			r->depth = st->off_depth;
+			submit(r);
+		}
+	}
+	st->off_ts = 0;
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(switch_btf, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	return on_switch(preempt, prev, next, prev_state);
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(switch_raw, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	return on_switch(preempt, prev, next, prev_state);
+}
+
+/* ---- fork, exec, exit ------------------------------------------------- */
+
+/*
+ * A child made by fork (its own mm) or vfork gets its parent's return
+ * probes from the kernel: its stack starts with its parent's open user
+ * frames. Threads share the mm and start with none.
+ */
+static __always_inline void fork_frames(struct task_struct *parent,
+					struct task_struct *child,
+					__u32 ctgid, __u32 ctid)
+{
+	__u32 slot = SCRATCH_FORK, n, i, rec;
+	__u64 key = BPF_CORE_READ(parent, pid);
+	struct cg_stack *ps, *cs;
+	struct fc_frame *f, *g;
+	struct cg_frame *y;
+
+	if (BPF_CORE_READ(child, mm) == BPF_CORE_READ(parent, mm) &&
+	    !BPF_CORE_READ(child, vfork_done))
+		return;
+	ps = bpf_map_lookup_elem(&stacks, &key);
+	cs = bpf_map_lookup_elem(&scratch, &slot);
+	if (!ps || !cs)
+		return;
+	n = user_frames(ps, &rec);
+	if (!n)
+		return;
+	stack_init(cs, ctgid, ctid);
+	for (i = 0; i < FC_MAX_DEPTH; i++) {
+		f = fc_frame(&ps->s, i);
+		g = fc_frame(&cs->s, i);
+		y = cg_ext(cs, i);
+		if (i >= n || !f || !g || !y)
+			break;
+		*g = *f;
+		g->flags |= FC_F_FORKED;
+		/* its own off-CPU time and left-out calls from here */
+		y->rdepth = ps->x[i & (FC_MAX_DEPTH - 1)].rdepth;
+		y->blocked = 0;
+		y->preempt = 0;
+		y->dropped = 0;
+	}
+	cs->s.depth = n;
+	cs->root = ps->root <= n ? ps->root : 0;
+	key = ctid;
+	if (bpf_map_update_elem(&stacks, &key, cs, BPF_ANY))
+		count(CG_NO_STACK);
+}
+
+static __always_inline int on_fork(struct task_struct *parent,
+				   struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid);
+	__u32 ctgid = BPF_CORE_READ(child, tgid);
+	__u32 ctid = BPF_CORE_READ(child, pid);
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u8 one = 1;
+
+	if (!kfit_ready)
+		return 0;
+	if (follow && ctgid != ptgid && bpf_map_lookup_elem(&tracked, &ptgid))
+		bpf_map_update_elem(&tracked, &ctgid, &one, BPF_ANY);
+	if (!task_chosen(pid_tgid))
+		return 0;
+	write_task(KFIT_REC_FORK, pid_tgid, ctgid, ctid);
+	if (task_chosen(((__u64)ctgid << 32) | ctid))
+		fork_frames(parent, child, ctgid, ctid);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(fork_btf, struct task_struct *parent, struct task_struct *child)
+{
+	return on_fork(parent, child);
+}
+
+SEC("raw_tp/sched_process_fork")
+int BPF_PROG(fork_raw, struct task_struct *parent, struct task_struct *child)
+{
+	return on_fork(parent, child);
+}
+
+/*
+ * After exec the old program's frames never return: they are written as
+ * incomplete, and the kernel frames above them (execve's) kept, renumbered.
+ */
+/* The kernel frames above n user frames move down to the bottom */
+static __always_inline void shift_down(struct cg_stack *st, __u32 n, __u32 rec)
+{
+	__u32 d = st->s.depth, j;
+	struct fc_frame *f, *g;
+	struct cg_frame *x, *y;
+
+	for (j = 0; j < FC_MAX_DEPTH; j++) {
+		f = fc_frame(&st->s, j + n);
+		x = cg_ext(st, j + n);
+		g = fc_frame(&st->s, j);
+		y = cg_ext(st, j);
+		if (j + n >= d || !f || !x || !g || !y)
+			break;
+		*g = *f;
+		*y = *x;
+		y->rdepth = y->rdepth > rec ? y->rdepth - rec : 0;
+	}
+	st->s.depth = d > n ? d - n : 0;
+	st->root = st->root > n ? st->root - n : 0;
+}
+
+/*
+ * After exec the old program's frames never return: they are written as
+ * incomplete, and the kernel frames above them (execve's) kept.
+ */
+static __always_inline int on_exec(__u32 old_tid)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u64 now = bpf_ktime_get_ns();
+	__u64 key = old_tid;
+	struct cg_stack *st;
+	struct fc_frame *f;
+	struct cg_frame *x;
+	__u32 n, i, rec;
+
+	if (!kfit_ready)
+		return 0;
+	if (task_chosen(pid_tgid))
+		write_task(KFIT_REC_EXEC, pid_tgid, 0, 0);
+	st = bpf_map_lookup_elem(&stacks, &key);
+	if (!st)
+		return 0;
+	n = user_frames(st, &rec);
+	for (i = 0; i < FC_MAX_DEPTH; i++) {
+		f = fc_frame(&st->s, n - 1 - i);
+		x = cg_ext(st, n - 1 - i);
+		if (i >= n || !f || !x)
+			break;
+		if (f->flags & FC_F_REC)
+			write_call(st, f, x, now > f->ts ? now - f->ts : 0,
+				   KFIT_RF_INCOMPLETE | KFIT_RF_EXEC, pid_tgid,
+				   KFIT_CTX_TASK);
+	}
+	if (n)
+		shift_down(st, n, rec);
+	/* a thread that execs takes its process's id */
+	if (old_tid != (__u32)pid_tgid) {
+		st->tid = (__u32)pid_tgid;
+		key = st->tid;
+		bpf_map_update_elem(&stacks, &key, st, BPF_ANY);
+		key = old_tid;
+		bpf_map_delete_elem(&stacks, &key);
+	}
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(exec_btf, struct task_struct *p, pid_t old_pid)
+{
+	return on_exec(old_pid);
+}
+
+SEC("raw_tp/sched_process_exec")
+int BPF_PROG(exec_raw, struct task_struct *p, pid_t old_pid)
+{
+	return on_exec(old_pid);
+}
+
+static __always_inline int on_task_exit(struct task_struct *p)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u64 key = (__u32)pid_tgid;
+	__u32 tgid = pid_tgid >> 32;
+	struct cg_stack *st;
+
+	if (!kfit_ready || !key)
+		return 0;
+	st = bpf_map_lookup_elem(&stacks, &key);
+	if (st) {
+		pop_to(st, 0, bpf_ktime_get_ns(), KFIT_RF_INCOMPLETE | KFIT_RF_EXITED,
+		       pid_tgid, KFIT_CTX_TASK);
+		bpf_map_delete_elem(&stacks, &key);
+	}
+	if (task_chosen(pid_tgid))
+		write_task(KFIT_REC_EXIT, pid_tgid, 0, 0);
+	/* the last thread of a followed process: its pid may come back */
+	if (follow && !BPF_CORE_READ(p, signal, live.counter))
+		bpf_map_delete_elem(&tracked, &tgid);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(exit_btf, struct task_struct *p)
+{
+	return on_task_exit(p);
+}
+
+SEC("raw_tp/sched_process_exit")
+int BPF_PROG(exit_raw, struct task_struct *p)
+{
+	return on_task_exit(p);
+}
+
+/* ---- interrupts ------------------------------------------------------- */
+
+/* Whether the task current interrupts is inside a recorded call */
+static __always_inline bool struck_recorded(__u64 pid_tgid)
+{
+	__u64 key = (__u32)pid_tgid;
+	struct cg_stack *st;
+
+	if (!key)
+		return false;
+	st = bpf_map_lookup_elem(&stacks, &key);
+	return st && open_recorded(st);
+}
+
+static __always_inline int irq_entry(enum kfit_ctx c, __u32 vec)
+{
+	__u32 key = c;
+	struct cg_irq *q;
+	__u64 pid_tgid;
+
+	if (!kfit_ready || !fc_cpu_wanted())
+		return 0;
+	q = bpf_map_lookup_elem(&irqs, &key);
+	if (!q)
+		return 0;
+	pid_tgid = bpf_get_current_pid_tgid();
+	q->pid_tgid = pid_tgid;
+	q->vec = vec;
+	q->ncalls = 0;
+	q->struck = struck_recorded(pid_tgid);
+	q->ts = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline int irq_exit(enum kfit_ctx c)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct kfit_rec_irq *r;
+	__u32 key = c;
+	struct cg_irq *q;
+
+	q = bpf_map_lookup_elem(&irqs, &key);
+	if (!q || !q->ts)
+		return 0;
+	if (kfit_ready && (q->ncalls || q->struck)) {
+		r = reserve(sizeof(*r));
+		if (r) {
+			head(&r->h, KFIT_REC_IRQ, c, 0, sizeof(*r), q->pid_tgid, q->ts);
+			r->dur = now > q->ts ? now - q->ts : 0;
+			r->vec = q->vec;
+			r->ncalls = q->ncalls;
+			submit(r);
+		}
+	}
+	q->ts = 0;
+	return 0;
+}
+
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(irq_entry_btf, int irq)
+{
+	return irq_entry(KFIT_CTX_HARDIRQ, irq);
+}
+
+SEC("raw_tp/irq_handler_entry")
+int BPF_PROG(irq_entry_raw, int irq)
+{
+	return irq_entry(KFIT_CTX_HARDIRQ, irq);
+}
+
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(irq_exit_btf, int irq)
+{
+	return irq_exit(KFIT_CTX_HARDIRQ);
+}
+
+SEC("raw_tp/irq_handler_exit")
+int BPF_PROG(irq_exit_raw, int irq)
+{
+	return irq_exit(KFIT_CTX_HARDIRQ);
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(softirq_entry_btf, unsigned int vec)
+{
+	return irq_entry(KFIT_CTX_SOFTIRQ, vec);
+}
+
+SEC("raw_tp/softirq_entry")
+int BPF_PROG(softirq_entry_raw, unsigned int vec)
+{
+	return irq_entry(KFIT_CTX_SOFTIRQ, vec);
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(softirq_exit_btf, unsigned int vec)
+{
+	return irq_exit(KFIT_CTX_SOFTIRQ);
+}
+
+SEC("raw_tp/softirq_exit")
+int BPF_PROG(softirq_exit_raw, unsigned int vec)
+{
+	return irq_exit(KFIT_CTX_SOFTIRQ);
+}
+
+/* ---- -e CATEGORY:NAME ------------------------------------------------- */
+
+/* Attached to each chosen tracepoint, its event id as cookie */
+SEC("tracepoint")
+int cg_event(void *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	enum kfit_ctx c = fc_context(true);
+	struct kfit_rec_event *r;
+	struct cg_stack *st;
+	__u32 id, *size;
+	__u64 key;
+
+	if (!kfit_ready)
+		return 0;
+	/* in interrupts, current is no chosen task's work */
+	if (c != KFIT_CTX_TASK && (fc_task_filters() || follow))
+		return 0;
+	if (!wanted(c, pid_tgid))
+		return 0;
+	if (root_id) {
+		key = fc_stack_key(c, pid_tgid);
+		st = bpf_map_lookup_elem(&stacks, &key);
+		if (!st || !st->root)
+			return 0;
+	}
+	id = bpf_get_attach_cookie(ctx);
+	size = bpf_map_lookup_elem(&ev_size, &id);
+	r = reserve(sizeof(*r));
+	if (!r)
+		return 0;
+	head(&r->h, KFIT_REC_EVENT, c, 0, sizeof(*r), pid_tgid, bpf_ktime_get_ns());
+	r->id = id;
+	r->len = size && *size < KFIT_EVENT_DATA ? *size : KFIT_EVENT_DATA;
+	if (bpf_probe_read_kernel(r->data, sizeof(r->data), ctx))
+		r->len = 0;
+	submit(r);
+	return 0;
+}
+
+/* ---- sampled mode ----------------------------------------------------- */
+
+#define STACK_BYTES	(KFIT_STACK_MAX * sizeof(__u64))
+
+SEC("perf_event")
+int cg_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct kfit_rec_sample *r;
+	__u32 zero = 0, size;
+	long nk, nu;
+
+	/* the idle tasks are no process's work */
+	if (!kfit_ready || !(__u32)pid_tgid || !task_chosen(pid_tgid))
+		return 0;
+	r = bpf_map_lookup_elem(&samples, &zero);
+	if (!r)
+		return 0;
+	nk = bpf_get_stack(ctx, r->ip, STACK_BYTES, 0);
+	if (nk < 0)
+		nk = 0;
+	nk /= sizeof(__u64);
+	asm volatile("" : "+r"(nk));
+	if (nk > KFIT_STACK_MAX)
+		nk = KFIT_STACK_MAX;
+	nu = bpf_get_stack(ctx, &r->ip[nk], STACK_BYTES, BPF_F_USER_STACK);
+	if (nu < 0)
+		nu = 0;
+	nu /= sizeof(__u64);
+	if (nu > KFIT_STACK_MAX)
+		nu = KFIT_STACK_MAX;
+	size = sizeof(*r) - sizeof(r->ip) + (nk + nu) * sizeof(__u64);
+	head(&r->h, KFIT_REC_SAMPLE, KFIT_CTX_TASK, 0, size, pid_tgid,
+	     bpf_ktime_get_ns());
+	r->nkernel = nk;
+	r->nuser = nu;
+	r->pad = 0;
+	asm volatile("" : "+r"(size));
+	if (size > sizeof(*r))
+		return 0;
+	if (bpf_ringbuf_output(&rb, r, size, wake_flag()))
+		count(CG_LOST);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

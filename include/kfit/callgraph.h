@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared by bpf/callgraph.bpf.c and src/callgraph.c: the stacks the
+ * loader walks at the end (for the calls still open) and the counters.
+ * What the programs write is include/kfit/rec.h.
+ */
+#ifndef KFIT_CALLGRAPH_H
+#define KFIT_CALLGRAPH_H
+
+#include "kfit/fcall.h"
+
+#define CG_MAX_STACKS	32768	/* threads and interrupt stacks with open calls */
+#define CG_MAX_TRACKED	8192	/* processes followed (-p, COMMAND) */
+
+/* callgraph's half of a frame: fcall.h's fc_frame is the other */
+struct cg_frame {
+	__u64 blocked;		/* the stack's off-CPU times at entry */
+	__u64 preempt;
+	__u32 dropped;		/* callees left out (--min, --max, -D) */
+	__u16 rdepth;		/* depth as recorded: 0 at --root's frame */
+	__u16 pad;
+};
+
+struct cg_stack {
+	struct fc_stack s;
+	struct cg_frame x[FC_MAX_DEPTH];
+	__u64 blocked;		/* off CPU asleep, ns, summed (task stacks) */
+	__u64 preempt;		/* off CPU runnable, ns, summed */
+	__u64 off_ts;		/* when it left the CPU with open calls, 0: on CPU */
+	__u32 off_state;	/* its state then: 0 preempted */
+	__u32 off_depth;	/* recorded calls open then */
+	__u32 pid, tid;		/* task stacks: the owner */
+	__u32 root;		/* index + 1 of the open --root frame, 0: none */
+	__u32 pad;
+};
+
+/* Per-CPU counters (the counters map) */
+enum cg_counter {
+	CG_LOST,		/* records the ring buffer had no room for */
+	CG_DEEP,		/* calls nested beyond FC_MAX_DEPTH, not kept */
+	CG_UNMATCHED,		/* returns whose entry was not seen */
+	CG_NO_STACK,		/* calls not kept: the stacks map was full */
+	CG_NCOUNTERS
+};
+
+#endif

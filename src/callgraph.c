@@ -1,0 +1,1089 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * callgraph: call trees, KFI's kd -c. Exact mode: every call of the
+ * traced functions, with the interrupts, context switches and chosen
+ * tracepoints around them; sampled mode: perf-event stack samples.
+ * BPF side: bpf/callgraph.bpf.c, records: include/kfit/rec.h, trees:
+ * src/lib/calltree.c.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "kfit/callgraph.h"
+#include "callgraph.skel.h"
+#include "attach.h"
+#include "caps.h"
+#include "child.h"
+#include "diag.h"
+#include "duration.h"
+#include "events.h"
+#include "explain.h"
+#include "fileio.h"
+#include "ksyms.h"
+#include "maps.h"
+#include "opts.h"
+#include "perfev.h"
+#include "run.h"
+#include "target.h"
+#include "tpglob.h"
+
+#define DEFAULT_HZ	99
+#define MAX_HZ		100000
+#define DEFAULT_BUFFER	(8ULL << 20)
+#define MAX_BUFFER	(1ULL << 31)
+#define MAX_EVENTS	1024
+
+enum sort_key { SORT_TIME, SORT_LOCAL, SORT_COUNT, SORT_AVG, SORT_MAX };
+
+enum {
+	OPT_MODULE = 256, OPT_ROOT, OPT_SUMMARY, OPT_FOLDED, OPT_SVG, OPT_PERFETTO,
+	OPT_NO_INTERLACE,
+};
+
+static const struct kfit_opt cg_opts[] = {
+	{ "module", OPT_MODULE, "NAME", "every function of kernel module NAME" },
+	{ "root", OPT_ROOT, "FUNC", "keep only what happens inside FUNC, per thread" },
+	{ "depth", 'D', "N", "record calls down to depth N (1: the outermost only)" },
+	{ "event", 'e', "CAT:NAME",
+	  "show tracepoint CAT:NAME where it hit (globs; repeatable)" },
+	{ "sample", 'S', NULL,
+	  "sampled mode, -S [HZ]: stacks sampled HZ times a second (default 99)" },
+	{ "summary", OPT_SUMMARY, NULL,
+	  "per function: COUNT TOTAL AVG LOCAL MAX MAX-SUB (kd's table)" },
+	{ "sort", 's', "KEY", "with --summary: time (default), local, count, avg or max" },
+	{ "top", 'n', "N", "with --summary: the top N functions" },
+	{ "folded", OPT_FOLDED, NULL,
+	  "folded stacks on stdout (self ns; samples in sampled mode)" },
+	{ "svg", OPT_SVG, "FILE", "a flame graph into FILE (SVG)" },
+	{ "perfetto", OPT_PERFETTO, "FILE",
+	  "Chrome trace-event JSON into FILE (ui.perfetto.dev)" },
+	{ "no-interlace", OPT_NO_INTERLACE, NULL,
+	  "interrupts listed apart, not inside the task they struck" },
+	{ "buffer", 'b', "SIZE", "ring buffer size (default 8M; rounded up to a power of 2 pages)" },
+	{ NULL },
+};
+
+/* Records of each type, and what the BPF side counted */
+struct capture {
+	__u64 types[KFIT_REC_NTYPES];
+	__u64 end_calls;	/* still open at the end: written by us */
+	__u64 counters[CG_NCOUNTERS];
+	__u64 *lost;		/* per CPU */
+	int ncpus;
+};
+
+struct env {
+	struct kfit_common c;
+	const char *module, *root;
+	unsigned long depth;
+	char **event_specs;
+	int nevent_specs;
+	bool sample;
+	unsigned long hz;
+	bool summary, folded, no_interlace;
+	const char *svg, *perfetto;
+	enum sort_key sort;
+	unsigned long top;
+	__u64 buffer;
+	char **targets;
+	int ntargets;
+	char **cmd;		/* -- COMMAND: traced as -p, from its exec */
+	struct kfit_child child;
+
+	struct kfit_targets tg;
+	int root_idx;		/* --root's function, -1: none */
+	struct kfit_tps tps;	/* -e */
+	struct callgraph_bpf *skel;
+	struct kfit_attacher *att;
+	struct bpf_link **links;	/* tracepoints and samplers */
+	int nlinks;
+	int *perf_fds;
+	int nperf;
+	struct kfit_events *ev;
+	const char *tp_mode;	/* "tp_btf" or "raw_tracepoint" */
+	bool sampled;		/* the mode running */
+	bool stopped;
+	__u64 start_ns, end_ns;
+	struct capture cap;
+};
+
+static struct env env = { .hz = DEFAULT_HZ, .buffer = DEFAULT_BUFFER, .root_idx = -1 };
+
+/* ---- command line ------------------------------------------------------ */
+
+/* "8M", "64k", "1G" or bytes: 0, or -1 */
+static int parse_size(const char *s, __u64 *out)
+{
+	unsigned long long v;
+	char *end;
+	int shift = 0;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		return -1;
+	if (*end && strchr("kK", *end))
+		shift = 10;
+	else if (*end && strchr("mM", *end))
+		shift = 20;
+	else if (*end && strchr("gG", *end))
+		shift = 30;
+	else if (*end)
+		return -1;
+	if (shift && end[1] && strcmp(end + 1, "B") && strcmp(end + 1, "iB"))
+		return -1;
+	if (!v || v > (MAX_BUFFER >> shift))
+		return -1;
+	*out = (__u64)v << shift;
+	return 0;
+}
+
+/* Up to a power of 2, at least a page (the ring buffer's rule) */
+static __u64 ring_size(__u64 want)
+{
+	__u64 page = sysconf(_SC_PAGESIZE), n = page;
+
+	while (n < want)
+		n <<= 1;
+	return n;
+}
+
+static int parse_sort(const char *arg, enum sort_key *k)
+{
+	static const char *const names[] = { "time", "local", "count", "avg", "max" };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(arg, names[i])) {
+			*k = i;
+			return 0;
+		}
+	}
+	fprintf(stderr, "callgraph: invalid sort key '%s': use time, local, count, "
+		"avg or max\n", arg);
+	return -1;
+}
+
+static int add_event_spec(const char *arg)
+{
+	char **v = realloc(env.event_specs, (env.nevent_specs + 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	env.event_specs = v;
+	v[env.nevent_specs++] = (char *)arg;
+	return 0;
+}
+
+static int parse_opt(int key, const char *arg, void *ctx)
+{
+	(void)ctx;
+	switch (key) {
+	case OPT_MODULE:
+		env.module = arg;
+		return 0;
+	case OPT_ROOT:
+		env.root = arg;
+		return 0;
+	case 'D':
+		if (kfit_parse_uint(arg, 65535, &env.depth)) {
+			fprintf(stderr, "callgraph: invalid depth '%s': a number from 1\n", arg);
+			return -1;
+		}
+		return 0;
+	case 'e':
+		return add_event_spec(arg);
+	case 'S':
+		env.sample = true;
+		return 0;
+	case OPT_SUMMARY:
+		env.summary = true;
+		return 0;
+	case 's':
+		return parse_sort(arg, &env.sort);
+	case 'n':
+		if (kfit_parse_uint(arg, 1000000, &env.top)) {
+			fprintf(stderr, "callgraph: invalid number '%s' for --top\n", arg);
+			return -1;
+		}
+		return 0;
+	case OPT_FOLDED:
+		env.folded = true;
+		return 0;
+	case OPT_SVG:
+		env.svg = arg;
+		return 0;
+	case OPT_PERFETTO:
+		env.perfetto = arg;
+		return 0;
+	case OPT_NO_INTERLACE:
+		env.no_interlace = true;
+		return 0;
+	case 'b':
+		if (parse_size(arg, &env.buffer)) {
+			fprintf(stderr, "callgraph: invalid buffer size '%s': e.g. 64k, "
+				"8M, 1G (at most 2G)\n", arg);
+			return -1;
+		}
+		return 0;
+	}
+	return -1;
+}
+
+static const struct kfit_tool tool = {
+	.name = "callgraph",
+	.summary = "Call trees, KFI's kd -c: every call of kernel, system-call or user "
+		   "functions, nested,\nwith the interrupts, context switches and "
+		   "tracepoints around them; or, without a\nTARGET (or where the "
+		   "kernel refuses), stacks sampled by perf events.\n"
+		   "TARGET: FUNC or GLOB (kernel), sys:NAME (system call), "
+		   "BINARY:FUNC or LIB:FUNC (user, GLOB allowed).",
+	.synopsis = "[OPTIONS] [TARGET...] [-- COMMAND [ARGS]]",
+	.examples = "callgraph 'vfs_*' -p 1234          # vfs calls of a process, as trees\n"
+		    "callgraph 'vfs_*' 'ext4_*' -- cat /etc/passwd  # one command\n"
+		    "callgraph --root vfs_read 'vfs_*' 'rw_*' -D 3  # inside vfs_read only\n"
+		    "callgraph ./prog:'*' -e sched:sched_switch -- ./prog\n"
+		    "callgraph --module e1000 -d 5s --summary  # a module's functions\n"
+		    "callgraph 'tcp_*' --min 10us --folded > tcp.folded\n"
+		    "callgraph -p 1234 -S 999 --svg prof.svg  # sampled, a flame graph\n"
+		    "callgraph 'vfs_*' -d 1s --perfetto trace.json -j\n",
+	.common = KFIT_OPT_PID | KFIT_OPT_TID | KFIT_OPT_COMM | KFIT_OPT_CPU |
+		  KFIT_OPT_DURATION | KFIT_OPT_JSON | KFIT_OPT_MINMAX | KFIT_OPT_ATTACH,
+	.opts = cg_opts,
+	.parse = parse_opt,
+	.ctx = &env,
+};
+
+static bool is_number(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+static int set_hz(const char *s)
+{
+	if (kfit_parse_uint(s, MAX_HZ, &env.hz)) {
+		fprintf(stderr, "callgraph: invalid sampling rate '%s': 1 to %d Hz\n",
+			s, MAX_HZ);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * -S takes an optional rate, which getopt cannot say: a number right
+ * after -S (or in -S99, --sample=99) is taken out of argv here.
+ */
+static int take_rate(int *argc, char **argv)
+{
+	int i, drop;
+
+	for (i = 1; i < *argc && strcmp(argv[i], "--"); i++) {
+		drop = 0;
+		if (!strncmp(argv[i], "--sample=", 9) && set_hz(argv[i] + 9))
+			return -1;
+		if (!strncmp(argv[i], "-S", 2) && argv[i][2] && set_hz(argv[i] + 2))
+			return -1;
+		if (!strncmp(argv[i], "--sample=", 9) ||
+		    (!strncmp(argv[i], "-S", 2) && argv[i][2]))
+			argv[i] = "-S";
+		else if ((!strcmp(argv[i], "-S") || !strcmp(argv[i], "--sample")) &&
+			 i + 1 < *argc && is_number(argv[i + 1]))
+			drop = 1;
+		if (!drop)
+			continue;
+		if (set_hz(argv[i + 1]))
+			return -1;
+		memmove(&argv[i + 1], &argv[i + 2], (*argc - i - 2 + 1) * sizeof(*argv));
+		(*argc)--;
+	}
+	return 0;
+}
+
+/* The operands after "--" are a command; found before getopt reorders argv */
+static int split_command(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--"))
+			continue;
+		env.cmd = i + 1 < argc ? argv + i + 1 : NULL;
+		return i;
+	}
+	return argc;
+}
+
+static bool exact_wanted(void)
+{
+	return env.ntargets || env.module || env.nevent_specs;
+}
+
+static int usage_error(const char *msg)
+{
+	fprintf(stderr, "callgraph: %s\nTry 'callgraph --help' for more information.\n", msg);
+	return -1;
+}
+
+static int check_args(int first, int argc, char **argv, bool dashdash)
+{
+	int stdout_forms;
+
+	env.targets = argv + first;
+	env.ntargets = argc - first;
+	if (dashdash && !env.cmd)
+		return usage_error("no COMMAND after --");
+	if (env.cmd && (env.c.pid || env.c.tid))
+		return usage_error("-p/-t and a COMMAND exclude each other");
+	if (env.sample && exact_wanted())
+		return usage_error("-S samples stacks: it takes no TARGET, --module or -e");
+	if (!exact_wanted() && (env.root || env.depth || env.c.has_min || env.c.has_max))
+		return usage_error("--root, -D, --min and --max need a TARGET (exact mode)");
+	if (env.root && !env.ntargets && !env.module)
+		return usage_error("--root needs a TARGET");
+	stdout_forms = env.summary + env.folded + env.c.json;
+	if (stdout_forms > 1)
+		return usage_error("--summary, --folded and -j exclude each other");
+	if ((env.sort || env.top) && !env.summary)
+		return usage_error("-s and -n go with --summary");
+	return 0;
+}
+
+/* ---- what to trace ---------------------------------------------------- */
+
+/* Every function of a loaded module, from kallsyms */
+static int add_module(const char *mod)
+{
+	struct kfit_ksyms *ks = kfit_ksyms_load(NULL);
+	const struct kfit_ksym *s;
+	int i, n = 0, err = 0;
+
+	if (!ks) {
+		kfit_err("cannot read /proc/kallsyms: %s", strerror(errno));
+		return -errno;
+	}
+	for (i = 0; i < kfit_ksyms_count(ks) && !err; i++) {
+		s = kfit_ksyms_at(ks, i);
+		if (!s->module || strcmp(s->module, mod) || !kfit_ksym_is_func(s) ||
+		    strchr(s->name, '.'))
+			continue;
+		err = kfit_targets_add(&env.tg, s->name);
+		n++;
+	}
+	kfit_ksyms_free(ks);
+	if (!err && !n) {
+		kfit_err("no module '%s' is loaded (see /proc/modules), or it has "
+			 "no functions", mod);
+		return -EINVAL;
+	}
+	return err;
+}
+
+static int resolve_events(void)
+{
+	char msg[512];
+	int i, err;
+
+	for (i = 0; i < env.nevent_specs; i++) {
+		err = kfit_tps_add(&env.tps, NULL, env.event_specs[i], msg, sizeof(msg));
+		if (err) {
+			kfit_err("%s", msg);
+			return err == -ENOENT ? -EINVAL : err;
+		}
+	}
+	if (env.tps.n > MAX_EVENTS) {
+		kfit_err("too many tracepoints (%d): at most %d", env.tps.n, MAX_EVENTS);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void list_skipped(void)
+{
+	int i;
+
+	for (i = 0; i < env.tg.nskipped; i++)
+		fprintf(stderr, "  %s: %s\n", env.tg.skipped[i].name,
+			env.tg.skipped[i].reason);
+}
+
+static int resolve_targets(void)
+{
+	int i, err = 0;
+
+	env.tg.need_btf = env.c.attach == KFIT_AM_AUTO || env.c.attach == KFIT_AM_FENTRY;
+	env.tg.no_deny = env.c.no_deny;
+	env.tg.pid = env.c.pid;
+	for (i = 0; i < env.ntargets && !err; i++)
+		err = kfit_targets_add(&env.tg, env.targets[i]);
+	if (!err && env.module)
+		err = add_module(env.module);
+	if (!err && env.root) {
+		env.root_idx = kfit_targets_one(&env.tg, env.root);
+		err = env.root_idx < 0 ? env.root_idx : 0;
+	}
+	if (!err)
+		err = resolve_events();
+	if (err)
+		return err;
+	if ((env.ntargets || env.module) && !env.tg.n) {
+		kfit_err("nothing to trace: every function was skipped");
+		list_skipped();
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* ---- loading and attaching ------------------------------------------- */
+
+static void configure(struct callgraph_bpf *s)
+{
+	struct callgraph_bpf__rodata *r = s->rodata;
+
+	r->self_tgid = getpid();
+	r->filter_tid = env.c.tid;
+	r->filter_comm = env.c.comm[0] != '\0';
+	memcpy((char *)r->comm, env.c.comm, sizeof(env.c.comm));
+	r->filter_cpu = env.c.cpus.set;
+	r->follow = env.c.pid != 0;
+	r->root_id = env.root_idx + 1;
+	r->max_depth = env.depth;
+	r->min_ns = env.c.has_min ? env.c.min_ns : 0;
+	r->max_ns = env.c.has_max ? env.c.max_ns : 0;
+	r->wake_bytes = env.buffer / 4;
+	bpf_map__set_max_entries(s->maps.rb, env.buffer);
+	bpf_map__set_max_entries(s->maps.ev_size, env.tps.n ? env.tps.n : 1);
+}
+
+/*
+ * The tracepoint programs of a flavour (tp_btf, or raw for kernels that
+ * refuse it): fork, exec and exit always (they grow and prune tracked),
+ * context switches and interrupts in exact mode. Returns how many.
+ */
+static int tp_progs(struct callgraph_bpf *s, bool btf, bool exact,
+		    struct bpf_program **out)
+{
+	struct bpf_program *all[][2] = {
+		{ s->progs.fork_btf, s->progs.fork_raw },
+		{ s->progs.exec_btf, s->progs.exec_raw },
+		{ s->progs.exit_btf, s->progs.exit_raw },
+		{ s->progs.switch_btf, s->progs.switch_raw },
+		{ s->progs.irq_entry_btf, s->progs.irq_entry_raw },
+		{ s->progs.irq_exit_btf, s->progs.irq_exit_raw },
+		{ s->progs.softirq_entry_btf, s->progs.softirq_entry_raw },
+		{ s->progs.softirq_exit_btf, s->progs.softirq_exit_raw },
+	};
+	int i, n = exact ? 8 : 3;
+
+	for (i = 0; i < n; i++)
+		out[i] = all[i][btf ? 0 : 1];
+	return n;
+}
+
+static int keep_link(struct bpf_link *l)
+{
+	struct bpf_link **v;
+
+	if (!l)
+		return -errno;
+	v = realloc(env.links, (env.nlinks + 1) * sizeof(*v));
+	if (!v) {
+		bpf_link__destroy(l);
+		return -ENOMEM;
+	}
+	env.links = v;
+	env.links[env.nlinks++] = l;
+	return 0;
+}
+
+/* Everything but the functions' links (the attacher's): nothing stays attached */
+static void unload(void)
+{
+	while (env.nlinks)
+		bpf_link__destroy(env.links[--env.nlinks]);
+	while (env.nperf)
+		close(env.perf_fds[--env.nperf]);
+	kfit_events_free(env.ev);
+	env.ev = NULL;
+	kfit_attacher_free(env.att);
+	env.att = NULL;
+	callgraph_bpf__destroy(env.skel);
+	env.skel = NULL;
+}
+
+static int seed_maps(void)
+{
+	struct callgraph_bpf *s = env.skel;
+	__u32 pid = env.c.pid, cpu, i;
+	__u8 one = 1;
+
+	if (pid && bpf_map_update_elem(bpf_map__fd(s->maps.tracked), &pid, &one, BPF_ANY))
+		return -errno;
+	for (cpu = 0; env.c.cpus.set && cpu < KFIT_MAX_CPUS; cpu++)
+		if (kfit_cpu_selected(&env.c.cpus, cpu) &&
+		    bpf_map_update_elem(bpf_map__fd(s->maps.cpus), &cpu, &one, BPF_ANY))
+			return -errno;
+	for (i = 0; i < (__u32)env.tps.n; i++)
+		if (bpf_map_update_elem(bpf_map__fd(s->maps.ev_size), &i,
+					&env.tps.tp[i].size, BPF_ANY))
+			return -errno;
+	return 0;
+}
+
+static int on_record(void *ctx, const void *data, size_t size);
+
+static int open_events(void)
+{
+	struct kfit_events_opts o = {
+		.rb_fd = bpf_map__fd(env.skel->maps.rb),
+		.lost_fd = bpf_map__fd(env.skel->maps.counters),
+		.lost_key = CG_LOST,
+		.fn = on_record,
+	};
+
+	env.ev = kfit_events_new(&o);
+	return env.ev ? 0 : -errno;
+}
+
+static int attach_tps(bool btf, bool exact)
+{
+	struct bpf_program *p[8];
+	int i, n, err = 0;
+
+	n = tp_progs(env.skel, btf, exact, p);
+	for (i = 0; i < n && !err; i++)
+		err = keep_link(bpf_program__attach(p[i]));
+	return err;
+}
+
+/* -e: each tracepoint with its index as cookie */
+static int attach_events(void)
+{
+	LIBBPF_OPTS(bpf_tracepoint_opts, o);
+	char cat[256];
+	const char *name;
+	int i, err;
+
+	for (i = 0; i < env.tps.n; i++) {
+		name = strchr(env.tps.tp[i].name, ':') + 1;
+		snprintf(cat, sizeof(cat), "%.*s", (int)(name - 1 - env.tps.tp[i].name),
+			 env.tps.tp[i].name);
+		o.bpf_cookie = i;
+		err = keep_link(bpf_program__attach_tracepoint_opts(env.skel->progs.cg_event,
+								     cat, name, &o));
+		if (err) {
+			kfit_explain_attach("tracepoint", env.tps.tp[i].name, err);
+			return err;
+		}
+	}
+	return 0;
+}
+
+static void autoload_tps(bool btf, bool exact)
+{
+	struct bpf_program *p[8];
+	int i, n;
+
+	n = tp_progs(env.skel, btf, exact, p);
+	for (i = 0; i < n; i++)
+		bpf_program__set_autoload(p[i], true);
+}
+
+/*
+ * Open and load for exact mode: the attacher chooses the functions'
+ * programs (*refused: no mechanism works here for them).
+ */
+static int load_exact(bool btf, bool *refused)
+{
+	struct callgraph_bpf *s;
+	struct bpf_program *p;
+	int err;
+
+	s = env.skel = callgraph_bpf__open();
+	if (!s)
+		return -errno;
+	configure(s);
+	bpf_object__for_each_program(p, s->obj)
+		bpf_program__set_autoload(p, false);
+	if (env.att) {
+		err = kfit_attacher_prepare(env.att, &(struct kfit_attach_progs){
+			.obj = s->obj,
+			.fentry = s->progs.cg_fentry, .fexit = s->progs.cg_fexit,
+			.kprobe = s->progs.cg_kprobe, .kretprobe = s->progs.cg_kretprobe,
+			.kmulti = s->progs.cg_kmulti, .kmulti_ret = s->progs.cg_kmulti_ret,
+			.uprobe = s->progs.cg_uprobe, .uretprobe = s->progs.cg_uretprobe,
+			.sys_enter = s->progs.cg_sys_enter, .sys_exit = s->progs.cg_sys_exit,
+		});
+		*refused = err != 0;
+		if (err)
+			return err;
+	}
+	autoload_tps(btf, true);
+	bpf_program__set_autoload(s->progs.cg_event, env.tps.n > 0);
+	err = callgraph_bpf__load(s);
+	if (!err)
+		err = seed_maps();
+	if (!err)
+		err = open_events();
+	if (!err)
+		err = attach_tps(btf, true);
+	return err;
+}
+
+/* Returns 0, 1 when exact tracing is refused here (sampled mode then), or -errno */
+static int start_exact(void)
+{
+	struct kfit_attach_opts ao = {
+		.mech = env.c.attach,
+		.pid = env.c.pid,
+		.verbose = env.c.verbose,
+		.progress = isatty(STDERR_FILENO),
+	};
+	bool refused = false;
+	int err;
+
+	if (env.tg.n && !(env.att = kfit_attacher_new(&env.tg, &ao)))
+		return -ENOMEM;
+	env.tp_mode = "tp_btf";
+	err = load_exact(true, &refused);
+	if (err && !refused && err != -ENOMEM) {
+		kfit_debug("tp_btf failed (%s); trying raw tracepoints", kfit_reason(err));
+		unload();
+		if (env.tg.n && !(env.att = kfit_attacher_new(&env.tg, &ao)))
+			return -ENOMEM;
+		env.tp_mode = "raw_tracepoint";
+		err = load_exact(false, &refused);
+	}
+	if (refused)
+		return 1;
+	if (err) {
+		kfit_err("cannot load the BPF programs: %s", kfit_reason(err));
+		return err;
+	}
+	err = attach_events();
+	if (err || !env.att)
+		return err;
+	err = kfit_attacher_attach(env.att);
+	if (err == -EINTR || err == -ENOMEM)
+		return err;
+	return err ? 1 : 0;
+}
+
+/* ---- sampled mode ------------------------------------------------------ */
+
+static const char *sample_event = "cpu-clock";
+
+/* A sampling perf event on cpu: cycles where there is a PMU, else cpu-clock */
+static int sampler_open(int cpu)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_CPU_CYCLES,
+		.freq = 1,
+		.sample_freq = env.hz,
+	};
+	int fd;
+
+	if (strcmp(sample_event, "cpu-clock")) {
+		fd = kfit_perf_open(&a, -1, cpu, -1);
+		if (fd >= 0 || (fd != -ENOENT && fd != -EOPNOTSUPP))
+			return fd;
+		sample_event = "cpu-clock";
+	}
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	return kfit_perf_open(&a, -1, cpu, -1);
+}
+
+static int attach_samplers(void)
+{
+	int cpu, ncpus = libbpf_num_possible_cpus(), fd, err, *v;
+
+	if (ncpus < 0)
+		return ncpus;
+	sample_event = kfit_works(KFIT_M_PERF_HW) ? "cycles" : "cpu-clock";
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		if (env.c.cpus.set && !kfit_cpu_selected(&env.c.cpus, cpu))
+			continue;
+		fd = sampler_open(cpu);
+		if (fd == -ENODEV)	/* offline */
+			continue;
+		if (fd < 0) {
+			kfit_explain(KFIT_M_PERF_SW, "a sampling event", fd);
+			return fd;
+		}
+		v = realloc(env.perf_fds, (env.nperf + 1) * sizeof(*v));
+		if (!v) {
+			close(fd);
+			return -ENOMEM;
+		}
+		env.perf_fds = v;
+		env.perf_fds[env.nperf++] = fd;
+		err = keep_link(bpf_program__attach_perf_event(env.skel->progs.cg_sample, fd));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int load_sampled(bool btf)
+{
+	struct callgraph_bpf *s;
+	struct bpf_program *p;
+	int err;
+
+	s = env.skel = callgraph_bpf__open();
+	if (!s)
+		return -errno;
+	configure(s);
+	bpf_object__for_each_program(p, s->obj)
+		bpf_program__set_autoload(p, false);
+	autoload_tps(btf, false);
+	bpf_program__set_autoload(s->progs.cg_sample, true);
+	err = callgraph_bpf__load(s);
+	if (!err)
+		err = seed_maps();
+	if (!err)
+		err = open_events();
+	if (!err)
+		err = attach_tps(btf, false);
+	return err;
+}
+
+static int start_sampled(void)
+{
+	int err;
+
+	env.sampled = true;
+	env.tp_mode = "tp_btf";
+	err = load_sampled(true);
+	if (err && err != -ENOMEM) {
+		kfit_debug("tp_btf failed (%s); trying raw tracepoints", kfit_reason(err));
+		unload();
+		env.tp_mode = "raw_tracepoint";
+		err = load_sampled(false);
+	}
+	if (err) {
+		kfit_err("cannot load the BPF programs: %s", kfit_reason(err));
+		return err;
+	}
+	return attach_samplers();
+}
+
+static int start(void)
+{
+	int err;
+
+	if (!exact_wanted())
+		return start_sampled();
+	err = start_exact();
+	if (err <= 0)
+		return err;
+	unload();
+	kfit_warn("exact tracing is refused here (above): sampling stacks instead "
+		  "(-S %lu)", env.hz);
+	return start_sampled();
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+static int on_record(void *ctx, const void *data, size_t size)
+{
+	const struct kfit_rec *h = data;
+
+	(void)ctx;
+	if (size >= sizeof(*h) && h->type < KFIT_REC_NTYPES)
+		env.cap.types[h->type]++;
+	return 0;
+}
+
+/* What the BPF side writes for a call, for one still open at the end */
+static void end_call(__u64 key, const struct cg_stack *st, int i,
+		     __u64 blocked, __u64 preempt, __u32 dropped)
+{
+	const struct fc_frame *f = &st->s.f[i];
+	const struct cg_frame *x = &st->x[i];
+	int ctx = fc_key_ctx(key);
+	struct kfit_rec_call r = {
+		.h = {
+			.type = KFIT_REC_CALL,
+			.ctx = ctx,
+			.flags = KFIT_RF_INCOMPLETE | KFIT_RF_END |
+				 (f->flags & FC_F_FORKED ? KFIT_RF_FORKED : 0),
+			.size = sizeof(r),
+			/* a task's CPU is not known: interrupt stacks are per CPU */
+			.cpu = (key >> 32) ? (__u32)key : 0,
+			.pid = st->pid,
+			.tid = st->tid,
+			.ts = f->ts,
+		},
+		.dur = env.end_ns > f->ts ? env.end_ns - f->ts : 0,
+		.off_blocked = blocked - x->blocked,
+		.off_preempt = preempt - x->preempt,
+		.id = f->id,
+		.depth = x->rdepth,
+		.dropped = x->dropped + dropped,
+	};
+
+	env.cap.end_calls++;
+	on_record(NULL, &r, sizeof(r));
+}
+
+/*
+ * The calls still open on a stack, innermost first (the order returns
+ * come in), each as incomplete (KFIT_RF_END), as the BPF side would
+ * write it: those it leaves out counted by their callers.
+ */
+static void end_stack(__u64 key, const struct cg_stack *st)
+{
+	__u32 dropped[FC_MAX_DEPTH] = { 0 };
+	__u64 blocked = st->blocked, preempt = st->preempt;
+	int i, d = st->s.depth < FC_MAX_DEPTH ? st->s.depth : FC_MAX_DEPTH;
+
+	/* off CPU when the capture ended: that time counts too */
+	if (st->off_ts && st->off_ts < env.end_ns) {
+		if (st->off_state)
+			blocked += env.end_ns - st->off_ts;
+		else
+			preempt += env.end_ns - st->off_ts;
+	}
+	for (i = d - 1; i >= 0; i--) {
+		if (st->s.f[i].flags & FC_F_REC) {
+			end_call(key, st, i, blocked, preempt, dropped[i]);
+			continue;
+		}
+		if (i)
+			dropped[i - 1] += dropped[i] + st->x[i].dropped + 1;
+	}
+}
+
+static int end_stacks(void)
+{
+	struct kfit_entries e = { 0 };
+	int i, err;
+
+	err = kfit_hash_read(bpf_map__fd(env.skel->maps.stacks), NULL, NULL, 0, &e);
+	for (i = 0; !err && i < e.n; i++)
+		end_stack(*(__u64 *)kfit_entry_key(&e, i), kfit_entry_value(&e, i));
+	kfit_entries_free(&e);
+	return err;
+}
+
+/* The records the BPF side had no room for, per CPU, as LOST records */
+static int lost_records(void)
+{
+	struct kfit_rec_lost r = { .h = { .type = KFIT_REC_LOST, .size = sizeof(r) } };
+	int cpu, n;
+
+	env.cap.lost = calloc(KFIT_MAX_CPUS, sizeof(__u64));
+	if (!env.cap.lost)
+		return -ENOMEM;
+	n = kfit_events_lost(env.ev, env.cap.lost, KFIT_MAX_CPUS);
+	if (n < 0)
+		return n;
+	env.cap.ncpus = n;
+	for (cpu = 0; cpu < n && cpu < KFIT_MAX_CPUS; cpu++) {
+		if (!env.cap.lost[cpu])
+			continue;
+		r.h.cpu = cpu;
+		r.h.ts = env.end_ns;
+		r.count = env.cap.lost[cpu];
+		on_record(NULL, &r, sizeof(r));
+	}
+	return 0;
+}
+
+static void read_counters(void)
+{
+	struct kfit_percpu p;
+	__u32 k;
+	int fd = bpf_map__fd(env.skel->maps.counters);
+
+	if (kfit_percpu_init(&p, sizeof(__u64), 0))
+		return;
+	for (k = 0; k < CG_NCOUNTERS; k++)
+		env.cap.counters[k] = kfit_percpu_read(&p, fd, &k) ? 0 :
+				      kfit_percpu_sum(&p, 0);
+	kfit_percpu_free(&p);
+}
+
+/*
+ * The end: programs stop recording, and once none can still be running
+ * (the grace period of kfit_epoch_flip) the ring is drained, and the
+ * calls left open and the losses are added to the stream.
+ */
+static int stop_capture(void)
+{
+	int err;
+
+	env.skel->bss->kfit_ready = false;
+	env.end_ns = kfit_now_ns();
+	kfit_epoch_flip(&env.skel->bss->kfit_epoch);
+	err = kfit_events_drain(env.ev);
+	if (err < 0) {
+		kfit_err("reading the records failed: %s", kfit_reason(err));
+		return err;
+	}
+	read_counters();
+	err = env.sampled ? 0 : end_stacks();
+	if (!err)
+		err = lost_records();
+	if (err)
+		kfit_err("cannot read the open calls: %s", kfit_reason(err));
+	env.stopped = true;
+	return err;
+}
+
+static int poll_records(void *ctx, int timeout_ms)
+{
+	int n;
+
+	(void)ctx;
+	n = kfit_events_poll(env.ev, timeout_ms);
+	if (n < 0) {
+		kfit_err("reading the records failed: %s", kfit_reason(n));
+		return n;
+	}
+	return 0;
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+static void print_capture(void)
+{
+	const __u64 *t = env.cap.types, *k = env.cap.counters;
+	struct kfit_events_stats s;
+
+	kfit_events_stats(env.ev, &s);
+	kfit_info("%llu records read (%llu bytes): %llu calls returned, %llu "
+		  "still open at the end; %llu context switches, %llu interrupts, "
+		  "%llu tracepoint hits, %llu forks, %llu execs, %llu exits, %llu "
+		  "samples; %llu records lost",
+		  (unsigned long long)s.records, (unsigned long long)s.bytes,
+		  (unsigned long long)(t[KFIT_REC_CALL] - env.cap.end_calls),
+		  (unsigned long long)env.cap.end_calls,
+		  (unsigned long long)t[KFIT_REC_SWITCH], (unsigned long long)t[KFIT_REC_IRQ],
+		  (unsigned long long)t[KFIT_REC_EVENT], (unsigned long long)t[KFIT_REC_FORK],
+		  (unsigned long long)t[KFIT_REC_EXEC], (unsigned long long)t[KFIT_REC_EXIT],
+		  (unsigned long long)t[KFIT_REC_SAMPLE], (unsigned long long)k[CG_LOST]);
+	if (k[CG_DEEP] || k[CG_UNMATCHED] || k[CG_NO_STACK])
+		kfit_info("%llu calls nested deeper than %d not kept, %llu returns "
+			  "without their entry, %llu calls not kept (too many stacks)",
+			  (unsigned long long)k[CG_DEEP], FC_MAX_DEPTH,
+			  (unsigned long long)k[CG_UNMATCHED], (unsigned long long)k[CG_NO_STACK]);
+}
+
+static int report(void *ctx, bool last)
+{
+	int err;
+
+	(void)ctx;
+	if (!last)
+		return 0;
+	err = stop_capture();
+	if (err)
+		return err;
+	if (env.c.verbose)
+		print_capture();
+	fflush(stdout);
+	return 0;
+}
+
+/* ---- main --------------------------------------------------------------- */
+
+static void announce(void)
+{
+	char what[96];
+
+	if (env.c.verbose)
+		kfit_info("tracepoints through %s", env.tp_mode);
+	if (env.att) {
+		kfit_attacher_announce(env.att);
+		return;
+	}
+	if (env.sampled)
+		snprintf(what, sizeof(what), "stacks at %lu Hz (%s)", env.hz, sample_event);
+	else
+		snprintf(what, sizeof(what), "%d tracepoint%s", env.tps.n,
+			 env.tps.n == 1 ? "" : "s");
+	kfit_tracing(what);
+}
+
+static void cleanup(void)
+{
+	kfit_child_stop(&env.child);
+	unload();
+	kfit_targets_free(&env.tg);
+	kfit_tps_free(&env.tps);
+	free(env.links);
+	free(env.perf_fds);
+	free(env.event_specs);
+	free(env.cap.lost);
+}
+
+static int run(void)
+{
+	int err;
+
+	err = start();
+	if (err || kfit_exiting)
+		return err == -EINTR || (!err && kfit_exiting) ? 0 : 1;
+	kfit_attacher_activate(env.att, &env.skel->bss->kfit_ready);
+	env.start_ns = kfit_now_ns();
+	announce();
+	if (env.cmd && kfit_child_start(&env.child))
+		return 1;
+	err = kfit_run(&env.c, &(struct kfit_loop){
+		.report = report,
+		.poll = poll_records,
+		.child = env.cmd ? &env.child : NULL,
+	});
+	kfit_child_note(&env.child);
+	return err ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	int first, nargs, err;
+
+	if (take_rate(&argc, argv))
+		return 2;
+	nargs = split_command(argc, argv);
+	first = kfit_parse_args(&tool, &env.c, nargs, argv);
+	if (first < 0 || check_args(first, nargs, argv, nargs < argc))
+		return 2;
+	kfit_setup("callgraph", &env.c);
+	env.buffer = ring_size(env.buffer);
+	if (exact_wanted()) {
+		err = resolve_targets();
+		if (err) {
+			cleanup();
+			return err == -EINVAL || err == -ENOENT ? 2 : 1;
+		}
+	}
+	/* held before exec: its pid is followed from its exec */
+	if (env.cmd) {
+		if (kfit_child_fork(&env.child, env.cmd))
+			return 1;
+		env.c.pid = env.child.proc.pid;
+	}
+	if (kfit_check_privileges()) {
+		cleanup();
+		return 1;
+	}
+	kfit_arm_cleanup();
+	err = run();
+	cleanup();
+	return err;
+}

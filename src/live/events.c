@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A BPF ring buffer of records: libbpf's reader, with the counts kept. */
+#include <errno.h>
+#include <stdlib.h>
+#include <bpf/libbpf.h>
+#include "events.h"
+#include "maps.h"
+
+struct kfit_events {
+	struct kfit_events_opts o;
+	struct ring_buffer *rb;
+	struct kfit_percpu lost;
+	struct kfit_events_stats st;
+};
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct kfit_events *e = ctx;
+
+	e->st.records++;
+	e->st.bytes += size;
+	return e->o.fn(e->o.ctx, data, size);
+}
+
+struct kfit_events *kfit_events_new(const struct kfit_events_opts *o)
+{
+	struct kfit_events *e = calloc(1, sizeof(*e));
+	int err;
+
+	if (!e)
+		return NULL;
+	e->o = *o;
+	if (o->lost_fd >= 0) {
+		err = kfit_percpu_init(&e->lost, sizeof(__u64), 0);
+		if (err) {
+			free(e);
+			errno = -err;
+			return NULL;
+		}
+	}
+	e->rb = ring_buffer__new(o->rb_fd, on_record, e, NULL);
+	if (!e->rb) {
+		err = errno;
+		kfit_percpu_free(&e->lost);
+		free(e);
+		errno = err;
+		return NULL;
+	}
+	return e;
+}
+
+int kfit_events_poll(struct kfit_events *e, int timeout_ms)
+{
+	int n = ring_buffer__poll(e->rb, timeout_ms);
+
+	return n == -EINTR ? 0 : n;
+}
+
+int kfit_events_drain(struct kfit_events *e)
+{
+	int n = ring_buffer__consume(e->rb);
+
+	return n == -EINTR ? 0 : n;
+}
+
+int kfit_events_lost(struct kfit_events *e, __u64 *lost, int room)
+{
+	int cpu, err;
+
+	if (e->o.lost_fd < 0)
+		return 0;
+	err = kfit_percpu_read(&e->lost, e->o.lost_fd, &e->o.lost_key);
+	if (err)
+		return err;
+	e->st.lost = kfit_percpu_sum(&e->lost, 0);
+	for (cpu = 0; lost && cpu < e->lost.ncpus && cpu < room; cpu++)
+		lost[cpu] = *(__u64 *)kfit_percpu_at(&e->lost, cpu);
+	return e->lost.ncpus;
+}
+
+void kfit_events_stats(const struct kfit_events *e, struct kfit_events_stats *s)
+{
+	*s = e->st;
+}
+
+void kfit_events_free(struct kfit_events *e)
+{
+	if (!e)
+		return;
+	ring_buffer__free(e->rb);
+	kfit_percpu_free(&e->lost);
+	free(e);
+}
