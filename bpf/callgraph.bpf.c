@@ -321,17 +321,41 @@ static __noinline void pop_top(struct cg_stack *st, __u64 now, __u32 why,
 		px->dropped += x->dropped + 1;
 }
 
+/*
+ * Loops that pop go through bpf_loop: the verifier checks the body once,
+ * not once per turn (which would make each fentry copy slow to load).
+ */
+struct pops {
+	struct cg_stack *st;
+	__u64 now;
+	__u64 pid_tgid;
+	__u64 sp;		/* pop_jumped: the new call's stack pointer */
+	__u32 why;
+	__u32 ctx;
+	__u32 until;		/* pop_one: the depth to stop at */
+};
+
+static long pop_one(__u32 i, void *data)
+{
+	struct pops *p = data;
+
+	if (p->st->s.depth <= p->until)
+		return 1;
+	pop_top(p->st, p->now, p->why, p->pid_tgid, p->ctx);
+	return 0;
+}
+
 /* Pop frames down to depth d, as incomplete for why */
 static __always_inline void pop_to(struct cg_stack *st, __u32 d, __u64 now,
 				   __u32 why, __u64 pid_tgid, enum kfit_ctx c)
 {
-	__u32 n;
+	struct pops p = {
+		.st = st, .now = now, .pid_tgid = pid_tgid, .why = why, .ctx = c,
+		.until = d,
+	};
 
-	for (n = 0; n < FC_MAX_DEPTH; n++) {
-		if (st->s.depth <= d)
-			return;
-		pop_top(st, now, why, pid_tgid, c);
-	}
+	if (st->s.depth > d)
+		bpf_loop(FC_MAX_DEPTH, pop_one, &p, 0);
 }
 
 /*
@@ -354,24 +378,29 @@ static __always_inline bool tail_call(__u64 sp)
  * open lost their returns, and user frames entered at or below this stack
  * pointer were left by a longjmp (the stack grows down).
  */
-static __noinline void drop_jumped(struct cg_stack *st, __u64 sp, __u64 pid_tgid)
+static long pop_jumped(__u32 i, void *data)
 {
-	__u64 now = bpf_ktime_get_ns();
-	struct fc_frame *f;
-	__u32 n;
+	struct pops *p = data;
+	struct fc_frame *f = fc_frame(&p->st->s, p->st->s.depth - 1);
 
-	if (st->s.overflow)
-		return;
-	for (n = 0; n < FC_MAX_DEPTH; n++) {
-		f = fc_frame(&st->s, st->s.depth - 1);
-		if (!f)
-			return;
-		if ((f->flags & FC_F_USER) &&
-		    (f->sp > sp || (f->sp == sp && tail_call(sp))))
-			return;
-		pop_top(st, now, KFIT_RF_INCOMPLETE | KFIT_RF_JUMPED, pid_tgid,
-			KFIT_CTX_TASK);
-	}
+	if (!f)
+		return 1;
+	if ((f->flags & FC_F_USER) &&
+	    (f->sp > p->sp || (f->sp == p->sp && tail_call(p->sp))))
+		return 1;
+	pop_top(p->st, p->now, KFIT_RF_INCOMPLETE | KFIT_RF_JUMPED, p->pid_tgid,
+		KFIT_CTX_TASK);
+	return 0;
+}
+
+static __always_inline void drop_jumped(struct cg_stack *st, __u64 sp, __u64 pid_tgid)
+{
+	struct pops p = {
+		.st = st, .now = bpf_ktime_get_ns(), .pid_tgid = pid_tgid, .sp = sp,
+	};
+
+	if (!st->s.overflow)
+		bpf_loop(FC_MAX_DEPTH, pop_jumped, &p, 0);
 }
 
 /*
@@ -541,6 +570,14 @@ int cg_sys_exit(void *ctx)
 
 /* ---- context switches ------------------------------------------------- */
 
+/* The state a task left the CPU in, as ps shows it (TASK_REPORT) */
+static __always_inline __u32 sleep_state(__u32 state)
+{
+	__u32 s = state & 0x7f;
+
+	return s ? s : state;
+}
+
 static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 				     struct task_struct *next, unsigned int prev_state)
 {
@@ -554,7 +591,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	st = key ? bpf_map_lookup_elem(&stacks, &key) : NULL;
 	if (st && st->s.depth) {
 		st->off_ts = now;
-		st->off_state = preempt ? 0 : prev_state;
+		st->off_state = preempt ? 0 : sleep_state(prev_state);
 		st->off_depth = open_recorded(st);
 	}
 	key = BPF_CORE_READ(next, pid);
@@ -602,45 +639,56 @@ int BPF_PROG(switch_raw, bool preempt, struct task_struct *prev,
  * probes from the kernel: its stack starts with its parent's open user
  * frames. Threads share the mm and start with none.
  */
+struct copy {
+	struct cg_stack *from, *to;
+	__u64 now;
+	__u64 pid_tgid;
+	__u32 n;		/* user frames */
+	__u32 rec;		/* of them recorded */
+};
+
+/* Frame i of the parent's to the child's, its own from now on */
+static long fork_one(__u32 i, void *data)
+{
+	struct copy *c = data;
+	struct fc_frame *f = fc_frame(&c->from->s, i), *g = fc_frame(&c->to->s, i);
+	struct cg_frame *x = cg_ext(c->from, i), *y = cg_ext(c->to, i);
+
+	if (!f || !g || !x || !y)
+		return 1;
+	*g = *f;
+	g->flags |= FC_F_FORKED;
+	y->rdepth = x->rdepth;
+	y->blocked = 0;
+	y->preempt = 0;
+	y->dropped = 0;
+	return 0;
+}
+
 static __always_inline void fork_frames(struct task_struct *parent,
 					struct task_struct *child,
 					__u32 ctgid, __u32 ctid)
 {
-	__u32 slot = SCRATCH_FORK, n, i, rec;
+	__u32 slot = SCRATCH_FORK;
 	__u64 key = BPF_CORE_READ(parent, pid);
-	struct cg_stack *ps, *cs;
-	struct fc_frame *f, *g;
-	struct cg_frame *y;
+	struct copy c = { 0 };
 
 	if (BPF_CORE_READ(child, mm) == BPF_CORE_READ(parent, mm) &&
 	    !BPF_CORE_READ(child, vfork_done))
 		return;
-	ps = bpf_map_lookup_elem(&stacks, &key);
-	cs = bpf_map_lookup_elem(&scratch, &slot);
-	if (!ps || !cs)
+	c.from = bpf_map_lookup_elem(&stacks, &key);
+	c.to = bpf_map_lookup_elem(&scratch, &slot);
+	if (!c.from || !c.to)
 		return;
-	n = user_frames(ps, &rec);
-	if (!n)
+	c.n = user_frames(c.from, &c.rec);
+	if (!c.n)
 		return;
-	stack_init(cs, ctgid, ctid);
-	for (i = 0; i < FC_MAX_DEPTH; i++) {
-		f = fc_frame(&ps->s, i);
-		g = fc_frame(&cs->s, i);
-		y = cg_ext(cs, i);
-		if (i >= n || !f || !g || !y)
-			break;
-		*g = *f;
-		g->flags |= FC_F_FORKED;
-		/* its own off-CPU time and left-out calls from here */
-		y->rdepth = ps->x[i & (FC_MAX_DEPTH - 1)].rdepth;
-		y->blocked = 0;
-		y->preempt = 0;
-		y->dropped = 0;
-	}
-	cs->s.depth = n;
-	cs->root = ps->root <= n ? ps->root : 0;
+	stack_init(c.to, ctgid, ctid);
+	bpf_loop(c.n, fork_one, &c, 0);
+	c.to->s.depth = c.n;
+	c.to->root = c.from->root <= c.n ? c.from->root : 0;
 	key = ctid;
-	if (bpf_map_update_elem(&stacks, &key, cs, BPF_ANY))
+	if (bpf_map_update_elem(&stacks, &key, c.to, BPF_ANY))
 		count(CG_NO_STACK);
 }
 
@@ -681,26 +729,34 @@ int BPF_PROG(fork_raw, struct task_struct *parent, struct task_struct *child)
  * After exec the old program's frames never return: they are written as
  * incomplete, and the kernel frames above them (execve's) kept, renumbered.
  */
-/* The kernel frames above n user frames move down to the bottom */
-static __always_inline void shift_down(struct cg_stack *st, __u32 n, __u32 rec)
+/* The old program's user frame n - 1 - i, written as incomplete */
+static long exec_one(__u32 i, void *data)
 {
-	__u32 d = st->s.depth, j;
-	struct fc_frame *f, *g;
-	struct cg_frame *x, *y;
+	struct copy *c = data;
+	struct fc_frame *f = fc_frame(&c->from->s, c->n - 1 - i);
+	struct cg_frame *x = cg_ext(c->from, c->n - 1 - i);
 
-	for (j = 0; j < FC_MAX_DEPTH; j++) {
-		f = fc_frame(&st->s, j + n);
-		x = cg_ext(st, j + n);
-		g = fc_frame(&st->s, j);
-		y = cg_ext(st, j);
-		if (j + n >= d || !f || !x || !g || !y)
-			break;
-		*g = *f;
-		*y = *x;
-		y->rdepth = y->rdepth > rec ? y->rdepth - rec : 0;
-	}
-	st->s.depth = d > n ? d - n : 0;
-	st->root = st->root > n ? st->root - n : 0;
+	if (!f || !x)
+		return 1;
+	if (f->flags & FC_F_REC)
+		write_call(c->from, f, x, c->now > f->ts ? c->now - f->ts : 0,
+			   KFIT_RF_INCOMPLETE | KFIT_RF_EXEC, c->pid_tgid, KFIT_CTX_TASK);
+	return 0;
+}
+
+/* The kernel frame n + j moves down to j, over the user frames */
+static long shift_one(__u32 j, void *data)
+{
+	struct copy *c = data;
+	struct fc_frame *f = fc_frame(&c->from->s, j + c->n), *g = fc_frame(&c->from->s, j);
+	struct cg_frame *x = cg_ext(c->from, j + c->n), *y = cg_ext(c->from, j);
+
+	if (!f || !g || !x || !y)
+		return 1;
+	*g = *f;
+	*y = *x;
+	y->rdepth = y->rdepth > c->rec ? y->rdepth - c->rec : 0;
+	return 0;
 }
 
 /*
@@ -710,33 +766,26 @@ static __always_inline void shift_down(struct cg_stack *st, __u32 n, __u32 rec)
 static __always_inline int on_exec(__u32 old_tid)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u64 now = bpf_ktime_get_ns();
+	struct copy c = { .now = bpf_ktime_get_ns(), .pid_tgid = pid_tgid };
 	__u64 key = old_tid;
 	struct cg_stack *st;
-	struct fc_frame *f;
-	struct cg_frame *x;
-	__u32 n, i, rec;
+	__u32 d;
 
 	if (!kfit_ready)
 		return 0;
 	if (task_chosen(pid_tgid))
 		write_task(KFIT_REC_EXEC, pid_tgid, 0, 0);
-	st = bpf_map_lookup_elem(&stacks, &key);
+	st = c.from = bpf_map_lookup_elem(&stacks, &key);
 	if (!st)
 		return 0;
-	n = user_frames(st, &rec);
-	for (i = 0; i < FC_MAX_DEPTH; i++) {
-		f = fc_frame(&st->s, n - 1 - i);
-		x = cg_ext(st, n - 1 - i);
-		if (i >= n || !f || !x)
-			break;
-		if (f->flags & FC_F_REC)
-			write_call(st, f, x, now > f->ts ? now - f->ts : 0,
-				   KFIT_RF_INCOMPLETE | KFIT_RF_EXEC, pid_tgid,
-				   KFIT_CTX_TASK);
+	c.n = user_frames(st, &c.rec);
+	d = st->s.depth;
+	if (c.n) {
+		bpf_loop(c.n, exec_one, &c, 0);
+		bpf_loop(d - c.n, shift_one, &c, 0);
+		st->s.depth = d - c.n;
+		st->root = st->root > c.n ? st->root - c.n : 0;
 	}
-	if (n)
-		shift_down(st, n, rec);
 	/* a thread that execs takes its process's id */
 	if (old_tid != (__u32)pid_tgid) {
 		st->tid = (__u32)pid_tgid;
@@ -903,19 +952,44 @@ int BPF_PROG(softirq_exit_raw, unsigned int vec)
 
 /* ---- -e CATEGORY:NAME ------------------------------------------------- */
 
+/* The trace_entry flags every raw record starts with (trace.h) */
+#define TRACE_FLAG_HARDIRQ_	0x08
+#define TRACE_FLAG_SOFTIRQ_	0x10
+#define TRACE_FLAG_NMI_		0x40
+
+/*
+ * Where the tracepoint hit, from its record's common flags: the per-CPU
+ * preempt count is out of reach where kallsyms lacks per-CPU symbols.
+ */
+static __always_inline enum kfit_ctx event_context(void *ctx)
+{
+	struct trace_entry e;
+
+	if (bpf_probe_read_kernel(&e, sizeof(e), ctx))
+		return KFIT_CTX_TASK;
+	if (e.flags & TRACE_FLAG_NMI_)
+		return KFIT_CTX_NMI;
+	if (e.flags & TRACE_FLAG_HARDIRQ_)
+		return KFIT_CTX_HARDIRQ;
+	if (e.flags & TRACE_FLAG_SOFTIRQ_)
+		return KFIT_CTX_SOFTIRQ;
+	return KFIT_CTX_TASK;
+}
+
 /* Attached to each chosen tracepoint, its event id as cookie */
 SEC("tracepoint")
 int cg_event(void *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	enum kfit_ctx c = fc_context(true);
 	struct kfit_rec_event *r;
 	struct cg_stack *st;
+	enum kfit_ctx c;
 	__u32 id, *size;
 	__u64 key;
 
 	if (!kfit_ready)
 		return 0;
+	c = event_context(ctx);
 	/* in interrupts, current is no chosen task's work */
 	if (c != KFIT_CTX_TASK && (fc_task_filters() || follow))
 		return 0;

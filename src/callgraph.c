@@ -643,9 +643,12 @@ static int load_exact(bool btf, bool *refused)
 /* Returns 0, 1 when exact tracing is refused here (sampled mode then), or -errno */
 static int start_exact(void)
 {
+	/*
+	 * Uprobes for every process: a per-process uprobe would miss the
+	 * children of -p and of COMMAND; the BPF side filters on tracked.
+	 */
 	struct kfit_attach_opts ao = {
 		.mech = env.c.attach,
-		.pid = env.c.pid,
 		.verbose = env.c.verbose,
 		.progress = isatty(STDERR_FILENO),
 	};
