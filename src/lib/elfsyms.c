@@ -422,22 +422,19 @@ static int index_syms(struct reader *r, struct kfit_elf *e)
 	return 0;
 }
 
-static int load(int fd, const char *path, const struct kfit_elf_opts *o,
+static int load(Elf *elf, const char *path, const struct kfit_elf_opts *o,
 		struct kfit_elf *e, char *err, size_t errlen)
 {
 	struct reader r = { 0 };
 	GElf_Ehdr eh;
 	bool symtab;
-	Elf *elf;
 	int ret;
 
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		elf_end(elf);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
 		snprintf(err, errlen, "'%s' is not an ELF file", path);
 		return -ENOEXEC;
 	}
-	e->pie = gelf_getehdr(elf, &eh) && eh.e_type == ET_DYN;
+	e->pie = eh.e_type == ET_DYN;
 	read_build_id(elf, e);
 	ret = read_segs(elf, e);
 	if (!ret)
@@ -446,7 +443,6 @@ static int load(int fd, const char *path, const struct kfit_elf_opts *o,
 		ret = read_debug_file(elf, e, o->debug_root ? o->debug_root : DEBUG_ROOT, &r);
 	if (!ret)
 		ret = index_syms(&r, e);
-	elf_end(elf);
 	free(r.v);
 	free(r.strs);
 	if (ret)
@@ -454,18 +450,39 @@ static int load(int fd, const char *path, const struct kfit_elf_opts *o,
 	return ret;
 }
 
+static struct kfit_elf *new_elf(const char *path)
+{
+	struct kfit_elf *e = calloc(1, sizeof(*e));
+
+	if (e)
+		e->path = strdup(path);
+	if (e && !e->path) {
+		free(e);
+		return NULL;
+	}
+	return e;
+}
+
+static int no_libelf(char *err, size_t errlen)
+{
+	if (elf_version(EV_CURRENT) != EV_NONE)
+		return 0;
+	snprintf(err, errlen, "libelf: %s", elf_errmsg(-1));
+	return -EINVAL;
+}
+
 int kfit_elf_load(const char *path, const struct kfit_elf_opts *o,
 		  struct kfit_elf **out, char *err, size_t errlen)
 {
 	struct kfit_elf *e;
 	struct stat st;
+	Elf *elf;
 	int fd, ret;
 
 	*out = NULL;
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		snprintf(err, errlen, "libelf: %s", elf_errmsg(-1));
-		return -EINVAL;
-	}
+	ret = no_libelf(err, errlen);
+	if (ret)
+		return ret;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st)) {
 		ret = -errno;
@@ -474,11 +491,8 @@ int kfit_elf_load(const char *path, const struct kfit_elf_opts *o,
 			close(fd);
 		return ret;
 	}
-	e = calloc(1, sizeof(*e));
-	if (e)
-		e->path = strdup(path);
-	if (!e || !e->path) {
-		kfit_elf_free(e);
+	e = new_elf(path);
+	if (!e) {
 		close(fd);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -486,8 +500,44 @@ int kfit_elf_load(const char *path, const struct kfit_elf_opts *o,
 	e->dev = st.st_dev;
 	e->ino = st.st_ino;
 	e->mtime = st.st_mtim;
-	ret = load(fd, path, o, e, err, errlen);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	ret = load(elf, path, o, e, err, errlen);
+	elf_end(elf);
 	close(fd);
+	if (ret) {
+		kfit_elf_free(e);
+		return ret;
+	}
+	*out = e;
+	return 0;
+}
+
+int kfit_elf_load_mem(const void *image, size_t size, const char *name,
+		      struct kfit_elf **out, char *err, size_t errlen)
+{
+	struct kfit_elf *e;
+	char *copy;
+	Elf *elf;
+	int ret;
+
+	*out = NULL;
+	ret = no_libelf(err, errlen);
+	if (ret)
+		return ret;
+	/* libelf may write to what it is given */
+	copy = malloc(size);
+	e = new_elf(name);
+	if (!copy || !e) {
+		free(copy);
+		kfit_elf_free(e);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	memcpy(copy, image, size);
+	elf = elf_memory(copy, size);
+	ret = load(elf, name, NULL, e, err, errlen);
+	elf_end(elf);
+	free(copy);
 	if (ret) {
 		kfit_elf_free(e);
 		return ret;

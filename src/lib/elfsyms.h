@@ -73,6 +73,9 @@ struct kfit_elf_opts {
  */
 int kfit_elf_load(const char *path, const struct kfit_elf_opts *o,
 		  struct kfit_elf **out, char *err, size_t errlen);
+/* The same from an image in memory (the vDSO), named name; no debug file */
+int kfit_elf_load_mem(const void *image, size_t size, const char *name,
+		      struct kfit_elf **out, char *err, size_t errlen);
 void kfit_elf_free(struct kfit_elf *e);
 
 /*
@@ -116,7 +119,7 @@ struct kfit_mapline {
 	char perms[5];		/* "r-xp" */
 	dev_t dev;
 	unsigned long ino;
-	const char *path;	/* into the line (its '\n' cut), "" for anonymous */
+	char *path;		/* into the line (its '\n' cut), "" for anonymous */
 };
 
 /* 0, or -EINVAL for a line that is not one */

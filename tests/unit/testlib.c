@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include "testlib.h"
@@ -48,4 +49,47 @@ int t_rm_rf(const char *dir)
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	return system(cmd) == 0 ? 0 : -1;
+}
+
+int t_sh(const char *fmt, ...)
+{
+	char cmd[4 * PATH_MAX];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	if (st)
+		print_message("t_sh: '%s': status %d\n", cmd, st);
+	return st;
+}
+
+int t_nm(const char *file, const char *name, unsigned long long *addr,
+	 unsigned long long *size)
+{
+	char cmd[PATH_MAX + 64], line[1024], f[3][512];
+	int n, found = -1;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm -S --defined-only '%s' 2>/dev/null", file);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	/* "0000000000401158 000000000000000d T st_global", or without the size */
+	while (found && fgets(line, sizeof(line), p)) {
+		n = sscanf(line, "%511s %511s %511s %511s", f[0], f[1], f[2], line);
+		if (n == 4 && !strcmp(line, name)) {
+			*addr = strtoull(f[0], NULL, 16);
+			*size = strtoull(f[1], NULL, 16);
+			found = 0;
+		} else if (n == 3 && !strcmp(f[2], name)) {
+			*addr = strtoull(f[0], NULL, 16);
+			*size = 0;
+			found = 0;
+		}
+	}
+	pclose(p);
+	return found;
 }

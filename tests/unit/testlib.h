@@ -10,4 +10,11 @@ const char *t_stderr_of(void (*fn)(void), char *buf, size_t len);
 /* Remove a test's temporary tree; 0 or -1 */
 int t_rm_rf(const char *dir);
 
+/* Run a shell command made like printf: its status (0: success), said if not 0 */
+int t_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A defined symbol's address and size (0: none) as nm -S sees it: 0, or -1 */
+int t_nm(const char *file, const char *name, unsigned long long *addr,
+	 unsigned long long *size);
+
 #endif
