@@ -22,9 +22,6 @@
 #include "elfsyms.h"
 #include "testlib.h"
 
-#define SRC	KFIT_TOP "/tests/helpers/symtarget.c"
-#define ID_PIE	"0123456789abcdef0123456789abcdef01234567"
-#define ID_NOPIE "fedcba9876543210fedcba9876543210fedcba98"
 
 static char dir[64];
 
@@ -37,25 +34,13 @@ static const char *at(int slot, const char *name)
 	return paths[slot];
 }
 
-/*
- * pie and nopie (build-ids given), noid (none); pie.debug and
- * pie.stripped (no .symtab, with a .gnu_debuglink to pie.debug), the same
- * of noid, and nopie.debug.
- */
 static int setup(void **state)
 {
 	(void)state;
 	strcpy(dir, "/tmp/kfit-elfsyms-XXXXXX");
 	if (!mkdtemp(dir))
 		return -1;
-	if (t_sh("cd %s && cc -O1 -g -fpie -pie -Wl,--build-id=0x" ID_PIE " %s -o pie && "
-		 "cc -O1 -g -fno-pie -no-pie -Wl,--build-id=0x" ID_NOPIE " %s -o nopie && "
-		 "cc -O1 -g -Wl,--build-id=none %s -o noid", dir, SRC, SRC, SRC))
-		return -1;
-	return t_sh("cd %s && for f in pie noid nopie; do "
-		    "objcopy --only-keep-debug $f $f.debug && "
-		    "objcopy --strip-all --add-gnu-debuglink=$f.debug $f $f.stripped || exit 1; "
-		    "done", dir);
+	return t_symtarget(dir, KFIT_TOP "/tests/helpers/symtarget.c");
 }
 
 static int teardown(void **state)
@@ -129,8 +114,8 @@ static void test_pie_and_not(void **state)
 	assert_null(pie->debug_path);
 	check_symtarget(pie, at(0, "pie"));
 	check_symtarget(nopie, at(1, "nopie"));
-	assert_string_equal(kfit_elf_build_id_hex(pie, hex, sizeof(hex)), ID_PIE);
-	assert_string_equal(kfit_elf_build_id_hex(nopie, hex, sizeof(hex)), ID_NOPIE);
+	assert_string_equal(kfit_elf_build_id_hex(pie, hex, sizeof(hex)), T_ID_PIE);
+	assert_string_equal(kfit_elf_build_id_hex(nopie, hex, sizeof(hex)), T_ID_NOPIE);
 	/* Too small a buffer: whole bytes only */
 	assert_string_equal(kfit_elf_build_id_hex(pie, hex, 6), "0123");
 	/* Fixed addresses: the executable segment is where the symbols are */
@@ -203,12 +188,18 @@ static void test_stripped(void **state)
 {
 	struct kfit_elf_opts no = { .debug = false };
 	struct kfit_elf *e = load_ok(at(0, "pie.stripped"), &no);
+	struct kfit_elf_opts want = { .debug = true, .debug_root = at(2, "nonexistent") };
+	struct kfit_elf *bare = load_ok(at(1, "pie.bare"), &want);
 
 	(void)state;
 	assert_null(kfit_elf_by_name(e, "st_global"));
 	assert_null(kfit_elf_by_name(e, "st_local"));
 	assert_null(e->debug_path);
 	kfit_elf_free(e);
+	/* Nor with a debug file wanted, where none is linked or installed */
+	assert_null(kfit_elf_by_name(bare, "st_local"));
+	assert_null(bare->debug_path);
+	kfit_elf_free(bare);
 }
 
 /* A fresh directory under dir holding name; returns its path */
@@ -340,22 +331,6 @@ static void test_libc_debug(void **state)
 	kfit_elf_free(full);
 }
 
-/* The size of this process's mapping at start, from its maps; 0 if none */
-static size_t mapping_size(unsigned long start)
-{
-	char line[PATH_MAX + 128];
-	struct kfit_mapline m;
-	size_t size = 0;
-	FILE *f = fopen("/proc/self/maps", "r");
-
-	while (f && !size && fgets(line, sizeof(line), f))
-		if (!kfit_parse_mapline(line, &m) && m.start == start)
-			size = m.end - m.start;
-	if (f)
-		fclose(f);
-	return size;
-}
-
 /* The vDSO, read from memory */
 static void test_vdso(void **state)
 {
@@ -367,7 +342,7 @@ static void test_vdso(void **state)
 	(void)state;
 	if (!base)
 		skip();
-	assert_int_equal(kfit_elf_load_mem((void *)base, mapping_size(base), "[vdso]",
+	assert_int_equal(kfit_elf_load_mem((void *)base, t_self_mapping_size(base), "[vdso]",
 					   &e, err, sizeof(err)), 0);
 	assert_string_equal(e->path, "[vdso]");
 	s = kfit_elf_by_name(e, "__vdso_clock_gettime");

@@ -93,3 +93,31 @@ int t_nm(const char *file, const char *name, unsigned long long *addr,
 	pclose(p);
 	return found;
 }
+
+int t_symtarget(const char *dir, const char *src)
+{
+	if (t_sh("cd %s && cc -O1 -g -fpie -pie -Wl,--build-id=0x" T_ID_PIE " %s -o pie && "
+		 "cc -O1 -g -fno-pie -no-pie -Wl,--build-id=0x" T_ID_NOPIE " %s -o nopie && "
+		 "cc -O1 -g -Wl,--build-id=none %s -o noid", dir, src, src, src))
+		return -1;
+	return t_sh("cd %s && for f in pie noid nopie; do "
+		    "objcopy --only-keep-debug $f $f.debug && "
+		    "objcopy --strip-all --add-gnu-debuglink=$f.debug $f $f.stripped && "
+		    "objcopy --strip-all $f $f.bare || exit 1; "
+		    "done", dir);
+}
+
+size_t t_self_mapping_size(unsigned long start)
+{
+	unsigned long s, e;
+	char line[PATH_MAX + 128];
+	size_t size = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && !size && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx", &s, &e) == 2 && s == start)
+			size = e - s;
+	if (f)
+		fclose(f);
+	return size;
+}
