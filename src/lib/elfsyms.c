@@ -16,6 +16,7 @@
 #include <sys/sysmacros.h>
 #include "elfsyms.h"
 #include "fileio.h"
+#include "strset.h"
 
 #define DEBUG_ROOT	"/usr/lib/debug"
 
@@ -370,13 +371,12 @@ static int addr_cmp(const void *a, const void *b)
 	return plainer(x->name, y->name);
 }
 
-/* qsort has no context: by_name's sort sees the symbols through this */
-static const struct kfit_elfsym *sort_syms;
-
-static int name_cmp(const void *a, const void *b)
+/* Indexes into the symbols ctx, by name then address */
+static int name_cmp(const void *a, const void *b, void *ctx)
 {
-	const struct kfit_elfsym *x = &sort_syms[*(const int *)a];
-	const struct kfit_elfsym *y = &sort_syms[*(const int *)b];
+	const struct kfit_elfsym *syms = ctx;
+	const struct kfit_elfsym *x = &syms[*(const int *)a];
+	const struct kfit_elfsym *y = &syms[*(const int *)b];
 	int c = strcmp(x->name, y->name);
 
 	if (c)
@@ -416,9 +416,8 @@ static int index_syms(struct reader *r, struct kfit_elf *e)
 	e->nsyms = n;
 	for (i = 0; i < n; i++)
 		e->by_name[i] = i;
-	sort_syms = e->syms;
 	if (n)
-		qsort(e->by_name, n, sizeof(int), name_cmp);
+		qsort_r(e->by_name, n, sizeof(int), name_cmp, e->syms);
 	return 0;
 }
 
@@ -656,6 +655,7 @@ const char *kfit_elf_build_id_hex(const struct kfit_elf *e, char *buf, size_t le
 
 struct centry {
 	char *path;
+	int newer;		/* the next entry of this path, or -1 */
 	dev_t dev;
 	ino_t ino;
 	struct timespec mtime;
@@ -669,6 +669,7 @@ struct kfit_elfcache {
 	char *debug_root;
 	struct centry *v;
 	int n, cap;
+	struct kfit_strset paths;	/* path -> its first entry */
 	const struct kfit_elf **loaded;	/* in load order */
 	int nloaded;
 };
@@ -704,54 +705,74 @@ void kfit_elfcache_free(struct kfit_elfcache *c)
 		kfit_elf_free(c->v[i].elf);
 	}
 	free(c->v);
+	kfit_strset_free(&c->paths);
 	free(c->loaded);
 	free(c->debug_root);
 	free(c);
 }
 
-static bool same_file(const struct centry *ce, const char *path, const struct stat *st)
+static bool same_file(const struct centry *ce, const struct stat *st)
 {
 	return ce->dev == st->st_dev && ce->ino == st->st_ino &&
 	       ce->mtime.tv_sec == st->st_mtim.tv_sec &&
-	       ce->mtime.tv_nsec == st->st_mtim.tv_nsec && !strcmp(ce->path, path);
+	       ce->mtime.tv_nsec == st->st_mtim.tv_nsec;
 }
 
-/* The newest entry of that file: a linear walk, newest first (few files) */
-static struct centry *find(struct kfit_elfcache *c, const char *path, const struct stat *st)
+/* The entry of that path for that file, else -1; *last: the path's newest entry */
+static int find(struct kfit_elfcache *c, const char *path, const struct stat *st,
+		int *last)
 {
-	int i;
+	int i = kfit_strset_get(&c->paths, path);
 
-	for (i = c->n - 1; i >= 0; i--)
-		if (same_file(&c->v[i], path, st))
-			return &c->v[i];
-	return NULL;
+	*last = -1;
+	for (; i >= 0; i = c->v[i].newer) {
+		if (same_file(&c->v[i], st))
+			return i;
+		*last = i;
+	}
+	return -1;
 }
 
-static struct centry *add(struct kfit_elfcache *c, const char *path, const struct stat *st)
+static int grow(struct kfit_elfcache *c)
 {
 	struct centry *v;
 	const struct kfit_elf **l;
+	int cap = c->cap ? 2 * c->cap : 32;
+
+	v = realloc(c->v, cap * sizeof(*v));
+	if (v)
+		c->v = v;
+	l = realloc(c->loaded, cap * sizeof(*l));
+	if (l)
+		c->loaded = l;
+	if (!v || !l)
+		return -ENOMEM;
+	c->cap = cap;
+	return 0;
+}
+
+/* A new entry for the file at path, read now, after last (-1: the path's first) */
+static int add(struct kfit_elfcache *c, const char *path, const struct stat *st,
+	       int last)
+{
 	char msg[PATH_MAX + 64];
 	struct centry *ce;
+	int i = c->n;
 
-	if (c->n == c->cap) {
-		int cap = c->cap ? 2 * c->cap : 32;
-
-		v = realloc(c->v, cap * sizeof(*v));
-		l = realloc(c->loaded, cap * sizeof(*l));
-		if (v)
-			c->v = v;
-		if (l)
-			c->loaded = l;
-		if (!v || !l)
-			return NULL;
-		c->cap = cap;
-	}
-	ce = &c->v[c->n];
+	if (c->n == c->cap && grow(c))
+		return -1;
+	ce = &c->v[i];
 	memset(ce, 0, sizeof(*ce));
+	ce->newer = -1;
 	ce->path = strdup(path);
 	if (!ce->path)
-		return NULL;
+		return -1;
+	if (last < 0 && kfit_strset_add(&c->paths, ce->path, i) < 0) {
+		free(ce->path);
+		return -1;
+	}
+	if (last >= 0)
+		c->v[last].newer = i;
 	ce->dev = st->st_dev;
 	ce->ino = st->st_ino;
 	ce->mtime = st->st_mtim;
@@ -761,7 +782,7 @@ static struct centry *add(struct kfit_elfcache *c, const char *path, const struc
 	else
 		c->loaded[c->nloaded++] = ce->elf;
 	c->n++;
-	return ce;
+	return i;
 }
 
 const struct kfit_elf *kfit_elfcache_get(struct kfit_elfcache *c, const char *path,
@@ -769,18 +790,20 @@ const struct kfit_elf *kfit_elfcache_get(struct kfit_elfcache *c, const char *pa
 {
 	struct centry *ce;
 	struct stat st;
+	int i, last;
 
 	if (stat(path, &st)) {
 		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		return NULL;
 	}
-	ce = find(c, path, &st);
-	if (!ce)
-		ce = add(c, path, &st);
-	if (!ce) {
+	i = find(c, path, &st, &last);
+	if (i < 0)
+		i = add(c, path, &st, last);
+	if (i < 0) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	ce = &c->v[i];
 	if (!ce->elf)
 		snprintf(err, errlen, "%s", ce->msg ? ce->msg : "out of memory");
 	return ce->elf;
