@@ -398,6 +398,8 @@ static void test_cache(void **state)
 	assert_ptr_not_equal(a, b);
 	assert_string_equal(kfit_elf_by_name(a, "st_global")->name, "st_global");
 	assert_int_equal(kfit_elfcache_count(c), 2);
+	assert_ptr_equal(kfit_elfcache_get(c, path, err, sizeof(err)), b);
+	assert_int_equal(kfit_elfcache_count(c), 2);
 	/* Failures are kept, with their reason */
 	snprintf(path, sizeof(path), "%s/text", dir);
 	assert_int_equal(t_sh("echo hello > %s", path), 0);
