@@ -26,6 +26,8 @@
  *
  * The return addresses of a stack point after their call: the caller
  * gives them as they are (a call that ends a function names the next).
+ * One thread at a time: the symbolizer and its caches are not locked.
+ * JIT code (perf-PID.map files) and C++ demangling are not handled.
  */
 
 /* Where the facts come from: NULL fields mean the live system */
