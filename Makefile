@@ -142,6 +142,9 @@ $(OUT)/tests/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -O1 $(STATIC_LDFLAGS) $< -o $@ -lpthread
 
+# Sampled: its user stacks are walked by frame pointers
+$(OUT)/tests/cghot: KFIT_CFLAGS += -fno-omit-frame-pointer
+
 $(OUT)/tests/testlib.o: tests/unit/testlib.c
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -c $< -o $@
