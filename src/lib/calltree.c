@@ -752,8 +752,8 @@ int kfit_ctree_add(struct kfit_ctree *t, const void *rec, size_t size)
 		t->st.bad++;
 		return 0;
 	}
+	/* all of the type's fields, or a sample's frames up to its size */
 	n = h.size < sizeof(r) ? h.size : sizeof(r);
-	memset(&r, 0, sizeof(r));
 	memcpy(&r, rec, n);
 	if (!valid(t, &r)) {
 		t->st.bad++;
