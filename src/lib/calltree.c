@@ -825,7 +825,10 @@ static void sort_children(struct kfit_cnode *parent, node_cmp cmp)
 	struct kfit_cnode *bins[64] = { NULL }, *n = parent->child, *c;
 	int i;
 
-	if (!n || !n->next)
+	/* usually in order already: records come in time order per stack */
+	for (c = n; c && c->next && cmp(c->next, c) >= 0; c = c->next)
+		;
+	if (!c || !c->next)
 		return;
 	while (n) {
 		c = n;
