@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "calltree.h"
+#include "strset.h"
 
 /* A node with the task its stack belongs to (interrupts: the one struck) */
 struct pend {
@@ -74,7 +75,8 @@ struct kfit_ctree {
 	struct thr **list;	/* after finish: the threads shown, in order */
 	int nlist;
 	struct chunk *chunks;
-	char **str;		/* interned strings, open addressing */
+	struct kfit_strset names;	/* interned strings -> index in str */
+	char **str;
 	size_t strcap, nstr;
 	struct fslot *fmap;
 	size_t fmapcap, nfmap;
@@ -132,55 +134,48 @@ static __u64 hash64(__u64 x)
 	return x ^ (x >> 33);
 }
 
-static __u64 hash_str(const char *s)
+static const char *intern_key(struct kfit_ctree *t, const char *key)
 {
-	__u64 h = 0xcbf29ce484222325ULL;
+	char *copy, **v;
+	int i = kfit_strset_get(&t->names, key);
 
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
-	return h;
-}
+	if (i >= 0)
+		return t->str[i];
+	if (t->nstr == t->strcap) {
+		size_t cap = t->strcap ? 2 * t->strcap : 64;
 
-static int str_grow(struct kfit_ctree *t)
-{
-	size_t cap = t->strcap ? 2 * t->strcap : 256, i, j;
-	char **s = calloc(cap, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	for (i = 0; i < t->strcap; i++) {
-		if (!t->str[i])
-			continue;
-		for (j = hash_str(t->str[i]) & (cap - 1); s[j]; j = (j + 1) & (cap - 1))
-			;
-		s[j] = t->str[i];
+		v = realloc(t->str, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		t->str = v;
+		t->strcap = cap;
 	}
-	free(t->str);
-	t->str = s;
-	t->strcap = cap;
-	return 0;
+	copy = strdup(key);
+	if (!copy || kfit_strset_add(&t->names, copy, t->nstr) < 0) {
+		free(copy);
+		return NULL;
+	}
+	t->str[t->nstr++] = copy;
+	return copy;
 }
 
-/* The tree's copy of s (len bytes at most), shared by equal strings */
-static const char *intern(struct kfit_ctree *t, const char *s, size_t len)
+/* The tree's copy of s (max bytes at most), shared by equal strings */
+static const char *intern(struct kfit_ctree *t, const char *s, size_t max)
 {
-	char buf[256], *copy;
-	size_t i;
+	size_t len = strnlen(s, max);
+	const char *r;
+	char buf[256], *tmp;
 
-	len = strnlen(s, len < sizeof(buf) ? len : sizeof(buf) - 1);
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	if (2 * (t->nstr + 1) > t->strcap && str_grow(t))
-		return NULL;
-	for (i = hash_str(buf) & (t->strcap - 1); t->str[i]; i = (i + 1) & (t->strcap - 1))
-		if (!strcmp(t->str[i], buf))
-			return t->str[i];
-	copy = strdup(buf);
-	if (!copy)
-		return NULL;
-	t->str[i] = copy;
-	t->nstr++;
-	return copy;
+	if (len < sizeof(buf)) {
+		memcpy(buf, s, len);
+		buf[len] = '\0';
+		return intern_key(t, buf);
+	}
+	/* long names (C++ symbols) are rare */
+	tmp = strndup(s, len);
+	r = tmp ? intern_key(t, tmp) : NULL;
+	free(tmp);
+	return r;
 }
 
 /* ---- threads ---------------------------------------------------------- */
@@ -611,7 +606,7 @@ static const char *frame_name(struct kfit_ctree *t, __u32 pid, __u64 addr, bool 
 		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)addr);
 		s = hex;
 	}
-	return intern(t, s, 255);
+	return intern(t, s, 4095);
 }
 
 static int add_sample(struct kfit_ctree *t, const struct kfit_rec_sample *r)
@@ -752,8 +747,8 @@ int kfit_ctree_add(struct kfit_ctree *t, const void *rec, size_t size)
 		t->st.bad++;
 		return 0;
 	}
+	/* all of the type's fields, or a sample's frames up to its size */
 	n = h.size < sizeof(r) ? h.size : sizeof(r);
-	memset(&r, 0, sizeof(r));
 	memcpy(&r, rec, n);
 	if (!valid(t, &r)) {
 		t->st.bad++;
@@ -830,7 +825,10 @@ static void sort_children(struct kfit_cnode *parent, node_cmp cmp)
 	struct kfit_cnode *bins[64] = { NULL }, *n = parent->child, *c;
 	int i;
 
-	if (!n || !n->next)
+	/* usually in order already: records come in time order per stack */
+	for (c = n; c && c->next && cmp(c->next, c) >= 0; c = c->next)
+		;
+	if (!c || !c->next)
 		return;
 	while (n) {
 		c = n;
@@ -1103,9 +1101,10 @@ void kfit_ctree_free(struct kfit_ctree *t)
 		next = c->next;
 		free(c);
 	}
-	for (s = 0; s < t->strcap; s++)
+	for (s = 0; s < t->nstr; s++)
 		free(t->str[s]);
 	free(t->str);
+	kfit_strset_free(&t->names);
 	free(t->th);
 	free(t->map);
 	free(t->list);

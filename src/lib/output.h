@@ -10,7 +10,8 @@
  * Streaming JSON writer. Keys are given inside objects and NULL inside
  * arrays or at top level. Strings are escaped; numbers are JSON numbers.
  */
-#define KFIT_JSON_DEPTH 16
+/* Call trees nest two levels a call (treeprint.c); jq reads 256 at most */
+#define KFIT_JSON_DEPTH 256
 
 struct kfit_json {
 	FILE *f;

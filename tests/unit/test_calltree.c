@@ -1024,6 +1024,40 @@ static void test_sampled_hex(void **state)
 	kfit_ctree_free(t);
 }
 
+static const char *long_sym(void *ctx, __u32 pid, __u64 addr, bool kernel)
+{
+	static char buf[5000];
+
+	(void)ctx;
+	(void)pid;
+	(void)kernel;
+	memset(buf, 'a' + addr, sizeof(buf) - 1);
+	buf[addr == 1 ? 300 : sizeof(buf) - 1] = '\0';
+	return buf;
+}
+
+/* Long names (C++ symbols) merge too; past 4095 bytes they are cut */
+static void test_sampled_long_names(void **state)
+{
+	const __u64 u[] = { 1, 2 };
+	struct kfit_ctree_opts o = { .sym = long_sym };
+	struct kfit_ctree *t = kfit_ctree_new(&o);
+	const struct kfit_cnode *n;
+
+	(void)state;
+	sample(t, 500, NULL, 0, u, 2);
+	sample(t, 500, NULL, 0, u, 2);
+	kfit_ctree_finish(t);
+	n = kfit_ctree_thread(t, 0)->root.child;
+	assert_int_equal(strlen(n->name), 4095);
+	assert_int_equal(n->samples, 2);
+	assert_null(n->next);
+	assert_int_equal(strlen(n->child->name), 300);
+	assert_int_equal(n->child->self, 2);
+	assert_null(n->child->next);
+	kfit_ctree_free(t);
+}
+
 /* ---- names and walks -------------------------------------------------- */
 
 static void test_names_walk(void **state)
@@ -1080,6 +1114,7 @@ int main(void)
 		cmocka_unit_test(test_large_stream),
 		cmocka_unit_test(test_sampled),
 		cmocka_unit_test(test_sampled_hex),
+		cmocka_unit_test(test_sampled_long_names),
 		cmocka_unit_test(test_names_walk),
 	};
 
