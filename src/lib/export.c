@@ -12,40 +12,6 @@
 #include "output.h"
 #include "strset.h"
 
-static const char *const softirq_names[] = {
-	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK",
-	"IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU",
-};
-
-#define NSOFTIRQ (sizeof(softirq_names) / sizeof(softirq_names[0]))
-
-static const char *const ctx_names[KFIT_NCTX] = {
-	"task", "softirq", "hardirq", "nmi",
-};
-
-const char *kfit_softirq_name(__u32 vec)
-{
-	return vec < NSOFTIRQ ? softirq_names[vec] : NULL;
-}
-
-static const char *ctx_name(__u8 ctx)
-{
-	return ctx < KFIT_NCTX ? ctx_names[ctx] : "irq";
-}
-
-const char *kfit_irq_label(const struct kfit_cnode *n, char *buf, size_t size)
-{
-	const char *vec = kfit_softirq_name(n->id);
-
-	if (n->ctx == KFIT_CTX_SOFTIRQ && vec)
-		snprintf(buf, size, "softirq %s", vec);
-	else if (n->ctx == KFIT_CTX_NMI)
-		snprintf(buf, size, "nmi");
-	else
-		snprintf(buf, size, "%s %u", ctx_name(n->ctx), n->id);
-	return buf;
-}
-
 static const char *node_name(const struct kfit_xsrc *s, const struct kfit_cnode *n)
 {
 	const char *name;
@@ -54,6 +20,60 @@ static const char *node_name(const struct kfit_xsrc *s, const struct kfit_cnode 
 		return "[lost]";
 	name = s->name(s->ctx, n);
 	return name && *name ? name : "[unknown]";
+}
+
+/* An interrupt: "softirq NET_RX", "hardirq 24", "nmi" */
+static const char *irq_label(const struct kfit_xsrc *s, const struct kfit_cnode *n,
+			     char *buf, size_t size)
+{
+	if (n->ctx == KFIT_CTX_SOFTIRQ)
+		snprintf(buf, size, "softirq %s", node_name(s, n));
+	else if (n->ctx == KFIT_CTX_HARDIRQ)
+		snprintf(buf, size, "hardirq %u", n->id);
+	else
+		snprintf(buf, size, "%s", kfit_ctree_ctx_name(n->ctx));
+	return buf;
+}
+
+static const char *ctree_name(void *ctx, const struct kfit_cnode *n)
+{
+	return kfit_ctree_name(ctx, n);
+}
+
+/* The decoder marks a FRAME's symbol as the kernel's in its id */
+static bool frame_kernel(void *ctx, const struct kfit_cnode *n)
+{
+	(void)ctx;
+	return n->kind == KFIT_CN_FRAME && n->id;
+}
+
+int kfit_xsrc_ctree(struct kfit_xsrc *s, const struct kfit_ctree *t, bool sampled)
+{
+	const struct kfit_cthread **th;
+	int i, n = kfit_ctree_nthreads(t);
+
+	memset(s, 0, sizeof(*s));
+	th = calloc(n + 1, sizeof(*th));
+	if (!th)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		th[i] = kfit_ctree_thread(t, i);
+	s->threads = th;
+	s->nthreads = n;
+	s->sampled = sampled;
+	s->name = ctree_name;
+	s->kernel = sampled ? frame_kernel : NULL;
+	s->ctx = (void *)t;
+	s->stats = kfit_ctree_stats(t);
+	s->t0 = s->stats->first_ts;
+	return 0;
+}
+
+void kfit_xsrc_release(struct kfit_xsrc *s)
+{
+	free((void *)s->threads);
+	s->threads = NULL;
+	s->nthreads = 0;
 }
 
 /* Time a node spans in its parent's frame (calls, interrupts, off CPU) */
@@ -279,7 +299,7 @@ static int node_frame(struct flame *fl, __u32 parent, const struct kfit_cnode *n
 		i = flame_child(fl, parent, node_name(s, n), code_class(s, n), false);
 		break;
 	case KFIT_CN_IRQ:
-		snprintf(buf, sizeof(buf), "[irq] %s", kfit_irq_label(n, label, sizeof(label)));
+		snprintf(buf, sizeof(buf), "[irq] %s", irq_label(s, n, label, sizeof(label)));
 		i = flame_child(fl, parent, buf, FC_IRQ, true);
 		break;
 	case KFIT_CN_SWITCH:
@@ -327,7 +347,7 @@ static void flame_leave(void *c, const struct kfit_cnode *n)
 static const char *thread_label(const struct kfit_cthread *t, char *buf, size_t size)
 {
 	if (t->ctx != KFIT_CTX_TASK)
-		snprintf(buf, size, "[%s]", ctx_name(t->ctx));
+		snprintf(buf, size, "[%s]", kfit_ctree_ctx_name(t->ctx));
 	else if (t->comm[0])
 		snprintf(buf, size, "%.*s", (int)sizeof(t->comm), t->comm);
 	else
@@ -924,7 +944,7 @@ static int ev_irq(struct trace *x, const struct kfit_cnode *n)
 {
 	char label[48];
 
-	if (ev_slice(x, n, kfit_irq_label(n, label, sizeof(label)), "irq") < 0)
+	if (ev_slice(x, n, irq_label(x->s, n, label, sizeof(label)), "irq") < 0)
 		return -ENOMEM;
 	kfit_json_u64(&x->j, "calls", n->ncalls);
 	if (x->cur && x->cur->ctx == KFIT_CTX_TASK) {
@@ -1125,7 +1145,8 @@ static int trace_irqs(struct trace *x)
 		if (!first || r->cpu != first->cpu || r->ctx != first->ctx) {
 			first = r;
 			x->tid = KFIT_XIRQ_PID + 1 + r->cpu * KFIT_NCTX + r->ctx;
-			snprintf(name, sizeof(name), "%s cpu %u", ctx_name(r->ctx), r->cpu);
+			snprintf(name, sizeof(name), "%s cpu %u", kfit_ctree_ctx_name(r->ctx),
+				 r->cpu);
 			ev_meta(x, "thread_name", x->pid, x->tid, name);
 			err = span_track(x);
 		}

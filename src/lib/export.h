@@ -29,7 +29,10 @@
  * the SVG's widths), threads are processes.
  */
 
-/* The name of a CALL, FRAME or EVENT node (as kfit_ctree_name gives it) */
+/*
+ * The name of a CALL, FRAME, EVENT or IRQ node (a softirq's vector:
+ * "NET_RX"), as kfit_ctree_name gives it
+ */
 typedef const char *(*kfit_xname_fn)(void *ctx, const struct kfit_cnode *n);
 /* Whether a CALL or FRAME node is kernel code (colours, Perfetto's cat) */
 typedef bool (*kfit_xkernel_fn)(void *ctx, const struct kfit_cnode *n);
@@ -44,6 +47,15 @@ struct kfit_xsrc {
 	__u64 t0;			/* Perfetto: the ns shown as time 0 */
 	const struct kfit_ctree_stats *stats;	/* NULL, or losses to show */
 };
+
+/*
+ * A source over a finished tree: its threads, kfit_ctree_name, its stats,
+ * t0 its first timestamp; in sampled mode FRAMEs' kernel marks (exact
+ * mode: set kernel to tell kernel calls from user ones). 0 or -ENOMEM;
+ * kfit_xsrc_release frees it (the tree stays the caller's).
+ */
+int kfit_xsrc_ctree(struct kfit_xsrc *s, const struct kfit_ctree *t, bool sampled);
+void kfit_xsrc_release(struct kfit_xsrc *s);
 
 /*
  * Folded stacks, one line per distinct stack with a self value:
@@ -84,10 +96,5 @@ int kfit_export_svg(const struct kfit_xsrc *s, const struct kfit_svg_opts *o,
  */
 #define KFIT_XIRQ_PID	(1U << 22)	/* above PID_MAX_LIMIT: no task has it */
 int kfit_export_perfetto(const struct kfit_xsrc *s, FILE *f);
-
-/* "HI", "NET_RX", ...: the kernel's names of softirq vectors; NULL past them */
-const char *kfit_softirq_name(__u32 vec);
-/* An IRQ node's label: "softirq NET_RX", "hardirq 24", "nmi"; returns buf */
-const char *kfit_irq_label(const struct kfit_cnode *n, char *buf, size_t size);
 
 #endif

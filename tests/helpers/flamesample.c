@@ -75,16 +75,17 @@ struct tree {
 
 static struct tree tree;
 
+/* Names and kernel marks by row: the interrupt's name is its vector's */
 static const char *row_name(void *ctx, const struct kfit_cnode *n)
 {
 	(void)ctx;
-	return tree.rows[n->id]->name;
+	return tree.rows[n - tree.nodes]->name;
 }
 
 static bool row_kernel(void *ctx, const struct kfit_cnode *n)
 {
 	(void)ctx;
-	return tree.rows[n->id]->kernel;
+	return tree.rows[n - tree.nodes]->kernel;
 }
 
 static void link_child(struct kfit_cnode *parent, struct kfit_cnode *n)
@@ -113,7 +114,6 @@ static void build(struct kfit_cthread *t, __u32 pid, __u32 tid, const char *comm
 		n = &tree.nodes[tree.n];
 		tree.rows[tree.n] = &rows[i];
 		n->kind = rows[i].kind;
-		n->id = rows[i].kind == KFIT_CN_CALL ? (__u32)tree.n : 0;
 		if (rows[i].kind == KFIT_CN_SWITCH)
 			n->id = !strcmp(rows[i].name, "blocked");	/* a sleep state */
 		if (rows[i].kind == KFIT_CN_IRQ) {

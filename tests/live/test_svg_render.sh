@@ -64,6 +64,8 @@ t_in_vm || test_svg_frames_on_screen() {
 		fi
 	done < <(frames "$T_TMP/fs.svg")
 	[ "$n" -ge 30 ] || t_fail "only $n frames checked"
+	grep -qF '<title>[irq] softirq NET_RX (' "$T_TMP/fs.svg" ||
+		t_fail "no frame [irq] softirq NET_RX"
 	[ "$bad" = 0 ] || t_fail "$bad of $n frames not on screen:$why"
 }
 

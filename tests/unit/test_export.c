@@ -32,24 +32,41 @@ static const char *const funcs[] = {
 	"weird;name x", "loop", "op<int>&'\"",	/* 5-: user */
 };
 
+#define NFUNCS (sizeof(funcs) / sizeof(funcs[0]))
+
 static const char *const events[] = { "sched:sched_wakeup" };
+
+/* A decoder with no records: the names of hand-built nodes, as callgraph's */
+static struct kfit_ctree *names_tree;
+
+static int names_setup(void **state)
+{
+	struct kfit_ctree_opts o = { .funcs = funcs, .nfuncs = NFUNCS,
+				     .events = events, .nevents = 1 };
+
+	(void)state;
+	names_tree = kfit_ctree_new(&o);
+	return names_tree ? 0 : -1;
+}
+
+static int names_teardown(void **state)
+{
+	(void)state;
+	kfit_ctree_free(names_tree);
+	return 0;
+}
 
 static const char *names(void *ctx, const struct kfit_cnode *n)
 {
 	(void)ctx;
-	if (n->kind == KFIT_CN_FRAME)
-		return n->name;
-	if (n->kind == KFIT_CN_EVENT)
-		return n->id < 1 ? events[n->id] : "?";
-	return n->id < sizeof(funcs) / sizeof(funcs[0]) ? funcs[n->id] : "?";
+	return kfit_ctree_name(names_tree, n);
 }
 
+/* Functions 0-4 are the kernel's; a FRAME's id says it (as the decoder sets it) */
 static bool kernel(void *ctx, const struct kfit_cnode *n)
 {
 	(void)ctx;
-	if (n->kind == KFIT_CN_FRAME)
-		return !strncmp(n->name, "asm_", 4) || !strncmp(n->name, "__x64", 5);
-	return n->id < 5;
+	return n->kind == KFIT_CN_FRAME ? n->id : n->id < 5;
 }
 
 static void thread_init(struct kfit_cthread *t, __u32 pid, __u32 tid, const char *comm)
@@ -164,7 +181,7 @@ static void build_sampled(struct fixture *fx)
 	c->name = "compute";
 	c->samples = 9;
 	c->self = 7;
-	k = add(c, KFIT_CN_FRAME, 0, 0, 0);
+	k = add(c, KFIT_CN_FRAME, 1, 0, 0);
 	k->name = "asm_sysvec_apic_timer_interrupt";
 	k->samples = 2;
 	k->self = 2;
@@ -442,6 +459,33 @@ static void check_xml(const char *svg)
 	unlink(path);
 }
 
+/* The fill of the frame titled name */
+static void frame_rgb(const char *svg, const char *name, int rgb[3])
+{
+	char title[96];
+	const char *p;
+
+	snprintf(title, sizeof(title), "<title>%s (", name);
+	p = strstr(svg, title);
+	assert_non_null(p);
+	p = strstr(p, "fill=\"rgb(");
+	assert_non_null(p);
+	assert_int_equal(sscanf(p, "fill=\"rgb(%d,%d,%d)", &rgb[0], &rgb[1], &rgb[2]), 3);
+}
+
+/* Kernel orange, user red, interrupts purple, off CPU blue, threads yellow */
+static void check_palette(const char *svg, const char *kernel, const char *user)
+{
+	int c[3];
+
+	frame_rgb(svg, kernel, c);
+	assert_true(c[0] >= 190 && c[1] >= 90 && c[1] <= 155 && c[2] < 40);
+	if (user) {
+		frame_rgb(svg, user, c);
+		assert_true(c[0] >= 200 && c[1] >= 50 && c[1] <= 130 && c[1] == c[2]);
+	}
+}
+
 static char *svg_of(const struct kfit_xsrc *src, const struct kfit_svg_opts *opts)
 {
 	struct out o;
@@ -457,6 +501,7 @@ static void test_svg_exact(void **state)
 				      .subtitle = "exact: wall time & calls" };
 	struct fixture fx;
 	char *svg;
+	int c[3];
 
 	(void)state;
 	build_exact(&fx);
@@ -478,8 +523,14 @@ static void test_svg_exact(void **state)
 	assert_non_null(strstr(svg, ">se..</text>"));
 	assert_non_null(strstr(svg, ">vfs_read</text>"));
 	assert_non_null(strstr(svg, "<script type=\"text/ecmascript\">"));
-	/* kernel orange, user red: a kernel frame's blue is below 40, a user's is not */
 	assert_non_null(strstr(svg, "orange: kernel, red: user"));
+	check_palette(svg, "vfs_read", "loop");
+	frame_rgb(svg, "[irq] softirq NET_RX", c);
+	assert_true(c[2] >= 200 && c[0] >= 150 && c[0] < 200 && c[1] < 140);
+	frame_rgb(svg, "[off-cpu] blocked", c);
+	assert_true(c[2] >= 190 && c[0] == c[1] && c[0] < 140);
+	frame_rgb(svg, "reader", c);
+	assert_true(c[0] == c[1] && c[0] >= 175 && c[2] <= 70);
 	free(svg);
 }
 
@@ -817,25 +868,190 @@ static void test_write_error(void **state)
 	fclose(f);
 }
 
-static void test_labels(void **state)
+/* Hard interrupts by number, NMIs by name; a LOST stand-in as [lost] */
+static void test_folded_irq_kinds(void **state)
 {
-	struct kfit_cnode n = { .kind = KFIT_CN_IRQ };
-	char buf[32];
+	struct kfit_cthread t;
+	const struct kfit_cthread *ptr = &t;
+	struct kfit_xsrc src = { .threads = &ptr, .nthreads = 1, .name = names };
+	struct kfit_cnode *c, *i;
+	struct out o;
+	char *got;
 
 	(void)state;
-	assert_string_equal(kfit_softirq_name(0), "HI");
-	assert_string_equal(kfit_softirq_name(9), "RCU");
-	assert_null(kfit_softirq_name(10));
-	n.ctx = KFIT_CTX_SOFTIRQ;
-	n.id = 3;
-	assert_string_equal(kfit_irq_label(&n, buf, sizeof(buf)), "softirq NET_RX");
-	n.id = 12;
-	assert_string_equal(kfit_irq_label(&n, buf, sizeof(buf)), "softirq 12");
-	n.ctx = KFIT_CTX_HARDIRQ;
-	n.id = 24;
-	assert_string_equal(kfit_irq_label(&n, buf, sizeof(buf)), "hardirq 24");
-	n.ctx = KFIT_CTX_NMI;
-	assert_string_equal(kfit_irq_label(&n, buf, sizeof(buf)), "nmi");
+	npool = 0;
+	thread_init(&t, 5, 5, "sh");
+	c = call(&t.root, 0, 100, 1000);
+	i = add(c, KFIT_CN_IRQ, 24, 200, 100);
+	i->ctx = KFIT_CTX_HARDIRQ;
+	i = add(i, KFIT_CN_IRQ, 0, 210, 10);
+	i->ctx = KFIT_CTX_NMI;
+	add(c, KFIT_CN_SWITCH, 0, 400, 300);
+	c = call(&t.root, 1, 2000, 50);
+	c->flags = KFIT_RF_LOST;
+	out_open(&o);
+	assert_int_equal(kfit_export_folded(&src, o.f), 0);
+	got = out_close(&o);
+	assert_string_equal(got,
+		"sh;[lost] 50\n"
+		"sh;vfs_read 600\n"
+		"sh;vfs_read;[irq] hardirq 24 90\n"
+		"sh;vfs_read;[irq] hardirq 24;[irq] nmi 10\n"
+		"sh;vfs_read;[off-cpu] preempted 300\n");
+	free(got);
+}
+
+/* ---- through the decoder: records in, the same renderings out ---- */
+
+static void rec_add(struct kfit_ctree *t, const void *r, size_t size)
+{
+	assert_int_equal(kfit_ctree_add(t, r, size), 0);
+}
+
+static struct kfit_rec rhdr(__u8 type, size_t size, __u8 ctx, __u16 cpu, __u64 ts)
+{
+	return (struct kfit_rec){ .type = type, .ctx = ctx, .size = size, .cpu = cpu,
+				  .pid = 100, .tid = 100, .ts = ts };
+}
+
+static void rec_call(struct kfit_ctree *t, __u8 ctx, __u16 cpu, __u64 ts, __u64 dur,
+		     __u32 id, __u16 depth)
+{
+	struct kfit_rec_call r = { .h = rhdr(KFIT_REC_CALL, sizeof(r), ctx, cpu, ts),
+				   .dur = dur, .id = id, .depth = depth };
+
+	rec_add(t, &r, sizeof(r));
+}
+
+/*
+ * The reader of build_exact as callgraph's BPF side writes it: calls at
+ * their return (post-order), the switch when the task runs again, the
+ * softirq's call then the softirq at its end, the event
+ */
+static struct kfit_ctree *decode_reader(void)
+{
+	struct kfit_ctree_opts o = { .funcs = funcs, .nfuncs = NFUNCS,
+				     .events = events, .nevents = 1 };
+	struct kfit_ctree *t = kfit_ctree_new(&o);
+	struct kfit_rec_switch sw = { .h = rhdr(KFIT_REC_SWITCH, sizeof(sw), 0, 0, 4000),
+				      .dur = 3000, .state = 1, .depth = 1 };
+	struct kfit_rec_irq irq = {
+		.h = rhdr(KFIT_REC_IRQ, sizeof(irq), KFIT_CTX_SOFTIRQ, 1, 8000),
+		.dur = 1000, .vec = 3, .ncalls = 1 };
+	struct kfit_rec_event ev = { .h = rhdr(KFIT_REC_EVENT, sizeof(ev), 0, 0, 9500) };
+
+	assert_non_null(t);
+	assert_int_equal(kfit_ctree_task(t, 100, 100, "reader"), 0);
+	rec_call(t, KFIT_CTX_TASK, 0, 1200, 500, 2, 2);
+	rec_call(t, KFIT_CTX_TASK, 0, 1100, 2000, 1, 1);
+	rec_add(t, &sw, sizeof(sw));
+	rec_call(t, KFIT_CTX_SOFTIRQ, 1, 8100, 800, 3, 0);
+	rec_add(t, &irq, sizeof(irq));
+	rec_add(t, &ev, sizeof(ev));
+	rec_call(t, KFIT_CTX_TASK, 0, 1000, 10000, 0, 0);
+	rec_call(t, KFIT_CTX_TASK, 0, 20000, 1000, 0, 0);
+	kfit_ctree_finish(t);
+	return t;
+}
+
+static void test_records_exact(void **state)
+{
+	struct kfit_ctree *t = decode_reader();
+	struct kfit_xsrc src;
+	struct out o;
+	char *got;
+
+	(void)state;
+	assert_int_equal(kfit_xsrc_ctree(&src, t, false), 0);
+	assert_int_equal(src.t0, 1000);
+	out_open(&o);
+	assert_int_equal(kfit_export_folded(&src, o.f), 0);
+	got = out_close(&o);
+	assert_string_equal(got,
+		"reader;vfs_read 5000\n"
+		"reader;vfs_read;[irq] softirq NET_RX 200\n"
+		"reader;vfs_read;[irq] softirq NET_RX;net_rx_action 800\n"
+		"reader;vfs_read;[off-cpu] blocked 3000\n"
+		"reader;vfs_read;rw_verify_area 1500\n"
+		"reader;vfs_read;rw_verify_area;security_file_permission 500\n");
+	free(got);
+	got = trace_of(&src);
+	check_trace(got, 0);
+	assert_non_null(strstr(got, "\"name\":\"vfs_read\",\"cat\":\"call\",\"ts\":0.000,"
+			       "\"pid\":100,\"tid\":100,\"dur\":10.000,"));
+	assert_non_null(strstr(got, "\"name\":\"softirq NET_RX\",\"cat\":\"irq\",\"ts\":7.000,"
+			       "\"pid\":4194304,\"tid\":4194310,\"dur\":1.000,"
+			       "\"args\":{\"cpu\":1,\"calls\":1,\"struck_pid\":100,"
+			       "\"struck_tid\":100}}"));
+	assert_non_null(strstr(got, "\"name\":\"sched:sched_wakeup\",\"cat\":\"tracepoint\","
+			       "\"ts\":8.500,"));
+	free(got);
+	got = svg_of(&src, NULL);
+	check_xml(got);
+	assert_non_null(strstr(got, "<title>[off-cpu] blocked (3.00us, 27.27%)</title>"));
+	free(got);
+	kfit_xsrc_release(&src);
+	kfit_ctree_free(t);
+}
+
+static const char *rec_sym(void *ctx, __u32 pid, __u64 addr, bool kernel)
+{
+	(void)ctx;
+	(void)pid;
+	if (kernel)
+		return "asm_sysvec_apic_timer_interrupt";
+	return addr == 0x1000 ? "main" : addr == 0x2000 ? "compute" : NULL;
+}
+
+static void rec_sample(struct kfit_ctree *t, int nk, int nu, const __u64 *ip)
+{
+	struct kfit_rec_sample r = { 0 };
+	size_t size = offsetof(struct kfit_rec_sample, ip) + 8 * (nk + nu);
+
+	r.h = (struct kfit_rec){ .type = KFIT_REC_SAMPLE, .size = size, .pid = 200,
+				 .tid = 200, .ts = 5000 };
+	r.nkernel = nk;
+	r.nuser = nu;
+	memcpy(r.ip, ip, 8 * (nk + nu));
+	rec_add(t, &r, size);
+}
+
+/* build_sampled's profile from samples: kernel frames told by the decoder */
+static void test_records_sampled(void **state)
+{
+	const __u64 deep[] = { 0xffffffff81000000ULL, 0x2000, 0x1000 };
+	struct kfit_ctree_opts o = { .sym = rec_sym };
+	struct kfit_ctree *t = kfit_ctree_new(&o);
+	struct kfit_xsrc src;
+	struct out o2;
+	char *got;
+	int i;
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(kfit_ctree_task(t, 200, 200, "busy"), 0);
+	for (i = 0; i < 2; i++)
+		rec_sample(t, 1, 2, deep);
+	for (i = 0; i < 7; i++)
+		rec_sample(t, 0, 2, deep + 1);
+	rec_sample(t, 0, 1, deep + 2);
+	kfit_ctree_finish(t);
+	assert_int_equal(kfit_xsrc_ctree(&src, t, true), 0);
+	out_open(&o2);
+	assert_int_equal(kfit_export_folded(&src, o2.f), 0);
+	got = out_close(&o2);
+	assert_string_equal(got,
+		"busy;main 1\n"
+		"busy;main;compute 7\n"
+		"busy;main;compute;asm_sysvec_apic_timer_interrupt 2\n");
+	free(got);
+	got = svg_of(&src, NULL);
+	check_xml(got);
+	assert_non_null(strstr(got, "<title>compute (9 samples, 90.00%)</title>"));
+	check_palette(got, "asm_sysvec_apic_timer_interrupt", "compute");
+	free(got);
+	kfit_xsrc_release(&src);
+	kfit_ctree_free(t);
 }
 
 int main(void)
@@ -857,8 +1073,10 @@ int main(void)
 		cmocka_unit_test(test_perfetto_random),
 		cmocka_unit_test(test_perfetto_refused),
 		cmocka_unit_test(test_write_error),
-		cmocka_unit_test(test_labels),
+		cmocka_unit_test(test_folded_irq_kinds),
+		cmocka_unit_test(test_records_exact),
+		cmocka_unit_test(test_records_sampled),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, names_setup, names_teardown);
 }
