@@ -786,6 +786,7 @@ static void test_perfetto_checker(void **state)
 	static const char *const bad[] = {
 		"{\"traceEvents\":[",				/* not JSON: 2 */
 		"[]",						/* no traceEvents */
+		"{\"traceEvents\":[1]}",			/* not an event */
 		/* no metadata */
 		"{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1}]}",
 		/* overlap: b [1.5, 3.5) sticks out of a [1, 3) */
