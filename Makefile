@@ -144,6 +144,9 @@ $(OUT)/tests/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -O1 $(STATIC_LDFLAGS) $< -o $@ -lpthread
 
+# Sampled: its user stacks are walked by frame pointers
+$(OUT)/tests/cghot: KFIT_CFLAGS += -fno-omit-frame-pointer
+
 # pngstat decodes the screenshots of the SVG render test (zlib)
 $(OUT)/tests/pngstat: tests/helpers/pngstat.c
 	@mkdir -p $(@D)
