@@ -18,28 +18,32 @@
 #include "kfit/callgraph.h"
 #include "callgraph.skel.h"
 #include "attach.h"
+#include "calltree.h"
 #include "caps.h"
 #include "child.h"
 #include "diag.h"
 #include "duration.h"
 #include "events.h"
 #include "explain.h"
+#include "export.h"
 #include "fileio.h"
+#include "fstats.h"
 #include "ksyms.h"
 #include "maps.h"
 #include "opts.h"
-#include "perfev.h"
+#include "output.h"
 #include "run.h"
+#include "sampler.h"
+#include "syms.h"
 #include "target.h"
 #include "tpglob.h"
+#include "treeprint.h"
 
-#define DEFAULT_HZ	99
+#define DEFAULT_HZ	KFIT_SAMPLE_HZ
 #define MAX_HZ		100000
 #define DEFAULT_BUFFER	(8ULL << 20)
 #define MAX_BUFFER	(1ULL << 31)
 #define MAX_EVENTS	1024
-
-enum sort_key { SORT_TIME, SORT_LOCAL, SORT_COUNT, SORT_AVG, SORT_MAX };
 
 enum {
 	OPT_MODULE = 256, OPT_ROOT, OPT_SUMMARY, OPT_FOLDED, OPT_SVG, OPT_PERFETTO,
@@ -88,7 +92,7 @@ struct env {
 	unsigned long hz;
 	bool summary, folded, no_interlace;
 	const char *svg, *perfetto;
-	enum sort_key sort;
+	enum kfit_fsort sort;
 	unsigned long top;
 	__u64 buffer;
 	char **targets;
@@ -97,14 +101,18 @@ struct env {
 	struct kfit_child child;
 
 	struct kfit_targets tg;
+	const char **fnames;	/* tg's names: the decoder's function table */
+	int nfuncs;
+	const char **enames;	/* tps' names: its event table */
+	struct kfit_ctree *tree;
+	struct kfit_syms *syms;
 	int root_idx;		/* --root's function, -1: none */
 	struct kfit_tps tps;	/* -e */
 	struct callgraph_bpf *skel;
 	struct kfit_attacher *att;
-	struct bpf_link **links;	/* tracepoints and samplers */
+	struct bpf_link **links;	/* tracepoints */
 	int nlinks;
-	int *perf_fds;
-	int nperf;
+	struct kfit_sampler *sampler;
 	struct kfit_events *ev;
 	const char *tp_mode;	/* "tp_btf" or "raw_tracepoint" */
 	bool sampled;		/* the mode running */
@@ -154,22 +162,6 @@ static __u64 ring_size(__u64 want)
 	return n;
 }
 
-static int parse_sort(const char *arg, enum sort_key *k)
-{
-	static const char *const names[] = { "time", "local", "count", "avg", "max" };
-	unsigned int i;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (!strcmp(arg, names[i])) {
-			*k = i;
-			return 0;
-		}
-	}
-	fprintf(stderr, "callgraph: invalid sort key '%s': use time, local, count, "
-		"avg or max\n", arg);
-	return -1;
-}
-
 static int add_event_spec(const char *arg)
 {
 	char **v = realloc(env.event_specs, (env.nevent_specs + 1) * sizeof(*v));
@@ -206,7 +198,7 @@ static int parse_opt(int key, const char *arg, void *ctx)
 		env.summary = true;
 		return 0;
 	case 's':
-		return parse_sort(arg, &env.sort);
+		return kfit_fstats_parse_sort("callgraph", arg, &env.sort);
 	case 'n':
 		if (kfit_parse_uint(arg, 1000000, &env.top)) {
 			fprintf(stderr, "callgraph: invalid number '%s' for --top\n", arg);
@@ -511,8 +503,8 @@ static void unload(void)
 {
 	while (env.nlinks)
 		bpf_link__destroy(env.links[--env.nlinks]);
-	while (env.nperf)
-		close(env.perf_fds[--env.nperf]);
+	kfit_sampler_free(env.sampler);
+	env.sampler = NULL;
 	kfit_events_free(env.ev);
 	env.ev = NULL;
 	kfit_attacher_free(env.att);
@@ -684,62 +676,6 @@ static int start_exact(void)
 
 /* ---- sampled mode ------------------------------------------------------ */
 
-static const char *sample_event = "cpu-clock";
-
-/* A sampling perf event on cpu: cycles where there is a PMU, else cpu-clock */
-static int sampler_open(int cpu)
-{
-	struct perf_event_attr a = {
-		.size = sizeof(a),
-		.type = PERF_TYPE_HARDWARE,
-		.config = PERF_COUNT_HW_CPU_CYCLES,
-		.freq = 1,
-		.sample_freq = env.hz,
-	};
-	int fd;
-
-	if (strcmp(sample_event, "cpu-clock")) {
-		fd = kfit_perf_open(&a, -1, cpu, -1);
-		if (fd >= 0 || (fd != -ENOENT && fd != -EOPNOTSUPP))
-			return fd;
-		sample_event = "cpu-clock";
-	}
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_CPU_CLOCK;
-	return kfit_perf_open(&a, -1, cpu, -1);
-}
-
-static int attach_samplers(void)
-{
-	int cpu, ncpus = libbpf_num_possible_cpus(), fd, err, *v;
-
-	if (ncpus < 0)
-		return ncpus;
-	sample_event = kfit_works(KFIT_M_PERF_HW) ? "cycles" : "cpu-clock";
-	for (cpu = 0; cpu < ncpus; cpu++) {
-		if (env.c.cpus.set && !kfit_cpu_selected(&env.c.cpus, cpu))
-			continue;
-		fd = sampler_open(cpu);
-		if (fd == -ENODEV)	/* offline */
-			continue;
-		if (fd < 0) {
-			kfit_explain(KFIT_M_PERF_SW, "a sampling event", fd);
-			return fd;
-		}
-		v = realloc(env.perf_fds, (env.nperf + 1) * sizeof(*v));
-		if (!v) {
-			close(fd);
-			return -ENOMEM;
-		}
-		env.perf_fds = v;
-		env.perf_fds[env.nperf++] = fd;
-		err = keep_link(bpf_program__attach_perf_event(env.skel->progs.cg_sample, fd));
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
 static int load_sampled(bool btf)
 {
 	struct callgraph_bpf *s;
@@ -781,7 +717,10 @@ static int start_sampled(void)
 		kfit_err("cannot load the BPF programs: %s", kfit_reason(err));
 		return err;
 	}
-	return attach_samplers();
+	return kfit_sampler_open(env.skel->progs.cg_sample, &(struct kfit_sampler_opts){
+		.hz = env.hz,
+		.cpus = &env.c.cpus,
+	}, &env.sampler);
 }
 
 static int start(void)
@@ -801,19 +740,25 @@ static int start(void)
 
 /* ---- records ------------------------------------------------------------ */
 
+/* Every record goes to the decoder: what is shown is what it makes of them */
 static int on_record(void *ctx, const void *data, size_t size)
 {
 	const struct kfit_rec *h = data;
 
 	(void)ctx;
-	if (size >= sizeof(*h) && h->type < KFIT_REC_NTYPES)
+	if (size < sizeof(*h))
+		return kfit_ctree_add(env.tree, data, size);
+	if (h->type < KFIT_REC_NTYPES)
 		env.cap.types[h->type]++;
-	return 0;
+	/* a new program: its addresses mean something else now */
+	if (h->type == KFIT_REC_EXEC && env.syms)
+		kfit_syms_forget(env.syms, h->pid);
+	return kfit_ctree_add(env.tree, data, size);
 }
 
 /* What the BPF side writes for a call, for one still open at the end */
-static void end_call(__u64 key, const struct cg_stack *st, int i,
-		     __u64 blocked, __u64 preempt, __u32 dropped)
+static int end_call(__u64 key, const struct cg_stack *st, int i,
+		    __u64 blocked, __u64 preempt, __u32 dropped)
 {
 	const struct fc_frame *f = &st->s.f[i];
 	const struct cg_frame *x = &st->x[i];
@@ -840,7 +785,7 @@ static void end_call(__u64 key, const struct cg_stack *st, int i,
 	};
 
 	env.cap.end_calls++;
-	on_record(NULL, &r, sizeof(r));
+	return on_record(NULL, &r, sizeof(r));
 }
 
 /*
@@ -848,11 +793,11 @@ static void end_call(__u64 key, const struct cg_stack *st, int i,
  * come in), each as incomplete (KFIT_RF_END), as the BPF side would
  * write it: those it leaves out counted by their callers.
  */
-static void end_stack(__u64 key, const struct cg_stack *st)
+static int end_stack(__u64 key, const struct cg_stack *st)
 {
 	__u32 dropped[FC_MAX_DEPTH] = { 0 };
 	__u64 blocked = st->blocked, preempt = st->preempt;
-	int i, d = st->s.depth < FC_MAX_DEPTH ? st->s.depth : FC_MAX_DEPTH;
+	int i, err, d = st->s.depth < FC_MAX_DEPTH ? st->s.depth : FC_MAX_DEPTH;
 
 	/* off CPU when the capture ended: that time counts too */
 	if (st->off_ts && st->off_ts < env.end_ns) {
@@ -863,12 +808,15 @@ static void end_stack(__u64 key, const struct cg_stack *st)
 	}
 	for (i = d - 1; i >= 0; i--) {
 		if (st->s.f[i].flags & FC_F_REC) {
-			end_call(key, st, i, blocked, preempt, dropped[i]);
+			err = end_call(key, st, i, blocked, preempt, dropped[i]);
+			if (err)
+				return err;
 			continue;
 		}
 		if (i)
 			dropped[i - 1] += dropped[i] + st->x[i].dropped + 1;
 	}
+	return 0;
 }
 
 static int end_stacks(void)
@@ -878,7 +826,7 @@ static int end_stacks(void)
 
 	err = kfit_hash_read(bpf_map__fd(env.skel->maps.stacks), NULL, NULL, 0, &e);
 	for (i = 0; !err && i < e.n; i++)
-		end_stack(*(__u64 *)kfit_entry_key(&e, i), kfit_entry_value(&e, i));
+		err = end_stack(*(__u64 *)kfit_entry_key(&e, i), kfit_entry_value(&e, i));
 	kfit_entries_free(&e);
 	return err;
 }
@@ -887,7 +835,7 @@ static int end_stacks(void)
 static int lost_records(void)
 {
 	struct kfit_rec_lost r = { .h = { .type = KFIT_REC_LOST, .size = sizeof(r) } };
-	int cpu, n;
+	int cpu, n, err;
 
 	env.cap.lost = calloc(KFIT_MAX_CPUS, sizeof(__u64));
 	if (!env.cap.lost)
@@ -902,7 +850,9 @@ static int lost_records(void)
 		r.h.cpu = cpu;
 		r.h.ts = env.end_ns;
 		r.count = env.cap.lost[cpu];
-		on_record(NULL, &r, sizeof(r));
+		err = on_record(NULL, &r, sizeof(r));
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -932,6 +882,9 @@ static int stop_capture(void)
 
 	env.skel->bss->kfit_ready = false;
 	env.end_ns = kfit_now_ns();
+	if (env.sampler)
+		kfit_sampler_disable(env.sampler);
+	/* only its wait: no program runs any more once it returns */
 	kfit_epoch_flip(&env.skel->bss->kfit_epoch);
 	err = kfit_events_drain(env.ev);
 	if (err < 0) {
@@ -963,6 +916,171 @@ static int poll_records(void *ctx, int timeout_ms)
 
 /* ---- output ------------------------------------------------------------ */
 
+static const char *dur(__u64 ns, char *buf)
+{
+	return kfit_fmt_duration(ns, buf, 32);
+}
+
+static const char *mechanism(void)
+{
+	if (env.sampled)
+		return "perf_event";
+	return env.att ? kfit_attacher_mech(env.att) : "tracepoint";
+}
+
+/* What was traced, how, for how long, and what is missing */
+static void print_header(void)
+{
+	char d[32];
+	int i, n = 0, shown = 5;
+
+	for (i = 0; i < env.nfuncs; i++)
+		n += !env.tg.funcs[i].dropped;
+
+	if (env.sampled)
+		printf("Sampled stacks at %u Hz (%s) for %s\n", kfit_sampler_hz(env.sampler),
+		       kfit_sampler_event(env.sampler), dur(env.end_ns - env.start_ns, d));
+	else if (env.att)
+		printf("Traced %d function%s (%s)%s%s for %s\n", n, n == 1 ? "" : "s",
+		       mechanism(),
+		       env.tps.n ? " and tracepoints" : "",
+		       env.root ? ", inside --root" : "", dur(env.end_ns - env.start_ns, d));
+	else
+		printf("Traced %d tracepoint%s for %s\n", env.tps.n,
+		       env.tps.n == 1 ? "" : "s", dur(env.end_ns - env.start_ns, d));
+	kfit_tp_counts(stdout, env.tree);
+	if (env.att && kfit_attacher_missed(env.att))
+		printf("%llu probe runs missed: the kernel skips a BPF program that "
+		       "fires inside another\n",
+		       (unsigned long long)kfit_attacher_missed(env.att));
+	if (env.cap.counters[CG_DEEP])
+		printf("%llu calls nested deeper than %d not kept\n",
+		       (unsigned long long)env.cap.counters[CG_DEEP], FC_MAX_DEPTH);
+	if (env.cap.counters[CG_NO_STACK])
+		printf("%llu calls not kept: too many threads at once\n",
+		       (unsigned long long)env.cap.counters[CG_NO_STACK]);
+	if (env.sampled || !env.tg.nskipped)
+		return;
+	printf("Skipped %d function%s:\n", env.tg.nskipped, env.tg.nskipped == 1 ? "" : "s");
+	for (i = 0; i < env.tg.nskipped && (i < shown || env.c.verbose); i++)
+		printf("  %s: %s\n", env.tg.skipped[i].name, env.tg.skipped[i].reason);
+	if (i < env.tg.nskipped)
+		printf("  ... and %d more (-v lists them all)\n", env.tg.nskipped - i);
+}
+
+static struct kfit_tp_opts tp_opts(void)
+{
+	return (struct kfit_tp_opts){ .origin = env.start_ns };
+}
+
+static void print_json(void)
+{
+	struct kfit_tp_opts o = tp_opts();
+	struct kfit_json j;
+	int i;
+
+	kfit_json_init(&j, stdout, false);
+	kfit_json_begin_object(&j, NULL);
+	kfit_json_str(&j, "mode", env.sampled ? "sampled" : "exact");
+	kfit_json_str(&j, "mechanism", mechanism());
+	kfit_json_u64(&j, "elapsed_ns", env.end_ns - env.start_ns);
+	kfit_tp_json_counts(&j, env.tree);
+	kfit_json_u64(&j, "missed", env.att ? kfit_attacher_missed(env.att) : 0);
+	kfit_json_u64(&j, "too_deep", env.cap.counters[CG_DEEP]);
+	kfit_json_u64(&j, "no_stack", env.cap.counters[CG_NO_STACK]);
+	kfit_json_begin_array(&j, "skipped");
+	for (i = 0; !env.sampled && i < env.tg.nskipped; i++) {
+		kfit_json_begin_object(&j, NULL);
+		kfit_json_str(&j, "name", env.tg.skipped[i].name);
+		kfit_json_str(&j, "reason", env.tg.skipped[i].reason);
+		kfit_json_end_object(&j);
+	}
+	kfit_json_end_array(&j);
+	if (env.att)
+		kfit_attacher_json(env.att, &j);
+	if (env.sampled) {
+		kfit_json_u64(&j, "hz", kfit_sampler_hz(env.sampler));
+		kfit_json_str(&j, "event", kfit_sampler_event(env.sampler));
+	}
+	kfit_tp_json_threads(&j, env.tree, &o);
+	kfit_json_end_object(&j);
+	kfit_json_finish(&j);
+}
+
+static int print_summary(void)
+{
+	struct kfit_fnotes nt = {
+		.too_deep = env.cap.counters[CG_DEEP],
+		.max_depth = FC_MAX_DEPTH,
+		.no_stack = env.cap.counters[CG_NO_STACK],
+		.missed = env.att ? kfit_attacher_missed(env.att) : 0,
+	};
+	struct kfit_fstats st = { 0 };
+	int i, err;
+
+	err = kfit_fstats_init(&st, env.nfuncs);
+	if (err)
+		return err;
+	st.sort = env.sort;
+	st.top = env.top;
+	for (i = 0; i < env.nfuncs; i++) {
+		st.f[i].name = env.tg.funcs[i].name;
+		st.f[i].hidden = env.tg.funcs[i].dropped;
+	}
+	err = kfit_fstats_from_tree(&st, env.tree);
+	if (!err)
+		kfit_fstats_table(stdout, &st, &nt);
+	kfit_fstats_free(&st);
+	return err;
+}
+
+/* Whether a call is a kernel function's, for the exports' colours */
+static bool call_kernel(void *ctx, const struct kfit_cnode *n)
+{
+	(void)ctx;
+	return n->kind == KFIT_CN_CALL && n->id < (__u32)env.nfuncs &&
+	       env.tg.funcs[n->id].kind == KFIT_T_KERNEL;
+}
+
+static int export_file(const char *path, const struct kfit_xsrc *src, bool svg)
+{
+	struct kfit_svg_opts so = { .title = "callgraph" };
+	FILE *f = fopen(path, "w");
+	int err;
+
+	if (!f) {
+		kfit_err("cannot write %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	err = svg ? kfit_export_svg(src, &so, f) : kfit_export_perfetto(src, f);
+	if (fclose(f) && !err)
+		err = -EIO;
+	if (err)
+		kfit_err("cannot write %s: %s", path, kfit_reason(err));
+	return err;
+}
+
+static int print_exports(void)
+{
+	struct kfit_xsrc src;
+	int err;
+
+	err = kfit_xsrc_ctree(&src, env.tree, env.sampled);
+	if (err)
+		return err;
+	if (!env.sampled)
+		src.kernel = call_kernel;
+	src.t0 = env.start_ns;
+	if (env.folded)
+		err = kfit_export_folded(&src, stdout);
+	if (!err && env.svg)
+		err = export_file(env.svg, &src, true);
+	if (!err && env.perfetto && !env.sampled)
+		err = export_file(env.perfetto, &src, false);
+	kfit_xsrc_release(&src);
+	return err;
+}
+
 static void print_capture(void)
 {
 	const __u64 *t = env.cap.types, *k = env.cap.counters;
@@ -972,19 +1090,44 @@ static void print_capture(void)
 	kfit_info("%llu records read (%llu bytes): %llu calls returned, %llu "
 		  "still open at the end; %llu context switches, %llu interrupts, "
 		  "%llu tracepoint hits, %llu forks, %llu execs, %llu exits, %llu "
-		  "samples; %llu records lost",
+		  "samples; %llu records lost, %llu returns without their entry",
 		  (unsigned long long)s.records, (unsigned long long)s.bytes,
 		  (unsigned long long)(t[KFIT_REC_CALL] - env.cap.end_calls),
 		  (unsigned long long)env.cap.end_calls,
 		  (unsigned long long)t[KFIT_REC_SWITCH], (unsigned long long)t[KFIT_REC_IRQ],
 		  (unsigned long long)t[KFIT_REC_EVENT], (unsigned long long)t[KFIT_REC_FORK],
 		  (unsigned long long)t[KFIT_REC_EXEC], (unsigned long long)t[KFIT_REC_EXIT],
-		  (unsigned long long)t[KFIT_REC_SAMPLE], (unsigned long long)k[CG_LOST]);
-	if (k[CG_DEEP] || k[CG_UNMATCHED] || k[CG_NO_STACK])
-		kfit_info("%llu calls nested deeper than %d not kept, %llu returns "
-			  "without their entry, %llu calls not kept (too many stacks)",
-			  (unsigned long long)k[CG_DEEP], FC_MAX_DEPTH,
-			  (unsigned long long)k[CG_UNMATCHED], (unsigned long long)k[CG_NO_STACK]);
+		  (unsigned long long)t[KFIT_REC_SAMPLE], (unsigned long long)k[CG_LOST],
+		  (unsigned long long)k[CG_UNMATCHED]);
+}
+
+static int render(void)
+{
+	bool tree = !env.summary && !env.folded && !env.c.json &&
+		    !env.svg && !env.perfetto;
+	struct kfit_tp_opts o = tp_opts();
+	int err = 0;
+
+	kfit_ctree_finish(env.tree);
+	if (env.c.verbose)
+		print_capture();
+	if (env.c.json) {
+		print_json();
+	} else if (!env.folded) {
+		print_header();
+		if (env.summary && !env.sampled)
+			err = print_summary();
+		else if (tree || env.summary) {
+			putchar('\n');
+			kfit_tp_text(stdout, env.tree, &o);
+		}
+	}
+	if (!err && (env.folded || env.svg || env.perfetto))
+		err = print_exports();
+	if (env.sampled && env.perfetto)
+		kfit_warn("sampled stacks have no timeline: no %s written", env.perfetto);
+	fflush(stdout);
+	return err;
 }
 
 static int report(void *ctx, bool last)
@@ -995,12 +1138,7 @@ static int report(void *ctx, bool last)
 	if (!last)
 		return 0;
 	err = stop_capture();
-	if (err)
-		return err;
-	if (env.c.verbose)
-		print_capture();
-	fflush(stdout);
-	return 0;
+	return err ? err : render();
 }
 
 /* ---- main --------------------------------------------------------------- */
@@ -1016,21 +1154,93 @@ static void announce(void)
 		return;
 	}
 	if (env.sampled)
-		snprintf(what, sizeof(what), "stacks at %lu Hz (%s)", env.hz, sample_event);
+		snprintf(what, sizeof(what), "stacks at %u Hz (%s)",
+			 kfit_sampler_hz(env.sampler), kfit_sampler_event(env.sampler));
 	else
 		snprintf(what, sizeof(what), "%d tracepoint%s", env.tps.n,
 			 env.tps.n == 1 ? "" : "s");
 	kfit_tracing(what);
 }
 
+/* The decoder, with the tables of functions and tracepoints its ids index */
+static int new_tree(void)
+{
+	int i;
+
+	env.nfuncs = env.tg.n;
+	env.fnames = calloc(env.tg.n + 1, sizeof(*env.fnames));
+	env.enames = calloc(env.tps.n + 1, sizeof(*env.enames));
+	if (!env.fnames || !env.enames)
+		return -ENOMEM;
+	for (i = 0; i < env.tg.n; i++)
+		env.fnames[i] = env.tg.funcs[i].name;
+	for (i = 0; i < env.tps.n; i++)
+		env.enames[i] = env.tps.tp[i].name;
+	env.syms = kfit_syms_new(NULL);
+	env.tree = kfit_ctree_new(&(struct kfit_ctree_opts){
+		.funcs = env.fnames,
+		.nfuncs = env.nfuncs,
+		.events = env.enames,
+		.nevents = env.tps.n,
+		.no_interlace = env.no_interlace,
+		.sym = env.syms ? kfit_syms_name : NULL,
+		.sym_ctx = env.syms,
+	});
+	return env.tree ? 0 : -ENOMEM;
+}
+
+static bool task_chosen(int pid, int tid, const char *comm)
+{
+	if (env.c.pid && pid != env.c.pid)
+		return false;
+	if (env.c.tid && tid != env.c.tid)
+		return false;
+	return !env.c.comm[0] || !strcmp(comm, env.c.comm);
+}
+
+/* The names of the tasks there now: those that exec later say theirs then */
+static int name_tasks(void)
+{
+	DIR *procs = opendir("/proc"), *tasks;
+	struct dirent *p, *t;
+	char comm[KFIT_COMM_LEN + 16];
+	int err = 0;
+
+	if (!procs)
+		return 0;
+	while (!err && (p = readdir(procs))) {
+		if (!isdigit((unsigned char)p->d_name[0]) ||
+		    (env.c.pid && atoi(p->d_name) != env.c.pid))
+			continue;
+		tasks = NULL;
+		if (kfit_pathf(comm, sizeof(comm), "/proc/%s/task", p->d_name) ||
+		    !(tasks = opendir(comm)))
+			continue;
+		while (!err && (t = readdir(tasks))) {
+			if (!isdigit((unsigned char)t->d_name[0]) ||
+			    kfit_read_linef(comm, sizeof(comm), "/proc/%s/task/%s/comm",
+					    p->d_name, t->d_name) ||
+			    !task_chosen(atoi(p->d_name), atoi(t->d_name), comm))
+				continue;
+			err = kfit_ctree_task(env.tree, atoi(p->d_name), atoi(t->d_name), comm);
+		}
+		closedir(tasks);
+	}
+	closedir(procs);
+	return err;
+}
+
 static void cleanup(void)
 {
 	kfit_child_stop(&env.child);
 	unload();
+	kfit_ctree_free(env.tree);
+	kfit_syms_free(env.syms);
+	free(env.fnames);
+	free(env.enames);
 	kfit_targets_free(&env.tg);
 	kfit_tps_free(&env.tps);
 	free(env.links);
-	free(env.perf_fds);
 	free(env.event_specs);
 	free(env.cap.lost);
 }
@@ -1039,11 +1249,23 @@ static int run(void)
 {
 	int err;
 
+	err = new_tree();
+	if (err) {
+		kfit_err("%s", kfit_reason(err));
+		return 1;
+	}
 	err = start();
+	if (!err)
+		err = name_tasks();
 	if (err || kfit_exiting)
 		return err == -EINTR || (!err && kfit_exiting) ? 0 : 1;
 	kfit_attacher_activate(env.att, &env.skel->bss->kfit_ready);
 	env.start_ns = kfit_now_ns();
+	err = env.sampler ? kfit_sampler_enable(env.sampler) : 0;
+	if (err) {
+		kfit_err("cannot start sampling: %s", kfit_reason(err));
+		return 1;
+	}
 	announce();
 	if (env.cmd && kfit_child_start(&env.child))
 		return 1;
