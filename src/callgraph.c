@@ -753,6 +753,9 @@ static int on_record(void *ctx, const void *data, size_t size)
 	/* a new program: its addresses mean something else now */
 	if (h->type == KFIT_REC_EXEC && env.syms)
 		kfit_syms_forget(env.syms, h->pid);
+	/* sampled trees are per process, without a timeline to put these on */
+	if (env.sampled && h->type >= KFIT_REC_FORK && h->type <= KFIT_REC_EXIT)
+		return 0;
 	return kfit_ctree_add(env.tree, data, size);
 }
 

@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Quick checks of callgraph on the running kernel (root): its command
+# line, user-function trees of durtarget through uprobes, a COMMAND and
+# -p followed, the end by signal, and sampled mode where kernel functions
+# cannot be traced. tests/live/test_callgraph.sh has the full suite.
+. "$(dirname "$0")/../lib.sh"
+
+CG="$KFIT_BIN/callgraph"
+DT="$KFIT_HELPERS/durtarget"
+
+need_tool() {
+	t_need_root
+	[ -x "$CG" ] || t_fail "$CG not built"
+	[ -x "$DT" ] || t_fail "$DT not built"
+}
+
+test_help() {
+	t_expect_exit 0 "$CG" -h
+	t_assert_match "$(cat "$T_OUT")" '^Usage: callgraph ' "usage line"
+	t_assert_match "$(cat "$T_OUT")" 'callgraph --root vfs_read' "examples"
+}
+
+test_usage_errors() {
+	t_expect_exit 2 "$CG" -S 99 vfs_read
+	t_assert_match "$(cat "$T_ERR")" 'takes no TARGET' "-S with a TARGET"
+	t_expect_exit 2 "$CG" -b 12x vfs_read
+	t_expect_exit 2 "$CG" --root vfs_read
+	t_expect_exit 2 "$CG" -e nocolon
+	t_expect_exit 2 "$CG" --summary --folded "$DT:dt_inner"
+	t_expect_exit 2 "$CG" -S 0
+}
+
+test_unknown_event() {
+	need_tool
+	t_expect_exit 2 "$CG" -e 'sched:sched_no_such_event'
+	t_assert_match "$(cat "$T_ERR")" "no tracepoint matches 'sched:sched_no_such_event'" "message"
+}
+
+# nest: each dt_outer calls dt_inner twice, and once more through an
+# untraced function: 3 children at depth 1, in a tree per call
+test_command_nest_tree() {
+	need_tool
+	local f=$T_TMP/out.json
+	t_expect_exit 0 "$CG" -j "$DT:dt_outer" "$DT:dt_inner" -- "$DT" nest 3
+	# durtarget's own line comes first on the shared stdout
+	grep '^{' "$T_OUT" >"$f"
+	t_assert_eq "$(jq -r .mode "$f")" exact "mode"
+	t_assert_eq "$(jq .calls "$f")" 12 "calls"
+	t_assert_eq "$(jq .lost "$f")" 0 "lost"
+	t_assert_eq "$(jq '[.threads[].calls[] | select(.name == "dt_outer")] | length' "$f")" 3 \
+		"dt_outer at the root"
+	t_assert_eq "$(jq '[.threads[].calls[] | select(.name == "dt_outer") |
+		[.children[] | select(.name == "dt_inner")] | length] | unique' -c "$f")" '[3]' \
+		"dt_inner children of each dt_outer"
+	t_assert_eq "$(jq '[.threads[].calls[] | .. | objects | select(.complete == false)] | length' "$f")" 0 \
+		"incomplete calls"
+}
+
+# -p: the process's calls, the run ends with it
+test_pid_follows() {
+	need_tool
+	t_held_start "$DT" -w recurse 2
+	t_bg_start "$CG" -p "$HELD_PID" "$DT:dt_recurse"
+	t_bg_wait_tracing 60
+	t_held_go
+	t_bg_wait_exit 60
+	t_assert_eq "$BG_RC" 0 "exit status"
+	t_assert_match "$(cat "$T_TMP/bg.out")" '^8 calls, 0 lost' "counts line"
+	# after the CPU column, two spaces and two more per depth
+	t_assert_eq "$(grep -Ec '[0-9]  dt_recurse$' "$T_TMP/bg.out")" 2 "outermost calls"
+	t_assert_eq "$(grep -Ec '[0-9]        dt_recurse$' "$T_TMP/bg.out")" 2 \
+		"innermost calls (depth 3)"
+}
+
+# SIGINT and SIGTERM end a system-wide run with its report
+test_signals_report() {
+	need_tool
+	local sig
+	for sig in INT TERM; do
+		t_bg_start "$CG" -j "$DT:dt_inner"
+		t_bg_wait_tracing 60
+		t_bg_stop_ok "$sig" 60
+		t_assert_eq "$(jq -r .mode "$T_TMP/bg.out")" exact "mode after SIG$sig"
+	done
+}
+
+# Where fentry and kprobes are refused, a kernel TARGET falls back to
+# sampled mode with the reason; elsewhere it is traced exactly
+test_kernel_or_sampled() {
+	need_tool
+	t_expect_exit 0 "$CG" -j -d 1 vfs_read
+	case $(jq -r .mode "$T_OUT") in
+	exact) t_assert_match "$(jq -r .mechanism "$T_OUT")" '^(fentry|kprobe|kprobe_multi)$' "mechanism" ;;
+	sampled) t_assert_match "$(cat "$T_ERR")" 'sampling stacks instead' "fallback note" ;;
+	*) t_fail "mode: $(jq -r .mode "$T_OUT")" ;;
+	esac
+}
+
+t_run_all
