@@ -753,7 +753,10 @@ static int on_record(void *ctx, const void *data, size_t size)
 	/* a new program: its addresses mean something else now */
 	if (h->type == KFIT_REC_EXEC && env.syms)
 		kfit_syms_forget(env.syms, h->pid);
-	/* sampled trees are per process, without a timeline to put these on */
+	/* sampled trees are per process, without a timeline: only names count */
+	if (env.sampled && h->type == KFIT_REC_EXEC && size >= sizeof(struct kfit_rec_task))
+		return kfit_ctree_task(env.tree, h->pid, h->tid,
+				       ((const struct kfit_rec_task *)data)->comm);
 	if (env.sampled && h->type >= KFIT_REC_FORK && h->type <= KFIT_REC_EXIT)
 		return 0;
 	return kfit_ctree_add(env.tree, data, size);

@@ -40,6 +40,17 @@ struct modbtf {
 	struct btf *btf;
 };
 
+/*
+ * A copy of a program with subprograms passed as callbacks (bpf_loop)
+ * loads only with BTF func_info: the template's, read once.
+ */
+struct finfo {
+	bool read;
+	int btf_fd;			/* -1: none needed (or none found) */
+	struct bpf_func_info *rec;
+	__u32 n;
+};
+
 struct kfit_attacher {
 	struct kfit_targets *t;
 	struct kfit_attach_opts o;
@@ -58,6 +69,7 @@ struct kfit_attacher {
 	__u64 started, last_progress;
 	int done, total;
 	int first_err;
+	struct finfo finfo[2];		/* of the fentry and fexit templates */
 };
 
 struct kfit_attacher *kfit_attacher_new(struct kfit_targets *t,
@@ -346,15 +358,96 @@ static int btf_id_of(struct kfit_attacher *a, const char *name, int *obj_fd)
 	return -ESRCH;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Where each function of the copied instructions starts: n of them, or -E2BIG */
+static int func_starts(const struct bpf_program *prog, __u32 *start, __u32 room)
+{
+	const struct bpf_insn *in = bpf_program__insns(prog);
+	size_t i, cnt = bpf_program__insn_cnt(prog);
+	__u32 n = 1, j, off;
+
+	start[0] = 0;
+	for (i = 0; i < cnt; i++) {
+		bool call = in[i].code == (BPF_JMP | BPF_CALL) &&
+			    in[i].src_reg == BPF_PSEUDO_CALL;
+		bool func = in[i].code == (BPF_LD | BPF_IMM | BPF_DW) &&
+			    in[i].src_reg == BPF_PSEUDO_FUNC;
+
+		if (!call && !func)
+			continue;
+		off = i + in[i].imm + 1;
+		for (j = 0; j < n && start[j] != off; j++)
+			;
+		if (j < n)
+			continue;
+		if (n == room)
+			return -E2BIG;
+		start[n++] = off;
+	}
+	qsort(start, n, sizeof(*start), cmp_u32);
+	return n;
+}
+
+/*
+ * The template's BTF and function types, in order, at the starts of its
+ * functions in the instructions copied: the kernel reports them at their
+ * offsets after its own rewriting, which a copy must not take.
+ */
+static void read_finfo(const struct bpf_program *prog, struct finfo *fi)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), *start = NULL, i;
+	int n;
+
+	fi->read = true;
+	fi->btf_fd = -1;
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) ||
+	    info.nr_func_info <= 1)
+		return;
+	n = info.nr_func_info;
+	fi->rec = calloc(n, sizeof(*fi->rec));
+	start = calloc(n, sizeof(*start));
+	memset(&info, 0, sizeof(info));
+	info.nr_func_info = n;
+	info.func_info_rec_size = sizeof(*fi->rec);
+	info.func_info = (__u64)(unsigned long)fi->rec;
+	len = sizeof(info);
+	if (!fi->rec || !start || bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) ||
+	    func_starts(prog, start, n) != n) {
+		free(start);
+		return;
+	}
+	for (i = 0; i < (__u32)n; i++)
+		fi->rec[i].insn_off = start[i];
+	free(start);
+	fi->n = n;
+	fi->btf_fd = bpf_btf_get_fd_by_id(info.btf_id);
+}
+
 static int clone_prog(struct kfit_attacher *a, const struct bpf_program *prog,
 		      int btf_id, int obj_fd)
 {
+	struct finfo *fi = &a->finfo[prog == a->p.fexit];
 	LIBBPF_OPTS(bpf_prog_load_opts, o,
 		    .expected_attach_type = bpf_program__expected_attach_type(prog),
 		    .attach_btf_id = btf_id,
 		    .attach_btf_obj_fd = obj_fd);
 	int fd;
 
+	if (!fi->read)
+		read_finfo(prog, fi);
+	if (fi->btf_fd >= 0) {
+		o.prog_btf_fd = fi->btf_fd;
+		o.func_info = fi->rec;
+		o.func_info_cnt = fi->n;
+		o.func_info_rec_size = sizeof(*fi->rec);
+	}
 	fd = bpf_prog_load(bpf_program__type(prog), bpf_program__name(prog), "GPL",
 			   bpf_program__insns(prog), bpf_program__insn_cnt(prog), &o);
 	if (fd < 0)
@@ -771,5 +864,10 @@ void kfit_attacher_free(struct kfit_attacher *a)
 	free(a->mods);
 	free(a->fds);
 	free(a->links);
+	for (i = 0; i < 2; i++) {
+		if (a->finfo[i].btf_fd >= 0 && a->finfo[i].read)
+			close(a->finfo[i].btf_fd);
+		free(a->finfo[i].rec);
+	}
 	free(a);
 }

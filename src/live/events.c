@@ -49,11 +49,21 @@ struct kfit_events *kfit_events_new(const struct kfit_events_opts *o)
 	return e;
 }
 
+/*
+ * Producers that submit with BPF_RB_NO_WAKEUP wake no one until they
+ * force it: epoll then reports nothing, and ring_buffer__poll reads
+ * nothing. So the wait is only a wait, and what is queued is read after.
+ */
 int kfit_events_poll(struct kfit_events *e, int timeout_ms)
 {
-	int n = ring_buffer__poll(e->rb, timeout_ms);
+	int n = ring_buffer__poll(e->rb, timeout_ms), m;
 
-	return n == -EINTR ? 0 : n;
+	if (n < 0 && n != -EINTR)
+		return n;
+	m = ring_buffer__consume(e->rb);
+	if (m < 0)
+		return m == -EINTR ? 0 : m;
+	return (n > 0 ? n : 0) + m;
 }
 
 int kfit_events_drain(struct kfit_events *e)

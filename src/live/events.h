@@ -33,9 +33,9 @@ struct kfit_events;
 /* NULL with errno set */
 struct kfit_events *kfit_events_new(const struct kfit_events_opts *o);
 /*
- * Wait up to timeout_ms for records, then read what is there. Returns
- * the records read, the callback's nonzero return, or -errno (a signal
- * is no error: 0).
+ * Wait up to timeout_ms for a wake-up, then read whatever is queued
+ * (records submitted without a wake-up too). Returns the records read,
+ * the callback's nonzero return, or -errno (a signal is no error: 0).
  */
 int kfit_events_poll(struct kfit_events *e, int timeout_ms);
 /* Read everything queued, without waiting: records read, or as poll */
