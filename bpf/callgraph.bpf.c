@@ -976,20 +976,29 @@ static __always_inline enum kfit_ctx event_context(void *ctx)
 	return KFIT_CTX_TASK;
 }
 
-/* Attached to each chosen tracepoint, its event id as cookie */
+/*
+ * Attached to each chosen tracepoint, its event id as cookie. A system
+ * call's tracepoint (ev_size's CG_EV_SYSCALL) gives BPF no trace_entry
+ * but the registers' address where it would be: it runs in its task, and
+ * its fields follow as in its format.
+ */
 SEC("tracepoint")
 int cg_event(void *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct kfit_rec_event *r;
 	struct cg_stack *st;
+	__u32 id, *size, len;
 	enum kfit_ctx c;
-	__u32 id, *size;
+	bool sys;
 	__u64 key;
 
 	if (!kfit_ready)
 		return 0;
-	c = event_context(ctx);
+	id = bpf_get_attach_cookie(ctx);
+	size = bpf_map_lookup_elem(&ev_size, &id);
+	sys = size && (*size & CG_EV_SYSCALL);
+	c = sys ? KFIT_CTX_TASK : event_context(ctx);
 	/* in interrupts, current is no chosen task's work */
 	if (c != KFIT_CTX_TASK && (fc_task_filters() || follow))
 		return 0;
@@ -1001,16 +1010,20 @@ int cg_event(void *ctx)
 		if (!st || !st->root)
 			return 0;
 	}
-	id = bpf_get_attach_cookie(ctx);
-	size = bpf_map_lookup_elem(&ev_size, &id);
 	r = reserve(sizeof(*r));
 	if (!r)
 		return 0;
 	head(&r->h, KFIT_REC_EVENT, c, 0, sizeof(*r), pid_tgid, bpf_ktime_get_ns());
 	r->id = id;
-	r->len = size && *size < KFIT_EVENT_DATA ? *size : KFIT_EVENT_DATA;
-	if (bpf_probe_read_kernel(r->data, sizeof(r->data), ctx))
+	len = size ? *size & ~CG_EV_SYSCALL : KFIT_EVENT_DATA;
+	r->len = len < KFIT_EVENT_DATA ? len : KFIT_EVENT_DATA;
+	if (sys) {
+		__builtin_memset(r->data, 0, 8);
+		if (bpf_probe_read_kernel(r->data + 8, sizeof(r->data) - 8, ctx + 8))
+			r->len = 0;
+	} else if (bpf_probe_read_kernel(r->data, sizeof(r->data), ctx)) {
 		r->len = 0;
+	}
 	submit(r);
 	return 0;
 }

@@ -525,10 +525,14 @@ static int seed_maps(void)
 		if (kfit_cpu_selected(&env.c.cpus, cpu) &&
 		    bpf_map_update_elem(bpf_map__fd(s->maps.cpus), &cpu, &one, BPF_ANY))
 			return -errno;
-	for (i = 0; i < (__u32)env.tps.n; i++)
-		if (bpf_map_update_elem(bpf_map__fd(s->maps.ev_size), &i,
-					&env.tps.tp[i].size, BPF_ANY))
+	for (i = 0; i < (__u32)env.tps.n; i++) {
+		__u32 v = env.tps.tp[i].size;
+
+		if (!strncmp(env.tps.tp[i].name, "syscalls:", 9))
+			v |= CG_EV_SYSCALL;
+		if (bpf_map_update_elem(bpf_map__fd(s->maps.ev_size), &i, &v, BPF_ANY))
 			return -errno;
+	}
 	return 0;
 }
 

@@ -34,6 +34,9 @@ struct cg_stack {
 	__u32 pad;
 };
 
+/* ev_size's values: the raw record's size, and this bit for system calls' */
+#define CG_EV_SYSCALL	(1U << 31)
+
 /* Per-CPU counters (the counters map) */
 enum cg_counter {
 	CG_LOST,		/* records the ring buffer had no room for */
