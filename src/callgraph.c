@@ -341,8 +341,10 @@ static int check_args(int first, int argc, char **argv, bool dashdash)
 		return usage_error("-S samples stacks: it takes no TARGET, --module or -e");
 	if (!exact_wanted() && (env.root || env.depth || env.c.has_min || env.c.has_max))
 		return usage_error("--root, -D, --min and --max need a TARGET (exact mode)");
-	if (env.root && !env.ntargets && !env.module)
-		return usage_error("--root needs a TARGET");
+	if ((env.root || env.summary) && !env.ntargets && !env.module)
+		return usage_error("--root and --summary need a TARGET (exact mode)");
+	if (env.perfetto && !exact_wanted())
+		return usage_error("--perfetto needs a TARGET or -e: sampled stacks have no timeline");
 	stdout_forms = env.summary + env.folded + env.c.json;
 	if (stdout_forms > 1)
 		return usage_error("--summary, --folded and -j exclude each other");
