@@ -7,6 +7,7 @@
  * src/lib/calltree.c.
  */
 #include <ctype.h>
+#include <stddef.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -746,6 +747,28 @@ static int start(void)
 
 /* ---- records ------------------------------------------------------------ */
 
+/*
+ * A user stack walked by frame pointers can end on a word that is no
+ * address (a caller built without them): user addresses are below 2^47.
+ * Those outermost words are left out.
+ */
+static int add_sample(const struct kfit_rec_sample *r, size_t size)
+{
+	struct kfit_rec_sample c;
+	int n = r->nuser;
+
+	if (size > sizeof(c) || r->nkernel > KFIT_STACK_MAX || n > KFIT_STACK_MAX ||
+	    size < offsetof(struct kfit_rec_sample, ip) + (r->nkernel + n) * sizeof(__u64))
+		return kfit_ctree_add(env.tree, r, size);	/* the decoder judges it */
+	while (n && r->ip[r->nkernel + n - 1] >> 47)
+		n--;
+	if (n == r->nuser)
+		return kfit_ctree_add(env.tree, r, size);
+	memcpy(&c, r, size);
+	c.nuser = n;
+	return kfit_ctree_add(env.tree, &c, size);
+}
+
 /* Every record goes to the decoder: what is shown is what it makes of them */
 static int on_record(void *ctx, const void *data, size_t size)
 {
@@ -765,6 +788,8 @@ static int on_record(void *ctx, const void *data, size_t size)
 				       ((const struct kfit_rec_task *)data)->comm);
 	if (env.sampled && h->type >= KFIT_REC_FORK && h->type <= KFIT_REC_EXIT)
 		return 0;
+	if (h->type == KFIT_REC_SAMPLE && size >= offsetof(struct kfit_rec_sample, ip))
+		return add_sample(data, size);
 	return kfit_ctree_add(env.tree, data, size);
 }
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "caps.h"
 #include "fileio.h"
 #include "strdist.h"
@@ -31,6 +32,17 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static bool is_dir(const char *path, const struct dirent *e)
+{
+	char full[PATH_MAX];
+	struct stat st;
+
+	if (e->d_type != DT_UNKNOWN)
+		return e->d_type == DT_DIR;
+	return !kfit_pathf(full, sizeof(full), "%s/%s", path, e->d_name) &&
+	       !stat(full, &st) && S_ISDIR(st.st_mode);
+}
+
 static int dirnames_read(struct dirnames *d, const char *path)
 {
 	DIR *dir = opendir(path);
@@ -42,7 +54,7 @@ static int dirnames_read(struct dirnames *d, const char *path)
 	if (!dir)
 		return -errno;
 	while ((e = readdir(dir))) {
-		if (e->d_name[0] == '.' || e->d_type != DT_DIR)
+		if (e->d_name[0] == '.' || !is_dir(path, e))
 			continue;
 		v = realloc(d->v, (d->n + 1) * sizeof(*v));
 		if (!v || !(v[d->n] = strdup(e->d_name))) {
