@@ -29,6 +29,8 @@ const volatile __u64 min_ns;		/* --min */
 const volatile __u64 max_ns;		/* --max, 0: none */
 const volatile __u64 wake_bytes;	/* wake the reader once this much is queued */
 const volatile bool follow;		/* -p or COMMAND: the processes in tracked */
+const volatile bool all_task_records;	/* fork/exec/exit of every chosen task, */
+					/* not only of those with traced calls */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -692,6 +694,18 @@ static __always_inline void fork_frames(struct task_struct *parent,
 		count(CG_NO_STACK);
 }
 
+/*
+ * Fork, exec and exit records: of the tasks followed (and in sampled
+ * mode, whose processes exec names), else only of those that made
+ * traced calls, lest every short-lived process of the system show.
+ */
+static __always_inline bool task_records(__u32 tid)
+{
+	__u64 key = tid;
+
+	return all_task_records || bpf_map_lookup_elem(&stacks, &key);
+}
+
 static __always_inline int on_fork(struct task_struct *parent,
 				   struct task_struct *child)
 {
@@ -707,7 +721,8 @@ static __always_inline int on_fork(struct task_struct *parent,
 		bpf_map_update_elem(&tracked, &ctgid, &one, BPF_ANY);
 	if (!task_chosen(pid_tgid))
 		return 0;
-	write_task(KFIT_REC_FORK, pid_tgid, ctgid, ctid);
+	if (task_records((__u32)pid_tgid))
+		write_task(KFIT_REC_FORK, pid_tgid, ctgid, ctid);
 	if (task_chosen(((__u64)ctgid << 32) | ctid))
 		fork_frames(parent, child, ctgid, ctid);
 	return 0;
@@ -773,7 +788,7 @@ static __always_inline int on_exec(__u32 old_tid)
 
 	if (!kfit_ready)
 		return 0;
-	if (task_chosen(pid_tgid))
+	if (task_chosen(pid_tgid) && task_records(old_tid))
 		write_task(KFIT_REC_EXEC, pid_tgid, 0, 0);
 	st = c.from = bpf_map_lookup_elem(&stacks, &key);
 	if (!st)
@@ -819,13 +834,13 @@ static __always_inline int on_task_exit(struct task_struct *p)
 	if (!kfit_ready || !key)
 		return 0;
 	st = bpf_map_lookup_elem(&stacks, &key);
-	if (st) {
+	if (st)
 		pop_to(st, 0, bpf_ktime_get_ns(), KFIT_RF_INCOMPLETE | KFIT_RF_EXITED,
 		       pid_tgid, KFIT_CTX_TASK);
-		bpf_map_delete_elem(&stacks, &key);
-	}
-	if (task_chosen(pid_tgid))
+	if (task_chosen(pid_tgid) && (st || all_task_records))
 		write_task(KFIT_REC_EXIT, pid_tgid, 0, 0);
+	if (st)
+		bpf_map_delete_elem(&stacks, &key);
 	/* the last thread of a followed process: its pid may come back */
 	if (follow && !BPF_CORE_READ(p, signal, live.counter))
 		bpf_map_delete_elem(&tracked, &tgid);

@@ -451,6 +451,7 @@ static void configure(struct callgraph_bpf *s)
 	memcpy((char *)r->comm, env.c.comm, sizeof(env.c.comm));
 	r->filter_cpu = env.c.cpus.set;
 	r->follow = env.c.pid != 0;
+	r->all_task_records = r->follow || env.sampled;
 	r->root_id = env.root_idx + 1;
 	r->max_depth = env.depth;
 	r->min_ns = env.c.has_min ? env.c.min_ns : 0;
@@ -747,6 +748,100 @@ static int start(void)
 
 /* ---- records ------------------------------------------------------------ */
 
+/* ---- task names -------------------------------------------------------- */
+
+/* The tids named so far: open addressing, 0 an empty slot */
+struct tidset {
+	__u32 *v;
+	unsigned int mask;
+	unsigned int n;
+};
+
+static struct tidset named, unreadable;	/* unreadable: /proc had no comm */
+
+static bool tid_has(const struct tidset *s, __u32 tid)
+{
+	unsigned int i;
+
+	for (i = (tid * 2654435761u) & s->mask; s->v && s->v[i]; i = (i + 1) & s->mask)
+		if (s->v[i] == tid)
+			return true;
+	return false;
+}
+
+/* 1 added, 0 there already */
+static int tid_put(struct tidset *s, __u32 tid)
+{
+	unsigned int i;
+
+	for (i = (tid * 2654435761u) & s->mask; s->v[i]; i = (i + 1) & s->mask)
+		if (s->v[i] == tid)
+			return 0;
+	s->v[i] = tid;
+	s->n++;
+	return 1;
+}
+
+/* 1 added, 0 there already, -ENOMEM */
+static int tid_add(struct tidset *s, __u32 tid)
+{
+	struct tidset big;
+	unsigned int i;
+
+	if (s->v && 2 * (s->n + 1) <= s->mask + 1)
+		return tid_put(s, tid);
+	big.mask = s->v ? 2 * s->mask + 1 : 1023;
+	big.n = 0;
+	big.v = calloc(big.mask + 1, sizeof(*big.v));
+	if (!big.v)
+		return -ENOMEM;
+	for (i = 0; s->v && i <= s->mask; i++)
+		if (s->v[i])
+			tid_put(&big, s->v[i]);
+	free(s->v);
+	*s = big;
+	return tid_put(s, tid);
+}
+
+static int name(__u32 pid, __u32 tid, const char *comm)
+{
+	int r = tid_add(&named, tid);
+
+	return r < 0 ? r : kfit_ctree_task(env.tree, pid, tid, comm);
+}
+
+/*
+ * Tasks are named before their first record: from /proc while they
+ * live, else from their fork (as their parent) or exit record; exec
+ * records rename them in the decoder.
+ */
+static int name_task(const struct kfit_rec *h, const void *data, size_t size)
+{
+	const struct kfit_rec_task *t = data;
+	bool task_rec = h->type >= KFIT_REC_FORK && h->type <= KFIT_REC_EXIT &&
+			size >= sizeof(*t);
+	char comm[KFIT_COMM_LEN + 16];
+	int err;
+
+	if (task_rec && h->type == KFIT_REC_FORK && t->child_tid &&
+	    !tid_has(&named, t->child_tid)) {
+		err = name(t->child_pid, t->child_tid, t->comm);
+		if (err)
+			return err;
+	}
+	if (h->ctx != KFIT_CTX_TASK || !h->tid || tid_has(&named, h->tid))
+		return 0;
+	if (task_rec)
+		return name(h->pid, h->tid, t->comm);
+	if (tid_has(&unreadable, h->tid))
+		return 0;
+	if (!kfit_read_linef(comm, sizeof(comm), "/proc/%u/task/%u/comm", h->pid, h->tid))
+		return name(h->pid, h->tid, comm);
+	/* gone already: its exit record will name it */
+	err = tid_add(&unreadable, h->tid);
+	return err < 0 ? err : 0;
+}
+
 /*
  * A user stack walked by frame pointers can end on a word that is no
  * address (a caller built without them): user addresses are below 2^47.
@@ -773,12 +868,16 @@ static int add_sample(const struct kfit_rec_sample *r, size_t size)
 static int on_record(void *ctx, const void *data, size_t size)
 {
 	const struct kfit_rec *h = data;
+	int err;
 
 	(void)ctx;
 	if (size < sizeof(*h))
 		return kfit_ctree_add(env.tree, data, size);
 	if (h->type < KFIT_REC_NTYPES)
 		env.cap.types[h->type]++;
+	err = name_task(h, data, size);
+	if (err)
+		return err;
 	/* a new program: its addresses mean something else now */
 	if (h->type == KFIT_REC_EXEC && env.syms)
 		kfit_syms_forget(env.syms, h->pid);
@@ -1259,7 +1358,7 @@ static int name_tasks(void)
 					    p->d_name, t->d_name) ||
 			    !task_chosen(atoi(p->d_name), atoi(t->d_name), comm))
 				continue;
-			err = kfit_ctree_task(env.tree, atoi(p->d_name), atoi(t->d_name), comm);
+			err = name(atoi(p->d_name), atoi(t->d_name), comm);
 		}
 		closedir(tasks);
 	}
@@ -1275,6 +1374,8 @@ static void cleanup(void)
 	kfit_syms_free(env.syms);
 	free(env.fnames);
 	free(env.enames);
+	free(named.v);
+	free(unreadable.v);
 	kfit_targets_free(&env.tg);
 	kfit_tps_free(&env.tps);
 	free(env.links);
