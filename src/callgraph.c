@@ -279,25 +279,28 @@ static int set_hz(const char *s)
  */
 static int take_rate(int *argc, char **argv)
 {
-	int i, drop;
+	const char *rate;
+	int i;
 
 	for (i = 1; i < *argc && strcmp(argv[i], "--"); i++) {
-		drop = 0;
-		if (!strncmp(argv[i], "--sample=", 9) && set_hz(argv[i] + 9))
-			return -1;
-		if (!strncmp(argv[i], "-S", 2) && argv[i][2] && set_hz(argv[i] + 2))
-			return -1;
-		if (!strncmp(argv[i], "--sample=", 9) ||
-		    (!strncmp(argv[i], "-S", 2) && argv[i][2]))
+		rate = NULL;
+		if (!strncmp(argv[i], "--sample=", 9))
+			rate = argv[i] + 9;
+		else if (!strncmp(argv[i], "-S", 2) && argv[i][2])
+			rate = argv[i] + 2;
+		if (rate) {
+			if (set_hz(rate))
+				return -1;
 			argv[i] = "-S";
-		else if ((!strcmp(argv[i], "-S") || !strcmp(argv[i], "--sample")) &&
-			 i + 1 < *argc && is_number(argv[i + 1]))
-			drop = 1;
-		if (!drop)
+			continue;
+		}
+		if ((strcmp(argv[i], "-S") && strcmp(argv[i], "--sample")) ||
+		    i + 1 >= *argc || !is_number(argv[i + 1]))
 			continue;
 		if (set_hz(argv[i + 1]))
 			return -1;
-		memmove(&argv[i + 1], &argv[i + 2], (*argc - i - 2 + 1) * sizeof(*argv));
+		/* the rest moves down, the NULL after the last too */
+		memmove(&argv[i + 1], &argv[i + 2], (*argc - i - 1) * sizeof(*argv));
 		(*argc)--;
 	}
 	return 0;
