@@ -117,7 +117,6 @@ struct env {
 	struct kfit_events *ev;
 	const char *tp_mode;	/* "tp_btf" or "raw_tracepoint" */
 	bool sampled;		/* the mode running */
-	bool stopped;
 	__u64 start_ns, end_ns;
 	struct capture cap;
 };
@@ -749,8 +748,6 @@ static int start(void)
 	return start_sampled();
 }
 
-/* ---- records ------------------------------------------------------------ */
-
 /* ---- task names -------------------------------------------------------- */
 
 /* The tids named so far: open addressing, 0 an empty slot */
@@ -844,6 +841,8 @@ static int name_task(const struct kfit_rec *h, const void *data, size_t size)
 	err = tid_add(&unreadable, h->tid);
 	return err < 0 ? err : 0;
 }
+
+/* ---- records ------------------------------------------------------------ */
 
 /*
  * A user stack walked by frame pointers can end on a word that is no
@@ -1036,7 +1035,6 @@ static int stop_capture(void)
 		err = lost_records();
 	if (err)
 		kfit_err("cannot read the open calls: %s", kfit_reason(err));
-	env.stopped = true;
 	return err;
 }
 
