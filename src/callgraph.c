@@ -235,7 +235,9 @@ static const struct kfit_tool tool = {
 		   "tracepoints around them; or, without a\nTARGET (or where the "
 		   "kernel refuses), stacks sampled by perf events.\n"
 		   "TARGET: FUNC or GLOB (kernel), sys:NAME (system call), "
-		   "BINARY:FUNC or LIB:FUNC (user, GLOB allowed).",
+		   "BINARY:FUNC or LIB:FUNC (user, GLOB allowed).\n"
+		   "-p PID and a COMMAND are followed into the threads and "
+		   "children they create.",
 	.synopsis = "[OPTIONS] [TARGET...] [-- COMMAND [ARGS]]",
 	.examples = "callgraph 'vfs_*' -p 1234          # vfs calls of a process, as trees\n"
 		    "callgraph 'vfs_*' 'ext4_*' -- cat /etc/passwd  # one command\n"
