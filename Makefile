@@ -10,7 +10,7 @@ BPFTOOL ?= bpftool
 # Debian packages the build, the tests and the benchmarks need
 DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 	libcmocka-dev pkg-config jq iproute2 procps cpio busybox-static \
-	qemu-system-x86 libbpf-tools linux-perf bpftrace
+	qemu-system-x86 libbpf-tools linux-perf bpftrace uftrace
 
 # STATIC=1: statically linked tools, for machines without libbpf (and the VM).
 # SANITIZE=1: tools, helpers and unit tests built with ASan and UBSan, any
@@ -142,6 +142,16 @@ $(OUT)/tests/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -O1 $(STATIC_LDFLAGS) $< -o $@ -lpthread
 
+# cgshape with -pg for uftrace, the callgraph tests' oracle: not static
+# (uftrace preloads its libmcount), not sanitized (a workload, as above)
+ifneq ($(STATIC),1)
+all: $(OUT)/tests/cgshape-pg
+endif
+
+$(OUT)/tests/cgshape-pg: tests/helpers/cgshape.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -O1 -pg $< -o $@ -lpthread
+
 $(OUT)/tests/testlib.o: tests/unit/testlib.c
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -c $< -o $@
@@ -183,7 +193,7 @@ $(OUT)/tests/btf_sample.bpf.o: tests/unit/btf_sample.bpf.c
 # and ASan adds shadow pages, LSan a fork and getppid calls at exit
 live: all
 ifeq ($(SANITIZE),1)
-	$(MAKE) SANITIZE= $(HELPER_SRCS:tests/helpers/%.c=build/tests/%)
+	$(MAKE) SANITIZE= $(HELPER_SRCS:tests/helpers/%.c=build/tests/%) build/tests/cgshape-pg
 	KFIT_HELPERS=$(CURDIR)/build/tests tests/live/run.sh $(OUT)
 else
 	tests/live/run.sh $(OUT)
