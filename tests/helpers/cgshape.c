@@ -27,7 +27,8 @@
  *   longjmp   cg_jmp_outer[cg_jmp_mid*[cg_jmp_inner*], cg_after_jump[
  *             cg_leaf]]: cg_jmp_inner longjmps back into cg_jmp_outer,
  *             which then calls cg_after_jump
- *   sleep     cg_sleep_outer[cg_nap]: cg_nap sleeps 20 ms (nanosleep)
+ *   sleep     cg_sleep_outer[cg_leaf, cg_nap]: cg_nap sleeps 20 ms
+ *             (nanosleep), cg_leaf is short (for --min)
  *   loop      N x cg_leaf as fast as it can; prints the wall time per
  *             call (the benchmarks)
  *   rate      N x cg_leaf at RATE calls per second (a busy-wait paces
@@ -274,6 +275,7 @@ CG void cg_nap(void)
 CG void cg_sleep_outer(void)
 {
 	hits[C_SLEEP]++;
+	cg_leaf();
 	cg_nap();
 }
 
@@ -412,7 +414,7 @@ static void run(void)
 	} else if (!strcmp(scenario, "sleep")) {
 		for (i = 0; i < n; i++)
 			cg_sleep_outer();
-		printf("cgshape: sleep %ld: %ld x cg_sleep_outer[cg_nap (%ld ms)]\n",
+		printf("cgshape: sleep %ld: %ld x cg_sleep_outer[cg_leaf, cg_nap (%ld ms)]\n",
 		       n, n, NAP_NS / 1000000);
 	} else if (!strcmp(scenario, "loop")) {
 		run_loop();
