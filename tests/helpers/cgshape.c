@@ -29,6 +29,9 @@
  *             which then calls cg_after_jump
  *   sleep     cg_sleep_outer[cg_leaf, cg_nap]: cg_nap sleeps 20 ms
  *             (nanosleep), cg_leaf is short (for --min)
+ *   io        cg_io: N x (read 4 KiB from /dev/zero, write them to
+ *             /dev/null): N read and N write system calls (for kernel
+ *             trees: vfs_read[rw_verify_area, read_zero], ...)
  *   loop      N x cg_leaf as fast as it can; prints the wall time per
  *             call (the benchmarks)
  *   rate      N x cg_leaf at RATE calls per second (a busy-wait paces
@@ -42,6 +45,7 @@
  * 2; a failed system call: exit 1.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -67,7 +71,7 @@
 /* One counter per function: every cg_* has a side effect of its own */
 enum { C_A, C_B, C_C, C_D, C_LEAF, C_REC, C_FIB, C_THREAD, C_FORKER, C_WAIT,
 	C_CHILD, C_VICTIM, C_HANDLER, C_EXIT, C_JMP, C_AFTER, C_SLEEP, C_NAP,
-	C_MAX };
+	C_IO, C_MAX };
 static volatile unsigned long hits[C_MAX];
 
 static const char *scenario;
@@ -279,6 +283,20 @@ CG void cg_sleep_outer(void)
 	cg_nap();
 }
 
+CG void cg_io(int in, int out, long count)
+{
+	static char buf[4096];
+	long i;
+
+	hits[C_IO]++;
+	for (i = 0; i < count; i++) {
+		if (read(in, buf, sizeof(buf)) != sizeof(buf))
+			die("read /dev/zero");
+		if (write(out, buf, sizeof(buf)) != sizeof(buf))
+			die("write /dev/null");
+	}
+}
+
 /* ---- scenarios ---------------------------------------------------------- */
 
 static unsigned long long now_ns(void)
@@ -350,6 +368,19 @@ static void run_signal(void)
 	printf("cgshape: signal %ld: %ld x cg_sig_victim[cg_handler[cg_leaf]]\n", n, n);
 }
 
+static void run_io(void)
+{
+	int in = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+	int out = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	if (in < 0 || out < 0)
+		die("open /dev/zero, /dev/null");
+	cg_io(in, out, n);
+	close(in);
+	close(out);
+	printf("cgshape: io %ld: %ld x (read /dev/zero, write /dev/null), 4 KiB each\n", n, n);
+}
+
 static void run_loop(void)
 {
 	unsigned long long t0, t1;
@@ -416,6 +447,8 @@ static void run(void)
 			cg_sleep_outer();
 		printf("cgshape: sleep %ld: %ld x cg_sleep_outer[cg_leaf, cg_nap (%ld ms)]\n",
 		       n, n, NAP_NS / 1000000);
+	} else if (!strcmp(scenario, "io")) {
+		run_io();
 	} else if (!strcmp(scenario, "loop")) {
 		run_loop();
 	} else if (!strcmp(scenario, "rate")) {
@@ -425,7 +458,7 @@ static void run(void)
 
 static const char *const scenarios[] = {
 	"nest", "recurse", "threads", "fork", "signal", "exit", "longjmp", "sleep",
-	"loop", "rate",
+	"io", "loop", "rate",
 };
 
 static void usage(FILE *f)
@@ -433,7 +466,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: cgshape [-w] SCENARIO [N [RATE]]\n"
 		"Makes call trees of known shape for the callgraph tests.\n"
-		"Scenarios: nest recurse threads fork signal exit longjmp sleep loop rate\n"
+		"Scenarios: nest recurse threads fork signal exit longjmp sleep io loop rate\n"
 		"(N repeats, default 1; RATE: calls per second of rate; see the top of\n"
 		"tests/helpers/cgshape.c).\n"
 		"  -w  print \"pid PID\", then wait for SIGUSR1 (at most %d s) before running\n",
