@@ -10,7 +10,7 @@ BPFTOOL ?= bpftool
 # Debian packages the build, the tests and the benchmarks need
 DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 	libcmocka-dev pkg-config jq iproute2 procps cpio busybox-static \
-	qemu-system-x86 libbpf-tools linux-perf bpftrace uftrace
+	qemu-system-x86 libbpf-tools linux-perf bpftrace uftrace time
 
 # STATIC=1: statically linked tools, for machines without libbpf (and the VM).
 # SANITIZE=1: tools, helpers and unit tests built with ASan and UBSan, any
