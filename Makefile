@@ -10,7 +10,11 @@ BPFTOOL ?= bpftool
 # Debian packages the build, the tests and the benchmarks need
 DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 	libcmocka-dev pkg-config jq iproute2 procps cpio busybox-static \
-	qemu-system-x86 libbpf-tools linux-perf bpftrace uftrace time
+	qemu-system-x86 libbpf-tools linux-perf bpftrace
+# The SVG and trace checks: xmllint, headless Chromium
+DEPS += libxml2-utils chromium
+# callgraph's oracle in the tests (uftrace), peak RSS in the benchmark (time)
+DEPS += uftrace time
 
 # STATIC=1: statically linked tools, for machines without libbpf (and the VM).
 # SANITIZE=1: tools, helpers and unit tests built with ASan and UBSan, any
@@ -141,6 +145,19 @@ $(OUT)/bin/%: $(OUT)/obj/%.o $(LIVE_LIB) $(CORE_LIB)
 $(OUT)/tests/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -O1 $(STATIC_LDFLAGS) $< -o $@ -lpthread
+
+# Sampled: its user stacks are walked by frame pointers
+$(OUT)/tests/cghot: KFIT_CFLAGS += -fno-omit-frame-pointer
+
+# pngstat decodes the screenshots of the SVG render test (zlib)
+$(OUT)/tests/pngstat: tests/helpers/pngstat.c
+	@mkdir -p $(@D)
+	$(CC) $(KFIT_CFLAGS) -O1 $(STATIC_LDFLAGS) $< -o $@ -lz
+
+# flamesample draws with the core library
+$(OUT)/tests/flamesample: tests/helpers/flamesample.c $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(KFIT_CFLAGS) -O1 $(STATIC_LDFLAGS) $< $(CORE_LIB) $(CORE_LDLIBS) -o $@
 
 # cgshape with -pg for uftrace, the callgraph tests' oracle: not static
 # (uftrace preloads its libmcount), not sanitized (a workload, as above)

@@ -20,25 +20,13 @@
 #include "diag.h"
 #include "duration.h"
 #include "explain.h"
+#include "fstats.h"
 #include "hist.h"
 #include "maps.h"
 #include "opts.h"
 #include "output.h"
 #include "run.h"
 #include "target.h"
-
-/* One report's figures of a function of env.tg (same index) */
-struct func {
-	const char *name;	/* env.tg's */
-	struct kfit_hist h;
-	struct kfit_linhist l;
-	__u64 local_ns;
-	__u64 filtered;
-	int max_sub;		/* traced callee with the most time, -1: none */
-	__u64 max_sub_ns;
-};
-
-enum sort_key { SORT_TIME, SORT_LOCAL, SORT_COUNT, SORT_AVG, SORT_MAX };
 
 enum {
 	OPT_LINEAR = 256, OPT_EVENTS, OPT_NOINTS, OPT_ONLYINTS, OPT_START_AT,
@@ -62,9 +50,6 @@ static const struct kfit_opt funcdur_opts[] = {
 struct env {
 	struct kfit_common c;
 	bool hist, events, noints, onlyints;
-	__u64 lin_step;
-	enum sort_key sort;
-	unsigned long top;
 	const char *start_at, *stop_at, *cgroup;
 	char **targets;
 	int ntargets;
@@ -72,8 +57,7 @@ struct env {
 	struct kfit_child child;
 
 	struct kfit_targets tg;
-	struct func *funcs;	/* tg.funcs' figures */
-	int nfuncs;
+	struct kfit_fstats fs;	/* tg.funcs' figures, same index */
 
 	struct funcdur_bpf *skel;
 	struct kfit_attacher *att;
@@ -85,7 +69,7 @@ struct env {
 	__u64 counters[FD_NCOUNTERS];
 };
 
-static struct env env = { .top = 0 };
+static struct env env;
 
 static int parse_opt(int key, const char *arg, void *ctx)
 {
@@ -96,7 +80,7 @@ static int parse_opt(int key, const char *arg, void *ctx)
 		e->hist = true;
 		return 0;
 	case OPT_LINEAR:
-		if (kfit_parse_linear("funcdur", arg, &e->lin_step))
+		if (kfit_parse_linear("funcdur", arg, &e->fs.lin_step))
 			return -1;
 		e->hist = true;
 		return 0;
@@ -104,24 +88,9 @@ static int parse_opt(int key, const char *arg, void *ctx)
 		e->events = true;
 		return 0;
 	case 's':
-		if (!strcmp(arg, "time"))
-			e->sort = SORT_TIME;
-		else if (!strcmp(arg, "local"))
-			e->sort = SORT_LOCAL;
-		else if (!strcmp(arg, "count"))
-			e->sort = SORT_COUNT;
-		else if (!strcmp(arg, "avg"))
-			e->sort = SORT_AVG;
-		else if (!strcmp(arg, "max"))
-			e->sort = SORT_MAX;
-		else {
-			fprintf(stderr, "funcdur: invalid sort key '%s': use time, "
-				"local, count, avg or max\n", arg);
-			return -1;
-		}
-		return 0;
+		return kfit_fstats_parse_sort("funcdur", arg, &e->fs.sort);
 	case 'n':
-		if (kfit_parse_uint(arg, 1000000, &e->top)) {
+		if (kfit_parse_uint(arg, 1000000, &e->fs.top)) {
 			fprintf(stderr, "funcdur: invalid number '%s' for --top\n", arg);
 			return -1;
 		}
@@ -204,18 +173,12 @@ static int resolve_targets(int *start_id, int *stop_id)
 				env.tg.skipped[i].reason);
 		return -ENOENT;
 	}
-	env.nfuncs = env.tg.n;
-	env.funcs = calloc(env.nfuncs, sizeof(*env.funcs));
-	if (!env.funcs)
-		return -ENOMEM;
-	for (i = 0; i < env.nfuncs; i++)
-		env.funcs[i].name = env.tg.funcs[i].name;
+	err = kfit_fstats_init(&env.fs, env.tg.n);
+	if (err)
+		return err;
+	for (i = 0; i < env.fs.n; i++)
+		env.fs.f[i].name = env.tg.funcs[i].name;
 	return 0;
-}
-
-static bool traced(int i)
-{
-	return !env.tg.funcs[i].dropped;
 }
 
 /* ---- loading and attaching ------------------------------------------- */
@@ -245,13 +208,13 @@ static void configure(struct funcdur_bpf *s, int start_id, int stop_id, __u64 cg
 	s->rodata->onlyints = env.onlyints;
 	s->rodata->min_ns = env.c.has_min ? env.c.min_ns : 0;
 	s->rodata->max_ns = env.c.has_max ? env.c.max_ns : 0;
-	s->rodata->lin_step = env.lin_step;
+	s->rodata->lin_step = env.fs.lin_step;
 	s->rodata->events = env.events;
 	s->rodata->start_id = start_id;
 	s->rodata->stop_id = stop_id;
 	s->rodata->filter_cgroup = cgid;
-	bpf_map__set_max_entries(s->maps.stats, 2 * env.nfuncs);
-	bpf_map__set_max_entries(s->maps.linhists, env.lin_step ? 2 * env.nfuncs : 1);
+	bpf_map__set_max_entries(s->maps.stats, 2 * env.fs.n);
+	bpf_map__set_max_entries(s->maps.linhists, env.fs.lin_step ? 2 * env.fs.n : 1);
 	if (env.events)
 		bpf_map__set_max_entries(s->maps.rb, 8 << 20);
 }
@@ -309,19 +272,10 @@ static void cleanup(void)
 	kfit_attacher_free(env.att);
 	funcdur_bpf__destroy(env.skel);
 	kfit_targets_free(&env.tg);
-	free(env.funcs);
+	kfit_fstats_free(&env.fs);
 }
 
 /* ---- collecting ------------------------------------------------------- */
-
-static void reset_figures(struct func *f)
-{
-	memset(&f->h, 0, sizeof(f->h));
-	memset(&f->l, 0, sizeof(f->l));
-	f->local_ns = f->filtered = 0;
-	f->max_sub = -1;
-	f->max_sub_ns = 0;
-}
 
 static int read_stats(int half)
 {
@@ -329,11 +283,13 @@ static int read_stats(int half)
 	int lfd = bpf_map__fd(env.skel->maps.linhists);
 	int i, cpu, err;
 
-	for (i = 0; i < env.nfuncs; i++) {
-		struct func *f = &env.funcs[i];
+	for (i = 0; i < env.fs.n; i++) {
+		struct kfit_fstat *f = &env.fs.f[i];
 		__u32 key = fd_key(half, i);
 
-		reset_figures(f);
+		kfit_fstats_reset(f);
+		/* the attacher drops the functions the kernel refused */
+		f->hidden = env.tg.funcs[i].dropped;
 		err = kfit_percpu_read(&env.stats, fd, &key);
 		if (err)
 			return err;
@@ -347,7 +303,7 @@ static int read_stats(int half)
 		err = kfit_percpu_clear(&env.stats, fd, &key);
 		if (err)
 			return err;
-		if (!env.lin_step)
+		if (!env.fs.lin_step)
 			continue;
 		err = kfit_percpu_read(&env.lins, lfd, &key);
 		if (err)
@@ -379,11 +335,7 @@ static int read_edges(int half)
 	for (i = 0; !err && i < env.edges.n; i++) {
 		key = kfit_entry_key(&env.edges, i);
 		ns = *(__u64 *)kfit_entry_value(&env.edges, i);
-		if (key->parent < (__u32)env.nfuncs && key->child < (__u32)env.nfuncs &&
-		    ns > env.funcs[key->parent].max_sub_ns) {
-			env.funcs[key->parent].max_sub_ns = ns;
-			env.funcs[key->parent].max_sub = key->child;
-		}
+		kfit_fstats_edge(&env.fs, key->parent, key->child, ns);
 	}
 	return err;
 }
@@ -400,46 +352,19 @@ static void read_counters(__u64 out[FD_NCOUNTERS])
 
 /* ---- output ----------------------------------------------------------- */
 
-static __u64 sort_value(const struct func *f)
+/* What the notes under the table say, from this report's counters */
+static struct kfit_fnotes notes(const __u64 *d)
 {
-	switch (env.sort) {
-	case SORT_LOCAL:
-		return f->local_ns;
-	case SORT_COUNT:
-		return f->h.count;
-	case SORT_AVG:
-		return f->h.count ? f->h.total / f->h.count : 0;
-	case SORT_MAX:
-		return f->h.max;
-	default:
-		return f->h.total;
-	}
-}
-
-static int cmp_funcs(const void *a, const void *b)
-{
-	__u64 x = sort_value(&env.funcs[*(const int *)a]);
-	__u64 y = sort_value(&env.funcs[*(const int *)b]);
-
-	if (x != y)
-		return x < y ? 1 : -1;
-	return strcmp(env.funcs[*(const int *)a].name, env.funcs[*(const int *)b].name);
-}
-
-/* The traced functions in report order, the first *n of them shown */
-static int *sorted(int *n)
-{
-	int *idx = malloc(env.nfuncs * sizeof(int));
-	int i, m;
-
-	if (!idx)
-		return NULL;
-	for (m = 0, i = 0; i < env.nfuncs; i++)
-		if (traced(i))
-			idx[m++] = i;
-	qsort(idx, m, sizeof(int), cmp_funcs);
-	*n = env.top && env.top < (unsigned long)m ? (int)env.top : m;
-	return idx;
+	return (struct kfit_fnotes){
+		.has_min = env.c.has_min,
+		.has_max = env.c.has_max,
+		.min_ns = env.c.min_ns,
+		.max_ns = env.c.max_ns,
+		.too_deep = d[FD_DEEP],
+		.max_depth = FD_MAX_DEPTH,
+		.no_stack = d[FD_NO_STACK],
+		.missed = env.missed,
+	};
 }
 
 static const char *dur(__u64 ns, char *buf)
@@ -447,137 +372,16 @@ static const char *dur(__u64 ns, char *buf)
 	return kfit_fmt_duration(ns, buf, 32);
 }
 
-static void table_row(struct kfit_table *t, const struct func *f)
-{
-	char b[9][32];
-	const struct kfit_hist *h = &f->h;
-
-	kfit_table_row(t);
-	kfit_table_cell(t, "%s", f->name);
-	kfit_table_cell(t, "%llu", (unsigned long long)h->count);
-	kfit_table_cell(t, "%s", dur(h->total, b[0]));
-	kfit_table_cell(t, "%s", dur(h->count ? h->total / h->count : 0, b[1]));
-	kfit_table_cell(t, "%s", dur(h->min, b[2]));
-	kfit_table_cell(t, "%s", dur(h->max, b[3]));
-	kfit_table_cell(t, "%s", dur(f->local_ns, b[4]));
-	kfit_table_cell(t, "%s", dur(kfit_hist_percentile(h, 0.50), b[5]));
-	kfit_table_cell(t, "%s", dur(kfit_hist_percentile(h, 0.99), b[6]));
-	if (f->max_sub >= 0)
-		kfit_table_cell(t, "%s (%s)", env.funcs[f->max_sub].name,
-				dur(f->max_sub_ns, b[7]));
-	else
-		kfit_table_cell(t, "-");
-}
-
-static void print_notes(const __u64 *d)
-{
-	__u64 filtered = 0;
-	int i;
-
-	for (i = 0; i < env.nfuncs; i++)
-		filtered += env.funcs[i].filtered;
-	if (env.c.has_min || env.c.has_max)
-		printf("%llu calls outside [%s, %s] left out\n",
-		       (unsigned long long)filtered,
-		       env.c.has_min ? kfit_fmt_duration(env.c.min_ns, (char[32]){0}, 32) : "0",
-		       env.c.has_max ? kfit_fmt_duration(env.c.max_ns, (char[32]){0}, 32) : "inf");
-	if (d[FD_DEEP])
-		printf("%llu calls nested deeper than %d not measured\n",
-		       (unsigned long long)d[FD_DEEP], FD_MAX_DEPTH);
-	if (d[FD_NO_STACK])
-		printf("%llu calls not measured: too many threads at once\n",
-		       (unsigned long long)d[FD_NO_STACK]);
-	if (env.missed)
-		printf("%llu probe runs missed: the kernel skips a BPF program that "
-		       "fires inside another\n", (unsigned long long)env.missed);
-}
-
-static void print_table(const __u64 *d)
-{
-	static const char *const hdr[] = {
-		"FUNCTION", "COUNT", "TOTAL", "AVG", "MIN", "MAX", "LOCAL",
-		"P50", "P99", "MAX-SUB",
-	};
-	struct kfit_table *t = kfit_table_new(10, hdr, "lrrrrrrrrl");
-	int *idx, n, i;
-
-	idx = sorted(&n);
-	if (!t || !idx)
-		goto out;
-	for (i = 0; i < n; i++)
-		table_row(t, &env.funcs[idx[i]]);
-	kfit_table_print(t, stdout);
-	print_notes(d);
-out:
-	kfit_table_free(t);
-	free(idx);
-}
-
-static void print_hists(const __u64 *d)
-{
-	int *idx, n, i;
-
-	idx = sorted(&n);
-	if (!idx)
-		return;
-	for (i = 0; i < n; i++) {
-		struct func *f = &env.funcs[idx[i]];
-
-		if (!f->h.count)
-			continue;
-		printf("\nfunction = %s\n", f->name);
-		if (env.lin_step)
-			kfit_hist_print_linear(stdout, &f->l, env.lin_step, "nsecs");
-		else
-			kfit_hist_print_log2(stdout, &f->h, "nsecs");
-	}
-	print_notes(d);
-	free(idx);
-}
-
-static void json_func(struct kfit_json *j, const struct func *f)
-{
-	const struct kfit_hist *h = &f->h;
-
-	kfit_json_begin_object(j, NULL);
-	kfit_json_str(j, "name", f->name);
-	kfit_json_u64(j, "count", h->count);
-	kfit_json_u64(j, "total_ns", h->total);
-	kfit_json_u64(j, "avg_ns", h->count ? h->total / h->count : 0);
-	kfit_json_u64(j, "min_ns", h->min);
-	kfit_json_u64(j, "max_ns", h->max);
-	kfit_json_u64(j, "local_ns", f->local_ns);
-	kfit_json_u64(j, "p50_ns", kfit_hist_percentile(h, 0.50));
-	kfit_json_u64(j, "p99_ns", kfit_hist_percentile(h, 0.99));
-	kfit_json_u64(j, "filtered", f->filtered);
-	if (f->max_sub >= 0) {
-		kfit_json_begin_object(j, "max_sub");
-		kfit_json_str(j, "name", env.funcs[f->max_sub].name);
-		kfit_json_u64(j, "total_ns", f->max_sub_ns);
-		kfit_json_end_object(j);
-	} else {
-		kfit_json_null(j, "max_sub");
-	}
-	kfit_hist_json(j, &f->h, &f->l, env.lin_step);
-	kfit_json_end_object(j);
-}
-
 static void print_json(const __u64 *d, __u64 elapsed)
 {
 	struct kfit_json j;
-	int *idx, n, i;
+	int i;
 
-	idx = sorted(&n);
-	if (!idx)
-		return;
 	kfit_json_init(&j, stdout, false);
 	kfit_json_begin_object(&j, NULL);
 	kfit_json_str(&j, "mode", kfit_attacher_mode(env.att));
 	kfit_json_u64(&j, "elapsed_ns", elapsed);
-	kfit_json_begin_array(&j, "functions");
-	for (i = 0; i < n; i++)
-		json_func(&j, &env.funcs[idx[i]]);
-	kfit_json_end_array(&j);
+	kfit_fstats_json(&j, &env.fs);
 	kfit_json_begin_array(&j, "skipped");
 	for (i = 0; i < env.tg.nskipped; i++) {
 		kfit_json_begin_object(&j, NULL);
@@ -593,7 +397,6 @@ static void print_json(const __u64 *d, __u64 elapsed)
 	kfit_attacher_json(env.att, &j);
 	kfit_json_end_object(&j);
 	kfit_json_finish(&j);
-	free(idx);
 }
 
 /* ---- events ----------------------------------------------------------- */
@@ -613,10 +416,10 @@ static int on_event(void *ctx, void *data, size_t size)
 	char b[32];
 
 	(void)ctx;
-	if (size < sizeof(*e) || e->id >= (__u32)env.nfuncs)
+	if (size < sizeof(*e) || e->id >= (__u32)env.fs.n)
 		return 0;
 	env.nevents++;
-	name = env.funcs[e->id].name;
+	name = env.fs.f[e->id].name;
 	t = e->ts > env.start_ns ? (e->ts - env.start_ns) / 1e9 : 0;
 	if (env.c.json) {
 		struct kfit_json j;
@@ -716,10 +519,12 @@ static int report(void *ctx, bool last)
 	else {
 		if (env.c.timestamp)
 			kfit_print_time(stdout);
+		struct kfit_fnotes nt = notes(d);
+
 		if (env.hist)
-			print_hists(d);
+			kfit_fstats_hists(stdout, &env.fs, &nt);
 		else
-			print_table(d);
+			kfit_fstats_table(stdout, &env.fs, &nt);
 		if (env.c.interval_ns && !last)
 			putchar('\n');
 	}

@@ -28,7 +28,8 @@
  *
  * Sampled mode: each sample's stack (user frames outermost first, then
  * kernel ones) is merged into one tree per process, nodes keyed by
- * symbol name, with inclusive and self sample counts.
+ * symbol name, with inclusive and self sample counts; siblings come
+ * most samples first (then by name).
  */
 
 enum kfit_cnode_kind {
@@ -49,7 +50,8 @@ struct kfit_cnode {
 	__u8 ctx;		/* enum kfit_ctx */
 	__u8 flags;		/* KFIT_RF_* */
 	__u16 cpu;
-	__u32 id;		/* CALL: function id; EVENT: event id; IRQ: vector; SWITCH: state */
+	__u32 id;		/* CALL: function id; EVENT: event id; IRQ: vector; SWITCH: state;
+				   FRAME: 1 a kernel frame, 0 a user one */
 	__u32 depth;		/* nesting in the rendered tree, 0 under the root */
 	__u32 dropped;		/* CALL: callees left out (--min, -D) */
 	__u32 ncalls;		/* IRQ: traced calls inside */
@@ -123,7 +125,7 @@ const struct kfit_ctree_stats *kfit_ctree_stats(const struct kfit_ctree *t);
 /* The name of a CALL or FRAME node ("?" past the table), an EVENT's event */
 const char *kfit_ctree_name(const struct kfit_ctree *t, const struct kfit_cnode *n);
 const char *kfit_ctree_ctx_name(__u8 ctx);
-/* Depth-first, parents before children: the next node after n under root, or NULL */
+/* Depth-first, parents before children: the next node after n (NULL: the first) under root, or NULL */
 const struct kfit_cnode *kfit_cnode_next(const struct kfit_cnode *root,
 					 const struct kfit_cnode *n);
 

@@ -14,8 +14,7 @@ void kfit_json_init(struct kfit_json *j, FILE *f, bool pretty)
 	j->pretty = pretty;
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0 */
-static int utf8_len(const unsigned char *s)
+int kfit_utf8_len(const unsigned char *s)
 {
 	int n, i;
 
@@ -49,7 +48,7 @@ static void json_string(FILE *f, const char *str)
 			fprintf(f, "\\u%04x", *s++);
 		} else if (*s < 0x80) {
 			fputc(*s++, f);
-		} else if ((n = utf8_len(s))) {
+		} else if ((n = kfit_utf8_len(s))) {
 			fwrite(s, 1, n, f);
 			s += n;
 		} else {
@@ -140,6 +139,20 @@ void kfit_json_double(struct kfit_json *j, const char *key, double v)
 		fprintf(j->f, "%.6g", v);
 	else
 		fputs("null", j->f);
+}
+
+void kfit_json_udec(struct kfit_json *j, const char *key, __u64 v, int digits)
+{
+	__u64 scale = 1;
+	int i;
+
+	for (i = 0; i < digits && i < 19; i++)
+		scale *= 10;
+	json_prefix(j, key);
+	if (i)
+		fprintf(j->f, "%llu.%0*llu", v / scale, i, v % scale);
+	else
+		fprintf(j->f, "%llu", v);
 }
 
 void kfit_json_str(struct kfit_json *j, const char *key, const char *s)

@@ -10,7 +10,8 @@
  * Streaming JSON writer. Keys are given inside objects and NULL inside
  * arrays or at top level. Strings are escaped; numbers are JSON numbers.
  */
-#define KFIT_JSON_DEPTH 16
+/* Call trees nest two levels a call (treeprint.c); jq reads 256 at most */
+#define KFIT_JSON_DEPTH 256
 
 struct kfit_json {
 	FILE *f;
@@ -27,9 +28,13 @@ void kfit_json_end_array(struct kfit_json *j);
 void kfit_json_u64(struct kfit_json *j, const char *key, __u64 v);
 void kfit_json_i64(struct kfit_json *j, const char *key, __s64 v);
 void kfit_json_double(struct kfit_json *j, const char *key, double v);
+/* v / 10^digits, exactly (no binary rounding): 1234567, 3 -> 1234.567 */
+void kfit_json_udec(struct kfit_json *j, const char *key, __u64 v, int digits);
 void kfit_json_str(struct kfit_json *j, const char *key, const char *s);
 void kfit_json_bool(struct kfit_json *j, const char *key, bool v);
 void kfit_json_null(struct kfit_json *j, const char *key);
+/* Bytes of the valid UTF-8 sequence at s (2 to 4), or 0 (ASCII or invalid) */
+int kfit_utf8_len(const unsigned char *s);
 /* Ends the document: a newline after the last top-level value. */
 void kfit_json_finish(struct kfit_json *j);
 

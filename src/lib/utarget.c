@@ -7,13 +7,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
+#include "elfsyms.h"
 #include "strdist.h"
 #include "utarget.h"
 
@@ -27,7 +26,7 @@ static const char *const lib_dirs[] = {
 
 struct func {
 	char *name;
-	GElf_Addr addr;
+	__u64 addr;
 };
 
 struct funcs {
@@ -35,7 +34,7 @@ struct funcs {
 	int n, cap;
 };
 
-static int funcs_push(struct funcs *f, char *name, GElf_Addr addr)
+static int funcs_push(struct funcs *f, char *name, __u64 addr)
 {
 	struct func *v;
 
@@ -63,36 +62,6 @@ static void funcs_free(struct funcs *f)
 		free(f->v[i].name);
 	free(f->v);
 	memset(f, 0, sizeof(*f));
-}
-
-static int func_cmp(const void *a, const void *b)
-{
-	const struct func *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-
-	if (c)
-		return c;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-/*
- * By name; a name twice (.symtab and .dynsym, two versions) is kept once.
- * A binary without function symbols leaves f->v NULL, which qsort must
- * not see.
- */
-static void funcs_sort_unique(struct funcs *f)
-{
-	int i, n = 0;
-
-	if (f->n)
-		qsort(f->v, f->n, sizeof(*f->v), func_cmp);
-	for (i = 0; i < f->n; i++) {
-		if (n && !strcmp(f->v[i].name, f->v[n - 1].name))
-			free(f->v[i].name);
-		else
-			f->v[n++] = f->v[i];
-	}
-	f->n = n;
 }
 
 bool kfit_is_user_target(const char *spec)
@@ -235,21 +204,6 @@ static int find_prog(const char *name, char *out, size_t len)
 	return -ENOENT;
 }
 
-/*
- * A file the process sees at path, as we can open it: path itself if it
- * is the same file here, else through the process's root (containers)
- */
-static void proc_path(int pid, const char *path, dev_t dev, ino_t ino,
-		      char *out, size_t len)
-{
-	struct stat st;
-
-	if (!stat(path, &st) && st.st_dev == dev && st.st_ino == ino)
-		snprintf(out, len, "%s", path);
-	else
-		snprintf(out, len, "/proc/%d/root%s", pid, path);
-}
-
 static const char *base_of(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -279,16 +233,15 @@ static int from_exe(int pid, const char *name, char *out, size_t len)
 	}
 	if (strcmp(base_of(target), base_of(name)))
 		return -ENOENT;
-	proc_path(pid, target, st.st_dev, st.st_ino, out, len);
-	return 0;
+	return kfit_proc_path(NULL, pid, target, st.st_dev, st.st_ino, out, len) ?
+	       -ENOENT : 0;
 }
 
 /* The library of that name mapped in the process */
 static int from_maps(int pid, const char *name, char *out, size_t len)
 {
-	char maps[64], prefix[256], *line = NULL, *path;
-	unsigned int major, minor;
-	unsigned long ino;
+	char maps[64], prefix[256], *line = NULL;
+	struct kfit_mapline m;
 	size_t cap = 0;
 	int err = -ENOENT;
 	FILE *f;
@@ -298,16 +251,13 @@ static int from_maps(int pid, const char *name, char *out, size_t len)
 	f = fopen(maps, "re");
 	if (!f)
 		return -ENOENT;
-	/* "7f..-7f.. r-xp 00028000 fd:01 1234 /usr/lib/x86_64-linux-gnu/libc.so.6" */
 	while (err && getline(&line, &cap, f) > 0) {
-		path = strchr(line, '/');
-		if (!path || sscanf(line, "%*s %*s %*s %x:%x %lu", &major, &minor, &ino) != 3)
+		if (kfit_parse_mapline(line, &m) || m.path[0] != '/')
 			continue;
-		path[strcspn(path, "\n")] = '\0';
-		if (strstr(path, " (deleted)") || lib_rank(base_of(path), prefix) != 2)
+		if (strstr(m.path, " (deleted)") || lib_rank(base_of(m.path), prefix) != 2)
 			continue;
-		proc_path(pid, path, makedev(major, minor), ino, out, len);
-		err = 0;
+		if (!kfit_proc_path(NULL, pid, m.path, m.dev, m.ino, out, len))
+			err = 0;
 	}
 	free(line);
 	fclose(f);
@@ -378,80 +328,48 @@ static int find_binary(const char *bin, int pid, char *out, size_t len,
 	return 0;
 }
 
-/* Defined functions of one symbol table */
-static int add_syms(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct funcs *f)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	const char *name;
-	GElf_Sym sym;
-	size_t i, n;
-	int type, err = 0;
-
-	if (!data || !sh->sh_entsize)
-		return 0;
-	n = sh->sh_size / sh->sh_entsize;
-	for (i = 0; !err && i < n; i++) {
-		if (!gelf_getsym(data, i, &sym))
-			break;
-		type = GELF_ST_TYPE(sym.st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
-		    sym.st_shndx == SHN_UNDEF || !sym.st_size)
-			continue;
-		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name || !*name || *name == '@')
-			continue;
-		/* "malloc@@GLIBC_2.2.5" is malloc */
-		err = funcs_push(f, strndup(name, strcspn(name, "@")), sym.st_value);
-	}
-	return err;
-}
-
 /* "#!" (pyenv's and rbenv's shims are scripts found in PATH) */
-static bool is_script(int fd)
+static bool is_script(const char *path)
 {
 	char magic[2];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool script;
 
-	return pread(fd, magic, 2, 0) == 2 && magic[0] == '#' && magic[1] == '!';
+	if (fd < 0)
+		return false;
+	script = pread(fd, magic, 2, 0) == 2 && magic[0] == '#' && magic[1] == '!';
+	close(fd);
+	return script;
 }
 
-/* The function names in path's .symtab and .dynsym, sorted and unique */
+/*
+ * The function names in path's .symtab and .dynsym (not a debug file's:
+ * libbpf finds uprobes' functions in the file itself), sorted and unique,
+ * each at its lowest address. A symbol of size 0 is not one to put a
+ * probe on.
+ */
 static int read_funcs(const char *path, struct funcs *f, char *err, size_t errlen)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	Elf *elf;
-	int fd, e = 0;
+	const struct kfit_elfsym *s;
+	struct kfit_elf *e;
+	size_t n;
+	int i, ret;
 
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		snprintf(err, errlen, "libelf: %s", elf_errmsg(-1));
-		return -EINVAL;
+	ret = kfit_elf_load(path, NULL, &e, err, errlen);
+	if (ret == -ENOEXEC && is_script(path)) {
+		n = strlen(err);
+		snprintf(err + n, errlen - n, " but a script: name its interpreter's "
+			 "binary or library");
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		e = -errno;
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-		return e;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		snprintf(err, errlen, "'%s' is not an ELF file%s", path,
-			 is_script(fd) ? " but a script: name its interpreter's "
-			 "binary or library" : "");
-		e = -ENOEXEC;
-	}
-	while (!e && (scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh))
+	for (i = 0; !ret && (s = kfit_elf_name_at(e, i)); i++) {
+		if (!s->size || (f->n && !strcmp(f->v[f->n - 1].name, s->name)))
 			continue;
-		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
-			e = add_syms(elf, scn, &sh, f);
+		ret = funcs_push(f, strdup(s->name), s->addr);
+		if (ret)
+			snprintf(err, errlen, "out of memory");
 	}
-	if (e == -ENOMEM)
-		snprintf(err, errlen, "out of memory");
-	elf_end(elf);
-	close(fd);
-	if (!e)
-		funcs_sort_unique(f);
-	return e;
+	kfit_elf_free(e);
+	return ret;
 }
 
 static bool has_name(const struct funcs *f, const char *name)

@@ -154,6 +154,30 @@ static void test_json_doubles(void **state)
 	check(&c, "[null,null,null,0,0.1,-2.5,1.23457e+08,1e-07,99.99]\n");
 }
 
+/* Fixed-point decimals: every digit kept, leading zeros of the fraction too */
+static void test_json_udec(void **state)
+{
+	struct kfit_json j;
+	struct capture c;
+
+	(void)state;
+	cap_open(&c);
+	kfit_json_init(&j, c.f, false);
+	kfit_json_begin_object(&j, NULL);
+	kfit_json_udec(&j, "us", 1234567, 3);
+	kfit_json_udec(&j, "lead", 1005, 3);
+	kfit_json_udec(&j, "small", 7, 3);
+	kfit_json_udec(&j, "zero", 0, 3);
+	kfit_json_udec(&j, "big", UINT64_MAX, 3);
+	kfit_json_udec(&j, "int", 42, 0);
+	kfit_json_udec(&j, "s", 1000000001, 9);
+	kfit_json_end_object(&j);
+	kfit_json_finish(&j);
+	check(&c, "{\"us\":1234.567,\"lead\":1.005,\"small\":0.007,"
+		  "\"zero\":0.000,\"big\":18446744073709551.615,\"int\":42,"
+		  "\"s\":1.000000001}\n");
+}
+
 /* With -i, each report is one top-level value on its own line */
 static void test_json_top_level(void **state)
 {
@@ -280,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_json_pretty),
 		cmocka_unit_test(test_json_escape),
 		cmocka_unit_test(test_json_doubles),
+		cmocka_unit_test(test_json_udec),
 		cmocka_unit_test(test_json_top_level),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_table_edges),

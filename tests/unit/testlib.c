@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include "testlib.h"
@@ -48,4 +49,75 @@ int t_rm_rf(const char *dir)
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	return system(cmd) == 0 ? 0 : -1;
+}
+
+int t_sh(const char *fmt, ...)
+{
+	char cmd[4 * PATH_MAX];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	if (st)
+		print_message("t_sh: '%s': status %d\n", cmd, st);
+	return st;
+}
+
+int t_nm(const char *file, const char *name, unsigned long long *addr,
+	 unsigned long long *size)
+{
+	char cmd[PATH_MAX + 64], line[1024], f[3][512];
+	int n, found = -1;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm -S --defined-only '%s' 2>/dev/null", file);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	/* "0000000000401158 000000000000000d T st_global", or without the size */
+	while (found && fgets(line, sizeof(line), p)) {
+		n = sscanf(line, "%511s %511s %511s %511s", f[0], f[1], f[2], line);
+		if (n == 4 && !strcmp(line, name)) {
+			*addr = strtoull(f[0], NULL, 16);
+			*size = strtoull(f[1], NULL, 16);
+			found = 0;
+		} else if (n == 3 && !strcmp(f[2], name)) {
+			*addr = strtoull(f[0], NULL, 16);
+			*size = 0;
+			found = 0;
+		}
+	}
+	pclose(p);
+	return found;
+}
+
+int t_symtarget(const char *dir, const char *src)
+{
+	if (t_sh("cd %s && cc -O1 -g -fpie -pie -Wl,--build-id=0x" T_ID_PIE " %s -o pie && "
+		 "cc -O1 -g -fno-pie -no-pie -Wl,--build-id=0x" T_ID_NOPIE " %s -o nopie && "
+		 "cc -O1 -g -Wl,--build-id=none %s -o noid", dir, src, src, src))
+		return -1;
+	return t_sh("cd %s && for f in pie noid nopie; do "
+		    "objcopy --only-keep-debug $f $f.debug && "
+		    "objcopy --strip-all --add-gnu-debuglink=$f.debug $f $f.stripped && "
+		    "objcopy --strip-all $f $f.bare || exit 1; "
+		    "done", dir);
+}
+
+size_t t_self_mapping_size(unsigned long start)
+{
+	unsigned long s, e;
+	char line[PATH_MAX + 128];
+	size_t size = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && !size && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx", &s, &e) == 2 && s == start)
+			size = e - s;
+	if (f)
+		fclose(f);
+	return size;
 }

@@ -10,4 +10,24 @@ const char *t_stderr_of(void (*fn)(void), char *buf, size_t len);
 /* Remove a test's temporary tree; 0 or -1 */
 int t_rm_rf(const char *dir);
 
+/* Run a shell command made like printf: its status (0: success), said if not 0 */
+int t_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A defined symbol's address and size (0: none) as nm -S sees it: 0, or -1 */
+int t_nm(const char *file, const char *name, unsigned long long *addr,
+	 unsigned long long *size);
+
+/* The size of this process's mapping at start (/proc/self/maps), 0 if none */
+size_t t_self_mapping_size(unsigned long start);
+
+/*
+ * Build src, tests/helpers/symtarget.c, into dir: pie and nopie (build-ids
+ * T_ID_PIE, T_ID_NOPIE), noid (none); of each F, F.debug (objcopy
+ * --only-keep-debug), F.stripped (no .symtab, a .gnu_debuglink to
+ * F.debug) and F.bare (no .symtab, no link). 0, or -1 (said why).
+ */
+#define T_ID_PIE	"0123456789abcdef0123456789abcdef01234567"
+#define T_ID_NOPIE	"fedcba9876543210fedcba9876543210fedcba98"
+int t_symtarget(const char *dir, const char *src);
+
 #endif

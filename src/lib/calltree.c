@@ -1,0 +1,1189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The decoder of callgraph's record stream into trees (calltree.h).
+ *
+ * Each stack (a task, or an interrupt context on a CPU) keeps a vector of
+ * pending nodes: calls decoded but not yet adopted. A call record at
+ * depth d takes from the end of it the nodes deeper than d that lie in
+ * its interval: those at d + 1 are its children, runs of deeper ones lost
+ * their caller's record and go under a KFIT_RF_LOST stand-in. Each node
+ * enters and leaves the vector once, so decoding is linear.
+ *
+ * Interrupts, context switches, events and task records are placed at
+ * finish: per destination thread they are sorted by time and woven into
+ * its tree in one walk (a cursor that only moves forward), so placing
+ * them is O(n log n) too, whatever their number.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "calltree.h"
+#include "strset.h"
+
+/* A node with the task its stack belongs to (interrupts: the one struck) */
+struct pend {
+	struct kfit_cnode *n;
+	__u32 pid, tid;
+	__u64 seq;		/* arrival order, for stable sorts */
+};
+
+struct pvec {
+	struct pend *v;
+	size_t n, cap;
+};
+
+enum tclass { TC_TASK, TC_IRQ, TC_PROC };
+
+struct thr {
+	struct kfit_cthread t;	/* first: kfit_cthread pointers convert back */
+	enum tclass cls;
+	struct pvec pending;	/* calls not adopted yet */
+	struct pvec roots;	/* calls no record can adopt any more */
+	struct pvec marks;	/* IRQ nodes go to roots; the rest here */
+	struct pvec weave;	/* finish: what is placed into the tree by time */
+};
+
+#define CHUNK_NODES 4096
+
+struct chunk {
+	struct chunk *next;
+	size_t used;
+	struct kfit_cnode n[CHUNK_NODES];
+};
+
+struct slot {
+	__u64 key;
+	struct thr *t;
+};
+
+/* Sampled mode: the child of parent named name (interned: pointers compare) */
+struct fslot {
+	const struct kfit_cnode *parent;
+	const char *name;
+	struct kfit_cnode *n;
+};
+
+struct kfit_ctree {
+	struct kfit_ctree_opts o;
+	struct kfit_ctree_stats st;
+	struct thr **th;
+	int nth, thcap;
+	struct slot *map;	/* thread key -> thread, open addressing */
+	size_t mapcap;
+	struct thr **list;	/* after finish: the threads shown, in order */
+	int nlist;
+	struct chunk *chunks;
+	struct kfit_strset names;	/* interned strings -> index in str */
+	char **str;
+	size_t strcap, nstr;
+	struct fslot *fmap;
+	size_t fmapcap, nfmap;
+	__u64 seq;
+	bool finished;
+};
+
+/* ---- small containers ------------------------------------------------ */
+
+static int pvec_push(struct pvec *p, struct kfit_cnode *n, __u32 pid, __u32 tid,
+		     __u64 seq)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 16;
+		struct pend *v = realloc(p->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->v = v;
+		p->cap = cap;
+	}
+	p->v[p->n++] = (struct pend){ .n = n, .pid = pid, .tid = tid, .seq = seq };
+	return 0;
+}
+
+static void pvec_free(struct pvec *p)
+{
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}
+
+static struct kfit_cnode *node_new(struct kfit_ctree *t, __u8 kind)
+{
+	struct chunk *c = t->chunks;
+	struct kfit_cnode *n;
+
+	if (!c || c->used == CHUNK_NODES) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return NULL;
+		c->next = t->chunks;
+		t->chunks = c;
+	}
+	n = &c->n[c->used++];
+	n->kind = kind;
+	return n;
+}
+
+static __u64 hash64(__u64 x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ (x >> 33);
+}
+
+static const char *intern_key(struct kfit_ctree *t, const char *key)
+{
+	char *copy, **v;
+	int i = kfit_strset_get(&t->names, key);
+
+	if (i >= 0)
+		return t->str[i];
+	if (t->nstr == t->strcap) {
+		size_t cap = t->strcap ? 2 * t->strcap : 64;
+
+		v = realloc(t->str, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		t->str = v;
+		t->strcap = cap;
+	}
+	copy = strdup(key);
+	if (!copy || kfit_strset_add(&t->names, copy, t->nstr) < 0) {
+		free(copy);
+		return NULL;
+	}
+	t->str[t->nstr++] = copy;
+	return copy;
+}
+
+/* The tree's copy of s (max bytes at most), shared by equal strings */
+static const char *intern(struct kfit_ctree *t, const char *s, size_t max)
+{
+	size_t len = strnlen(s, max);
+	const char *r;
+	char buf[256], *tmp;
+
+	if (len < sizeof(buf)) {
+		memcpy(buf, s, len);
+		buf[len] = '\0';
+		return intern_key(t, buf);
+	}
+	/* long names (C++ symbols) are rare */
+	tmp = strndup(s, len);
+	r = tmp ? intern_key(t, tmp) : NULL;
+	free(tmp);
+	return r;
+}
+
+/* ---- threads ---------------------------------------------------------- */
+
+static __u64 thr_key(enum tclass cls, __u8 ctx, __u16 cpu, __u32 id)
+{
+	return (__u64)cls << 56 | (__u64)ctx << 48 | (__u64)cpu << 32 | id;
+}
+
+static int map_grow(struct kfit_ctree *t)
+{
+	size_t cap = t->mapcap ? 2 * t->mapcap : 64, i, j;
+	struct slot *m = calloc(cap, sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	for (i = 0; i < t->mapcap; i++) {
+		if (!t->map[i].t)
+			continue;
+		for (j = hash64(t->map[i].key) & (cap - 1); m[j].t; j = (j + 1) & (cap - 1))
+			;
+		m[j] = t->map[i];
+	}
+	free(t->map);
+	t->map = m;
+	t->mapcap = cap;
+	return 0;
+}
+
+static struct thr *thr_find(const struct kfit_ctree *t, __u64 key)
+{
+	size_t i;
+
+	if (!t->mapcap)
+		return NULL;
+	for (i = hash64(key) & (t->mapcap - 1); t->map[i].t; i = (i + 1) & (t->mapcap - 1))
+		if (t->map[i].key == key)
+			return t->map[i].t;
+	return NULL;
+}
+
+static struct thr *thr_get(struct kfit_ctree *t, __u64 key)
+{
+	struct thr *h = thr_find(t, key);
+	size_t i;
+
+	if (h)
+		return h;
+	if (2 * (size_t)(t->nth + 1) > t->mapcap && map_grow(t))
+		return NULL;
+	if (t->nth == t->thcap) {
+		int cap = t->thcap ? 2 * t->thcap : 16;
+		struct thr **v = realloc(t->th, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		t->th = v;
+		t->thcap = cap;
+	}
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return NULL;
+	h->cls = key >> 56;
+	h->t.ctx = key >> 48 & 0xff;
+	h->t.cpu = key >> 32 & 0xffff;
+	h->t.root.kind = KFIT_CN_ROOT;
+	h->t.root.ctx = h->t.ctx;
+	h->t.root.cpu = h->t.cpu;
+	h->t.priv = h;
+	for (i = hash64(key) & (t->mapcap - 1); t->map[i].t; i = (i + 1) & (t->mapcap - 1))
+		;
+	t->map[i] = (struct slot){ .key = key, .t = h };
+	t->th[t->nth++] = h;
+	return h;
+}
+
+static struct thr *task_get(struct kfit_ctree *t, __u32 pid, __u32 tid)
+{
+	struct thr *h = thr_get(t, thr_key(TC_TASK, KFIT_CTX_TASK, 0, tid));
+
+	if (h) {
+		h->t.pid = pid;
+		h->t.tid = tid;
+	}
+	return h;
+}
+
+static void set_comm(struct kfit_cthread *th, const char *comm)
+{
+	size_t n = strnlen(comm, sizeof(th->comm) - 1);
+
+	memcpy(th->comm, comm, n);
+	th->comm[n] = '\0';
+}
+
+/* The stack a record of this header belongs to */
+static struct thr *stack_of(struct kfit_ctree *t, const struct kfit_rec *h)
+{
+	if (h->ctx == KFIT_CTX_TASK)
+		return task_get(t, h->pid, h->tid);
+	return thr_get(t, thr_key(TC_IRQ, h->ctx, h->cpu, 0));
+}
+
+/* ---- public: creation ------------------------------------------------- */
+
+struct kfit_ctree *kfit_ctree_new(const struct kfit_ctree_opts *o)
+{
+	struct kfit_ctree *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	if (o)
+		t->o = *o;
+	if (!t->o.funcs)
+		t->o.nfuncs = 0;
+	if (!t->o.events)
+		t->o.nevents = 0;
+	return t;
+}
+
+int kfit_ctree_task(struct kfit_ctree *t, __u32 pid, __u32 tid, const char *comm)
+{
+	struct thr *h = task_get(t, pid, tid);
+
+	if (!h)
+		return -ENOMEM;
+	set_comm(&h->t, comm ? comm : "");
+	return 0;
+}
+
+/* ---- exact mode: calls ------------------------------------------------ */
+
+static __u64 node_end(const struct kfit_cnode *n)
+{
+	return n->start + n->dur;
+}
+
+static bool inside(const struct kfit_cnode *in, const struct kfit_cnode *out)
+{
+	return in->start >= out->start && node_end(in) <= node_end(out);
+}
+
+static void link_child(struct kfit_cnode *parent, struct kfit_cnode *n)
+{
+	n->parent = parent;
+	n->next = NULL;
+	if (parent->last)
+		parent->last->next = n;
+	else
+		parent->child = n;
+	parent->last = n;
+}
+
+/* A stand-in for the lost caller(s) of v[0..cnt) (depth d), under parent */
+static int adopt_lost(struct kfit_ctree *t, struct kfit_cnode *parent, __u32 d,
+		      const struct pend *v, size_t cnt)
+{
+	struct kfit_cnode *lost = node_new(t, KFIT_CN_CALL);
+	__u64 end = 0, inner = 0;
+	size_t i;
+
+	if (!lost)
+		return -ENOMEM;
+	lost->flags = KFIT_RF_LOST;
+	lost->ctx = v[0].n->ctx;
+	lost->cpu = v[0].n->cpu;
+	lost->depth = d;
+	lost->start = v[0].n->start;
+	for (i = 0; i < cnt; i++) {
+		if (node_end(v[i].n) > end)
+			end = node_end(v[i].n);
+		inner += v[i].n->dur;
+		link_child(lost, v[i].n);
+	}
+	lost->dur = end > lost->start ? end - lost->start : 0;
+	lost->local = lost->dur > inner ? lost->dur - inner : 0;
+	t->st.orphans += cnt;
+	link_child(parent, lost);
+	return 0;
+}
+
+/*
+ * v[0..cnt) lie inside parent (record depth d, -1 for an interrupt) and
+ * are deeper: those at d + 1 are children, runs of deeper ones lost theirs.
+ */
+static int adopt(struct kfit_ctree *t, struct kfit_cnode *parent, long d,
+		 const struct pend *v, size_t cnt)
+{
+	__u64 inner = 0;
+	size_t i = 0, j;
+
+	while (i < cnt) {
+		if (v[i].n->depth == d + 1) {
+			inner += v[i].n->dur;
+			link_child(parent, v[i++].n);
+			continue;
+		}
+		for (j = i; j < cnt && v[j].n->depth != d + 1; j++)
+			;
+		if (adopt_lost(t, parent, d + 1, v + i, j - i))
+			return -ENOMEM;
+		inner += parent->last->dur;
+		i = j;
+	}
+	parent->local = parent->dur > inner ? parent->dur - inner : 0;
+	return 0;
+}
+
+/* Pending nodes of h that n adopts: from the end, deeper and inside */
+static size_t adoptable(const struct thr *h, const struct kfit_cnode *n, long d)
+{
+	size_t lo = h->pending.n;
+
+	while (lo > 0) {
+		const struct kfit_cnode *p = h->pending.v[lo - 1].n;
+
+		if ((long)p->depth <= d || !inside(p, n))
+			break;
+		lo--;
+	}
+	return lo;
+}
+
+/* pending[0..lo) can never be adopted: they are roots */
+static int to_roots(struct thr *h, size_t lo)
+{
+	size_t i;
+
+	if (!lo)
+		return 0;
+	for (i = 0; i < lo; i++)
+		if (pvec_push(&h->roots, h->pending.v[i].n, h->pending.v[i].pid,
+			      h->pending.v[i].tid, h->pending.v[i].seq))
+			return -ENOMEM;
+	memmove(h->pending.v, h->pending.v + lo, (h->pending.n - lo) * sizeof(struct pend));
+	h->pending.n -= lo;
+	return 0;
+}
+
+static int add_call(struct kfit_ctree *t, const struct kfit_rec_call *r)
+{
+	struct thr *h = stack_of(t, &r->h);
+	struct kfit_cnode *n = node_new(t, KFIT_CN_CALL);
+	size_t lo;
+
+	if (!h || !n)
+		return -ENOMEM;
+	n->ctx = r->h.ctx;
+	n->flags = r->h.flags & ~KFIT_RF_LOST;
+	n->cpu = r->h.cpu;
+	n->id = r->id;
+	n->depth = r->depth;
+	n->dropped = r->dropped;
+	n->start = r->h.ts;
+	n->dur = r->dur;
+	n->off_blocked = r->off_blocked;
+	n->off_preempt = r->off_preempt;
+	lo = adoptable(h, n, r->depth);
+	if (adopt(t, n, r->depth, h->pending.v + lo, h->pending.n - lo))
+		return -ENOMEM;
+	h->pending.n = lo;
+	if (pvec_push(&h->pending, n, r->h.pid, r->h.tid, t->seq++))
+		return -ENOMEM;
+	h->t.ncalls++;
+	if (r->h.ctx == KFIT_CTX_TASK)
+		h->t.pid = r->h.pid;
+	t->st.calls++;
+	t->st.dropped += r->dropped;
+	if (n->flags & KFIT_RF_INCOMPLETE)
+		t->st.incomplete++;
+	/* On a task stack nothing before a depth-0 call can be adopted */
+	if (!r->depth && r->h.ctx == KFIT_CTX_TASK)
+		return to_roots(h, h->pending.n);
+	return 0;
+}
+
+/* An interrupt adopts the calls of its stack it contains (all depths) */
+static int add_irq(struct kfit_ctree *t, const struct kfit_rec_irq *r)
+{
+	struct thr *h = stack_of(t, &r->h);
+	struct kfit_cnode *n = node_new(t, KFIT_CN_IRQ);
+	size_t lo;
+
+	if (!h || !n)
+		return -ENOMEM;
+	n->ctx = r->h.ctx;
+	n->cpu = r->h.cpu;
+	n->id = r->vec;
+	n->ncalls = r->ncalls;
+	n->start = r->h.ts;
+	n->dur = r->dur;
+	lo = adoptable(h, n, -1);
+	if (adopt(t, n, -1, h->pending.v + lo, h->pending.n - lo))
+		return -ENOMEM;
+	h->pending.n = lo;
+	/* Interrupts of one stack do not overlap: what is left is done */
+	if (to_roots(h, h->pending.n))
+		return -ENOMEM;
+	return pvec_push(&h->roots, n, r->h.pid, r->h.tid, t->seq++);
+}
+
+/* ---- exact mode: markers ---------------------------------------------- */
+
+static struct kfit_cnode *mark(struct kfit_ctree *t, struct thr *h,
+			       const struct kfit_rec *r, __u8 kind)
+{
+	struct kfit_cnode *n;
+
+	if (!h)
+		return NULL;
+	n = node_new(t, kind);
+	if (!n)
+		return NULL;
+	n->ctx = r->ctx;
+	n->flags = r->flags & ~KFIT_RF_LOST;
+	n->cpu = r->cpu;
+	n->start = r->ts;
+	if (pvec_push(&h->marks, n, r->pid, r->tid, t->seq++))
+		return NULL;
+	return n;
+}
+
+static int add_switch(struct kfit_ctree *t, const struct kfit_rec_switch *r)
+{
+	struct kfit_cnode *n = mark(t, stack_of(t, &r->h), &r->h, KFIT_CN_SWITCH);
+
+	if (!n)
+		return -ENOMEM;
+	n->dur = r->dur;
+	n->id = r->state;
+	if (r->state)
+		n->off_blocked = r->dur;
+	else
+		n->off_preempt = r->dur;
+	return 0;
+}
+
+static int add_event(struct kfit_ctree *t, const struct kfit_rec_event *r)
+{
+	struct kfit_cnode *n = mark(t, stack_of(t, &r->h), &r->h, KFIT_CN_EVENT);
+
+	if (!n)
+		return -ENOMEM;
+	n->id = r->id;
+	return 0;
+}
+
+static int add_task(struct kfit_ctree *t, const struct kfit_rec_task *r)
+{
+	struct thr *h = stack_of(t, &r->h), *c;
+	struct kfit_cnode *n;
+
+	n = mark(t, h, &r->h, r->h.type == KFIT_REC_FORK ? KFIT_CN_FORK :
+		 r->h.type == KFIT_REC_EXEC ? KFIT_CN_EXEC : KFIT_CN_EXIT);
+	if (!n)
+		return -ENOMEM;
+	if (r->h.type == KFIT_REC_EXEC) {
+		n->name = intern(t, r->comm, sizeof(r->comm) - 1);
+		if (!n->name)
+			return -ENOMEM;
+		set_comm(&h->t, n->name);
+	} else if (r->h.type == KFIT_REC_FORK) {
+		n->child_tid = r->child_tid;
+		/* the child runs its parent's program until it calls exec */
+		c = task_get(t, r->child_pid, r->child_tid);
+		if (!c)
+			return -ENOMEM;
+		memcpy(c->t.comm, h->t.comm, sizeof(c->t.comm));
+	}
+	return 0;
+}
+
+/* ---- sampled mode ----------------------------------------------------- */
+
+static int fmap_grow(struct kfit_ctree *t)
+{
+	size_t cap = t->fmapcap ? 2 * t->fmapcap : 1024, i, j;
+	struct fslot *m = calloc(cap, sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	for (i = 0; i < t->fmapcap; i++) {
+		struct fslot *s = &t->fmap[i];
+
+		if (!s->n)
+			continue;
+		j = hash64((__u64)(uintptr_t)s->parent ^ hash64((uintptr_t)s->name));
+		for (j &= cap - 1; m[j].n; j = (j + 1) & (cap - 1))
+			;
+		m[j] = *s;
+	}
+	free(t->fmap);
+	t->fmap = m;
+	t->fmapcap = cap;
+	return 0;
+}
+
+static struct kfit_cnode *frame_child(struct kfit_ctree *t, struct kfit_cnode *parent,
+				      const char *name, bool kernel)
+{
+	struct kfit_cnode *n;
+	size_t i;
+
+	if (2 * (t->nfmap + 1) > t->fmapcap && fmap_grow(t))
+		return NULL;
+	i = hash64((__u64)(uintptr_t)parent ^ hash64((uintptr_t)name));
+	for (i &= t->fmapcap - 1; t->fmap[i].n; i = (i + 1) & (t->fmapcap - 1))
+		if (t->fmap[i].parent == parent && t->fmap[i].name == name)
+			return t->fmap[i].n;
+	n = node_new(t, KFIT_CN_FRAME);
+	if (!n)
+		return NULL;
+	n->name = name;
+	n->id = kernel;
+	n->ctx = parent->ctx;
+	link_child(parent, n);
+	t->fmap[i] = (struct fslot){ .parent = parent, .name = name, .n = n };
+	t->nfmap++;
+	return n;
+}
+
+static const char *frame_name(struct kfit_ctree *t, __u32 pid, __u64 addr, bool kernel)
+{
+	const char *s = t->o.sym ? t->o.sym(t->o.sym_ctx, pid, addr, kernel) : NULL;
+	char hex[24];
+
+	if (!s) {
+		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)addr);
+		s = hex;
+	}
+	return intern(t, s, 4095);
+}
+
+static int add_sample(struct kfit_ctree *t, const struct kfit_rec_sample *r)
+{
+	struct thr *h = thr_get(t, thr_key(TC_PROC, KFIT_CTX_TASK, 0, r->h.pid));
+	struct kfit_cnode *n;
+	int i, nk = r->nkernel, nu = r->nuser;
+
+	if (!h)
+		return -ENOMEM;
+	h->t.pid = h->t.tid = r->h.pid;
+	n = &h->t.root;
+	n->samples++;
+	/* outermost first: user frames, then kernel ones (both leaf first) */
+	for (i = nk + nu - 1; i >= 0; i--) {
+		bool kernel = i < nk;
+		const char *name = frame_name(t, r->h.pid, r->ip[i], kernel);
+
+		n = name ? frame_child(t, n, name, kernel) : NULL;
+		if (!n)
+			return -ENOMEM;
+		n->samples++;
+	}
+	n->self++;
+	h->t.samples++;
+	t->st.samples++;
+	return 0;
+}
+
+/* ---- records ---------------------------------------------------------- */
+
+static const size_t rec_size[KFIT_REC_NTYPES] = {
+	[KFIT_REC_CALL] = sizeof(struct kfit_rec_call),
+	[KFIT_REC_SWITCH] = sizeof(struct kfit_rec_switch),
+	[KFIT_REC_IRQ] = sizeof(struct kfit_rec_irq),
+	[KFIT_REC_EVENT] = sizeof(struct kfit_rec_event),
+	[KFIT_REC_FORK] = sizeof(struct kfit_rec_task),
+	[KFIT_REC_EXEC] = sizeof(struct kfit_rec_task),
+	[KFIT_REC_EXIT] = sizeof(struct kfit_rec_task),
+	[KFIT_REC_SAMPLE] = offsetof(struct kfit_rec_sample, ip),
+	[KFIT_REC_LOST] = sizeof(struct kfit_rec_lost),
+};
+
+union any_rec {
+	struct kfit_rec h;
+	struct kfit_rec_call call;
+	struct kfit_rec_switch sw;
+	struct kfit_rec_irq irq;
+	struct kfit_rec_event ev;
+	struct kfit_rec_task task;
+	struct kfit_rec_sample sample;
+	struct kfit_rec_lost lost;
+};
+
+/* What the type's fields allow; the size is checked already */
+static bool valid(const struct kfit_ctree *t, const union any_rec *r)
+{
+	__u8 ctx = r->h.ctx;
+
+	if (ctx >= KFIT_NCTX)
+		return false;
+	switch (r->h.type) {
+	case KFIT_REC_CALL:
+		return r->call.id < t->o.nfuncs && r->call.dur <= ~0ULL - r->h.ts;
+	case KFIT_REC_IRQ:
+		return ctx != KFIT_CTX_TASK && r->irq.dur <= ~0ULL - r->h.ts;
+	case KFIT_REC_SWITCH:
+		return ctx == KFIT_CTX_TASK && r->sw.dur <= ~0ULL - r->h.ts;
+	case KFIT_REC_EVENT:
+		return r->ev.id < t->o.nevents && r->ev.len <= KFIT_EVENT_DATA;
+	case KFIT_REC_FORK:
+	case KFIT_REC_EXEC:
+	case KFIT_REC_EXIT:
+		return ctx == KFIT_CTX_TASK;
+	case KFIT_REC_SAMPLE:
+		return r->sample.nkernel <= KFIT_STACK_MAX &&
+		       r->sample.nuser <= KFIT_STACK_MAX &&
+		       r->h.size >= offsetof(struct kfit_rec_sample, ip) +
+				    (r->sample.nkernel + r->sample.nuser) * sizeof(__u64);
+	}
+	return true;
+}
+
+static void note_time(struct kfit_ctree *t, __u64 start, __u64 end)
+{
+	if (!t->st.first_ts || start < t->st.first_ts)
+		t->st.first_ts = start;
+	if (end > t->st.last_ts)
+		t->st.last_ts = end;
+}
+
+static int dispatch(struct kfit_ctree *t, const union any_rec *r)
+{
+	switch (r->h.type) {
+	case KFIT_REC_CALL:
+		note_time(t, r->h.ts, r->h.ts + r->call.dur);
+		return add_call(t, &r->call);
+	case KFIT_REC_IRQ:
+		note_time(t, r->h.ts, r->h.ts + r->irq.dur);
+		return add_irq(t, &r->irq);
+	case KFIT_REC_SWITCH:
+		note_time(t, r->h.ts, r->h.ts + r->sw.dur);
+		return add_switch(t, &r->sw);
+	case KFIT_REC_EVENT:
+		note_time(t, r->h.ts, r->h.ts);
+		return add_event(t, &r->ev);
+	case KFIT_REC_FORK:
+	case KFIT_REC_EXEC:
+	case KFIT_REC_EXIT:
+		note_time(t, r->h.ts, r->h.ts);
+		return add_task(t, &r->task);
+	case KFIT_REC_SAMPLE:
+		note_time(t, r->h.ts, r->h.ts);
+		return add_sample(t, &r->sample);
+	case KFIT_REC_LOST:
+		t->st.lost += r->lost.count;
+		return 0;
+	}
+	return 0;
+}
+
+int kfit_ctree_add(struct kfit_ctree *t, const void *rec, size_t size)
+{
+	union any_rec r;
+	struct kfit_rec h;
+	size_t n;
+
+	if (t->finished)
+		return -EINVAL;
+	if (size < sizeof(h)) {
+		t->st.bad++;
+		return 0;
+	}
+	/* copied: a record in a file buffer need not be aligned */
+	memcpy(&h, rec, sizeof(h));
+	if (h.size < sizeof(h) || h.size % 8 || h.size > size ||
+	    !h.type || h.type >= KFIT_REC_NTYPES || h.size < rec_size[h.type]) {
+		t->st.bad++;
+		return 0;
+	}
+	/* all of the type's fields, or a sample's frames up to its size */
+	n = h.size < sizeof(r) ? h.size : sizeof(r);
+	memcpy(&r, rec, n);
+	if (!valid(t, &r)) {
+		t->st.bad++;
+		return 0;
+	}
+	t->st.records++;
+	return dispatch(t, &r);
+}
+
+int kfit_ctree_add_all(struct kfit_ctree *t, const void *buf, size_t size)
+{
+	const char *p = buf;
+	struct kfit_rec h;
+	int err;
+
+	while (size) {
+		if (size < sizeof(h)) {
+			t->st.bad++;
+			return 0;
+		}
+		memcpy(&h, p, sizeof(h));
+		/* without a size to skip by, the rest cannot be read */
+		if (h.size < sizeof(h) || h.size % 8 || h.size > size) {
+			t->st.bad++;
+			return 0;
+		}
+		err = kfit_ctree_add(t, p, h.size);
+		if (err)
+			return err;
+		p += h.size;
+		size -= h.size;
+	}
+	return 0;
+}
+
+/* ---- finish: sorting -------------------------------------------------- */
+
+typedef int (*node_cmp)(const struct kfit_cnode *a, const struct kfit_cnode *b);
+
+static int by_start(const struct kfit_cnode *a, const struct kfit_cnode *b)
+{
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/* Sampled trees: the most samples first, then by name */
+static int by_samples(const struct kfit_cnode *a, const struct kfit_cnode *b)
+{
+	if (a->samples != b->samples)
+		return a->samples > b->samples ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+static struct kfit_cnode *merge(struct kfit_cnode *a, struct kfit_cnode *b, node_cmp cmp)
+{
+	struct kfit_cnode head = { 0 }, *tail = &head;
+
+	while (a && b) {
+		if (cmp(b, a) < 0) {
+			tail->next = b;
+			b = b->next;
+		} else {
+			tail->next = a;
+			a = a->next;
+		}
+		tail = tail->next;
+	}
+	tail->next = a ? a : b;
+	return head.next;
+}
+
+/* Stable bottom-up merge sort of a node's children */
+static void sort_children(struct kfit_cnode *parent, node_cmp cmp)
+{
+	struct kfit_cnode *bins[64] = { NULL }, *n = parent->child, *c;
+	int i;
+
+	/* usually in order already: records come in time order per stack */
+	for (c = n; c && c->next && cmp(c->next, c) >= 0; c = c->next)
+		;
+	if (!c || !c->next)
+		return;
+	while (n) {
+		c = n;
+		n = n->next;
+		c->next = NULL;
+		for (i = 0; i < 63 && bins[i]; i++) {
+			c = merge(bins[i], c, cmp);
+			bins[i] = NULL;
+		}
+		bins[i] = merge(bins[i], c, cmp);
+	}
+	for (c = NULL, i = 0; i < 64; i++)
+		if (bins[i])
+			c = merge(bins[i], c, cmp);
+	parent->child = c;
+	for (; c->next; c = c->next)
+		;
+	parent->last = c;
+}
+
+static int cmp_pend(const void *x, const void *y)
+{
+	const struct pend *a = x, *b = y;
+	bool ma = a->n->kind != KFIT_CN_CALL && a->n->kind != KFIT_CN_IRQ;
+	bool mb = b->n->kind != KFIT_CN_CALL && b->n->kind != KFIT_CN_IRQ;
+
+	if (a->n->start != b->n->start)
+		return a->n->start < b->n->start ? -1 : 1;
+	/* at one instant, what can hold the others first */
+	if (ma != mb)
+		return ma ? 1 : -1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* ---- finish: weaving -------------------------------------------------- */
+
+static bool container(const struct kfit_cnode *n)
+{
+	return n->kind == KFIT_CN_CALL || n->kind == KFIT_CN_IRQ;
+}
+
+/*
+ * Place v[0..cnt) (sorted by start) into the tree under root, each under
+ * the innermost container open at its start. cont is the container the
+ * walk is in, cur the first of its children not yet passed and prev the
+ * one before it, so that inserting costs nothing.
+ */
+static void weave(struct kfit_cnode *root, const struct pend *v, size_t cnt)
+{
+	struct kfit_cnode *cont = root, *cur = root->child, *prev = NULL, *n;
+	size_t i;
+
+	for (i = 0; i < cnt; i++) {
+		__u64 ts = v[i].n->start;
+
+		n = v[i].n;
+		for (;;) {
+			if (cont != root && ts >= node_end(cont)) {
+				prev = cont;
+				cur = cont->next;
+				cont = cont->parent;
+				continue;
+			}
+			if (cur && cur->start <= ts && !(container(cur) && ts < node_end(cur))) {
+				prev = cur;
+				cur = cur->next;
+				continue;
+			}
+			if (cur && container(cur) && cur->start <= ts) {
+				cont = cur;
+				prev = NULL;
+				cur = cur->child;
+				continue;
+			}
+			break;
+		}
+		n->parent = cont;
+		n->next = cur;
+		if (prev)
+			prev->next = n;
+		else
+			cont->child = n;
+		if (!cur)
+			cont->last = n;
+		if (container(n)) {
+			cont = n;
+			prev = NULL;
+			cur = n->child;
+		} else {
+			prev = n;
+		}
+	}
+}
+
+/* ---- finish ----------------------------------------------------------- */
+
+static bool irq_stack(const struct thr *h)
+{
+	return h->cls == TC_IRQ;
+}
+
+/* Where an interrupt's node goes: the task it struck, if it has a tree */
+static struct thr *dest_of(struct kfit_ctree *t, struct thr *h, const struct pend *e)
+{
+	struct thr *task;
+
+	if (!irq_stack(h) || t->o.no_interlace)
+		return h;
+	task = thr_find(t, thr_key(TC_TASK, KFIT_CTX_TASK, 0, e->tid));
+	return task && task->t.ncalls ? task : h;
+}
+
+static int link_roots(struct kfit_ctree *t, struct thr *h)
+{
+	size_t i;
+
+	if (to_roots(h, h->pending.n))
+		return -ENOMEM;
+	for (i = 0; i < h->roots.n; i++) {
+		struct kfit_cnode *n = h->roots.v[i].n;
+
+		if (n->kind == KFIT_CN_CALL && n->depth)
+			t->st.orphans++;
+		if (!irq_stack(h))
+			link_child(&h->t.root, n);
+	}
+	if (!irq_stack(h))
+		sort_children(&h->t.root, by_start);
+	return 0;
+}
+
+static int distribute(struct kfit_ctree *t, struct thr *h)
+{
+	struct pvec *from[2] = { &h->marks, irq_stack(h) ? &h->roots : NULL };
+	size_t i;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		if (!from[k])
+			continue;
+		for (i = 0; i < from[k]->n; i++) {
+			struct pend *e = &from[k]->v[i];
+
+			if (pvec_push(&dest_of(t, h, e)->weave, e->n, e->pid, e->tid, e->seq))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Rendered depths; sampled trees sorted by samples */
+static void finish_tree(struct kfit_cthread *th)
+{
+	struct kfit_cnode *root = &th->root, *n = root->child;
+
+	root->samples = th->samples;
+	if (n && n->kind == KFIT_CN_FRAME)
+		sort_children(root, by_samples);
+	for (n = root->child; n;) {
+		n->depth = n->parent == root ? 0 : n->parent->depth + 1;
+		if (n->kind == KFIT_CN_FRAME)
+			sort_children(n, by_samples);
+		if (n->child) {
+			n = n->child;
+			continue;
+		}
+		while (n != root && !n->next)
+			n = n->parent;
+		n = n == root ? NULL : n->next;
+	}
+}
+
+static int cmp_thr(const void *x, const void *y)
+{
+	const struct thr *a = *(struct thr *const *)x, *b = *(struct thr *const *)y;
+	int ca = a->cls == TC_IRQ, cb = b->cls == TC_IRQ;
+
+	if (ca != cb)
+		return ca - cb;
+	if (ca) {
+		if (a->t.ctx != b->t.ctx)
+			return a->t.ctx - b->t.ctx;
+		return a->t.cpu - b->t.cpu;
+	}
+	if (a->t.pid != b->t.pid)
+		return a->t.pid < b->t.pid ? -1 : 1;
+	if (a->t.tid != b->t.tid)
+		return a->t.tid < b->t.tid ? -1 : 1;
+	return (int)a->cls - (int)b->cls;
+}
+
+/* A process of sampled mode takes the name of its main thread */
+static void proc_comm(struct kfit_ctree *t, struct thr *h)
+{
+	struct thr *main = thr_find(t, thr_key(TC_TASK, KFIT_CTX_TASK, 0, h->t.pid));
+
+	if (main)
+		memcpy(h->t.comm, main->t.comm, sizeof(h->t.comm));
+}
+
+static int finish(struct kfit_ctree *t)
+{
+	int i;
+
+	for (i = 0; i < t->nth; i++)
+		if (link_roots(t, t->th[i]))
+			return -ENOMEM;
+	for (i = 0; i < t->nth; i++)
+		if (distribute(t, t->th[i]))
+			return -ENOMEM;
+	t->list = calloc(t->nth ? t->nth : 1, sizeof(*t->list));
+	if (!t->list)
+		return -ENOMEM;
+	for (i = 0; i < t->nth; i++) {
+		struct thr *h = t->th[i];
+
+		if (h->weave.n > 1)
+			qsort(h->weave.v, h->weave.n, sizeof(struct pend), cmp_pend);
+		weave(&h->t.root, h->weave.v, h->weave.n);
+		finish_tree(&h->t);
+		if (h->cls == TC_PROC)
+			proc_comm(t, h);
+		if (h->t.root.child)
+			t->list[t->nlist++] = h;
+	}
+	if (t->nlist > 1)
+		qsort(t->list, t->nlist, sizeof(*t->list), cmp_thr);
+	return 0;
+}
+
+void kfit_ctree_finish(struct kfit_ctree *t)
+{
+	int i;
+
+	if (t->finished)
+		return;
+	t->finished = true;
+	/* out of memory: show no thread rather than half-linked ones */
+	if (finish(t)) {
+		t->nlist = 0;
+		t->st.bad++;
+	}
+	for (i = 0; i < t->nth; i++) {
+		pvec_free(&t->th[i]->pending);
+		pvec_free(&t->th[i]->roots);
+		pvec_free(&t->th[i]->marks);
+		pvec_free(&t->th[i]->weave);
+	}
+	free(t->fmap);
+	t->fmap = NULL;
+	t->fmapcap = t->nfmap = 0;
+}
+
+void kfit_ctree_free(struct kfit_ctree *t)
+{
+	struct chunk *c, *next;
+	size_t s;
+	int i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->nth; i++) {
+		pvec_free(&t->th[i]->pending);
+		pvec_free(&t->th[i]->roots);
+		pvec_free(&t->th[i]->marks);
+		pvec_free(&t->th[i]->weave);
+		free(t->th[i]);
+	}
+	for (c = t->chunks; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	for (s = 0; s < t->nstr; s++)
+		free(t->str[s]);
+	free(t->str);
+	kfit_strset_free(&t->names);
+	free(t->th);
+	free(t->map);
+	free(t->list);
+	free(t->fmap);
+	free(t);
+}
+
+/* ---- queries ---------------------------------------------------------- */
+
+int kfit_ctree_nthreads(const struct kfit_ctree *t)
+{
+	return t->nlist;
+}
+
+const struct kfit_cthread *kfit_ctree_thread(const struct kfit_ctree *t, int i)
+{
+	return i >= 0 && i < t->nlist ? &t->list[i]->t : NULL;
+}
+
+const struct kfit_ctree_stats *kfit_ctree_stats(const struct kfit_ctree *t)
+{
+	return &t->st;
+}
+
+/* The names /proc/softirqs gives the vectors */
+static const char *const softirq_names[] = {
+	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK",
+	"IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU",
+};
+
+static const char *irq_name(const struct kfit_cnode *n)
+{
+	if (n->ctx == KFIT_CTX_SOFTIRQ)
+		return n->id < sizeof(softirq_names) / sizeof(softirq_names[0]) ?
+		       softirq_names[n->id] : "?";
+	return kfit_ctree_ctx_name(n->ctx);
+}
+
+const char *kfit_ctree_name(const struct kfit_ctree *t, const struct kfit_cnode *n)
+{
+	switch (n->kind) {
+	case KFIT_CN_CALL:
+		if (n->flags & KFIT_RF_LOST)
+			return "[lost]";
+		return n->id < t->o.nfuncs && t->o.funcs[n->id] ? t->o.funcs[n->id] : "?";
+	case KFIT_CN_EVENT:
+		return n->id < t->o.nevents && t->o.events[n->id] ? t->o.events[n->id] : "?";
+	case KFIT_CN_FRAME:
+	case KFIT_CN_EXEC:
+		return n->name ? n->name : "?";
+	case KFIT_CN_IRQ:
+		return irq_name(n);
+	case KFIT_CN_SWITCH:
+		return n->id ? "blocked" : "preempted";
+	case KFIT_CN_FORK:
+		return "fork";
+	case KFIT_CN_EXIT:
+		return "exit";
+	}
+	return "";
+}
+
+const char *kfit_ctree_ctx_name(__u8 ctx)
+{
+	static const char *const names[KFIT_NCTX] = {
+		"task", "softirq", "hardirq", "nmi",
+	};
+
+	return ctx < KFIT_NCTX ? names[ctx] : "?";
+}
+
+const struct kfit_cnode *kfit_cnode_next(const struct kfit_cnode *root,
+					 const struct kfit_cnode *n)
+{
+	if (!n || n == root)
+		return root->child;
+	if (n->child)
+		return n->child;
+	while (n != root && !n->next)
+		n = n->parent;
+	return n == root ? NULL : n->next;
+}

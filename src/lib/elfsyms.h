@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KFIT_ELFSYMS_H
+#define KFIT_ELFSYMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+#include <sys/types.h>
+#include <linux/types.h>
+
+/*
+ * The function symbols of an ELF file, by name and by address: .symtab
+ * and .dynsym, and where the file has no .symtab (stripped) those of its
+ * separate debug file when one is installed:
+ *   <debug_root>/.build-id/xx/yyyy.debug		(NT_GNU_BUILD_ID)
+ *   <dir>/NAME, <dir>/.debug/NAME, <debug_root><dir>/NAME	(.gnu_debuglink)
+ * A debug file counts only if it is the file's: the same build-id, else
+ * (no build-id) the CRC32 .gnu_debuglink gives.
+ *
+ * Symbols sit at link-time addresses. Code at a file offset (what
+ * /proc/PID/maps gives: addr - start + pgoff) is at the address of the
+ * PT_LOAD segment holding that offset, PIE or not:
+ * kfit_elf_off_to_addr().
+ */
+
+#define KFIT_BUILD_ID_MAX	64
+
+struct kfit_elfsym {
+	__u64 addr;		/* st_value */
+	__u64 size;		/* 0: unknown; it reaches the next symbol */
+	const char *name;	/* "malloc@@GLIBC_2.2.5" is "malloc" */
+};
+
+struct kfit_elfseg {		/* a PT_LOAD segment */
+	__u64 vaddr, memsz;
+	__u64 offset, filesz;
+	bool exec;
+};
+
+struct kfit_elf {
+	char *path;		/* as given */
+	char *debug_path;	/* the debug file the symbols came from, or NULL */
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
+	bool pie;		/* ET_DYN: loaded at a base; ET_EXEC: at its own addresses */
+	__u8 build_id[KFIT_BUILD_ID_MAX];
+	unsigned int build_id_len;	/* 0: none */
+	struct kfit_elfseg *segs;
+	int nsegs;
+	/*
+	 * Defined STT_FUNC and STT_GNU_IFUNC symbols, by address; the names
+	 * of one address (malloc, __libc_malloc) plainest first: fewest
+	 * leading '_', then shortest. An (address, name) pair is there once.
+	 */
+	struct kfit_elfsym *syms;
+	int nsyms;
+	int *by_name;		/* private: indexes into syms, by name then address */
+	char *strs;		/* private: the names */
+};
+
+struct kfit_elf_opts {
+	bool debug;		/* also a separate debug file (not what libbpf's
+				   uprobes see: they read the file itself) */
+	const char *debug_root;	/* NULL: /usr/lib/debug */
+};
+
+/*
+ * Read path (o may be NULL: no debug file). Returns 0, or a negative
+ * errno with err filled: the open's error ("cannot open 'x': ..."),
+ * -ENOEXEC ("'x' is not an ELF file"), -ENOMEM. A file without function
+ * symbols is no error (nsyms 0).
+ */
+int kfit_elf_load(const char *path, const struct kfit_elf_opts *o,
+		  struct kfit_elf **out, char *err, size_t errlen);
+/* The same from an image in memory (the vDSO), named name; no debug file */
+int kfit_elf_load_mem(const void *image, size_t size, const char *name,
+		      struct kfit_elf **out, char *err, size_t errlen);
+void kfit_elf_free(struct kfit_elf *e);
+
+/*
+ * The function holding addr: the nearest symbol at or below it, if its
+ * size covers addr (size 0: up to the next symbol, in the same segment).
+ * Of aliases, the plainest. NULL when none does.
+ */
+const struct kfit_elfsym *kfit_elf_by_addr(const struct kfit_elf *e, __u64 addr);
+/* The symbol of that name (of several, the lowest address), or NULL */
+const struct kfit_elfsym *kfit_elf_by_name(const struct kfit_elf *e, const char *name);
+/* Names in order: the i-th by name, 0 <= i < nsyms (else NULL) */
+const struct kfit_elfsym *kfit_elf_name_at(const struct kfit_elf *e, int i);
+/* The link-time address of file offset off: 0, or -ENOENT (in no PT_LOAD) */
+int kfit_elf_off_to_addr(const struct kfit_elf *e, __u64 off, __u64 *addr);
+/* The build-id in lower-case hex into buf ("" if none); returns buf */
+const char *kfit_elf_build_id_hex(const struct kfit_elf *e, char *buf, size_t len);
+
+/*
+ * Files read once: kfit_elfcache_get() of a path whose device, inode
+ * and mtime have not changed returns the object it read before. A file
+ * that changed is read again; the old object stays valid (others may
+ * still point at it) until the cache is freed. Failures are kept too.
+ */
+struct kfit_elfcache;
+
+struct kfit_elfcache *kfit_elfcache_new(const struct kfit_elf_opts *o);
+void kfit_elfcache_free(struct kfit_elfcache *c);
+/* The file's symbols, or NULL with err filled (as kfit_elf_load) */
+const struct kfit_elf *kfit_elfcache_get(struct kfit_elfcache *c, const char *path,
+					 char *err, size_t errlen);
+/* The files read, in the order they were (failures left out) */
+int kfit_elfcache_count(const struct kfit_elfcache *c);
+const struct kfit_elf *kfit_elfcache_at(const struct kfit_elfcache *c, int i);
+
+/*
+ * Files mapped by processes. One line of /proc/PID/maps:
+ * "7f12-7f34 r-xp 00028000 fd:01 1234    /usr/lib/x86_64-linux-gnu/libc.so.6"
+ */
+struct kfit_mapline {
+	__u64 start, end, pgoff;
+	char perms[5];		/* "r-xp" */
+	dev_t dev;
+	unsigned long ino;
+	char *path;		/* into the line (its '\n' cut), "" for anonymous */
+};
+
+/* 0, or -EINVAL for a line that is not one */
+int kfit_parse_mapline(char *line, struct kfit_mapline *m);
+
+/*
+ * Where this process can open a file that process pid maps at path
+ * (device dev, inode ino): path itself if it is that file here, else
+ * through the process's root, <proc>/PID/root<path> (containers). proc
+ * NULL: /proc. 0, or -ENAMETOOLONG.
+ */
+int kfit_proc_path(const char *proc, int pid, const char *path, dev_t dev,
+		   ino_t ino, char *out, size_t len);
+
+#endif

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KFIT_EXPORT_H
+#define KFIT_EXPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include "calltree.h"
+
+/*
+ * Renderers of finished call trees (calltree.h) into what other tools
+ * read: folded stacks (flamegraph.pl, speedscope, inferno), an SVG flame
+ * graph drawn here, and Chrome trace-event JSON (ui.perfetto.dev,
+ * chrome://tracing). They read the public tree model only, so a tree
+ * built by hand renders as one from the decoder does.
+ *
+ * Exact mode: a frame's value is wall time in ns. A call's self time is
+ * its duration minus the calls, interrupts and off-CPU spans drawn under
+ * it, so the values of a thread add up to its outermost calls' durations.
+ * Interrupts that struck a call are frames "[irq] softirq NET_RX" under
+ * it (their calls above them); time off CPU inside a call is a frame
+ * "[off-cpu] blocked" or "[off-cpu] preempted" under it, so a call's width
+ * is its wall time and where it waited shows. Threads start with their
+ * comm; the per-CPU interrupt threads (--no-interlace) with "[softirq]",
+ * "[hardirq]" or "[nmi]". Events, fork, exec and exit take no time: they
+ * are in the Perfetto JSON only.
+ * Sampled mode: values are samples (self in folded stacks, inclusive in
+ * the SVG's widths), threads are processes.
+ */
+
+/*
+ * The name of a CALL, FRAME, EVENT or IRQ node (a softirq's vector:
+ * "NET_RX"), as kfit_ctree_name gives it
+ */
+typedef const char *(*kfit_xname_fn)(void *ctx, const struct kfit_cnode *n);
+/* Whether a CALL or FRAME node is kernel code (colours, Perfetto's cat) */
+typedef bool (*kfit_xkernel_fn)(void *ctx, const struct kfit_cnode *n);
+
+struct kfit_xsrc {
+	const struct kfit_cthread *const *threads;
+	int nthreads;
+	bool sampled;			/* FRAME trees, values in samples */
+	kfit_xname_fn name;		/* required */
+	kfit_xkernel_fn kernel;		/* NULL: no kernel/user split */
+	void *ctx;			/* given to name and kernel */
+	__u64 t0;			/* Perfetto: the ns shown as time 0 */
+	const struct kfit_ctree_stats *stats;	/* NULL, or losses to show */
+};
+
+/*
+ * A source over a finished tree: its threads, kfit_ctree_name, its stats,
+ * t0 its first timestamp; in sampled mode FRAMEs' kernel marks (exact
+ * mode: set kernel to tell kernel calls from user ones). 0 or -ENOMEM;
+ * kfit_xsrc_release frees it (the tree stays the caller's).
+ */
+int kfit_xsrc_ctree(struct kfit_xsrc *s, const struct kfit_ctree *t, bool sampled);
+void kfit_xsrc_release(struct kfit_xsrc *s);
+
+/*
+ * Folded stacks, one line per distinct stack with a self value:
+ * "comm;f1;f2 VALUE", in a fixed order (children sorted by name). In
+ * frame names ';' becomes ':' and control characters '?' (spaces stay:
+ * readers take the value after the last space). 0, -ENOMEM or -EIO.
+ */
+int kfit_export_folded(const struct kfit_xsrc *s, FILE *f);
+
+struct kfit_svg_opts {
+	const char *title;	/* NULL: "Flame Graph" */
+	const char *subtitle;	/* NULL: none */
+	int width;		/* px; 0: 1200 */
+	double min_px;		/* narrower frames are left out, and counted; 0: 0.1 */
+	bool no_script;		/* no zoom-on-click script */
+};
+
+/*
+ * A standalone SVG 1.1 flame graph: one <g> per frame with a <title>
+ * "name (VALUE, P%)", a <rect> as wide as its inclusive value and its name
+ * cut to fit with "..". Colours come from the name: warm for code (orange
+ * kernel, red user when src->kernel says which), purple interrupts, blue
+ * off CPU, yellow threads, grey lost calls. 0, -ENOMEM or -EIO.
+ */
+int kfit_export_svg(const struct kfit_xsrc *s, const struct kfit_svg_opts *o,
+		    FILE *f);
+
+/*
+ * Chrome trace-event JSON, {"traceEvents":[...],"displayTimeUnit":"ns"}:
+ * process_name and thread_name metadata, each call a complete event "X"
+ * (ts and dur in us with ns digits, parents before children, each clamped
+ * into its parent and after its previous sibling, so every track nests
+ * strictly), off CPU as nested "off-cpu (blocked|preempted)" slices,
+ * tracepoint events, fork, exec and exit as instants "i". Interrupts go
+ * to tracks of their own, a thread per CPU and context of a pseudo
+ * process "interrupts" (pid KFIT_XIRQ_PID). Exact mode only: sampled
+ * trees have no timeline (-EOPNOTSUPP). 0, -ENOMEM or -EIO.
+ */
+#define KFIT_XIRQ_PID	(1U << 22)	/* above PID_MAX_LIMIT: no task has it */
+int kfit_export_perfetto(const struct kfit_xsrc *s, FILE *f);
+
+#endif

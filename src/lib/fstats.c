@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The kd summary of function calls (fstats.h) */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "calltree.h"
+#include "duration.h"
+#include "fstats.h"
+#include "hist.h"
+#include "output.h"
+
+int kfit_fstats_init(struct kfit_fstats *s, int n)
+{
+	int i;
+
+	s->f = calloc(n > 0 ? n : 1, sizeof(*s->f));
+	s->n = s->f ? n : 0;
+	s->incomplete = 0;
+	if (!s->f)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		s->f[i].max_sub = -1;
+	return 0;
+}
+
+void kfit_fstats_free(struct kfit_fstats *s)
+{
+	free(s->f);
+	s->f = NULL;
+	s->n = 0;
+}
+
+void kfit_fstats_reset(struct kfit_fstat *f)
+{
+	memset(&f->h, 0, sizeof(f->h));
+	memset(&f->l, 0, sizeof(f->l));
+	f->local_ns = f->filtered = 0;
+	f->max_sub = -1;
+	f->max_sub_ns = 0;
+}
+
+void kfit_fstats_edge(struct kfit_fstats *s, int parent, int child, __u64 ns)
+{
+	if (parent < 0 || parent >= s->n || child < 0 || child >= s->n)
+		return;
+	/* ties: the lower id, whatever order the edges come in */
+	if (ns > s->f[parent].max_sub_ns ||
+	    (ns && ns == s->f[parent].max_sub_ns && child < s->f[parent].max_sub)) {
+		s->f[parent].max_sub_ns = ns;
+		s->f[parent].max_sub = child;
+	}
+}
+
+int kfit_fstats_parse_sort(const char *tool, const char *arg, enum kfit_fsort *key)
+{
+	static const char *const keys[] = { "time", "local", "count", "avg", "max" };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (!strcmp(arg, keys[i])) {
+			*key = i;
+			return 0;
+		}
+	}
+	fprintf(stderr, "%s: invalid sort key '%s': use time, local, count, avg or max\n",
+		tool, arg);
+	return -1;
+}
+
+/* ---- order ------------------------------------------------------------ */
+
+static __u64 sort_value(const struct kfit_fstat *f, enum kfit_fsort key)
+{
+	switch (key) {
+	case KFIT_FSORT_LOCAL:
+		return f->local_ns;
+	case KFIT_FSORT_COUNT:
+		return f->h.count;
+	case KFIT_FSORT_AVG:
+		return f->h.count ? f->h.total / f->h.count : 0;
+	case KFIT_FSORT_MAX:
+		return f->h.max;
+	default:
+		return f->h.total;
+	}
+}
+
+static int cmp_funcs(const void *a, const void *b, void *ctx)
+{
+	const struct kfit_fstats *s = ctx;
+	const struct kfit_fstat *x = &s->f[*(const int *)a], *y = &s->f[*(const int *)b];
+	__u64 vx = sort_value(x, s->sort), vy = sort_value(y, s->sort);
+
+	if (vx != vy)
+		return vx < vy ? 1 : -1;
+	return strcmp(x->name ? x->name : "", y->name ? y->name : "");
+}
+
+int *kfit_fstats_sorted(const struct kfit_fstats *s, int *n)
+{
+	int *idx = malloc((s->n > 0 ? s->n : 1) * sizeof(int));
+	int i, m;
+
+	if (!idx)
+		return NULL;
+	for (m = 0, i = 0; i < s->n; i++)
+		if (!s->f[i].hidden)
+			idx[m++] = i;
+	qsort_r(idx, m, sizeof(int), cmp_funcs, (void *)s);
+	*n = s->top && s->top < (unsigned long)m ? (int)s->top : m;
+	return idx;
+}
+
+/* ---- text ------------------------------------------------------------- */
+
+static const char *dur(__u64 ns, char *buf)
+{
+	return kfit_fmt_duration(ns, buf, 32);
+}
+
+static const char *fname(const struct kfit_fstat *f)
+{
+	return f->name ? f->name : "?";
+}
+
+static void table_row(struct kfit_table *t, const struct kfit_fstats *s,
+		      const struct kfit_fstat *f)
+{
+	char b[9][32];
+	const struct kfit_hist *h = &f->h;
+
+	kfit_table_row(t);
+	kfit_table_cell(t, "%s", fname(f));
+	kfit_table_cell(t, "%llu", (unsigned long long)h->count);
+	kfit_table_cell(t, "%s", dur(h->total, b[0]));
+	kfit_table_cell(t, "%s", dur(h->count ? h->total / h->count : 0, b[1]));
+	kfit_table_cell(t, "%s", dur(h->min, b[2]));
+	kfit_table_cell(t, "%s", dur(h->max, b[3]));
+	kfit_table_cell(t, "%s", dur(f->local_ns, b[4]));
+	kfit_table_cell(t, "%s", dur(kfit_hist_percentile(h, 0.50), b[5]));
+	kfit_table_cell(t, "%s", dur(kfit_hist_percentile(h, 0.99), b[6]));
+	if (f->max_sub >= 0 && f->max_sub < s->n)
+		kfit_table_cell(t, "%s (%s)", fname(&s->f[f->max_sub]),
+				dur(f->max_sub_ns, b[7]));
+	else
+		kfit_table_cell(t, "-");
+}
+
+void kfit_fstats_notes(FILE *f, const struct kfit_fstats *s, const struct kfit_fnotes *nt)
+{
+	static const struct kfit_fnotes none;
+	char lo[32], hi[32];
+	__u64 filtered = 0;
+	int i;
+
+	if (!nt)
+		nt = &none;
+	for (i = 0; i < s->n; i++)
+		filtered += s->f[i].filtered;
+	if (nt->has_min || nt->has_max)
+		fprintf(f, "%llu calls outside [%s, %s] left out\n",
+			(unsigned long long)filtered,
+			nt->has_min ? kfit_fmt_duration(nt->min_ns, lo, sizeof(lo)) : "0",
+			nt->has_max ? kfit_fmt_duration(nt->max_ns, hi, sizeof(hi)) : "inf");
+	if (nt->too_deep)
+		fprintf(f, "%llu calls nested deeper than %d not measured\n",
+			(unsigned long long)nt->too_deep, nt->max_depth);
+	if (nt->no_stack)
+		fprintf(f, "%llu calls not measured: too many threads at once\n",
+			(unsigned long long)nt->no_stack);
+	if (nt->missed)
+		fprintf(f, "%llu probe runs missed: the kernel skips a BPF program that "
+			"fires inside another\n", (unsigned long long)nt->missed);
+	if (s->incomplete)
+		fprintf(f, "%llu calls that never returned not counted\n",
+			(unsigned long long)s->incomplete);
+}
+
+void kfit_fstats_table(FILE *f, const struct kfit_fstats *s, const struct kfit_fnotes *nt)
+{
+	static const char *const hdr[] = {
+		"FUNCTION", "COUNT", "TOTAL", "AVG", "MIN", "MAX", "LOCAL",
+		"P50", "P99", "MAX-SUB",
+	};
+	struct kfit_table *t = kfit_table_new(10, hdr, "lrrrrrrrrl");
+	int *idx, n, i;
+
+	idx = kfit_fstats_sorted(s, &n);
+	if (!t || !idx)
+		goto out;
+	for (i = 0; i < n; i++)
+		table_row(t, s, &s->f[idx[i]]);
+	kfit_table_print(t, f);
+	kfit_fstats_notes(f, s, nt);
+out:
+	kfit_table_free(t);
+	free(idx);
+}
+
+void kfit_fstats_hists(FILE *f, const struct kfit_fstats *s, const struct kfit_fnotes *nt)
+{
+	int *idx, n, i;
+
+	idx = kfit_fstats_sorted(s, &n);
+	if (!idx)
+		return;
+	for (i = 0; i < n; i++) {
+		const struct kfit_fstat *x = &s->f[idx[i]];
+
+		if (!x->h.count)
+			continue;
+		fprintf(f, "\nfunction = %s\n", fname(x));
+		if (s->lin_step)
+			kfit_hist_print_linear(f, &x->l, s->lin_step, "nsecs");
+		else
+			kfit_hist_print_log2(f, &x->h, "nsecs");
+	}
+	kfit_fstats_notes(f, s, nt);
+	free(idx);
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+static void json_func(struct kfit_json *j, const struct kfit_fstats *s,
+		      const struct kfit_fstat *f)
+{
+	const struct kfit_hist *h = &f->h;
+
+	kfit_json_begin_object(j, NULL);
+	kfit_json_str(j, "name", fname(f));
+	kfit_json_u64(j, "count", h->count);
+	kfit_json_u64(j, "total_ns", h->total);
+	kfit_json_u64(j, "avg_ns", h->count ? h->total / h->count : 0);
+	kfit_json_u64(j, "min_ns", h->min);
+	kfit_json_u64(j, "max_ns", h->max);
+	kfit_json_u64(j, "local_ns", f->local_ns);
+	kfit_json_u64(j, "p50_ns", kfit_hist_percentile(h, 0.50));
+	kfit_json_u64(j, "p99_ns", kfit_hist_percentile(h, 0.99));
+	kfit_json_u64(j, "filtered", f->filtered);
+	if (f->max_sub >= 0 && f->max_sub < s->n) {
+		kfit_json_begin_object(j, "max_sub");
+		kfit_json_str(j, "name", fname(&s->f[f->max_sub]));
+		kfit_json_u64(j, "total_ns", f->max_sub_ns);
+		kfit_json_end_object(j);
+	} else {
+		kfit_json_null(j, "max_sub");
+	}
+	kfit_hist_json(j, &f->h, &f->l, s->lin_step);
+	kfit_json_end_object(j);
+}
+
+void kfit_fstats_json(struct kfit_json *j, const struct kfit_fstats *s)
+{
+	int *idx, n, i;
+
+	idx = kfit_fstats_sorted(s, &n);
+	kfit_json_begin_array(j, "functions");
+	for (i = 0; idx && i < n; i++)
+		json_func(j, s, &s->f[idx[i]]);
+	kfit_json_end_array(j);
+	free(idx);
+}
+
+/* ---- from a call tree ------------------------------------------------- */
+
+/* Caller and callee ids -> the callee's time in that caller */
+struct edge {
+	__u64 key;		/* parent << 32 | child, +1: 0 is free */
+	__u64 ns;
+};
+
+struct edges {
+	struct edge *e;
+	size_t cap, n;
+};
+
+static __u64 mix(__u64 x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	return x ^ (x >> 33);
+}
+
+static int edges_grow(struct edges *m)
+{
+	size_t cap = m->cap ? 2 * m->cap : 256, i, k;
+	struct edge *e = calloc(cap, sizeof(*e));
+
+	if (!e)
+		return -ENOMEM;
+	for (i = 0; i < m->cap; i++) {
+		if (!m->e[i].key)
+			continue;
+		for (k = mix(m->e[i].key) & (cap - 1); e[k].key; k = (k + 1) & (cap - 1))
+			;
+		e[k] = m->e[i];
+	}
+	free(m->e);
+	m->e = e;
+	m->cap = cap;
+	return 0;
+}
+
+static int edges_add(struct edges *m, __u32 parent, __u32 child, __u64 ns)
+{
+	__u64 key = ((__u64)parent << 32 | child) + 1;
+	size_t k;
+
+	if (2 * (m->n + 1) > m->cap && edges_grow(m))
+		return -ENOMEM;
+	for (k = mix(key) & (m->cap - 1); m->e[k].key; k = (k + 1) & (m->cap - 1)) {
+		if (m->e[k].key == key) {
+			m->e[k].ns += ns;
+			return 0;
+		}
+	}
+	m->e[k] = (struct edge){ .key = key, .ns = ns };
+	m->n++;
+	return 0;
+}
+
+static bool counted(const struct kfit_cnode *n)
+{
+	return n->kind == KFIT_CN_CALL && !(n->flags & (KFIT_RF_LOST | KFIT_RF_INCOMPLETE));
+}
+
+static int tree_call(struct kfit_fstats *s, struct edges *m, const struct kfit_cnode *n)
+{
+	const struct kfit_cnode *p = n->parent;
+	struct kfit_fstat *f;
+
+	if (n->kind != KFIT_CN_CALL || (n->flags & KFIT_RF_LOST) || n->id >= (__u32)s->n)
+		return 0;
+	if (n->flags & KFIT_RF_INCOMPLETE) {
+		s->incomplete++;
+		return 0;
+	}
+	f = &s->f[n->id];
+	kfit_hist_record(&f->h, n->dur);
+	f->local_ns += n->local;
+	if (s->lin_step) {
+		__u32 i = kfit_lin_index(n->dur, s->lin_step);
+
+		f->l.slot[i]++;
+	}
+	/* an interrupt's call under a task's is no callee of it */
+	if (!p || !counted(p) || p->ctx != n->ctx || p->id >= (__u32)s->n)
+		return 0;
+	return edges_add(m, p->id, n->id, n->dur);
+}
+
+int kfit_fstats_from_tree(struct kfit_fstats *s, const struct kfit_ctree *t)
+{
+	struct edges m = { 0 };
+	size_t k;
+	int i, err = 0;
+
+	for (i = 0; !err && i < kfit_ctree_nthreads(t); i++) {
+		const struct kfit_cnode *root = &kfit_ctree_thread(t, i)->root, *n;
+
+		for (n = kfit_cnode_next(root, NULL); n && !err; n = kfit_cnode_next(root, n))
+			err = tree_call(s, &m, n);
+	}
+	for (k = 0; k < m.cap; k++)
+		if (m.e[k].key)
+			kfit_fstats_edge(s, (m.e[k].key - 1) >> 32,
+					 (__u32)(m.e[k].key - 1), m.e[k].ns);
+	free(m.e);
+	return err;
+}

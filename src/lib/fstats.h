@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KFIT_FSTATS_H
+#define KFIT_FSTATS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include "kfit/hist.h"
+
+/*
+ * KFI's kd summary of function calls: per function COUNT TOTAL AVG MIN
+ * MAX LOCAL P50 P99 MAX-SUB, sorted and cut to the top N, as a table,
+ * histograms or JSON. funcdur fills it from its BPF maps, callgraph and
+ * kd from a finished call tree: one look for all of them.
+ */
+
+enum kfit_fsort { KFIT_FSORT_TIME, KFIT_FSORT_LOCAL, KFIT_FSORT_COUNT,
+		  KFIT_FSORT_AVG, KFIT_FSORT_MAX };
+
+/* One function's figures */
+struct kfit_fstat {
+	const char *name;	/* the caller's */
+	bool hidden;		/* not traced after all: left out of every report */
+	struct kfit_hist h;	/* durations */
+	struct kfit_linhist l;	/* with lin_step */
+	__u64 local_ns;		/* durations minus the traced callees' */
+	__u64 filtered;		/* calls left out by --min/--max */
+	int max_sub;		/* the traced callee with the most time, -1: none */
+	__u64 max_sub_ns;
+};
+
+struct kfit_fstats {
+	struct kfit_fstat *f;
+	int n;
+	enum kfit_fsort sort;
+	unsigned long top;	/* show the first top functions; 0: all */
+	__u64 lin_step;		/* histograms and JSON: linear buckets; 0: log2 */
+	__u64 incomplete;	/* from a tree: calls that never returned, not counted */
+};
+
+/* What the notes under the table say; zero fields say nothing */
+struct kfit_fnotes {
+	bool has_min, has_max;	/* "N calls outside [MIN, MAX] left out" */
+	__u64 min_ns, max_ns;
+	__u64 too_deep;		/* "N calls nested deeper than MAX_DEPTH not measured" */
+	int max_depth;
+	__u64 no_stack;		/* "N calls not measured: too many threads at once" */
+	__u64 missed;		/* "N probe runs missed: ..." */
+};
+
+/* n functions, no figures, no names (sort, top and lin_step stay); 0 or -ENOMEM */
+int kfit_fstats_init(struct kfit_fstats *s, int n);
+void kfit_fstats_free(struct kfit_fstats *s);
+/* A function's figures back to none (each report of an interval) */
+void kfit_fstats_reset(struct kfit_fstat *f);
+/* Calls of child inside parent took ns in all: max-sub if the most */
+void kfit_fstats_edge(struct kfit_fstats *s, int parent, int child, __u64 ns);
+/* -s KEY: time, local, count, avg or max; -1 after a message naming tool */
+int kfit_fstats_parse_sort(const char *tool, const char *arg, enum kfit_fsort *key);
+/* Indexes of the shown functions in report order, *n of them; NULL: no memory */
+int *kfit_fstats_sorted(const struct kfit_fstats *s, int *n);
+
+/* The table, then the notes */
+void kfit_fstats_table(FILE *f, const struct kfit_fstats *s, const struct kfit_fnotes *nt);
+/* A histogram per called function, then the notes */
+void kfit_fstats_hists(FILE *f, const struct kfit_fstats *s, const struct kfit_fnotes *nt);
+void kfit_fstats_notes(FILE *f, const struct kfit_fstats *s, const struct kfit_fnotes *nt);
+
+struct kfit_json;
+
+/*
+ * "functions": [{"name","count","total_ns","avg_ns","min_ns","max_ns",
+ * "local_ns","p50_ns","p99_ns","filtered","max_sub":{"name","total_ns"}
+ * or null,"hist":[...]}] into the caller's open object
+ */
+void kfit_fstats_json(struct kfit_json *j, const struct kfit_fstats *s);
+
+struct kfit_ctree;
+
+/*
+ * The figures of a finished call tree (calltree.h), s set up with its
+ * function table (same ids, same size): each call counted once, recursive
+ * ones too; local time as the tree has it; max-sub over the direct callees
+ * on the same stack. Interrupts, LOST stand-ins and markers are no calls;
+ * calls that never returned are not counted (s->incomplete says how many).
+ * 0 or -ENOMEM.
+ */
+int kfit_fstats_from_tree(struct kfit_fstats *s, const struct kfit_ctree *t);
+
+#endif

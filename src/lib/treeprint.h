@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KFIT_TREEPRINT_H
+#define KFIT_TREEPRINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include "calltree.h"
+
+/*
+ * The renderers of finished call trees (calltree.h): KFI's kd -c text and
+ * JSON, for callgraph live and kd from a file alike. The tool prints its
+ * own header (what was traced, the mechanism, skipped functions); the
+ * per-thread sections, the calls' columns and the counts line are here.
+ *
+ * Exact mode, per thread:
+ *   == pid 1234 tid 1235 (comm) ==
+ *        ENTRY   DURATION      LOCAL    OFF-CPU  CPU  FUNCTION
+ *    0.000123s     12.3us     3.21us          -    1  vfs_read
+ *    0.000130s     9.14us     9.14us          -    1    rw_verify_area
+ * then interrupts between "==> softirq NET_RX (cpu 1)" and "<== softirq
+ * NET_RX 2.10us" lines, "-- off CPU 20.1ms (blocked)" lines, "* EVENT"
+ * lines, "+ fork: tid N", "+ exec: COMM", "+ exit" lines, and marks after
+ * a call's name: "[incomplete: exited|exec|longjmp|end]" (its DURATION
+ * then reads ">12.3ms"), "[inherited]" (a frame of the parent, at fork),
+ * "[N dropped]" (callees left out by --min or -D). A "[lost caller]"
+ * line stands for calls whose records were lost.
+ *
+ * Sampled mode, per process: "INCL% SELF% FUNCTION", frames indented.
+ */
+
+struct kfit_json;
+
+struct kfit_tp_opts {
+	__u64 origin;		/* ENTRY and start_ns count from here; 0: the first record */
+	bool abs_time;		/* ENTRY and start_ns on the records' clock instead */
+	bool ns;		/* text: times and durations in plain ns */
+	double min_pct;		/* sampled: leave out frames under this % of their process */
+};
+
+/* Every thread's section, a blank line between them */
+void kfit_tp_text(FILE *f, const struct kfit_ctree *t, const struct kfit_tp_opts *o);
+
+/*
+ * "12 calls, 0 lost, 3 dropped (--min/-D), 1 incomplete" and, when there
+ * are any, ", N orphaned (caller lost)", ", N bad records", "; N samples"
+ */
+void kfit_tp_counts(FILE *f, const struct kfit_ctree *t);
+
+/*
+ * Members of the tool's open JSON object: "calls", "lost", "dropped",
+ * "incomplete", "orphans", "bad", "samples"; then "threads": exact mode
+ *   {"pid","tid","comm","context","cpu","calls":[CALL...]}
+ *   CALL = {"name","tid","cpu","context","start_ns","duration_ns",
+ *     "local_ns","offcpu_ns","offcpu_blocked_ns","offcpu_preempt_ns",
+ *     "complete","incomplete_reason" (if not complete),"inherited",
+ *     "lost" (a stand-in),"dropped","children":[...]}
+ *   children: CALL, {"irq","context","vector","cpu","start_ns",
+ *     "duration_ns","ncalls","children"}, {"switch":"blocked"|"preempted",
+ *     "state","cpu","start_ns","duration_ns"}, {"event","context","cpu",
+ *     "start_ns"}, {"fork":TID,"start_ns"}, {"exec":COMM,"start_ns"},
+ *     {"exit":true,"start_ns"}
+ * or sampled mode {"pid","comm","samples","children":[{"name","kernel",
+ * "samples","self","children"}]}. Calls nest 80 deep (so that jq 1.6
+ * reads them); deeper ones show "omitted": N (nodes left out) instead of
+ * "children".
+ */
+void kfit_tp_json_counts(struct kfit_json *j, const struct kfit_ctree *t);
+void kfit_tp_json_threads(struct kfit_json *j, const struct kfit_ctree *t,
+			  const struct kfit_tp_opts *o);
+
+/* "softirq NET_RX", "hardirq 24", "nmi" */
+const char *kfit_tp_irq_label(const struct kfit_ctree *t, const struct kfit_cnode *n,
+			      char *buf, size_t len);
+/* Why a call is incomplete: "exited", "exec", "longjmp", "end", or "" */
+const char *kfit_tp_incomplete_reason(__u8 flags);
+/* A process's tree of sampled mode (its nodes are FRAMEs) */
+bool kfit_tp_sampled(const struct kfit_cthread *th);
+
+#endif

@@ -1,0 +1,1122 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The call-tree decoder on synthetic record streams: the trees are
+ * checked through a compact shape string, "A(B(C) D)": a call and its
+ * children; [lost] a stand-in; <NAME> an interrupt; ~state a switch;
+ * *event; +fork:TID, +exec:COMM, +exit.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "calltree.h"
+
+static const char *const funcs[] = { "A", "B", "C", "D", "E", "f", "N", "H" };
+enum { A, B, C, D, E, F, N, H, NFUNCS };
+static const char *const events[] = { "sched:sched_wakeup", "irq:softirq_raise" };
+
+#define PID 100
+
+static struct kfit_ctree *new_tree(bool no_interlace)
+{
+	struct kfit_ctree_opts o = {
+		.funcs = funcs, .nfuncs = NFUNCS,
+		.events = events, .nevents = 2,
+		.no_interlace = no_interlace,
+	};
+	struct kfit_ctree *t = kfit_ctree_new(&o);
+
+	assert_non_null(t);
+	return t;
+}
+
+static struct kfit_rec hdr(__u8 type, size_t size, __u8 ctx, __u16 cpu,
+			   __u32 pid, __u32 tid, __u64 ts)
+{
+	return (struct kfit_rec){
+		.type = type, .ctx = ctx, .size = size, .cpu = cpu,
+		.pid = pid, .tid = tid, .ts = ts,
+	};
+}
+
+static struct kfit_rec_call mk_call(__u8 ctx, __u16 cpu, __u32 tid, __u64 ts,
+				    __u64 dur, __u32 id, __u16 depth)
+{
+	struct kfit_rec_call r = {
+		.h = hdr(KFIT_REC_CALL, sizeof(r), ctx, cpu, PID, tid, ts),
+		.dur = dur, .id = id, .depth = depth,
+	};
+
+	return r;
+}
+
+/* A task call of thread tid, pid PID */
+static void call(struct kfit_ctree *t, __u32 tid, __u64 ts, __u64 dur, __u32 id,
+		 __u16 depth)
+{
+	struct kfit_rec_call r = mk_call(KFIT_CTX_TASK, 0, tid, ts, dur, id, depth);
+
+	assert_int_equal(kfit_ctree_add(t, &r, sizeof(r)), 0);
+}
+
+static void call_flags(struct kfit_ctree *t, __u32 tid, __u64 ts, __u64 dur,
+		       __u32 id, __u16 depth, __u8 flags)
+{
+	struct kfit_rec_call r = mk_call(KFIT_CTX_TASK, 0, tid, ts, dur, id, depth);
+
+	r.h.flags = flags;
+	assert_int_equal(kfit_ctree_add(t, &r, sizeof(r)), 0);
+}
+
+/* A call in interrupt context ctx on cpu, striking task tid */
+static void icall(struct kfit_ctree *t, __u8 ctx, __u16 cpu, __u32 tid, __u64 ts,
+		  __u64 dur, __u32 id, __u16 depth)
+{
+	struct kfit_rec_call r = mk_call(ctx, cpu, tid, ts, dur, id, depth);
+
+	assert_int_equal(kfit_ctree_add(t, &r, sizeof(r)), 0);
+}
+
+static void irq(struct kfit_ctree *t, __u8 ctx, __u16 cpu, __u32 tid, __u64 ts,
+		__u64 dur, __u32 vec, __u32 ncalls)
+{
+	struct kfit_rec_irq r = {
+		.h = hdr(KFIT_REC_IRQ, sizeof(r), ctx, cpu, PID, tid, ts),
+		.dur = dur, .vec = vec, .ncalls = ncalls,
+	};
+
+	assert_int_equal(kfit_ctree_add(t, &r, sizeof(r)), 0);
+}
+
+static void sw(struct kfit_ctree *t, __u32 tid, __u64 ts, __u64 dur, __u32 state)
+{
+	struct kfit_rec_switch r = {
+		.h = hdr(KFIT_REC_SWITCH, sizeof(r), KFIT_CTX_TASK, 0, PID, tid, ts),
+		.dur = dur, .state = state,
+	};
+
+	assert_int_equal(kfit_ctree_add(t, &r, sizeof(r)), 0);
+}
+
+static void event(struct kfit_ctree *t, __u8 ctx, __u16 cpu, __u32 tid, __u64 ts,
+		  __u32 id)
+{
+	struct kfit_rec_event r = {
+		.h = hdr(KFIT_REC_EVENT, sizeof(r), ctx, cpu, PID, tid, ts),
+		.id = id, .len = 4,
+	};
+
+	assert_int_equal(kfit_ctree_add(t, &r, sizeof(r)), 0);
+}
+
+static void task_rec(struct kfit_ctree *t, __u8 type, __u32 pid, __u32 tid,
+		     __u64 ts, __u32 cpid, __u32 ctid, const char *comm)
+{
+	struct kfit_rec_task r = {
+		.h = hdr(type, sizeof(r), KFIT_CTX_TASK, 0, pid, tid, ts),
+		.child_pid = cpid, .child_tid = ctid,
+	};
+
+	/* not NUL-terminated when it fills the field */
+	if (comm)
+		memcpy(r.comm, comm, strnlen(comm, sizeof(r.comm)));
+	assert_int_equal(kfit_ctree_add(t, &r, sizeof(r)), 0);
+}
+
+static void lost(struct kfit_ctree *t, __u64 count)
+{
+	struct kfit_rec_lost r = {
+		.h = hdr(KFIT_REC_LOST, sizeof(r), 0, 0, 0, 0, 0),
+		.count = count,
+	};
+
+	assert_int_equal(kfit_ctree_add(t, &r, sizeof(r)), 0);
+}
+
+/* ---- shapes ----------------------------------------------------------- */
+
+static void shape_node(const struct kfit_ctree *t, const struct kfit_cnode *n,
+		       FILE *f)
+{
+	const struct kfit_cnode *c;
+
+	switch (n->kind) {
+	case KFIT_CN_IRQ:
+		fprintf(f, "<%s>", kfit_ctree_name(t, n));
+		break;
+	case KFIT_CN_SWITCH:
+		fprintf(f, "~%s", kfit_ctree_name(t, n));
+		break;
+	case KFIT_CN_EVENT:
+		fprintf(f, "*%s", kfit_ctree_name(t, n));
+		break;
+	case KFIT_CN_FORK:
+		fprintf(f, "+fork:%u", n->child_tid);
+		break;
+	case KFIT_CN_EXEC:
+		fprintf(f, "+exec:%s", n->name);
+		break;
+	case KFIT_CN_EXIT:
+		fputs("+exit", f);
+		break;
+	case KFIT_CN_FRAME:
+		fprintf(f, "%s:%llu/%llu", n->name, (unsigned long long)n->samples,
+			(unsigned long long)n->self);
+		break;
+	default:
+		fputs(kfit_ctree_name(t, n), f);
+	}
+	if (!n->child)
+		return;
+	fputc('(', f);
+	for (c = n->child; c; c = c->next)
+		shape_node(t, c, f), fputs(c->next ? " " : "", f);
+	fputc(')', f);
+}
+
+static char *shape(const struct kfit_ctree *t, const struct kfit_cthread *th)
+{
+	const struct kfit_cnode *c;
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	for (c = th->root.child; c; c = c->next)
+		shape_node(t, c, f), fputs(c->next ? " " : "", f);
+	fclose(f);
+	return buf;
+}
+
+static void check_shape(const struct kfit_ctree *t, int i, const char *want)
+{
+	const struct kfit_cthread *th = kfit_ctree_thread(t, i);
+	char *got;
+
+	assert_non_null(th);
+	got = shape(t, th);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+/* Links consistent, rendered depths right, no cycle: n nodes at most */
+static size_t check_links(const struct kfit_cthread *th, size_t max)
+{
+	const struct kfit_cnode *root = &th->root, *n, *c, *last;
+	size_t count = 0;
+
+	for (n = kfit_cnode_next(root, NULL); n; n = kfit_cnode_next(root, n)) {
+		assert_true(++count <= max);
+		assert_int_equal(n->depth, n->parent == root ? 0 : n->parent->depth + 1);
+		for (last = NULL, c = n->child; c; last = c, c = c->next)
+			assert_ptr_equal(c->parent, n);
+		assert_ptr_equal(n->last, last);
+	}
+	for (last = NULL, c = root->child; c; last = c, c = c->next)
+		assert_ptr_equal(c->parent, root);
+	assert_ptr_equal(root->last, last);
+	return count;
+}
+
+static void check_all_links(const struct kfit_ctree *t, size_t max)
+{
+	int i;
+
+	for (i = 0; i < kfit_ctree_nthreads(t); i++)
+		check_links(kfit_ctree_thread(t, i), max);
+}
+
+/* The first node of a thread's tree named name, depth-first */
+static const struct kfit_cnode *find(const struct kfit_ctree *t, int thread,
+				     const char *name)
+{
+	const struct kfit_cthread *th = kfit_ctree_thread(t, thread);
+	const struct kfit_cnode *n;
+
+	for (n = kfit_cnode_next(&th->root, NULL); n; n = kfit_cnode_next(&th->root, n))
+		if (!strcmp(kfit_ctree_name(t, n), name))
+			return n;
+	fail_msg("no node %s", name);
+	return NULL;
+}
+
+/* ---- nesting ---------------------------------------------------------- */
+
+static void test_nesting(void **state)
+{
+	struct kfit_ctree *t = new_tree(false);
+	const struct kfit_ctree_stats *s;
+	const struct kfit_cthread *th;
+	const struct kfit_cnode *a, *b;
+
+	(void)state;
+	/* post-order: C, B, D, then A */
+	call(t, PID, 120, 10, C, 2);
+	call(t, PID, 110, 30, B, 1);
+	call(t, PID, 150, 40, D, 1);
+	call(t, PID, 100, 100, A, 0);
+	kfit_ctree_finish(t);
+	assert_int_equal(kfit_ctree_nthreads(t), 1);
+	check_shape(t, 0, "A(B(C) D)");
+	th = kfit_ctree_thread(t, 0);
+	assert_int_equal(th->pid, PID);
+	assert_int_equal(th->tid, PID);
+	assert_int_equal(th->ctx, KFIT_CTX_TASK);
+	assert_int_equal(th->ncalls, 4);
+	a = th->root.child;
+	b = a->child;
+	assert_int_equal(a->local, 100 - 30 - 40);
+	assert_int_equal(b->local, 20);
+	assert_int_equal(b->child->local, 10);
+	assert_int_equal(a->depth, 0);
+	assert_int_equal(b->depth, 1);
+	assert_int_equal(b->child->depth, 2);
+	assert_int_equal(b->next->depth, 1);
+	assert_int_equal(a->start, 100);
+	assert_int_equal(a->dur, 100);
+	s = kfit_ctree_stats(t);
+	assert_int_equal(s->records, 4);
+	assert_int_equal(s->calls, 4);
+	assert_int_equal(s->bad, 0);
+	assert_int_equal(s->orphans, 0);
+	assert_int_equal(s->first_ts, 100);
+	assert_int_equal(s->last_ts, 200);
+	check_all_links(t, 10);
+	kfit_ctree_free(t);
+}
+
+static void test_recursion(void **state)
+{
+	struct kfit_ctree *t = new_tree(false);
+
+	(void)state;
+	call(t, PID, 20, 60, F, 2);
+	call(t, PID, 10, 80, F, 1);
+	call(t, PID, 0, 100, F, 0);
+	/* a second recursion, two calls at the deepest level */
+	call(t, PID, 202, 2, F, 2);
+	call(t, PID, 205, 2, F, 2);
+	call(t, PID, 201, 8, F, 1);
+	call(t, PID, 200, 10, F, 0);
+	kfit_ctree_finish(t);
+	check_shape(t, 0, "f(f(f)) f(f(f f))");
+	assert_int_equal(kfit_ctree_thread(t, 0)->root.child->next->child->local, 4);
+	kfit_ctree_free(t);
+}
+
+/* Threads in order of pid then tid, siblings in time order */
+static void test_siblings_threads(void **state)
+{
+	struct kfit_ctree *t = new_tree(false);
+	struct kfit_rec_call r = mk_call(KFIT_CTX_TASK, 3, 201, 5, 5, E, 0);
+
+	(void)state;
+	r.h.pid = 200;
+	assert_int_equal(kfit_ctree_add(t, &r, sizeof(r)), 0);
+	call(t, 101, 1, 1, D, 0);
+	call(t, PID, 0, 10, A, 0);
+	call(t, PID, 10, 10, B, 0);
+	call(t, PID, 20, 10, C, 0);
+	kfit_ctree_finish(t);
+	assert_int_equal(kfit_ctree_nthreads(t), 3);
+	check_shape(t, 0, "A B C");
+	check_shape(t, 1, "D");
+	check_shape(t, 2, "E");
+	assert_int_equal(kfit_ctree_thread(t, 1)->tid, 101);
+	assert_int_equal(kfit_ctree_thread(t, 2)->pid, 200);
+	assert_int_equal(kfit_ctree_thread(t, 2)->root.child->cpu, 3);
+	assert_null(kfit_ctree_thread(t, 3));
+	assert_null(kfit_ctree_thread(t, -1));
+	kfit_ctree_free(t);
+}
+
+/* ---- losses ----------------------------------------------------------- */
+
+static void test_lost_middle(void **state)
+{
+	struct kfit_ctree *t = new_tree(false);
+	const struct kfit_cnode *a, *l;
+
+	(void)state;
+	/* B (depth 1) was lost: C at depth 2 shows the gap */
+	call(t, PID, 120, 10, C, 2);
+	lost(t, 3);
+	call(t, PID, 100, 100, A, 0);
+	kfit_ctree_finish(t);
+	check_shape(t, 0, "A([lost](C))");
+	a = kfit_ctree_thread(t, 0)->root.child;
+	l = a->child;
+	assert_true(l->flags & KFIT_RF_LOST);
+	assert_int_equal(l->kind, KFIT_CN_CALL);
+	assert_int_equal(l->start, 120);
+	assert_int_equal(l->dur, 10);
+	assert_int_equal(l->depth, 1);
+	assert_int_equal(l->child->depth, 2);
+	assert_int_equal(a->local, 90);
+	assert_int_equal(kfit_ctree_stats(t)->lost, 3);
+	assert_int_equal(kfit_ctree_stats(t)->orphans, 1);
+	assert_int_equal(kfit_ctree_stats(t)->records, 3);
+	kfit_ctree_free(t);
+}
+
+/* A gap of two levels between direct children: one stand-in for the run */
+static void test_depth_gap(void **state)
+{
+	struct kfit_ctree *t = new_tree(false);
+	const struct kfit_cnode *l;
+
+	(void)state;
+	call(t, PID, 110, 10, B, 1);
+	call(t, PID, 130, 10, E, 3);
+	call(t, PID, 150, 10, E, 3);
+	call(t, PID, 170, 10, D, 1);
+	call(t, PID, 100, 100, A, 0);
+	kfit_ctree_finish(t);
+	check_shape(t, 0, "A(B [lost](E E) D)");
+	l = kfit_ctree_thread(t, 0)->root.child->child->next;
+	assert_int_equal(l->start, 130);
+	assert_int_equal(l->dur, 30);
+	assert_int_equal(l->local, 10);
+	assert_int_equal(kfit_ctree_stats(t)->orphans, 2);
+	check_all_links(t, 10);
+	kfit_ctree_free(t);
+}
+
+/* Calls whose caller never came stay roots, in time order */
+static void test_orphan_roots(void **state)
+{
+	struct kfit_ctree *t = new_tree(false);
+
+	(void)state;
+	call(t, PID, 300, 10, C, 2);	/* outside A: not adopted */
+	call(t, PID, 100, 100, A, 0);
+	call(t, PID, 400, 10, B, 1);	/* its caller never returned */
+	kfit_ctree_finish(t);
+	check_shape(t, 0, "A C B");
+	assert_int_equal(kfit_ctree_stats(t)->orphans, 2);
+	kfit_ctree_free(t);
+}
+
+/* ---- incomplete frames ------------------------------------------------ */
+
+static void test_incomplete(void **state)
+{
+	struct kfit_ctree *t = new_tree(false);
+	__u8 end = KFIT_RF_INCOMPLETE | KFIT_RF_END;
+	const struct kfit_cnode *a, *c;
+
+	(void)state;
+	/* a longjmp out of B, then C called from A */
+	call_flags(t, PID, 10, 40, B, 1, KFIT_RF_INCOMPLETE | KFIT_RF_JUMPED);
+	call(t, PID, 60, 10, C, 1);
+	/* the capture ended with A and D open */
+	call_flags(t, PID, 80, 20, D, 1, end);
+	call_flags(t, PID, 0, 100, A, 0, end);
+	/* a frame inherited at fork, exited */
+	call_flags(t, 101, 0, 50, E, 0,
+		   KFIT_RF_INCOMPLETE | KFIT_RF_EXITED | KFIT_RF_FORKED);
+	kfit_ctree_finish(t);
+	check_shape(t, 0, "A(B C D)");
+	check_shape(t, 1, "E");
+	a = kfit_ctree_thread(t, 0)->root.child;
+	assert_int_equal(a->flags, end);
+	assert_int_equal(a->child->flags, KFIT_RF_INCOMPLETE | KFIT_RF_JUMPED);
+	c = a->child->next;
+	assert_int_equal(c->flags, 0);
+	assert_int_equal(kfit_ctree_thread(t, 1)->root.child->flags,
+			 KFIT_RF_INCOMPLETE | KFIT_RF_EXITED | KFIT_RF_FORKED);
+	assert_int_equal(kfit_ctree_stats(t)->incomplete, 4);
+	assert_int_equal(kfit_ctree_stats(t)->orphans, 0);
+	kfit_ctree_free(t);
+}
+
+/* Dropped calls (--min, -D) are summed; a record cannot claim LOST */
+static void test_dropped(void **state)
+{
+	struct kfit_ctree *t = new_tree(false);
+	struct kfit_rec_call r = mk_call(KFIT_CTX_TASK, 0, PID, 0, 10, A, 0);
+
+	(void)state;
+	r.dropped = 7;
+	r.h.flags = KFIT_RF_LOST;
+	r.off_blocked = 3;
+	r.off_preempt = 2;
+	assert_int_equal(kfit_ctree_add(t, &r, sizeof(r)), 0);
+	r.h.ts = 20;
+	r.dropped = 5;
+	assert_int_equal(kfit_ctree_add(t, &r, sizeof(r)), 0);
+	kfit_ctree_finish(t);
+	check_shape(t, 0, "A A");
+	assert_int_equal(kfit_ctree_stats(t)->dropped, 12);
+	assert_int_equal(kfit_ctree_thread(t, 0)->root.child->dropped, 7);
+	assert_int_equal(kfit_ctree_thread(t, 0)->root.child->flags, 0);
+	assert_int_equal(kfit_ctree_thread(t, 0)->root.child->off_blocked, 3);
+	assert_int_equal(kfit_ctree_thread(t, 0)->root.child->off_preempt, 2);
+	kfit_ctree_free(t);
+}
+
+/* ---- interrupts ------------------------------------------------------- */
+
+/*
+ * Task 100: A [100, 300) with B [110, 140). On CPU 1 a NET_RX softirq
+ * [150, 170) runs N [151, 160), itself struck by hardirq 24 [155, 158)
+ * running H. On CPU 0 a hardirq runs H [120, 121) with no IRQ record.
+ * A TIMER softirq on CPU 1 strikes task 999, which has no calls.
+ */
+static void irq_stream(struct kfit_ctree *t)
+{
+	call(t, PID, 110, 30, B, 1);
+	icall(t, KFIT_CTX_HARDIRQ, 0, PID, 120, 1, H, 0);
+	icall(t, KFIT_CTX_HARDIRQ, 1, PID, 156, 1, H, 0);
+	irq(t, KFIT_CTX_HARDIRQ, 1, PID, 155, 3, 24, 1);
+	event(t, KFIT_CTX_SOFTIRQ, 1, PID, 152, 1);
+	icall(t, KFIT_CTX_SOFTIRQ, 1, PID, 151, 9, N, 0);
+	irq(t, KFIT_CTX_SOFTIRQ, 1, PID, 150, 20, 3, 1);
+	call(t, PID, 100, 200, A, 0);
+	icall(t, KFIT_CTX_SOFTIRQ, 1, 999, 401, 1, N, 0);
+	irq(t, KFIT_CTX_SOFTIRQ, 1, 999, 400, 5, 1, 1);
+}
+
+static void test_interrupts_interlaced(void **state)
+{
+	struct kfit_ctree *t = new_tree(false);
+	const struct kfit_cthread *th;
+	const struct kfit_cnode *n;
+
+	(void)state;
+	irq_stream(t);
+	kfit_ctree_finish(t);
+	assert_int_equal(kfit_ctree_nthreads(t), 2);
+	check_shape(t, 0, "A(B(H) <NET_RX>(N(*irq:softirq_raise <hardirq>(H))))");
+	check_shape(t, 1, "<TIMER>(N)");
+	th = kfit_ctree_thread(t, 1);
+	assert_int_equal(th->ctx, KFIT_CTX_SOFTIRQ);
+	assert_int_equal(th->cpu, 1);
+	/* the interrupt's time is not taken from the call's local time */
+	n = kfit_ctree_thread(t, 0)->root.child;
+	assert_int_equal(n->local, 170);
+	n = find(t, 0, "NET_RX");
+	assert_int_equal(n->kind, KFIT_CN_IRQ);
+	assert_int_equal(n->ctx, KFIT_CTX_SOFTIRQ);
+	assert_int_equal(n->id, 3);
+	assert_int_equal(n->ncalls, 1);
+	assert_int_equal(n->cpu, 1);
+	assert_int_equal(n->depth, 1);
+	assert_int_equal(n->child->depth, 2);
+	assert_int_equal(n->child->ctx, KFIT_CTX_SOFTIRQ);
+	n = find(t, 0, "hardirq");
+	assert_int_equal(n->depth, 3);
+	assert_int_equal(n->child->depth, 4);
+	assert_int_equal(kfit_ctree_stats(t)->calls, 6);
+	check_all_links(t, 20);
+	kfit_ctree_free(t);
+}
+
+static void test_interrupts_apart(void **state)
+{
+	struct kfit_ctree *t = new_tree(true);
+
+	(void)state;
+	irq_stream(t);
+	kfit_ctree_finish(t);
+	assert_int_equal(kfit_ctree_nthreads(t), 4);
+	check_shape(t, 0, "A(B)");
+	check_shape(t, 1, "<NET_RX>(N(*irq:softirq_raise)) <TIMER>(N)");
+	check_shape(t, 2, "H");
+	check_shape(t, 3, "<hardirq>(H)");
+	assert_int_equal(kfit_ctree_thread(t, 1)->ctx, KFIT_CTX_SOFTIRQ);
+	assert_int_equal(kfit_ctree_thread(t, 2)->ctx, KFIT_CTX_HARDIRQ);
+	assert_int_equal(kfit_ctree_thread(t, 2)->cpu, 0);
+	assert_int_equal(kfit_ctree_thread(t, 3)->cpu, 1);
+	check_all_links(t, 20);
+	kfit_ctree_free(t);
+}
+
+/* Interrupt calls with depths: the IRQ record adopts depth 0 */
+static void test_interrupt_nesting(void **state)
+{
+	struct kfit_ctree *t = new_tree(true);
+
+	(void)state;
+	icall(t, KFIT_CTX_SOFTIRQ, 0, 0, 12, 2, C, 1);
+	icall(t, KFIT_CTX_SOFTIRQ, 0, 0, 11, 5, N, 0);
+	icall(t, KFIT_CTX_SOFTIRQ, 0, 0, 17, 1, D, 1);	/* its caller lost */
+	irq(t, KFIT_CTX_SOFTIRQ, 0, 0, 10, 10, 7, 3);
+	icall(t, KFIT_CTX_NMI, 2, 0, 30, 1, E, 0);
+	kfit_ctree_finish(t);
+	check_shape(t, 0, "<SCHED>(N(C) [lost](D))");
+	check_shape(t, 1, "E");
+	assert_int_equal(kfit_ctree_thread(t, 1)->ctx, KFIT_CTX_NMI);
+	assert_int_equal(kfit_ctree_stats(t)->orphans, 1);
+	kfit_ctree_free(t);
+}
+
+/* ---- switches, events, tasks ----------------------------------------- */
+
+static void test_switches_events(void **state)
+{
+	struct kfit_ctree *t = new_tree(false);
+	const struct kfit_cnode *n;
+
+	(void)state;
+	event(t, KFIT_CTX_TASK, 0, PID, 50, 0);
+	sw(t, PID, 120, 10, 1);
+	call(t, PID, 110, 30, B, 1);
+	event(t, KFIT_CTX_TASK, 0, PID, 145, 0);
+	sw(t, PID, 200, 30, 0);
+	call(t, PID, 100, 200, A, 0);
+	/* a switch at the instant a call starts is inside it */
+	sw(t, PID, 400, 5, 2);
+	call(t, PID, 400, 10, C, 0);
+	kfit_ctree_finish(t);
+	check_shape(t, 0, "*sched:sched_wakeup A(B(~blocked) *sched:sched_wakeup "
+			  "~preempted) C(~blocked)");
+	n = find(t, 0, "blocked");
+	assert_int_equal(n->kind, KFIT_CN_SWITCH);
+	assert_int_equal(n->off_blocked, 10);
+	assert_int_equal(n->off_preempt, 0);
+	assert_int_equal(n->id, 1);
+	assert_int_equal(n->depth, 2);
+	n = find(t, 0, "preempted");
+	assert_int_equal(n->off_preempt, 30);
+	assert_int_equal(n->dur, 30);
+	assert_int_equal(kfit_ctree_stats(t)->first_ts, 50);
+	check_all_links(t, 20);
+	kfit_ctree_free(t);
+}
+
+static void test_fork_exec_names(void **state)
+{
+	struct kfit_ctree *t = new_tree(false);
+
+	(void)state;
+	assert_int_equal(kfit_ctree_task(t, PID, PID, "parent"), 0);
+	assert_int_equal(kfit_ctree_task(t, 7, 7, "idle-named"), 0);
+	task_rec(t, KFIT_REC_FORK, PID, PID, 150, 300, 300, NULL);
+	task_rec(t, KFIT_REC_FORK, PID, PID, 160, PID, 101, NULL);
+	call(t, PID, 100, 100, A, 0);
+	call(t, 101, 170, 5, D, 0);
+	/* the child, a process of its own */
+	{
+		struct kfit_rec_call r = mk_call(KFIT_CTX_TASK, 0, 300, 160, 10, B, 0);
+
+		r.h.pid = 300;
+		assert_int_equal(kfit_ctree_add(t, &r, sizeof(r)), 0);
+		task_rec(t, KFIT_REC_EXEC, 300, 300, 180, 0, 0, "a-sixteen-char-name");
+		r.h.ts = 190;
+		r.id = C;
+		r.dur = 5;
+		assert_int_equal(kfit_ctree_add(t, &r, sizeof(r)), 0);
+		task_rec(t, KFIT_REC_EXIT, 300, 300, 199, 0, 0, NULL);
+	}
+	kfit_ctree_finish(t);
+	/* the named task without records is not listed */
+	assert_int_equal(kfit_ctree_nthreads(t), 3);
+	check_shape(t, 0, "A(+fork:300 +fork:101)");
+	check_shape(t, 1, "D");
+	check_shape(t, 2, "B +exec:a-sixteen-char- C +exit");
+	assert_string_equal(kfit_ctree_thread(t, 0)->comm, "parent");
+	assert_string_equal(kfit_ctree_thread(t, 1)->comm, "parent");
+	assert_int_equal(kfit_ctree_thread(t, 1)->pid, PID);
+	assert_string_equal(kfit_ctree_thread(t, 2)->comm, "a-sixteen-char-");
+	assert_int_equal(kfit_ctree_thread(t, 2)->pid, 300);
+	kfit_ctree_free(t);
+}
+
+/* ---- malformed input -------------------------------------------------- */
+
+static void add_bad(struct kfit_ctree *t, const void *r, size_t size)
+{
+	__u64 bad = kfit_ctree_stats(t)->bad;
+
+	assert_int_equal(kfit_ctree_add(t, r, size), 0);
+	assert_int_equal(kfit_ctree_stats(t)->bad, bad + 1);
+}
+
+static void test_malformed(void **state)
+{
+	struct kfit_ctree *t = new_tree(false);
+	struct kfit_rec_call r = mk_call(KFIT_CTX_TASK, 0, PID, 0, 10, A, 0);
+	struct kfit_rec_irq q = {
+		.h = hdr(KFIT_REC_IRQ, sizeof(q), KFIT_CTX_TASK, 0, PID, PID, 0),
+	};
+	struct kfit_rec_event e = {
+		.h = hdr(KFIT_REC_EVENT, sizeof(e), KFIT_CTX_TASK, 0, PID, PID, 0),
+	};
+	struct kfit_rec_sample s = {
+		.h = hdr(KFIT_REC_SAMPLE, 40, KFIT_CTX_TASK, 0, PID, PID, 0),
+		.nkernel = 1, .nuser = 1,
+	};
+	struct kfit_rec_switch w = {
+		.h = hdr(KFIT_REC_SWITCH, sizeof(w), KFIT_CTX_SOFTIRQ, 0, PID, PID, 0),
+	};
+	struct kfit_rec_call c;
+
+	(void)state;
+	add_bad(t, &r, 8);				/* shorter than a header */
+	c = r, c.h.size = 60;
+	add_bad(t, &c, sizeof(c));			/* not a multiple of 8 */
+	c = r, c.h.size = 24;
+	add_bad(t, &c, sizeof(c));			/* shorter than its type */
+	c = r, c.h.size = sizeof(c) + 8;
+	add_bad(t, &c, sizeof(c));			/* longer than given */
+	c = r, c.h.type = 99;
+	add_bad(t, &c, sizeof(c));			/* unknown type */
+	c = r, c.h.type = 0;
+	add_bad(t, &c, sizeof(c));
+	c = r, c.id = NFUNCS;
+	add_bad(t, &c, sizeof(c));			/* past the function table */
+	c = r, c.h.ctx = KFIT_NCTX;
+	add_bad(t, &c, sizeof(c));			/* unknown context */
+	c = r, c.h.ts = ~0ULL - 5;
+	add_bad(t, &c, sizeof(c));			/* ends past the clock */
+	add_bad(t, &q, sizeof(q));			/* an interrupt in a task */
+	add_bad(t, &w, sizeof(w));			/* a switch in an interrupt */
+	e.id = 2;
+	add_bad(t, &e, sizeof(e));			/* past the event table */
+	e.id = 0, e.len = KFIT_EVENT_DATA + 1;
+	add_bad(t, &e, sizeof(e));
+	add_bad(t, &s, sizeof(s));			/* two frames in one's room */
+	s.h.size = 48, s.nkernel = KFIT_STACK_MAX + 1, s.nuser = 0;
+	add_bad(t, &s, sizeof(s));
+	assert_int_equal(kfit_ctree_stats(t)->records, 0);
+	/* a good record still decodes */
+	assert_int_equal(kfit_ctree_add(t, &r, sizeof(r)), 0);
+	kfit_ctree_finish(t);
+	check_shape(t, 0, "A");
+	assert_int_equal(kfit_ctree_stats(t)->bad, 15);
+	assert_int_equal(kfit_ctree_stats(t)->records, 1);
+	/* finished: no more records */
+	assert_int_not_equal(kfit_ctree_add(t, &r, sizeof(r)), 0);
+	kfit_ctree_free(t);
+}
+
+/* A buffer: unknown types skipped, a truncated tail stops the decoding */
+static void test_add_all(void **state)
+{
+	struct kfit_ctree *t = new_tree(false);
+	struct kfit_rec_call r[5];
+	char buf[sizeof(r) + 3];
+
+	(void)state;
+	r[0] = mk_call(KFIT_CTX_TASK, 0, PID, 1, 2, B, 1);
+	r[1] = mk_call(KFIT_CTX_TASK, 0, PID, 0, 10, A, 0);
+	r[2] = mk_call(KFIT_CTX_TASK, 0, PID, 20, 10, C, 0);
+	r[2].h.type = 42;
+	r[3] = mk_call(KFIT_CTX_TASK, 0, PID, 30, 10, D, 0);
+	r[4] = mk_call(KFIT_CTX_TASK, 0, PID, 40, 10, E, 0);
+	/* one byte off alignment: a file buffer need not be aligned */
+	memcpy(buf + 1, r, sizeof(r));
+	assert_int_equal(kfit_ctree_add_all(t, buf + 1, sizeof(r) - 8), 0);
+	kfit_ctree_finish(t);
+	check_shape(t, 0, "A(B) D");
+	assert_int_equal(kfit_ctree_stats(t)->bad, 2);
+	assert_int_equal(kfit_ctree_stats(t)->records, 3);
+	kfit_ctree_free(t);
+
+	/* a size of 0 gives no way on: the rest is one bad record */
+	t = new_tree(false);
+	r[1].h.size = 0;
+	assert_int_equal(kfit_ctree_add_all(t, r, sizeof(r)), 0);
+	assert_int_equal(kfit_ctree_stats(t)->records, 1);
+	assert_int_equal(kfit_ctree_stats(t)->bad, 1);
+	/* a tail shorter than a header */
+	assert_int_equal(kfit_ctree_add_all(t, &r[3], 12), 0);
+	assert_int_equal(kfit_ctree_stats(t)->bad, 2);
+	assert_int_equal(kfit_ctree_add_all(t, NULL, 0), 0);
+	kfit_ctree_finish(t);
+	kfit_ctree_finish(t);		/* twice: no harm */
+	check_shape(t, 0, "B");
+	kfit_ctree_free(t);
+	kfit_ctree_free(NULL);
+}
+
+/* No function table: every call is past it */
+static void test_no_tables(void **state)
+{
+	struct kfit_ctree *t = kfit_ctree_new(NULL);
+	struct kfit_rec_call r = mk_call(KFIT_CTX_TASK, 0, PID, 0, 10, 0, 0);
+
+	(void)state;
+	assert_non_null(t);
+	add_bad(t, &r, sizeof(r));
+	kfit_ctree_finish(t);
+	assert_int_equal(kfit_ctree_nthreads(t), 0);
+	kfit_ctree_free(t);
+}
+
+/* ---- robustness ------------------------------------------------------- */
+
+static __u64 rnd_state = 0x9e3779b97f4a7c15ULL;
+
+static __u64 rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+/* Records of any type with plausible headers and random fields */
+static size_t random_record(char *buf, size_t room)
+{
+	static const size_t sizes[] = {
+		0, sizeof(struct kfit_rec_call), sizeof(struct kfit_rec_switch),
+		sizeof(struct kfit_rec_irq), sizeof(struct kfit_rec_event),
+		sizeof(struct kfit_rec_task), sizeof(struct kfit_rec_task),
+		sizeof(struct kfit_rec_task), sizeof(struct kfit_rec_sample),
+		sizeof(struct kfit_rec_lost),
+	};
+	struct kfit_rec h;
+	size_t size, i;
+	__u8 type = 1 + rnd() % 9;
+
+	size = sizes[type];
+	if (type == KFIT_REC_SAMPLE)
+		size = 32 + 8 * (rnd() % 20);
+	if (size > room)
+		return 0;
+	for (i = 0; i < size; i += 8) {
+		__u64 v = rnd();
+
+		/* small values, so that intervals nest and ids fit */
+		if (rnd() % 2)
+			v %= 64;
+		memcpy(buf + i, &v, 8);
+	}
+	h = hdr(type, size, rnd() % 2 ? 0 : rnd() % 5, rnd() % 3, PID,
+		PID + rnd() % 3, rnd() % 200);
+	if (rnd() % 50 == 0)
+		h.size = rnd() % 2 ? rnd() : 8 * (rnd() % 140);
+	memcpy(buf, &h, sizeof(h));
+	if (type == KFIT_REC_CALL) {
+		struct kfit_rec_call c;
+
+		memcpy(&c, buf, sizeof(c));
+		c.dur = rnd() % 100;
+		c.depth = rnd() % 6;
+		c.id = rnd() % (NFUNCS + 1);
+		memcpy(buf, &c, sizeof(c));
+	}
+	return size;
+}
+
+static const char *rnd_sym(void *ctx, __u32 pid, __u64 addr, bool kernel)
+{
+	(void)ctx;
+	(void)pid;
+	(void)kernel;
+	return addr % 3 ? NULL : addr % 2 ? "odd" : "even";
+}
+
+static void test_random_records(void **state)
+{
+	static char buf[1 << 16];
+	int round;
+
+	(void)state;
+	for (round = 0; round < 300; round++) {
+		struct kfit_ctree_opts o = {
+			.funcs = funcs, .nfuncs = NFUNCS, .events = events,
+			.nevents = 2, .no_interlace = round % 2, .sym = rnd_sym,
+		};
+		struct kfit_ctree *t = kfit_ctree_new(&o);
+		static size_t off[1 << 13];
+		size_t len = 0, n, nrec = 0;
+		int i;
+
+		assert_non_null(t);
+		while ((n = random_record(buf + len, sizeof(buf) - len))) {
+			off[nrec++] = len;
+			len += n;
+		}
+		off[nrec] = len;
+		/* random bit flips */
+		for (i = 0; i < round % 50; i++)
+			buf[rnd() % len] ^= 1 << (rnd() % 8);
+		/* a buffer stops at a bad size; records one by one go on */
+		if (round % 3)
+			for (n = 0; n < nrec; n++)
+				assert_int_equal(kfit_ctree_add(t, buf + off[n],
+								off[n + 1] - off[n]), 0);
+		else
+			assert_int_equal(kfit_ctree_add_all(t, buf, len), 0);
+		kfit_ctree_finish(t);
+		check_all_links(t, len);
+		for (i = 0; i < kfit_ctree_nthreads(t); i++) {
+			const struct kfit_cthread *th = kfit_ctree_thread(t, i);
+			const struct kfit_cnode *c;
+
+			for (c = kfit_cnode_next(&th->root, NULL); c;
+			     c = kfit_cnode_next(&th->root, c))
+				assert_non_null(kfit_ctree_name(t, c));
+		}
+		kfit_ctree_free(t);
+	}
+}
+
+/* Pure noise, record by record and as a buffer */
+static void test_random_bytes(void **state)
+{
+	static __u64 buf[4096];
+	int round, i;
+
+	(void)state;
+	for (round = 0; round < 200; round++) {
+		struct kfit_ctree *t = new_tree(round % 2);
+		size_t len = 8 * (1 + rnd() % 4096);
+
+		for (i = 0; i < 4096; i++)
+			buf[i] = rnd();
+		/* sizes that hold: the noise then reaches the fields */
+		for (i = 0; i < 4096; i += 16)
+			((struct kfit_rec *)&buf[i])->size = 8 * (rnd() % 20);
+		kfit_ctree_add_all(t, buf, len);
+		for (i = 0; i + 24 <= 4096; i += 16)
+			kfit_ctree_add(t, &buf[i], 8 * (rnd() % 24));
+		kfit_ctree_finish(t);
+		check_all_links(t, 1 << 20);
+		kfit_ctree_free(t);
+	}
+}
+
+/* ---- scale ------------------------------------------------------------ */
+
+/*
+ * A million records: 100,000 calls of A, each with three B (each with one
+ * C) in it, then 75,000 interrupts and 75,000 switches woven into one
+ * long call whose 75,000 children they fall between. Quadratic placing
+ * would take hours here.
+ */
+static void test_large_stream(void **state)
+{
+	struct kfit_ctree *t = new_tree(false);
+	const struct kfit_cthread *th;
+	const struct kfit_cnode *n, *long_call;
+	__u64 ts, i, k, count = 0;
+	enum { ROOTS = 100000, MANY = 75000 };
+
+	(void)state;
+	for (i = 0; i < ROOTS; i++) {
+		ts = i * 1000;
+		for (k = 0; k < 3; k++) {
+			call(t, PID, ts + 100 + 200 * k + 10, 50, C, 2);
+			call(t, PID, ts + 100 + 200 * k, 100, B, 1);
+		}
+		call(t, PID, ts, 900, A, 0);
+	}
+	ts = ROOTS * 1000;
+	for (i = 0; i < MANY; i++) {
+		call(t, PID, ts + 100 * i + 10, 20, B, 1);
+		icall(t, KFIT_CTX_SOFTIRQ, 0, PID, ts + 100 * i + 41, 5, N, 0);
+		irq(t, KFIT_CTX_SOFTIRQ, 0, PID, ts + 100 * i + 40, 10, 3, 1);
+		sw(t, PID, ts + 100 * i + 60, 10, 1);
+	}
+	call(t, PID, ts, 100 * MANY, D, 0);
+	kfit_ctree_finish(t);
+	assert_int_equal(kfit_ctree_stats(t)->records, ROOTS * 7 + MANY * 4 + 1);
+	assert_int_equal(kfit_ctree_nthreads(t), 1);
+	th = kfit_ctree_thread(t, 0);
+	for (n = th->root.child; n; n = n->next)
+		count++;
+	assert_int_equal(count, ROOTS + 1);
+	long_call = th->root.last;
+	for (count = 0, n = long_call->child; n; n = n->next, count++)
+		assert_int_equal(n->kind, count % 3 == 0 ? KFIT_CN_CALL :
+				 count % 3 == 1 ? KFIT_CN_IRQ : KFIT_CN_SWITCH);
+	assert_int_equal(count, 3 * MANY);
+	assert_int_equal(check_links(th, 10 * ROOTS + 10 * MANY),
+			 ROOTS * 7 + MANY * 4 + 1);
+	kfit_ctree_free(t);
+}
+
+/* ---- sampled mode ----------------------------------------------------- */
+
+#define KBASE 0xffffffff81000000ULL
+#define UBASE 0x400000ULL
+
+static const char *test_sym(void *ctx, __u32 pid, __u64 addr, bool kernel)
+{
+	static char buf[32];
+
+	(*(int *)ctx)++;
+	assert_int_equal(pid, 500);
+	if (addr == 0xdead)
+		return NULL;
+	assert_int_equal(kernel, addr >= KBASE);
+	/* a reused buffer: the tree must copy */
+	snprintf(buf, sizeof(buf), "%c%llu", kernel ? 'k' : 'u',
+		 (unsigned long long)(addr - (kernel ? KBASE : UBASE)));
+	return buf;
+}
+
+static void sample(struct kfit_ctree *t, __u32 pid, const __u64 *k, int nk,
+		   const __u64 *u, int nu)
+{
+	struct kfit_rec_sample s = { 0 };
+	size_t size = offsetof(struct kfit_rec_sample, ip) + 8 * (nk + nu);
+
+	s.h = hdr(KFIT_REC_SAMPLE, size, KFIT_CTX_TASK, 1, pid, pid + 1, 1000);
+	s.nkernel = nk;
+	s.nuser = nu;
+	if (nk)
+		memcpy(s.ip, k, 8 * nk);
+	if (nu)
+		memcpy(s.ip + nk, u, 8 * nu);
+	assert_int_equal(kfit_ctree_add(t, &s, size), 0);
+}
+
+static void test_sampled(void **state)
+{
+	/* leaf first: user u2 <- u1 <- u0 (main); kernel k1 <- k0 */
+	const __u64 k[] = { KBASE + 1, KBASE };
+	const __u64 u[] = { UBASE + 2, UBASE + 1, UBASE };
+	const __u64 odd[] = { 0xdead, UBASE };
+	int calls = 0, i;
+	struct kfit_ctree_opts o = { .sym = test_sym, .sym_ctx = &calls };
+	struct kfit_ctree *t = kfit_ctree_new(&o);
+	const struct kfit_cthread *th;
+
+	(void)state;
+	assert_int_equal(kfit_ctree_task(t, 500, 500, "busy"), 0);
+	for (i = 0; i < 3; i++)
+		sample(t, 500, k, 2, u, 3);
+	sample(t, 500, NULL, 0, u + 1, 2);
+	sample(t, 500, NULL, 0, odd, 2);
+	sample(t, 500, NULL, 0, NULL, 0);
+	kfit_ctree_finish(t);
+	assert_int_equal(kfit_ctree_nthreads(t), 1);
+	check_shape(t, 0, "u0:5/0(u1:4/1(u2:3/0(k0:3/0(k1:3/3))) 0xdead:1/1)");
+	th = kfit_ctree_thread(t, 0);
+	assert_int_equal(th->samples, 6);
+	assert_int_equal(th->root.samples, 6);
+	assert_int_equal(th->root.self, 1);
+	assert_int_equal(th->pid, 500);
+	assert_string_equal(th->comm, "busy");
+	assert_int_equal(find(t, 0, "k1")->id, 1);	/* kernel frame */
+	assert_int_equal(find(t, 0, "u2")->id, 0);
+	assert_int_equal(find(t, 0, "k1")->depth, 4);
+	assert_int_equal(kfit_ctree_stats(t)->samples, 6);
+	assert_int_equal(calls, 3 * 5 + 2 + 2);
+	kfit_ctree_free(t);
+}
+
+/* Without a symbol function: hex; processes apart, sorted */
+static void test_sampled_hex(void **state)
+{
+	const __u64 u[] = { 0x1234, 0x10 };
+	struct kfit_ctree *t = kfit_ctree_new(NULL);
+
+	(void)state;
+	sample(t, 600, u, 1, u + 1, 1);
+	sample(t, 500, NULL, 0, u + 1, 1);
+	sample(t, 500, NULL, 0, u, 1);
+	sample(t, 500, NULL, 0, u, 1);
+	kfit_ctree_finish(t);
+	assert_int_equal(kfit_ctree_nthreads(t), 2);
+	check_shape(t, 0, "0x1234:2/2 0x10:1/1");
+	check_shape(t, 1, "0x10:1/0(0x1234:1/1)");
+	assert_string_equal(kfit_ctree_thread(t, 1)->comm, "");
+	kfit_ctree_free(t);
+}
+
+static const char *long_sym(void *ctx, __u32 pid, __u64 addr, bool kernel)
+{
+	static char buf[5000];
+
+	(void)ctx;
+	(void)pid;
+	(void)kernel;
+	memset(buf, 'a' + addr, sizeof(buf) - 1);
+	buf[addr == 1 ? 300 : sizeof(buf) - 1] = '\0';
+	return buf;
+}
+
+/* Long names (C++ symbols) merge too; past 4095 bytes they are cut */
+static void test_sampled_long_names(void **state)
+{
+	const __u64 u[] = { 1, 2 };
+	struct kfit_ctree_opts o = { .sym = long_sym };
+	struct kfit_ctree *t = kfit_ctree_new(&o);
+	const struct kfit_cnode *n;
+
+	(void)state;
+	sample(t, 500, NULL, 0, u, 2);
+	sample(t, 500, NULL, 0, u, 2);
+	kfit_ctree_finish(t);
+	n = kfit_ctree_thread(t, 0)->root.child;
+	assert_int_equal(strlen(n->name), 4095);
+	assert_int_equal(n->samples, 2);
+	assert_null(n->next);
+	assert_int_equal(strlen(n->child->name), 300);
+	assert_int_equal(n->child->self, 2);
+	assert_null(n->child->next);
+	kfit_ctree_free(t);
+}
+
+/* ---- names and walks -------------------------------------------------- */
+
+static void test_names_walk(void **state)
+{
+	struct kfit_ctree *t = new_tree(false);
+	const struct kfit_cthread *th;
+	const struct kfit_cnode *n;
+	const char *want[] = { "A", "B", "C", "D" };
+	int i = 0;
+
+	(void)state;
+	call(t, PID, 2, 1, C, 2);
+	call(t, PID, 1, 3, B, 1);
+	call(t, PID, 0, 10, A, 0);
+	call(t, PID, 20, 1, D, 0);
+	kfit_ctree_finish(t);
+	th = kfit_ctree_thread(t, 0);
+	for (n = kfit_cnode_next(&th->root, NULL); n; n = kfit_cnode_next(&th->root, n))
+		assert_string_equal(kfit_ctree_name(t, n), want[i++]);
+	assert_int_equal(i, 4);
+	assert_ptr_equal(kfit_cnode_next(&th->root, &th->root), th->root.child);
+	/* a walk of a subtree stays in it */
+	n = th->root.child;
+	assert_ptr_equal(kfit_cnode_next(n, n->child->child), NULL);
+	assert_string_equal(kfit_ctree_ctx_name(KFIT_CTX_TASK), "task");
+	assert_string_equal(kfit_ctree_ctx_name(KFIT_CTX_SOFTIRQ), "softirq");
+	assert_string_equal(kfit_ctree_ctx_name(KFIT_CTX_HARDIRQ), "hardirq");
+	assert_string_equal(kfit_ctree_ctx_name(KFIT_CTX_NMI), "nmi");
+	assert_string_equal(kfit_ctree_ctx_name(9), "?");
+	kfit_ctree_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nesting),
+		cmocka_unit_test(test_recursion),
+		cmocka_unit_test(test_siblings_threads),
+		cmocka_unit_test(test_lost_middle),
+		cmocka_unit_test(test_depth_gap),
+		cmocka_unit_test(test_orphan_roots),
+		cmocka_unit_test(test_incomplete),
+		cmocka_unit_test(test_dropped),
+		cmocka_unit_test(test_interrupts_interlaced),
+		cmocka_unit_test(test_interrupts_apart),
+		cmocka_unit_test(test_interrupt_nesting),
+		cmocka_unit_test(test_switches_events),
+		cmocka_unit_test(test_fork_exec_names),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_add_all),
+		cmocka_unit_test(test_no_tables),
+		cmocka_unit_test(test_random_records),
+		cmocka_unit_test(test_random_bytes),
+		cmocka_unit_test(test_large_stream),
+		cmocka_unit_test(test_sampled),
+		cmocka_unit_test(test_sampled_hex),
+		cmocka_unit_test(test_sampled_long_names),
+		cmocka_unit_test(test_names_walk),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,572 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The call-tree renderers: the exact kd -c text of known trees, and JSON
+ * that parses (checked with jq when it is installed, else by structure).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "calltree.h"
+#include "output.h"
+#include "treeprint.h"
+
+static const char *const funcs[] = {
+	"vfs_read", "rw_verify_area", "net_rx_action", "do_sys", "f",
+};
+enum { VFS_READ, RW_VERIFY, NET_RX_ACTION, DO_SYS, F, NFUNCS };
+static const char *const events[] = { "sched:sched_wakeup" };
+
+#define T0 1000000000ULL
+#define PID 1234
+
+/* ---- building trees --------------------------------------------------- */
+
+static struct kfit_ctree *new_tree(bool no_interlace)
+{
+	struct kfit_ctree_opts o = {
+		.funcs = funcs, .nfuncs = NFUNCS, .events = events, .nevents = 1,
+		.no_interlace = no_interlace,
+	};
+	struct kfit_ctree *t = kfit_ctree_new(&o);
+
+	assert_non_null(t);
+	return t;
+}
+
+static void add(struct kfit_ctree *t, const void *r, size_t size)
+{
+	assert_int_equal(kfit_ctree_add(t, r, size), 0);
+}
+
+static struct kfit_rec hdr(__u8 type, size_t size, __u8 ctx, __u16 cpu, __u32 tid,
+			   __u64 ts)
+{
+	return (struct kfit_rec){
+		.type = type, .ctx = ctx, .size = size, .cpu = cpu,
+		.pid = PID, .tid = tid, .ts = T0 + ts,
+	};
+}
+
+static struct kfit_rec_call mk_call(__u8 ctx, __u16 cpu, __u32 tid, __u64 ts, __u64 dur,
+				    __u32 id, __u16 depth)
+{
+	struct kfit_rec_call r = {
+		.h = hdr(KFIT_REC_CALL, sizeof(r), ctx, cpu, tid, ts),
+		.dur = dur, .id = id, .depth = depth,
+	};
+
+	return r;
+}
+
+static void call(struct kfit_ctree *t, __u32 tid, __u64 ts, __u64 dur, __u32 id,
+		 __u16 depth, __u8 flags)
+{
+	struct kfit_rec_call r = mk_call(KFIT_CTX_TASK, 1, tid, ts, dur, id, depth);
+
+	r.h.flags = flags;
+	add(t, &r, sizeof(r));
+}
+
+static void task_rec(struct kfit_ctree *t, __u8 type, __u32 tid, __u64 ts,
+		     __u32 child, const char *comm)
+{
+	struct kfit_rec_task r = {
+		.h = hdr(type, sizeof(r), KFIT_CTX_TASK, 1, tid, ts),
+		.child_pid = child, .child_tid = child,
+	};
+
+	if (comm)
+		memcpy(r.comm, comm, strlen(comm));
+	add(t, &r, sizeof(r));
+}
+
+/*
+ * cat (1235): vfs_read, 20.1 ms asleep in it, with rw_verify_area, a
+ * NET_RX softirq running net_rx_action, a wakeup event and the switch;
+ * then f, still open when the capture ended; a fork, an exec, an exit.
+ * Thread 1236: do_sys with a call whose caller's record was lost, and a
+ * frame inherited at fork whose task exited.
+ */
+static struct kfit_ctree *sample_tree(bool no_interlace)
+{
+	struct kfit_ctree *t = new_tree(no_interlace);
+	struct kfit_rec_call r;
+	struct kfit_rec_irq q = {
+		.h = hdr(KFIT_REC_IRQ, sizeof(q), KFIT_CTX_SOFTIRQ, 1, 1235, 140000),
+		.dur = 2100, .vec = 3, .ncalls = 1,
+	};
+	struct kfit_rec_event e = {
+		.h = hdr(KFIT_REC_EVENT, sizeof(e), KFIT_CTX_TASK, 1, 1235, 145000),
+	};
+	struct kfit_rec_switch s = {
+		.h = hdr(KFIT_REC_SWITCH, sizeof(s), KFIT_CTX_TASK, 1, 1235, 150000),
+		.dur = 20100000, .state = 1, .depth = 1,
+	};
+
+	assert_int_equal(kfit_ctree_task(t, PID, 1235, "cat"), 0);
+	assert_int_equal(kfit_ctree_task(t, PID, 1236, "cat-worker"), 0);
+	call(t, 1235, 130000, 9135, RW_VERIFY, 1, 0);
+	r = mk_call(KFIT_CTX_SOFTIRQ, 1, 1235, 140500, 1000, NET_RX_ACTION, 0);
+	add(t, &r, sizeof(r));
+	add(t, &q, sizeof(q));
+	add(t, &e, sizeof(e));
+	add(t, &s, sizeof(s));
+	r = mk_call(KFIT_CTX_TASK, 1, 1235, 123000, 20272345, VFS_READ, 0);
+	r.off_blocked = 20100000;
+	r.dropped = 3;
+	add(t, &r, sizeof(r));
+	call(t, 1235, 30000000, 12300000, F, 0, KFIT_RF_INCOMPLETE | KFIT_RF_END);
+	task_rec(t, KFIT_REC_FORK, 1235, 42400000, 1240, NULL);
+	task_rec(t, KFIT_REC_EXEC, 1235, 42500000, 0, "sh");
+	task_rec(t, KFIT_REC_EXIT, 1235, 43000000, 0, NULL);
+	call(t, 1236, 1100000, 1000, F, 2, 0);
+	call(t, 1236, 1000000, 500000, DO_SYS, 0, 0);
+	call(t, 1236, 2000000, 3000, F, 0,
+	     KFIT_RF_INCOMPLETE | KFIT_RF_EXITED | KFIT_RF_FORKED);
+	kfit_ctree_finish(t);
+	return t;
+}
+
+/* ---- capture ---------------------------------------------------------- */
+
+struct capture {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+static FILE *cap_open(struct capture *c)
+{
+	c->buf = NULL;
+	c->f = open_memstream(&c->buf, &c->len);
+	assert_non_null(c->f);
+	return c->f;
+}
+
+static void cap_check(struct capture *c, const char *want)
+{
+	fclose(c->f);
+	assert_string_equal(c->buf, want);
+	free(c->buf);
+}
+
+/* ---- text ------------------------------------------------------------- */
+
+#define COLS "     ENTRY   DURATION      LOCAL    OFF-CPU  CPU  FUNCTION\n"
+
+static void test_text_interlaced(void **state)
+{
+	struct kfit_ctree *t = sample_tree(false);
+	struct capture c;
+
+	(void)state;
+	kfit_tp_text(cap_open(&c), t, NULL);
+	cap_check(&c,
+		"== pid 1234 tid 1235 (sh) ==\n"
+		COLS
+		" 0.000000s     20.3ms     20.3ms     20.1ms    1  vfs_read [3 dropped]\n"
+		" 0.000007s     9.14us     9.14us          -    1    rw_verify_area\n"
+		" 0.000017s                                     1    ==> softirq NET_RX (cpu 1)\n"
+		" 0.000017s     1.00us     1.00us          -    1      net_rx_action\n"
+		" 0.000019s                                     1    <== softirq NET_RX 2.10us\n"
+		" 0.000022s                                     1    * sched:sched_wakeup\n"
+		" 0.000027s                                     1    -- off CPU 20.1ms (blocked)\n"
+		" 0.029877s    >12.3ms     12.3ms          -    1  f [incomplete: end]\n"
+		" 0.042277s                                     1  + fork: tid 1240\n"
+		" 0.042377s                                     1  + exec: sh\n"
+		" 0.042877s                                     1  + exit\n"
+		"\n"
+		"== pid 1234 tid 1236 (cat-worker) ==\n"
+		COLS
+		" 0.000877s      500us      499us          -    1  do_sys\n"
+		" 0.000977s          ?          ?          -         [lost caller]\n"
+		" 0.000977s     1.00us     1.00us          -    1      f\n"
+		" 0.001877s    >3.00us     3.00us          -    1  f [incomplete: exited] [inherited]\n");
+	kfit_ctree_free(t);
+}
+
+static void test_text_apart_origin_ns(void **state)
+{
+	struct kfit_ctree *t = sample_tree(true);
+	struct kfit_tp_opts o = { .origin = T0, .ns = true };
+	struct capture c;
+	char *got;
+
+	(void)state;
+	kfit_tp_text(cap_open(&c), t, &o);
+	fclose(c.f);
+	got = c.buf;
+	/* the interrupt in its own section, after the tasks */
+	assert_non_null(strstr(got, "\n\n== softirq cpu 1 ==\n"
+		COLS
+		"    140000                                     1  ==> softirq NET_RX (cpu 1)\n"
+		"    140500       1000       1000          -    1    net_rx_action\n"
+		"    142100                                     1  <== softirq NET_RX 2100\n"));
+	assert_non_null(strstr(got, "    123000   20272345   20263210   20100000    1  vfs_read"));
+	/* and not in the task's */
+	assert_true(strstr(got, "net_rx_action") > strstr(got, "== softirq cpu 1 =="));
+	free(got);
+
+	/* on the records' clock, and before the origin */
+	o = (struct kfit_tp_opts){ .abs_time = true };
+	kfit_tp_text(cap_open(&c), t, &o);
+	fclose(c.f);
+	assert_non_null(strstr(c.buf, "1.000123s     20.3ms     20.3ms"));
+	free(c.buf);
+	o = (struct kfit_tp_opts){ .origin = T0 + 1000000 };
+	kfit_tp_text(cap_open(&c), t, &o);
+	fclose(c.f);
+	assert_non_null(strstr(c.buf, "-0.000877s     20.3ms"));
+	free(c.buf);
+	kfit_ctree_free(t);
+}
+
+static void test_counts(void **state)
+{
+	struct kfit_ctree *t = sample_tree(false);
+	struct kfit_rec_lost l = {
+		.h = { .type = KFIT_REC_LOST, .size = sizeof(l) }, .count = 9,
+	};
+	struct capture c;
+
+	(void)state;
+	kfit_tp_counts(cap_open(&c), t);
+	cap_check(&c, "7 calls, 0 lost, 3 dropped (--min/-D), 2 incomplete, "
+		      "1 orphaned (caller lost)\n");
+	kfit_ctree_free(t);
+
+	t = new_tree(false);
+	add(t, &l, sizeof(l));
+	kfit_ctree_add(t, &l, 8);
+	kfit_ctree_finish(t);
+	kfit_tp_counts(cap_open(&c), t);
+	cap_check(&c, "0 calls, 9 lost, 0 dropped (--min/-D), 0 incomplete, 1 bad records\n");
+	kfit_ctree_free(t);
+}
+
+/* ---- sampled ---------------------------------------------------------- */
+
+static const char *sym(void *ctx, __u32 pid, __u64 addr, bool kernel)
+{
+	static const char *const names[] = { "main", "work", "hot", "sys_read", "cold" };
+
+	(void)ctx;
+	(void)pid;
+	(void)kernel;
+	return addr < 5 ? names[addr] : NULL;
+}
+
+static void sample(struct kfit_ctree *t, __u32 pid, int nk, int nu, ...)
+{
+	struct kfit_rec_sample s = { 0 };
+	size_t size = offsetof(struct kfit_rec_sample, ip) + 8 * (nk + nu);
+	va_list ap;
+	int i;
+
+	s.h = (struct kfit_rec){ .type = KFIT_REC_SAMPLE, .size = size, .pid = pid,
+				 .tid = pid, .ts = T0 };
+	s.nkernel = nk;
+	s.nuser = nu;
+	va_start(ap, nu);
+	for (i = 0; i < nk + nu; i++)
+		s.ip[i] = va_arg(ap, __u64);
+	va_end(ap);
+	add(t, &s, size);
+}
+
+/* main: 10 samples; work 9 (self 1); hot 7 (self 7); sys_read 1 [k]; cold 1 */
+static struct kfit_ctree *sampled_tree(void)
+{
+	struct kfit_ctree_opts o = { .sym = sym };
+	struct kfit_ctree *t = kfit_ctree_new(&o);
+	int i;
+
+	assert_non_null(t);
+	assert_int_equal(kfit_ctree_task(t, 77, 77, "busy"), 0);
+	for (i = 0; i < 7; i++)
+		sample(t, 77, 0, 3, 2ULL, 1ULL, 0ULL);
+	sample(t, 77, 1, 2, 3ULL, 1ULL, 0ULL);
+	sample(t, 77, 0, 2, 1ULL, 0ULL);
+	sample(t, 77, 0, 2, 4ULL, 0ULL);
+	kfit_ctree_finish(t);
+	return t;
+}
+
+static void test_sampled_text(void **state)
+{
+	struct kfit_ctree *t = sampled_tree();
+	struct kfit_tp_opts o = { .min_pct = 5 };
+	struct capture c;
+
+	(void)state;
+	kfit_tp_text(cap_open(&c), t, NULL);
+	cap_check(&c,
+		"== pid 77 (busy): 10 samples ==\n"
+		"  INCL%   SELF%  FUNCTION\n"
+		" 100.0%    0.0%  main\n"
+		"  90.0%   10.0%    work\n"
+		"  70.0%   70.0%      hot\n"
+		"  10.0%   10.0%      sys_read [k]\n"
+		"  10.0%   10.0%    cold\n");
+	o.min_pct = 50;
+	kfit_tp_text(cap_open(&c), t, &o);
+	cap_check(&c,
+		"== pid 77 (busy): 10 samples ==\n"
+		"  INCL%   SELF%  FUNCTION\n"
+		" 100.0%    0.0%  main\n"
+		"  90.0%   10.0%    work\n"
+		"  70.0%   70.0%      hot\n");
+	kfit_tp_counts(cap_open(&c), t);
+	cap_check(&c, "10 samples, 0 lost\n");
+	kfit_ctree_free(t);
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+static bool have_jq(void)
+{
+	return system("jq --version >/dev/null 2>&1") == 0;
+}
+
+/* jq -e EXPR on the document: true when it holds */
+static bool jq(const char *doc, const char *expr)
+{
+	char path[] = "/tmp/kfit-tp-XXXXXX", cmd[1024];
+	FILE *f;
+	int fd = mkstemp(path), rc;
+
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs(doc, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "jq -e '%s' %s >/dev/null 2>&1", expr, path);
+	rc = system(cmd);
+	unlink(path);
+	return rc == 0;
+}
+
+static char *json_doc(const struct kfit_ctree *t, const struct kfit_tp_opts *o,
+		      bool pretty)
+{
+	struct capture c;
+	struct kfit_json j;
+
+	kfit_json_init(&j, cap_open(&c), pretty);
+	kfit_json_begin_object(&j, NULL);
+	kfit_tp_json_counts(&j, t);
+	kfit_tp_json_threads(&j, t, o);
+	kfit_json_end_object(&j);
+	kfit_json_finish(&j);
+	assert_int_equal(j.depth, 0);
+	fclose(c.f);
+	return c.buf;
+}
+
+/* The first thread's calls, exactly, compact */
+static void test_json_exact(void **state)
+{
+	struct kfit_ctree *t = new_tree(false);
+	char *doc;
+
+	(void)state;
+	call(t, 7, 10, 5, RW_VERIFY, 1, 0);
+	call(t, 7, 0, 100, VFS_READ, 0, KFIT_RF_INCOMPLETE | KFIT_RF_JUMPED);
+	kfit_ctree_finish(t);
+	doc = json_doc(t, NULL, false);
+	assert_string_equal(doc,
+		"{\"calls\":2,\"lost\":0,\"dropped\":0,\"incomplete\":1,\"orphans\":0,"
+		"\"bad\":0,\"samples\":0,\"threads\":[{\"pid\":1234,\"tid\":7,"
+		"\"comm\":\"\",\"context\":\"task\",\"cpu\":null,\"calls\":["
+		"{\"name\":\"vfs_read\",\"tid\":7,\"cpu\":1,\"context\":\"task\","
+		"\"start_ns\":0,\"duration_ns\":100,\"local_ns\":95,\"offcpu_ns\":0,"
+		"\"offcpu_blocked_ns\":0,\"offcpu_preempt_ns\":0,\"complete\":false,"
+		"\"incomplete_reason\":\"longjmp\",\"dropped\":0,\"children\":["
+		"{\"name\":\"rw_verify_area\",\"tid\":7,\"cpu\":1,\"context\":\"task\","
+		"\"start_ns\":10,\"duration_ns\":5,\"local_ns\":5,\"offcpu_ns\":0,"
+		"\"offcpu_blocked_ns\":0,\"offcpu_preempt_ns\":0,\"complete\":true,"
+		"\"dropped\":0,\"children\":[]}]}]}]}\n");
+	free(doc);
+	kfit_ctree_free(t);
+}
+
+static void test_json_structure(void **state)
+{
+	struct kfit_ctree *t = sample_tree(false);
+	char *doc = json_doc(t, NULL, true);
+
+	(void)state;
+	if (!have_jq()) {
+		free(doc);
+		kfit_ctree_free(t);
+		skip();
+	}
+	assert_true(jq(doc, "."));
+	assert_true(jq(doc, ".calls == 7 and .dropped == 3 and .incomplete == 2 "
+			    "and .orphans == 1 and (.threads | length) == 2"));
+	assert_true(jq(doc, ".threads[0] | .tid == 1235 and .comm == \"sh\" "
+			    "and .context == \"task\""));
+	assert_true(jq(doc, ".threads[0].calls | map(.name // .fork // .exec // "
+			    "(.exit | tostring)) == [\"vfs_read\",\"f\",1240,\"sh\",\"true\"]"));
+	assert_true(jq(doc, ".threads[0].calls[0] | .offcpu_blocked_ns == 20100000 and "
+			    ".local_ns == 20263210 and .complete and (.children | length) == 4"));
+	assert_true(jq(doc, ".threads[0].calls[0].children[1] | .irq == \"softirq NET_RX\" "
+			    "and .vector == 3 and .duration_ns == 2100 and .start_ns == 17000 "
+			    "and .children[0].name == \"net_rx_action\" and "
+			    ".children[0].context == \"softirq\" and .children[0].tid == 1235"));
+	assert_true(jq(doc, ".threads[0].calls[0].children[2].event == \"sched:sched_wakeup\""));
+	assert_true(jq(doc, ".threads[0].calls[0].children[3] | .switch == \"blocked\" "
+			    "and .state == 1 and .duration_ns == 20100000"));
+	assert_true(jq(doc, ".threads[0].calls[1] | .complete == false and "
+			    ".incomplete_reason == \"end\""));
+	assert_true(jq(doc, ".threads[1].calls[0].children[0] | .lost and "
+			    ".children[0].name == \"f\""));
+	assert_true(jq(doc, ".threads[1].calls[1] | .inherited and "
+			    ".incomplete_reason == \"exited\""));
+	/* no "incomplete_reason" on complete calls */
+	assert_true(jq(doc, "[.. | objects | select(.complete == true) | "
+			    "has(\"incomplete_reason\")] | any | not"));
+	free(doc);
+	kfit_ctree_free(t);
+
+	t = sample_tree(true);
+	doc = json_doc(t, NULL, false);
+	assert_true(jq(doc, ".threads[2] | .context == \"softirq\" and .cpu == 1 and "
+			    ".calls[0].irq == \"softirq NET_RX\""));
+	free(doc);
+	kfit_ctree_free(t);
+
+	t = sampled_tree();
+	doc = json_doc(t, NULL, false);
+	assert_true(jq(doc, ".samples == 10 and .threads[0].pid == 77 and "
+			    ".threads[0].comm == \"busy\" and .threads[0].samples == 10"));
+	assert_true(jq(doc, ".threads[0].children[0] | .name == \"main\" and "
+			    ".samples == 10 and .self == 0 and .kernel == false and "
+			    ".children[0].children[1] == {\"name\":\"sys_read\","
+			    "\"kernel\":true,\"samples\":1,\"self\":1,\"children\":[]}"));
+	free(doc);
+	kfit_ctree_free(t);
+}
+
+/* Deeper than the JSON writer nests: the rest is counted, never a crash */
+static void test_json_deep(void **state)
+{
+	struct kfit_ctree *t = new_tree(false);
+	const int deep = 2000;
+	char *doc, expr[200];
+	int d;
+
+	(void)state;
+	for (d = deep - 1; d >= 0; d--)
+		call(t, 9, d, 2 * (deep - d), F, d, 0);
+	kfit_ctree_finish(t);
+	doc = json_doc(t, NULL, false);
+	if (have_jq()) {
+		/* shown to a depth, then what is left */
+		snprintf(expr, sizeof(expr), "[.. | objects | select(has(\"omitted\"))] | "
+			 "length == 1 and .[0].omitted > 0 and .[0].omitted < %d", deep);
+		assert_true(jq(doc, expr));
+		assert_true(jq(doc, "[.. | objects | select(has(\"name\"))] | length > 80"));
+	}
+	free(doc);
+	/* the text has every level */
+	{
+		struct capture c;
+		size_t lines = 0;
+		char *p;
+
+		kfit_tp_text(cap_open(&c), t, NULL);
+		fclose(c.f);
+		for (p = c.buf; *p; p++)
+			lines += *p == '\n';
+		assert_int_equal(lines, deep + 2);
+		free(c.buf);
+	}
+	kfit_ctree_free(t);
+}
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static void test_labels(void **state)
+{
+	struct kfit_ctree *t = new_tree(false);
+	struct kfit_cnode n = { .kind = KFIT_CN_IRQ, .ctx = KFIT_CTX_SOFTIRQ, .id = 9 };
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(kfit_tp_irq_label(t, &n, buf, sizeof(buf)), "softirq RCU");
+	n.id = 10;
+	assert_string_equal(kfit_tp_irq_label(t, &n, buf, sizeof(buf)), "softirq ?");
+	n.ctx = KFIT_CTX_HARDIRQ;
+	n.id = 24;
+	assert_string_equal(kfit_tp_irq_label(t, &n, buf, sizeof(buf)), "hardirq 24");
+	n.ctx = KFIT_CTX_NMI;
+	assert_string_equal(kfit_tp_irq_label(t, &n, buf, sizeof(buf)), "nmi");
+	assert_string_equal(kfit_tp_incomplete_reason(0), "");
+	assert_string_equal(kfit_tp_incomplete_reason(KFIT_RF_EXITED), "");
+	assert_string_equal(kfit_tp_incomplete_reason(KFIT_RF_INCOMPLETE), "unknown");
+	assert_string_equal(kfit_tp_incomplete_reason(KFIT_RF_INCOMPLETE | KFIT_RF_EXEC),
+			    "exec");
+	assert_string_equal(kfit_tp_incomplete_reason(KFIT_RF_INCOMPLETE | KFIT_RF_JUMPED),
+			    "longjmp");
+	kfit_ctree_finish(t);
+	kfit_ctree_free(t);
+}
+
+/* Noise decoded, then rendered: the text ends, the JSON parses */
+static void test_random_render(void **state)
+{
+	static __u64 buf[2048];
+	__u64 x = 88172645463325252ULL;
+	bool check = have_jq();
+	int round, i;
+
+	(void)state;
+	for (round = 0; round < 40; round++) {
+		struct kfit_ctree *t = new_tree(round % 2);
+		struct capture c;
+		char *doc;
+
+		for (i = 0; i < 2048; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			buf[i] = i % 8 == 0 ? (x & 0xffff000000000000ULL) |
+					      (x % 9 + 1) | (x % 5 << 8) :
+				 x % 3 ? x % 200 : x;
+			if (i % 8 == 0)
+				((struct kfit_rec *)&buf[i])->size = 64;
+		}
+		kfit_ctree_add_all(t, buf, sizeof(buf));
+		kfit_ctree_finish(t);
+		kfit_tp_text(cap_open(&c), t, NULL);
+		fclose(c.f);
+		free(c.buf);
+		doc = json_doc(t, NULL, false);
+		if (check && round < 8)
+			assert_true(jq(doc, "(.threads | type) == \"array\""));
+		free(doc);
+		kfit_ctree_free(t);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_text_interlaced),
+		cmocka_unit_test(test_text_apart_origin_ns),
+		cmocka_unit_test(test_counts),
+		cmocka_unit_test(test_sampled_text),
+		cmocka_unit_test(test_json_exact),
+		cmocka_unit_test(test_json_structure),
+		cmocka_unit_test(test_json_deep),
+		cmocka_unit_test(test_labels),
+		cmocka_unit_test(test_random_render),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
