@@ -18,11 +18,15 @@
 # and flattens it into FILE.kv (one jq run: jq is slow under emulation):
 #   D KEY VALUE                   mode mechanism calls lost dropped
 #                                 incomplete missed nthreads elapsed_ns
+#                                 orphans bad
 #   T TID PID COMM CONTEXT CPU
 #   C TID DEPTH PATH NAME START DUR LOCAL OFF BLOCKED PREEMPT COMPLETE
-#     REASON DROPPED CPU NSWITCH   a call, per thread in pre-order; PATH:
+#     REASON DROPPED CPU NSWITCH INHERITED LOST
+#                                 a call, per thread in pre-order; PATH:
 #                                 its callers and itself, "/"-separated
-#                                 ("[irq NAME]" for an interrupt)
+#                                 ("[irq NAME]" for an interrupt, "[lost]"
+#                                 for the stand-in of calls whose caller's
+#                                 record was lost: LOST true)
 #   I TID DEPTH PATH IRQ CONTEXT START DUR NCALLS   an interrupt node
 #   S TID DEPTH PATH SWITCH-JSON  a context switch node
 # TID is the thread's tid (task threads) or CONTEXT:CPU (interrupt ones).
@@ -48,7 +52,8 @@ def check_call($tid):
 		| "\($w).\($f) is not a number: \(.[$f] | tojson)"),
 	(select((.complete | type) != "boolean") | "\($w).complete is not a boolean"),
 	(select((.context | type) != "string") | "\($w).context is not a string"),
-	(select((.children | type) != "array") | "\($w).children is not an array"),
+	(select((.children | type) != "array" and (.omitted | isnum | not))
+		| "\($w): neither children (an array) nor omitted (a number)"),
 	(select(.complete == false and
 		(["exited", "exec", "longjmp", "end"] | index([$p.incomplete_reason]) | not))
 		| "\($w): incomplete, incomplete_reason \(.incomplete_reason | tojson)"),
@@ -83,10 +88,11 @@ def check($tid):
 
 def flat($tid; $depth; $path):
 	if iscall then
-		([$path[], .name] | join("/")) as $me |
+		(if .lost == true then "[lost]" else .name end) as $n |
+		([$path[], $n] | join("/")) as $me |
 		([.children[]? | select(has("switch"))] | length) as $ns |
-		"C\t\($tid)\t\($depth)\t\($me)\t\(.name)\t\(.start_ns)\t\(.duration_ns)\t\(.local_ns)\t\(.offcpu_ns)\t\(.offcpu_blocked_ns)\t\(.offcpu_preempt_ns)\t\(.complete)\t\(.incomplete_reason // "-")\t\(.dropped)\t\(.cpu)\t\($ns)",
-		(.name as $n | .children[]? | flat($tid; $depth + 1; $path + [$n]))
+		"C\t\($tid)\t\($depth)\t\($me)\t\(.name)\t\(.start_ns)\t\(.duration_ns)\t\(.local_ns)\t\(.offcpu_ns)\t\(.offcpu_blocked_ns)\t\(.offcpu_preempt_ns)\t\(.complete)\t\(.incomplete_reason // "-")\t\(.dropped)\t\(.cpu)\t\($ns)\t\(.inherited == true)\t\(.lost == true)",
+		(.children[]? | flat($tid; $depth + 1; $path + [$n]))
 	elif isirq then
 		"I\t\($tid)\t\($depth)\t\($path | join("/"))\t\(.irq)\t\(.context // "-")\t\(.start_ns // "-")\t\(.duration_ns // "-")\t\([.. | objects | select(iscall)] | length)",
 		(.irq as $q | .children[]? | flat($tid; $depth + 1; $path + ["[irq \($q)]"]))
@@ -112,7 +118,8 @@ def thread_id: if .context == "task" then .tid else "\(.context):\(.cpu)" end;
 
 # shellcheck disable=SC2016
 CG_JQ_FLAT='
-(["mode", "mechanism", "calls", "lost", "dropped", "incomplete", "missed", "elapsed_ns"][] as $k
+(["mode", "mechanism", "calls", "lost", "dropped", "incomplete", "missed", "elapsed_ns",
+	"orphans", "bad"][] as $k
 	| "D\t\($k)\t\(.[$k])"),
 "D\tnthreads\t\(.threads | length)",
 (.threads[]? | thread_id as $id |
@@ -153,7 +160,7 @@ cg_dnum() {	# FILE KEY
 # The C lines (calls), with an awk condition on the fields:
 # $2 tid $3 depth $4 path $5 name $6 start $7 dur $8 local $9 off
 # $10 blocked $11 preempt $12 complete $13 reason $14 dropped $15 cpu
-# $16 switches
+# $16 switches $17 inherited $18 lost (a stand-in)
 cg_calls() {	# FILE [AWK-CONDITION]
 	awk -F'\t' "\$1 == \"C\" && (${2:-1})" "$1.kv"
 }
@@ -163,11 +170,11 @@ cg_ncalls() {	# FILE [AWK-CONDITION]
 }
 
 # The canonical form (tests/helpers/uftrace-canon): the calls of task
-# threads whose names match REGEX, interrupts left out
+# threads whose names match REGEX, interrupts and stand-ins left out
 cg_canon() {	# FILE [REGEX]
-	awk -F'\t' -v re="${2:-^cg_}" '$1 == "C" && $4 !~ /\[irq / && $5 ~ re {
+	awk -F'\t' -v re="${2:-^cg_}" '$1 == "C" && $4 !~ /\[irq / && $5 ~ re && $18 != "true" {
 		n = split($4, p, "/"); d = 0
-		for (i = 1; i < n; i++) if (p[i] ~ re) d++
+		for (i = 1; i < n; i++) if (p[i] ~ re && p[i] !~ /^\[/) d++
 		if (!($2 in text)) tids[++nt] = $2
 		text[$2] = text[$2] d " " $5 ($12 == "false" ? " incomplete" : "") "\n"
 	}

@@ -69,7 +69,9 @@ json_run() {	# SCENARIO N callgraph-args...
 	t_assert_match "$(cg_d bg.out mechanism)" uprobe "mechanism"
 	t_assert_eq "$(cg_d bg.out lost)" 0 "lost"
 	# every call traced is in a tree: none is dropped or lost here
-	t_assert_eq "$(cg_d bg.out calls)" "$(cg_ncalls bg.out)" "calls against the calls in the trees"
+	t_assert_eq "$(cg_d bg.out calls)" "$(cg_ncalls bg.out '$18 != "true"')" \
+		"calls against the calls in the trees"
+	t_assert_eq "$(cg_d bg.out orphans)" 0 "orphans"
 	[ -z "$(awk -F'\t' -v p="$CGS_PID" '$1 == "T" && $3 != p' bg.out.kv)" ] ||
 		[ "$1" = fork ] || t_fail "a thread of another process than $CGS_PID: $(grep '^T' bg.out.kv)"
 }
@@ -208,12 +210,14 @@ test_fork_child_tree() {
 	canon_assert_eq "$(cg_canon bg.out)" "$(expect_canon fork "$n")" "fork $n"
 	kids=$(awk -F'\t' -v p="$CGS_PID" '$1 == "T" && $3 != p { print $2 }' bg.out.kv)
 	t_assert_eq "$(printf '%s\n' "$kids" | grep -c .)" "$n" "child processes with a tree"
+	t_assert_eq "$(cg_ncalls bg.out '$17 == "true"')" "$n" "inherited frames (one per child)"
 	starts=$(cg_calls bg.out "\$2 == $CGS_PID && \$5 == \"cg_forker\"" | cut -f6)
 	for k in $kids; do
 		t_assert_eq "$(awk -F'\t' -v t="$k" '$1 == "T" && $2 == t { print $3 }' bg.out.kv)" "$k" \
 			"child $k: a process of its own (pid = tid)"
-		s=$(cg_calls bg.out "\$2 == $k && \$3 == 0" | cut -f5,6,12)
-		t_assert_match "$s" '^cg_forker	[0-9]+	true$' "child $k: its root (name, start, complete)"
+		s=$(cg_calls bg.out "\$2 == $k && \$3 == 0" | cut -f5,6,12,17)
+		t_assert_match "$s" '^cg_forker	[0-9]+	true	true$' \
+			"child $k: its root (name, start, complete, inherited)"
 		printf '%s\n' "$starts" | grep -qx "$(cut -f2 <<<"$s")" ||
 			t_fail "child $k: its inherited cg_forker starts at $(cut -f2 <<<"$s"), not at a start of its parent's ($starts)"
 	done
@@ -359,12 +363,15 @@ test_text_tree() {
 		"cg_jmp_mid's line (duration as a lower bound, and the mark)"
 	traced_run exit 1
 	t_assert_match "$(grep -E ' cg_exit_inner' bg.out)" '\[incomplete: exited\]' "cg_exit_inner's line"
+	traced_run fork 1
+	canon_assert_eq "$(text_canon bg.out)" "$(expect_canon fork 1)" "the text tree of fork 1"
+	t_assert_eq "$(grep -c ' cg_forker \[inherited\]' bg.out)" 1 "cg_forker lines marked [inherited]"
 }
 
 # ---- losses --------------------------------------------------------------------------
 
-# Which caller each cgshape nest function may have (a lost caller's
-# stand-in, any name not cg_*, may have any)
+# Which caller each cgshape nest function may have (the stand-in of a
+# lost caller, "[lost]" in paths, may have any)
 NEST_PAIRS="cg_a>cg_b cg_a>cg_d cg_a>cg_c cg_b>cg_c"
 
 # A ring buffer of one page against 4 x 20000 calls: records are lost,
@@ -388,10 +395,11 @@ test_overflow_tiny_buffer() {
 	[ "$lost" -gt 0 ] || t_fail "nothing lost with a 4 KiB buffer and $((4 * n)) calls"
 	[ "$calls" -le $((4 * n)) ] || t_fail "$calls calls, more than the $((4 * n)) made"
 	[ $((calls + lost)) -ge $((4 * n)) ] || t_fail "calls $calls + lost $lost < the $((4 * n)) calls made"
-	t_assert_eq "$(cg_ncalls bg.out '$5 ~ /^cg_/')" "$calls" "calls against the cg_* calls in the trees"
-	bad=$(cg_calls bg.out '$5 ~ /^cg_/ && $3 > 0' | awk -F'\t' -v ok=" $NEST_PAIRS " '{
+	t_assert_eq "$(cg_ncalls bg.out '$18 != "true"')" "$calls" "calls against the calls in the trees"
+	t_assert_eq "$(cg_ncalls bg.out '$18 != "true" && $5 !~ /^cg_[abcd]$/')" 0 "calls not of nest"
+	bad=$(cg_calls bg.out '$18 != "true" && $3 > 0' | awk -F'\t' -v ok=" $NEST_PAIRS " '{
 		n = split($4, p, "/"); c = p[n - 1]
-		if (c ~ /^cg_/ && index(ok, " " c ">" $5 " ") == 0) print $4 }' | sort | uniq -c)
+		if (c != "[lost]" && index(ok, " " c ">" $5 " ") == 0) print $4 }' | sort | uniq -c)
 	[ -z "$bad" ] || t_fail "calls under a caller they do not have: $bad"
 	cgs_start nest "$n"
 	bg_start -p "$CGS_PID" -b 4k "$CGS:cg_*"
@@ -403,20 +411,19 @@ test_overflow_tiny_buffer() {
 
 # ---- sampled mode -----------------------------------------------------------------------
 
-# tests/helpers/cghot (another change writes it) must be: `cghot
-# SECONDS`, which burns CPU for SECONDS and exits 0, spending nearly all
-# of it in CGHOT_HOT (global, noinline), called by the chain
-# CGHOT_CALLERS (outermost first, each global and noinline, main first),
-# and printing nothing on stdout.
-CGHOT_HOT=hot_spin
-CGHOT_CALLERS="main hot_outer hot_middle"
+# tests/helpers/cghot SECONDS prints "pid PID", then computes: 9 units of
+# work in 10 in hot_loop, under middle, under main (1 in cold_loop, under
+# cold_path, under main)
+CGHOT_HOT=hot_loop
+CGHOT_CALLERS="main middle"
 
 # The hottest node (most self samples) is CGHOT_HOT, under its callers
 test_sampled_hot() {
 	need_tool
 	[ -x "$CGHOT" ] || t_fail "$CGHOT not built"
 	local f=$T_TMP/s.json top
-	t_expect_exit 0 "$CG" -j -S 199 -- "$CGHOT" 2
+	t_held_start "$CGHOT" 4
+	t_expect_exit 0 "$CG" -j -S 199 -p "$HELD_PID"
 	cp "$T_OUT" "$f"
 	jq -e '.mode == "sampled"' "$f" >/dev/null || { t_show_file "$f" "-S -j"; t_fail "mode is not sampled"; }
 	# "PATH SELF SAMPLES" of the node with the most self samples
@@ -429,12 +436,11 @@ test_sampled_hot() {
 	echo "hottest: $top"
 	t_assert_match "$(cut -f1 <<<"$top")" "(^|;)${CGHOT_CALLERS// /;};$CGHOT_HOT\$" \
 		"the hottest node's stack"
-	[ "$(cut -f2 <<<"$top")" -ge 50 ] || t_fail "only $(cut -f2 <<<"$top") samples in $CGHOT_HOT in 2 s at 199 Hz"
+	[ "$(cut -f2 <<<"$top")" -ge 50 ] || t_fail "only $(cut -f2 <<<"$top") samples in $CGHOT_HOT in about 3 s at 199 Hz"
 	# without targets, sampled is the default
-	t_expect_exit 0 "$CG" -j -- "$CGHOT" 1
+	t_held_start "$CGHOT" 2
+	t_expect_exit 0 "$CG" -j -p "$HELD_PID"
 	t_assert_eq "$(jq -r .mode "$T_OUT")" sampled "mode without targets"
-	# -S with targets: a usage error
-	t_expect_exit 2 "$CG" -S 99 "$CGS:cg_*" -- "$CGS" nest 1
 }
 
 # ---- the other output forms ----------------------------------------------------------------
@@ -530,15 +536,32 @@ test_svg() {
 	t_assert_match "$(xml_check half.svg)" '^!' "the checker on half an SVG"
 }
 
-# The Perfetto JSON: tests/helpers/perfetto_check (another change writes
-# it) checks the structure (balanced, nested, monotonic per thread); here
-# the events themselves: one complete event per call, per thread
+# callgraph's SVG in headless Chromium (tools/svgshot.sh, as
+# tests/live/test_svg_render.sh does for the export's own sample): the
+# screenshot shows a flame graph (many colours, many warm pixels). Not in
+# the VM: no Chromium there.
+t_in_vm || test_svg_screenshot() {
+	need_tool
+	local f=$T_TMP/cg.svg w h colours warm
+	command -v chromium >/dev/null || t_skip "no chromium (make deps installs Debian's chromium)"
+	[ -x "$KFIT_HELPERS/pngstat" ] || t_fail "no $KFIT_HELPERS/pngstat (make)"
+	traced_run recurse 20 --svg "$f"
+	"$T_REPO/tools/svgshot.sh" "$f" "$T_TMP/cg.png" 2>"$T_TMP/shot.err" ||
+		t_fail "svgshot.sh: $(head -c 300 "$T_TMP/shot.err")"
+	read -r w h colours warm < <("$KFIT_HELPERS/pngstat" "$T_TMP/cg.png") ||
+		t_fail "pngstat cannot read the screenshot"
+	echo "screenshot ${w}x$h: $colours colours, $warm warm pixels per thousand"
+	[ "$colours" -ge 50 ] || t_fail "the screenshot has $colours colours: blank?"
+	[ "$warm" -ge 100 ] || t_fail "$warm pixels per thousand are warm: no flame graph?"
+}
+
+# The Perfetto JSON: tests/helpers/perfetto_check checks the structure
+# (balanced, nested, monotonic per thread); here the events themselves:
+# one complete event per call, per thread
 test_perfetto() {
 	need_tool
-	local f=$T_TMP/cg.trace.json n=5 chk out
-	chk=$KFIT_HELPERS/perfetto_check
-	[ -x "$chk" ] || chk=$T_REPO/tests/helpers/perfetto_check
-	[ -x "$chk" ] || t_fail "perfetto_check not built"
+	local f=$T_TMP/cg.trace.json n=5 chk=$T_REPO/tests/helpers/perfetto_check out
+	[ -x "$chk" ] || t_fail "no $chk"
 	traced_run threads "$n" --perfetto "$f"
 	[ -s "$f" ] || t_fail "no Perfetto JSON written"
 	"$chk" "$f" >chk.out 2>&1 || { cat chk.out; t_fail "perfetto_check rejected it"; }
@@ -607,6 +630,7 @@ test_bad_usage() {
 	snap=$(t_bpf_snapshot)
 	bad_usage 'bogus' "an unknown option" --bogus "$CGS:cg_a"
 	bad_usage '.' "-S with targets" -S 99 "$CGS:cg_a"
+	bad_usage '.' "-S with targets" -S "$CGS:cg_a"
 	bad_usage 'zz' "a bad -b size" -b zz "$CGS:cg_a"
 	bad_usage 'x' "a bad -D" -D x "$CGS:cg_a"
 	bad_usage 'nosuchkey' "a bad sort key" --summary -s nosuchkey "$CGS:cg_a"
