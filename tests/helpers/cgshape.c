@@ -11,7 +11,7 @@
  * order written. Trees per scenario ("*": a frame that never returns);
  * N repeats the tree (default 1):
  *
- *   nest      cg_a[cg_b[cg_c], cg_d, cg_c]                      4 calls
+ *   nest      cg_a[cg_b[cg_c], cg_d, cg_c]                      5 calls
  *   recurse   cg_rec(4)[cg_rec(3)[cg_rec(2)[cg_rec(1)]]], then
  *             cg_fib(5): 15 calls, in the order of the recursion  19 calls
  *   threads   4 threads started together (a barrier), thread k
