@@ -38,3 +38,25 @@ bench_stats_restore
 awk 'FNR == 1 { v[FILENAME] = $NF } END {
 	printf "ratio BPF time per call, callgraph/funcdur: fentry %.2f, kprobes %.2f (goal: at most 1.5)\n",
 		v["/tmp/cg1"] / v["/tmp/fd1"], v["/tmp/cg2"] / v["/tmp/fd2"] }' /tmp/fd1 /tmp/cg1 /tmp/fd2 /tmp/cg2
+
+# Streaming: every call of 5 functions on the read/write path recorded
+# (3 calls per system call), cgshape io as fast as it goes
+stream() {	# MODE
+	local pid t0 t1 calls lost
+	callgraph $1 --summary --comm cgshape vfs_read vfs_write rw_verify_area read_zero \
+		write_null >/tmp/stream.out 2>/tmp/stream.err &
+	pid=$!
+	bench_wait_progs "$pid" 2 300 || { tail -n 5 /tmp/stream.err >&2; return 1; }
+	sleep 1
+	t0=$(date +%s%N)
+	"$CGS" io "$N" >/dev/null
+	t1=$(date +%s%N)
+	kill -INT "$pid"
+	wait "$pid" 2>/dev/null
+	calls=$(sed -nE 's/^([0-9]+) calls, ([0-9]+) lost.*/\1/p' /tmp/stream.out)
+	lost=$(sed -nE 's/^([0-9]+) calls, ([0-9]+) lost.*/\2/p' /tmp/stream.out)
+	awk -v m="${1:-fentry}" -v c="${calls:-0}" -v l="${lost:-?}" -v t=$((t1 - t0)) 'BEGIN {
+		printf "streamed (%s): %d calls in %.2f s, %.0f calls/s, %s lost\n", m, c, t / 1e9, c / (t / 1e9), l }'
+}
+stream ""
+stream -k
