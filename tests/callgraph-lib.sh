@@ -101,11 +101,13 @@ def flat($tid; $depth; $path):
 	else empty end;
 
 def doc_checks:
-	(select((.mode | type) != "string") | "mode is not a string"),
+	(select(.mode != "exact")
+		| "mode \(.mode | tojson) (mechanism \(.mechanism | tojson)), not exact"),
 	(["calls", "lost", "dropped", "incomplete", "missed", "elapsed_ns"][] as $f
 		| select((.[$f] | isnum) | not) | "\($f) is not a number: \(.[$f] | tojson)"),
 	(select((.skipped | type) != "array") | "skipped is not an array"),
-	(if (.threads | type) != "array" then "threads is not an array"
+	(if .mode != "exact" then empty
+	 elif (.threads | type) != "array" then "threads is not an array"
 	 else .threads[] |
 		(select((.tid | isnum | not) or (.pid | isnum | not) or (.context | type) != "string"
 			or (.calls | type) != "array")
@@ -127,18 +129,20 @@ CG_JQ_FLAT='
 	(.calls[]? | flat($id; 0; [])))
 '
 
-# One document: checked, then flattened into FILE.kv
-cg_json() {	# FILE WHAT
-	local out
+# One document: checked, then flattened into FILE.kv; on a problem, the
+# tool's stderr (ERRFILE, default bg.err) is shown
+cg_json() {	# FILE WHAT [ERRFILE]
+	local out err=${3:-$T_TMP/bg.err}
 	rm -f "$1.kv"
-	[ -s "$1" ] || { t_show_file "$T_TMP/bg.err" "stderr"; t_fail "$2: no output"; }
+	[ -s "$1" ] || { [ -f "$err" ] && t_show_file "$err" "stderr"; t_fail "$2: no output"; }
 	out=$(jq -s -r "$CG_JQ_DEFS if length != 1 then \"!\(length) JSON documents, expected 1\"
 		else .[0] | ((doc_checks | \"!\" + .), ($CG_JQ_FLAT)) end" "$1" 2>&1) || {
 		t_show_file "$1" "$2"
 		t_fail "$2: not valid JSON: $(echo "$out" | head -n 1)"
 	}
 	if printf '%s\n' "$out" | grep -q '^!'; then
-		printf '%s\n' "$out" | sed -n 's/^!//p' | head -n 20
+		[ -f "$err" ] && t_show_file "$err" "stderr"
+		printf '%s\n' "$out" | sed -n 's/^!//p' | head -n 20 | cut -c1-400
 		t_fail "$2: $(printf '%s\n' "$out" | sed -n 's/^!//p' | head -n 1) ($(printf '%s\n' "$out" | grep -c '^!') problems)"
 	fi
 	printf '%s\n' "$out" >"$1.kv"

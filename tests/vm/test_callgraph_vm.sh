@@ -161,18 +161,21 @@ udp_run() {	# callgraph-args...
 	timeout 600 "$CG" -j "$@" $NET_FNS -- bash -c \
 		'for ((i = 0; i < '$UDP_SENDS'; i++)); do echo x >/dev/udp/127.0.0.1/9; done' \
 		>"$f" 2>"$T_TMP/udp.err" || { t_show_file "$T_TMP/udp.err" stderr; t_fail "callgraph $* exited $?"; }
-	cg_json "$f" "callgraph -j $* (UDP to 127.0.0.1)"
+	cg_json "$f" "callgraph -j $* (UDP to 127.0.0.1)" "$T_TMP/udp.err"
 	echo "$*: $(cg_d "$f" calls) calls, $(cg_d "$f" lost) lost;" \
-		"$(grep -c '^I' "$f.kv") interrupt nodes, $(cg_ncalls "$f" '$5 == "net_rx_action"') net_rx_action calls"
+		"$(task_irqs "$f") interrupt nodes in task trees, $(cg_ncalls "$f" '$5 == "net_rx_action"') net_rx_action calls"
 	t_assert_eq "$(cg_ncalls "$f" '$5 == "udp_sendmsg" && $4 == "udp_sendmsg"')" "$UDP_SENDS" \
 		"udp_sendmsg calls of the task (outermost)"
 }
+
+# Interrupt nodes in the trees of tasks (not in the per-CPU interrupt threads)
+task_irqs() { awk -F'\t' '$1 == "I" && $2 !~ /:/' "$1.kv" | grep -c .; }
 
 interlace() {	# MODE
 	local f=$T_TMP/udp.json
 	udp_run $1
 	assert_mech "$f" "$1"
-	grep -E '^I	' "$f.kv" | awk -F'\t' '$4 ~ /ip_finish_output2$/ && $5 ~ /NET_RX/' | grep -q . ||
+	awk -F'\t' '$1 == "I" && $2 !~ /:/ && $4 ~ /ip_finish_output2$/ && $5 ~ /NET_RX/' "$f.kv" | grep -q . ||
 		{ grep '^I' "$f.kv" | head; t_fail "no NET_RX softirq inside an ip_finish_output2 call"; }
 	[ "$(cg_ncalls "$f" '$5 == "net_rx_action" && $4 ~ /ip_finish_output2\/\[irq [^]]*NET_RX[^]]*\]\/net_rx_action$/')" -ge 1 ] ||
 		t_fail "no net_rx_action call inside a NET_RX softirq inside ip_finish_output2"
@@ -180,7 +183,7 @@ interlace() {	# MODE
 		"net_rx_action calls outside an interrupt node"
 	# --no-interlace: the same softirqs, in per-CPU threads of their own
 	udp_run $1 --no-interlace
-	t_assert_eq "$(grep -c '^I' "$f.kv")" 0 "interrupt nodes in task trees with --no-interlace"
+	t_assert_eq "$(task_irqs "$f")" 0 "interrupt nodes in task trees with --no-interlace"
 	awk -F'\t' '$1 == "T" && $5 == "softirq"' "$f.kv" | grep -q . ||
 		t_fail "no softirq thread with --no-interlace"
 	[ "$(cg_ncalls "$f" '$5 == "net_rx_action" && $2 ~ /^softirq:/')" -ge 1 ] ||
@@ -206,13 +209,13 @@ many() {	# MODE
 	timeout 900 "$CG" -j $1 'tcp_*' -- bash -c \
 		'exec 3<>/dev/tcp/127.0.0.1/'$port'; echo hello >&3; exec 3>&-' \
 		>"$f" 2>"$T_TMP/tcp.err" || { t_show_file "$T_TMP/tcp.err" stderr; t_fail "callgraph $1 'tcp_*' exited $?"; }
+	cg_json "$f" "callgraph -j $1 'tcp_*'" "$T_TMP/tcp.err"
+	assert_mech "$f" "$1"
 	n=$(sed -nE 's/^Tracing ([0-9]+) functions.*/\1/p' "$T_TMP/tcp.err")
 	echo "tcp_* $1: Tracing $n functions; $(jq '.skipped | length' "$f") skipped"
 	_t_is_num "$n" || t_fail "no 'Tracing N functions' line: $(grep ^Tracing "$T_TMP/tcp.err")"
 	[ "$n" -ge 300 ] || t_fail "tcp_* resolved to $n functions, fewer than 300"
-	cg_json "$f" "callgraph -j $1 'tcp_*'"
-	assert_mech "$f" "$1"
-	echo "$(cg_d "$f" calls) calls, $(cg_d "$f" lost) lost, $(grep -c '^I' "$f.kv") interrupt nodes"
+	echo "$(cg_d "$f" calls) calls, $(cg_d "$f" lost) lost, $(task_irqs "$f") interrupt nodes in task trees"
 	[ "$(cg_ncalls "$f" '$5 == "tcp_sendmsg_locked" && $4 ~ /(^|\/)tcp_sendmsg\/tcp_sendmsg_locked$/')" -ge 1 ] ||
 		t_fail "no tcp_sendmsg_locked call inside tcp_sendmsg"
 	t_bpf_assert_same "$snap" "after callgraph $1 'tcp_*'"
