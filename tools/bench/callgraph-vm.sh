@@ -23,6 +23,12 @@ measure() {
 	read -r c1 t1 np < <(bench_prog_stats "$pid")
 	kill -INT "$pid"
 	wait "$pid" 2>/dev/null
+	# an entry and an exit per call at least: else it did not trace them
+	if [ $((c1 - c0)) -lt $((2 * N)) ]; then
+		echo "$name: $((c1 - c0)) BPF runs for $N calls: not every call traced" >&2
+		grep -E 'refused|warning|Tracing' "/tmp/$name.err" | head -n 5 >&2
+		return 1
+	fi
 	awk -v name="$name" -v p="$np" -v c=$((c1 - c0)) -v t=$((t1 - t0)) -v n="$N" 'BEGIN {
 		printf "%-24s %6d %10d %12d %12.1f\n", name, p, c, t, t / n }'
 }
@@ -30,14 +36,21 @@ measure() {
 bench_stats_on
 echo "== callgraph against funcdur, kernel function vfs_read, in the VM ($(uname -r), TCG): $N calls =="
 printf '%-24s %6s %10s %12s %12s\n' TRACER PROGS "BPF RUNS" "BPF NS" "BPF NS/CALL"
-measure "funcdur (fentry)" funcdur --comm cgshape vfs_read | tee /tmp/fd1
-measure "callgraph (fentry)" callgraph --comm cgshape vfs_read | tee /tmp/cg1
-measure "funcdur -k (kprobes)" funcdur -k --comm cgshape vfs_read | tee /tmp/fd2
-measure "callgraph -k (kprobes)" callgraph -k --comm cgshape vfs_read | tee /tmp/cg2
+status=0
+measure "funcdur (fentry)" funcdur --comm cgshape vfs_read >/tmp/fd1 || status=1
+measure "callgraph (fentry)" callgraph --comm cgshape vfs_read >/tmp/cg1 || status=1
+measure "funcdur -k (kprobes)" funcdur -k --comm cgshape vfs_read >/tmp/fd2 || status=1
+measure "callgraph -k (kprobes)" callgraph -k --comm cgshape vfs_read >/tmp/cg2 || status=1
 bench_stats_restore
-awk 'FNR == 1 { v[FILENAME] = $NF } END {
-	printf "ratio BPF time per call, callgraph/funcdur: fentry %.2f, kprobes %.2f (goal: at most 1.5)\n",
-		v["/tmp/cg1"] / v["/tmp/fd1"], v["/tmp/cg2"] / v["/tmp/fd2"] }' /tmp/fd1 /tmp/cg1 /tmp/fd2 /tmp/cg2
+cat /tmp/fd1 /tmp/cg1 /tmp/fd2 /tmp/cg2
+# the ratio of each mechanism measured on both sides
+ratio() {	# LABEL CALLGRAPH FUNCDUR
+	[ -s "$2" ] && [ -s "$3" ] || { echo "ratio $1: not measured"; return; }
+	awk -v l="$1" -v a="$2" -v b="$3" 'FNR == 1 { v[FILENAME] = $NF } END {
+		printf "ratio BPF time per call, callgraph/funcdur, %s: %.2f (goal: at most 1.5)\n", l, v[a] / v[b] }' "$2" "$3"
+}
+ratio fentry /tmp/cg1 /tmp/fd1
+ratio kprobes /tmp/cg2 /tmp/fd2
 
 # Streaming: every call of 5 functions on the read/write path recorded
 # (3 calls per system call), cgshape io as fast as it goes
@@ -55,8 +68,14 @@ stream() {	# MODE
 	wait "$pid" 2>/dev/null
 	calls=$(sed -nE 's/^([0-9]+) calls, ([0-9]+) lost.*/\1/p' /tmp/stream.out)
 	lost=$(sed -nE 's/^([0-9]+) calls, ([0-9]+) lost.*/\2/p' /tmp/stream.out)
+	if [ -z "$calls" ] || [ "$calls" -lt $((6 * N)) ]; then
+		echo "streamed (${1:-fentry}): ${calls:-no} calls for the $((6 * N)) made: not every call traced" >&2
+		grep -E 'refused|warning|Tracing' /tmp/stream.err | head -n 5 >&2
+		return 1
+	fi
 	awk -v m="${1:-fentry}" -v c="${calls:-0}" -v l="${lost:-?}" -v t=$((t1 - t0)) 'BEGIN {
 		printf "streamed (%s): %d calls in %.2f s, %.0f calls/s, %s lost\n", m, c, t / 1e9, c / (t / 1e9), l }'
 }
-stream ""
-stream -k
+stream "" || status=1
+stream -k || status=1
+exit $status
