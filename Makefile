@@ -13,6 +13,8 @@ DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 	qemu-system-x86 libbpf-tools linux-perf bpftrace
 # The SVG and trace checks: xmllint, headless Chromium
 DEPS += libxml2-utils chromium
+# callgraph's oracle in the tests (uftrace), peak RSS in the benchmark (time)
+DEPS += uftrace time
 
 # STATIC=1: statically linked tools, for machines without libbpf (and the VM).
 # SANITIZE=1: tools, helpers and unit tests built with ASan and UBSan, any
@@ -157,6 +159,16 @@ $(OUT)/tests/flamesample: tests/helpers/flamesample.c $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -O1 $(STATIC_LDFLAGS) $< $(CORE_LIB) $(CORE_LDLIBS) -o $@
 
+# cgshape with -pg for uftrace, the callgraph tests' oracle: not static
+# (uftrace preloads its libmcount), not sanitized (a workload, as above)
+ifneq ($(STATIC),1)
+all: $(OUT)/tests/cgshape-pg
+endif
+
+$(OUT)/tests/cgshape-pg: tests/helpers/cgshape.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -O1 -pg $< -o $@ -lpthread
+
 $(OUT)/tests/testlib.o: tests/unit/testlib.c
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -c $< -o $@
@@ -198,7 +210,7 @@ $(OUT)/tests/btf_sample.bpf.o: tests/unit/btf_sample.bpf.c
 # and ASan adds shadow pages, LSan a fork and getppid calls at exit
 live: all
 ifeq ($(SANITIZE),1)
-	$(MAKE) SANITIZE= $(HELPER_SRCS:tests/helpers/%.c=build/tests/%)
+	$(MAKE) SANITIZE= $(HELPER_SRCS:tests/helpers/%.c=build/tests/%) build/tests/cgshape-pg
 	KFIT_HELPERS=$(CURDIR)/build/tests tests/live/run.sh $(OUT)
 else
 	tests/live/run.sh $(OUT)

@@ -1,0 +1,649 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Live tests of callgraph on the running kernel (root): the uprobe call
+# trees of tests/helpers/cgshape, whose shape is known (its header lists
+# the tree of each scenario), checked exactly, and against uftrace's trees
+# of the same program built with -pg (tests/helpers/uftrace-canon, on the
+# host only: the VM has no uftrace); sampled mode on tests/helpers/cghot;
+# a forced overflow; the output forms; bad usage.
+#
+# Most tests start `cgshape -w SCENARIO N` (it waits for SIGUSR1), then
+# `callgraph -j -p PID CGSHAPE:cg_*` in the background, wait for its
+# "Tracing" line and let cgshape run; callgraph ends with it, so the trees
+# are whole. Trees are compared in the canonical form of uftrace-canon
+# ("TASK DEPTH NAME [incomplete]" per call in pre-order, then "count NAME
+# N"; tests/callgraph-lib.sh). Durations are only bounded from below
+# (a 20 ms sleep is at least 20 ms off CPU), never from above.
+# shellcheck disable=SC2016 # awk conditions in single quotes
+. "$(dirname "$0")/../lib.sh"
+. "$T_REPO/tests/callgraph-lib.sh"
+
+export LC_ALL=C	# sort and awk compare bytes, as jq does
+: "${CG_WAIT:=30}"	# seconds to wait for the "Tracing" line
+CGHOT="$KFIT_HELPERS/cghot"
+
+need_tool() {
+	t_need_root
+	[ -x "$CG" ] || t_fail "$CG not built"
+	[ -x "$CGS" ] || t_fail "$CGS not built"
+}
+
+# ---- callgraph in the background -------------------------------------------
+
+bg_start() { t_bg_start "$CG" "$@"; }
+bg_wait_tracing() { t_bg_wait_tracing "$CG_WAIT"; }
+
+# With -p PID it ends by itself once cgshape has (t_held_go waits for
+# it), with status 0
+bg_end() {
+	t_bg_wait_exit 30
+	[ "$BG_RC" = 0 ] || {
+		t_show_file "$T_TMP/bg.err" "stderr"
+		t_fail "callgraph exited $BG_RC once its process had ended, expected 0"
+	}
+}
+
+# cgshape -w SCENARIO N; sets CGS_PID
+cgs_start() {	# SCENARIO N
+	t_held_start "$CGS" -w "$1" "$2"
+	CGS_PID=$HELD_PID
+}
+
+# cgshape SCENARIO N under `callgraph -p PID ARGS... CGSHAPE:cg_*`, which
+# ends when cgshape does; its output is in bg.out
+traced_run() {	# SCENARIO N callgraph-args...
+	local sc=$1 n=$2
+	shift 2
+	cgs_start "$sc" "$n"
+	bg_start -p "$CGS_PID" "$@" "$CGS:cg_*"
+	bg_wait_tracing
+	t_held_go
+	bg_end
+}
+
+# The same with -j: the document checked and flattened (bg.out.kv)
+json_run() {	# SCENARIO N callgraph-args...
+	traced_run "$@" -j
+	cg_json "$T_TMP/bg.out" "callgraph -j ($1 $2)"
+	t_assert_eq "$(cg_d bg.out mode)" exact "mode"
+	t_assert_match "$(cg_d bg.out mechanism)" uprobe "mechanism"
+	t_assert_eq "$(cg_d bg.out lost)" 0 "lost"
+	# every call traced is in a tree: none is dropped or lost here
+	t_assert_eq "$(cg_d bg.out calls)" "$(cg_ncalls bg.out '$18 != "true"')" \
+		"calls against the calls in the trees"
+	t_assert_eq "$(cg_d bg.out orphans)" 0 "orphans"
+	[ -z "$(awk -F'\t' -v p="$CGS_PID" '$1 == "T" && $3 != p' bg.out.kv)" ] ||
+		[ "$1" = fork ] || t_fail "a thread of another process than $CGS_PID: $(grep '^T' bg.out.kv)"
+}
+
+# ---- the trees cgshape makes (its header), in canonical form ---------------
+
+fib_lines() {	# K DEPTH: cg_fib(K)'s calls in pre-order
+	echo "$2 cg_fib"
+	[ "$1" -lt 2 ] && return
+	fib_lines $(($1 - 1)) $(($2 + 1))
+	fib_lines $(($1 - 2)) $(($2 + 1))
+}
+
+# Blocks (tasks) separated by empty lines, in canon_sort's input form
+expect_blocks() {	# SCENARIO N
+	local n=$2 i k j
+	case $1 in
+	nest)
+		for ((i = 0; i < n; i++)); do
+			printf '0 cg_a\n1 cg_b\n2 cg_c\n1 cg_d\n1 cg_c\n'
+		done ;;
+	recurse)
+		for ((i = 0; i < n; i++)); do
+			printf '0 cg_rec\n1 cg_rec\n2 cg_rec\n3 cg_rec\n'
+			fib_lines 5 0
+		done ;;
+	threads)
+		for ((k = 0; k < 4; k++)); do
+			for ((i = 0; i < n; i++)); do
+				echo "0 cg_thread_$k"
+				for ((j = 0; j <= k; j++)); do echo "1 cg_leaf"; done
+			done
+			echo
+		done ;;
+	fork)
+		for ((i = 0; i < n; i++)); do printf '0 cg_forker\n1 cg_wait\n'; done
+		for ((i = 0; i < n; i++)); do
+			printf '\n0 cg_forker\n1 cg_child\n2 cg_leaf\n2 cg_leaf\n2 cg_leaf\n'
+		done ;;
+	signal)
+		for ((i = 0; i < n; i++)); do
+			printf '0 cg_sig_victim\n1 cg_handler\n2 cg_leaf\n'
+		done ;;
+	exit)
+		printf '0 cg_leaf\n0 cg_exit_outer incomplete\n1 cg_exit_mid incomplete\n'
+		printf '2 cg_leaf\n2 cg_exit_inner incomplete\n' ;;
+	longjmp)
+		for ((i = 0; i < n; i++)); do
+			printf '0 cg_jmp_outer\n1 cg_jmp_mid incomplete\n2 cg_jmp_inner incomplete\n'
+			printf '1 cg_after_jump\n2 cg_leaf\n'
+		done ;;
+	sleep)
+		for ((i = 0; i < n; i++)); do
+			printf '0 cg_sleep_outer\n1 cg_leaf\n1 cg_nap\n'
+		done ;;
+	*) t_fail "expect_blocks: no tree for scenario $1" ;;
+	esac
+}
+
+expect_canon() { expect_blocks "$@" | canon_sort; }	# SCENARIO N
+
+# The scenarios and counts compared with uftrace
+SCENARIOS="nest:3 recurse:2 threads:10 fork:2 signal:2 exit:1 longjmp:2 sleep:1"
+
+need_uftrace() {
+	command -v uftrace >/dev/null || t_skip "uftrace not installed (make deps installs it)"
+	[ -x "$CGS_PG" ] || t_fail "$CGS_PG not built"
+}
+
+# ---- the oracle: uftrace's trees are cgshape's documented ones -------------
+
+# Not for callgraph: this checks the oracle itself (uftrace-canon's reading
+# of uftrace's records of fork, signal handlers, exit and longjmp), with
+# no root needed. uftrace runs on the host only.
+t_in_vm || test_uftrace_oracle() {
+	need_uftrace
+	local sn sc n got
+	for sn in $SCENARIOS; do
+		sc=${sn%:*} n=${sn#*:}
+		got=$("$UCANON" -- "$CGS_PG" "$sc" "$n" 2>"$T_TMP/uf.err") || {
+			cat "$T_TMP/uf.err"
+			t_fail "uftrace-canon $sc $n failed"
+		}
+		canon_assert_eq "$got" "$(expect_canon "$sc" "$n")" "uftrace's $sc $n"
+		echo "uftrace $sc $n: $(printf '%s\n' "$got" | grep -vc '^count') calls as documented"
+	done
+}
+
+# ---- trees: nesting, order, counts -----------------------------------------
+
+test_nest_order() {
+	need_tool
+	local snap
+	snap=$(t_bpf_snapshot)
+	json_run nest 3
+	canon_assert_eq "$(cg_canon bg.out)" "$(expect_canon nest 3)" "nest 3"
+	t_assert_eq "$(cg_d bg.out incomplete)" 0 "incomplete"
+	t_assert_eq "$(cg_d bg.out dropped)" 0 "dropped"
+	t_assert_eq "$(awk -F'\t' '$1 == "T" { print $2 "/" $3 }' bg.out.kv)" "$CGS_PID/$CGS_PID" \
+		"threads (tid/pid): the main thread only"
+	t_assert_eq "$(awk -F'\t' '$1 == "T" { print $4 }' bg.out.kv)" cgshape "comm"
+	t_bpf_assert_same "$snap" "after callgraph -p"
+}
+
+test_recursion_counts() {
+	need_tool
+	json_run recurse 3
+	canon_assert_eq "$(cg_canon bg.out)" "$(expect_canon recurse 3)" "recurse 3"
+	t_assert_eq "$(cg_ncalls bg.out '$5 == "cg_fib"')" 45 "cg_fib calls (3 x fib(5): 15)"
+	t_assert_eq "$(cg_ncalls bg.out '$5 == "cg_rec" && $3 == 3')" 3 "cg_rec at depth 3"
+	t_assert_eq "$(cg_ncalls bg.out '$5 == "cg_fib" && $3 == 4')" 6 "cg_fib at depth 4"
+}
+
+# Four threads, interleaved (they start together): each its own tree
+test_threads_own_trees() {
+	need_tool
+	local n=40 tids t
+	json_run threads "$n"
+	canon_assert_eq "$(cg_canon bg.out)" "$(expect_canon threads "$n")" "threads $n"
+	tids=$(cg_calls bg.out '$3 == 0' | cut -f2 | sort -u)
+	t_assert_eq "$(printf '%s\n' "$tids" | grep -c .)" 4 "threads with calls"
+	printf '%s\n' "$tids" | grep -qx "$CGS_PID" && t_fail "the main thread has calls"
+	for t in $tids; do
+		[ "$(cg_calls bg.out "\$2 == $t && \$3 == 0" | cut -f5 | sort -u | grep -c .)" = 1 ] ||
+			t_fail "thread $t runs more than one cg_thread_k"
+	done
+}
+
+# The children of -p's process are traced; each starts with the frame it
+# inherited from its parent (the fork happened inside cg_forker): the same
+# call as the parent's, with the parent's entry time, returning in the child
+test_fork_child_tree() {
+	need_tool
+	local n=2 kids k starts s
+	json_run fork "$n"
+	canon_assert_eq "$(cg_canon bg.out)" "$(expect_canon fork "$n")" "fork $n"
+	kids=$(awk -F'\t' -v p="$CGS_PID" '$1 == "T" && $3 != p { print $2 }' bg.out.kv)
+	t_assert_eq "$(printf '%s\n' "$kids" | grep -c .)" "$n" "child processes with a tree"
+	t_assert_eq "$(cg_ncalls bg.out '$17 == "true"')" "$n" "inherited frames (one per child)"
+	starts=$(cg_calls bg.out "\$2 == $CGS_PID && \$5 == \"cg_forker\"" | cut -f6)
+	for k in $kids; do
+		t_assert_eq "$(awk -F'\t' -v t="$k" '$1 == "T" && $2 == t { print $3 }' bg.out.kv)" "$k" \
+			"child $k: a process of its own (pid = tid)"
+		s=$(cg_calls bg.out "\$2 == $k && \$3 == 0" | cut -f5,6,12,17)
+		t_assert_match "$s" '^cg_forker	[0-9]+	true	true$' \
+			"child $k: its root (name, start, complete, inherited)"
+		printf '%s\n' "$starts" | grep -qx "$(cut -f2 <<<"$s")" ||
+			t_fail "child $k: its inherited cg_forker starts at $(cut -f2 <<<"$s"), not at a start of its parent's ($starts)"
+	done
+}
+
+# The same from the exec of a command after --: its children too
+test_command_fork() {
+	need_tool
+	local f=$T_TMP/out.json
+	t_expect_exit 0 "$CG" -j "$CGS:cg_*" -- bash -c 'exec "$0" "$@" >/dev/null' "$CGS" fork 2
+	cp "$T_OUT" "$f"
+	cg_json "$f" "callgraph -j -- cgshape fork 2"
+	canon_assert_eq "$(cg_canon "$f")" "$(expect_canon fork 2)" "-- cgshape fork 2"
+	t_assert_eq "$(cg_d "$f" lost)" 0 "lost"
+}
+
+# The handler runs on the thread's stack while cg_sig_victim is in raise()
+test_signal_handler_inside() {
+	need_tool
+	json_run signal 3
+	canon_assert_eq "$(cg_canon bg.out)" "$(expect_canon signal 3)" "signal 3"
+	t_assert_eq "$(cg_calls bg.out '$5 == "cg_handler"' | cut -f4 | sort -u)" \
+		cg_sig_victim/cg_handler "cg_handler's callers"
+}
+
+# exit() from 3 frames deep: they never return, incomplete "exited"
+test_exit_incomplete() {
+	need_tool
+	json_run exit 1
+	canon_assert_eq "$(cg_canon bg.out)" "$(expect_canon exit 1)" "exit"
+	t_assert_eq "$(cg_d bg.out incomplete)" 3 "incomplete"
+	t_assert_eq "$(cg_calls bg.out '$12 == "false"' | cut -f5,13 | tr '\t\n' ' ')" \
+		"cg_exit_outer exited cg_exit_mid exited cg_exit_inner exited " "incomplete calls and reasons"
+}
+
+# longjmp out of 2 frames: they are incomplete "longjmp", and the call
+# made after the jump is cg_jmp_outer's, not under the abandoned frames
+test_longjmp_incomplete() {
+	need_tool
+	json_run longjmp 3
+	canon_assert_eq "$(cg_canon bg.out)" "$(expect_canon longjmp 3)" "longjmp 3"
+	t_assert_eq "$(cg_d bg.out incomplete)" 6 "incomplete"
+	t_assert_eq "$(cg_calls bg.out '$12 == "false"' | cut -f13 | sort -u)" longjmp "incomplete_reason"
+	t_assert_eq "$(cg_calls bg.out '$5 == "cg_after_jump"' | cut -f4 | sort -u)" \
+		cg_jmp_outer/cg_after_jump "cg_after_jump's callers"
+}
+
+# cg_nap sleeps 20 ms: at least 20 ms of it is off CPU, blocked, and so
+# for its caller; a context switch is marked inside it
+test_sleep_offcpu() {
+	need_tool
+	local n=2 bad
+	json_run sleep "$n"
+	canon_assert_eq "$(cg_canon bg.out)" "$(expect_canon sleep "$n")" "sleep $n"
+	bad=$(cg_calls bg.out '($5 == "cg_nap" || $5 == "cg_sleep_outer") &&
+		($7 < 20000000 || $9 < 20000000 || $10 < 20000000)' | cut -f5,7,9,10)
+	[ -z "$bad" ] || t_fail "calls around a 20 ms sleep with less than 20 ms (duration, off-CPU, blocked): $bad"
+	t_assert_eq "$(cg_ncalls bg.out '$5 == "cg_nap" && $16 > 0')" "$n" "cg_nap calls with a context switch marked inside"
+	traced_run sleep 1
+	t_assert_match "$(cat bg.out)" 'off CPU [0-9.]+ms \(blocked\)' "the off-CPU line of the text tree"
+}
+
+# ---- KFI's filters ------------------------------------------------------------
+
+# --min 10ms: cg_leaf (short) dropped, counted, its time in its caller's local
+test_min_drops() {
+	need_tool
+	local n=3
+	json_run sleep "$n" --min 10ms
+	canon_assert_eq "$(cg_canon bg.out)" \
+		"$(for ((i = 0; i < n; i++)); do printf '0 cg_sleep_outer\n1 cg_nap\n'; done | canon_sort)" \
+		"sleep $n --min 10ms"
+	t_assert_eq "$(cg_d bg.out dropped)" "$n" "dropped"
+	t_assert_eq "$(cg_calls bg.out '$5 == "cg_sleep_outer"' | cut -f14 | sort -u)" 1 \
+		"cg_sleep_outer's dropped"
+}
+
+# -D 2: two levels; cg_b's cg_c dropped
+test_depth_limit() {
+	need_tool
+	local n=3
+	json_run nest "$n" -D 2
+	canon_assert_eq "$(cg_canon bg.out)" \
+		"$(for ((i = 0; i < n; i++)); do printf '0 cg_a\n1 cg_b\n1 cg_d\n1 cg_c\n'; done | canon_sort)" \
+		"nest $n -D 2"
+	t_assert_eq "$(cg_d bg.out dropped)" "$n" "dropped"
+	t_assert_eq "$(cg_calls bg.out '$5 == "cg_b"' | cut -f14 | sort -u)" 1 "cg_b's dropped"
+}
+
+# ---- against uftrace -------------------------------------------------------------
+
+# The same functions, nesting, order, counts and incomplete frames as
+# uftrace shows for cgshape-pg (host only: the VM has no uftrace)
+t_in_vm || test_uftrace_same_trees() {
+	need_tool
+	need_uftrace
+	local sn sc n want
+	for sn in $SCENARIOS; do
+		sc=${sn%:*} n=${sn#*:}
+		want=$("$UCANON" -- "$CGS_PG" "$sc" "$n" 2>"$T_TMP/uf.err") || {
+			cat "$T_TMP/uf.err"
+			t_fail "uftrace-canon $sc $n failed"
+		}
+		json_run "$sc" "$n"
+		canon_assert_eq "$(cg_canon bg.out)" "$want" "callgraph against uftrace, $sc $n"
+		echo "$sc $n: the same trees as uftrace's"
+	done
+}
+
+# ---- the text tree ------------------------------------------------------------------
+
+# The default output, read back: under each "== pid P tid T (comm) ==",
+# call lines "ENTRY DURATION LOCAL OFF-CPU CPU FUNCTION", the name
+# indented 2 spaces per depth (from the column of the block's outermost
+# calls); in canonical form
+text_canon() {	# FILE
+	awk '
+	/^== pid [0-9]+ tid [0-9]+ / { blk++; next }
+	blk && $1 ~ /^[0-9.]+s$/ && $2 ~ /^>?[0-9.]+(ns|us|ms|s)$/ &&
+	    match($0, /^ *[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +/) {
+		name = substr($0, RLENGTH + 1); sub(/ .*/, "", name)
+		if (name !~ /^cg_/) next
+		n++; b[n] = blk; col[n] = RLENGTH; nm[n] = name
+		inc[n] = index($0, "[incomplete: ") ? " incomplete" : ""
+		if (!(blk in min) || RLENGTH < min[blk]) min[blk] = RLENGTH
+	}
+	END {
+		for (i = 1; i <= n; i++)
+			text[b[i]] = text[b[i]] (col[i] - min[b[i]]) / 2 " " nm[i] inc[i] "\n"
+		for (i = 1; i <= blk; i++) if (text[i] != "") print text[i]
+	}' "$1" | canon_sort
+}
+
+test_text_tree() {
+	need_tool
+	traced_run nest 2
+	t_assert_match "$(cat bg.out)" "^== pid $CGS_PID tid $CGS_PID \\(cgshape\\) ==\$" "thread header"
+	t_assert_match "$(cat bg.out)" 'ENTRY +DURATION +LOCAL +OFF-CPU +CPU +FUNCTION$' "column header"
+	canon_assert_eq "$(text_canon bg.out)" "$(expect_canon nest 2)" "the text tree of nest 2"
+	traced_run longjmp 1
+	canon_assert_eq "$(text_canon bg.out)" "$(expect_canon longjmp 1)" "the text tree of longjmp 1"
+	t_assert_match "$(grep -E ' cg_jmp_mid' bg.out)" '>[0-9.]+(ns|us|ms|s) .*\[incomplete: longjmp\]' \
+		"cg_jmp_mid's line (duration as a lower bound, and the mark)"
+	traced_run exit 1
+	t_assert_match "$(grep -E ' cg_exit_inner' bg.out)" '\[incomplete: exited\]' "cg_exit_inner's line"
+	traced_run fork 1
+	canon_assert_eq "$(text_canon bg.out)" "$(expect_canon fork 1)" "the text tree of fork 1"
+	t_assert_eq "$(grep -c ' cg_forker \[inherited\]' bg.out)" 1 "cg_forker lines marked [inherited]"
+}
+
+# ---- losses --------------------------------------------------------------------------
+
+# Which caller each cgshape nest function may have (the stand-in of a
+# lost caller, "[lost]" in paths, may have any)
+NEST_PAIRS="cg_a>cg_b cg_a>cg_d cg_a>cg_c cg_b>cg_c"
+
+# A ring buffer of one page against 5 x 20000 calls: records are lost,
+# counted and shown; the tree stays consistent (the schema's invariants,
+# and every call under a caller it really has)
+test_overflow_tiny_buffer() {
+	need_tool
+	local n=20000 calls lost bad
+	json_run_lossy() {
+		cgs_start nest "$n"
+		bg_start -p "$CGS_PID" -j -b 4k "$CGS:cg_*"
+		bg_wait_tracing
+		t_held_go
+		bg_end
+		cg_json "$T_TMP/bg.out" "callgraph -j -b 4k (nest $n)"
+	}
+	json_run_lossy
+	calls=$(cg_dnum bg.out calls)
+	lost=$(cg_dnum bg.out lost)
+	echo "nest $n with -b 4k: $calls calls, $lost lost of $((5 * n))"
+	[ "$lost" -gt 0 ] || t_fail "nothing lost with a 4 KiB buffer and $((5 * n)) calls"
+	[ "$calls" -le $((5 * n)) ] || t_fail "$calls calls, more than the $((5 * n)) made"
+	[ $((calls + lost)) -ge $((5 * n)) ] || t_fail "calls $calls + lost $lost < the $((5 * n)) calls made"
+	t_assert_eq "$(cg_ncalls bg.out '$18 != "true"')" "$calls" "calls against the calls in the trees"
+	t_assert_eq "$(cg_ncalls bg.out '$18 != "true" && $5 !~ /^cg_[abcd]$/')" 0 "calls not of nest"
+	bad=$(cg_calls bg.out '$18 != "true" && $3 > 0' | awk -F'\t' -v ok=" $NEST_PAIRS " '{
+		n = split($4, p, "/"); c = p[n - 1]
+		if (c != "[lost]" && index(ok, " " c ">" $5 " ") == 0) print $4 }' | sort | uniq -c)
+	[ -z "$bad" ] || t_fail "calls under a caller they do not have: $bad"
+	cgs_start nest "$n"
+	bg_start -p "$CGS_PID" -b 4k "$CGS:cg_*"
+	bg_wait_tracing
+	t_held_go
+	bg_end
+	t_assert_match "$(head -n 20 bg.out)" '[Ll]ost:? [1-9][0-9]*|[1-9][0-9]* lost' "the header's lost count"
+}
+
+# ---- sampled mode -----------------------------------------------------------------------
+
+# tests/helpers/cghot SECONDS prints "pid PID", then computes: 9 units of
+# work in 10 in hot_loop, under middle, under main (1 in cold_loop, under
+# cold_path, under main)
+CGHOT_HOT=hot_loop
+CGHOT_CALLERS="main middle"
+
+# The hottest node (most self samples) is CGHOT_HOT, under its callers
+test_sampled_hot() {
+	need_tool
+	[ -x "$CGHOT" ] || t_fail "$CGHOT not built"
+	local f=$T_TMP/s.json top
+	t_held_start "$CGHOT" 4
+	t_expect_exit 0 "$CG" -j -S 199 -p "$HELD_PID"
+	cp "$T_OUT" "$f"
+	jq -e '.mode == "sampled"' "$f" >/dev/null || { t_show_file "$f" "-S -j"; t_fail "mode is not sampled"; }
+	# "PATH SELF SAMPLES" of the node with the most self samples
+	top=$(jq -r '
+		def nodes($p): (.name as $n | ($p + [$n]) as $q |
+			"\($q | join(";"))\t\(.self)\t\(.samples)", (.children[]? | nodes($q)));
+		[.threads[] | (.calls // .children)[]? | nodes([])] |
+		map(split("\t")) | max_by(.[1] | tonumber) | join("\t")' "$f") ||
+		t_fail "sampled JSON without threads of nodes (name, self, samples, children)"
+	echo "hottest: $top"
+	t_assert_match "$(cut -f1 <<<"$top")" "(^|;)${CGHOT_CALLERS// /;};$CGHOT_HOT\$" \
+		"the hottest node's stack"
+	[ "$(cut -f2 <<<"$top")" -ge 50 ] || t_fail "only $(cut -f2 <<<"$top") samples in $CGHOT_HOT in about 3 s at 199 Hz"
+	# without targets, sampled is the default
+	t_held_start "$CGHOT" 2
+	t_expect_exit 0 "$CG" -j -p "$HELD_PID"
+	t_assert_eq "$(jq -r .mode "$T_OUT")" sampled "mode without targets"
+}
+
+# ---- the other output forms ----------------------------------------------------------------
+
+# XML well-formedness without an XML library (the VM has none): tags
+# balanced and named, attributes quoted, entities where & is, one root.
+# The document is split at each "<" (never inside an attribute value in
+# XML); comments, CDATA and <? ?> pieces are joined back.
+xml_check() {	# FILE -> the root's name, or "!problem"
+	awk '
+	function bad(m) { print "!" m; err = 1; exit }
+	function chars(t, what) {
+		if (depth == 0 && t ~ /[^ \t\r\n]/) bad("text outside the root: " substr(t, 1, 30))
+		gsub(/&(#[0-9]+|#x[0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);/, "", t)
+		if (index(t, "&")) bad("a bare & in " what)
+	}
+	# part k starts with OP: join the parts up to CL; the text after it
+	function skip(op, cl, what,    p) {
+		p = part[k]
+		while (!index(p, cl) && k < np) p = p "<" part[++k]
+		if (!index(p, cl)) bad(what " not closed")
+		return substr(p, index(p, cl) + length(cl))
+	}
+	function tag(p,    j, n, c, q, t, name, attrs, empty) {
+		n = length(p); q = ""
+		for (j = 1; j <= n; j++) {
+			c = substr(p, j, 1)
+			if (q != "") { if (c == q) q = ""; continue }
+			if (c == "\"" || c == "\x27") q = c
+			else if (c == ">") break
+		}
+		if (j > n) bad("a tag not closed: <" substr(p, 1, 30))
+		t = substr(p, 1, j - 1); rest = substr(p, j + 1)
+		if (t ~ /^\//) {
+			name = substr(t, 2); sub(/[ \t\r\n]+$/, "", name)
+			if (!depth || stack[depth] != name) bad("</" name "> closes <" stack[depth] ">")
+			depth--
+			return
+		}
+		empty = sub(/\/$/, "", t)
+		if (!match(t, /^[A-Za-z_:][-A-Za-z0-9_:.]*/)) bad("a tag without a name: <" substr(t, 1, 20))
+		name = substr(t, 1, RLENGTH); attrs = substr(t, RLENGTH + 1)
+		while (attrs ~ /[^ \t\r\n]/) {
+			if (!match(attrs, /^[ \t\r\n]+[A-Za-z_:][-A-Za-z0-9_:.]*[ \t\r\n]*=[ \t\r\n]*("[^"]*"|\x27[^\x27]*\x27)/))
+				bad("a bad attribute in <" name ">: " substr(attrs, 1, 40))
+			chars_attr = substr(attrs, 1, RLENGTH)
+			gsub(/&(#[0-9]+|#x[0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);/, "", chars_attr)
+			if (index(chars_attr, "&")) bad("a bare & in an attribute of <" name ">")
+			attrs = substr(attrs, RLENGTH + 1)
+		}
+		if (!depth) { if (root != "") bad("a second root <" name ">"); root = name }
+		if (!empty) stack[++depth] = name
+	}
+	BEGIN { RS = "\001" }	# the whole file as one record
+	{ doc = doc $0 }
+	END {
+		if (err) exit
+		np = split(doc, part, "<")
+		chars(part[1], "the prologue")
+		for (k = 2; k <= np; k++) {
+			p = part[k]
+			if (substr(p, 1, 3) == "!--") rest = skip("!--", "-->", "a comment")
+			else if (substr(p, 1, 8) == "![CDATA[") {
+				if (!depth) bad("CDATA outside the root")
+				rest = skip("![CDATA[", "]]>", "CDATA")
+			} else if (substr(p, 1, 1) == "?") rest = skip("?", "?>", "<?")
+			else if (substr(p, 1, 8) == "!DOCTYPE") {
+				if (root != "") bad("DOCTYPE after the root")
+				rest = skip("!DOCTYPE", ">", "DOCTYPE")
+			} else tag(p)
+			chars(rest, "text")
+		}
+		if (depth) bad("<" stack[depth] "> not closed")
+		if (root == "") bad("no root element")
+		print root
+	}' "$1"
+}
+
+test_svg() {
+	need_tool
+	local f=$T_TMP/cg.svg root
+	traced_run nest 3 --svg "$f"
+	[ -s "$f" ] || t_fail "no SVG written"
+	root=$(xml_check "$f")
+	t_assert_eq "$root" svg "the SVG's XML (root element, or the first problem)"
+	for name in cg_a cg_b cg_c cg_d; do
+		grep -q "<title>${name}[ (]" "$f" || t_fail "no frame titled $name"
+	done
+	[ "$(grep -c '<rect' "$f")" -ge 5 ] || t_fail "fewer than 5 rectangles in the flame graph"
+	grep -q 'cg_a' bg.out && t_fail "--svg alone: a tree on stdout ($(grep -m1 cg_a bg.out))"
+	# a broken file is seen as broken
+	head -c $(($(wc -c <"$f") / 2)) "$f" >half.svg
+	t_assert_match "$(xml_check half.svg)" '^!' "the checker on half an SVG"
+}
+
+# callgraph's SVG in headless Chromium (tools/svgshot.sh, as
+# tests/live/test_svg_render.sh does for the export's own sample): the
+# screenshot shows a flame graph (many colours, many warm pixels). Not in
+# the VM: no Chromium there.
+t_in_vm || test_svg_screenshot() {
+	need_tool
+	local f=$T_TMP/cg.svg w h colours warm
+	command -v chromium >/dev/null || t_skip "no chromium (make deps installs Debian's chromium)"
+	[ -x "$KFIT_HELPERS/pngstat" ] || t_fail "no $KFIT_HELPERS/pngstat (make)"
+	traced_run recurse 20 --svg "$f"
+	"$T_REPO/tools/svgshot.sh" "$f" "$T_TMP/cg.png" 2>"$T_TMP/shot.err" ||
+		t_fail "svgshot.sh: $(head -c 300 "$T_TMP/shot.err")"
+	read -r w h colours warm < <("$KFIT_HELPERS/pngstat" "$T_TMP/cg.png") ||
+		t_fail "pngstat cannot read the screenshot"
+	echo "screenshot ${w}x$h: $colours colours, $warm warm pixels per thousand"
+	[ "$colours" -ge 50 ] || t_fail "the screenshot has $colours colours: blank?"
+	[ "$warm" -ge 100 ] || t_fail "$warm pixels per thousand are warm: no flame graph?"
+}
+
+# The Perfetto JSON: tests/helpers/perfetto_check checks the structure
+# (balanced, nested, monotonic per thread); here the events themselves:
+# one complete event per call, per thread
+test_perfetto() {
+	need_tool
+	local f=$T_TMP/cg.trace.json n=5 chk=$T_REPO/tests/helpers/perfetto_check out
+	[ -x "$chk" ] || t_fail "no $chk"
+	traced_run threads "$n" --perfetto "$f"
+	[ -s "$f" ] || t_fail "no Perfetto JSON written"
+	"$chk" "$f" >chk.out 2>&1 || { cat chk.out; t_fail "perfetto_check rejected it"; }
+	out=$(jq -r '(if type == "array" then . else .traceEvents end) as $e |
+		"X \([$e[] | select(.ph == "X" and (.name | startswith("cg_")))] | group_by(.name) |
+			map("\(.[0].name):\(length):\(map(.tid) | unique | length)") | join(" "))",
+		"M \([$e[] | select(.ph == "M") | .name] | unique | join(" "))"' "$f") ||
+		t_fail "not trace-event JSON"
+	echo "$out"
+	t_assert_eq "$(sed -n 's/^X //p' <<<"$out")" \
+		"cg_leaf:$((10 * n)):4 cg_thread_0:$n:1 cg_thread_1:$n:1 cg_thread_2:$n:1 cg_thread_3:$n:1" \
+		"complete events (name:count:threads)"
+	t_assert_match "$(sed -n 's/^M //p' <<<"$out")" 'process_name.*thread_name' "metadata events"
+	grep -q 'cg_leaf' bg.out && t_fail "--perfetto alone: a tree on stdout"
+	t_assert_match "$(cat bg.out)" '.' "the header on stdout"
+}
+
+# --summary: the kd table, as funcdur's
+test_summary() {
+	need_tool
+	local head col
+	traced_run nest 4 --summary
+	head=$(grep -E '^FUNCTION +COUNT ' bg.out) || t_fail "no table header 'FUNCTION COUNT ...'"
+	for col in TOTAL AVG LOCAL MAX MAX-SUB; do
+		t_assert_match "$head" " $col( |\$)" "the table's header"
+	done
+	# every function traced has a row, called or not
+	t_assert_eq "$(awk '$1 ~ /^cg_/ && $2 > 0 { print $1 ":" $2 }' bg.out | sort | tr '\n' ' ')" \
+		"cg_a:4 cg_b:4 cg_c:8 cg_d:4 " "rows FUNCTION:COUNT of the functions called"
+	traced_run nest 4 --summary -s count -n 1
+	t_assert_eq "$(awk '$1 ~ /^cg_/ { print $1 }' bg.out)" cg_c "-s count -n 1"
+}
+
+# --folded: "comm;f1;f2 SELF_NS" lines; the stacks of nest
+test_folded() {
+	need_tool
+	local stacks
+	traced_run nest 3 --folded
+	grep -vE '^[^ ].* [0-9]+$' bg.out | grep . && t_fail "lines not 'STACK VALUE' in --folded"
+	t_assert_eq "$(cut -d';' -f1 bg.out | sort -u)" cgshape "the stacks' first frame (comm)"
+	# off-CPU and interrupt frames ("[...]") may come and go: left out
+	stacks=$(grep -v '\[' bg.out | sed 's/ [0-9]*$//' | cut -d';' -f2- | sort -u | tr '\n' ' ')
+	t_assert_eq "$stacks" "cg_a cg_a;cg_b cg_a;cg_b;cg_c cg_a;cg_c cg_a;cg_d " "folded stacks"
+	awk '$NF <= 0' bg.out | grep . && t_fail "stacks without self time"
+	true
+}
+
+# ---- bad usage ------------------------------------------------------------------------------
+
+# A PID no process has
+free_pid() {
+	local p
+	p=$(cat /proc/sys/kernel/pid_max)
+	p=$((p - 1))
+	while [ -e "/proc/$p" ]; do p=$((p - 1)); done
+	echo "$p"
+}
+
+bad_usage() {	# REGEX what args...
+	local re=$1 what=$2
+	shift 2
+	t_expect_exit 2 "$CG" "$@"
+	t_assert_match "$(cat "$T_ERR")" "$re" "message for $what"
+	[ -s "$T_OUT" ] && t_fail "$what: output on stdout: $(head -n 1 "$T_OUT")"
+	true
+}
+
+test_bad_usage() {
+	need_tool
+	local snap
+	snap=$(t_bpf_snapshot)
+	bad_usage 'bogus' "an unknown option" --bogus "$CGS:cg_a"
+	bad_usage '.' "-S with targets" -S 99 "$CGS:cg_a"
+	bad_usage '.' "-S with targets" -S "$CGS:cg_a"
+	bad_usage 'zz' "a bad -b size" -b zz "$CGS:cg_a"
+	bad_usage 'x' "a bad -D" -D x "$CGS:cg_a"
+	bad_usage 'nosuchkey' "a bad sort key" --summary -s nosuchkey "$CGS:cg_a"
+	bad_usage '5x' "a bad --min" --min 5x "$CGS:cg_a"
+	bad_usage 'no_such_fn' "a binary without the symbol" "$CGS:no_such_fn"
+	bad_usage '/nonexistent/bin' "a binary that does not exist" /nonexistent/bin:main
+	bad_usage "$(free_pid)" "-p of no process" -p "$(free_pid)" "$CGS:cg_a"
+	t_bpf_assert_same "$snap" "after bad usage"
+}
+
+t_run_all

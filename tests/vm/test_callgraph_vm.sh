@@ -1,0 +1,227 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# callgraph on kernel functions, on Debian's stock kernels (in the VM),
+# each through fentry and through kprobes (-k): the tree of a known path
+# (cgshape io: reads of /dev/zero, writes to /dev/null), exact; a path that
+# sleeps (off CPU, blocked); network softirqs interlaced into the task
+# they struck; --root; 300+ functions attached. Emulation is slow:
+# durations are only bounded from below.
+# shellcheck disable=SC2016 # awk conditions in single quotes
+: "${T_TIMEOUT:=900}"	# per test: attaching 300+ fentry programs takes minutes under TCG
+. "$(dirname "$0")/../lib.sh"
+. "$T_REPO/tests/callgraph-lib.sh"
+
+export LC_ALL=C
+CG_WAIT=300	# seconds for the "Tracing" line
+AFF=/sys/kernel/tracing/available_filter_functions
+
+need_vm() {
+	t_in_vm || t_skip "runs in the VM only (tools/vm/kfit-vm test)"
+	[ -x "$CG" ] || t_fail "$CG not built (make STATIC=1)"
+	[ -x "$CGS" ] || t_fail "$CGS not built (make STATIC=1)"
+}
+
+# Is NAME in available_filter_functions (fentry and kprobes can attach)?
+traceable() { grep -q "^$1\( \|\$\)" "$AFF" || t_fail "$1 is not in $AFF on $(uname -r)"; }
+
+# The mechanism a mode must give: "" (fentry) or -k (kprobe, kprobe_multi)
+assert_mech() {	# FILE MODE
+	if [ "$2" = -k ]; then
+		t_assert_match "$(cg_d "$1" mechanism)" '^kprobe' "mechanism with -k"
+	else
+		t_assert_eq "$(cg_d "$1" mechanism)" fentry "mechanism"
+	fi
+	t_assert_eq "$(cg_d "$1" mode)" exact "mode"
+}
+
+# ---- callgraph in the background, cgshape held (tests/live/test_callgraph.sh)
+
+bg_start() { t_bg_start "$CG" "$@"; }
+
+bg_end() {
+	t_bg_wait_exit 300
+	[ "$BG_RC" = 0 ] || {
+		t_show_file "$T_TMP/bg.err" "stderr"
+		t_fail "callgraph exited $BG_RC once its process had ended, expected 0"
+	}
+}
+
+# cgshape -w SCENARIO N under `callgraph -j -p PID ARGS...`; the document
+# checked and flattened (bg.out.kv); sets CGS_PID
+traced_json() {	# SCENARIO N callgraph-args...
+	local sc=$1 n=$2
+	shift 2
+	t_held_start "$CGS" -w "$sc" "$n"
+	CGS_PID=$HELD_PID
+	bg_start -j -p "$CGS_PID" "$@"
+	t_bg_wait_tracing "$CG_WAIT"
+	t_held_go
+	bg_end
+	cg_json "$T_TMP/bg.out" "callgraph -j $* ($sc $n)"
+	echo "$sc $n: $(cg_d bg.out calls) calls, $(cg_d bg.out lost) lost, mechanism $(cg_d bg.out mechanism)"
+}
+
+# ---- the tree of a known path ---------------------------------------------------
+
+IO_FNS="vfs_read vfs_write rw_verify_area read_zero write_null"
+
+# cgshape io N: N x (read(/dev/zero), write(/dev/null)) in cg_io, then
+# one write of its last line to a file: per system call, vfs_read or
+# vfs_write, calling rw_verify_area, then the device's read_zero or
+# write_null (/dev/zero and /dev/null have .read and .write: vfs_read
+# calls them, not read_iter_zero and write_iter_null)
+io_expect() {	# N [ROOT-CALL]: blocks for canon_sort
+	local i d=0
+	[ -n "${2:-}" ] && { echo "0 $2"; d=1; }
+	for ((i = 0; i < $1; i++)); do
+		echo "$d vfs_read"; echo "$((d + 1)) rw_verify_area"; echo "$((d + 1)) read_zero"
+		echo "$d vfs_write"; echo "$((d + 1)) rw_verify_area"; echo "$((d + 1)) write_null"
+	done
+	printf '0 vfs_write\n1 rw_verify_area\n'
+}
+
+io_tree() {	# MODE ("" or -k)
+	local n=20 fn
+	for fn in $IO_FNS; do traceable "$fn"; done
+	# shellcheck disable=SC2086
+	traced_json io "$n" $1 $IO_FNS
+	assert_mech bg.out "$1"
+	t_assert_eq "$(cg_d bg.out lost)" 0 "lost"
+	t_assert_eq "$(cg_d bg.out incomplete)" 0 "incomplete"
+	canon_assert_eq "$(cg_canon bg.out .)" "$(io_expect "$n" | canon_sort)" "the vfs tree of io $n"
+	t_assert_eq "$(cg_ncalls bg.out '$5 == "read_zero" && $4 !~ /\[irq/')" "$n" "read_zero calls"
+	t_assert_eq "$(cg_d bg.out calls)" "$(cg_ncalls bg.out)" "calls against the calls in the trees"
+}
+
+test_io_tree_fentry() { need_vm; io_tree ""; }
+test_io_tree_kprobes() { need_vm; io_tree -k; }
+
+# The same with cg_io itself (a uprobe): kernel calls under the user call
+# that made the system calls
+test_io_tree_user_and_kernel() {
+	need_vm
+	local n=10
+	# shellcheck disable=SC2086
+	traced_json io "$n" "$CGS:cg_io" $IO_FNS
+	canon_assert_eq "$(cg_canon bg.out .)" "$(io_expect "$n" cg_io | canon_sort)" \
+		"the tree of io $n under cg_io"
+}
+
+# --root vfs_read: only what happens inside vfs_read (the writes are left out)
+root_tree() {	# MODE
+	local n=15 i
+	# shellcheck disable=SC2086
+	traced_json io "$n" $1 --root vfs_read $IO_FNS
+	assert_mech bg.out "$1"
+	canon_assert_eq "$(cg_canon bg.out .)" \
+		"$(for ((i = 0; i < n; i++)); do printf '0 vfs_read\n1 rw_verify_area\n1 read_zero\n'; done |
+			canon_sort)" "io $n --root vfs_read"
+}
+
+test_root_fentry() { need_vm; root_tree ""; }
+test_root_kprobes() { need_vm; root_tree -k; }
+
+# ---- off CPU: nanosleep --------------------------------------------------------------
+
+# cgshape sleep N: clock_nanosleep(20 ms) in cg_nap: do_nanosleep blocks
+# at least 20 ms, inside hrtimer_nanosleep inside common_nsleep
+sleep_tree() {	# MODE
+	local n=3 i bad fn
+	for fn in common_nsleep hrtimer_nanosleep do_nanosleep; do traceable "$fn"; done
+	traced_json sleep "$n" $1 common_nsleep hrtimer_nanosleep do_nanosleep
+	assert_mech bg.out "$1"
+	canon_assert_eq "$(cg_canon bg.out .)" \
+		"$(for ((i = 0; i < n; i++)); do
+			printf '0 common_nsleep\n1 hrtimer_nanosleep\n2 do_nanosleep\n'
+		done | canon_sort)" "sleep $n"
+	bad=$(cg_calls bg.out '$4 !~ /\[irq/ && ($7 < 20000000 || $9 < 20000000 || $10 < 20000000)' |
+		cut -f5,7,9,10)
+	[ -z "$bad" ] || t_fail "calls around a 20 ms sleep with less than 20 ms (duration, off-CPU, blocked): $bad"
+	t_assert_eq "$(cg_ncalls bg.out '$5 == "do_nanosleep" && $16 > 0')" "$n" \
+		"do_nanosleep calls with a context switch marked inside"
+}
+
+test_sleep_offcpu_fentry() { need_vm; sleep_tree ""; }
+test_sleep_offcpu_kprobes() { need_vm; sleep_tree -k; }
+
+# ---- an interrupt interlaced --------------------------------------------------------
+
+# UDP datagrams to 127.0.0.1 from bash (echo >/dev/udp/...): the loopback
+# device queues each one and raises NET_RX, which runs when the sender
+# re-enables bottom halves, still inside ip_finish_output2 (the
+# dev_queue_xmit under it): a softirq that struck the traced task inside a
+# recorded call, shown there, its net_rx_action call inside it
+NET_FNS="udp_sendmsg ip_finish_output2 net_rx_action __netif_receive_skb"
+UDP_SENDS=50
+
+udp_run() {	# callgraph-args...
+	local f=$T_TMP/udp.json fn
+	for fn in $NET_FNS; do traceable "$fn"; done
+	# shellcheck disable=SC2086
+	timeout 600 "$CG" -j "$@" $NET_FNS -- bash -c \
+		'for ((i = 0; i < '$UDP_SENDS'; i++)); do echo x >/dev/udp/127.0.0.1/9; done' \
+		>"$f" 2>"$T_TMP/udp.err" || { t_show_file "$T_TMP/udp.err" stderr; t_fail "callgraph $* exited $?"; }
+	cg_json "$f" "callgraph -j $* (UDP to 127.0.0.1)" "$T_TMP/udp.err"
+	echo "$*: $(cg_d "$f" calls) calls, $(cg_d "$f" lost) lost;" \
+		"$(task_irqs "$f") interrupt nodes in task trees, $(cg_ncalls "$f" '$5 == "net_rx_action"') net_rx_action calls"
+	t_assert_eq "$(cg_ncalls "$f" '$5 == "udp_sendmsg" && $4 == "udp_sendmsg"')" "$UDP_SENDS" \
+		"udp_sendmsg calls of the task (outermost)"
+}
+
+# Interrupt nodes in the trees of tasks (not in the per-CPU interrupt threads)
+task_irqs() { awk -F'\t' '$1 == "I" && $2 !~ /:/' "$1.kv" | grep -c .; }
+
+interlace() {	# MODE
+	local f=$T_TMP/udp.json
+	udp_run $1
+	assert_mech "$f" "$1"
+	awk -F'\t' '$1 == "I" && $2 !~ /:/ && $4 ~ /ip_finish_output2$/ && $5 ~ /NET_RX/' "$f.kv" | grep -q . ||
+		{ grep '^I' "$f.kv" | head; t_fail "no NET_RX softirq inside an ip_finish_output2 call"; }
+	[ "$(cg_ncalls "$f" '$5 == "net_rx_action" && $4 ~ /ip_finish_output2\/\[irq [^]]*NET_RX[^]]*\]\/net_rx_action$/')" -ge 1 ] ||
+		t_fail "no net_rx_action call inside a NET_RX softirq inside ip_finish_output2"
+	t_assert_eq "$(cg_ncalls "$f" '$5 == "net_rx_action" && $4 !~ /\[irq /')" 0 \
+		"net_rx_action calls outside an interrupt node"
+	# --no-interlace: the same softirqs, in per-CPU threads of their own
+	udp_run $1 --no-interlace
+	t_assert_eq "$(task_irqs "$f")" 0 "interrupt nodes in task trees with --no-interlace"
+	awk -F'\t' '$1 == "T" && $5 == "softirq"' "$f.kv" | grep -q . ||
+		t_fail "no softirq thread with --no-interlace"
+	[ "$(cg_ncalls "$f" '$5 == "net_rx_action" && $2 ~ /^softirq:/')" -ge 1 ] ||
+		t_fail "no net_rx_action call in the softirq threads"
+}
+
+test_interlace_fentry() { need_vm; interlace ""; }
+test_interlace_kprobes() { need_vm; interlace -k; }
+
+# ---- 300+ functions ----------------------------------------------------------------
+
+# 'tcp_*' (about 370 on 6.1, 390 on 6.12), with a TCP connection over
+# loopback from bash to busybox nc: N of the Tracing line >= 300, and
+# tcp_sendmsg calls tcp_sendmsg_locked
+many() {	# MODE
+	local f=$T_TMP/tcp.json n port=7777 snap
+	traceable tcp_sendmsg
+	traceable tcp_sendmsg_locked
+	snap=$(t_bpf_snapshot)
+	nc -l -p "$port" >/dev/null 2>&1 &
+	t_on_exit "kill $! 2>/dev/null"
+	# shellcheck disable=SC2086
+	timeout 900 "$CG" -j $1 'tcp_*' -- bash -c \
+		'exec 3<>/dev/tcp/127.0.0.1/'$port'; echo hello >&3; exec 3>&-' \
+		>"$f" 2>"$T_TMP/tcp.err" || { t_show_file "$T_TMP/tcp.err" stderr; t_fail "callgraph $1 'tcp_*' exited $?"; }
+	cg_json "$f" "callgraph -j $1 'tcp_*'" "$T_TMP/tcp.err"
+	assert_mech "$f" "$1"
+	n=$(sed -nE 's/^Tracing ([0-9]+) functions.*/\1/p' "$T_TMP/tcp.err")
+	echo "tcp_* $1: Tracing $n functions; $(jq '.skipped | length' "$f") skipped"
+	_t_is_num "$n" || t_fail "no 'Tracing N functions' line: $(grep ^Tracing "$T_TMP/tcp.err")"
+	[ "$n" -ge 300 ] || t_fail "tcp_* resolved to $n functions, fewer than 300"
+	echo "$(cg_d "$f" calls) calls, $(cg_d "$f" lost) lost, $(task_irqs "$f") interrupt nodes in task trees"
+	[ "$(cg_ncalls "$f" '$5 == "tcp_sendmsg_locked" && $4 ~ /(^|\/)tcp_sendmsg\/tcp_sendmsg_locked$/')" -ge 1 ] ||
+		t_fail "no tcp_sendmsg_locked call inside tcp_sendmsg"
+	t_bpf_assert_same "$snap" "after callgraph $1 'tcp_*'"
+}
+
+test_300_functions_fentry() { need_vm; many ""; }
+test_300_functions_kprobes() { need_vm; many -k; }
+
+t_run_all

@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Inside the VM: BPF run time per traced call of vfs_read, callgraph
+# against funcdur (fentry, then kprobes), each alone, both filtered to the
+# load's command name (--comm cgshape): every BPF program of the tool is
+# counted (callgraph's scheduler and task programs too), over the N calls
+# of `cgshape io N` (N reads of /dev/zero, N writes to /dev/null).
+set -u
+. /kfit/tools/bench/lib.sh
+N=${BENCH_READS:-20000}
+CGS=/kfit/build/tests/cgshape
+
+# measure NAME CMD...: prints "NAME PROGS RUNS BPF_NS NS/CALL"
+measure() {
+	local name=$1 pid c0 t0 c1 t1 np
+	shift
+	"$@" >/dev/null 2>"/tmp/$name.err" &
+	pid=$!
+	bench_wait_progs "$pid" 2 300 || { tail -n 5 "/tmp/$name.err" >&2; return 1; }
+	sleep 1
+	read -r c0 t0 np < <(bench_prog_stats "$pid")
+	"$CGS" io "$N" >/dev/null
+	read -r c1 t1 np < <(bench_prog_stats "$pid")
+	kill -INT "$pid"
+	wait "$pid" 2>/dev/null
+	# an entry and an exit per call at least: else it did not trace them
+	if [ $((c1 - c0)) -lt $((2 * N)) ]; then
+		echo "$name: $((c1 - c0)) BPF runs for $N calls: not every call traced" >&2
+		grep -E 'refused|warning|Tracing' "/tmp/$name.err" | head -n 5 >&2
+		return 1
+	fi
+	awk -v name="$name" -v p="$np" -v c=$((c1 - c0)) -v t=$((t1 - t0)) -v n="$N" 'BEGIN {
+		printf "%-24s %6d %10d %12d %12.1f\n", name, p, c, t, t / n }'
+}
+
+bench_stats_on
+echo "== callgraph against funcdur, kernel function vfs_read, in the VM ($(uname -r), TCG): $N calls =="
+printf '%-24s %6s %10s %12s %12s\n' TRACER PROGS "BPF RUNS" "BPF NS" "BPF NS/CALL"
+status=0
+measure "funcdur (fentry)" funcdur --comm cgshape vfs_read >/tmp/fd1 || status=1
+measure "callgraph (fentry)" callgraph --comm cgshape vfs_read >/tmp/cg1 || status=1
+measure "funcdur -k (kprobes)" funcdur -k --comm cgshape vfs_read >/tmp/fd2 || status=1
+measure "callgraph -k (kprobes)" callgraph -k --comm cgshape vfs_read >/tmp/cg2 || status=1
+bench_stats_restore
+cat /tmp/fd1 /tmp/cg1 /tmp/fd2 /tmp/cg2
+# the ratio of each mechanism measured on both sides
+ratio() {	# LABEL CALLGRAPH FUNCDUR
+	[ -s "$2" ] && [ -s "$3" ] || { echo "ratio $1: not measured"; return; }
+	awk -v l="$1" -v a="$2" -v b="$3" 'FNR == 1 { v[FILENAME] = $NF } END {
+		printf "ratio BPF time per call, callgraph/funcdur, %s: %.2f (goal: at most 1.5)\n", l, v[a] / v[b] }' "$2" "$3"
+}
+ratio fentry /tmp/cg1 /tmp/fd1
+ratio kprobes /tmp/cg2 /tmp/fd2
+
+# Streaming: every call of 5 functions on the read/write path recorded
+# (3 calls per system call), cgshape io as fast as it goes
+stream() {	# MODE
+	local pid t0 t1 calls lost
+	callgraph $1 --summary --comm cgshape vfs_read vfs_write rw_verify_area read_zero \
+		write_null >/tmp/stream.out 2>/tmp/stream.err &
+	pid=$!
+	bench_wait_progs "$pid" 2 300 || { tail -n 5 /tmp/stream.err >&2; return 1; }
+	sleep 1
+	t0=$(date +%s%N)
+	"$CGS" io "$N" >/dev/null
+	t1=$(date +%s%N)
+	kill -INT "$pid"
+	wait "$pid" 2>/dev/null
+	calls=$(sed -nE 's/^([0-9]+) calls, ([0-9]+) lost.*/\1/p' /tmp/stream.out)
+	lost=$(sed -nE 's/^([0-9]+) calls, ([0-9]+) lost.*/\2/p' /tmp/stream.out)
+	if [ -z "$calls" ] || [ "$calls" -lt $((6 * N)) ]; then
+		echo "streamed (${1:-fentry}): ${calls:-no} calls for the $((6 * N)) made: not every call traced" >&2
+		grep -E 'refused|warning|Tracing' /tmp/stream.err | head -n 5 >&2
+		return 1
+	fi
+	awk -v m="${1:-fentry}" -v c="${calls:-0}" -v l="${lost:-?}" -v t=$((t1 - t0)) 'BEGIN {
+		printf "streamed (%s): %d calls in %.2f s, %.0f calls/s, %s lost\n", m, c, t / 1e9, c / (t / 1e9), l }'
+}
+stream "" || status=1
+stream -k || status=1
+exit $status
