@@ -1146,6 +1146,22 @@ static void print_json(void)
 	kfit_json_finish(&j);
 }
 
+
+/* As KFI's kd: only the functions that ran, then how many did not */
+static void print_summary_table(struct kfit_fstats *st, const struct kfit_fnotes *nt)
+{
+	int i, idle = 0;
+
+	for (i = 0; i < st->n; i++) {
+		if (st->f[i].hidden || st->f[i].h.count)
+			continue;
+		st->f[i].hidden = true;
+		idle++;
+	}
+	kfit_fstats_table(stdout, st, nt);
+	if (idle)
+		printf("%d traced function%s not called\n", idle, idle == 1 ? "" : "s");
+}
 static int print_summary(void)
 {
 	struct kfit_fnotes nt = {
@@ -1168,7 +1184,7 @@ static int print_summary(void)
 	}
 	err = kfit_fstats_from_tree(&st, env.tree);
 	if (!err)
-		kfit_fstats_table(stdout, &st, &nt);
+		print_summary_table(&st, &nt);
 	kfit_fstats_free(&st);
 	return err;
 }
