@@ -848,9 +848,15 @@ static int name_task(const struct kfit_rec *h, const void *data, size_t size)
 
 /*
  * A user stack walked by frame pointers can end on a word that is no
- * address (a caller built without them): user addresses are below 2^47.
+ * address (a caller built without them): user addresses are below 2^47,
+ * and code is never mapped below 64 KiB (mmap_min_addr's default).
  * Those outermost words are left out.
  */
+static bool no_user_address(__u64 ip)
+{
+	return ip >> 47 || ip < 0x10000;
+}
+
 static int add_sample(const struct kfit_rec_sample *r, size_t size)
 {
 	struct kfit_rec_sample c;
@@ -859,7 +865,7 @@ static int add_sample(const struct kfit_rec_sample *r, size_t size)
 	if (size > sizeof(c) || r->nkernel > KFIT_STACK_MAX || n > KFIT_STACK_MAX ||
 	    size < offsetof(struct kfit_rec_sample, ip) + (r->nkernel + n) * sizeof(__u64))
 		return kfit_ctree_add(env.tree, r, size);	/* the decoder judges it */
-	while (n && r->ip[r->nkernel + n - 1] >> 47)
+	while (n && no_user_address(r->ip[r->nkernel + n - 1]))
 		n--;
 	if (n == r->nuser)
 		return kfit_ctree_add(env.tree, r, size);
