@@ -10,27 +10,11 @@ set -u
 N=${BENCH_READS:-20000}
 CGS=/kfit/build/tests/cgshape
 
-# measure NAME CMD...: prints "NAME PROGS RUNS BPF_NS NS/CALL"
+# measure NAME CMD...: "NAME PROGS RUNS BPF_NS NS/CALL" over cgshape io N
 measure() {
-	local name=$1 pid c0 t0 c1 t1 np
+	local name=$1
 	shift
-	"$@" >/dev/null 2>"/tmp/$name.err" &
-	pid=$!
-	bench_wait_progs "$pid" 2 300 || { tail -n 5 "/tmp/$name.err" >&2; return 1; }
-	sleep 1
-	read -r c0 t0 np < <(bench_prog_stats "$pid")
-	"$CGS" io "$N" >/dev/null
-	read -r c1 t1 np < <(bench_prog_stats "$pid")
-	kill -INT "$pid"
-	wait "$pid" 2>/dev/null
-	# an entry and an exit per call at least: else it did not trace them
-	if [ $((c1 - c0)) -lt $((2 * N)) ]; then
-		echo "$name: $((c1 - c0)) BPF runs for $N calls: not every call traced" >&2
-		grep -E 'refused|warning|Tracing' "/tmp/$name.err" | head -n 5 >&2
-		return 1
-	fi
-	awk -v name="$name" -v p="$np" -v c=$((c1 - c0)) -v t=$((t1 - t0)) -v n="$N" 'BEGIN {
-		printf "%-24s %6d %10d %12d %12.1f\n", name, p, c, t, t / n }'
+	bench_bpf_per_call "$name" "$N" "$CGS io $N" "$@"
 }
 
 bench_stats_on

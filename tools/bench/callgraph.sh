@@ -81,6 +81,24 @@ wall() {
 	echo " binary as it is, running processes, and kernel and user functions together)"
 }
 
+# BPF run time per traced user call on this host (real hardware, unlike
+# the VM): callgraph against funcdur, both on cg_leaf, filtered by comm
+bpfhost() {
+	local f="$tmp/bpf.fd" c="$tmp/bpf.cg" n=$CALLS
+	bench_stats_on
+	bench_bpf_per_call funcdur "$n" "$CGS loop $n" "$BIN/funcdur" --comm cgshape \
+		"$CGS:cg_leaf" >"$f"
+	bench_bpf_per_call callgraph "$n" "$CGS loop $n" "$CG" --comm cgshape \
+		"$CGS:cg_leaf" >"$c"
+	bench_stats_restore
+	echo "== callgraph against funcdur, user function cg_leaf (uprobes), host: BPF time, $n calls =="
+	printf '%-24s %6s %10s %12s %12s\n' TRACER PROGS "BPF RUNS" "BPF NS" "BPF NS/CALL"
+	cat "$f" "$c"
+	[ -s "$f" ] && [ -s "$c" ] || return 1
+	echo "ratio BPF time per call, callgraph/funcdur: $(bench_ratio "$(awk '{ print $NF }' "$c")" \
+		"$(awk '{ print $NF }' "$f")") (goal: at most 1.5)"
+}
+
 # Calls per second streamed with zero loss: cgshape rate N RATE under
 # callgraph (default ring buffer), RATE doubled from 25000 until a loss,
 # or until cgshape reaches less than 90% of RATE (the traced program is
@@ -128,6 +146,8 @@ for t in bpftrace uftrace /usr/bin/time; do
 done
 status=0
 wall || status=1
+echo
+bpfhost || status=1
 echo
 stream || status=1
 echo

@@ -64,3 +64,32 @@ bench_wait_progs() {
 bench_ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'
 }
+
+# bench_bpf_per_call NAME CALLS LOAD TOOL...: runs TOOL in the background,
+# once its programs are attached runs LOAD (a shell command making CALLS
+# traced calls), and prints "NAME PROGS RUNS BPF_NS NS/CALL": the run time
+# of every BPF program of TOOL over LOAD, per call (kernel.bpf_stats_enabled
+# must be on). Fails when TOOL ran fewer than 2 programs per call (an entry
+# and an exit): it did not trace every call.
+bench_bpf_per_call() {
+	local name=$1 n=$2 load=$3 pid c0 t0 c1 t1 np
+	shift 3
+	"$@" >/dev/null 2>"/tmp/$$.$name.err" &
+	pid=$!
+	bench_wait_progs "$pid" 2 300 || { tail -n 5 "/tmp/$$.$name.err" >&2; return 1; }
+	sleep 1
+	read -r c0 t0 np < <(bench_prog_stats "$pid")
+	sh -c "$load" >/dev/null
+	read -r c1 t1 np < <(bench_prog_stats "$pid")
+	kill -INT "$pid"
+	wait "$pid" 2>/dev/null
+	if [ $((c1 - c0)) -lt $((2 * n)) ]; then
+		echo "$name: $((c1 - c0)) BPF runs for $n calls: not every call traced" >&2
+		grep -E 'refused|warning|Tracing' "/tmp/$$.$name.err" | head -n 5 >&2
+		rm -f "/tmp/$$.$name.err"
+		return 1
+	fi
+	rm -f "/tmp/$$.$name.err"
+	awk -v name="$name" -v p="$np" -v c=$((c1 - c0)) -v t=$((t1 - t0)) -v n="$n" 'BEGIN {
+		printf "%-24s %6d %10d %12d %12.1f\n", name, p, c, t, t / n }'
+}
