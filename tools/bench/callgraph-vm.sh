@@ -17,16 +17,32 @@ measure() {
 	bench_bpf_per_call "$name" "$N" "$CGS io $N" "$@"
 }
 
+ROUNDS=${BENCH_ROUNDS:-3}	# interleaved rounds: emulation is noisy, the median is kept
+
+# median FILE...: the line of each file whose last field is the median
+median() {
+	sort -n -k "$(awk '{ print NF; exit }' "$1")" "$@" | awk '{ l[NR] = $0 } END { if (NR) print l[int((NR + 1) / 2)] }'
+}
+
 bench_stats_on
-echo "== callgraph against funcdur, kernel function vfs_read, in the VM ($(uname -r), TCG): $N calls =="
+echo "== callgraph against funcdur, kernel function vfs_read, in the VM ($(uname -r), TCG): $N calls, median of $ROUNDS rounds =="
 printf '%-24s %6s %10s %12s %12s\n' TRACER PROGS "BPF RUNS" "BPF NS" "BPF NS/CALL"
 status=0
-measure "funcdur (fentry)" funcdur --comm cgshape vfs_read >/tmp/fd1 || status=1
-measure "callgraph (fentry)" callgraph --comm cgshape vfs_read >/tmp/cg1 || status=1
-measure "funcdur -k (kprobes)" funcdur -k --comm cgshape vfs_read >/tmp/fd2 || status=1
-measure "callgraph -k (kprobes)" callgraph -k --comm cgshape vfs_read >/tmp/cg2 || status=1
+rm -f /tmp/fd1.* /tmp/cg1.* /tmp/fd2.* /tmp/cg2.*
+for ((r = 0; r < ROUNDS; r++)); do
+	measure "funcdur (fentry)" funcdur --comm cgshape vfs_read >/tmp/fd1.$r || status=1
+	measure "callgraph (fentry)" callgraph --comm cgshape vfs_read >/tmp/cg1.$r || status=1
+	measure "funcdur -k (kprobes)" funcdur -k --comm cgshape vfs_read >/tmp/fd2.$r || status=1
+	measure "callgraph -k (kprobes)" callgraph -k --comm cgshape vfs_read >/tmp/cg2.$r || status=1
+done
 bench_stats_restore
+for t in fd1 cg1 fd2 cg2; do
+	median /tmp/$t.* >/tmp/$t
+	echo "  $(awk '{ printf "%s ", $NF }' /tmp/$t.*)" >/tmp/$t.all
+done
 cat /tmp/fd1 /tmp/cg1 /tmp/fd2 /tmp/cg2
+echo "(ns per call of each round: funcdur fentry$(cat /tmp/fd1.all); callgraph fentry$(cat /tmp/cg1.all);"
+echo " funcdur -k$(cat /tmp/fd2.all); callgraph -k$(cat /tmp/cg2.all))"
 # the ratio of each mechanism measured on both sides
 ratio() {	# LABEL CALLGRAPH FUNCDUR
 	[ -s "$2" ] && [ -s "$3" ] || { echo "ratio $1: not measured"; return; }
