@@ -967,26 +967,25 @@ int BPF_PROG(softirq_exit_raw, unsigned int vec)
 
 /* ---- -e CATEGORY:NAME ------------------------------------------------- */
 
-/* The trace_entry flags every raw record starts with (trace.h) */
-#define TRACE_FLAG_HARDIRQ_	0x08
-#define TRACE_FLAG_SOFTIRQ_	0x10
-#define TRACE_FLAG_NMI_		0x40
-
 /*
- * Where the tracepoint hit, from its record's common flags: the per-CPU
- * preempt count is out of reach where kallsyms lacks per-CPU symbols.
+ * Where the tracepoint hit: in the interrupt whose entry the irq and
+ * softirq tracepoints saw on this CPU, else in the task. Not from the
+ * record's trace_entry flags: perf_trace_run_bpf_submit() writes the
+ * registers' address over them before BPF runs; nor from the per-CPU
+ * preempt count, out of reach where kallsyms lacks per-CPU symbols.
+ * (Hardirqs without irq_handler_entry, as the local timer's, count as
+ * the task's.)
  */
-static __always_inline enum kfit_ctx event_context(void *ctx)
+static __always_inline enum kfit_ctx event_context(void)
 {
-	struct trace_entry e;
+	__u32 key = KFIT_CTX_HARDIRQ;
+	struct cg_irq *q = bpf_map_lookup_elem(&irqs, &key);
 
-	if (bpf_probe_read_kernel(&e, sizeof(e), ctx))
-		return KFIT_CTX_TASK;
-	if (e.flags & TRACE_FLAG_NMI_)
-		return KFIT_CTX_NMI;
-	if (e.flags & TRACE_FLAG_HARDIRQ_)
+	if (q && q->ts)
 		return KFIT_CTX_HARDIRQ;
-	if (e.flags & TRACE_FLAG_SOFTIRQ_)
+	key = KFIT_CTX_SOFTIRQ;
+	q = bpf_map_lookup_elem(&irqs, &key);
+	if (q && q->ts)
 		return KFIT_CTX_SOFTIRQ;
 	return KFIT_CTX_TASK;
 }
@@ -1013,7 +1012,7 @@ int cg_event(void *ctx)
 	id = bpf_get_attach_cookie(ctx);
 	size = bpf_map_lookup_elem(&ev_size, &id);
 	sys = size && (*size & CG_EV_SYSCALL);
-	c = sys ? KFIT_CTX_TASK : event_context(ctx);
+	c = sys ? KFIT_CTX_TASK : event_context();
 	/* in interrupts, current is no chosen task's work */
 	if (c != KFIT_CTX_TASK && (fc_task_filters() || follow))
 		return 0;

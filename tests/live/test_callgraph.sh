@@ -307,6 +307,122 @@ test_depth_limit() {
 	t_assert_eq "$(cg_calls bg.out '$5 == "cg_b"' | cut -f14 | sort -u)" 1 "cg_b's dropped"
 }
 
+# ---- -e, --comm, -t, -C ---------------------------------------------------------
+
+# "PATH EVENT" of each event node of the -j document (PATH: the names of
+# the calls around it, "/"-separated)
+cg_events() {	# FILE
+	jq -r 'def ev($p): if has("event") then "\($p | join("/")) \(.event)"
+		elif has("name") then (.name as $n | .children[]? | ev($p + [$n]))
+		else (.children[]? | ev($p)) end;
+		.threads[].calls[] | ev([])' "$1"
+}
+
+# -e: tracepoints where they happened: cg_nap's nanosleep (clock_nanosleep
+# in glibc) and the switch away when it blocks, inside cg_nap; a glob
+test_events_in_tree() {
+	need_tool
+	local n=3 e
+	json_run sleep "$n" -e 'syscalls:sys_enter_clock_nanosleep' -e sched:sched_switch
+	cg_events bg.out >ev.txt
+	canon_assert_eq "$(cg_canon bg.out)" "$(expect_canon sleep "$n")" "sleep $n with -e"
+	t_assert_eq "$(grep -c ' syscalls:sys_enter_clock_nanosleep$' ev.txt)" "$n" "clock_nanosleep events"
+	t_assert_eq "$(grep ' syscalls:' ev.txt | cut -d' ' -f1 | sort -u)" cg_sleep_outer/cg_nap \
+		"where the clock_nanosleep events are"
+	# each 20 ms sleep blocks: a sched_switch inside each cg_nap (more
+	# may come where cgshape was preempted)
+	[ "$(grep -c '^cg_sleep_outer/cg_nap sched:sched_switch$' ev.txt)" -ge "$n" ] ||
+		{ cat ev.txt; t_fail "fewer than $n sched_switch events inside cg_nap"; }
+	e=$(grep -c . ev.txt)
+	echo "sleep $n: $e events"
+	json_run sleep "$n" -e 'syscalls:sys_*_clock_nano*'
+	cg_events bg.out >ev.txt
+	t_assert_eq "$(sort ev.txt | uniq -c | sed 's/^ *//')" \
+		"$n cg_sleep_outer/cg_nap syscalls:sys_enter_clock_nanosleep
+$n cg_sleep_outer/cg_nap syscalls:sys_exit_clock_nanosleep" "events of the glob, and where"
+}
+
+# --comm NAME (no -p): cgshape's calls, not those of the same binary run
+# under another name (a symbolic link: comm is the name executed; the
+# uprobes, on the file, fire in both)
+test_comm_filter() {
+	need_tool
+	local other=$T_TMP/cgother opid
+	ln -s "$CGS" "$other" || t_fail "ln -s failed"
+	bg_start -j --comm cgshape "$CGS:cg_*"
+	bg_wait_tracing
+	cgs_start nest 2
+	"$other" nest 3 >other.out 2>&1 || t_fail "cgother nest 3 failed: $(cat other.out)"
+	t_held_go
+	t_bg_stop_ok INT
+	cg_json "$T_TMP/bg.out" "callgraph -j --comm cgshape"
+	t_assert_eq "$(awk -F'\t' '$1 == "T" { print $3 " " $4 }' bg.out.kv | sort -u)" \
+		"$CGS_PID cgshape" "threads (pid comm)"
+	canon_assert_eq "$(cg_canon bg.out)" "$(expect_canon nest 2)" "--comm cgshape: cgshape's nest 2 only"
+	# and the other name: its calls only
+	bg_start -j --comm cgother "$CGS:cg_*"
+	bg_wait_tracing
+	"$other" nest 3 >other.out 2>&1 || t_fail "cgother nest 3 failed: $(cat other.out)"
+	cgs_start nest 2
+	t_held_go
+	t_bg_stop_ok INT
+	cg_json "$T_TMP/bg.out" "callgraph -j --comm cgother"
+	opid=$(awk -F'\t' '$1 == "T" { print $4 }' bg.out.kv | sort -u)
+	t_assert_eq "$opid" cgother "comm of the threads with --comm cgother"
+	canon_assert_eq "$(cg_canon bg.out)" "$(expect_canon nest 3)" "--comm cgother: its nest 3 only"
+}
+
+# -t TID: one thread's tree. fork: the parent's cg_forker[cg_wait], not
+# its child's (another tid); threads: the main thread calls no cg_*, so
+# none of its 4 threads' calls
+test_tid_filter() {
+	need_tool
+	local n=2
+	cgs_start fork "$n"
+	bg_start -j -t "$CGS_PID" "$CGS:cg_*"
+	bg_wait_tracing
+	t_held_go
+	bg_end
+	cg_json "$T_TMP/bg.out" "callgraph -j -t (fork $n)"
+	canon_assert_eq "$(cg_canon bg.out)" \
+		"$(for ((i = 0; i < n; i++)); do printf '0 cg_forker\n1 cg_wait\n'; done | canon_sort)" \
+		"-t PID, fork $n: the parent's tree only"
+	t_assert_eq "$(awk -F'\t' '$1 == "T" { print $2 }' bg.out.kv | sort -u)" "$CGS_PID" "threads"
+	cgs_start threads 5
+	bg_start -j -t "$CGS_PID" "$CGS:cg_*"
+	bg_wait_tracing
+	t_held_go
+	bg_end
+	cg_json "$T_TMP/bg.out" "callgraph -j -t (threads 5)"
+	t_assert_eq "$(cg_d bg.out calls)" 0 "calls with -t of the main thread (threads 5: all in the 4 threads)"
+	t_assert_eq "$(cg_ncalls bg.out)" 0 "calls in the trees"
+}
+
+# -C LIST: cgshape pinned to CPU 0: -C 1 sees none of its calls, -C 0 all
+test_cpu_filter() {
+	need_tool
+	command -v taskset >/dev/null || t_skip "no taskset"
+	[ "$(nproc)" -ge 2 ] || t_skip "one CPU"
+	local n=3
+	t_held_start taskset -c 0 "$CGS" -w nest "$n"
+	CGS_PID=$HELD_PID
+	bg_start -j -p "$CGS_PID" -C 1 "$CGS:cg_*"
+	bg_wait_tracing
+	t_held_go
+	bg_end
+	cg_json "$T_TMP/bg.out" "callgraph -j -C 1 (nest $n on CPU 0)"
+	t_assert_eq "$(cg_d bg.out calls)" 0 "calls with -C 1 of a process on CPU 0"
+	t_held_start taskset -c 0 "$CGS" -w nest "$n"
+	CGS_PID=$HELD_PID
+	bg_start -j -p "$CGS_PID" -C 0 "$CGS:cg_*"
+	bg_wait_tracing
+	t_held_go
+	bg_end
+	cg_json "$T_TMP/bg.out" "callgraph -j -C 0 (nest $n on CPU 0)"
+	canon_assert_eq "$(cg_canon bg.out)" "$(expect_canon nest "$n")" "-C 0, nest $n on CPU 0"
+	t_assert_eq "$(cg_calls bg.out | cut -f15 | sort -u)" 0 "the calls' CPU"
+}
+
 # ---- against uftrace -------------------------------------------------------------
 
 # The same functions, nesting, order, counts and incomplete frames as

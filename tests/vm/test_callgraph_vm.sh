@@ -193,6 +193,51 @@ interlace() {	# MODE
 test_interlace_fentry() { need_vm; interlace ""; }
 test_interlace_kprobes() { need_vm; interlace -k; }
 
+# ---- --module: every function of a module ------------------------------------------
+
+XMITS=5 CARRIERS=3 READS=4
+
+# callgraph ARGS --module dummy -- bash (the triggers of
+# tests/vm/test_vm_module.sh, all in bash's own process, counted exactly
+# there by ftrace and by funcdur): the calls of the module's functions,
+# and nothing else
+module_tree() {	# MODE
+	local f=$T_TMP/mod.json n snap fns
+	[ -d /sys/module/dummy ] && t_fail "dummy is loaded already"
+	t_on_exit 'ip link del kd0 2>/dev/null; kfit_vm_modprobe -r dummy >/dev/null 2>&1'
+	kfit_vm_modprobe dummy numdummies=0 || t_fail "kfit_vm_modprobe dummy failed"
+	ip link add kd0 type dummy || t_fail "ip link add kd0 type dummy failed"
+	echo 1 >/proc/sys/net/ipv6/conf/kd0/disable_ipv6
+	ip addr add 10.99.0.1/24 dev kd0 && ip link set kd0 up || t_fail "kd0 setup failed"
+	snap=$(t_bpf_snapshot)
+	# shellcheck disable=SC2086
+	timeout 600 "$CG" -j $1 --module dummy -- bash -c '
+		for i in $(seq '$XMITS'); do echo x >/dev/udp/10.99.0.2/9; done
+		for i in $(seq '$CARRIERS'); do echo 1 >/sys/class/net/kd0/carrier; done
+		for i in $(seq '$READS'); do read -r x </sys/class/net/kd0/statistics/tx_packets; done' \
+		>"$f" 2>"$T_TMP/mod.err" || { t_show_file "$T_TMP/mod.err" stderr; t_fail "callgraph $1 --module dummy exited $?"; }
+	cg_json "$f" "callgraph -j $1 --module dummy" "$T_TMP/mod.err"
+	assert_mech "$f" "$1"
+	n=$(sed -nE 's/^Tracing ([0-9]+) functions.*/\1/p' "$T_TMP/mod.err")
+	fns=$(grep -c ' \[dummy\]$' "$AFF")
+	echo "--module dummy $1: Tracing $n functions ($fns in $AFF); $(cg_d "$f" calls) calls;" \
+		"skipped: $(jq -c '[.skipped[] | .name]' "$f")"
+	_t_is_num "$n" || t_fail "no 'Tracing N functions' line: $(grep ^Tracing "$T_TMP/mod.err")"
+	# every traceable function of the module
+	t_assert_eq "$n" "$fns" "functions traced against the [dummy] ones of $AFF"
+	[ "$n" -ge 6 ] || t_fail "only $n functions of dummy traced"
+	t_assert_eq "$(cg_ncalls "$f" '$5 == "dummy_xmit"')" "$XMITS" "dummy_xmit calls for $XMITS datagrams"
+	t_assert_eq "$(cg_ncalls "$f" '$5 == "dummy_change_carrier"')" "$CARRIERS" \
+		"dummy_change_carrier calls for $CARRIERS carrier writes"
+	t_assert_eq "$(cg_ncalls "$f" '$5 == "dummy_get_stats64"')" "$READS" \
+		"dummy_get_stats64 calls for $READS statistics reads"
+	t_assert_eq "$(cg_ncalls "$f" '$5 !~ /^dummy_/')" 0 "calls of functions not of dummy"
+	t_bpf_assert_same "$snap" "after callgraph $1 --module dummy"
+}
+
+test_module_fentry() { need_vm; module_tree ""; }
+test_module_kprobes() { need_vm; module_tree -k; }
+
 # ---- 300+ functions ----------------------------------------------------------------
 
 # 'tcp_*' (about 370 on 6.1, 390 on 6.12), with a TCP connection over
