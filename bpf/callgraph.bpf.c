@@ -108,11 +108,7 @@ struct {
 
 static __always_inline void count(enum cg_counter c)
 {
-	__u32 key = c;
-	__u64 *v = bpf_map_lookup_elem(&counters, &key);
-
-	if (v)
-		(*v)++;
+	kfit_count(&counters, c);
 }
 
 /* ---- whose calls ------------------------------------------------------ */

@@ -79,11 +79,7 @@ struct {
 
 static __always_inline void count(enum fd_counter c)
 {
-	__u32 key = c;
-	__u64 *v = bpf_map_lookup_elem(&counters, &key);
-
-	if (v)
-		(*v)++;
+	kfit_count(&counters, c);
 }
 
 static __always_inline bool collecting(__u32 id)

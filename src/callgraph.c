@@ -307,20 +307,6 @@ static int take_rate(int *argc, char **argv)
 	return 0;
 }
 
-/* The operands after "--" are a command; found before getopt reorders argv */
-static int split_command(int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--"))
-			continue;
-		env.cmd = i + 1 < argc ? argv + i + 1 : NULL;
-		return i;
-	}
-	return argc;
-}
-
 static bool exact_wanted(void)
 {
 	return env.ntargets || env.module || env.nevent_specs;
@@ -603,6 +589,20 @@ static void autoload_tps(bool btf, bool exact)
 		bpf_program__set_autoload(p[i], true);
 }
 
+/* Both modes, once the programs are chosen: load, fill the maps, attach the tracepoints */
+static int load_rest(bool btf, bool exact)
+{
+	int err = callgraph_bpf__load(env.skel);
+
+	if (!err)
+		err = seed_maps();
+	if (!err)
+		err = open_events();
+	if (!err)
+		err = attach_tps(btf, exact);
+	return err;
+}
+
 /*
  * Open and load for exact mode: the attacher chooses the functions'
  * programs (*refused: no mechanism works here for them).
@@ -634,14 +634,7 @@ static int load_exact(bool btf, bool *refused)
 	}
 	autoload_tps(btf, true);
 	bpf_program__set_autoload(s->progs.cg_event, env.tps.n > 0);
-	err = callgraph_bpf__load(s);
-	if (!err)
-		err = seed_maps();
-	if (!err)
-		err = open_events();
-	if (!err)
-		err = attach_tps(btf, true);
-	return err;
+	return load_rest(btf, true);
 }
 
 /* Returns 0, 1 when exact tracing is refused here (sampled mode then), or -errno */
@@ -692,7 +685,6 @@ static int load_sampled(bool btf)
 {
 	struct callgraph_bpf *s;
 	struct bpf_program *p;
-	int err;
 
 	s = env.skel = callgraph_bpf__open();
 	if (!s)
@@ -702,14 +694,7 @@ static int load_sampled(bool btf)
 		bpf_program__set_autoload(p, false);
 	autoload_tps(btf, false);
 	bpf_program__set_autoload(s->progs.cg_sample, true);
-	err = callgraph_bpf__load(s);
-	if (!err)
-		err = seed_maps();
-	if (!err)
-		err = open_events();
-	if (!err)
-		err = attach_tps(btf, false);
-	return err;
+	return load_rest(btf, false);
 }
 
 static int start_sampled(void)
@@ -1447,7 +1432,7 @@ int main(int argc, char **argv)
 
 	if (take_rate(&argc, argv))
 		return 2;
-	nargs = split_command(argc, argv);
+	nargs = kfit_split_command(argc, argv, &env.cmd);
 	first = kfit_parse_args(&tool, &env.c, nargs, argv);
 	if (first < 0 || check_args(first, nargs, argv, nargs < argc))
 		return 2;

@@ -565,20 +565,6 @@ static int set_cpus(void)
 	return 0;
 }
 
-/* The operands after "--" are a command; found before getopt reorders argv */
-static int split_command(int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--"))
-			continue;
-		env.cmd = i + 1 < argc ? argv + i + 1 : NULL;
-		return i;
-	}
-	return argc;
-}
-
 static int check_args(int first, int argc, char **argv, bool dashdash)
 {
 	if (dashdash && !env.cmd) {
@@ -612,7 +598,7 @@ int main(int argc, char **argv)
 {
 	int first, nargs, err, start_id = 0, stop_id = 0;
 
-	nargs = split_command(argc, argv);
+	nargs = kfit_split_command(argc, argv, &env.cmd);
 	first = kfit_parse_args(&tool, &env.c, nargs, argv);
 	if (first < 0 || check_args(first, nargs, argv, nargs < argc))
 		return 2;

@@ -1167,6 +1167,18 @@ const char *kfit_ctree_name(const struct kfit_ctree *t, const struct kfit_cnode 
 	return "";
 }
 
+const char *kfit_ctree_irq_label(const struct kfit_cnode *n, const char *vec_name,
+				 char *buf, size_t len)
+{
+	if (n->ctx == KFIT_CTX_SOFTIRQ)
+		snprintf(buf, len, "softirq %s", vec_name);
+	else if (n->ctx == KFIT_CTX_HARDIRQ)
+		snprintf(buf, len, "hardirq %u", n->id);
+	else
+		snprintf(buf, len, "%s", kfit_ctree_ctx_name(n->ctx));
+	return buf;
+}
+
 const char *kfit_ctree_ctx_name(__u8 ctx)
 {
 	static const char *const names[KFIT_NCTX] = {

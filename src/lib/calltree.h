@@ -125,6 +125,9 @@ const struct kfit_ctree_stats *kfit_ctree_stats(const struct kfit_ctree *t);
 /* The name of a CALL or FRAME node ("?" past the table), an EVENT's event */
 const char *kfit_ctree_name(const struct kfit_ctree *t, const struct kfit_cnode *n);
 const char *kfit_ctree_ctx_name(__u8 ctx);
+/* An interrupt node's label: "softirq NET_RX" (vec_name), "hardirq 24", "nmi" */
+const char *kfit_ctree_irq_label(const struct kfit_cnode *n, const char *vec_name,
+				 char *buf, size_t len);
 /* Depth-first, parents before children: the next node after n (NULL: the first) under root, or NULL */
 const struct kfit_cnode *kfit_cnode_next(const struct kfit_cnode *root,
 					 const struct kfit_cnode *n);

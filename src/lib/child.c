@@ -136,6 +136,20 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
+int kfit_split_command(int argc, char **argv, char ***cmd)
+{
+	int i;
+
+	*cmd = NULL;
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--"))
+			continue;
+		*cmd = i + 1 < argc ? argv + i + 1 : NULL;
+		return i;
+	}
+	return argc;
+}
+
 int kfit_child_fork(struct kfit_child *ch, char **argv)
 {
 	int go[2], ep[2];

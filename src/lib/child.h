@@ -58,6 +58,14 @@ struct kfit_child {
 	int status;		/* once done: its exit status, 128 + signal if killed */
 };
 
+/*
+ * The operands after "--" are a command: call before getopt reorders
+ * argv. Returns the index of "--" (argc when there is none, the number
+ * of arguments left to the options), and sets *cmd to the command, NULL
+ * when "--" ends argv.
+ */
+int kfit_split_command(int argc, char **argv, char ***cmd);
+
 /* Fork argv[0] (searched in PATH) held before exec; 0 or -1 */
 int kfit_child_fork(struct kfit_child *ch, char **argv);
 /* Let it exec; 0, or -1 (reaped) if it could not */

@@ -11,6 +11,7 @@
 #include "export.h"
 #include "output.h"
 #include "strset.h"
+#include "treeprint.h"
 
 static const char *node_name(const struct kfit_xsrc *s, const struct kfit_cnode *n)
 {
@@ -26,13 +27,7 @@ static const char *node_name(const struct kfit_xsrc *s, const struct kfit_cnode 
 static const char *irq_label(const struct kfit_xsrc *s, const struct kfit_cnode *n,
 			     char *buf, size_t size)
 {
-	if (n->ctx == KFIT_CTX_SOFTIRQ)
-		snprintf(buf, size, "softirq %s", node_name(s, n));
-	else if (n->ctx == KFIT_CTX_HARDIRQ)
-		snprintf(buf, size, "hardirq %u", n->id);
-	else
-		snprintf(buf, size, "%s", kfit_ctree_ctx_name(n->ctx));
-	return buf;
+	return kfit_ctree_irq_label(n, node_name(s, n), buf, size);
 }
 
 static const char *ctree_name(void *ctx, const struct kfit_cnode *n)
@@ -901,19 +896,6 @@ static void ev_end(struct trace *x)
 	kfit_json_end_object(&x->j);
 }
 
-static const char *incomplete_reason(__u8 flags)
-{
-	if (flags & KFIT_RF_EXITED)
-		return "exited";
-	if (flags & KFIT_RF_EXEC)
-		return "exec";
-	if (flags & KFIT_RF_JUMPED)
-		return "longjmp";
-	if (flags & KFIT_RF_END)
-		return "end";
-	return "unknown";
-}
-
 static int ev_call(struct trace *x, const struct kfit_cnode *n)
 {
 	const struct kfit_xsrc *s = x->s;
@@ -931,7 +913,7 @@ static int ev_call(struct trace *x, const struct kfit_cnode *n)
 	if (n->dropped)
 		kfit_json_u64(&x->j, "dropped", n->dropped);
 	if (n->flags & KFIT_RF_INCOMPLETE)
-		kfit_json_str(&x->j, "incomplete", incomplete_reason(n->flags));
+		kfit_json_str(&x->j, "incomplete", kfit_tp_incomplete_reason(n->flags));
 	if (n->flags & KFIT_RF_FORKED)
 		kfit_json_bool(&x->j, "forked", true);
 	if (n->flags & KFIT_RF_LOST)

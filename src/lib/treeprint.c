@@ -61,13 +61,7 @@ static void tp_init(struct tp *p, const struct kfit_ctree *t, const struct kfit_
 const char *kfit_tp_irq_label(const struct kfit_ctree *t, const struct kfit_cnode *n,
 			      char *buf, size_t len)
 {
-	if (n->ctx == KFIT_CTX_SOFTIRQ)
-		snprintf(buf, len, "softirq %s", kfit_ctree_name(t, n));
-	else if (n->ctx == KFIT_CTX_HARDIRQ)
-		snprintf(buf, len, "hardirq %u", n->id);
-	else
-		snprintf(buf, len, "%s", kfit_ctree_ctx_name(n->ctx));
-	return buf;
+	return kfit_ctree_irq_label(n, kfit_ctree_name(t, n), buf, len);
 }
 
 const char *kfit_tp_incomplete_reason(__u8 flags)

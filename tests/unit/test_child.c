@@ -116,6 +116,23 @@ static int run(char **argv)
 	return ch.status;
 }
 
+/* "--" splits options from a command; a trailing "--" gives no command */
+static void test_split_command(void **state)
+{
+	char *a[] = { "tool", "-p", "1", "--", "ls", "-l", NULL };
+	char *b[] = { "tool", "vfs_*", NULL };
+	char *c[] = { "tool", "-j", "--", NULL };
+	char **cmd;
+
+	(void)state;
+	assert_int_equal(kfit_split_command(6, a, &cmd), 3);
+	assert_ptr_equal(cmd, a + 4);
+	assert_int_equal(kfit_split_command(2, b, &cmd), 2);
+	assert_null(cmd);
+	assert_int_equal(kfit_split_command(3, c, &cmd), 2);
+	assert_null(cmd);
+}
+
 static void test_true_false(void **state)
 {
 	char *t[] = { "/bin/true", NULL }, *f[] = { "/bin/false", NULL };
@@ -502,6 +519,7 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_split_command),
 		cmocka_unit_test(test_true_false),
 		cmocka_unit_test(test_exit_status),
 		cmocka_unit_test(test_killed_by_signal),
