@@ -56,6 +56,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "held.h"
 
 #define THREADS 4
 #define WAIT_SECONDS 60
@@ -473,29 +474,6 @@ static void usage(FILE *f)
 		WAIT_SECONDS);
 }
 
-static void wait_usr1(void)
-{
-	struct timespec limit = { .tv_sec = WAIT_SECONDS };
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	/* blocked before the pid is printed: a SIGUSR1 sent at once stays pending */
-	if (sigprocmask(SIG_BLOCK, &set, NULL))
-		die("sigprocmask");
-	printf("pid %d\n", (int)getpid());
-	fflush(stdout);
-	while (sigtimedwait(&set, NULL, &limit) < 0) {
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN) {
-			fprintf(stderr, "cgshape: no SIGUSR1 within %d s\n", WAIT_SECONDS);
-			exit(1);
-		}
-		die("sigtimedwait");
-	}
-}
-
 static int number(const char *s, long max, long *v)
 {
 	char *end;
@@ -554,7 +532,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (wait)
-		wait_usr1();
+		held_wait_usr1("cgshape", WAIT_SECONDS);
 	run();
 	return fflush(stdout) ? 1 : 0;
 }

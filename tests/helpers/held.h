@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The test programs' -w: print "pid PID", then wait for SIGUSR1 (at most
+ * seconds) before running, so that a tracer can attach first. Exit 1 when
+ * it does not come.
+ */
+#ifndef KFIT_TEST_HELD_H
+#define KFIT_TEST_HELD_H
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static void held_wait_usr1(const char *prog, int seconds)
+{
+	struct timespec limit = { .tv_sec = seconds };
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	/* blocked before the pid is printed: a SIGUSR1 sent at once stays pending */
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		goto fail;
+	printf("pid %d\n", (int)getpid());
+	fflush(stdout);
+	while (sigtimedwait(&set, NULL, &limit) < 0) {
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN) {
+			fprintf(stderr, "%s: no SIGUSR1 within %d s\n", prog, seconds);
+			exit(1);
+		}
+		goto fail;
+	}
+	return;
+fail:
+	fprintf(stderr, "%s: waiting for SIGUSR1: %s\n", prog, strerror(errno));
+	exit(1);
+}
+
+#endif
