@@ -14,7 +14,7 @@
 # ("TASK DEPTH NAME [incomplete]" per call in pre-order, then "count NAME
 # N"; tests/callgraph-lib.sh). Durations are only bounded from below
 # (a 20 ms sleep is at least 20 ms off CPU), never from above.
-# shellcheck disable=SC2016 # awk conditions in single quotes
+# shellcheck disable=SC2016,SC2046 # awk conditions in single quotes; cg_targets' words
 . "$(dirname "$0")/../lib.sh"
 . "$T_REPO/tests/callgraph-lib.sh"
 
@@ -49,13 +49,32 @@ cgs_start() {	# SCENARIO N
 	CGS_PID=$HELD_PID
 }
 
+# The functions of a scenario (cgshape's header), as targets: only those,
+# since each uprobe takes the kernel about 0.1 s to remove (26 of them
+# made every test 5 s longer); the trees still hold every cg_* call
+cg_targets() {	# SCENARIO
+	local f
+	case $1 in
+	nest) f="cg_a cg_b cg_c cg_d" ;;
+	recurse) f="cg_rec cg_fib" ;;
+	threads) f="cg_thread_0 cg_thread_1 cg_thread_2 cg_thread_3 cg_leaf" ;;
+	fork) f="cg_forker cg_wait cg_child cg_leaf" ;;
+	signal) f="cg_sig_victim cg_handler cg_leaf" ;;
+	exit) f="cg_exit_outer cg_exit_mid cg_exit_inner cg_leaf" ;;
+	longjmp) f="cg_jmp_outer cg_jmp_mid cg_jmp_inner cg_after_jump cg_leaf" ;;
+	sleep) f="cg_sleep_outer cg_nap cg_leaf" ;;
+	*) t_fail "cg_targets: no functions for scenario $1" ;;
+	esac
+	for f in $f; do printf '%s\n' "$CGS:$f"; done
+}
+
 # cgshape SCENARIO N under `callgraph -p PID ARGS... CGSHAPE:cg_*`, which
 # ends when cgshape does; its output is in bg.out
 traced_run() {	# SCENARIO N callgraph-args...
 	local sc=$1 n=$2
 	shift 2
 	cgs_start "$sc" "$n"
-	bg_start -p "$CGS_PID" "$@" "$CGS:cg_*"
+	bg_start -p "$CGS_PID" "$@" $(cg_targets "$sc")
 	bg_wait_tracing
 	t_held_go
 	bg_end
@@ -227,7 +246,7 @@ test_fork_child_tree() {
 test_command_fork() {
 	need_tool
 	local f=$T_TMP/out.json
-	t_expect_exit 0 "$CG" -j "$CGS:cg_*" -- bash -c 'exec "$0" "$@" >/dev/null' "$CGS" fork 2
+	t_expect_exit 0 "$CG" -j $(cg_targets fork) -- bash -c 'exec "$0" "$@" >/dev/null' "$CGS" fork 2
 	cp "$T_OUT" "$f"
 	cg_json "$f" "callgraph -j -- cgshape fork 2"
 	canon_assert_eq "$(cg_canon "$f")" "$(expect_canon fork 2)" "-- cgshape fork 2"
@@ -352,7 +371,7 @@ test_comm_filter() {
 	need_tool
 	local other=$T_TMP/cgother opid
 	ln -s "$CGS" "$other" || t_fail "ln -s failed"
-	bg_start -j --comm cgshape "$CGS:cg_*"
+	bg_start -j --comm cgshape $(cg_targets nest)
 	bg_wait_tracing
 	cgs_start nest 2
 	"$other" nest 3 >other.out 2>&1 || t_fail "cgother nest 3 failed: $(cat other.out)"
@@ -363,7 +382,7 @@ test_comm_filter() {
 		"$CGS_PID cgshape" "threads (pid comm)"
 	canon_assert_eq "$(cg_canon bg.out)" "$(expect_canon nest 2)" "--comm cgshape: cgshape's nest 2 only"
 	# and the other name: its calls only
-	bg_start -j --comm cgother "$CGS:cg_*"
+	bg_start -j --comm cgother $(cg_targets nest)
 	bg_wait_tracing
 	"$other" nest 3 >other.out 2>&1 || t_fail "cgother nest 3 failed: $(cat other.out)"
 	cgs_start nest 2
@@ -382,7 +401,7 @@ test_tid_filter() {
 	need_tool
 	local n=2
 	cgs_start fork "$n"
-	bg_start -j -t "$CGS_PID" "$CGS:cg_*"
+	bg_start -j -t "$CGS_PID" $(cg_targets fork)
 	bg_wait_tracing
 	t_held_go
 	bg_end
@@ -392,7 +411,7 @@ test_tid_filter() {
 		"-t PID, fork $n: the parent's tree only"
 	t_assert_eq "$(awk -F'\t' '$1 == "T" { print $2 }' bg.out.kv | sort -u)" "$CGS_PID" "threads"
 	cgs_start threads 5
-	bg_start -j -t "$CGS_PID" "$CGS:cg_*"
+	bg_start -j -t "$CGS_PID" $(cg_targets threads)
 	bg_wait_tracing
 	t_held_go
 	bg_end
@@ -409,7 +428,7 @@ test_cpu_filter() {
 	local n=3
 	t_held_start taskset -c 0 "$CGS" -w nest "$n"
 	CGS_PID=$HELD_PID
-	bg_start -j -p "$CGS_PID" -C 1 "$CGS:cg_*"
+	bg_start -j -p "$CGS_PID" -C 1 $(cg_targets nest)
 	bg_wait_tracing
 	t_held_go
 	bg_end
@@ -417,7 +436,7 @@ test_cpu_filter() {
 	t_assert_eq "$(cg_d bg.out calls)" 0 "calls with -C 1 of a process on CPU 0"
 	t_held_start taskset -c 0 "$CGS" -w nest "$n"
 	CGS_PID=$HELD_PID
-	bg_start -j -p "$CGS_PID" -C 0 "$CGS:cg_*"
+	bg_start -j -p "$CGS_PID" -C 0 $(cg_targets nest)
 	bg_wait_tracing
 	t_held_go
 	bg_end
@@ -501,7 +520,7 @@ test_overflow_tiny_buffer() {
 	local n=20000 calls lost bad
 	json_run_lossy() {
 		cgs_start nest "$n"
-		bg_start -p "$CGS_PID" -j -b 4k "$CGS:cg_*"
+		bg_start -p "$CGS_PID" -j -b 4k $(cg_targets nest)
 		bg_wait_tracing
 		t_held_go
 		bg_end
@@ -521,7 +540,7 @@ test_overflow_tiny_buffer() {
 		if (c != "[lost]" && index(ok, " " c ">" $5 " ") == 0) print $4 }' | sort | uniq -c)
 	[ -z "$bad" ] || t_fail "calls under a caller they do not have: $bad"
 	cgs_start nest "$n"
-	bg_start -p "$CGS_PID" -b 4k "$CGS:cg_*"
+	bg_start -p "$CGS_PID" -b 4k $(cg_targets nest)
 	bg_wait_tracing
 	t_held_go
 	bg_end

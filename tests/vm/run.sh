@@ -32,6 +32,13 @@ if [ "${parts#* live }" = "$parts" ]; then
 	echo "=== live suite not run (KFIT_VM_PARTS=${KFIT_VM_PARTS:-}): tests/vm only"
 elif [ -f "$TESTS/live/run.sh" ]; then
 	echo "=== live suite on $(uname -r)"
+	# callgraph's uprobe trees are user space's: the host runs them; the
+	# kernel's trees, with uprobes among them, are tests/vm's
+	# (KFIT_VM_ALL_LIVE=1 runs them here too)
+	if [ "${KFIT_VM_ALL_LIVE:-}" != 1 ]; then
+		export KFIT_LIVE_EXCLUDE="test_callgraph.sh"
+		echo "=== test_callgraph.sh (uprobe trees) runs on the host; kernel trees: tests/vm/test_callgraph_vm.sh"
+	fi
 	t0=$SECONDS
 	suite_run live bash "$TESTS/live/run.sh" "$BUILD"
 	echo "=== live suite: $((SECONDS - t0)) s"
