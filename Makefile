@@ -65,7 +65,7 @@ HELPER_SRCS := $(wildcard tests/helpers/*.c)
 HELPERS := $(HELPER_SRCS:tests/helpers/%.c=$(OUT)/tests/%)
 
 .PHONY: all deps vmlinux install uninstall clean check unit unit-asan live vm \
-	bench demo help static
+	bench demo help static fuzz fuzz-short fuzz-build
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -80,6 +80,9 @@ help:
 	@echo "make unit|unit-asan|live|vm  one suite (unit-asan: under ASan and UBSan; vm: on 6.1 and 6.12)"
 	@echo "make vm-6.1|vm-6.12|vmonly-6.1|vmonly-6.12  the VM suite on one kernel"
 	@echo "make check SANITIZE=1  the same, the live suite with sanitized tools"
+	@echo "make fuzz       build the libFuzzer harnesses (tests/fuzz) into build/fuzz, run each"
+	@echo "                FUZZ_SECONDS (60) over its corpus; FUZZ=pmu,kft picks some"
+	@echo "make fuzz-short the same for 10 s each (what make check runs)"
 	@echo "make bench      overhead against Debian's libbpf-tools"
 	@echo "make demo       tracecheck, then softirqlat for 5 s"
 	@echo "make install PREFIX=/usr/local"
@@ -235,6 +238,53 @@ $(VM_KERNELS:%=vmonly-%): static
 check: deps
 	$(MAKE) all
 	tests/check.sh
+
+# libFuzzer harnesses of the parsers of outside input (tests/fuzz): each
+# links the core, compiled again with clang, its sanitizers and the
+# fuzzer's coverage, into build/fuzz (the core is plain C: no skeleton)
+FUZZ_SECONDS ?= 60
+FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=all -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
+	-Iinclude -Isrc/lib -Ibuild/gen -Itests/fuzz -MMD -MP
+FUZZ_LDFLAGS := -fsanitize=fuzzer,address,undefined
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_ALL := $(FUZZ_SRCS:tests/fuzz/%.c=build/fuzz/%)
+FUZZ_BINS := $(if $(FUZZ),$(foreach n,$(subst $(comma), ,$(FUZZ)),build/fuzz/fuzz_$(n)),$(FUZZ_ALL))
+FUZZ_CORE := $(CORE_SRCS:src/lib/%.c=build/fuzz/obj/lib/%.o)
+comma := ,
+
+build/fuzz/obj/lib/%.o: src/lib/%.c
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_CFLAGS) -c $< -o $@
+
+build/fuzz/obj/lib/syscalls.o: build/gen/syscall_table.h
+
+build/fuzz/obj/%.o: tests/fuzz/%.c
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_CFLAGS) -c $< -o $@
+
+build/fuzz/libkfit-core.a: $(FUZZ_CORE)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+build/fuzz/fuzz_%: build/fuzz/obj/fuzz_%.o build/fuzz/obj/fuzzlib.o build/fuzz/libkfit-core.a
+	$(CLANG) $(FUZZ_LDFLAGS) $^ $(CORE_LDLIBS) -lpthread -o $@
+
+# fuzz_target's user functions come from this fixture, not the system's files
+build/fuzz/symtarget: tests/helpers/symtarget.c
+	@mkdir -p $(@D)
+	$(CLANG) -O1 $< -o $@
+
+fuzz-build: $(FUZZ_ALL) build/fuzz/symtarget
+
+fuzz: fuzz-build
+	CLANG=$(CLANG) tests/fuzz/mkcorpus.sh build/fuzz/corpus
+	tests/fuzz/run.sh -n $(FUZZ_SUITE) -t $(FUZZ_SECONDS) $(FUZZ_BINS)
+
+FUZZ_SUITE ?= fuzz
+
+fuzz-short:
+	$(MAKE) FUZZ_SECONDS=10 FUZZ_SUITE=fuzz-short fuzz
 
 bench: deps all
 	tools/bench/bench.sh
