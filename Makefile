@@ -15,6 +15,8 @@ DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 DEPS += libxml2-utils chromium
 # callgraph's oracle in the tests (uftrace), peak RSS in the benchmark (time)
 DEPS += uftrace time
+# make fuzz: clang's libFuzzer and sanitizer runtimes
+DEPS += libclang-rt-14-dev
 
 # STATIC=1: statically linked tools, for machines without libbpf (and the VM).
 # SANITIZE=1: tools, helpers and unit tests built with ASan and UBSan, any
@@ -243,6 +245,7 @@ check: deps
 # links the core, compiled again with clang, its sanitizers and the
 # fuzzer's coverage, into build/fuzz (the core is plain C: no skeleton)
 FUZZ_SECONDS ?= 60
+comma := ,
 FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=all -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
 	-Iinclude -Isrc/lib -Ibuild/gen -Itests/fuzz -MMD -MP
@@ -251,7 +254,6 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_ALL := $(FUZZ_SRCS:tests/fuzz/%.c=build/fuzz/%)
 FUZZ_BINS := $(if $(FUZZ),$(foreach n,$(subst $(comma), ,$(FUZZ)),build/fuzz/fuzz_$(n)),$(FUZZ_ALL))
 FUZZ_CORE := $(CORE_SRCS:src/lib/%.c=build/fuzz/obj/lib/%.o)
-comma := ,
 
 build/fuzz/obj/lib/%.o: src/lib/%.c
 	@mkdir -p $(@D)
@@ -267,15 +269,21 @@ build/fuzz/libkfit-core.a: $(FUZZ_CORE)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-build/fuzz/fuzz_%: build/fuzz/obj/fuzz_%.o build/fuzz/obj/fuzzlib.o build/fuzz/libkfit-core.a
+FUZZ_LIBS := build/fuzz/obj/fuzzlib.o build/fuzz/obj/kftfix.o build/fuzz/libkfit-core.a
+
+build/fuzz/fuzz_%: build/fuzz/obj/fuzz_%.o $(FUZZ_LIBS)
 	$(CLANG) $(FUZZ_LDFLAGS) $^ $(CORE_LDLIBS) -lpthread -o $@
+
+# fuzz_kft's seeds: small recordings made with the library's writer
+build/fuzz/kftgen: build/fuzz/obj/kftgen.o $(FUZZ_LIBS)
+	$(CLANG) -fsanitize=address,undefined $^ $(CORE_LDLIBS) -lpthread -o $@
 
 # fuzz_target's user functions come from this fixture, not the system's files
 build/fuzz/symtarget: tests/helpers/symtarget.c
 	@mkdir -p $(@D)
 	$(CLANG) -O1 $< -o $@
 
-fuzz-build: $(FUZZ_ALL) build/fuzz/symtarget
+fuzz-build: $(FUZZ_ALL) build/fuzz/symtarget build/fuzz/kftgen
 
 fuzz: fuzz-build
 	CLANG=$(CLANG) tests/fuzz/mkcorpus.sh build/fuzz/corpus

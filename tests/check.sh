@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # tests/check.sh: the driver of `make check` (after `make all`).
 # Runs `make unit`, `make unit-asan` (the unit tests under ASan and UBSan),
-# `make live`, `make vm-6.1` (the whole VM suite on Debian 12's 6.1 kernel)
+# `make fuzz-short` (each libFuzzer harness of tests/fuzz for 10 s: about
+# two minutes with the build), `make live`, `make vm-6.1` (the whole VM
+# suite on Debian 12's 6.1 kernel)
 # and `make vmonly-6.12` (tests/vm/test_*.sh on its 6.12 kernel, without the
 # live suite: the whole of it on both kernels does not fit the budget; see
 # tools/vm/README.md) in turn from the repo root,
@@ -72,7 +74,7 @@ run_suite() {	# suite
 	note "$line ($el s)"
 }
 
-for s in unit unit-asan live vm-6.1 vmonly-6.12; do
+for s in unit unit-asan fuzz-short live vm-6.1 vmonly-6.12; do
 	if [ "${s#vm}" != "$s" ] && ! command -v "$qemu" >/dev/null; then
 		echo "=== make $s: skipped, $qemu not found"
 		suite_skipped "$s" "$qemu not found (make deps installs qemu-system-x86)"

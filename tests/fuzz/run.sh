@@ -50,6 +50,11 @@ for h in "$@"; do
 	mkdir -p "$work" || exit 1
 	[ -d "$seeds" ] || seeds=
 	echo "== fuzz_$name: ${secs}s"
+	if [ ! -x "$h" ]; then
+		echo "FAIL: fuzz_$name: no such harness $h"
+		failed=$((failed + 1))
+		continue
+	fi
 	# -timeout: one input slower than this is a hang; -rss_limit_mb: a leak
 	# that grows; the stderr of the library's messages is not looked at
 	"$h" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 \
