@@ -154,6 +154,11 @@ $(OUT)/tests/pngstat: tests/helpers/pngstat.c
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -O1 $(STATIC_LDFLAGS) $< -o $@ -lz
 
+# kftdump reads trace files with the core library (the recording tests)
+$(OUT)/tests/kftdump: tests/helpers/kftdump.c $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(KFIT_CFLAGS) -O1 $(STATIC_LDFLAGS) $< $(CORE_LIB) $(CORE_LDLIBS) -lpthread -o $@
+
 # flamesample draws with the core library
 $(OUT)/tests/flamesample: tests/helpers/flamesample.c $(CORE_LIB)
 	@mkdir -p $(@D)
