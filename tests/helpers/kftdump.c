@@ -7,9 +7,11 @@
  *   event ID NAME, task PID TID PPID COMM,
  *   chunk SEQ FIRST_TS LAST_TS NRECS LOST, then over all chunks:
  *   records N, type NAME N (per record type), first_ts, last_ts,
- *   exec TID COMM (each exec record), bad_chunks N.
+ *   exec TID COMM (each exec record), usym NAME (each sample's user leaf,
+ *   named by the SYMS block), bad_chunks N.
  * Exits 1 when the file cannot be opened (the reader's message on stderr).
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +22,13 @@ static const char *const types[KFIT_REC_NTYPES] = {
 	"?", "call", "switch", "irq", "event", "fork", "exec", "exit", "sample", "lost",
 };
 
-static void records(const char *p, size_t len, __u64 *count, __u64 *first, __u64 *last)
+static void records(struct kft_file *f, const char *p, size_t len, __u64 *count,
+		    __u64 *first, __u64 *last)
 {
-	struct kfit_rec h;
+	struct kfit_rec_sample s;
 	struct kfit_rec_task t;
+	struct kfit_rec h;
+	__u64 ip;
 
 	while (len >= sizeof(h)) {
 		memcpy(&h, p, sizeof(h));
@@ -38,6 +43,14 @@ static void records(const char *p, size_t len, __u64 *count, __u64 *first, __u64
 		if (h.type == KFIT_REC_EXEC && h.size >= sizeof(t)) {
 			memcpy(&t, p, sizeof(t));
 			printf("exec %u %.16s\n", h.tid, t.comm);
+		}
+		if (h.type == KFIT_REC_SAMPLE && h.size >= offsetof(struct kfit_rec_sample, ip)) {
+			memcpy(&s, p, offsetof(struct kfit_rec_sample, ip));
+			if (s.nuser && s.nkernel < KFIT_STACK_MAX &&
+			    offsetof(struct kfit_rec_sample, ip) + (s.nkernel + 1) * 8 <= h.size) {
+				memcpy(&ip, p + offsetof(struct kfit_rec_sample, ip) + s.nkernel * 8, 8);
+				printf("usym %s\n", kft_sym(f, h.pid, ip, false));
+			}
 		}
 		p += h.size;
 		len -= h.size;
@@ -92,7 +105,7 @@ int main(int argc, char **argv)
 			bad++;
 			continue;
 		}
-		records(buf, len, count, &first, &last);
+		records(f, buf, len, count, &first, &last);
 		free(buf);
 	}
 	for (i = 1; i < KFIT_REC_NTYPES; i++)
