@@ -650,6 +650,27 @@ static int attach_tps(bool btf, bool exact)
 	return err;
 }
 
+/*
+ * The program of an event: the one that loads its size class straight
+ * from the context when its record's size is a multiple of 8 (the kernel
+ * lets it read no further), else the one that copies with
+ * bpf_probe_read_kernel.
+ */
+static struct bpf_program *event_prog(struct callgraph_bpf *s, unsigned int size)
+{
+	struct bpf_program *direct[] = {
+		s->progs.cg_event8, s->progs.cg_event16, s->progs.cg_event24,
+		s->progs.cg_event32, s->progs.cg_event40, s->progs.cg_event48,
+		s->progs.cg_event56, s->progs.cg_event64,
+	};
+
+	if (!size || size % 8)
+		return s->progs.cg_event;
+	if (size > KFIT_EVENT_DATA)
+		size = KFIT_EVENT_DATA;
+	return direct[size / 8 - 1];
+}
+
 /* -e: each tracepoint with its index as cookie */
 static int attach_events(void)
 {
@@ -663,8 +684,8 @@ static int attach_events(void)
 		snprintf(cat, sizeof(cat), "%.*s", (int)(name - 1 - env.tps.tp[i].name),
 			 env.tps.tp[i].name);
 		o.bpf_cookie = i;
-		err = keep_link(bpf_program__attach_tracepoint_opts(env.skel->progs.cg_event,
-								     cat, name, &o));
+		err = keep_link(bpf_program__attach_tracepoint_opts(
+				event_prog(env.skel, env.tps.tp[i].size), cat, name, &o));
 		if (err) {
 			kfit_explain_attach("tracepoint", env.tps.tp[i].name, err);
 			return err;
@@ -705,7 +726,7 @@ static int load_exact(bool btf, bool *refused)
 {
 	struct callgraph_bpf *s;
 	struct bpf_program *p;
-	int err;
+	int i, err;
 
 	s = env.skel = callgraph_bpf__open();
 	if (!s)
@@ -727,7 +748,8 @@ static int load_exact(bool btf, bool *refused)
 			return err;
 	}
 	autoload_tps(btf, true);
-	bpf_program__set_autoload(s->progs.cg_event, env.tps.n > 0);
+	for (i = 0; i < env.tps.n; i++)
+		bpf_program__set_autoload(event_prog(s, env.tps.tp[i].size), true);
 	return load_rest(btf, true);
 }
 
