@@ -694,8 +694,8 @@ static int dump(struct kft_writer *w, const char *syms, size_t syms_len,
 {
 	size_t i, first = 0, n, len;
 	__u64 size = sizeof(w->hdr), off;
-	struct done *d = w->done + w->dhead;
 	char tmp[4096], *tail;
+	struct done *d;
 	int fd, err = 0;
 
 	if (w->used)
@@ -703,6 +703,7 @@ static int dump(struct kft_writer *w, const char *syms, size_t syms_len,
 	drain(w);
 	if (get_err(w))
 		return get_err(w);
+	d = w->done + w->dhead;	/* the worker is idle: the list holds still */
 	for (i = 0; i < w->nmeta; i++)
 		size += w->meta[i].blen;
 	for (i = 0; i < w->ndone; i++)
