@@ -828,7 +828,7 @@ static int check_header(struct kft_file *f)
 
 static int load(struct kft_file *f)
 {
-	__u64 index_off = 0, stats_off = 0, first;
+	__u64 index_off = 0, stats_off = 0;
 	int rc = check_header(f);
 
 	if (rc)
@@ -837,16 +837,20 @@ static int load(struct kft_file *f)
 	if (rc < 0)
 		return rc;
 	if (rc) {
-		struct kft_chunkinfo *last = f->nchunks ? &f->chunks[f->nchunks - 1] : NULL;
+		__u64 pos = sizeof(f->hdr);
+		int i;
 
+		/* The metadata around the chunks: before, between (rare), after */
 		f->complete = true;
-		first = f->nchunks ? f->chunks[0].offset : index_off;
-		rc = walk_meta(f, sizeof(f->hdr), first);
-		if (!rc)
-			rc = walk_meta(f, last ? last->offset + sizeof(struct kft_block) + last->size
-					       : first, index_off);
-		if (rc)
-			return rc;
+		for (i = 0; i <= f->nchunks; i++) {
+			__u64 next = i < f->nchunks ? f->chunks[i].offset : index_off;
+
+			rc = walk_meta(f, pos, next);
+			if (rc)
+				return rc;
+			if (i < f->nchunks)
+				pos = next + sizeof(struct kft_block) + f->chunks[i].size;
+		}
 		if (f->stats_at != stats_off)
 			return fail(f, "corrupt trace file: its footer does not point at its STATS block");
 	} else {

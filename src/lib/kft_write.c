@@ -127,14 +127,16 @@ static int get_err(struct kft_writer *w)
 	return __atomic_load_n(&w->err, __ATOMIC_RELAXED);
 }
 
-/* A whole block (header and payload) at b: its length */
+/* A whole block (header and payload) at b, which text makes unaligned: its length */
 static size_t put_block(char *b, __u16 type, const void *data, size_t len)
 {
-	if (len)
-		memcpy(b + sizeof(struct kft_block), data, len);
-	kft_block_fill((struct kft_block *)b, type, 0, len, len,
-		       kft_crc(b + sizeof(struct kft_block), len));
-	return sizeof(struct kft_block) + len;
+	struct kft_block h;
+
+	if (len && data != b + sizeof(h))
+		memcpy(b + sizeof(h), data, len);
+	kft_block_fill(&h, type, 0, len, len, kft_crc(b + sizeof(h), len));
+	memcpy(b, &h, sizeof(h));
+	return sizeof(h) + len;
 }
 
 /* The same in a malloc'd buffer */
@@ -505,6 +507,9 @@ int kft_writer_block(struct kft_writer *w, enum kft_block_type type,
 		m[w->nmeta++] = (struct meta){ blk, blen };
 		return 0;
 	}
+	/* After the records given before it, in the file too */
+	if (w->used)
+		submit(w);
 	it.buf = blk;
 	it.len = blen;
 	it.bound = blen;
@@ -679,8 +684,7 @@ static char *make_tail(__u64 base, const struct done *d, size_t n,
 	for (i = 0; i < n; i++)
 		memcpy(buf + pos + sizeof(struct kft_block) + i * sizeof(d->ent),
 		       &d[i].ent, sizeof(d->ent));
-	kft_block_fill((struct kft_block *)(buf + pos), KFT_B_INDEX, 0, ilen, ilen,
-		       kft_crc(buf + pos + sizeof(struct kft_block), ilen));
+	put_block(buf + pos, KFT_B_INDEX, buf + pos + sizeof(struct kft_block), ilen);
 	kft_footer_fill(&ft, base + pos, stats_off, n);
 	pos += sizeof(struct kft_block) + ilen;
 	memcpy(buf + pos, &ft, sizeof(ft));

@@ -417,6 +417,43 @@ static void test_metadata(void **state)
 	free(r.buf);
 }
 
+/* Blocks given after records: found between chunks, with and without index */
+static void test_late_block(void **state)
+{
+	const char *path = in_dir("late.kft");
+	const char syms[] = "7\tabc\tu\tlate_sym\n";
+	struct kft_wopts o = { .chunk_bytes = 1024 };
+	struct kft_writer *w = kft_writer_new(path, &o);
+	struct recs in = { 0 }, out = { 0 };
+	struct kft_file *f;
+	char err[256];
+	int pass;
+
+	(void)state;
+	assert_non_null(w);
+	feed(w, &in, 100);
+	assert_int_equal(kft_writer_block(w, KFT_B_SYMS, syms, strlen(syms)), 0);
+	assert_int_equal(kft_writer_block(w, KFT_B_META, "late=1\n", 7), 0);
+	feed(w, &in, 100);
+	assert_int_equal(kft_writer_close(w, NULL, 0, NULL, 0), 0);
+	for (pass = 0; pass < 2; pass++) {
+		f = kft_open(path, err, sizeof(err));
+		assert_non_null(f);
+		assert_int_equal(kft_complete(f), !pass);
+		assert_string_equal(kft_sym(f, 7, 0xabc, false), "late_sym");
+		assert_string_equal(kft_meta(f, "late"), "1");
+		read_all(f, &out);
+		assert_int_equal(out.len, in.len);
+		assert_memory_equal(out.buf, in.buf, in.len);
+		kft_close(f);
+		free(out.buf);
+		memset(&out, 0, sizeof(out));
+		/* Without its footer: walked */
+		assert_int_equal(truncate(path, file_size(path) - 1), 0);
+	}
+	free(in.buf);
+}
+
 /* Metadata the reader must refuse, each with its message */
 static void test_bad_metadata(void **state)
 {
@@ -1044,6 +1081,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_metadata),
+		cmocka_unit_test(test_late_block),
 		cmocka_unit_test(test_bad_metadata),
 		cmocka_unit_test(test_chunks_between),
 		cmocka_unit_test(test_cap),
