@@ -92,9 +92,8 @@ void kft_encode(void *buf, const __u32 *off, size_t n)
 		struct kfit_rec *h = (struct kfit_rec *)((char *)buf + off[i]);
 		const struct kfit_rec *p;
 
-		if (!i) {
+		if (!i)
 			continue;	/* its ts from 0: as it is */
-		}
 		p = (const struct kfit_rec *)((char *)buf + off[i - 1]);
 		if (p->type == h->type && p->size == h->size)
 			xor_words((__u64 *)h, (const __u64 *)p, h->size / 8);

@@ -264,6 +264,7 @@ static void *worker(void *arg)
 {
 	struct kft_writer *w = arg;
 	struct item it;
+	bool skip;
 	long n;
 
 	pthread_mutex_lock(&w->lock);
@@ -276,11 +277,12 @@ static void *worker(void *arg)
 		w->qhead = (w->qhead + 1) % w->qmax;
 		w->qlen--;
 		w->busy = true;
+		skip = w->discard;
 		pthread_cond_broadcast(&w->cond);
 		pthread_mutex_unlock(&w->lock);
 
 		n = 0;
-		if (!get_err(w) && !w->discard) {
+		if (!get_err(w) && !skip) {
 			n = process(w, &it);
 			if (n < 0)
 				set_err(w, (int)n);

@@ -51,7 +51,15 @@ static const char *in_dir(const char *name)
 	return p;
 }
 
-static __u64 rng = 88172645463325252ULL;
+static __u64 rng;
+
+/* Each test on the same records whatever ran before */
+static int reseed(void **state)
+{
+	(void)state;
+	rng = 88172645463325252ULL;
+	return 0;
+}
 
 static __u64 rnd(void)
 {
@@ -1079,21 +1087,21 @@ static void test_ratio(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_roundtrip),
-		cmocka_unit_test(test_metadata),
-		cmocka_unit_test(test_late_block),
-		cmocka_unit_test(test_bad_metadata),
-		cmocka_unit_test(test_chunks_between),
-		cmocka_unit_test(test_cap),
-		cmocka_unit_test(test_cap_tail),
-		cmocka_unit_test(test_flight),
-		cmocka_unit_test(test_flight_streaming_dump),
-		cmocka_unit_test(test_truncated),
-		cmocka_unit_test(test_corrupt),
-		cmocka_unit_test(test_foreign),
-		cmocka_unit_test(test_write_error),
-		cmocka_unit_test(test_abort),
-		cmocka_unit_test(test_ratio),
+		cmocka_unit_test_setup(test_roundtrip, reseed),
+		cmocka_unit_test_setup(test_metadata, reseed),
+		cmocka_unit_test_setup(test_late_block, reseed),
+		cmocka_unit_test_setup(test_bad_metadata, reseed),
+		cmocka_unit_test_setup(test_chunks_between, reseed),
+		cmocka_unit_test_setup(test_cap, reseed),
+		cmocka_unit_test_setup(test_cap_tail, reseed),
+		cmocka_unit_test_setup(test_flight, reseed),
+		cmocka_unit_test_setup(test_flight_streaming_dump, reseed),
+		cmocka_unit_test_setup(test_truncated, reseed),
+		cmocka_unit_test_setup(test_corrupt, reseed),
+		cmocka_unit_test_setup(test_foreign, reseed),
+		cmocka_unit_test_setup(test_write_error, reseed),
+		cmocka_unit_test_setup(test_abort, reseed),
+		cmocka_unit_test_setup(test_ratio, reseed),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
