@@ -250,6 +250,7 @@ test_flight() {
 	t_assert_eq "$(fact fl.kft flags)" 1 "KFT_F_FLIGHT"
 	[ "$(num_fact fl.kft stats chunks_dropped)" -gt 0 ] || t_fail "no chunk dropped by the dump"
 	cp fl.kft first.kft
+	dump first.kft
 	dd if=/dev/zero of=/dev/null bs=4k count=100000 2>/dev/null
 	t_bg_stop_ok INT
 	assert_complete fl.kft "at the end"
@@ -257,7 +258,6 @@ test_flight() {
 	[ "$(num_fact fl.kft stats chunks_dropped)" -gt "$(num_fact first.kft stats chunks_dropped)" ] ||
 		t_fail "no more chunks dropped after the second dd"
 	# the oldest record kept is past everything the first dump held
-	dump first.kft
 	[ "$(num_fact fl.kft first_ts)" -gt "$(num_fact first.kft last_ts)" ] ||
 		t_fail "the last file starts at $(fact fl.kft first_ts), before the first dump's end $(fact first.kft last_ts)"
 	# the same work streamed takes more room
@@ -295,20 +295,21 @@ test_sigterm_sigint() {
 }
 
 # --stop-at: the first cg_nap's return ends the run, long before cgshape's
+# end (500 naps of 20 ms: 10 s)
 test_stop_at() {
 	need_tool
-	cgs_start sleep 50
+	cgs_start sleep 500
 	bg_start -o st.kft -p "$CGS_PID" --stop-at "$CGS:cg_nap" "$CGS:cg_sleep_outer"
 	bg_wait_tracing
 	kill -USR1 "$CGS_PID"
 	t_bg_wait_exit 30
 	t_assert_eq "$BG_RC" 0 "exit status"
-	kill -0 "$CGS_PID" 2>/dev/null || t_fail "cgshape ended before callgraph (50 naps of 20 ms)"
+	kill -0 "$CGS_PID" 2>/dev/null || t_fail "cgshape ended before callgraph"
 	t_assert_match "$(cat "$T_TMP/bg.err")" "^callgraph: cg_nap returned: the recording ends$" "message"
 	assert_complete st.kft "--stop-at"
 	[ "$(grep -c "^func " st.kft.dump)" = 2 ] || t_fail "--stop-at's function not in FUNCS"
 	[ "$(num_fact st.kft type call)" -ge 1 ] || t_fail "no call recorded"
-	[ "$(num_fact st.kft type call)" -lt 100 ] || t_fail "every call recorded: the run did not stop"
+	[ "$(num_fact st.kft type call)" -lt 1000 ] || t_fail "every call recorded: the run did not stop"
 }
 
 # Sampled stacks: their addresses named in the file (SYMS), as live
