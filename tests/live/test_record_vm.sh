@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # A recording made on another kernel, another machine, read here: callgraph
 # -o in the Debian 6.1 VM (fentry on vfs_read and vfs_write around cgshape
-# io), the file brought out with kfit-vm run --out, read on the host by
+# io; then the events of dd), the files brought out with kfit-vm run --out, read on the host by
 # the reader (tests/helpers/kftdump) and by kd. One short VM run (~1 min):
 # it needs qemu, the VM's kernel (tools/vm/kfit-vm fetch) and the static
 # build (make STATIC=1); it waits for another VM to end (never two at once).
@@ -41,7 +41,8 @@ test_vm_recording_read_here() {
 	wait_no_vm
 	mkdir -p out
 	"$VM" --kernel 6.1 run --timeout 600 --out "$T_TMP/out" -- \
-		'callgraph -o /out/vm.kft vfs_read vfs_write -- /kfit/build/tests/cgshape io 5' \
+		'callgraph -o /out/vm.kft vfs_read vfs_write -- /kfit/build/tests/cgshape io 5 &&
+		callgraph -o /out/ev.kft -e syscalls:sys_enter_write -e sched:sched_switch -- dd if=/dev/zero of=/dev/null bs=4k count=1000' \
 		>vm.log 2>&1 || { tail -n 30 vm.log; t_fail "the VM run failed"; }
 	[ -s out/vm.kft ] || { tail -n 30 vm.log; t_fail "no vm.kft came out of the VM"; }
 	"$DUMP" out/vm.kft >d 2>&1 || { cat d; t_fail "kftdump cannot read the VM's file"; }
@@ -52,6 +53,10 @@ test_vm_recording_read_here() {
 		t_assert_match "$(grep '^func ' d)" "^func [01] k $fn vmlinux " "FUNCS: $fn"
 	done
 	[ "$(sed -n 's/^type call //p' d)" -ge 10 ] || t_fail "$(sed -n 's/^type call //p' d) calls, cgshape io 5 makes 10"
+	# the events' programs (loads from the context by size class) on 6.1
+	"$DUMP" out/ev.kft >e 2>&1 || { cat e; t_fail "kftdump cannot read ev.kft"; }
+	t_assert_eq "$(sed -n 's/^complete //p' e)" 1 "ev.kft complete"
+	[ "$(sed -n 's/^type event //p' e)" -ge 1000 ] || t_fail "$(sed -n 's/^type event //p' e) events, dd wrote 1000 times"
 	[ -x "$KD" ] || return 0
 	t_expect_exit 0 "$KD" out/vm.kft
 	for fn in vfs_read vfs_write; do
