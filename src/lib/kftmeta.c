@@ -110,7 +110,6 @@ int kfit_meta_machine(FILE *f, int argc, char *const argv[])
 	kfit_meta_kv(f, "clock", "monotonic");
 	kfit_meta_u64(f, "clock.realtime_offset_ns", clock_offset(CLOCK_REALTIME));
 	kfit_meta_u64(f, "clock.boottime_offset_ns", clock_offset(CLOCK_BOOTTIME));
-	kfit_meta_u64(f, "start_ns", clock_ns(CLOCK_MONOTONIC));
 	return ferror(f) ? -ENOMEM : 0;
 }
 
