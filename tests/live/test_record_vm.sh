@@ -28,7 +28,7 @@ need_vm() {
 # Never two VMs at once: wait for one running to end (bounded)
 wait_no_vm() {
 	local i=0
-	while pgrep -x qemu-system-x86_64 >/dev/null; do
+	while pgrep qemu-system >/dev/null; do
 		[ "$i" -ge 600 ] && t_fail "another VM still running after 600 s"
 		sleep 1
 		i=$((i + 1))
@@ -39,13 +39,13 @@ test_vm_recording_read_here() {
 	local fn
 	need_vm
 	wait_no_vm
-	mkdir -p out
-	"$VM" --kernel 6.1 run --timeout 600 --out "$T_TMP/out" -- \
+	mkdir -p vmout
+	"$VM" --kernel 6.1 run --timeout 600 --out "$T_TMP/vmout" -- \
 		'callgraph -o /out/vm.kft vfs_read vfs_write -- /kfit/build/tests/cgshape io 5 &&
 		callgraph -o /out/ev.kft -e syscalls:sys_enter_write -e sched:sched_switch -- dd if=/dev/zero of=/dev/null bs=4k count=1000' \
 		>vm.log 2>&1 || { tail -n 30 vm.log; t_fail "the VM run failed"; }
-	[ -s out/vm.kft ] || { tail -n 30 vm.log; t_fail "no vm.kft came out of the VM"; }
-	"$DUMP" out/vm.kft >d 2>&1 || { cat d; t_fail "kftdump cannot read the VM's file"; }
+	[ -s vmout/vm.kft ] || { tail -n 30 vm.log; t_fail "no vm.kft came out of the VM"; }
+	"$DUMP" vmout/vm.kft >d 2>&1 || { cat d; t_fail "kftdump cannot read the VM's file"; }
 	t_assert_eq "$(sed -n 's/^complete //p' d)" 1 "complete"
 	t_assert_match "$(sed -n 's/^meta uname.release=//p' d)" '^6\.1\.' "recorded on 6.1"
 	t_assert_eq "$(sed -n 's/^meta mechanism=//p' d)" fentry "mechanism"
@@ -54,11 +54,11 @@ test_vm_recording_read_here() {
 	done
 	[ "$(sed -n 's/^type call //p' d)" -ge 10 ] || t_fail "$(sed -n 's/^type call //p' d) calls, cgshape io 5 makes 10"
 	# the events' programs (loads from the context by size class) on 6.1
-	"$DUMP" out/ev.kft >e 2>&1 || { cat e; t_fail "kftdump cannot read ev.kft"; }
+	"$DUMP" vmout/ev.kft >e 2>&1 || { cat e; t_fail "kftdump cannot read ev.kft"; }
 	t_assert_eq "$(sed -n 's/^complete //p' e)" 1 "ev.kft complete"
 	[ "$(sed -n 's/^type event //p' e)" -ge 1000 ] || t_fail "$(sed -n 's/^type event //p' e) events, dd wrote 1000 times"
 	[ -x "$KD" ] || return 0
-	t_expect_exit 0 "$KD" out/vm.kft
+	t_expect_exit 0 "$KD" vmout/vm.kft
 	for fn in vfs_read vfs_write; do
 		t_assert_match "$(cat "$T_OUT")" " $fn\$" "kd shows $fn"
 	done
