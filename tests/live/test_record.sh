@@ -234,13 +234,13 @@ test_size_cap() {
 # --flight: SIGUSR1 writes the file and the recording goes on; at the end
 # only the most recent chunks are there, fewer than a streamed recording
 test_flight() {
-	local i
+	local _
 	need_tool
 	bg_start -o fl.kft --flight 32k --chunk 8k -e syscalls:sys_enter_write
 	bg_wait_tracing
 	dd if=/dev/zero of=/dev/null bs=4k count=100000 2>/dev/null
 	kill -USR1 "$BG"
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		grep -q 'flight recording written' "$T_TMP/bg.err" && break
 		t_pause 0.1
 	done
@@ -336,8 +336,9 @@ test_truncated() {
 	dump t.kft
 	t_assert_eq "$(fact t.kft complete)" 0 "complete after truncate"
 	[ "$(num_fact t.kft missing)" -gt 0 ] || t_fail "nothing said missing"
-	[ "$(num_fact t.kft chunks)" -ge 1 ] && [ "$(fact t.kft chunks)" -lt "$full" ] ||
+	if [ "$(num_fact t.kft chunks)" -lt 1 ] || [ "$(fact t.kft chunks)" -ge "$full" ]; then
 		t_fail "$(fact t.kft chunks) chunks read of $full"
+	fi
 	t_assert_eq "$(fact t.kft bad_chunks)" 0 "the chunks read are whole"
 	[ -x "$KD" ] || return 0
 	t_expect_exit 0 "$KD" --info t.kft

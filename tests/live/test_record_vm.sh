@@ -20,8 +20,9 @@ need_vm() {
 		t_skip "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
 	[ -s "${KFIT_VM_CACHE:-${HOME:-/tmp}/.cache/kfit-vm}/kernel-6.1.env" ] ||
 		t_skip "no 6.1 VM kernel cached (tools/vm/kfit-vm --kernel 6.1 fetch)"
-	[ -x "$STATIC/bin/callgraph" ] && [ -x "$STATIC/tests/cgshape" ] ||
+	if [ ! -x "$STATIC/bin/callgraph" ] || [ ! -x "$STATIC/tests/cgshape" ]; then
 		t_skip "no static build for the VM (make STATIC=1)"
+	fi
 	[ -x "$DUMP" ] || t_fail "$DUMP not built"
 }
 
