@@ -949,6 +949,9 @@ static int keep(const struct kfit_rec *h, size_t size)
 {
 	struct kfit_rec *c;
 
+	/* before the window: only the names it changes count */
+	if (h->type != KFIT_REC_LOST && h->ts < env.since)
+		return track(h, size);
 	if (h->type != KFIT_REC_LOST &&
 	    (h->ts < env.since || (env.until && h->ts >= env.until) ||
 	     (env.c.pid && h->pid != (__u32)env.c.pid) ||
