@@ -425,9 +425,10 @@ static int load_funcs(void)
 	for (i = 0; i < n; i++) {
 		const struct kft_func *fn = kft_func(env.f, i);
 
-		env.fnames[i] = fn->name;
+		env.fnames[i] = fn ? fn->name : "?";
 		env.funcs[i] = (struct kfit_cgv_func){
-			.name = fn->name, .kernel = fn->kernel, .dropped = fn->dropped,
+			.name = env.fnames[i], .kernel = fn && fn->kernel,
+			.dropped = fn && fn->dropped,
 		};
 	}
 	env.nfuncs = n;
@@ -436,7 +437,7 @@ static int load_funcs(void)
 	if (!env.enames)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
-		env.enames[i] = kft_event(env.f, i)->name;
+		env.enames[i] = kft_event(env.f, i) ? kft_event(env.f, i)->name : "?";
 	env.nevents = n;
 	return 0;
 }
