@@ -832,6 +832,34 @@ static int name_task(const struct kfit_rec *h, const void *data, size_t size)
 
 /* ---- records ------------------------------------------------------------ */
 
+/*
+ * A user stack walked by frame pointers can end on a word that is no
+ * address (a caller built without them): user addresses are below 2^47,
+ * and code is never mapped below 64 KiB (mmap_min_addr's default).
+ * Those outermost words are left out.
+ */
+static bool no_user_address(__u64 ip)
+{
+	return ip >> 47 || ip < 0x10000;
+}
+
+static int add_sample(const struct kfit_rec_sample *r, size_t size)
+{
+	struct kfit_rec_sample c;
+	int n = r->nuser;
+
+	if (size > sizeof(c) || r->nkernel > KFIT_STACK_MAX || n > KFIT_STACK_MAX ||
+	    size < offsetof(struct kfit_rec_sample, ip) + (r->nkernel + n) * sizeof(__u64))
+		return kfit_ctree_add(env.tree, r, size);	/* the decoder judges it */
+	while (n && no_user_address(r->ip[r->nkernel + n - 1]))
+		n--;
+	if (n == r->nuser)
+		return kfit_ctree_add(env.tree, r, size);
+	memcpy(&c, r, size);
+	c.nuser = n;
+	return kfit_ctree_add(env.tree, &c, size);
+}
+
 /* Every record goes to the decoder: what is shown is what it makes of them */
 static int on_record(void *ctx, const void *data, size_t size)
 {
@@ -849,7 +877,15 @@ static int on_record(void *ctx, const void *data, size_t size)
 	/* a new program: its addresses mean something else now */
 	if (h->type == KFIT_REC_EXEC && env.syms)
 		kfit_syms_forget(env.syms, h->pid);
-	return kfit_cgview_add(env.tree, env.sampled, data, size);
+	/* sampled trees are per process, without a timeline: only names count */
+	if (env.sampled && h->type == KFIT_REC_EXEC && size >= sizeof(struct kfit_rec_task))
+		return kfit_ctree_task(env.tree, h->pid, h->tid,
+				       ((const struct kfit_rec_task *)data)->comm);
+	if (env.sampled && h->type >= KFIT_REC_FORK && h->type <= KFIT_REC_EXIT)
+		return 0;
+	if (h->type == KFIT_REC_SAMPLE && size >= offsetof(struct kfit_rec_sample, ip))
+		return add_sample(data, size);
+	return kfit_ctree_add(env.tree, data, size);
 }
 
 /* What the BPF side writes for a call, for one still open at the end */
@@ -1038,8 +1074,8 @@ static struct kfit_cgview view(struct kfit_cgv_func *funcs, struct kfit_cgv_skip
 		};
 	if (env.att) {
 		at->mechanism = kfit_attacher_mech(env.att);
-		kfit_attacher_facts(env.att, &at->functions, &at->skipped,
-				    &at->attach_ns, &at->fds);
+		kfit_attacher_facts(env.att, &at->functions, &at->attach_ns, &at->fds);
+		at->skipped = env.tg.nskipped;
 	}
 	kfit_events_stats(env.ev, &s);
 	counts->records = s.records;

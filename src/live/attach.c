@@ -790,10 +790,9 @@ void kfit_attacher_announce(const struct kfit_attacher *a)
 }
 
 void kfit_attacher_facts(const struct kfit_attacher *a, __u64 *functions,
-			 __u64 *skipped, __u64 *attach_ns, __s64 *fds)
+			 __u64 *attach_ns, __s64 *fds)
 {
 	*functions = a->attached;
-	*skipped = a->t->nskipped;
 	*attach_ns = a->attach_ns;
 	*fds = a->fds_after - a->fds_before;
 }
