@@ -150,6 +150,11 @@ $(OUT)/bin/kd: $(OUT)/obj/kd.o $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(SAN_FLAGS) $(STATIC_LDFLAGS) $(LDFLAGS) $^ $(CORE_LDLIBS) -o $@
 
+# kftgen writes kd's test files with the core library's writer
+$(OUT)/tests/kftgen: tests/helpers/kftgen.c $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(KFIT_CFLAGS) -O1 $(STATIC_LDFLAGS) $< $(CORE_LIB) $(CORE_LDLIBS) -lpthread -o $@
+
 # Test helpers (load generators, traced programs) are built like the tools
 $(OUT)/tests/%: tests/helpers/%.c
 	@mkdir -p $(@D)
@@ -163,8 +168,8 @@ $(OUT)/tests/pngstat: tests/helpers/pngstat.c
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -O1 $(STATIC_LDFLAGS) $< -o $@ -lz
 
-# flamesample draws with the core library, kftgen writes trace files with it
-$(OUT)/tests/flamesample $(OUT)/tests/kftgen: $(OUT)/tests/%: tests/helpers/%.c $(CORE_LIB)
+# flamesample draws with the core library
+$(OUT)/tests/flamesample: tests/helpers/flamesample.c $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -O1 $(STATIC_LDFLAGS) $< $(CORE_LIB) $(CORE_LDLIBS) -o $@
 
