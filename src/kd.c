@@ -803,8 +803,9 @@ static void put_event(const struct kfit_rec_event *r, size_t size)
 		return;
 	}
 	printf("%s", e->name);
-	if (size < sizeof(*r))
-		return;
+	/* records as long as their data, or of all KFIT_EVENT_DATA bytes */
+	if (len > size - offsetof(struct kfit_rec_event, data))
+		len = size - offsetof(struct kfit_rec_event, data);
 	if (len > KFIT_EVENT_DATA)
 		len = KFIT_EVENT_DATA;
 	for (i = 0; i < (__u32)e->nfields; i++) {
