@@ -682,6 +682,9 @@ static int render_tree(void)
 	struct kfit_cgview v;
 	int err;
 
+	/* recorded with --no-interlace: shown so, as callgraph showed it */
+	if (!kft_meta_u64(env.f, "interlace", 1))
+		env.no_interlace = true;
 	env.tree = kfit_ctree_new(&(struct kfit_ctree_opts){
 		.funcs = env.fnames,
 		.nfuncs = env.nfuncs,
