@@ -606,12 +606,6 @@ static int read_chunk(int i, rec_fn fn)
 	return err;
 }
 
-/* Names before the window, for --comm: the task records of earlier chunks */
-static int track_only(const struct kfit_rec *h, size_t size)
-{
-	return track(h, size);
-}
-
 static int count(const struct kfit_rec *h, size_t size)
 {
 	env.counts.records++;
@@ -647,7 +641,7 @@ static int window(int *first, int *last)
 		int i;
 
 		for (i = 0; i < *first && !err; i++)
-			err = read_chunk(i, track_only);
+			err = read_chunk(i, track);	/* the names at its start */
 	}
 	return err;
 }
@@ -1088,11 +1082,6 @@ static const char *meta(const char *key)
 	return v && *v ? v : "?";
 }
 
-static int info_count(const struct kfit_rec *h, size_t size)
-{
-	return count(h, size);
-}
-
 static void info_functions(void)
 {
 	int i, dropped = 0, kernel = 0;
@@ -1149,7 +1138,7 @@ static int print_info(void)
 	int i, err = 0, n = kft_nchunks(env.f);
 
 	for (i = 0; i < n && !err; i++)
-		err = read_chunk(i, info_count);
+		err = read_chunk(i, count);
 	if (err)
 		return err;
 	if (!localtime_r(&created, &tm) || !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %z", &tm))
