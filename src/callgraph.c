@@ -21,6 +21,7 @@
 #include "attach.h"
 #include "calltree.h"
 #include "caps.h"
+#include "cgview.h"
 #include "child.h"
 #include "diag.h"
 #include "duration.h"
@@ -1509,11 +1510,6 @@ static int open_recording(void)
 
 /* ---- output ------------------------------------------------------------ */
 
-static const char *dur(__u64 ns, char *buf)
-{
-	return kfit_fmt_duration(ns, buf, 32);
-}
-
 static const char *mechanism(void)
 {
 	if (env.sampled)
@@ -1521,224 +1517,87 @@ static const char *mechanism(void)
 	return env.att ? kfit_attacher_mech(env.att) : "tracepoint";
 }
 
-/* What was traced, how, for how long, and what is missing */
-static void print_header(void)
+/* The live state as cgview (src/lib/cgview.h) shows it */
+static struct kfit_cgview view(struct kfit_cgv_func *funcs, struct kfit_cgv_skip *skipped,
+			       struct kfit_cgv_attach *at, struct kfit_cgv_counts *counts)
 {
-	char d[32];
-	int i, n = 0, shown = 5;
-
-	for (i = 0; i < env.nfuncs; i++)
-		n += !env.tg.funcs[i].dropped;
-
-	if (env.sampled)
-		printf("Sampled stacks at %u Hz (%s) for %s\n", kfit_sampler_hz(env.sampler),
-		       kfit_sampler_event(env.sampler), dur(env.end_ns - env.start_ns, d));
-	else if (env.att)
-		printf("Traced %d function%s (%s)%s%s for %s\n", n, n == 1 ? "" : "s",
-		       mechanism(),
-		       env.tps.n ? " and tracepoints" : "",
-		       env.root ? ", inside --root" : "", dur(env.end_ns - env.start_ns, d));
-	else
-		printf("Traced %d tracepoint%s for %s\n", env.tps.n,
-		       env.tps.n == 1 ? "" : "s", dur(env.end_ns - env.start_ns, d));
-	kfit_tp_counts(stdout, env.tree);
-	if (env.att && kfit_attacher_missed(env.att))
-		printf("%llu probe runs missed: the kernel skips a BPF program that "
-		       "fires inside another\n",
-		       (unsigned long long)kfit_attacher_missed(env.att));
-	if (env.cap.counters[CG_DEEP])
-		printf("%llu calls nested deeper than %d not kept\n",
-		       (unsigned long long)env.cap.counters[CG_DEEP], FC_MAX_DEPTH);
-	if (env.cap.counters[CG_NO_STACK])
-		printf("%llu calls not kept: too many threads at once\n",
-		       (unsigned long long)env.cap.counters[CG_NO_STACK]);
-	if (env.sampled || !env.tg.nskipped)
-		return;
-	printf("Skipped %d function%s:\n", env.tg.nskipped, env.tg.nskipped == 1 ? "" : "s");
-	for (i = 0; i < env.tg.nskipped && (i < shown || env.c.verbose); i++)
-		printf("  %s: %s\n", env.tg.skipped[i].name, env.tg.skipped[i].reason);
-	if (i < env.tg.nskipped)
-		printf("  ... and %d more (-v lists them all)\n", env.tg.nskipped - i);
-}
-
-static struct kfit_tp_opts tp_opts(void)
-{
-	return (struct kfit_tp_opts){ .origin = env.start_ns };
-}
-
-static void print_json(void)
-{
-	struct kfit_tp_opts o = tp_opts();
-	struct kfit_json j;
+	struct kfit_events_stats s;
 	int i;
 
-	kfit_json_init(&j, stdout, false);
-	kfit_json_begin_object(&j, NULL);
-	kfit_json_str(&j, "mode", env.sampled ? "sampled" : "exact");
-	kfit_json_str(&j, "mechanism", mechanism());
-	kfit_json_u64(&j, "elapsed_ns", env.end_ns - env.start_ns);
-	kfit_tp_json_counts(&j, env.tree);
-	kfit_json_u64(&j, "missed", env.att ? kfit_attacher_missed(env.att) : 0);
-	kfit_json_u64(&j, "too_deep", env.cap.counters[CG_DEEP]);
-	kfit_json_u64(&j, "no_stack", env.cap.counters[CG_NO_STACK]);
-	kfit_json_begin_array(&j, "skipped");
-	for (i = 0; !env.sampled && i < env.tg.nskipped; i++) {
-		kfit_json_begin_object(&j, NULL);
-		kfit_json_str(&j, "name", env.tg.skipped[i].name);
-		kfit_json_str(&j, "reason", env.tg.skipped[i].reason);
-		kfit_json_end_object(&j);
+	for (i = 0; i < env.nfuncs; i++)
+		funcs[i] = (struct kfit_cgv_func){
+			.name = env.tg.funcs[i].name,
+			.kernel = env.tg.funcs[i].kind == KFIT_T_KERNEL,
+			.dropped = env.tg.funcs[i].dropped,
+		};
+	for (i = 0; i < env.tg.nskipped; i++)
+		skipped[i] = (struct kfit_cgv_skip){
+			.name = env.tg.skipped[i].name,
+			.reason = env.tg.skipped[i].reason,
+		};
+	if (env.att) {
+		at->mechanism = kfit_attacher_mech(env.att);
+		kfit_attacher_facts(env.att, &at->functions, &at->attach_ns, &at->fds);
+		at->skipped = env.tg.nskipped;
 	}
-	kfit_json_end_array(&j);
-	if (env.att)
-		kfit_attacher_json(env.att, &j);
-	if (env.sampled) {
-		kfit_json_u64(&j, "hz", kfit_sampler_hz(env.sampler));
-		kfit_json_str(&j, "event", kfit_sampler_event(env.sampler));
-	}
-	kfit_tp_json_threads(&j, env.tree, &o);
-	kfit_json_end_object(&j);
-	kfit_json_finish(&j);
-}
-
-
-/* As KFI's kd: only the functions that ran, then how many did not */
-static void print_summary_table(struct kfit_fstats *st, const struct kfit_fnotes *nt)
-{
-	int i, idle = 0;
-
-	for (i = 0; i < st->n; i++) {
-		if (st->f[i].hidden || st->f[i].h.count)
-			continue;
-		st->f[i].hidden = true;
-		idle++;
-	}
-	kfit_fstats_table(stdout, st, nt);
-	if (idle)
-		printf("%d traced function%s not called\n", idle, idle == 1 ? "" : "s");
-}
-static int print_summary(void)
-{
-	struct kfit_fnotes nt = {
-		.too_deep = env.cap.counters[CG_DEEP],
-		.max_depth = FC_MAX_DEPTH,
-		.no_stack = env.cap.counters[CG_NO_STACK],
-		.missed = env.att ? kfit_attacher_missed(env.att) : 0,
-	};
-	struct kfit_fstats st = { 0 };
-	int i, err;
-
-	err = kfit_fstats_init(&st, env.nfuncs);
-	if (err)
-		return err;
-	st.sort = env.sort;
-	st.top = env.top;
-	for (i = 0; i < env.nfuncs; i++) {
-		st.f[i].name = env.tg.funcs[i].name;
-		st.f[i].hidden = env.tg.funcs[i].dropped;
-	}
-	err = kfit_fstats_from_tree(&st, env.tree);
-	if (!err)
-		print_summary_table(&st, &nt);
-	kfit_fstats_free(&st);
-	return err;
-}
-
-/* Whether a call is a kernel function's, for the exports' colours */
-static bool call_kernel(void *ctx, const struct kfit_cnode *n)
-{
-	(void)ctx;
-	return n->kind == KFIT_CN_CALL && n->id < (__u32)env.nfuncs &&
-	       env.tg.funcs[n->id].kind == KFIT_T_KERNEL;
-}
-
-static int export_file(const char *path, const struct kfit_xsrc *src, bool svg)
-{
-	struct kfit_svg_opts so = { .title = "callgraph" };
-	FILE *f = fopen(path, "w");
-	int err;
-
-	if (!f) {
-		kfit_err("cannot write %s: %s", path, strerror(errno));
-		return -errno;
-	}
-	err = svg ? kfit_export_svg(src, &so, f) : kfit_export_perfetto(src, f);
-	if (fclose(f) && !err)
-		err = -EIO;
-	if (err)
-		kfit_err("cannot write %s: %s", path, kfit_reason(err));
-	return err;
-}
-
-static int print_exports(void)
-{
-	struct kfit_xsrc src;
-	int err;
-
-	err = kfit_xsrc_ctree(&src, env.tree, env.sampled);
-	if (err)
-		return err;
-	if (!env.sampled)
-		src.kernel = call_kernel;
-	src.t0 = env.start_ns;
-	if (env.folded)
-		err = kfit_export_folded(&src, stdout);
-	if (!err && env.svg)
-		err = export_file(env.svg, &src, true);
-	if (!err && env.perfetto && !env.sampled)
-		err = export_file(env.perfetto, &src, false);
-	kfit_xsrc_release(&src);
-	return err;
-}
-
-static void print_capture(void)
-{
-	const __u64 *t = env.cap.types, *k = env.cap.counters;
-	struct kfit_events_stats s;
-
 	kfit_events_stats(env.ev, &s);
-	kfit_info("%llu records read (%llu bytes): %llu calls returned, %llu "
-		  "still open at the end; %llu context switches, %llu interrupts, "
-		  "%llu tracepoint hits, %llu forks, %llu execs, %llu exits, %llu "
-		  "samples; %llu records lost, %llu returns without their entry",
-		  (unsigned long long)s.records, (unsigned long long)s.bytes,
-		  (unsigned long long)(t[KFIT_REC_CALL] - env.cap.end_calls),
-		  (unsigned long long)env.cap.end_calls,
-		  (unsigned long long)t[KFIT_REC_SWITCH], (unsigned long long)t[KFIT_REC_IRQ],
-		  (unsigned long long)t[KFIT_REC_EVENT], (unsigned long long)t[KFIT_REC_FORK],
-		  (unsigned long long)t[KFIT_REC_EXEC], (unsigned long long)t[KFIT_REC_EXIT],
-		  (unsigned long long)t[KFIT_REC_SAMPLE], (unsigned long long)k[CG_LOST],
-		  (unsigned long long)k[CG_UNMATCHED]);
+	counts->records = s.records;
+	counts->bytes = s.bytes;
+	memcpy(counts->types, env.cap.types, sizeof(counts->types));
+	counts->end_calls = env.cap.end_calls;
+	counts->lost = env.cap.counters[CG_LOST];
+	counts->unmatched = env.cap.counters[CG_UNMATCHED];
+	return (struct kfit_cgview){
+		.sampled = env.sampled,
+		.mechanism = mechanism(),
+		.hz = env.sampled ? kfit_sampler_hz(env.sampler) : 0,
+		.sample_event = env.sampled ? kfit_sampler_event(env.sampler) : NULL,
+		.funcs = funcs,
+		.nfuncs = env.nfuncs,
+		.ntracepoints = env.tps.n,
+		.root = env.root != NULL,
+		.start_ns = env.start_ns,
+		.end_ns = env.end_ns,
+		.missed = env.att ? kfit_attacher_missed(env.att) : 0,
+		.too_deep = env.cap.counters[CG_DEEP],
+		.no_stack = env.cap.counters[CG_NO_STACK],
+		.max_depth = FC_MAX_DEPTH,
+		.skipped = skipped,
+		.nskipped = env.tg.nskipped,
+		.attach = env.att ? at : NULL,
+		.counts = counts,
+	};
 }
 
 static int render(void)
 {
-	bool tree = !env.summary && !env.folded && !env.c.json &&
-		    !env.svg && !env.perfetto;
-	struct kfit_tp_opts o = tp_opts();
-	int err = 0;
+	struct kfit_cgv_func *funcs = calloc(env.nfuncs + 1, sizeof(*funcs));
+	struct kfit_cgv_skip *skipped = calloc(env.tg.nskipped + 1, sizeof(*skipped));
+	struct kfit_cgv_attach at = { 0 };
+	struct kfit_cgv_counts counts = { 0 };
+	struct kfit_cgview v;
+	int err = -ENOMEM;
 
 	kfit_ctree_finish(env.tree);
-	if (env.c.verbose)
-		print_capture();
-	if (env.c.json) {
-		print_json();
-	} else if (!env.folded) {
-		print_header();
-		if (env.summary && !env.sampled)
-			err = print_summary();
-		else if (tree || env.summary) {
-			putchar('\n');
-			kfit_tp_text(stdout, env.tree, &o);
-		}
+	if (funcs && skipped) {
+		v = view(funcs, skipped, &at, &counts);
+		err = kfit_cgview_render(&v, &(struct kfit_cgview_opts){
+			.summary = env.summary,
+			.sort = env.sort,
+			.top = env.top,
+			.folded = env.folded,
+			.json = env.c.json,
+			.svg = env.svg,
+			.perfetto = env.perfetto,
+			.verbose = env.c.verbose,
+		}, env.tree);
+	} else {
+		kfit_err("%s", kfit_reason(err));
 	}
-	if (!err && (env.folded || env.svg || env.perfetto))
-		err = print_exports();
-	if (env.sampled && env.perfetto)
-		kfit_warn("sampled stacks have no timeline: no %s written", env.perfetto);
-	fflush(stdout);
+	free(funcs);
+	free(skipped);
 	return err;
 }
-
 static int report(void *ctx, bool last)
 {
 	int err, rerr = 0;
