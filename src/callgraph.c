@@ -948,34 +948,6 @@ static int name_task(const struct kfit_rec *h, const void *data, size_t size)
 
 /* ---- records ------------------------------------------------------------ */
 
-/*
- * A user stack walked by frame pointers can end on a word that is no
- * address (a caller built without them): user addresses are below 2^47,
- * and code is never mapped below 64 KiB (mmap_min_addr's default).
- * Those outermost words are left out.
- */
-static bool no_user_address(__u64 ip)
-{
-	return ip >> 47 || ip < 0x10000;
-}
-
-static int add_sample(const struct kfit_rec_sample *r, size_t size)
-{
-	struct kfit_rec_sample c;
-	int n = r->nuser;
-
-	if (size > sizeof(c) || r->nkernel > KFIT_STACK_MAX || n > KFIT_STACK_MAX ||
-	    size < offsetof(struct kfit_rec_sample, ip) + (r->nkernel + n) * sizeof(__u64))
-		return kfit_ctree_add(env.tree, r, size);	/* the decoder judges it */
-	while (n && no_user_address(r->ip[r->nkernel + n - 1]))
-		n--;
-	if (n == r->nuser)
-		return kfit_ctree_add(env.tree, r, size);
-	memcpy(&c, r, size);
-	c.nuser = n;
-	return kfit_ctree_add(env.tree, &c, size);
-}
-
 /* Every record goes to the decoder: what is shown is what it makes of them */
 static int decode(const void *data, size_t size)
 {
@@ -990,18 +962,12 @@ static int decode(const void *data, size_t size)
 	/* a new program: its addresses mean something else now */
 	if (h->type == KFIT_REC_EXEC && env.syms)
 		kfit_syms_forget(env.syms, h->pid);
-	/* sampled trees are per process, without a timeline: only names count */
-	if (env.sampled && h->type == KFIT_REC_EXEC && size >= sizeof(struct kfit_rec_task))
-		return kfit_ctree_task(env.tree, h->pid, h->tid,
-				       ((const struct kfit_rec_task *)data)->comm);
-	if (env.sampled && h->type >= KFIT_REC_FORK && h->type <= KFIT_REC_EXIT)
-		return 0;
-	if (h->type == KFIT_REC_SAMPLE && size >= offsetof(struct kfit_rec_sample, ip))
-		return add_sample(data, size);
-	return kfit_ctree_add(env.tree, data, size);
+	return kfit_cgview_add(env.tree, env.sampled, data, size);
 }
 
 /* ---- recording (-o) ---------------------------------------------------- */
+
+static const char *mechanism(void);
 
 /* A sample's addresses, named now while its process lives: the SYMS block */
 static int sample_syms(const struct kfit_rec_sample *r, size_t size)
@@ -1012,7 +978,7 @@ static int sample_syms(const struct kfit_rec_sample *r, size_t size)
 	    size < offsetof(struct kfit_rec_sample, ip) + n * sizeof(__u64))
 		return 0;
 	for (i = 0; i < n && !err; i++) {
-		if (i >= r->nkernel && no_user_address(r->ip[i]))
+		if (i >= r->nkernel && kfit_cgview_no_user_address(r->ip[i]))
 			continue;
 		err = kfit_symset_add(env.symset, r->h.pid, r->ip[i], i < r->nkernel);
 	}
@@ -1254,13 +1220,6 @@ static const char *const counter_names[CG_NCOUNTERS] = {
 	[CG_NO_STACK] = "no_stack",
 };
 
-static const char *rec_mechanism(void)
-{
-	if (env.sampled)
-		return "perf_event";
-	return env.att ? kfit_attacher_mech(env.att) : "tracepoint";
-}
-
 static void meta_cpus(FILE *f)
 {
 	bool first = true;
@@ -1306,7 +1265,7 @@ static int fill_meta(FILE *f, void *ctx)
 		return err;
 	kfit_meta_u64(f, "start_ns", env.start_ns);
 	kfit_meta_kv(f, "mode", env.sampled ? "sampled" : "exact");
-	kfit_meta_kv(f, "mechanism", rec_mechanism());
+	kfit_meta_kv(f, "mechanism", mechanism());
 	kfit_meta_kv(f, "tp_mode", env.tp_mode);
 	if (env.sampled) {
 		kfit_meta_u64(f, "hz", kfit_sampler_hz(env.sampler));

@@ -277,7 +277,7 @@ int kfit_cgview_render(const struct kfit_cgview *v, const struct kfit_cgview_opt
  * User addresses are below 2^47, and code is never mapped below 64 KiB
  * (mmap_min_addr's default)
  */
-static bool no_user_address(__u64 ip)
+bool kfit_cgview_no_user_address(__u64 ip)
 {
 	return ip >> 47 || ip < 0x10000;
 }
@@ -290,7 +290,7 @@ static int add_sample(struct kfit_ctree *t, const struct kfit_rec_sample *r, siz
 	if (size > sizeof(c) || r->nkernel > KFIT_STACK_MAX || n > KFIT_STACK_MAX ||
 	    size < offsetof(struct kfit_rec_sample, ip) + (r->nkernel + n) * sizeof(__u64))
 		return kfit_ctree_add(t, r, size);	/* the decoder judges it */
-	while (n && no_user_address(r->ip[r->nkernel + n - 1]))
+	while (n && kfit_cgview_no_user_address(r->ip[r->nkernel + n - 1]))
 		n--;
 	if (n == r->nuser)
 		return kfit_ctree_add(t, r, size);

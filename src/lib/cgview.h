@@ -91,5 +91,7 @@ int kfit_cgview_render(const struct kfit_cgview *v, const struct kfit_cgview_opt
  * left out. 0 or -ENOMEM.
  */
 int kfit_cgview_add(struct kfit_ctree *t, bool sampled, const void *rec, size_t size);
+/* Whether a word of a sampled user stack can be no code address */
+bool kfit_cgview_no_user_address(__u64 ip);
 
 #endif
