@@ -73,17 +73,6 @@ cgs_start() {	# SCENARIO N
 	CGS_PID=$HELD_PID
 }
 
-cg_targets() {	# SCENARIO
-	local f
-	case $1 in
-	nest) f="cg_a cg_b cg_c cg_d" ;;
-	fork) f="cg_forker cg_wait cg_child cg_leaf" ;;
-	sleep) f="cg_sleep_outer cg_nap cg_leaf" ;;
-	*) t_fail "cg_targets: no functions for scenario $1" ;;
-	esac
-	for f in $f; do printf '%s\n' "$CGS:$f"; done
-}
-
 # cgshape SCENARIO N recorded with -p into FILE (ARGS added); it ends
 # with cgshape, status 0
 recorded_run() {	# FILE SCENARIO N callgraph-args...
@@ -157,6 +146,21 @@ test_kd_same_tree() {
 		diff "$T_TMP/bg.out" "$T_OUT" | head -n 30
 		t_fail "kd's tree differs from callgraph's"
 	fi
+}
+
+# The same run shown live as the kd table and JSON, and by kd from its file
+test_kd_same_summary_json() {
+	local form
+	need_tool
+	[ -x "$KD" ] || t_skip "kd is not built"
+	for form in --summary -j --folded; do
+		recorded_run s.kft threads 2 "$form"
+		t_expect_exit 0 "$KD" "$form" s.kft
+		if ! cmp -s "$T_OUT" "$T_TMP/bg.out"; then
+			diff "$T_TMP/bg.out" "$T_OUT" | head -n 30
+			t_fail "kd $form differs from callgraph's"
+		fi
+	done
 }
 
 # -e alone: every write of dd, nothing lost at this pace
