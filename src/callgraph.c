@@ -615,7 +615,8 @@ static int seed_maps(void)
 		    bpf_map_update_elem(bpf_map__fd(s->maps.cpus), &cpu, &one, BPF_ANY))
 			return -errno;
 	for (i = 0; i < (__u32)env.tps.n; i++) {
-		__u32 v = env.tps.tp[i].size;
+		/* the first bytes of __data_loc strings too */
+		__u32 v = env.tps.tp[i].dynamic ? KFIT_EVENT_DATA : env.tps.tp[i].size;
 
 		if (!strncmp(env.tps.tp[i].name, "syscalls:", 9))
 			v |= CG_EV_SYSCALL;
@@ -654,10 +655,11 @@ static int attach_tps(bool btf, bool exact)
 /*
  * The program of an event: the one that loads its size class straight
  * from the context when its record's size is a multiple of 8 (the kernel
- * lets it read no further), else the one that copies with
- * bpf_probe_read_kernel.
+ * lets it read no further), else (or when strings follow the record's
+ * fields) the one that copies with bpf_probe_read_kernel.
  */
-static struct bpf_program *event_prog(struct callgraph_bpf *s, unsigned int size)
+static struct bpf_program *event_prog(struct callgraph_bpf *s, unsigned int size,
+				      bool dynamic)
 {
 	struct bpf_program *direct[] = {
 		s->progs.cg_event8, s->progs.cg_event16, s->progs.cg_event24,
@@ -665,7 +667,7 @@ static struct bpf_program *event_prog(struct callgraph_bpf *s, unsigned int size
 		s->progs.cg_event56, s->progs.cg_event64,
 	};
 
-	if (!size || size % 8)
+	if (!size || size % 8 || dynamic)
 		return s->progs.cg_event;
 	if (size > KFIT_EVENT_DATA)
 		size = KFIT_EVENT_DATA;
@@ -686,7 +688,8 @@ static int attach_events(void)
 			 env.tps.tp[i].name);
 		o.bpf_cookie = i;
 		err = keep_link(bpf_program__attach_tracepoint_opts(
-				event_prog(env.skel, env.tps.tp[i].size), cat, name, &o));
+				event_prog(env.skel, env.tps.tp[i].size,
+					   env.tps.tp[i].dynamic), cat, name, &o));
 		if (err) {
 			kfit_explain_attach("tracepoint", env.tps.tp[i].name, err);
 			return err;
@@ -750,7 +753,8 @@ static int load_exact(bool btf, bool *refused)
 	}
 	autoload_tps(btf, true);
 	for (i = 0; i < env.tps.n; i++)
-		bpf_program__set_autoload(event_prog(s, env.tps.tp[i].size), true);
+		bpf_program__set_autoload(event_prog(s, env.tps.tp[i].size,
+						     env.tps.tp[i].dynamic), true);
 	return load_rest(btf, true);
 }
 

@@ -775,14 +775,35 @@ static __s64 sign_extend(__u64 v, __u32 size)
 	return shift ? (__s64)(v << shift) >> shift : (__s64)v;
 }
 
-/* One field of a tracepoint's record as NAME=VALUE */
-static void put_field(const struct kft_field *fd, const __u8 *data)
+/*
+ * A __data_loc field: (length << 16) | offset of its bytes in the record;
+ * the string when the record's kept bytes (len) hold it
+ */
+static void put_data_loc(const __u8 *data, __u32 len, __u32 loc)
+{
+	__u32 off = loc & 0xffff, n = loc >> 16;
+
+	if (off > len || n > len - off) {
+		printf("(%u bytes not kept)", n);
+		return;
+	}
+	putchar('"');
+	put_string(data + off, n);
+	putchar('"');
+}
+
+/* One field of a tracepoint's record (len bytes kept) as NAME=VALUE */
+static void put_field(const struct kft_field *fd, const __u8 *data, __u32 len)
 {
 	const __u8 *p = data + fd->offset;
 	__u32 i;
 	__u64 v;
 
 	printf(" %s=", fd->name);
+	if (fd->size == 4 && strstr(fd->type, "__data_loc")) {
+		put_data_loc(data, len, get_uint(p, 4));
+		return;
+	}
 	if (fd->is_array && strstr(fd->type, "char")) {
 		put_string(p, fd->size);
 		return;
@@ -828,7 +849,7 @@ static void put_event(const struct kfit_rec_event *r, size_t size)
 
 		if (fd->offset < 8 || fd->offset > len || fd->size > len - fd->offset)
 			continue;
-		put_field(fd, r->data);
+		put_field(fd, r->data, len);
 	}
 }
 

@@ -164,6 +164,20 @@ test_kd_same_summary_json() {
 }
 
 # -e alone: every write of dd, nothing lost at this pace
+# The fields of events kd decodes from the recorded format, strings of
+# __data_loc fields included: checked against what exec'd, and dd's writes
+test_event_fields() {
+	need_tool
+	[ -x "$KD" ] || t_skip "kd is not built"
+	t_expect_exit 0 "$CG" -o f.kft -e sched:sched_process_exec -e syscalls:sys_enter_write \
+		-- sh -c 'exec dd if=/dev/zero of=/dev/null bs=1234 count=3'
+	t_expect_exit 0 "$KD" --events f.kft
+	grep -Eq "dd-[0-9]+ +event +sched:sched_process_exec filename=\"[^\"]*/dd\" pid=[0-9]+" "$T_OUT" ||
+		t_fail "no exec of dd with its file name"
+	t_assert_eq "$(grep -c 'syscalls:sys_enter_write __syscall_nr=1 fd=1 buf=0x[0-9a-f]* count=1234$' "$T_OUT")" 3 \
+		"dd's three writes of 1234 bytes to fd 1"
+}
+
 test_events_only() {
 	need_tool
 	t_expect_exit 0 "$CG" -o e.kft -e syscalls:sys_enter_write -- \
