@@ -22,7 +22,8 @@
 # or enabled after any exit, Ctrl-C included.
 #   BENCH_DD_COUNT (2000000), BENCH_ROUNDS (3), BENCH_TRACEFS_KB (4096 per
 #   CPU: 8 MiB on 2 CPUs, callgraph's default ring), BENCH_KEEP=1 (keep the
-#   recordings' directory)
+#   recordings' directory), BENCH_RECORD_ROWS (some of: untraced empty
+#   ringbuf kfit perf tracecmd tracefs)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -56,7 +57,7 @@ cleanup() {
 		done
 		kill -KILL "$p" 2>/dev/null
 	done
-	[ -d "$TRACEFS/instances/$INSTANCE" ] && rmdir "$TRACEFS/instances/$INSTANCE"
+	drop_instance
 	restore_global
 	if [ "${BENCH_KEEP:-0}" = 1 ]; then
 		echo "record bench: recordings kept in $tmp" >&2
@@ -66,6 +67,13 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'echo "record bench: interrupted" >&2; exit 130' INT TERM
+
+# tracefs_rec removes its instance, unless it was killed
+drop_instance() {
+	[ -d "$TRACEFS/instances/$INSTANCE" ] || return 0
+	rmdir "$TRACEFS/instances/$INSTANCE" ||
+		echo "record bench: could not remove $TRACEFS/instances/$INSTANCE" >&2
+}
 
 # trace-cmd enables the event in the global buffer: put its flag back
 restore_global() {
@@ -129,14 +137,14 @@ measure() {
 		sleep 0.1
 	done
 	if [ "$t" = 300 ]; then
-		kill -INT "$rpid"
+		kill -INT "$rpid" 2>/dev/null
 		wait "$tpid"
 		why "$name" "not recording after 30 s"
 		return 1
 	fi
 	sleep 1		# whatever the recorder still sets up after attaching
 	dd_run "$tmp/$name.dd" >"$tmp/$name.ddt" || { why "$name" "dd failed"; return 1; }
-	kill -INT "$rpid"
+	kill -INT "$rpid" 2>/dev/null
 	wait "$tpid"
 	rc=$?
 	: >"$pids"
@@ -220,7 +228,7 @@ row_tracecmd() {
 row_tracefs() {
 	local f=$tmp/tracefs t tot ev lost bytes cnt
 	t=$(READY_PATTERN=recording measure tracefs ready_err -- "$BENCHBIN/tracefs_rec" \
-		-b "$TRACEFS_KB" -i "$INSTANCE" -o "$f" "$EVENT") || return 1
+		-b "$TRACEFS_KB" -i "$INSTANCE" -o "$f" "$EVENT") || { drop_instance; return 1; }
 	# total: bytes B, read events R, entries E, overrun O, commit overrun C,
 	# dropped events D
 	tot=$(grep '^total:' "$tmp/tracefs.out")
@@ -336,7 +344,7 @@ for t in "$BENCHBIN/floor" "$BENCHBIN/tracefs_rec"; do
 done
 
 probe_tracecmd
-ROWS="untraced empty ringbuf kfit perf $TC_ROW"
+ROWS=${BENCH_RECORD_ROWS:-"untraced empty ringbuf kfit perf $TC_ROW"}
 for ((r = 1; r <= ROUNDS; r++)); do
 	for row in $ROWS; do
 		if line=$(row_"$row"); then
