@@ -279,11 +279,12 @@ probe_tracecmd() {
 		TC_ROW=tracecmd
 		return
 	fi
-	TC_WHY="trace-cmd record refused (exit $rc): $(grep -v '^$' <<<"$out" | tail -n 2 | tr '\n' ' ')"
+	TC_WHY="trace-cmd record refused (exit $rc): $(grep -v '^$' <<<"$out" | tail -n 2 |
+		sed 's/^ *//' | paste -sd ' ')"
 	# Writing its present value back changes nothing, and shows whether
 	# ftrace_enabled can be written at all (trace-cmd writes 1 into it)
 	if ! (echo "$(cat $f)" >"$f") 2>/dev/null; then
-		TC_WHY="$TC_WHY- it writes $f, which this host refuses even to root (EPERM)"
+		TC_WHY="$TC_WHY: it writes $f, which this host refuses even to root"
 	fi
 }
 
@@ -315,7 +316,17 @@ label() {
 	esac
 }
 
-# print_row ROW BASE_SECONDS
+# The median of ROW's time over untraced's in the same round: the rounds
+# are interleaved, so each round's ratio sees the same load on the machine
+ratio_of() {
+	[ -s "$tmp/$1.rows" ] && [ -s "$tmp/untraced.rows" ] || { echo "n/a"; return; }
+	awk 'NR == FNR { base[$7] = $1; next }
+		($7 in base) && base[$7] > 0 { print $1 / base[$7] }' \
+		"$tmp/untraced.rows" "$tmp/$1.rows" | median |
+		awk '{ if ($1 == "-") print "n/a"; else printf "%.2f\n", $1 }'
+}
+
+# print_row ROW
 print_row() {
 	local s b ev lost disk cpu
 	s=$(col "$1" 1)
@@ -330,7 +341,7 @@ print_row() {
 	cpu=$(col "$1" 6)
 	printf '%-36s %6s %6s %6s %10s %9s %8s %6s\n' "$(label "$1")" \
 		"$(awk -v b="$b" -v s="$s" 'BEGIN { printf "%.1f", b / s / 1e9 }')" \
-		"$(awk -v s="$s" 'BEGIN { printf "%.3f", s }')" "$(bench_ratio "$s" "$2")" \
+		"$(awk -v s="$s" 'BEGIN { printf "%.3f", s }')" "$(ratio_of "$1")" \
 		"${ev%.*}" "${lost%.*}" \
 		"$(awk -v d="$disk" -v e="$ev" 'BEGIN { if (d == "-" || e == "-" || e == 0) print "-"; else printf "%.1f", d / e }')" \
 		"$cpu"
@@ -348,7 +359,7 @@ ROWS=${BENCH_RECORD_ROWS:-"untraced empty ringbuf kfit perf $TC_ROW"}
 for ((r = 1; r <= ROUNDS; r++)); do
 	for row in $ROWS; do
 		if line=$(row_"$row"); then
-			echo "$line" >>"$tmp/$row.rows"
+			echo "$line $r" >>"$tmp/$row.rows"
 		else
 			echo "record bench: round $r: $(label "$row"): $(head -n 1 "$tmp/$row.why")" >&2
 			tail -n +2 "$tmp/$row.why" | sed 's/^/  /' >&2
@@ -356,22 +367,26 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	done
 done
 
-base=$(col untraced 1)
 echo "== recording every write of dd (bs=4k count=$N) to a file, host $(uname -r), $(nproc) CPUs: medians of $ROUNDS interleaved rounds =="
 printf '%-36s %6s %6s %6s %10s %9s %8s %6s\n' ROW "GB/s" "DD s" RATIO EVENTS LOST "B/EVENT" "CPU s"
 for row in $ROWS; do
-	print_row "$row" "$base"
+	print_row "$row"
 done
-[ "$TC_ROW" = tracefs ] && echo "(${TC_WHY}; the tracefs row records as trace-cmd would: an instance, $TRACEFS_KB KiB per CPU, each CPU's trace_pipe_raw spliced into a file)"
-echo "(RATIO: dd's time traced / untraced; EVENTS: every write on the machine, the recorders' own included;"
+if [ "$TC_ROW" = tracefs ]; then
+	echo "($TC_WHY;"
+	echo " the tracefs row records as trace-cmd would: an instance of its own, $TRACEFS_KB KiB per CPU,"
+	echo " each CPU's trace_pipe_raw spliced into a file by a thread per CPU)"
+fi
+echo "(RATIO: dd's time traced / untraced, the median of the rounds' ratios;"
+echo " EVENTS: every write on the machine, the recorders' own included;"
 echo " LOST: perf's lost samples, tracefs' overrun + dropped events, the floors' and kfit's refused records;"
 echo " CPU s: the recorder's own user + sys time; the floors write nothing to disk)"
 k=$(col kfit 1)
 if [ "$k" != "-" ]; then
-	p=$(col perf 1)
-	f=$(col "$TC_ROW" 1)
-	echo "ratio of dd's time, kfit/perf: $(bench_ratio "$k" "$p"), kfit/$TC_ROW: $(bench_ratio "$k" "$f")," \
-		"kfit/ringbuf floor: $(bench_ratio "$k" "$(col ringbuf 1)")"
+	echo "ratio of dd's time, kfit/perf: $(bench_ratio "$k" "$(col perf 1)")," \
+		"kfit/$TC_ROW: $(bench_ratio "$k" "$(col "$TC_ROW" 1)")," \
+		"kfit/ringbuf floor: $(bench_ratio "$k" "$(col ringbuf 1)")," \
+		"kfit/empty floor: $(bench_ratio "$k" "$(col empty 1)") (median times)"
 	echo "(goal: nothing lost, dd at most 1.5x slower than untraced, a few bytes per event on disk)"
 fi
-[ "$base" != "-" ] && [ "$k" != "-" ]
+[ "$(col untraced 1)" != "-" ] && [ "$k" != "-" ]
