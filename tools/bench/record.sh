@@ -104,7 +104,7 @@ child_of() {
 
 # Ready tests, "ready_X PID NAME": 0 once the recorder records
 ready_bpf() { bench_prog_ids "$1" | grep -q .; }
-ready_perf() { ls -l /proc/"$1"/fd 2>/dev/null | grep -q 'perf_event'; }
+ready_perf() { find /proc/"$1"/fd -lname '*perf_event*' 2>/dev/null | grep -q .; }
 ready_err() { grep -q "$3" "$tmp/$2.err"; }
 ready_tracecmd() { grep -qi 'hit ctrl' "$tmp/$2.out"; }
 
