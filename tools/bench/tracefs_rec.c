@@ -382,7 +382,7 @@ static int setup(const char *name, const char *kb, const char *event)
 
 static int record(const char *prefix, char **cmd)
 {
-	int ncpus = sysconf(_SC_NPROCESSORS_CONF), n = 0, i, rc = 1;
+	int ncpus = sysconf(_SC_NPROCESSORS_CONF), n = 0, nthr, i, rc = 1;
 	struct cpu_rec *cpus = calloc(ncpus, sizeof(*cpus));
 	char path[PATH_MAX];
 	sigset_t set, old;
@@ -407,11 +407,10 @@ static int record(const char *prefix, char **cmd)
 		if (open_cpu(c, prefix))
 			goto out;
 	}
-	for (i = 0; i < n; i++) {
-		if (pthread_create(&cpus[i].thread, NULL, cpu_thread, &cpus[i])) {
+	for (nthr = 0; nthr < n; nthr++) {
+		if (pthread_create(&cpus[nthr].thread, NULL, cpu_thread, &cpus[nthr])) {
 			warnx("pthread_create failed");
 			stopping = 1;
-			n = i;
 			goto join;
 		}
 	}
@@ -435,18 +434,17 @@ stop:
 	inst_write("tracing_on", "0");	/* no more events: drain the rest */
 	stopping = 1;
 join:
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < nthr; i++) {
 		pthread_join(cpus[i].thread, NULL);
 		if (cpus[i].err) {
 			warnx("cpu%d: %s", cpus[i].cpu, strerror(cpus[i].err));
 			rc = 1;
 		}
 	}
-	print_stats(cpus, n);
+	print_stats(cpus, nthr);
 out:
-	for (i = 0; i < ncpus; i++)
-		if (i < n || cpus[i].in >= 0 || cpus[i].out >= 0)
-			close_cpu(&cpus[i]);
+	for (i = 0; i < n; i++)		/* the slots opened, or being opened */
+		close_cpu(&cpus[i]);
 	free(cpus);
 	return rc;
 }
