@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # kfit: small eBPF/CO-RE tracers. `make help` lists the targets.
 
-TOOLS := tracecheck softirqlat funcdur pmcstat callgraph
+TOOLS := tracecheck softirqlat funcdur pmcstat callgraph kd
 PREFIX ?= /usr/local
 CLANG ?= clang
 LLVM_STRIP ?= llvm-strip
@@ -143,6 +143,20 @@ $(OUT)/bin/%: $(OUT)/obj/%.o $(LIVE_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(SAN_FLAGS) $(STATIC_LDFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
+# kd reads trace files on any machine: the core alone, no libbpf, no skeleton
+$(OUT)/obj/kd.o: src/kd.c
+	@mkdir -p $(@D)
+	$(CC) $(KFIT_CFLAGS) -c $< -o $@
+
+$(OUT)/bin/kd: $(OUT)/obj/kd.o $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(SAN_FLAGS) $(STATIC_LDFLAGS) $(LDFLAGS) $^ $(CORE_LDLIBS) -o $@
+
+# kftgen writes kd's test files with the core library's writer
+$(OUT)/tests/kftgen: tests/helpers/kftgen.c $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(KFIT_CFLAGS) -O1 $(STATIC_LDFLAGS) $< $(CORE_LIB) $(CORE_LDLIBS) -lpthread -o $@
+
 # Test helpers (load generators, traced programs) are built like the tools
 $(OUT)/tests/%: tests/helpers/%.c
 	@mkdir -p $(@D)
@@ -155,6 +169,11 @@ $(OUT)/tests/cghot: KFIT_CFLAGS += -fno-omit-frame-pointer
 $(OUT)/tests/pngstat: tests/helpers/pngstat.c
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -O1 $(STATIC_LDFLAGS) $< -o $@ -lz
+
+# kftdump reads trace files with the core library (the recording tests)
+$(OUT)/tests/kftdump: tests/helpers/kftdump.c $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(KFIT_CFLAGS) -O1 $(STATIC_LDFLAGS) $< $(CORE_LIB) $(CORE_LDLIBS) -lpthread -o $@
 
 # flamesample draws with the core library
 $(OUT)/tests/flamesample: tests/helpers/flamesample.c $(CORE_LIB)
