@@ -15,6 +15,8 @@ DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 DEPS += libxml2-utils chromium
 # callgraph's oracle in the tests (uftrace), peak RSS in the benchmark (time)
 DEPS += uftrace time
+# The recording benchmark's comparison (tools/bench/record.sh)
+DEPS += trace-cmd
 
 # STATIC=1: statically linked tools, for machines without libbpf (and the VM).
 # SANITIZE=1: tools, helpers and unit tests built with ASan and UBSan, any
@@ -255,7 +257,26 @@ check: deps
 	$(MAKE) all
 	tests/check.sh
 
-bench: deps all
+# The recording benchmark's own programs (tools/bench/record.sh): the
+# floors (a BPF object and its loader) and the tracefs recorder; not tools
+BENCH_BINS := build/bench/floor build/bench/tracefs_rec
+
+build/bench/floor.bpf.o: tools/bench/floor.bpf.c vmlinux/vmlinux.h
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(LLVM_STRIP) -g $@
+
+build/bench/floor.skel.h: build/bench/floor.bpf.o
+	$(BPFTOOL) gen skeleton $< name floor_bpf > $@
+
+build/bench/floor: tools/bench/floor.c build/bench/floor.skel.h
+	$(CC) $(KFIT_CFLAGS) -Ibuild/bench $< -o $@ -lbpf
+
+build/bench/tracefs_rec: tools/bench/tracefs_rec.c
+	@mkdir -p $(@D)
+	$(CC) $(KFIT_CFLAGS) $< -o $@ -lpthread
+
+bench: deps all $(BENCH_BINS)
 	tools/bench/bench.sh
 
 demo: deps all
