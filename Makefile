@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # kfit: small eBPF/CO-RE tracers. `make help` lists the targets.
 
-TOOLS := tracecheck softirqlat funcdur pmcstat callgraph
+TOOLS := tracecheck softirqlat funcdur pmcstat callgraph kd
 PREFIX ?= /usr/local
 CLANG ?= clang
 LLVM_STRIP ?= llvm-strip
@@ -15,6 +15,8 @@ DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 DEPS += libxml2-utils chromium
 # callgraph's oracle in the tests (uftrace), peak RSS in the benchmark (time)
 DEPS += uftrace time
+# The recording benchmark's comparison (tools/bench/record.sh)
+DEPS += trace-cmd
 # make fuzz: clang's libFuzzer and sanitizer runtimes
 DEPS += libclang-rt-14-dev
 
@@ -146,6 +148,20 @@ $(OUT)/bin/%: $(OUT)/obj/%.o $(LIVE_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(SAN_FLAGS) $(STATIC_LDFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
+# kd reads trace files on any machine: the core alone, no libbpf, no skeleton
+$(OUT)/obj/kd.o: src/kd.c
+	@mkdir -p $(@D)
+	$(CC) $(KFIT_CFLAGS) -c $< -o $@
+
+$(OUT)/bin/kd: $(OUT)/obj/kd.o $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(SAN_FLAGS) $(STATIC_LDFLAGS) $(LDFLAGS) $^ $(CORE_LDLIBS) -o $@
+
+# kftgen writes kd's test files with the core library's writer
+$(OUT)/tests/kftgen: tests/helpers/kftgen.c $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(KFIT_CFLAGS) -O1 $(STATIC_LDFLAGS) $< $(CORE_LIB) $(CORE_LDLIBS) -lpthread -o $@
+
 # Test helpers (load generators, traced programs) are built like the tools
 $(OUT)/tests/%: tests/helpers/%.c
 	@mkdir -p $(@D)
@@ -158,6 +174,11 @@ $(OUT)/tests/cghot: KFIT_CFLAGS += -fno-omit-frame-pointer
 $(OUT)/tests/pngstat: tests/helpers/pngstat.c
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -O1 $(STATIC_LDFLAGS) $< -o $@ -lz
+
+# kftdump reads trace files with the core library (the recording tests)
+$(OUT)/tests/kftdump: tests/helpers/kftdump.c $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(KFIT_CFLAGS) -O1 $(STATIC_LDFLAGS) $< $(CORE_LIB) $(CORE_LDLIBS) -lpthread -o $@
 
 # flamesample draws with the core library
 $(OUT)/tests/flamesample: tests/helpers/flamesample.c $(CORE_LIB)
@@ -294,7 +315,26 @@ FUZZ_SUITE ?= fuzz
 fuzz-short:
 	$(MAKE) FUZZ_SECONDS=10 FUZZ_SUITE=fuzz-short fuzz
 
-bench: deps all
+# The recording benchmark's own programs (tools/bench/record.sh): the
+# floors (a BPF object and its loader) and the tracefs recorder; not tools
+BENCH_BINS := build/bench/floor build/bench/tracefs_rec
+
+build/bench/floor.bpf.o: tools/bench/floor.bpf.c vmlinux/vmlinux.h
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(LLVM_STRIP) -g $@
+
+build/bench/floor.skel.h: build/bench/floor.bpf.o
+	$(BPFTOOL) gen skeleton $< name floor_bpf > $@
+
+build/bench/floor: tools/bench/floor.c build/bench/floor.skel.h
+	$(CC) $(KFIT_CFLAGS) -Ibuild/bench $< -o $@ -lbpf
+
+build/bench/tracefs_rec: tools/bench/tracefs_rec.c
+	@mkdir -p $(@D)
+	$(CC) $(KFIT_CFLAGS) $< -o $@ -lpthread
+
+bench: deps all $(BENCH_BINS)
 	tools/bench/bench.sh
 
 demo: deps all

@@ -986,55 +986,134 @@ static __always_inline enum kfit_ctx event_context(void)
 	return KFIT_CTX_TASK;
 }
 
+#define EV_HEAD	offsetof(struct kfit_rec_event, data)
+
 /*
- * Attached to each chosen tracepoint, its event id as cookie. A system
- * call's tracepoint (ev_size's CG_EV_SYSCALL) gives BPF no trace_entry
- * but the registers' address where it would be: it runs in its task, and
- * its fields follow as in its format.
+ * An event record with room bytes of data: a constant in each caller
+ * (the ring buffer reserves constant sizes only). The raw record's first
+ * word holds no trace_entry but the registers' address (perf's raw
+ * record, and a system call's): zeros there, no kernel address in a
+ * file. direct: the rest by loads from the context, which a tracepoint
+ * program may read up to the record's size (the kernel refuses to attach
+ * a program that reads further: one program per size class); else by
+ * bpf_probe_read_kernel (records whose size is no multiple of 8).
  */
-SEC("tracepoint")
-int cg_event(void *ctx)
+static __always_inline void write_event(void *ctx, __u32 id, enum kfit_ctx c,
+					__u64 pid_tgid, __u32 len, const __u32 room,
+					const bool direct)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct kfit_rec_event *r;
+	struct kfit_rec_event *r = reserve(EV_HEAD + room);
+	__u64 *src = ctx, *dst;
+	__u32 i;
+
+	if (!r)
+		return;
+	head(&r->h, KFIT_REC_EVENT, c, 0, EV_HEAD + room, pid_tgid,
+	     bpf_ktime_get_ns());
+	r->id = id;
+	r->len = len < room ? len : room;
+	dst = (__u64 *)r->data;
+	dst[0] = 0;
+	if (direct) {
+#pragma unroll
+		for (i = 1; i < room / 8; i++)
+			dst[i] = src[i];
+	} else if (room > 8 && bpf_probe_read_kernel(r->data + 8, room - 8, ctx + 8)) {
+		r->len = 0;
+	}
+	submit(r);
+}
+
+/*
+ * Attached to each chosen tracepoint, its event id as cookie: whether it
+ * is wanted, its context and its size (ev_size; a system call's, with
+ * CG_EV_SYSCALL, runs in its task), or 0.
+ */
+static __always_inline __u32 event_wanted(void *ctx, __u32 *id, enum kfit_ctx *c,
+					  __u64 pid_tgid)
+{
 	struct cg_stack *st;
-	__u32 id, *size, len;
-	enum kfit_ctx c;
+	__u32 *size;
 	bool sys;
 	__u64 key;
 
 	if (!kfit_ready)
 		return 0;
-	id = bpf_get_attach_cookie(ctx);
-	size = bpf_map_lookup_elem(&ev_size, &id);
+	*id = bpf_get_attach_cookie(ctx);
+	size = bpf_map_lookup_elem(&ev_size, id);
 	sys = size && (*size & CG_EV_SYSCALL);
-	c = sys ? KFIT_CTX_TASK : event_context();
+	*c = sys ? KFIT_CTX_TASK : event_context();
 	/* in interrupts, current is no chosen task's work */
-	if (c != KFIT_CTX_TASK && (fc_task_filters() || follow))
+	if (*c != KFIT_CTX_TASK && (fc_task_filters() || follow))
 		return 0;
-	if (!wanted(c, pid_tgid))
+	if (!wanted(*c, pid_tgid))
 		return 0;
 	if (root_id) {
-		key = fc_stack_key(c, pid_tgid);
+		key = fc_stack_key(*c, pid_tgid);
 		st = bpf_map_lookup_elem(&stacks, &key);
 		if (!st || !st->root)
 			return 0;
 	}
-	r = reserve(sizeof(*r));
-	if (!r)
+	return size && (*size & ~CG_EV_SYSCALL) ? *size & ~CG_EV_SYSCALL : KFIT_EVENT_DATA;
+}
+
+/* Records whose size is a multiple of 8, by size class: the loader chooses */
+static __always_inline int on_event(void *ctx, const __u32 room)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	enum kfit_ctx c;
+	__u32 id, len;
+
+	len = event_wanted(ctx, &id, &c, pid_tgid);
+	if (len)
+		write_event(ctx, id, c, pid_tgid, len, room, true);
+	return 0;
+}
+
+SEC("tracepoint")
+int cg_event8(void *ctx) { return on_event(ctx, 8); }
+SEC("tracepoint")
+int cg_event16(void *ctx) { return on_event(ctx, 16); }
+SEC("tracepoint")
+int cg_event24(void *ctx) { return on_event(ctx, 24); }
+SEC("tracepoint")
+int cg_event32(void *ctx) { return on_event(ctx, 32); }
+SEC("tracepoint")
+int cg_event40(void *ctx) { return on_event(ctx, 40); }
+SEC("tracepoint")
+int cg_event48(void *ctx) { return on_event(ctx, 48); }
+SEC("tracepoint")
+int cg_event56(void *ctx) { return on_event(ctx, 56); }
+SEC("tracepoint")
+int cg_event64(void *ctx) { return on_event(ctx, KFIT_EVENT_DATA); }
+
+/* Any other: the record's size class chosen here, read by bpf_probe_read_kernel */
+SEC("tracepoint")
+int cg_event(void *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	enum kfit_ctx c;
+	__u32 id, len;
+
+	len = event_wanted(ctx, &id, &c, pid_tgid);
+	if (!len)
 		return 0;
-	head(&r->h, KFIT_REC_EVENT, c, 0, sizeof(*r), pid_tgid, bpf_ktime_get_ns());
-	r->id = id;
-	len = size ? *size & ~CG_EV_SYSCALL : KFIT_EVENT_DATA;
-	r->len = len < KFIT_EVENT_DATA ? len : KFIT_EVENT_DATA;
-	if (sys) {
-		__builtin_memset(r->data, 0, 8);
-		if (bpf_probe_read_kernel(r->data + 8, sizeof(r->data) - 8, ctx + 8))
-			r->len = 0;
-	} else if (bpf_probe_read_kernel(r->data, sizeof(r->data), ctx)) {
-		r->len = 0;
-	}
-	submit(r);
+	if (len <= 8)
+		write_event(ctx, id, c, pid_tgid, len, 8, false);
+	else if (len <= 16)
+		write_event(ctx, id, c, pid_tgid, len, 16, false);
+	else if (len <= 24)
+		write_event(ctx, id, c, pid_tgid, len, 24, false);
+	else if (len <= 32)
+		write_event(ctx, id, c, pid_tgid, len, 32, false);
+	else if (len <= 40)
+		write_event(ctx, id, c, pid_tgid, len, 40, false);
+	else if (len <= 48)
+		write_event(ctx, id, c, pid_tgid, len, 48, false);
+	else if (len <= 56)
+		write_event(ctx, id, c, pid_tgid, len, 56, false);
+	else
+		write_event(ctx, id, c, pid_tgid, len, KFIT_EVENT_DATA, false);
 	return 0;
 }
 

@@ -21,6 +21,7 @@
 #include "attach.h"
 #include "calltree.h"
 #include "caps.h"
+#include "cgview.h"
 #include "child.h"
 #include "diag.h"
 #include "duration.h"
@@ -29,10 +30,13 @@
 #include "export.h"
 #include "fileio.h"
 #include "fstats.h"
+#include "kft.h"
+#include "kftmeta.h"
 #include "ksyms.h"
 #include "maps.h"
 #include "opts.h"
 #include "output.h"
+#include "record.h"
 #include "run.h"
 #include "sampler.h"
 #include "syms.h"
@@ -45,10 +49,14 @@
 #define DEFAULT_BUFFER	(8ULL << 20)
 #define MAX_BUFFER	(1ULL << 31)
 #define MAX_EVENTS	1024
+#define RECORD_BUFFER	(64ULL << 20)	/* -o: room for ~0.3 s of dd's writes */
+#define MAX_FILE	(1ULL << 50)
+#define MIN_CHUNK	4096
+#define MAX_CHUNK	(1ULL << 30)
 
 enum {
 	OPT_MODULE = 256, OPT_ROOT, OPT_SUMMARY, OPT_FOLDED, OPT_SVG, OPT_PERFETTO,
-	OPT_NO_INTERLACE,
+	OPT_NO_INTERLACE, OPT_TREE, OPT_SIZE, OPT_FLIGHT, OPT_STOP_AT, OPT_CHUNK,
 };
 
 static const struct kfit_opt cg_opts[] = {
@@ -70,7 +78,17 @@ static const struct kfit_opt cg_opts[] = {
 	  "Chrome trace-event JSON into FILE (ui.perfetto.dev)" },
 	{ "no-interlace", OPT_NO_INTERLACE, NULL,
 	  "interrupts listed apart, not inside the task they struck" },
-	{ "buffer", 'b', "SIZE", "ring buffer size (default 8M; rounded up to a power of 2 pages)" },
+	{ "buffer", 'b', "SIZE", "ring buffer size (default 8M, with -o 64M; rounded up to "
+	  "a power of 2 pages)" },
+	{ "output", 'o', "FILE", "record into FILE (a kfit trace, read by kd) instead of "
+	  "printing the trees" },
+	{ "tree", OPT_TREE, NULL, "with -o: print the call tree too" },
+	{ "size", OPT_SIZE, "SIZE", "with -o: end the recording when FILE reaches SIZE (k/M/G)" },
+	{ "flight", OPT_FLIGHT, "SIZE",
+	  "with -o: keep the last SIZE (compressed) in memory, write FILE on SIGUSR1, "
+	  "--stop-at, the end of the first --root call, and at exit" },
+	{ "stop-at", OPT_STOP_AT, "FUNC", "end when FUNC (traced, or added) first returns" },
+	{ "chunk", OPT_CHUNK, "SIZE", "with -o: raw record bytes per chunk (default 1M)" },
 	{ NULL },
 };
 
@@ -96,6 +114,13 @@ struct env {
 	enum kfit_fsort sort;
 	unsigned long top;
 	__u64 buffer;
+	bool buffer_set;
+	const char *out;	/* -o */
+	bool tree_too;		/* --tree */
+	__u64 size_cap, flight, chunk;
+	const char *stop_at;
+	int argc;		/* the command line, for META */
+	char **argv;
 	char **targets;
 	int ntargets;
 	char **cmd;		/* -- COMMAND: traced as -p, from its exec */
@@ -119,14 +144,25 @@ struct env {
 	bool sampled;		/* the mode running */
 	__u64 start_ns, end_ns;
 	struct capture cap;
+
+	/* -o */
+	struct kft_writer *w;
+	struct kfit_symset *symset;	/* sampled mode: the addresses seen */
+	int trigger_idx;		/* --stop-at's, or --flight's --root: -1 none */
+	bool triggered, capped, recording, usr1_noted;
+	bool render;			/* rendering(), once the options are known */
+	char *tasks;			/* the TASKS block, read before the start */
+	size_t tasks_len;
 };
 
-static struct env env = { .hz = DEFAULT_HZ, .buffer = DEFAULT_BUFFER, .root_idx = -1 };
+static struct env env = {
+	.hz = DEFAULT_HZ, .buffer = DEFAULT_BUFFER, .root_idx = -1, .trigger_idx = -1,
+};
 
 /* ---- command line ------------------------------------------------------ */
 
-/* "8M", "64k", "1G" or bytes: 0, or -1 */
-static int parse_size(const char *s, __u64 *out)
+/* "8M", "64k", "1G" or bytes, 1 to max: 0, or -1 */
+static int parse_size(const char *s, __u64 max, __u64 *out)
 {
 	unsigned long long v;
 	char *end;
@@ -146,7 +182,7 @@ static int parse_size(const char *s, __u64 *out)
 		return -1;
 	if (shift && end[1] && strcmp(end + 1, "B") && strcmp(end + 1, "iB"))
 		return -1;
-	if (!v || v > (MAX_BUFFER >> shift))
+	if (!v || v > (max >> shift))
 		return -1;
 	*out = (__u64)v << shift;
 	return 0;
@@ -171,6 +207,39 @@ static int add_event_spec(const char *arg)
 	env.event_specs = v;
 	v[env.nevent_specs++] = (char *)arg;
 	return 0;
+}
+
+static int bad_size(const char *opt, const char *arg)
+{
+	fprintf(stderr, "callgraph: invalid size '%s' for %s: e.g. 64k, 8M, 1G\n", arg, opt);
+	return -1;
+}
+
+/* The recording's options (-o and what goes with it) */
+static int parse_record_opt(int key, const char *arg)
+{
+	switch (key) {
+	case 'o':
+		env.out = arg;
+		return 0;
+	case OPT_TREE:
+		env.tree_too = true;
+		return 0;
+	case OPT_SIZE:
+		return parse_size(arg, MAX_FILE, &env.size_cap) ? bad_size("--size", arg) : 0;
+	case OPT_FLIGHT:
+		return parse_size(arg, MAX_FILE, &env.flight) ? bad_size("--flight", arg) : 0;
+	case OPT_STOP_AT:
+		env.stop_at = arg;
+		return 0;
+	case OPT_CHUNK:
+		if (parse_size(arg, MAX_CHUNK, &env.chunk) || env.chunk < MIN_CHUNK) {
+			fprintf(stderr, "callgraph: invalid chunk size '%s': 4k to 1G\n", arg);
+			return -1;
+		}
+		return 0;
+	}
+	return -1;
 }
 
 static int parse_opt(int key, const char *arg, void *ctx)
@@ -218,14 +287,15 @@ static int parse_opt(int key, const char *arg, void *ctx)
 		env.no_interlace = true;
 		return 0;
 	case 'b':
-		if (parse_size(arg, &env.buffer)) {
+		if (parse_size(arg, MAX_BUFFER, &env.buffer)) {
 			fprintf(stderr, "callgraph: invalid buffer size '%s': e.g. 64k, "
 				"8M, 1G (at most 2G)\n", arg);
 			return -1;
 		}
+		env.buffer_set = true;
 		return 0;
 	}
-	return -1;
+	return parse_record_opt(key, arg);
 }
 
 static const struct kfit_tool tool = {
@@ -246,7 +316,9 @@ static const struct kfit_tool tool = {
 		    "callgraph --module e1000 -d 5s --summary  # a module's functions\n"
 		    "callgraph 'tcp_*' --min 10us --folded > tcp.folded\n"
 		    "callgraph -p 1234 -S 999 --svg prof.svg  # sampled, a flame graph\n"
-		    "callgraph 'vfs_*' -d 1s --perfetto trace.json -j\n",
+		    "callgraph 'vfs_*' -d 1s --perfetto trace.json -j\n"
+		    "callgraph -o w.kft -e syscalls:sys_enter_write -- dd ...  # record; kd w.kft\n"
+		    "callgraph -o f.kft --flight 16M 'vfs_*' -p 1234  # the last 16M; kill -USR1 dumps\n",
 	.common = KFIT_OPT_PID | KFIT_OPT_TID | KFIT_OPT_COMM | KFIT_OPT_CPU |
 		  KFIT_OPT_DURATION | KFIT_OPT_JSON | KFIT_OPT_MINMAX | KFIT_OPT_ATTACH,
 	.opts = cg_opts,
@@ -309,13 +381,30 @@ static int take_rate(int *argc, char **argv)
 
 static bool exact_wanted(void)
 {
-	return env.ntargets || env.module || env.nevent_specs;
+	return env.ntargets || env.module || env.nevent_specs || env.stop_at;
 }
+
+/* Trees printed: always without -o, with -o when an output form is asked too */
+static bool rendering(void)
+{
+	return !env.out || env.tree_too || env.summary || env.folded || env.c.json ||
+	       env.svg || env.perfetto;
+}
+
 
 static int usage_error(const char *msg)
 {
 	fprintf(stderr, "callgraph: %s\nTry 'callgraph --help' for more information.\n", msg);
 	return -1;
+}
+
+static int check_record_args(void)
+{
+	if (!env.out && (env.tree_too || env.size_cap || env.flight || env.chunk))
+		return usage_error("--tree, --size, --flight and --chunk go with -o FILE");
+	if (env.size_cap && env.flight)
+		return usage_error("--size and --flight exclude each other");
+	return 0;
 }
 
 static int check_args(int first, int argc, char **argv, bool dashdash)
@@ -341,7 +430,7 @@ static int check_args(int first, int argc, char **argv, bool dashdash)
 		return usage_error("--summary, --folded and -j exclude each other");
 	if ((env.sort || env.top) && !env.summary)
 		return usage_error("-s and -n go with --summary");
-	return 0;
+	return check_record_args();
 }
 
 /* ---- what to trace ---------------------------------------------------- */
@@ -417,11 +506,17 @@ static int resolve_targets(void)
 		env.root_idx = kfit_targets_one(&env.tg, env.root);
 		err = env.root_idx < 0 ? env.root_idx : 0;
 	}
+	if (!err && env.stop_at) {
+		env.trigger_idx = kfit_targets_one(&env.tg, env.stop_at);
+		err = env.trigger_idx < 0 ? env.trigger_idx : 0;
+	} else if (!err && env.flight && env.root) {
+		env.trigger_idx = env.root_idx;
+	}
 	if (!err)
 		err = resolve_events();
 	if (err)
 		return err;
-	if ((env.ntargets || env.module) && !env.tg.n) {
+	if ((env.ntargets || env.module || env.stop_at) && !env.tg.n) {
 		kfit_err("nothing to trace: every function was skipped");
 		list_skipped();
 		return -ENOENT;
@@ -520,7 +615,8 @@ static int seed_maps(void)
 		    bpf_map_update_elem(bpf_map__fd(s->maps.cpus), &cpu, &one, BPF_ANY))
 			return -errno;
 	for (i = 0; i < (__u32)env.tps.n; i++) {
-		__u32 v = env.tps.tp[i].size;
+		/* the first bytes of __data_loc strings too */
+		__u32 v = env.tps.tp[i].dynamic ? KFIT_EVENT_DATA : env.tps.tp[i].size;
 
 		if (!strncmp(env.tps.tp[i].name, "syscalls:", 9))
 			v |= CG_EV_SYSCALL;
@@ -556,6 +652,28 @@ static int attach_tps(bool btf, bool exact)
 	return err;
 }
 
+/*
+ * The program of an event: the one that loads its size class straight
+ * from the context when its record's size is a multiple of 8 (the kernel
+ * lets it read no further), else (or when strings follow the record's
+ * fields) the one that copies with bpf_probe_read_kernel.
+ */
+static struct bpf_program *event_prog(struct callgraph_bpf *s, unsigned int size,
+				      bool dynamic)
+{
+	struct bpf_program *direct[] = {
+		s->progs.cg_event8, s->progs.cg_event16, s->progs.cg_event24,
+		s->progs.cg_event32, s->progs.cg_event40, s->progs.cg_event48,
+		s->progs.cg_event56, s->progs.cg_event64,
+	};
+
+	if (!size || size % 8 || dynamic)
+		return s->progs.cg_event;
+	if (size > KFIT_EVENT_DATA)
+		size = KFIT_EVENT_DATA;
+	return direct[size / 8 - 1];
+}
+
 /* -e: each tracepoint with its index as cookie */
 static int attach_events(void)
 {
@@ -569,8 +687,9 @@ static int attach_events(void)
 		snprintf(cat, sizeof(cat), "%.*s", (int)(name - 1 - env.tps.tp[i].name),
 			 env.tps.tp[i].name);
 		o.bpf_cookie = i;
-		err = keep_link(bpf_program__attach_tracepoint_opts(env.skel->progs.cg_event,
-								     cat, name, &o));
+		err = keep_link(bpf_program__attach_tracepoint_opts(
+				event_prog(env.skel, env.tps.tp[i].size,
+					   env.tps.tp[i].dynamic), cat, name, &o));
 		if (err) {
 			kfit_explain_attach("tracepoint", env.tps.tp[i].name, err);
 			return err;
@@ -611,7 +730,7 @@ static int load_exact(bool btf, bool *refused)
 {
 	struct callgraph_bpf *s;
 	struct bpf_program *p;
-	int err;
+	int i, err;
 
 	s = env.skel = callgraph_bpf__open();
 	if (!s)
@@ -633,7 +752,9 @@ static int load_exact(bool btf, bool *refused)
 			return err;
 	}
 	autoload_tps(btf, true);
-	bpf_program__set_autoload(s->progs.cg_event, env.tps.n > 0);
+	for (i = 0; i < env.tps.n; i++)
+		bpf_program__set_autoload(event_prog(s, env.tps.tp[i].size,
+						     env.tps.tp[i].dynamic), true);
 	return load_rest(btf, true);
 }
 
@@ -831,60 +952,102 @@ static int name_task(const struct kfit_rec *h, const void *data, size_t size)
 
 /* ---- records ------------------------------------------------------------ */
 
-/*
- * A user stack walked by frame pointers can end on a word that is no
- * address (a caller built without them): user addresses are below 2^47,
- * and code is never mapped below 64 KiB (mmap_min_addr's default).
- * Those outermost words are left out.
- */
-static bool no_user_address(__u64 ip)
-{
-	return ip >> 47 || ip < 0x10000;
-}
-
-static int add_sample(const struct kfit_rec_sample *r, size_t size)
-{
-	struct kfit_rec_sample c;
-	int n = r->nuser;
-
-	if (size > sizeof(c) || r->nkernel > KFIT_STACK_MAX || n > KFIT_STACK_MAX ||
-	    size < offsetof(struct kfit_rec_sample, ip) + (r->nkernel + n) * sizeof(__u64))
-		return kfit_ctree_add(env.tree, r, size);	/* the decoder judges it */
-	while (n && no_user_address(r->ip[r->nkernel + n - 1]))
-		n--;
-	if (n == r->nuser)
-		return kfit_ctree_add(env.tree, r, size);
-	memcpy(&c, r, size);
-	c.nuser = n;
-	return kfit_ctree_add(env.tree, &c, size);
-}
-
 /* Every record goes to the decoder: what is shown is what it makes of them */
-static int on_record(void *ctx, const void *data, size_t size)
+static int decode(const void *data, size_t size)
 {
 	const struct kfit_rec *h = data;
 	int err;
 
-	(void)ctx;
 	if (size < sizeof(*h))
 		return kfit_ctree_add(env.tree, data, size);
-	if (h->type < KFIT_REC_NTYPES)
-		env.cap.types[h->type]++;
 	err = name_task(h, data, size);
 	if (err)
 		return err;
 	/* a new program: its addresses mean something else now */
 	if (h->type == KFIT_REC_EXEC && env.syms)
 		kfit_syms_forget(env.syms, h->pid);
-	/* sampled trees are per process, without a timeline: only names count */
-	if (env.sampled && h->type == KFIT_REC_EXEC && size >= sizeof(struct kfit_rec_task))
-		return kfit_ctree_task(env.tree, h->pid, h->tid,
-				       ((const struct kfit_rec_task *)data)->comm);
-	if (env.sampled && h->type >= KFIT_REC_FORK && h->type <= KFIT_REC_EXIT)
+	return kfit_cgview_add(env.tree, env.sampled, data, size);
+}
+
+/* ---- recording (-o) ---------------------------------------------------- */
+
+static const char *mechanism(void);
+
+/* A sample's addresses, named now while its process lives: the SYMS block */
+static int sample_syms(const struct kfit_rec_sample *r, size_t size)
+{
+	int i, n = r->nkernel + r->nuser, err = 0;
+
+	if (r->nkernel > KFIT_STACK_MAX || r->nuser > KFIT_STACK_MAX ||
+	    size < offsetof(struct kfit_rec_sample, ip) + n * sizeof(__u64))
 		return 0;
-	if (h->type == KFIT_REC_SAMPLE && size >= offsetof(struct kfit_rec_sample, ip))
-		return add_sample(data, size);
-	return kfit_ctree_add(env.tree, data, size);
+	for (i = 0; i < n && !err; i++) {
+		if (i >= r->nkernel && kfit_cgview_no_user_address(r->ip[i]))
+			continue;
+		err = kfit_symset_add(env.symset, r->h.pid, r->ip[i], i < r->nkernel);
+	}
+	return err;
+}
+
+/*
+ * Into the file as it came (the writer copies it): nothing decoded. A
+ * full file (--size) ends the run; samples' addresses are named.
+ */
+static int record(const void *data, size_t size)
+{
+	const struct kfit_rec *h = data;
+	int r;
+
+	if (env.capped)
+		return 0;
+	r = kft_writer_rec(env.w, data, size);
+	if (r == 1) {
+		env.capped = true;
+		kfit_exiting = 1;
+		return 0;
+	}
+	if (r < 0) {
+		kfit_err("cannot write %s: %s", env.out, kfit_reason(r));
+		return r;
+	}
+	if (!env.sampled || size < sizeof(*h))
+		return 0;
+	if (h->type == KFIT_REC_EXEC)
+		kfit_syms_forget(env.syms, h->pid);
+	if (h->type == KFIT_REC_SAMPLE && env.symset)
+		return sample_syms(data, size);
+	return 0;
+}
+
+/* --stop-at's function (or --flight's --root) returned: the run ends */
+static void check_trigger(const void *data, size_t size)
+{
+	const struct kfit_rec_call *c = data;
+
+	if (size < sizeof(*c) || c->id != (__u32)env.trigger_idx ||
+	    (c->h.flags & KFIT_RF_END))
+		return;
+	env.triggered = true;
+	kfit_exiting = 1;
+}
+
+static int on_record(void *ctx, const void *data, size_t size)
+{
+	const struct kfit_rec *h = data;
+	int err;
+
+	(void)ctx;
+	if (size >= sizeof(*h) && h->type < KFIT_REC_NTYPES) {
+		env.cap.types[h->type]++;
+		if (h->type == KFIT_REC_CALL && env.trigger_idx >= 0 && !env.triggered)
+			check_trigger(data, size);
+	}
+	if (env.w) {
+		err = record(data, size);
+		if (err || !env.render)
+			return err;
+	}
+	return decode(data, size);
 }
 
 /* What the BPF side writes for a call, for one still open at the end */
@@ -1031,11 +1194,15 @@ static int stop_capture(void)
 	return err;
 }
 
+static void flight_dump(void);
+
 static int poll_records(void *ctx, int timeout_ms)
 {
 	int n;
 
 	(void)ctx;
+	if (kfit_usr1)
+		flight_dump();
 	n = kfit_events_poll(env.ev, timeout_ms);
 	if (n < 0) {
 		kfit_err("reading the records failed: %s", kfit_reason(n));
@@ -1044,12 +1211,267 @@ static int poll_records(void *ctx, int timeout_ms)
 	return 0;
 }
 
-/* ---- output ------------------------------------------------------------ */
+/* ---- recording: the file's blocks ------------------------------------- */
 
-static const char *dur(__u64 ns, char *buf)
+static const char *const type_names[KFIT_REC_NTYPES] = {
+	[KFIT_REC_CALL] = "call", [KFIT_REC_SWITCH] = "switch", [KFIT_REC_IRQ] = "irq",
+	[KFIT_REC_EVENT] = "event", [KFIT_REC_FORK] = "fork", [KFIT_REC_EXEC] = "exec",
+	[KFIT_REC_EXIT] = "exit", [KFIT_REC_SAMPLE] = "sample", [KFIT_REC_LOST] = "lost",
+};
+
+static const char *const counter_names[CG_NCOUNTERS] = {
+	[CG_LOST] = "lost", [CG_DEEP] = "deep", [CG_UNMATCHED] = "unmatched",
+	[CG_NO_STACK] = "no_stack",
+};
+
+static void meta_cpus(FILE *f)
 {
-	return kfit_fmt_duration(ns, buf, 32);
+	bool first = true;
+	int cpu;
+
+	if (!env.c.cpus.set)
+		return;
+	fputs("cpus=", f);
+	for (cpu = 0; cpu < KFIT_MAX_CPUS; cpu++) {
+		if (!kfit_cpu_selected(&env.c.cpus, cpu))
+			continue;
+		fprintf(f, "%s%d", first ? "" : ",", cpu);
+		first = false;
+	}
+	fputc('\n', f);
 }
+
+static void meta_attach(FILE *f)
+{
+	__u64 n, ns;
+	__s64 fds;
+	int i;
+
+	if (env.att) {
+		kfit_attacher_facts(env.att, &n, &ns, &fds);
+		kfit_meta_u64(f, "attach.functions", n);
+		kfit_meta_u64(f, "attach.skipped", env.tg.nskipped);
+		kfit_meta_u64(f, "attach.ns", ns);
+		fprintf(f, "attach.fds=%lld\n", (long long)fds);
+	}
+	for (i = 0; !env.sampled && i < env.tg.nskipped; i++)
+		fprintf(f, "skipped.%d=%s\t%s\n", i, env.tg.skipped[i].name,
+			env.tg.skipped[i].reason);
+}
+
+/* META: the machine, then how callgraph recorded (what cgview needs to render) */
+static int fill_meta(FILE *f, void *ctx)
+{
+	int err = kfit_meta_machine(f, env.argc, env.argv);
+
+	(void)ctx;
+	if (err)
+		return err;
+	kfit_meta_u64(f, "start_ns", env.start_ns);
+	kfit_meta_kv(f, "mode", env.sampled ? "sampled" : "exact");
+	kfit_meta_kv(f, "mechanism", mechanism());
+	kfit_meta_kv(f, "tp_mode", env.tp_mode);
+	if (env.sampled) {
+		kfit_meta_u64(f, "hz", kfit_sampler_hz(env.sampler));
+		kfit_meta_kv(f, "sample_event", kfit_sampler_event(env.sampler));
+	}
+	if (env.root)
+		kfit_meta_kv(f, "root", env.root);
+	if (env.depth)
+		kfit_meta_u64(f, "depth", env.depth);
+	if (env.c.has_min)
+		kfit_meta_u64(f, "min_ns", env.c.min_ns);
+	if (env.c.has_max)
+		kfit_meta_u64(f, "max_ns", env.c.max_ns);
+	if (env.c.pid)
+		kfit_meta_u64(f, "pid", env.c.pid);
+	if (env.c.tid)
+		kfit_meta_u64(f, "tid", env.c.tid);
+	if (env.c.comm[0])
+		kfit_meta_kv(f, "comm", env.c.comm);
+	meta_cpus(f);
+	kfit_meta_u64(f, "interlace", !env.no_interlace);
+	meta_attach(f);
+	kfit_meta_u64(f, "buffer", env.buffer);
+	if (env.flight)
+		kfit_meta_u64(f, "flight", env.flight);
+	return ferror(f) ? -ENOMEM : 0;
+}
+
+static int fill_funcs(FILE *f, void *ctx)
+{
+	(void)ctx;
+	return kfit_rec_funcs(f, &env.tg);
+}
+
+static int fill_events(FILE *f, void *ctx)
+{
+	(void)ctx;
+	return kfit_meta_events(f, &env.tps, NULL);
+}
+
+static int fill_syms(FILE *f, void *ctx)
+{
+	(void)ctx;
+	return kfit_symset_text(env.symset, f);
+}
+
+/* STATS: the counts so far (a dump), or at the end */
+static int fill_stats(FILE *f, void *ctx)
+{
+	__u64 *lost = env.cap.lost, now[KFIT_MAX_CPUS];
+	int i, ncpus = env.cap.ncpus;
+	struct kft_wstats ws;
+
+	(void)ctx;
+	kft_writer_stats(env.w, &ws);
+	if (!lost) {
+		ncpus = kfit_events_lost(env.ev, now, KFIT_MAX_CPUS);
+		lost = ncpus > 0 ? now : NULL;
+		read_counters();
+	}
+	kfit_meta_u64(f, "end_ns", env.end_ns ? env.end_ns : kfit_now_ns());
+	kfit_meta_u64(f, "records", ws.records);
+	kfit_meta_u64(f, "bytes", ws.raw_bytes);
+	for (i = 1; i < KFIT_REC_NTYPES; i++)
+		fprintf(f, "records.%s=%llu\n", type_names[i],
+			(unsigned long long)env.cap.types[i]);
+	kfit_meta_u64(f, "end_calls", env.cap.end_calls);
+	kfit_rec_lost(f, lost, ncpus > KFIT_MAX_CPUS ? KFIT_MAX_CPUS : ncpus);
+	for (i = 0; i < CG_NCOUNTERS; i++)
+		fprintf(f, "counter.%s=%llu\n", counter_names[i],
+			(unsigned long long)env.cap.counters[i]);
+	kfit_meta_u64(f, "missed", env.att ? kfit_attacher_missed(env.att) : 0);
+	/* the chunks themselves are counted by the index */
+	if (env.flight)
+		kfit_meta_u64(f, "chunks_dropped", ws.chunks_dropped);
+	if (env.capped)
+		kfit_meta_u64(f, "size_capped", 1);
+	return ferror(f) ? -ENOMEM : 0;
+}
+
+/* A filled text block as a malloc'd string (*len bytes), or NULL */
+static char *text_of(kfit_rec_fill fill, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	int err;
+
+	if (!f)
+		return NULL;
+	err = fill(f, NULL);
+	if (fclose(f) || err) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* SIGUSR1: a flight recording is written now, and goes on */
+static void flight_dump(void)
+{
+	size_t len = 0;
+	char *stats;
+	int err;
+
+	kfit_usr1 = 0;
+	if (!env.w || !env.flight) {
+		if (!env.usr1_noted)
+			kfit_info("SIGUSR1 ignored: only a --flight recording is written on it");
+		env.usr1_noted = true;
+		return;
+	}
+	stats = text_of(fill_stats, &len);
+	err = stats ? kft_writer_dump(env.w, stats, len) : -ENOMEM;
+	free(stats);
+	if (err)
+		kfit_warn("cannot write %s: %s", env.out, kfit_reason(err));
+	else
+		kfit_info("flight recording written to %s", env.out);
+}
+
+/* Before any record: what the file needs to be read alone */
+static int begin_recording(void)
+{
+	struct kft_writer *w = env.w;
+	int i, n = 0, err;
+
+	for (i = 0; i < env.tg.n; i++)
+		n += !env.tg.funcs[i].dropped;
+	if (!env.sampled && !n && !env.tps.n) {
+		kfit_err("nothing to record: no function is attached and no -e event chosen");
+		return -ENOENT;
+	}
+	if (env.sampled && !(env.symset = kfit_symset_new(env.syms)))
+		return -ENOMEM;
+	err = kfit_rec_block(w, KFT_B_META, fill_meta, NULL);
+	if (!err)
+		err = kft_writer_layout(w);
+	if (!err && env.tg.n)
+		err = kfit_rec_block(w, KFT_B_FUNCS, fill_funcs, NULL);
+	if (!err && env.tps.n)
+		err = kfit_rec_block(w, KFT_B_EVENTS, fill_events, NULL);
+	if (!err)
+		err = kft_writer_block(w, KFT_B_TASKS, env.tasks ? env.tasks : "",
+				       env.tasks_len);
+	if (err)
+		kfit_err("cannot write %s: %s", env.out, kfit_reason(err));
+	env.recording = !err;
+	return err;
+}
+
+/* The end: the records' counts, the sampled names, the index; one line said */
+static int end_recording(void)
+{
+	char *syms = NULL, *stats;
+	size_t slen = 0, len = 0;
+	struct kft_wstats ws;
+	__u64 lost = 0;
+	int i, err;
+
+	for (i = 0; env.cap.lost && i < env.cap.ncpus && i < KFIT_MAX_CPUS; i++)
+		lost += env.cap.lost[i];
+	if (env.symset && !(syms = text_of(fill_syms, &slen)))
+		kfit_warn("cannot name the sampled addresses: out of memory");
+	stats = text_of(fill_stats, &len);
+	kft_writer_stats(env.w, &ws);
+	err = stats ? kft_writer_close(env.w, syms, slen, stats, len) : -ENOMEM;
+	env.w = NULL;
+	free(syms);
+	free(stats);
+	if (err) {
+		kfit_err("cannot write %s: %s", env.out, kfit_reason(err));
+		return err;
+	}
+	if (env.capped)
+		kfit_info("size cap reached");
+	if (env.triggered)
+		kfit_info("%s returned: the recording ends", env.tg.funcs[env.trigger_idx].name);
+	kfit_rec_summary(env.out, ws.records, ws.raw_bytes, lost);
+	return 0;
+}
+
+/* -o FILE: checked and begun before anything is attached */
+static int open_recording(void)
+{
+	struct kft_wopts o = {
+		.chunk_bytes = env.chunk,
+		.max_bytes = env.size_cap,
+		.flight_bytes = env.flight,
+	};
+
+	if (kfit_rec_check_path(env.out))
+		return -1;
+	env.w = kft_writer_new(env.out, &o);
+	if (!env.w) {
+		kfit_err("cannot write %s: %s", env.out, strerror(errno));
+		return -1;
+	}
+	kfit_catch_usr1();
+	return 0;
+}
+
+/* ---- output ------------------------------------------------------------ */
 
 static const char *mechanism(void)
 {
@@ -1058,233 +1480,101 @@ static const char *mechanism(void)
 	return env.att ? kfit_attacher_mech(env.att) : "tracepoint";
 }
 
-/* What was traced, how, for how long, and what is missing */
-static void print_header(void)
+/* The live state as cgview (src/lib/cgview.h) shows it */
+static struct kfit_cgview view(struct kfit_cgv_func *funcs, struct kfit_cgv_skip *skipped,
+			       struct kfit_cgv_attach *at, struct kfit_cgv_counts *counts)
 {
-	char d[32];
-	int i, n = 0, shown = 5;
-
-	for (i = 0; i < env.nfuncs; i++)
-		n += !env.tg.funcs[i].dropped;
-
-	if (env.sampled)
-		printf("Sampled stacks at %u Hz (%s) for %s\n", kfit_sampler_hz(env.sampler),
-		       kfit_sampler_event(env.sampler), dur(env.end_ns - env.start_ns, d));
-	else if (env.att)
-		printf("Traced %d function%s (%s)%s%s for %s\n", n, n == 1 ? "" : "s",
-		       mechanism(),
-		       env.tps.n ? " and tracepoints" : "",
-		       env.root ? ", inside --root" : "", dur(env.end_ns - env.start_ns, d));
-	else
-		printf("Traced %d tracepoint%s for %s\n", env.tps.n,
-		       env.tps.n == 1 ? "" : "s", dur(env.end_ns - env.start_ns, d));
-	kfit_tp_counts(stdout, env.tree);
-	if (env.att && kfit_attacher_missed(env.att))
-		printf("%llu probe runs missed: the kernel skips a BPF program that "
-		       "fires inside another\n",
-		       (unsigned long long)kfit_attacher_missed(env.att));
-	if (env.cap.counters[CG_DEEP])
-		printf("%llu calls nested deeper than %d not kept\n",
-		       (unsigned long long)env.cap.counters[CG_DEEP], FC_MAX_DEPTH);
-	if (env.cap.counters[CG_NO_STACK])
-		printf("%llu calls not kept: too many threads at once\n",
-		       (unsigned long long)env.cap.counters[CG_NO_STACK]);
-	if (env.sampled || !env.tg.nskipped)
-		return;
-	printf("Skipped %d function%s:\n", env.tg.nskipped, env.tg.nskipped == 1 ? "" : "s");
-	for (i = 0; i < env.tg.nskipped && (i < shown || env.c.verbose); i++)
-		printf("  %s: %s\n", env.tg.skipped[i].name, env.tg.skipped[i].reason);
-	if (i < env.tg.nskipped)
-		printf("  ... and %d more (-v lists them all)\n", env.tg.nskipped - i);
-}
-
-static struct kfit_tp_opts tp_opts(void)
-{
-	return (struct kfit_tp_opts){ .origin = env.start_ns };
-}
-
-static void print_json(void)
-{
-	struct kfit_tp_opts o = tp_opts();
-	struct kfit_json j;
+	struct kfit_events_stats s;
 	int i;
 
-	kfit_json_init(&j, stdout, false);
-	kfit_json_begin_object(&j, NULL);
-	kfit_json_str(&j, "mode", env.sampled ? "sampled" : "exact");
-	kfit_json_str(&j, "mechanism", mechanism());
-	kfit_json_u64(&j, "elapsed_ns", env.end_ns - env.start_ns);
-	kfit_tp_json_counts(&j, env.tree);
-	kfit_json_u64(&j, "missed", env.att ? kfit_attacher_missed(env.att) : 0);
-	kfit_json_u64(&j, "too_deep", env.cap.counters[CG_DEEP]);
-	kfit_json_u64(&j, "no_stack", env.cap.counters[CG_NO_STACK]);
-	kfit_json_begin_array(&j, "skipped");
-	for (i = 0; !env.sampled && i < env.tg.nskipped; i++) {
-		kfit_json_begin_object(&j, NULL);
-		kfit_json_str(&j, "name", env.tg.skipped[i].name);
-		kfit_json_str(&j, "reason", env.tg.skipped[i].reason);
-		kfit_json_end_object(&j);
+	for (i = 0; i < env.nfuncs; i++)
+		funcs[i] = (struct kfit_cgv_func){
+			.name = env.tg.funcs[i].name,
+			.kernel = env.tg.funcs[i].kind == KFIT_T_KERNEL,
+			.dropped = env.tg.funcs[i].dropped,
+		};
+	for (i = 0; i < env.tg.nskipped; i++)
+		skipped[i] = (struct kfit_cgv_skip){
+			.name = env.tg.skipped[i].name,
+			.reason = env.tg.skipped[i].reason,
+		};
+	if (env.att) {
+		at->mechanism = kfit_attacher_mech(env.att);
+		kfit_attacher_facts(env.att, &at->functions, &at->attach_ns, &at->fds);
+		at->skipped = env.tg.nskipped;
 	}
-	kfit_json_end_array(&j);
-	if (env.att)
-		kfit_attacher_json(env.att, &j);
-	if (env.sampled) {
-		kfit_json_u64(&j, "hz", kfit_sampler_hz(env.sampler));
-		kfit_json_str(&j, "event", kfit_sampler_event(env.sampler));
-	}
-	kfit_tp_json_threads(&j, env.tree, &o);
-	kfit_json_end_object(&j);
-	kfit_json_finish(&j);
-}
-
-
-/* As KFI's kd: only the functions that ran, then how many did not */
-static void print_summary_table(struct kfit_fstats *st, const struct kfit_fnotes *nt)
-{
-	int i, idle = 0;
-
-	for (i = 0; i < st->n; i++) {
-		if (st->f[i].hidden || st->f[i].h.count)
-			continue;
-		st->f[i].hidden = true;
-		idle++;
-	}
-	kfit_fstats_table(stdout, st, nt);
-	if (idle)
-		printf("%d traced function%s not called\n", idle, idle == 1 ? "" : "s");
-}
-static int print_summary(void)
-{
-	struct kfit_fnotes nt = {
-		.too_deep = env.cap.counters[CG_DEEP],
-		.max_depth = FC_MAX_DEPTH,
-		.no_stack = env.cap.counters[CG_NO_STACK],
-		.missed = env.att ? kfit_attacher_missed(env.att) : 0,
-	};
-	struct kfit_fstats st = { 0 };
-	int i, err;
-
-	err = kfit_fstats_init(&st, env.nfuncs);
-	if (err)
-		return err;
-	st.sort = env.sort;
-	st.top = env.top;
-	for (i = 0; i < env.nfuncs; i++) {
-		st.f[i].name = env.tg.funcs[i].name;
-		st.f[i].hidden = env.tg.funcs[i].dropped;
-	}
-	err = kfit_fstats_from_tree(&st, env.tree);
-	if (!err)
-		print_summary_table(&st, &nt);
-	kfit_fstats_free(&st);
-	return err;
-}
-
-/* Whether a call is a kernel function's, for the exports' colours */
-static bool call_kernel(void *ctx, const struct kfit_cnode *n)
-{
-	(void)ctx;
-	return n->kind == KFIT_CN_CALL && n->id < (__u32)env.nfuncs &&
-	       env.tg.funcs[n->id].kind == KFIT_T_KERNEL;
-}
-
-static int export_file(const char *path, const struct kfit_xsrc *src, bool svg)
-{
-	struct kfit_svg_opts so = { .title = "callgraph" };
-	FILE *f = fopen(path, "w");
-	int err;
-
-	if (!f) {
-		kfit_err("cannot write %s: %s", path, strerror(errno));
-		return -errno;
-	}
-	err = svg ? kfit_export_svg(src, &so, f) : kfit_export_perfetto(src, f);
-	if (fclose(f) && !err)
-		err = -EIO;
-	if (err)
-		kfit_err("cannot write %s: %s", path, kfit_reason(err));
-	return err;
-}
-
-static int print_exports(void)
-{
-	struct kfit_xsrc src;
-	int err;
-
-	err = kfit_xsrc_ctree(&src, env.tree, env.sampled);
-	if (err)
-		return err;
-	if (!env.sampled)
-		src.kernel = call_kernel;
-	src.t0 = env.start_ns;
-	if (env.folded)
-		err = kfit_export_folded(&src, stdout);
-	if (!err && env.svg)
-		err = export_file(env.svg, &src, true);
-	if (!err && env.perfetto && !env.sampled)
-		err = export_file(env.perfetto, &src, false);
-	kfit_xsrc_release(&src);
-	return err;
-}
-
-static void print_capture(void)
-{
-	const __u64 *t = env.cap.types, *k = env.cap.counters;
-	struct kfit_events_stats s;
-
 	kfit_events_stats(env.ev, &s);
-	kfit_info("%llu records read (%llu bytes): %llu calls returned, %llu "
-		  "still open at the end; %llu context switches, %llu interrupts, "
-		  "%llu tracepoint hits, %llu forks, %llu execs, %llu exits, %llu "
-		  "samples; %llu records lost, %llu returns without their entry",
-		  (unsigned long long)s.records, (unsigned long long)s.bytes,
-		  (unsigned long long)(t[KFIT_REC_CALL] - env.cap.end_calls),
-		  (unsigned long long)env.cap.end_calls,
-		  (unsigned long long)t[KFIT_REC_SWITCH], (unsigned long long)t[KFIT_REC_IRQ],
-		  (unsigned long long)t[KFIT_REC_EVENT], (unsigned long long)t[KFIT_REC_FORK],
-		  (unsigned long long)t[KFIT_REC_EXEC], (unsigned long long)t[KFIT_REC_EXIT],
-		  (unsigned long long)t[KFIT_REC_SAMPLE], (unsigned long long)k[CG_LOST],
-		  (unsigned long long)k[CG_UNMATCHED]);
+	counts->records = s.records;
+	counts->bytes = s.bytes;
+	memcpy(counts->types, env.cap.types, sizeof(counts->types));
+	counts->end_calls = env.cap.end_calls;
+	counts->lost = env.cap.counters[CG_LOST];
+	counts->unmatched = env.cap.counters[CG_UNMATCHED];
+	return (struct kfit_cgview){
+		.sampled = env.sampled,
+		.mechanism = mechanism(),
+		.hz = env.sampled ? kfit_sampler_hz(env.sampler) : 0,
+		.sample_event = env.sampled ? kfit_sampler_event(env.sampler) : NULL,
+		.funcs = funcs,
+		.nfuncs = env.nfuncs,
+		.ntracepoints = env.tps.n,
+		.root = env.root != NULL,
+		.start_ns = env.start_ns,
+		.end_ns = env.end_ns,
+		.missed = env.att ? kfit_attacher_missed(env.att) : 0,
+		.too_deep = env.cap.counters[CG_DEEP],
+		.no_stack = env.cap.counters[CG_NO_STACK],
+		.max_depth = FC_MAX_DEPTH,
+		.skipped = skipped,
+		.nskipped = env.tg.nskipped,
+		.attach = env.att ? at : NULL,
+		.counts = counts,
+	};
 }
 
 static int render(void)
 {
-	bool tree = !env.summary && !env.folded && !env.c.json &&
-		    !env.svg && !env.perfetto;
-	struct kfit_tp_opts o = tp_opts();
-	int err = 0;
+	struct kfit_cgv_func *funcs = calloc(env.nfuncs + 1, sizeof(*funcs));
+	struct kfit_cgv_skip *skipped = calloc(env.tg.nskipped + 1, sizeof(*skipped));
+	struct kfit_cgv_attach at = { 0 };
+	struct kfit_cgv_counts counts = { 0 };
+	struct kfit_cgview v;
+	int err = -ENOMEM;
 
 	kfit_ctree_finish(env.tree);
-	if (env.c.verbose)
-		print_capture();
-	if (env.c.json) {
-		print_json();
-	} else if (!env.folded) {
-		print_header();
-		if (env.summary && !env.sampled)
-			err = print_summary();
-		else if (tree || env.summary) {
-			putchar('\n');
-			kfit_tp_text(stdout, env.tree, &o);
-		}
+	if (funcs && skipped) {
+		v = view(funcs, skipped, &at, &counts);
+		err = kfit_cgview_render(&v, &(struct kfit_cgview_opts){
+			.summary = env.summary,
+			.sort = env.sort,
+			.top = env.top,
+			.folded = env.folded,
+			.json = env.c.json,
+			.svg = env.svg,
+			.perfetto = env.perfetto,
+			.verbose = env.c.verbose,
+		}, env.tree);
+	} else {
+		kfit_err("%s", kfit_reason(err));
 	}
-	if (!err && (env.folded || env.svg || env.perfetto))
-		err = print_exports();
-	if (env.sampled && env.perfetto)
-		kfit_warn("sampled stacks have no timeline: no %s written", env.perfetto);
-	fflush(stdout);
+	free(funcs);
+	free(skipped);
 	return err;
 }
-
 static int report(void *ctx, bool last)
 {
-	int err;
+	int err, rerr = 0;
 
 	(void)ctx;
 	if (!last)
 		return 0;
 	err = stop_capture();
-	return err ? err : render();
+	/* whatever was read goes into the file: it ends complete */
+	if (env.w)
+		rerr = end_recording();
+	if (err || rerr)
+		return err ? err : rerr;
+	return env.render ? render() : 0;
 }
 
 /* ---- main --------------------------------------------------------------- */
@@ -1344,36 +1634,34 @@ static bool task_chosen(int pid, int tid, const char *comm)
 	return !env.c.comm[0] || !strcmp(comm, env.c.comm);
 }
 
+/* A task alive at the start: named, and listed in TASKS (f) when recording */
+static int one_task(__u32 pid, __u32 tid, __u32 ppid, const char *comm, void *ctx)
+{
+	FILE *f = ctx;
+
+	if (!task_chosen(pid, tid, comm))
+		return 0;
+	if (f)
+		kfit_meta_task(f, pid, tid, ppid, comm);
+	return name(pid, tid, comm);
+}
+
+static int fill_tasks(FILE *f, void *ctx)
+{
+	int err = kfit_proc_tasks(NULL, env.c.pid, one_task, f);
+
+	(void)ctx;
+	/* no /proc: the tasks are named by their records */
+	return err == -ENOMEM ? err : 0;
+}
+
 /* The names of the tasks there now: those that exec later say theirs then */
 static int name_tasks(void)
 {
-	DIR *procs = opendir("/proc"), *tasks;
-	struct dirent *p, *t;
-	char comm[KFIT_COMM_LEN + 16];
-	int err = 0;
-
-	if (!procs)
-		return 0;
-	while (!err && (p = readdir(procs))) {
-		if (!isdigit((unsigned char)p->d_name[0]) ||
-		    (env.c.pid && atoi(p->d_name) != env.c.pid))
-			continue;
-		tasks = NULL;
-		if (kfit_pathf(comm, sizeof(comm), "/proc/%s/task", p->d_name) ||
-		    !(tasks = opendir(comm)))
-			continue;
-		while (!err && (t = readdir(tasks))) {
-			if (!isdigit((unsigned char)t->d_name[0]) ||
-			    kfit_read_linef(comm, sizeof(comm), "/proc/%s/task/%s/comm",
-					    p->d_name, t->d_name) ||
-			    !task_chosen(atoi(p->d_name), atoi(t->d_name), comm))
-				continue;
-			err = name(atoi(p->d_name), atoi(t->d_name), comm);
-		}
-		closedir(tasks);
-	}
-	closedir(procs);
-	return err;
+	if (!env.out)
+		return fill_tasks(NULL, NULL);
+	env.tasks = text_of(fill_tasks, &env.tasks_len);
+	return env.tasks ? 0 : -ENOMEM;
 }
 
 static void cleanup(void)
@@ -1391,6 +1679,14 @@ static void cleanup(void)
 	free(env.links);
 	free(env.event_specs);
 	free(env.cap.lost);
+	if (env.w) {
+		kft_writer_abort(env.w);
+		/* nothing recorded yet: no file left behind */
+		if (!env.recording)
+			unlink(env.out);
+	}
+	kfit_symset_free(env.symset);
+	free(env.tasks);
 }
 
 static int run(void)
@@ -1414,6 +1710,8 @@ static int run(void)
 		kfit_err("cannot start sampling: %s", kfit_reason(err));
 		return 1;
 	}
+	if (env.w && begin_recording())
+		return 1;
 	announce();
 	if (env.cmd && kfit_child_start(&env.child))
 		return 1;
@@ -1437,6 +1735,11 @@ int main(int argc, char **argv)
 	if (first < 0 || check_args(first, nargs, argv, nargs < argc))
 		return 2;
 	kfit_setup("callgraph", &env.c);
+	env.argc = argc;
+	env.argv = argv;
+	env.render = rendering();
+	if (env.out && !env.buffer_set)
+		env.buffer = RECORD_BUFFER;
 	env.buffer = ring_size(env.buffer);
 	if (exact_wanted()) {
 		err = resolve_targets();
@@ -1451,7 +1754,7 @@ int main(int argc, char **argv)
 			return 1;
 		env.c.pid = env.child.proc.pid;
 	}
-	if (kfit_check_privileges()) {
+	if (kfit_check_privileges() || (env.out && open_recording())) {
 		cleanup();
 		return 1;
 	}

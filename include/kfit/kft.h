@@ -28,15 +28,22 @@
  *          "  FIELD OFFSET SIZE" lines for its fields: a reader checks that
  *          the layout it was built with is the file's.
  *   FUNCS  "ID\tKIND\tNAME\tOBJECT\tBUILD_ID\tFLAGS" lines: the function
- *          table call records index. KIND "k" kernel (OBJECT: "vmlinux" or
+ *          table call records index (ids 0..N-1, each once, any order).
+ *          KIND "k" kernel (OBJECT: "vmlinux" or
  *          the module), "u" user (OBJECT: the binary's path); BUILD_ID hex
  *          or "-"; FLAGS "-" or "dropped" (listed but not attached).
- *   EVENTS per tracepoint: "event ID CAT:NAME" then its tracefs format
- *          file's lines as they are, then an empty line.
- *   TASKS  "PID\tTID\tPPID\tCOMM" lines: the tasks alive at the start.
+ *   EVENTS per tracepoint: "event ID CAT:NAME" (ids 0..N-1) then its
+ *          tracefs format file's lines as they are, up to the next "event "
+ *          line (a format has empty lines of its own: they do not end it;
+ *          empty lines at its end are not part of it).
+ *   TASKS  "PID\tTID\tPPID\tCOMM" lines: the tasks alive at the start
+ *          (COMM is the rest of the line).
  *   SYMS   "file\tPATH\tBUILD_ID" lines (the ELF files sampled addresses
  *          fell in), then "PID\tADDR\tK\tNAME" lines (ADDR hex, K "k" or
  *          "u"; PID 0 for kernel addresses): every sampled address's name.
+ *   META and STATS lines without '=' are skipped; the other blocks'
+ *   malformed lines make the file refused. A file with chunks must have
+ *   a LAYOUT block (the writer adds it when not given).
  *   STATS  "key=value" lines: end_ns, records, per type "records.call=N"...,
  *          "lost=N", "lost.cpuN=N", the BPF side's counters.
  */

@@ -642,7 +642,8 @@ static const size_t rec_size[KFIT_REC_NTYPES] = {
 	[KFIT_REC_CALL] = sizeof(struct kfit_rec_call),
 	[KFIT_REC_SWITCH] = sizeof(struct kfit_rec_switch),
 	[KFIT_REC_IRQ] = sizeof(struct kfit_rec_irq),
-	[KFIT_REC_EVENT] = sizeof(struct kfit_rec_event),
+	/* events keep the data their tracepoint has: len bytes, up to 64 */
+	[KFIT_REC_EVENT] = offsetof(struct kfit_rec_event, data),
 	[KFIT_REC_FORK] = sizeof(struct kfit_rec_task),
 	[KFIT_REC_EXEC] = sizeof(struct kfit_rec_task),
 	[KFIT_REC_EXIT] = sizeof(struct kfit_rec_task),
@@ -676,7 +677,8 @@ static bool valid(const struct kfit_ctree *t, const union any_rec *r)
 	case KFIT_REC_SWITCH:
 		return ctx == KFIT_CTX_TASK && r->sw.dur <= ~0ULL - r->h.ts;
 	case KFIT_REC_EVENT:
-		return r->ev.id < t->o.nevents && r->ev.len <= KFIT_EVENT_DATA;
+		return r->ev.id < t->o.nevents && r->ev.len <= KFIT_EVENT_DATA &&
+		       r->h.size >= offsetof(struct kfit_rec_event, data) + r->ev.len;
 	case KFIT_REC_FORK:
 	case KFIT_REC_EXEC:
 	case KFIT_REC_EXIT:

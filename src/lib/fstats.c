@@ -67,6 +67,39 @@ int kfit_fstats_parse_sort(const char *tool, const char *arg, enum kfit_fsort *k
 	return -1;
 }
 
+static const char *const field_names[KFIT_FF_N] = {
+	"count", "time", "avg", "min", "max", "local", "p50", "p99", "maxsub",
+};
+
+int kfit_fstats_parse_fields(const char *tool, const char *arg, unsigned int *mask)
+{
+	const char *p = arg, *end;
+	unsigned int m = 0;
+	size_t len;
+	int i;
+
+	for (; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, ',');
+		len = end - p;
+		for (i = 0; i < KFIT_FF_N; i++)
+			if (strlen(field_names[i]) == len && !strncmp(p, field_names[i], len))
+				break;
+		if (i == KFIT_FF_N) {
+			fprintf(stderr, "%s: invalid field '%.*s' in '%s': use count, time, "
+				"avg, min, max, local, p50, p99 or maxsub, separated by commas\n",
+				tool, (int)len, p, arg);
+			return -1;
+		}
+		m |= 1U << i;
+	}
+	if (!m) {
+		fprintf(stderr, "%s: no field in '%s'\n", tool, arg);
+		return -1;
+	}
+	*mask = m;
+	return 0;
+}
+
 /* ---- order ------------------------------------------------------------ */
 
 static __u64 sort_value(const struct kfit_fstat *f, enum kfit_fsort key)
@@ -123,27 +156,60 @@ static const char *fname(const struct kfit_fstat *f)
 	return f->name ? f->name : "?";
 }
 
+static unsigned int fields(const struct kfit_fstats *s)
+{
+	return s->fields ? s->fields : (1U << KFIT_FF_N) - 1;
+}
+
+static bool shown(const struct kfit_fstats *s, enum kfit_ffield k)
+{
+	return fields(s) & (1U << k);
+}
+
+/* A duration column's figure */
+static __u64 field_ns(const struct kfit_fstat *f, enum kfit_ffield k)
+{
+	const struct kfit_hist *h = &f->h;
+
+	switch (k) {
+	case KFIT_FF_TIME:
+		return h->total;
+	case KFIT_FF_AVG:
+		return h->count ? h->total / h->count : 0;
+	case KFIT_FF_MIN:
+		return h->min;
+	case KFIT_FF_MAX:
+		return h->max;
+	case KFIT_FF_LOCAL:
+		return f->local_ns;
+	case KFIT_FF_P50:
+		return kfit_hist_percentile(h, 0.50);
+	default:
+		return kfit_hist_percentile(h, 0.99);
+	}
+}
+
 static void table_row(struct kfit_table *t, const struct kfit_fstats *s,
 		      const struct kfit_fstat *f)
 {
-	char b[9][32];
-	const struct kfit_hist *h = &f->h;
+	char b[2][32];
+	int k;
 
 	kfit_table_row(t);
 	kfit_table_cell(t, "%s", fname(f));
-	kfit_table_cell(t, "%llu", (unsigned long long)h->count);
-	kfit_table_cell(t, "%s", dur(h->total, b[0]));
-	kfit_table_cell(t, "%s", dur(h->count ? h->total / h->count : 0, b[1]));
-	kfit_table_cell(t, "%s", dur(h->min, b[2]));
-	kfit_table_cell(t, "%s", dur(h->max, b[3]));
-	kfit_table_cell(t, "%s", dur(f->local_ns, b[4]));
-	kfit_table_cell(t, "%s", dur(kfit_hist_percentile(h, 0.50), b[5]));
-	kfit_table_cell(t, "%s", dur(kfit_hist_percentile(h, 0.99), b[6]));
-	if (f->max_sub >= 0 && f->max_sub < s->n)
-		kfit_table_cell(t, "%s (%s)", fname(&s->f[f->max_sub]),
-				dur(f->max_sub_ns, b[7]));
-	else
-		kfit_table_cell(t, "-");
+	for (k = 0; k < KFIT_FF_N; k++) {
+		if (!shown(s, k))
+			continue;
+		if (k == KFIT_FF_COUNT)
+			kfit_table_cell(t, "%llu", (unsigned long long)f->h.count);
+		else if (k != KFIT_FF_MAXSUB)
+			kfit_table_cell(t, "%s", dur(field_ns(f, k), b[0]));
+		else if (f->max_sub >= 0 && f->max_sub < s->n)
+			kfit_table_cell(t, "%s (%s)", fname(&s->f[f->max_sub]),
+					dur(f->max_sub_ns, b[1]));
+		else
+			kfit_table_cell(t, "-");
+	}
 }
 
 void kfit_fstats_notes(FILE *f, const struct kfit_fstats *s, const struct kfit_fnotes *nt)
@@ -178,13 +244,21 @@ void kfit_fstats_notes(FILE *f, const struct kfit_fstats *s, const struct kfit_f
 
 void kfit_fstats_table(FILE *f, const struct kfit_fstats *s, const struct kfit_fnotes *nt)
 {
-	static const char *const hdr[] = {
-		"FUNCTION", "COUNT", "TOTAL", "AVG", "MIN", "MAX", "LOCAL",
-		"P50", "P99", "MAX-SUB",
+	static const char *const names[KFIT_FF_N] = {
+		"COUNT", "TOTAL", "AVG", "MIN", "MAX", "LOCAL", "P50", "P99", "MAX-SUB",
 	};
-	struct kfit_table *t = kfit_table_new(10, hdr, "lrrrrrrrrl");
-	int *idx, n, i;
+	const char *hdr[KFIT_FF_N + 1] = { "FUNCTION" };
+	char align[KFIT_FF_N + 2] = "l";
+	struct kfit_table *t;
+	int *idx, n, i, k, cols = 1;
 
+	for (k = 0; k < KFIT_FF_N; k++) {
+		if (!shown(s, k))
+			continue;
+		hdr[cols] = names[k];
+		align[cols++] = k == KFIT_FF_MAXSUB ? 'l' : 'r';
+	}
+	t = kfit_table_new(cols, hdr, align);
 	idx = kfit_fstats_sorted(s, &n);
 	if (!t || !idx)
 		goto out;

@@ -17,6 +17,12 @@
 enum kfit_fsort { KFIT_FSORT_TIME, KFIT_FSORT_LOCAL, KFIT_FSORT_COUNT,
 		  KFIT_FSORT_AVG, KFIT_FSORT_MAX };
 
+/* The table's columns after FUNCTION (always shown), KFI's -f */
+enum kfit_ffield {
+	KFIT_FF_COUNT, KFIT_FF_TIME, KFIT_FF_AVG, KFIT_FF_MIN, KFIT_FF_MAX,
+	KFIT_FF_LOCAL, KFIT_FF_P50, KFIT_FF_P99, KFIT_FF_MAXSUB, KFIT_FF_N
+};
+
 /* One function's figures */
 struct kfit_fstat {
 	const char *name;	/* the caller's */
@@ -36,6 +42,7 @@ struct kfit_fstats {
 	unsigned long top;	/* show the first top functions; 0: all */
 	__u64 lin_step;		/* histograms and JSON: linear buckets; 0: log2 */
 	__u64 incomplete;	/* from a tree: calls that never returned, not counted */
+	unsigned int fields;	/* the table's columns, 1 << KFIT_FF_*; 0: all */
 };
 
 /* What the notes under the table say; zero fields say nothing */
@@ -57,10 +64,16 @@ void kfit_fstats_reset(struct kfit_fstat *f);
 void kfit_fstats_edge(struct kfit_fstats *s, int parent, int child, __u64 ns);
 /* -s KEY: time, local, count, avg or max; -1 after a message naming tool */
 int kfit_fstats_parse_sort(const char *tool, const char *arg, enum kfit_fsort *key);
+/*
+ * -f LIST: a comma list of count, time, avg, min, max, local, p50, p99,
+ * maxsub (the table's columns, in the table's order whatever the list's)
+ * into *mask; -1 after a message naming tool
+ */
+int kfit_fstats_parse_fields(const char *tool, const char *arg, unsigned int *mask);
 /* Indexes of the shown functions in report order, *n of them; NULL: no memory */
 int *kfit_fstats_sorted(const struct kfit_fstats *s, int *n);
 
-/* The table, then the notes */
+/* The table (the columns of s->fields), then the notes */
 void kfit_fstats_table(FILE *f, const struct kfit_fstats *s, const struct kfit_fnotes *nt);
 /* A histogram per called function, then the notes */
 void kfit_fstats_hists(FILE *f, const struct kfit_fstats *s, const struct kfit_fnotes *nt);

@@ -29,9 +29,11 @@
 /* ---- writer -------------------------------------------------------------- */
 
 struct kft_wopts {
-	__u32 chunk_bytes;	/* raw record bytes per chunk; 0: 1 MiB */
+	__u32 chunk_bytes;	/* raw record bytes per chunk; 0: 1 MiB; at most 64 MiB */
 	int level;		/* zlib level; 0: 1 (fast) */
-	__u64 max_bytes;	/* -s: the file stops growing here; 0: no cap */
+	__u64 max_bytes;	/* -s: the file stops growing here; 0: no cap. A
+				   share (1/32, 4 KiB..1 MiB) is kept for SYMS and
+				   STATS; larger ones push the last chunks out at close */
 	__u64 flight_bytes;	/* --flight: keep the last this many compressed
 				   bytes of chunks in memory, write at dump; 0: stream */
 	int queue;		/* chunks queued for the compressing thread; 0: 4 */
@@ -62,7 +64,8 @@ struct kft_writer *kft_writer_new(const char *path, const struct kft_wopts *o);
  */
 int kft_writer_block(struct kft_writer *w, enum kft_block_type type,
 		     const void *data, size_t len);
-/* The LAYOUT block of this build's rec.h (kft_writer_block of it) */
+/* The LAYOUT block of this build's rec.h (kft_writer_block of it; written
+   before the first record or at close when not asked for) */
 int kft_writer_layout(struct kft_writer *w);
 /*
  * One record (rec.h, size its h.size). 0; 1 once the -s cap is reached
@@ -78,8 +81,8 @@ int kft_writer_rec(struct kft_writer *w, const void *rec, size_t size);
 int kft_writer_dump(struct kft_writer *w, const char *stats, size_t len);
 /*
  * The end: the last chunk, the SYMS block (syms may be NULL), STATS, the
- * index and footer (flight: one last dump). Frees w whatever happens.
- * 0 or -errno.
+ * index and footer (flight: one last dump). Frees w whatever happens:
+ * take kft_writer_stats before. 0 or -errno.
  */
 int kft_writer_close(struct kft_writer *w, const char *syms, size_t syms_len,
 		     const char *stats, size_t stats_len);
@@ -131,7 +134,8 @@ struct kft_file;
 /*
  * Open path, or len bytes at buf (the fuzzer; buf must outlive the file).
  * NULL when it is no trace file, another version or byte order, or its
- * metadata is corrupt: err (errlen bytes) says which, for the user.
+ * metadata is corrupt: err (errlen bytes) says which, for the user
+ * (without the path: prefix it).
  * A file without a valid footer is read up to its last complete chunk:
  * kft_complete() is false and kft_missing() tells what follows it.
  */
@@ -157,7 +161,7 @@ __u64 kft_meta_u64(const struct kft_file *f, const char *key, __u64 def);
 __u64 kft_stat_u64(const struct kft_file *f, const char *key, __u64 def);
 
 int kft_nfuncs(const struct kft_file *f);
-const struct kft_func *kft_func(const struct kft_file *f, int i);	/* by id */
+const struct kft_func *kft_func(const struct kft_file *f, int i);	/* by id; NULL: none */
 int kft_nevents(const struct kft_file *f);
 const struct kft_event *kft_event(const struct kft_file *f, int i);	/* by id */
 int kft_ntasks(const struct kft_file *f);

@@ -368,7 +368,7 @@ static int parse_id(const struct kfit_tool *t, const char *arg, bool thread,
 	}
 	*out = v;
 	/* Without /proc (odd containers) we cannot check: trust the user */
-	if (access("/proc/self", F_OK))
+	if (t->recorded_ids || access("/proc/self", F_OK))
 		return 0;
 	tgid = proc_tgid(v);
 	if (tgid < 0) {

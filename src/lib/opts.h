@@ -88,6 +88,8 @@ struct kfit_tool {
 	void *ctx;
 	/* Options end at the first operand: the rest is a command line */
 	bool command;
+	/* -p/-t name tasks of a recording (kd), not of this machine: unchecked */
+	bool recorded_ids;
 };
 
 /*

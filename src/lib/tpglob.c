@@ -71,8 +71,11 @@ static int dirnames_read(struct dirnames *d, const char *path)
 	return 0;
 }
 
-/* Bytes of the raw record: the end of its last field in the format file */
-static unsigned int record_size(const char *dir)
+/*
+ * Bytes of the raw record: the end of its last field in the format file;
+ * dynamic: a __data_loc field's data follows them
+ */
+static unsigned int record_size(const char *dir, bool *dynamic)
 {
 	char path[PATH_MAX], *fmt, *s;
 	unsigned int off, size, end = 0;
@@ -82,6 +85,7 @@ static unsigned int record_size(const char *dir)
 	fmt = kfit_read_all(path, NULL);
 	if (!fmt)
 		return 0;
+	*dynamic = strstr(fmt, "__data_loc") != NULL;
 	for (s = fmt; (s = strstr(s, "offset:")); s++)
 		if (sscanf(s, "offset:%u; size:%u;", &off, &size) == 2 &&
 		    off + size > end)
@@ -109,7 +113,7 @@ static int add_tp(struct kfit_tps *t, const char *cat, const char *name,
 	tp->name = strdup(full);
 	if (!tp->name)
 		return -ENOMEM;
-	tp->size = record_size(dir);
+	tp->size = record_size(dir, &tp->dynamic);
 	t->n++;
 	return 0;
 }

@@ -2,6 +2,7 @@
 #ifndef KFIT_TPGLOB_H
 #define KFIT_TPGLOB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -11,6 +12,7 @@
 struct kfit_tp {
 	char *name;		/* "category:name" */
 	unsigned int size;	/* bytes of its raw record (from its format) */
+	bool dynamic;		/* __data_loc fields: its data runs past size */
 };
 
 struct kfit_tps {

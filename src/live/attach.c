@@ -789,6 +789,14 @@ void kfit_attacher_announce(const struct kfit_attacher *a)
 	kfit_tracing(what);
 }
 
+void kfit_attacher_facts(const struct kfit_attacher *a, __u64 *functions,
+			 __u64 *attach_ns, __s64 *fds)
+{
+	*functions = a->attached;
+	*attach_ns = a->attach_ns;
+	*fds = a->fds_after - a->fds_before;
+}
+
 void kfit_attacher_json(const struct kfit_attacher *a, struct kfit_json *j)
 {
 	kfit_json_begin_object(j, "attach");

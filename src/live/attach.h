@@ -77,6 +77,10 @@ __u64 kfit_attacher_missed(const struct kfit_attacher *a);
 /* "Tracing N functions (MECH)... Ctrl-C to end." and the skipped ones */
 void kfit_attacher_announce(const struct kfit_attacher *a);
 
+/* What the JSON "attach" object says: functions attached, ns taken, fds opened */
+void kfit_attacher_facts(const struct kfit_attacher *a, __u64 *functions,
+			 __u64 *attach_ns, __s64 *fds);
+
 struct kfit_json;
 /* "attach": { mechanism, functions, skipped, attach_ns, fds } */
 void kfit_attacher_json(const struct kfit_attacher *a, struct kfit_json *j);

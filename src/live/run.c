@@ -27,6 +27,22 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
+volatile sig_atomic_t kfit_usr1;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	kfit_usr1 = 1;
+}
+
+/* No SA_RESTART, as kfit_setup's: the poll returns to look at the flag */
+void kfit_catch_usr1(void)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };
+
+	sigaction(SIGUSR1, &sa, NULL);
+}
+
 void kfit_arm_cleanup(void)
 {
 	armed = 1;

@@ -28,6 +28,14 @@ void kfit_setup(const char *prog, const struct kfit_common *c);
  */
 void kfit_arm_cleanup(void);
 
+/*
+ * SIGUSR1 sets kfit_usr1 once this was called (callgraph --flight: dump
+ * now); the loop polls the flag, the handler does nothing else. Until
+ * then SIGUSR1 keeps its default action.
+ */
+extern volatile sig_atomic_t kfit_usr1;
+void kfit_catch_usr1(void);
+
 /* Sleep up to ns; returns early (nonzero) when a signal asked us to end. */
 int kfit_sleep(__u64 ns);
 

@@ -49,25 +49,6 @@ cgs_start() {	# SCENARIO N
 	CGS_PID=$HELD_PID
 }
 
-# The functions of a scenario (cgshape's header), as targets: only those,
-# since each uprobe takes the kernel about 0.1 s to remove (26 of them
-# made every test 5 s longer); the trees still hold every cg_* call
-cg_targets() {	# SCENARIO
-	local f
-	case $1 in
-	nest) f="cg_a cg_b cg_c cg_d" ;;
-	recurse) f="cg_rec cg_fib" ;;
-	threads) f="cg_thread_0 cg_thread_1 cg_thread_2 cg_thread_3 cg_leaf" ;;
-	fork) f="cg_forker cg_wait cg_child cg_leaf" ;;
-	signal) f="cg_sig_victim cg_handler cg_leaf" ;;
-	exit) f="cg_exit_outer cg_exit_mid cg_exit_inner cg_leaf" ;;
-	longjmp) f="cg_jmp_outer cg_jmp_mid cg_jmp_inner cg_after_jump cg_leaf" ;;
-	sleep) f="cg_sleep_outer cg_nap cg_leaf" ;;
-	*) t_fail "cg_targets: no functions for scenario $1" ;;
-	esac
-	for f in $f; do printf '%s\n' "$CGS:$f"; done
-}
-
 # cgshape SCENARIO N under `callgraph -p PID ARGS... CGSHAPE:cg_*`, which
 # ends when cgshape does; its output is in bg.out
 traced_run() {	# SCENARIO N callgraph-args...

@@ -680,16 +680,23 @@ static void test_malformed(void **state)
 	add_bad(t, &e, sizeof(e));			/* past the event table */
 	e.id = 0, e.len = KFIT_EVENT_DATA + 1;
 	add_bad(t, &e, sizeof(e));
+	e.len = 16, e.h.size = offsetof(struct kfit_rec_event, data) + 8;
+	add_bad(t, &e, sizeof(e));			/* its data past its size */
+	e.h.size = offsetof(struct kfit_rec_event, data) - 8;
+	add_bad(t, &e, sizeof(e));			/* shorter than its header */
 	add_bad(t, &s, sizeof(s));			/* two frames in one's room */
 	s.h.size = 48, s.nkernel = KFIT_STACK_MAX + 1, s.nuser = 0;
 	add_bad(t, &s, sizeof(s));
 	assert_int_equal(kfit_ctree_stats(t)->records, 0);
 	/* a good record still decodes */
 	assert_int_equal(kfit_ctree_add(t, &r, sizeof(r)), 0);
+	/* an event as short as its data, as the BPF side writes them */
+	e.len = 16, e.h.size = offsetof(struct kfit_rec_event, data) + 16;
+	assert_int_equal(kfit_ctree_add(t, &e, e.h.size), 0);
 	kfit_ctree_finish(t);
-	check_shape(t, 0, "A");
-	assert_int_equal(kfit_ctree_stats(t)->bad, 15);
-	assert_int_equal(kfit_ctree_stats(t)->records, 1);
+	check_shape(t, 0, "A(*sched:sched_wakeup)");
+	assert_int_equal(kfit_ctree_stats(t)->bad, 17);
+	assert_int_equal(kfit_ctree_stats(t)->records, 2);
 	/* finished: no more records */
 	assert_int_not_equal(kfit_ctree_add(t, &r, sizeof(r)), 0);
 	kfit_ctree_free(t);

@@ -329,6 +329,52 @@ static void test_table_notes(void **state)
 	kfit_fstats_free(&s);
 }
 
+/* -f: the columns chosen, in the table's order, FUNCTION always */
+static void test_fields(void **state)
+{
+	struct kfit_fstats s = { 0 };
+	unsigned int m = 0;
+	char *got;
+
+	(void)state;
+	four(&s);
+	s.f[0].max_sub = 1;
+	s.f[0].max_sub_ns = 7000;
+	assert_int_equal(kfit_fstats_parse_fields("t", "maxsub,count,local", &m), 0);
+	assert_int_equal(m, 1U << KFIT_FF_COUNT | 1U << KFIT_FF_LOCAL | 1U << KFIT_FF_MAXSUB);
+	s.fields = m;
+	got = capture_of(table_fn, &s);
+	assert_string_equal(got,
+		"FUNCTION  COUNT  LOCAL  MAX-SUB\n"
+		"y             1    1ns  -\n"
+		"x             2    5ns  y (7.00us)\n"
+		"z             4   20ns  -\n");
+	free(got);
+	assert_int_equal(kfit_fstats_parse_fields("t", "time,avg,max,p99", &s.fields), 0);
+	got = capture_of(table_fn, &s);
+	assert_string_equal(got,
+		"FUNCTION  TOTAL    AVG    MAX    P99\n"
+		"y         100ns  100ns  100ns  100ns\n"
+		"x          40ns   20ns   30ns   30ns\n"
+		"z          20ns    5ns    5ns    5ns\n");
+	free(got);
+	assert_int_equal(kfit_fstats_parse_fields("t", "min,p50", &s.fields), 0);
+	assert_int_equal(s.fields, 1U << KFIT_FF_MIN | 1U << KFIT_FF_P50);
+	/* every column is the default */
+	assert_int_equal(kfit_fstats_parse_fields("t",
+		"count,time,avg,min,max,local,p50,p99,maxsub", &m), 0);
+	assert_int_equal(m, (1U << KFIT_FF_N) - 1);
+	/* refused, the mask unchanged */
+	m = 5;
+	assert_int_equal(kfit_fstats_parse_fields("t", "count,bogus", &m), -1);
+	assert_int_equal(kfit_fstats_parse_fields("t", "", &m), -1);
+	assert_int_equal(kfit_fstats_parse_fields("t", ",", &m), -1);
+	assert_int_equal(kfit_fstats_parse_fields("t", "Count", &m), -1);
+	assert_int_equal(kfit_fstats_parse_fields("t", "counts", &m), -1);
+	assert_int_equal(m, 5);
+	kfit_fstats_free(&s);
+}
+
 static void hists_fn(FILE *f, void *ctx)
 {
 	kfit_fstats_hists(f, ctx, NULL);
@@ -404,6 +450,7 @@ int main(void)
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_parse_sort),
 		cmocka_unit_test(test_table_notes),
+		cmocka_unit_test(test_fields),
 		cmocka_unit_test(test_hists),
 		cmocka_unit_test(test_json),
 	};

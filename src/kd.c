@@ -1,0 +1,1301 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kd: KFI's offline analyser. Reads a trace file (include/kfit/kft.h)
+ * that callgraph -o wrote, here or on another machine, and renders what
+ * callgraph renders live, through the same code (src/lib/cgview.c); or
+ * lists its records one per line (--events), or describes it (--info).
+ * Core library only: no libbpf, no root, no kernel access.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "kfit/fcall.h"
+#include "kfit/rec.h"
+#include "calltree.h"
+#include "cgview.h"
+#include "diag.h"
+#include "duration.h"
+#include "fstats.h"
+#include "kft.h"
+#include "opts.h"
+#include "treeprint.h"
+
+enum {
+	OPT_SUMMARY = 256, OPT_EVENTS, OPT_FOLDED, OPT_SVG, OPT_PERFETTO, OPT_SINCE,
+	OPT_UNTIL, OPT_NO_INTERLACE, OPT_INFO,
+};
+
+static const struct kfit_opt kd_opts[] = {
+	{ "summary", OPT_SUMMARY, NULL,
+	  "per function: COUNT TOTAL AVG MIN MAX LOCAL P50 P99 MAX-SUB" },
+	{ "sort", 's', "KEY", "with --summary: time (default), local, count, avg or max" },
+	{ "top", 'n', "N", "with --summary: the top N functions" },
+	{ "fields", 'f', "LIST",
+	  "with --summary: the columns, of count,time,avg,min,max,local,p50,p99,maxsub" },
+	{ "events", OPT_EVENTS, NULL,
+	  "one line per record in time order: TIME CPU COMM-TID TYPE DETAILS" },
+	{ "folded", OPT_FOLDED, NULL,
+	  "folded stacks on stdout (self ns; samples in sampled mode)" },
+	{ "svg", OPT_SVG, "FILE", "a flame graph into FILE (SVG)" },
+	{ "perfetto", OPT_PERFETTO, "FILE",
+	  "Chrome trace-event JSON into FILE (ui.perfetto.dev)" },
+	{ "since", OPT_SINCE, "T",
+	  "records from T: a time from the start (1.5s), @NS (the file's clock) "
+	  "or HH:MM:SS[.frac] (wall time)" },
+	{ "until", OPT_UNTIL, "T", "records before T (as --since)" },
+	{ "no-interlace", OPT_NO_INTERLACE, NULL,
+	  "interrupts listed apart, not inside the task they struck" },
+	{ "info", OPT_INFO, NULL,
+	  "the file: header, machine, what was recorded, chunks, losses" },
+	{ NULL },
+};
+
+/* What kd knows of a task: its name now, while reading in order */
+struct task {
+	__u32 tid, pid;
+	bool named;		/* given to the decoder */
+	char comm[16];
+};
+
+struct tasks {
+	struct task *v;		/* open addressing, tid 0 an empty slot */
+	unsigned int mask, n;
+};
+
+/* A record kept for --events until no later chunk can hold an earlier one */
+struct pend {
+	__u64 ts, seq;
+	struct kfit_rec *r;
+};
+
+struct env {
+	struct kfit_common c;
+	bool summary, folded, events, info, no_interlace;
+	const char *svg, *perfetto, *since_arg, *until_arg;
+	enum kfit_fsort sort;
+	unsigned long top;
+	unsigned int fields;
+	const char *path;
+
+	struct kft_file *f;
+	bool sampled;
+	__u64 start_ns, end_ns;		/* the recording's */
+	__u64 since, until;		/* the window on the file's clock; until 0: none */
+	const char **fnames, **enames;
+	struct kfit_cgv_func *funcs;
+	struct kfit_cgv_skip *skipped;
+	int nfuncs, nevents, nskipped;
+	struct kfit_ctree *tree;
+	struct tasks tasks;
+	struct kfit_cgv_counts counts;
+	int chunks_read, chunks_bad;
+	struct pend *pend;
+	size_t npend, cappend;
+	__u64 seq;
+};
+
+static struct env env;
+
+/* ---- command line ------------------------------------------------------ */
+
+static int parse_opt(int key, const char *arg, void *ctx)
+{
+	(void)ctx;
+	switch (key) {
+	case OPT_SUMMARY:
+		env.summary = true;
+		return 0;
+	case 's':
+		return kfit_fstats_parse_sort("kd", arg, &env.sort);
+	case 'n':
+		if (kfit_parse_uint(arg, 1000000, &env.top)) {
+			fprintf(stderr, "kd: invalid number '%s' for --top\n", arg);
+			return -1;
+		}
+		return 0;
+	case 'f':
+		return kfit_fstats_parse_fields("kd", arg, &env.fields);
+	case OPT_EVENTS:
+		env.events = true;
+		return 0;
+	case OPT_FOLDED:
+		env.folded = true;
+		return 0;
+	case OPT_SVG:
+		env.svg = arg;
+		return 0;
+	case OPT_PERFETTO:
+		env.perfetto = arg;
+		return 0;
+	case OPT_SINCE:
+		env.since_arg = arg;
+		return 0;
+	case OPT_UNTIL:
+		env.until_arg = arg;
+		return 0;
+	case OPT_NO_INTERLACE:
+		env.no_interlace = true;
+		return 0;
+	case OPT_INFO:
+		env.info = true;
+		return 0;
+	}
+	return -1;
+}
+
+static const struct kfit_tool tool = {
+	.name = "kd",
+	.summary = "KFI's kd: analyse a trace file that callgraph -o recorded, here or "
+		   "on another machine\n(no root, no BPF): the call trees as callgraph "
+		   "prints them live, the summary,\nthe records one per line, flame "
+		   "graphs, Perfetto traces, or what the file holds.",
+	.synopsis = "[OPTIONS] FILE",
+	.examples = "kd trace.kft                        # the call trees\n"
+		    "kd trace.kft --summary -s local -n 10 -f count,time,local\n"
+		    "kd trace.kft --events --since 1.5s --until 2s\n"
+		    "kd trace.kft --comm nginx --folded > nginx.folded\n"
+		    "kd trace.kft -p 1234 --svg calls.svg --perfetto calls.json\n"
+		    "kd trace.kft --since 10:42:05 --until 10:42:06.5 -j\n"
+		    "kd trace.kft --info                 # machine, contents, losses\n",
+	.common = KFIT_OPT_PID | KFIT_OPT_TID | KFIT_OPT_COMM | KFIT_OPT_JSON,
+	.opts = kd_opts,
+	.parse = parse_opt,
+	.ctx = &env,
+	.recorded_ids = true,
+};
+
+static int usage_error(const char *msg)
+{
+	fprintf(stderr, "kd: %s\nTry 'kd --help' for more information.\n", msg);
+	return -1;
+}
+
+static int check_args(int first, int argc, char **argv)
+{
+	int forms = env.summary + env.folded + env.c.json;
+
+	if (first >= argc)
+		return usage_error("no FILE: kd FILE");
+	if (argc - first > 1)
+		return usage_error("one FILE only");
+	env.path = argv[first];
+	if (forms > 1)
+		return usage_error("--summary, --folded and -j exclude each other");
+	if ((env.sort || env.top || env.fields) && !env.summary)
+		return usage_error("-s, -n and -f go with --summary");
+	if (env.events + env.info > 1)
+		return usage_error("--events and --info exclude each other");
+	if ((env.events || env.info) && (forms || env.svg || env.perfetto))
+		return usage_error("--events and --info exclude the tree's outputs "
+				   "(--summary, --folded, -j, --svg, --perfetto)");
+	if (env.info && (env.since_arg || env.until_arg || env.c.pid || env.c.tid ||
+			 env.c.comm[0]))
+		return usage_error("--info describes the whole file: no window, no tasks");
+	return 0;
+}
+
+/* ---- times ------------------------------------------------------------ */
+
+static int parse_wall(const char *s, __u64 *out)
+{
+	__u64 off = kft_meta_u64(env.f, "clock.realtime_offset_ns", 0);
+	unsigned int h, m, sec;
+	time_t day;
+	struct tm tm;
+	__u64 frac = 0, scale = 100000000;
+	const char *p;
+	int n = 0;
+
+	if (sscanf(s, "%2u:%2u:%2u%n", &h, &m, &sec, &n) != 3 || h > 23 || m > 59 ||
+	    sec > 60)
+		return -EINVAL;
+	p = s + n;
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10)
+			frac += (*p - '0') * scale;
+	}
+	if (*p)
+		return -EINVAL;
+	if (!off)
+		return -ENOENT;
+	day = (env.start_ns + off) / 1000000000ULL;
+	if (!localtime_r(&day, &tm))
+		return -EINVAL;
+	tm.tm_hour = h;
+	tm.tm_min = m;
+	tm.tm_sec = sec;
+	tm.tm_isdst = -1;
+	day = mktime(&tm);
+	if (day == (time_t)-1 || (__u64)day * 1000000000ULL + frac < off)
+		return -ERANGE;
+	*out = (__u64)day * 1000000000ULL + frac - off;
+	return 0;
+}
+
+/* T of --since/--until into ns on the file's clock; 0, or -1 after saying why */
+static int parse_time(const char *opt, const char *s, __u64 *out)
+{
+	__u64 ns;
+	char *end;
+	int err;
+
+	if (*s == '@') {
+		errno = 0;
+		ns = strtoull(s + 1, &end, 10);
+		if (errno || end == s + 1 || *end || s[1] == '-')
+			goto bad;
+		*out = ns;
+		return 0;
+	}
+	if (strchr(s, ':')) {
+		err = parse_wall(s, out);
+		if (err == -ENOENT) {
+			kfit_err("%s has no realtime clock offset: give %s as a time from "
+				 "the start or @NS", env.path, opt);
+			return -1;
+		}
+		if (err)
+			goto bad;
+		return 0;
+	}
+	if (kfit_parse_duration(s, KFIT_SEC, &ns))
+		goto bad;
+	*out = env.start_ns + ns;
+	return 0;
+bad:
+	fprintf(stderr, "kd: invalid time '%s' for %s: a time from the start "
+		"(1.5s, 200ms), @NS, or HH:MM:SS[.frac]\n", s, opt);
+	return -1;
+}
+
+/* Seconds from the start, signed */
+static double rel_s(__u64 ts)
+{
+	return ts >= env.start_ns ? (double)(ts - env.start_ns) / 1e9 :
+				    -(double)(env.start_ns - ts) / 1e9;
+}
+
+/* ---- tasks ------------------------------------------------------------- */
+
+static struct task *task_find(__u32 tid)
+{
+	unsigned int i;
+
+	if (!tid || !env.tasks.v)
+		return NULL;
+	for (i = (tid * 2654435761u) & env.tasks.mask; env.tasks.v[i].tid;
+	     i = (i + 1) & env.tasks.mask)
+		if (env.tasks.v[i].tid == tid)
+			return &env.tasks.v[i];
+	return NULL;
+}
+
+static struct task *task_slot(struct tasks *s, __u32 tid)
+{
+	unsigned int i;
+
+	for (i = (tid * 2654435761u) & s->mask; s->v[i].tid; i = (i + 1) & s->mask)
+		if (s->v[i].tid == tid)
+			return &s->v[i];
+	s->v[i].tid = tid;
+	s->n++;
+	return &s->v[i];
+}
+
+/* The task tid, made if new; NULL: no memory */
+static struct task *task_get(__u32 tid)
+{
+	struct tasks *s = &env.tasks, big;
+	unsigned int i;
+
+	if (s->v && 2 * (s->n + 1) <= s->mask + 1)
+		return task_slot(s, tid);
+	big.mask = s->v ? 2 * s->mask + 1 : 1023;
+	big.n = 0;
+	big.v = calloc(big.mask + 1, sizeof(*big.v));
+	if (!big.v)
+		return NULL;
+	for (i = 0; s->v && i <= s->mask; i++)
+		if (s->v[i].tid)
+			*task_slot(&big, s->v[i].tid) = s->v[i];
+	free(s->v);
+	*s = big;
+	return task_slot(s, tid);
+}
+
+static int task_set(__u32 pid, __u32 tid, const char *comm)
+{
+	struct task *t;
+
+	if (!tid)
+		return 0;
+	t = task_get(tid);
+	if (!t)
+		return -ENOMEM;
+	t->pid = pid;
+	snprintf(t->comm, sizeof(t->comm), "%.*s", (int)sizeof(t->comm) - 1, comm);
+	return 0;
+}
+
+static const char *comm_of(__u32 tid)
+{
+	const struct task *t = task_find(tid);
+
+	return t && t->comm[0] ? t->comm : "<...>";
+}
+
+/* Names follow fork (the parent's program) and exec, in reading order */
+static int track(const struct kfit_rec *h, size_t size)
+{
+	const struct kfit_rec_task *t = (const void *)h;
+
+	if (h->type < KFIT_REC_FORK || h->type > KFIT_REC_EXIT || size < sizeof(*t) ||
+	    h->ctx != KFIT_CTX_TASK)
+		return 0;
+	if (h->type == KFIT_REC_FORK)
+		return task_set(t->child_pid, t->child_tid, comm_of(h->tid));
+	if (h->type == KFIT_REC_EXEC)
+		return task_set(h->pid, h->tid, t->comm);
+	return task_find(h->tid) ? 0 : task_set(h->pid, h->tid, t->comm);
+}
+
+static bool chosen(__u32 pid, __u32 tid)
+{
+	if (env.c.pid && pid != (__u32)env.c.pid)
+		return false;
+	if (env.c.tid && tid != (__u32)env.c.tid)
+		return false;
+	return !env.c.comm[0] || !strcmp(comm_of(tid), env.c.comm);
+}
+
+/* Losses are always shown; the rest inside the window, of the tasks chosen */
+static bool wanted(const struct kfit_rec *h)
+{
+	if (h->type == KFIT_REC_LOST)
+		return true;
+	if (h->ts < env.since || (env.until && h->ts >= env.until))
+		return false;
+	return chosen(h->pid, h->tid);
+}
+
+/* The decoder's names, as callgraph gives them live: before a task's first record */
+static int name(__u32 pid, __u32 tid, const char *comm)
+{
+	struct task *t = task_get(tid);
+
+	if (!t)
+		return -ENOMEM;
+	t->named = true;
+	return kfit_ctree_task(env.tree, pid, tid, comm);
+}
+
+static int name_task(const struct kfit_rec *h, size_t size)
+{
+	const struct kfit_rec_task *t = (const void *)h;
+	const struct task *k;
+
+	if (h->type == KFIT_REC_FORK && size >= sizeof(*t) && t->child_tid &&
+	    !((k = task_find(t->child_tid)) && k->named)) {
+		int err = name(t->child_pid, t->child_tid, comm_of(t->child_tid));
+
+		if (err)
+			return err;
+	}
+	if (h->ctx != KFIT_CTX_TASK || !h->tid || ((k = task_find(h->tid)) && k->named))
+		return 0;
+	if (!k || !k->comm[0])
+		return 0;	/* never named: the decoder shows what it has */
+	return name(h->pid, h->tid, k->comm);
+}
+
+/* ---- the file's description --------------------------------------------- */
+
+static int load_funcs(void)
+{
+	int i, n = kft_nfuncs(env.f);
+
+	env.fnames = calloc(n + 1, sizeof(*env.fnames));
+	env.funcs = calloc(n + 1, sizeof(*env.funcs));
+	if (!env.fnames || !env.funcs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct kft_func *fn = kft_func(env.f, i);
+
+		env.fnames[i] = fn ? fn->name : "?";
+		env.funcs[i] = (struct kfit_cgv_func){
+			.name = env.fnames[i], .kernel = fn && fn->kernel,
+			.dropped = fn && fn->dropped,
+		};
+	}
+	env.nfuncs = n;
+	n = kft_nevents(env.f);
+	env.enames = calloc(n + 1, sizeof(*env.enames));
+	if (!env.enames)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		env.enames[i] = kft_event(env.f, i) ? kft_event(env.f, i)->name : "?";
+	env.nevents = n;
+	return 0;
+}
+
+/* META's skipped.N lines: "NAME\tREASON" */
+static int load_skipped(void)
+{
+	int i, n = 0, nm = kft_nmeta(env.f);
+
+	env.skipped = calloc(nm + 1, sizeof(*env.skipped));
+	if (!env.skipped)
+		return -ENOMEM;
+	for (i = 0; i < nm; i++) {
+		const struct kft_kv *kv = kft_meta_at(env.f, i);
+		const char *tab;
+
+		if (strncmp(kv->key, "skipped.", 8) || !(tab = strchr(kv->val, '\t')))
+			continue;
+		env.skipped[n].name = strndup(kv->val, tab - kv->val);
+		if (!env.skipped[n].name)
+			return -ENOMEM;
+		env.skipped[n++].reason = tab + 1;
+	}
+	env.nskipped = n;
+	return 0;
+}
+
+static __u64 first_ts(void)
+{
+	__u64 t = 0;
+	int i;
+
+	for (i = 0; i < kft_nchunks(env.f); i++)
+		if (!t || kft_chunk(env.f, i)->first_ts < t)
+			t = kft_chunk(env.f, i)->first_ts;
+	return t;
+}
+
+static __u64 last_ts(void)
+{
+	__u64 t = 0;
+	int i;
+
+	for (i = 0; i < kft_nchunks(env.f); i++)
+		if (kft_chunk(env.f, i)->last_ts > t)
+			t = kft_chunk(env.f, i)->last_ts;
+	return t;
+}
+
+/* A META key given twice (the machine's start, then the tool's): the last says */
+static __u64 meta_last_u64(const char *key)
+{
+	const char *v = NULL;
+	char *end;
+	__u64 n;
+	int i;
+
+	for (i = 0; i < kft_nmeta(env.f); i++)
+		if (!strcmp(kft_meta_at(env.f, i)->key, key))
+			v = kft_meta_at(env.f, i)->val;
+	if (!v)
+		return 0;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	return errno || end == v || *end || *v == '-' ? 0 : n;
+}
+
+static void load_times(void)
+{
+	const char *mode = kft_meta(env.f, "mode");
+
+	env.sampled = mode && !strcmp(mode, "sampled");
+	env.start_ns = meta_last_u64("start_ns");
+	if (!env.start_ns)
+		env.start_ns = first_ts();
+	env.end_ns = kft_stat_u64(env.f, "end_ns", 0);
+	if (!env.end_ns)
+		env.end_ns = last_ts();
+}
+
+static const char *mechanism(void)
+{
+	const char *m = kft_meta(env.f, "mechanism");
+
+	if (m && *m)
+		return m;
+	if (env.sampled)
+		return "perf_event";
+	return env.nfuncs ? "?" : "tracepoint";
+}
+
+static struct kfit_cgview view(struct kfit_cgv_attach *at)
+{
+	const char *root = kft_meta(env.f, "root");
+	bool attached = kft_meta(env.f, "attach.functions") != NULL;
+
+	if (attached)
+		*at = (struct kfit_cgv_attach){
+			.mechanism = mechanism(),
+			.functions = kft_meta_u64(env.f, "attach.functions", 0),
+			.skipped = kft_meta_u64(env.f, "attach.skipped", 0),
+			.attach_ns = kft_meta_u64(env.f, "attach.ns", 0),
+			.fds = (__s64)kft_meta_u64(env.f, "attach.fds", 0),
+		};
+	env.counts.end_calls = kft_stat_u64(env.f, "end_calls", 0);
+	env.counts.lost = kft_stat_u64(env.f, "counter.lost", kft_stat_u64(env.f, "lost", 0));
+	env.counts.unmatched = kft_stat_u64(env.f, "counter.unmatched", 0);
+	return (struct kfit_cgview){
+		.sampled = env.sampled,
+		.mechanism = mechanism(),
+		.hz = kft_meta_u64(env.f, "hz", 0),
+		.sample_event = kft_meta(env.f, "sample_event"),
+		.funcs = env.funcs,
+		.nfuncs = env.nfuncs,
+		.ntracepoints = env.nevents,
+		.root = root && *root && strcmp(root, "-"),
+		.start_ns = env.start_ns,
+		.end_ns = env.end_ns,
+		.missed = kft_stat_u64(env.f, "missed", 0),
+		.too_deep = kft_stat_u64(env.f, "counter.deep", 0),
+		.no_stack = kft_stat_u64(env.f, "counter.no_stack", 0),
+		.max_depth = FC_MAX_DEPTH,
+		.skipped = env.skipped,
+		.nskipped = env.nskipped,
+		.attach = attached ? at : NULL,
+		.counts = &env.counts,
+	};
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+typedef int (*rec_fn)(const struct kfit_rec *h, size_t size);
+
+/*
+ * Chunk i's records to fn, in file order. A corrupt chunk is said,
+ * counted and skipped: 0; -ENOMEM or fn's error otherwise.
+ */
+static int read_chunk(int i, rec_fn fn)
+{
+	const struct kft_chunkinfo *ci = kft_chunk(env.f, i);
+	void *buf = NULL;
+	size_t len = 0, off;
+	int err;
+
+	err = kft_read_chunk(env.f, i, &buf, &len);
+	if (err == -ENOMEM)
+		return err;
+	if (err) {
+		kfit_warn("%s: chunk %d (at byte %llu, %llu records) is unreadable: %s; "
+			  "skipped", env.path, i, (unsigned long long)ci->offset,
+			  (unsigned long long)ci->nrecs,
+			  err == -EBADMSG ? "corrupt" : strerror(-err));
+		env.chunks_bad++;
+		return 0;
+	}
+	env.chunks_read++;
+	for (off = 0, err = 0; !err && len - off >= sizeof(struct kfit_rec); ) {
+		const struct kfit_rec *h = (const void *)((char *)buf + off);
+
+		if (h->size < sizeof(*h) || h->size > len - off)
+			break;	/* the reader checked: cannot happen */
+		err = fn(h, h->size);
+		off += h->size;
+	}
+	free(buf);
+	return err;
+}
+
+static int count(const struct kfit_rec *h, size_t size)
+{
+	env.counts.records++;
+	env.counts.bytes += size;
+	if (h->type < KFIT_REC_NTYPES)
+		env.counts.types[h->type]++;
+	return 0;
+}
+
+static int to_tree(const struct kfit_rec *h, size_t size)
+{
+	int err = track(h, size);
+
+	if (err || !wanted(h))
+		return err;
+	count(h, size);
+	err = name_task(h, size);
+	return err ? err : kfit_cgview_add(env.tree, env.sampled, h, size);
+}
+
+/* The chunks of the window, [*first, *last]; -ENOENT: none */
+static int window(int *first, int *last)
+{
+	int err;
+
+	if (!kft_nchunks(env.f))
+		return -ENOENT;
+	err = kft_chunks_between(env.f, env.since, env.until, first, last);
+	if (err)
+		return err;
+	/* names at the window's start: the task records before it */
+	if (env.c.comm[0] && *first > 0) {
+		int i;
+
+		for (i = 0; i < *first && !err; i++)
+			err = read_chunk(i, track);	/* the names at its start */
+	}
+	return err;
+}
+
+/* Chunks after last may hold LOST records: losses are always counted */
+static int read_window(rec_fn fn)
+{
+	int first, last, i, n = kft_nchunks(env.f), err;
+
+	err = window(&first, &last);
+	if (err == -ENOENT)
+		first = n, last = n - 1, err = 0;
+	for (i = first; i <= last && !err; i++)
+		err = read_chunk(i, fn);
+	for (i = last + 1; i < n && !err && env.until; i++)
+		if (kft_chunk(env.f, i)->lost)
+			err = read_chunk(i, fn);
+	return err;
+}
+
+static int load_tasks(void)
+{
+	int i, err = 0;
+
+	for (i = 0; i < kft_ntasks(env.f) && !err; i++) {
+		const struct kft_task *t = kft_task(env.f, i);
+
+		err = task_set(t->pid, t->tid, t->comm);
+	}
+	return err;
+}
+
+/* TASKS' names given to the decoder first, as callgraph names /proc's */
+static int name_start_tasks(void)
+{
+	int i, err = 0;
+
+	for (i = 0; i < kft_ntasks(env.f) && !err; i++) {
+		const struct kft_task *t = kft_task(env.f, i);
+
+		if (t->tid && chosen(t->pid, t->tid))
+			err = name(t->pid, t->tid, t->comm);
+	}
+	return err;
+}
+
+static int render_tree(void)
+{
+	struct kfit_cgv_attach at = { 0 };
+	struct kfit_cgview v;
+	int err;
+
+	/* recorded with --no-interlace: shown so, as callgraph showed it */
+	if (!kft_meta_u64(env.f, "interlace", 1))
+		env.no_interlace = true;
+	env.tree = kfit_ctree_new(&(struct kfit_ctree_opts){
+		.funcs = env.fnames,
+		.nfuncs = env.nfuncs,
+		.events = env.enames,
+		.nevents = env.nevents,
+		.no_interlace = env.no_interlace,
+		.sym = kft_sym,
+		.sym_ctx = env.f,
+	});
+	if (!env.tree)
+		return -ENOMEM;
+	err = name_start_tasks();
+	if (!err)
+		err = read_window(to_tree);
+	if (err)
+		return err;
+	if (!env.chunks_read && env.chunks_bad)
+		return -EBADMSG;
+	kfit_ctree_finish(env.tree);
+	v = view(&at);
+	return kfit_cgview_render(&v, &(struct kfit_cgview_opts){
+		.summary = env.summary,
+		.sort = env.sort,
+		.top = env.top,
+		.fields = env.fields,
+		.folded = env.folded,
+		.json = env.c.json,
+		.svg = env.svg,
+		.perfetto = env.perfetto,
+		.verbose = env.c.verbose,
+	}, env.tree);
+}
+
+/* ---- --events ------------------------------------------------------------ */
+
+static const char *dur(__u64 ns, char *buf)
+{
+	return kfit_fmt_duration(ns, buf, 32);
+}
+
+static void put_string(const __u8 *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && p[i]; i++)
+		putchar(p[i] >= 0x20 && p[i] < 0x7f ? p[i] : '?');
+}
+
+static __u64 get_uint(const __u8 *p, __u32 size)
+{
+	__u8 b1;
+	__u16 b2;
+	__u32 b4;
+	__u64 b8;
+
+	switch (size) {
+	case 1:
+		memcpy(&b1, p, 1);
+		return b1;
+	case 2:
+		memcpy(&b2, p, 2);
+		return b2;
+	case 4:
+		memcpy(&b4, p, 4);
+		return b4;
+	default:
+		memcpy(&b8, p, 8);
+		return b8;
+	}
+}
+
+static __s64 sign_extend(__u64 v, __u32 size)
+{
+	int shift = 64 - 8 * size;
+
+	return shift ? (__s64)(v << shift) >> shift : (__s64)v;
+}
+
+/*
+ * A __data_loc field: (length << 16) | offset of its bytes in the record;
+ * the string when the record's kept bytes (len) hold it
+ */
+static void put_data_loc(const __u8 *data, __u32 len, __u32 loc)
+{
+	__u32 off = loc & 0xffff, n = loc >> 16;
+
+	if (off > len || n > len - off) {
+		printf("(%u bytes not kept)", n);
+		return;
+	}
+	putchar('"');
+	put_string(data + off, n);
+	putchar('"');
+}
+
+/* One field of a tracepoint's record (len bytes kept) as NAME=VALUE */
+static void put_field(const struct kft_field *fd, const __u8 *data, __u32 len)
+{
+	const __u8 *p = data + fd->offset;
+	__u32 i;
+	__u64 v;
+
+	printf(" %s=", fd->name);
+	if (fd->size == 4 && strstr(fd->type, "__data_loc")) {
+		put_data_loc(data, len, get_uint(p, 4));
+		return;
+	}
+	if (fd->is_array && strstr(fd->type, "char")) {
+		put_string(p, fd->size);
+		return;
+	}
+	if (fd->is_array || (fd->size != 1 && fd->size != 2 && fd->size != 4 &&
+			     fd->size != 8) || strstr(fd->type, "__data_loc")) {
+		printf("0x");
+		for (i = 0; i < fd->size; i++)
+			printf("%02x", p[i]);
+		return;
+	}
+	v = get_uint(p, fd->size);
+	if (strchr(fd->type, '*'))
+		printf("0x%llx", (unsigned long long)v);
+	else if (fd->is_signed)
+		printf("%lld", (long long)sign_extend(v, fd->size));
+	else
+		printf("%llu", (unsigned long long)v);
+}
+
+/*
+ * The fields within the record's valid bytes. A system call's data holds
+ * its format's bytes at their offsets; other events' first 8 bytes are
+ * no common fields (rec.h): the common_* fields are left out anyway.
+ */
+static void put_event(const struct kfit_rec_event *r, size_t size)
+{
+	const struct kft_event *e = r->id < (__u32)env.nevents ? kft_event(env.f, r->id) : NULL;
+	__u32 len = r->len, i;
+
+	if (!e) {
+		printf("event %u (not in the file's table)", r->id);
+		return;
+	}
+	printf("%s", e->name);
+	/* records as long as their data, or of all KFIT_EVENT_DATA bytes */
+	if (len > size - offsetof(struct kfit_rec_event, data))
+		len = size - offsetof(struct kfit_rec_event, data);
+	if (len > KFIT_EVENT_DATA)
+		len = KFIT_EVENT_DATA;
+	for (i = 0; i < (__u32)e->nfields; i++) {
+		const struct kft_field *fd = &e->fields[i];
+
+		if (fd->offset < 8 || fd->offset > len || fd->size > len - fd->offset)
+			continue;
+		put_field(fd, r->data, len);
+	}
+}
+
+static void put_call(const struct kfit_rec_call *r)
+{
+	char d[32], b[32], p[32];
+
+	printf("%s dur=%s depth=%u", r->id < (__u32)env.nfuncs ? env.fnames[r->id] : "?",
+	       dur(r->dur, d), r->depth);
+	if (r->off_blocked)
+		printf(" off_blocked=%s", dur(r->off_blocked, b));
+	if (r->off_preempt)
+		printf(" off_preempt=%s", dur(r->off_preempt, p));
+	if (r->h.flags & KFIT_RF_INCOMPLETE)
+		printf(" [incomplete: %s]", kfit_tp_incomplete_reason(r->h.flags));
+	if (r->h.flags & KFIT_RF_FORKED)
+		printf(" [inherited]");
+	if (r->dropped)
+		printf(" [%u dropped]", r->dropped);
+}
+
+static void put_irq(const struct kfit_rec_irq *r)
+{
+	struct kfit_cnode n = { .kind = KFIT_CN_IRQ, .ctx = r->h.ctx, .id = r->vec };
+	char label[64], d[32];
+
+	printf("%s dur=%s calls=%u",
+	       kfit_ctree_irq_label(&n, kfit_ctree_name(env.tree, &n), label, sizeof(label)),
+	       dur(r->dur, d), r->ncalls);
+}
+
+static void put_sample(const struct kfit_rec_sample *r, size_t size)
+{
+	bool kernel = r->nkernel > 0;
+	__u64 ip;
+
+	if (!r->nkernel && !r->nuser) {
+		printf("(no stack)");
+		return;
+	}
+	if (size < offsetof(struct kfit_rec_sample, ip) + sizeof(__u64))
+		return;
+	ip = r->ip[0];
+	printf("%s (%u kernel, %u user frames)", kft_sym(env.f, kernel ? 0 : r->h.pid, ip, kernel),
+	       r->nkernel, r->nuser);
+}
+
+static const char *const type_names[KFIT_REC_NTYPES] = {
+	[KFIT_REC_CALL] = "call", [KFIT_REC_SWITCH] = "switch", [KFIT_REC_IRQ] = "irq",
+	[KFIT_REC_EVENT] = "event", [KFIT_REC_FORK] = "fork", [KFIT_REC_EXEC] = "exec",
+	[KFIT_REC_EXIT] = "exit", [KFIT_REC_SAMPLE] = "sample", [KFIT_REC_LOST] = "lost",
+};
+
+static void put_record(const struct kfit_rec *h)
+{
+	const void *r = h;
+	char who[48], d[32];
+
+	if (h->type == KFIT_REC_LOST)
+		snprintf(who, sizeof(who), "-");
+	else
+		snprintf(who, sizeof(who), "%s-%u", comm_of(h->tid), h->tid);
+	printf("%12.6f %3u %-22s %-6s ", rel_s(h->ts), h->cpu, who,
+	       h->type < KFIT_REC_NTYPES && type_names[h->type] ? type_names[h->type] : "?");
+	if (h->ctx != KFIT_CTX_TASK && h->type != KFIT_REC_IRQ && h->type != KFIT_REC_LOST)
+		printf("[%s] ", kfit_ctree_ctx_name(h->ctx));
+	switch (h->type) {
+	case KFIT_REC_CALL:
+		put_call(r);
+		break;
+	case KFIT_REC_SWITCH: {
+		const struct kfit_rec_switch *s = r;
+
+		printf("off CPU dur=%s %s state=%u depth=%u", dur(s->dur, d),
+		       s->state ? "blocked" : "preempted", s->state, s->depth);
+		break;
+	}
+	case KFIT_REC_IRQ:
+		put_irq(r);
+		break;
+	case KFIT_REC_EVENT:
+		put_event(r, h->size);
+		break;
+	case KFIT_REC_FORK: {
+		const struct kfit_rec_task *t = r;
+
+		printf("child=%u/%u", t->child_pid, t->child_tid);
+		break;
+	}
+	case KFIT_REC_EXEC:
+		printf("comm=%.16s", ((const struct kfit_rec_task *)r)->comm);
+		break;
+	case KFIT_REC_EXIT:
+		printf("pid=%u", h->pid);
+		break;
+	case KFIT_REC_SAMPLE:
+		put_sample(r, h->size);
+		break;
+	case KFIT_REC_LOST:
+		printf("count=%llu", (unsigned long long)((const struct kfit_rec_lost *)r)->count);
+		break;
+	}
+	putchar('\n');
+}
+
+/* Whether a record is whole for its type (the decoder's own check is private) */
+static bool whole(const struct kfit_rec *h)
+{
+	static const size_t min[KFIT_REC_NTYPES] = {
+		[KFIT_REC_CALL] = sizeof(struct kfit_rec_call),
+		[KFIT_REC_SWITCH] = sizeof(struct kfit_rec_switch),
+		[KFIT_REC_IRQ] = sizeof(struct kfit_rec_irq),
+		[KFIT_REC_EVENT] = offsetof(struct kfit_rec_event, data),
+		[KFIT_REC_FORK] = sizeof(struct kfit_rec_task),
+		[KFIT_REC_EXEC] = sizeof(struct kfit_rec_task),
+		[KFIT_REC_EXIT] = sizeof(struct kfit_rec_task),
+		[KFIT_REC_SAMPLE] = offsetof(struct kfit_rec_sample, ip),
+		[KFIT_REC_LOST] = sizeof(struct kfit_rec_lost),
+	};
+
+	if (!h->type || h->type >= KFIT_REC_NTYPES || h->size < min[h->type])
+		return false;
+	if (h->type == KFIT_REC_SAMPLE) {
+		const struct kfit_rec_sample *s = (const void *)h;
+
+		return s->nkernel <= KFIT_STACK_MAX && s->nuser <= KFIT_STACK_MAX &&
+		       h->size >= offsetof(struct kfit_rec_sample, ip) +
+				  (s->nkernel + s->nuser) * sizeof(__u64);
+	}
+	return true;
+}
+
+/* Kept until printed: a chunk's records may start before the next chunk's */
+static int keep(const struct kfit_rec *h, size_t size)
+{
+	struct kfit_rec *c;
+
+	/* before the window: only the names it changes count */
+	if (h->type != KFIT_REC_LOST && h->ts < env.since)
+		return track(h, size);
+	if (h->type != KFIT_REC_LOST &&
+	    (h->ts < env.since || (env.until && h->ts >= env.until) ||
+	     (env.c.pid && h->pid != (__u32)env.c.pid) ||
+	     (env.c.tid && h->tid != (__u32)env.c.tid)))
+		return 0;
+	if (env.npend == env.cappend) {
+		size_t cap = env.cappend ? 2 * env.cappend : 1024;
+		struct pend *v = realloc(env.pend, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		env.pend = v;
+		env.cappend = cap;
+	}
+	c = malloc(size);
+	if (!c)
+		return -ENOMEM;
+	memcpy(c, h, size);
+	env.pend[env.npend++] = (struct pend){ .ts = h->ts, .seq = env.seq++, .r = c };
+	return 0;
+}
+
+static int keep_lost(const struct kfit_rec *h, size_t size)
+{
+	return h->type == KFIT_REC_LOST ? keep(h, size) : 0;
+}
+
+static int cmp_pend(const void *a, const void *b)
+{
+	const struct pend *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Print the kept records before limit, in time order; names follow as they go */
+static int flush(__u64 limit)
+{
+	size_t i, k = 0;
+	int err = 0;
+
+	qsort(env.pend, env.npend, sizeof(*env.pend), cmp_pend);
+	for (i = 0; i < env.npend; i++) {
+		struct kfit_rec *h = env.pend[i].r;
+
+		if (h->ts >= limit) {
+			env.pend[k++] = env.pend[i];
+			continue;
+		}
+		if (!err)
+			err = track(h, h->size);
+		if (!err && whole(h) &&
+		    (h->type == KFIT_REC_LOST || !env.c.comm[0] || chosen(h->pid, h->tid))) {
+			count(h, h->size);
+			put_record(h);
+		}
+		free(h);
+	}
+	env.npend = k;
+	return err;
+}
+
+static int print_events(void)
+{
+	int first, last, i, err;
+	__u64 *later;
+
+	env.tree = kfit_ctree_new(&(struct kfit_ctree_opts){ 0 });	/* irq names */
+	if (!env.tree)
+		return -ENOMEM;
+	printf("%12s %3s %-22s %-6s %s\n", "TIME_S", "CPU", "COMM-TID", "TYPE", "DETAILS");
+	err = window(&first, &last);
+	if (err == -ENOENT)
+		first = 0, last = -1, err = 0;
+	if (err)
+		return err;
+	/* later[i]: the smallest first_ts of chunks i.. of the window */
+	later = calloc(last - first + 2, sizeof(*later));
+	if (!later)
+		return -ENOMEM;
+	later[last - first + 1] = ULLONG_MAX;
+	for (i = last; i >= first; i--) {
+		__u64 t = kft_chunk(env.f, i)->first_ts;
+
+		later[i - first] = t < later[i - first + 1] ? t : later[i - first + 1];
+	}
+	for (i = first; i <= last && !err; i++) {
+		err = read_chunk(i, keep);
+		if (!err)
+			err = flush(later[i - first + 1]);
+	}
+	/* losses are always shown: the LOST records after the window */
+	for (i = last + 1; i < kft_nchunks(env.f) && !err && env.until; i++)
+		if (kft_chunk(env.f, i)->lost)
+			err = read_chunk(i, keep_lost);
+	if (!err)
+		err = flush(ULLONG_MAX);
+	free(later);
+	if (!err && !env.chunks_read && env.chunks_bad)
+		err = -EBADMSG;
+	return err;
+}
+
+/* ---- --info ---------------------------------------------------------------- */
+
+static const char *meta(const char *key)
+{
+	const char *v = kft_meta(env.f, key);
+
+	return v && *v ? v : "?";
+}
+
+static void info_functions(void)
+{
+	int i, dropped = 0, kernel = 0;
+
+	for (i = 0; i < env.nfuncs; i++) {
+		dropped += env.funcs[i].dropped;
+		kernel += env.funcs[i].kernel;
+	}
+	printf("functions:  %d (%d kernel, %d user", env.nfuncs, kernel, env.nfuncs - kernel);
+	if (dropped)
+		printf(", %d not attached", dropped);
+	printf(")");
+	for (i = 0; i < env.nfuncs && i < 5; i++)
+		printf("%s%s", i ? ", " : ": ", env.fnames[i]);
+	if (i < env.nfuncs)
+		printf(", ...");
+	printf("\n");
+	printf("events:     %d", env.nevents);
+	for (i = 0; i < env.nevents && i < 5; i++)
+		printf("%s%s", i ? ", " : ": ", env.enames[i]);
+	if (i < env.nevents)
+		printf(", ...");
+	printf("\n");
+}
+
+static void info_losses(void)
+{
+	__u64 lost = kft_stat_u64(env.f, "lost", ULLONG_MAX);
+	int i, n = 0;
+
+	if (lost == ULLONG_MAX) {
+		printf("lost:       %llu records (from the LOST records read: the file has no "
+		       "totals)\n", (unsigned long long)env.counts.types[KFIT_REC_LOST]);
+		return;
+	}
+	printf("lost:       %llu records", (unsigned long long)lost);
+	for (i = 0; i < kft_nstats(env.f); i++) {
+		const struct kft_kv *kv = kft_stat_at(env.f, i);
+
+		if (strncmp(kv->key, "lost.cpu", 8))
+			continue;
+		printf("%s cpu %s: %s", n++ ? "," : ";", kv->key + 8, kv->val);
+	}
+	printf("\n");
+}
+
+static int print_info(void)
+{
+	const struct kft_header *hd = kft_header(env.f);
+	time_t created = hd->created_ns / 1000000000ULL;
+	__u64 comp = 0, raw = 0;
+	char when[64], d[32];
+	struct tm tm;
+	int i, err = 0, n = kft_nchunks(env.f);
+
+	for (i = 0; i < n && !err; i++)
+		err = read_chunk(i, count);
+	if (err)
+		return err;
+	if (!localtime_r(&created, &tm) || !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %z", &tm))
+		snprintf(when, sizeof(when), "?");
+	printf("file:       %s, %llu bytes, %s\n", env.path, (unsigned long long)kft_size(env.f),
+	       kft_complete(env.f) ? "complete" : "truncated");
+	printf("format:     kfit trace version %u, %s-endian, records version %u%s, "
+	       "created %s\n", hd->version,
+	       *(const __u8 *)&hd->endian == 0x04 ? "little" : "big", hd->rec_version,
+	       hd->flags & KFT_F_FLIGHT ? ", a flight recording" : "", when);
+	printf("machine:    %s %s %s %s (%s), %s CPUs, page size %s\n",
+	       meta("uname.sysname"), meta("uname.nodename"), meta("uname.release"),
+	       meta("uname.machine"), meta("uname.version"), meta("ncpus"), meta("page_size"));
+	printf("clocks:     %s; realtime = ts + %s ns, boottime = ts + %s ns\n",
+	       meta("clock"), meta("clock.realtime_offset_ns"), meta("clock.boottime_offset_ns"));
+	printf("recorded:   by kfit %s: %s\n", meta("kfit_version"), meta("cmdline"));
+	printf("mode:       %s, %s", env.sampled ? "sampled" : "exact", mechanism());
+	if (env.sampled)
+		printf(", %s Hz (%s)", meta("hz"), meta("sample_event"));
+	printf("\n");
+	info_functions();
+	printf("tasks:      %d at the start\n", kft_ntasks(env.f));
+	for (i = 0; i < n; i++) {
+		comp += kft_chunk(env.f, i)->size;
+		raw += kft_chunk(env.f, i)->raw_size;
+	}
+	printf("chunks:     %d (%llu bytes compressed, %llu raw)", n,
+	       (unsigned long long)comp, (unsigned long long)raw);
+	if (env.chunks_bad)
+		printf(", %d corrupt", env.chunks_bad);
+	printf("\n");
+	printf("records:    %llu:", (unsigned long long)env.counts.records);
+	for (i = 1; i < KFIT_REC_NTYPES; i++)
+		printf(" %s %llu%s", type_names[i], (unsigned long long)env.counts.types[i],
+		       i + 1 < KFIT_REC_NTYPES ? "," : "");
+	printf("\n");
+	printf("time:       %s (start_ns %llu to end_ns %llu)\n",
+	       dur(env.end_ns > env.start_ns ? env.end_ns - env.start_ns : 0, d),
+	       (unsigned long long)env.start_ns, (unsigned long long)env.end_ns);
+	info_losses();
+	if (!kft_complete(env.f))
+		printf("missing:    %llu bytes after the last complete chunk\n",
+		       (unsigned long long)kft_missing(env.f));
+	printf("metadata:\n");
+	for (i = 0; i < kft_nmeta(env.f); i++)
+		printf("  %s=%s\n", kft_meta_at(env.f, i)->key, kft_meta_at(env.f, i)->val);
+	printf("stats:\n");
+	for (i = 0; i < kft_nstats(env.f); i++)
+		printf("  %s=%s\n", kft_stat_at(env.f, i)->key, kft_stat_at(env.f, i)->val);
+	return 0;
+}
+
+/* ---- main --------------------------------------------------------------- */
+
+static void warn_truncated(void)
+{
+	char d[32];
+	int n = kft_nchunks(env.f);
+	__u64 end = last_ts();
+
+	if (kft_complete(env.f))
+		return;
+	kfit_warn("%s is truncated: read %d chunk%s up to %s; %llu bytes after it "
+		  "unreadable", env.path, n, n == 1 ? "" : "s",
+		  dur(end > env.start_ns ? end - env.start_ns : 0, d),
+		  (unsigned long long)kft_missing(env.f));
+}
+
+static void cleanup(void)
+{
+	int i;
+
+	for (i = 0; i < (int)env.npend; i++)
+		free(env.pend[i].r);
+	free(env.pend);
+	kfit_ctree_free(env.tree);
+	for (i = 0; i < env.nskipped; i++)
+		free((void *)env.skipped[i].name);
+	free(env.skipped);
+	free(env.fnames);
+	free(env.enames);
+	free(env.funcs);
+	free(env.tasks.v);
+	kft_close(env.f);
+}
+
+static int run(void)
+{
+	char msg[512] = "";
+	int err;
+
+	env.f = kft_open(env.path, msg, sizeof(msg));
+	if (!env.f) {
+		kfit_err("%s: %s", env.path, msg[0] ? msg : strerror(errno));
+		return 1;
+	}
+	load_times();
+	if ((env.since_arg && parse_time("--since", env.since_arg, &env.since)) ||
+	    (env.until_arg && parse_time("--until", env.until_arg, &env.until)))
+		return 2;
+	if (env.until && env.until <= env.since) {
+		usage_error("--until must come after --since");
+		return 2;
+	}
+	warn_truncated();
+	err = load_funcs();
+	if (!err)
+		err = load_skipped();
+	if (!err)
+		err = load_tasks();
+	if (!err)
+		err = env.info ? print_info() : env.events ? print_events() : render_tree();
+	if (env.chunks_bad)
+		kfit_warn("%s: %d corrupt chunk%s skipped, %d read", env.path, env.chunks_bad,
+			  env.chunks_bad == 1 ? "" : "s", env.chunks_read);
+	if (err == -EBADMSG) {
+		kfit_err("%s: nothing could be read: every chunk is corrupt", env.path);
+		return 1;
+	}
+	if (err) {
+		kfit_err("%s: %s", env.path, strerror(-err));
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int first, err;
+
+	first = kfit_parse_args(&tool, &env.c, argc, argv);
+	if (first < 0 || check_args(first, argc, argv))
+		return 2;
+	kfit_diag_setup("kd", env.c.verbose);
+	err = run();
+	fflush(stdout);
+	cleanup();
+	return err;
+}

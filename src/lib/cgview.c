@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/* callgraph's output, live or from a trace file (cgview.h) */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cgview.h"
+#include "diag.h"
+#include "duration.h"
+#include "export.h"
+#include "output.h"
+#include "treeprint.h"
+
+static const char *dur(__u64 ns, char *buf)
+{
+	return kfit_fmt_duration(ns, buf, 32);
+}
+
+static __u64 elapsed(const struct kfit_cgview *v)
+{
+	return v->end_ns > v->start_ns ? v->end_ns - v->start_ns : 0;
+}
+
+/* What was traced, how, for how long, and what is missing */
+static void print_header(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
+			 const struct kfit_ctree *t)
+{
+	char d[32];
+	int i, n = 0, shown = 5;
+
+	for (i = 0; i < v->nfuncs; i++)
+		n += !v->funcs[i].dropped;
+
+	if (v->sampled)
+		printf("Sampled stacks at %u Hz (%s) for %s\n", v->hz,
+		       v->sample_event ? v->sample_event : "?", dur(elapsed(v), d));
+	else if (v->nfuncs)
+		printf("Traced %d function%s (%s)%s%s for %s\n", n, n == 1 ? "" : "s",
+		       v->mechanism, v->ntracepoints ? " and tracepoints" : "",
+		       v->root ? ", inside --root" : "", dur(elapsed(v), d));
+	else
+		printf("Traced %d tracepoint%s for %s\n", v->ntracepoints,
+		       v->ntracepoints == 1 ? "" : "s", dur(elapsed(v), d));
+	kfit_tp_counts(stdout, t);
+	if (v->missed)
+		printf("%llu probe runs missed: the kernel skips a BPF program that "
+		       "fires inside another\n", (unsigned long long)v->missed);
+	if (v->too_deep)
+		printf("%llu calls nested deeper than %d not kept\n",
+		       (unsigned long long)v->too_deep, v->max_depth);
+	if (v->no_stack)
+		printf("%llu calls not kept: too many threads at once\n",
+		       (unsigned long long)v->no_stack);
+	if (v->sampled || !v->nskipped)
+		return;
+	printf("Skipped %d function%s:\n", v->nskipped, v->nskipped == 1 ? "" : "s");
+	for (i = 0; i < v->nskipped && (i < shown || o->verbose); i++)
+		printf("  %s: %s\n", v->skipped[i].name, v->skipped[i].reason);
+	if (i < v->nskipped)
+		printf("  ... and %d more (-v lists them all)\n", v->nskipped - i);
+}
+
+static struct kfit_tp_opts tp_opts(const struct kfit_cgview *v)
+{
+	return (struct kfit_tp_opts){ .origin = v->start_ns };
+}
+
+static void json_attach(struct kfit_json *j, const struct kfit_cgv_attach *a)
+{
+	kfit_json_begin_object(j, "attach");
+	kfit_json_str(j, "mechanism", a->mechanism);
+	kfit_json_u64(j, "functions", a->functions);
+	kfit_json_u64(j, "skipped", a->skipped);
+	kfit_json_u64(j, "attach_ns", a->attach_ns);
+	kfit_json_i64(j, "fds", a->fds);
+	kfit_json_end_object(j);
+}
+
+static void print_json(const struct kfit_cgview *v, const struct kfit_ctree *t)
+{
+	struct kfit_tp_opts o = tp_opts(v);
+	struct kfit_json j;
+	int i;
+
+	kfit_json_init(&j, stdout, false);
+	kfit_json_begin_object(&j, NULL);
+	kfit_json_str(&j, "mode", v->sampled ? "sampled" : "exact");
+	kfit_json_str(&j, "mechanism", v->mechanism);
+	kfit_json_u64(&j, "elapsed_ns", elapsed(v));
+	kfit_tp_json_counts(&j, t);
+	kfit_json_u64(&j, "missed", v->missed);
+	kfit_json_u64(&j, "too_deep", v->too_deep);
+	kfit_json_u64(&j, "no_stack", v->no_stack);
+	kfit_json_begin_array(&j, "skipped");
+	for (i = 0; !v->sampled && i < v->nskipped; i++) {
+		kfit_json_begin_object(&j, NULL);
+		kfit_json_str(&j, "name", v->skipped[i].name);
+		kfit_json_str(&j, "reason", v->skipped[i].reason);
+		kfit_json_end_object(&j);
+	}
+	kfit_json_end_array(&j);
+	if (v->attach)
+		json_attach(&j, v->attach);
+	if (v->sampled) {
+		kfit_json_u64(&j, "hz", v->hz);
+		kfit_json_str(&j, "event", v->sample_event ? v->sample_event : "?");
+	}
+	kfit_tp_json_threads(&j, t, &o);
+	kfit_json_end_object(&j);
+	kfit_json_finish(&j);
+}
+
+/* As KFI's kd: only the functions that ran, then how many did not */
+static void print_summary_table(struct kfit_fstats *st, const struct kfit_fnotes *nt)
+{
+	int i, idle = 0;
+
+	for (i = 0; i < st->n; i++) {
+		if (st->f[i].hidden || st->f[i].h.count)
+			continue;
+		st->f[i].hidden = true;
+		idle++;
+	}
+	kfit_fstats_table(stdout, st, nt);
+	if (idle)
+		printf("%d traced function%s not called\n", idle, idle == 1 ? "" : "s");
+}
+
+static int print_summary(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
+			 const struct kfit_ctree *t)
+{
+	struct kfit_fnotes nt = {
+		.too_deep = v->too_deep,
+		.max_depth = v->max_depth,
+		.no_stack = v->no_stack,
+		.missed = v->missed,
+	};
+	struct kfit_fstats st = { 0 };
+	int i, err;
+
+	err = kfit_fstats_init(&st, v->nfuncs);
+	if (err)
+		return err;
+	st.sort = o->sort;
+	st.top = o->top;
+	st.fields = o->fields;
+	for (i = 0; i < v->nfuncs; i++) {
+		st.f[i].name = v->funcs[i].name;
+		st.f[i].hidden = v->funcs[i].dropped;
+	}
+	err = kfit_fstats_from_tree(&st, t);
+	if (!err)
+		print_summary_table(&st, &nt);
+	kfit_fstats_free(&st);
+	return err;
+}
+
+/* The exports' callbacks share one ctx: the tree's names, the view's kinds */
+struct xctx {
+	const struct kfit_cgview *v;
+	kfit_xname_fn name;
+	void *name_ctx;
+};
+
+static const char *export_name(void *ctx, const struct kfit_cnode *n)
+{
+	const struct xctx *x = ctx;
+
+	return x->name(x->name_ctx, n);
+}
+
+/* Whether a call is a kernel function's, for the exports' colours */
+static bool call_kernel(void *ctx, const struct kfit_cnode *n)
+{
+	const struct xctx *x = ctx;
+
+	return n->kind == KFIT_CN_CALL && n->id < (__u32)x->v->nfuncs &&
+	       x->v->funcs[n->id].kernel;
+}
+
+static int export_file(const char *path, const struct kfit_xsrc *src, bool svg)
+{
+	struct kfit_svg_opts so = { .title = "callgraph" };
+	FILE *f = fopen(path, "w");
+	int err;
+
+	if (!f) {
+		err = -errno;
+		kfit_err("cannot write %s: %s", path, strerror(-err));
+		return err;
+	}
+	err = svg ? kfit_export_svg(src, &so, f) : kfit_export_perfetto(src, f);
+	if (fclose(f) && !err)
+		err = -EIO;
+	if (err)
+		kfit_err("cannot write %s: %s", path, kfit_reason(err));
+	return err;
+}
+
+static int print_exports(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
+			 const struct kfit_ctree *t)
+{
+	struct kfit_xsrc src;
+	struct xctx x = { .v = v };
+	int err;
+
+	err = kfit_xsrc_ctree(&src, t, v->sampled);
+	if (err)
+		return err;
+	if (!v->sampled) {
+		x.name = src.name;
+		x.name_ctx = src.ctx;
+		src.name = export_name;
+		src.kernel = call_kernel;
+		src.ctx = &x;
+	}
+	src.t0 = v->start_ns;
+	if (o->folded)
+		err = kfit_export_folded(&src, stdout);
+	if (!err && o->svg)
+		err = export_file(o->svg, &src, true);
+	if (!err && o->perfetto && !v->sampled)
+		err = export_file(o->perfetto, &src, false);
+	kfit_xsrc_release(&src);
+	return err;
+}
+
+static void print_counts(const struct kfit_cgv_counts *c)
+{
+	const __u64 *t = c->types;
+
+	kfit_info("%llu records read (%llu bytes): %llu calls returned, %llu "
+		  "still open at the end; %llu context switches, %llu interrupts, "
+		  "%llu tracepoint hits, %llu forks, %llu execs, %llu exits, %llu "
+		  "samples; %llu records lost, %llu returns without their entry",
+		  (unsigned long long)c->records, (unsigned long long)c->bytes,
+		  (unsigned long long)(t[KFIT_REC_CALL] - c->end_calls),
+		  (unsigned long long)c->end_calls,
+		  (unsigned long long)t[KFIT_REC_SWITCH], (unsigned long long)t[KFIT_REC_IRQ],
+		  (unsigned long long)t[KFIT_REC_EVENT], (unsigned long long)t[KFIT_REC_FORK],
+		  (unsigned long long)t[KFIT_REC_EXEC], (unsigned long long)t[KFIT_REC_EXIT],
+		  (unsigned long long)t[KFIT_REC_SAMPLE], (unsigned long long)c->lost,
+		  (unsigned long long)c->unmatched);
+}
+
+int kfit_cgview_render(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
+		       const struct kfit_ctree *t)
+{
+	bool tree = o->tree || (!o->summary && !o->folded && !o->json &&
+				!o->svg && !o->perfetto);
+	struct kfit_tp_opts to = tp_opts(v);
+	int err = 0;
+
+	if (o->verbose && v->counts)
+		print_counts(v->counts);
+	if (o->json) {
+		print_json(v, t);
+	} else if (!o->folded) {
+		print_header(v, o, t);
+		if (o->summary && !v->sampled)
+			err = print_summary(v, o, t);
+		else if (tree || o->summary) {
+			putchar('\n');
+			kfit_tp_text(stdout, t, &to);
+		}
+	}
+	if (!err && (o->folded || o->svg || o->perfetto))
+		err = print_exports(v, o, t);
+	if (v->sampled && o->perfetto)
+		kfit_warn("sampled stacks have no timeline: no %s written", o->perfetto);
+	fflush(stdout);
+	return err;
+}
+
+/*
+ * User addresses are below 2^47, and code is never mapped below 64 KiB
+ * (mmap_min_addr's default)
+ */
+bool kfit_cgview_no_user_address(__u64 ip)
+{
+	return ip >> 47 || ip < 0x10000;
+}
+
+static int add_sample(struct kfit_ctree *t, const struct kfit_rec_sample *r, size_t size)
+{
+	struct kfit_rec_sample c;
+	int n = r->nuser;
+
+	if (size > sizeof(c) || r->nkernel > KFIT_STACK_MAX || n > KFIT_STACK_MAX ||
+	    size < offsetof(struct kfit_rec_sample, ip) + (r->nkernel + n) * sizeof(__u64))
+		return kfit_ctree_add(t, r, size);	/* the decoder judges it */
+	while (n && kfit_cgview_no_user_address(r->ip[r->nkernel + n - 1]))
+		n--;
+	if (n == r->nuser)
+		return kfit_ctree_add(t, r, size);
+	memcpy(&c, r, size);
+	c.nuser = n;
+	return kfit_ctree_add(t, &c, size);
+}
+
+int kfit_cgview_add(struct kfit_ctree *t, bool sampled, const void *rec, size_t size)
+{
+	const struct kfit_rec *h = rec;
+
+	if (size < sizeof(*h))
+		return kfit_ctree_add(t, rec, size);
+	if (sampled && h->type == KFIT_REC_EXEC && size >= sizeof(struct kfit_rec_task))
+		return kfit_ctree_task(t, h->pid, h->tid,
+				       ((const struct kfit_rec_task *)rec)->comm);
+	if (sampled && h->type >= KFIT_REC_FORK && h->type <= KFIT_REC_EXIT)
+		return 0;
+	if (h->type == KFIT_REC_SAMPLE && size >= offsetof(struct kfit_rec_sample, ip))
+		return add_sample(t, rec, size);
+	return kfit_ctree_add(t, rec, size);
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KFIT_CGVIEW_H
+#define KFIT_CGVIEW_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+#include "kfit/rec.h"
+#include "calltree.h"
+#include "fstats.h"
+
+/*
+ * What callgraph shows of a finished call tree (calltree.h): the header
+ * (what was traced, how, for how long, what is missing), then the tree,
+ * the summary, JSON, folded stacks, an SVG flame graph or Perfetto JSON.
+ * callgraph fills the capture from its live state, kd from a trace
+ * file's metadata: the same code prints both, byte for byte.
+ */
+
+/* An entry of the function table the call records' ids index */
+struct kfit_cgv_func {
+	const char *name;
+	bool kernel;		/* kernel code (the exports' colours) */
+	bool dropped;		/* listed but not traced: left out of the summary */
+};
+
+/* A function left out before tracing, and why */
+struct kfit_cgv_skip {
+	const char *name, *reason;
+};
+
+/* How the functions were attached: the JSON's "attach" object */
+struct kfit_cgv_attach {
+	const char *mechanism;
+	__u64 functions, skipped, attach_ns;
+	__s64 fds;		/* fds opened by attaching */
+};
+
+/* -v's line of what was read (kfit_info) */
+struct kfit_cgv_counts {
+	__u64 records, bytes;
+	__u64 types[KFIT_REC_NTYPES];	/* records of each type */
+	__u64 end_calls;	/* calls still open at the end (in types[CALL]) */
+	__u64 lost;		/* records lost */
+	__u64 unmatched;	/* returns without their entry */
+};
+
+struct kfit_cgview {
+	bool sampled;		/* sampled stacks, else exact calls */
+	const char *mechanism;	/* "perf_event", "tracepoint", the attacher's */
+	unsigned int hz;	/* sampled */
+	const char *sample_event;	/* sampled: "cpu-clock"... */
+	const struct kfit_cgv_func *funcs;
+	int nfuncs;
+	int ntracepoints;	/* -e */
+	bool root;		/* --root: only what runs inside it */
+	__u64 start_ns, end_ns;
+	__u64 missed;		/* probe runs the kernel skipped */
+	__u64 too_deep;		/* calls nested deeper than max_depth */
+	__u64 no_stack;		/* calls not kept: too many threads */
+	int max_depth;
+	const struct kfit_cgv_skip *skipped;
+	int nskipped;
+	const struct kfit_cgv_attach *attach;	/* NULL: no functions attached */
+	const struct kfit_cgv_counts *counts;	/* NULL: no -v line */
+};
+
+struct kfit_cgview_opts {
+	bool summary;		/* the kd table */
+	enum kfit_fsort sort;
+	unsigned long top;
+	unsigned int fields;	/* the table's columns (fstats.h); 0: all */
+	bool folded;		/* folded stacks on stdout */
+	bool json;
+	const char *svg, *perfetto;	/* files to write, or NULL */
+	bool verbose;		/* every skipped function, the counts line */
+	bool tree;		/* the tree too, with any other output */
+};
+
+/*
+ * Render t (kfit_ctree_finish'ed) as o asks, to stdout and the files
+ * (their errors said with kfit_err). 0 or -errno.
+ */
+int kfit_cgview_render(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
+		       const struct kfit_ctree *t);
+
+/*
+ * One record into t as callgraph decodes it: sampled trees are per
+ * process, without a timeline, so of fork, exec and exit only exec's new
+ * name counts; a sampled user stack walked by frame pointers can end on
+ * words that are no addresses (a caller built without them): they are
+ * left out. 0 or -ENOMEM.
+ */
+int kfit_cgview_add(struct kfit_ctree *t, bool sampled, const void *rec, size_t size);
+/* Whether a word of a sampled user stack can be no code address */
+bool kfit_cgview_no_user_address(__u64 ip);
+
+#endif

@@ -1,0 +1,1236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The trace file's reader: what kd and the fuzzer open. Every byte is
+ * outside input: sizes are checked against the file before any read,
+ * CRCs before any parse, and text is parsed without fixed buffers.
+ */
+#include <byteswap.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "kfit/rec.h"
+#include "kft.h"
+#include "kft_int.h"
+
+/* Table ids above this are refused: allocations stay sane */
+#define ID_MAX		(1U << 20)
+/* The most bytes one byte of deflate data inflates to, with slack */
+#define ZLIB_RATIO	1032
+
+struct sym {
+	__u64 addr;
+	__u32 pid;
+	bool kernel;
+	__u32 order;		/* in the file: the first of duplicates wins */
+	const char *name;
+};
+
+struct unknown {
+	__u64 addr;
+	__u32 pid;
+	bool kernel;
+	char *name;
+};
+
+struct kvs {
+	struct kft_kv *kv;
+	int n, alloc;
+};
+
+struct kft_file {
+	int fd;			/* -1: mem */
+	const unsigned char *mem;
+	__u64 size;
+	struct kft_header hdr;
+	bool complete;
+	__u64 missing;
+
+	char **texts;		/* what the strings point into */
+	size_t ntexts;
+	struct kvs meta, stats;
+	struct kft_func *funcs;
+	int nfuncs;
+	struct kft_event *events;
+	int nevents;
+	struct kft_task *tasks;
+	int ntasks;
+	struct sym *syms;
+	size_t nsyms, asyms;
+	struct unknown *unk;	/* names of addresses not in SYMS, a hash */
+	size_t nunk, unkmask;
+	bool has_layout;
+
+	struct kft_chunkinfo *chunks;
+	int nchunks, achunks;
+	__u64 stats_at;		/* where the STATS block was (0: none) */
+
+	char *err;
+	size_t errlen;
+};
+
+static int fail(struct kft_file *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int fail(struct kft_file *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (f->err && f->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(f->err, f->errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -EBADMSG;
+}
+
+/* len bytes at off, all within the file: 0, -EBADMSG (beyond it), -EIO */
+static int read_at(struct kft_file *f, void *buf, size_t len, __u64 off)
+{
+	char *p = buf;
+
+	if (off > f->size || len > f->size - off)
+		return -EBADMSG;
+	if (f->fd < 0) {
+		if (len)
+			memcpy(buf, f->mem + off, len);
+		return 0;
+	}
+	while (len) {
+		ssize_t n = pread(f->fd, p, len, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return -EIO;	/* it shrank under us */
+		p += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* ---- text parsing -------------------------------------------------------- */
+
+static const char *const block_names[KFT_B_NTYPES] = {
+	[KFT_B_META] = "META", [KFT_B_LAYOUT] = "LAYOUT", [KFT_B_FUNCS] = "FUNCS",
+	[KFT_B_EVENTS] = "EVENTS", [KFT_B_TASKS] = "TASKS", [KFT_B_SYMS] = "SYMS",
+	[KFT_B_CHUNK] = "CHUNK", [KFT_B_STATS] = "STATS", [KFT_B_INDEX] = "INDEX",
+};
+
+/* The next line of *p (NUL-terminated in place), or NULL at the end */
+static char *next_line(char **p, char *end)
+{
+	char *l = *p, *nl;
+
+	if (l >= end)
+		return NULL;
+	nl = memchr(l, '\n', end - l);
+	if (!nl)
+		nl = end;
+	*nl = '\0';
+	*p = nl + 1;
+	return l;
+}
+
+/* Split at tabs into at most max fields, the last taking the rest: how many */
+static int split(char *line, char **fld, int max)
+{
+	int n = 0;
+
+	fld[n++] = line;
+	while (n < max) {
+		char *t = strchr(fld[n - 1], '\t');
+
+		if (!t)
+			break;
+		*t = '\0';
+		fld[n++] = t + 1;
+	}
+	return n;
+}
+
+/* A whole unsigned number in base (no sign, no spaces): 0 or -1 */
+static int parse_u64(const char *s, int base, __u64 *v)
+{
+	unsigned long long x;
+	char *end;
+
+	if (base == 16 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	/* strtoull would take spaces and signs */
+	if (!isxdigit((unsigned char)s[0]) || (base == 10 && !isdigit((unsigned char)s[0])))
+		return -1;
+	errno = 0;
+	x = strtoull(s, &end, base);
+	if (errno || *end)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static int parse_u32(const char *s, __u32 *v)
+{
+	__u64 x;
+
+	if (parse_u64(s, 10, &x) || x > UINT32_MAX)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static int parse_id(const char *s, __u32 *v)
+{
+	return parse_u32(s, v) || *v >= ID_MAX ? -1 : 0;
+}
+
+static int kv_add(struct kvs *t, const char *key, const char *val)
+{
+	if (t->n == t->alloc) {
+		int n = t->alloc ? 2 * t->alloc : 32;
+		struct kft_kv *kv = realloc(t->kv, n * sizeof(*kv));
+
+		if (!kv)
+			return -ENOMEM;
+		t->kv = kv;
+		t->alloc = n;
+	}
+	t->kv[t->n++] = (struct kft_kv){ key, val };
+	return 0;
+}
+
+/* "key=value" lines; lines without '=' carry nothing and are skipped */
+static int parse_kv(struct kft_file *f, struct kvs *t, char *p, char *end)
+{
+	char *l, *eq;
+
+	while ((l = next_line(&p, end))) {
+		eq = strchr(l, '=');
+		if (!eq || eq == l)
+			continue;
+		*eq = '\0';
+		if (kv_add(t, l, eq + 1))
+			return fail(f, "out of memory");
+	}
+	return 0;
+}
+
+static int count_lines(const char *p, const char *end)
+{
+	int n = 0;
+
+	for (; p < end; p++)
+		n += *p == '\n';
+	return n + 1;
+}
+
+/*
+ * Each id of n entries once, all below n: ids[] (by the position of each
+ * entry) become the table's order. 0 or -1.
+ */
+static int dense_ids(const __u32 *ids, int n, int *pos)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		pos[i] = -1;
+	for (i = 0; i < n; i++) {
+		if (ids[i] >= (__u32)n || pos[ids[i]] >= 0)
+			return -1;
+		pos[ids[i]] = i;
+	}
+	return 0;
+}
+
+/* FUNCS: "ID\tKIND\tNAME\tOBJECT\tBUILD_ID\tFLAGS", ids 0..N-1 */
+static int parse_funcs(struct kft_file *f, char *p, char *end)
+{
+	int max = count_lines(p, end), n = 0, i, *pos = NULL, rc = 0;
+	struct kft_func *t = NULL, *out = NULL;
+	__u32 *ids = NULL;
+	char *l, *fld[6];
+
+	if (f->funcs)
+		return fail(f, "corrupt trace file: two FUNCS blocks");
+	t = calloc(max, sizeof(*t));
+	ids = calloc(max, sizeof(*ids));
+	if (!t || !ids) {
+		rc = fail(f, "out of memory");
+		goto out;
+	}
+	while ((l = next_line(&p, end))) {
+		if (!*l)
+			continue;
+		if (split(l, fld, 6) != 6 || parse_id(fld[0], &ids[n]) ||
+		    (strcmp(fld[1], "k") && strcmp(fld[1], "u")) || !*fld[2]) {
+			rc = fail(f, "corrupt trace file: bad line %d of its FUNCS block", n + 1);
+			goto out;
+		}
+		t[n] = (struct kft_func){
+			.id = ids[n], .kernel = fld[1][0] == 'k',
+			.dropped = strstr(fld[5], "dropped") != NULL,
+			.name = fld[2], .object = fld[3],
+			.build_id = strcmp(fld[4], "-") ? fld[4] : "",
+		};
+		n++;
+	}
+	pos = malloc((n ? n : 1) * sizeof(*pos));
+	out = calloc(n ? n : 1, sizeof(*out));
+	if (!pos || !out) {
+		rc = fail(f, "out of memory");
+		goto out;
+	}
+	if (dense_ids(ids, n, pos)) {
+		rc = fail(f, "corrupt trace file: the ids of its FUNCS block are not 0..%d once each", n - 1);
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		out[i] = t[pos[i]];
+	f->funcs = out;
+	f->nfuncs = n;
+	out = NULL;
+out:
+	free(out);
+	free(pos);
+	free(ids);
+	free(t);
+	return rc;
+}
+
+/* A text of the file's own, kept until kft_close */
+static char *keep_text(struct kft_file *f, const char *s, size_t len)
+{
+	char **t = realloc(f->texts, (f->ntexts + 1) * sizeof(*t));
+	char *c;
+
+	if (!t)
+		return NULL;
+	f->texts = t;
+	c = malloc(len + 1);
+	if (!c)
+		return NULL;
+	memcpy(c, s, len);
+	c[len] = '\0';
+	f->texts[f->ntexts++] = c;
+	return c;
+}
+
+/* The number after key in s (up to its ';'): 0, or -1 when none */
+static int field_num(const char *s, const char *key, __u32 *v)
+{
+	const char *k = strstr(s, key);
+	char num[16];
+	size_t n;
+
+	if (!k)
+		return -1;
+	k += strlen(key);
+	n = strcspn(k, ";");
+	if (!n || n >= sizeof(num) || !k[n])
+		return -1;
+	memcpy(num, k, n);
+	num[n] = '\0';
+	return parse_u32(num, v);
+}
+
+/*
+ * One "\tfield:TYPE NAME;\toffset:N;\tsize:N;\tsigned:N;" line (in place):
+ * 1 a field, 0 a common_ one, -1 malformed.
+ */
+static int parse_field(char *l, struct kft_field *fl)
+{
+	char *decl = l, *semi, *sp, *br;
+	__u32 sig = 0;
+
+	decl += strlen("field:");
+	semi = strchr(decl, ';');
+	if (!semi)
+		return -1;
+	*semi = '\0';
+	if (field_num(semi + 1, "offset:", &fl->offset) ||
+	    field_num(semi + 1, "size:", &fl->size) ||
+	    fl->offset > 0xffff || fl->size > 0xffff)
+		return -1;
+	if (strstr(semi + 1, "signed:") && field_num(semi + 1, "signed:", &sig))
+		return -1;
+	while (*decl == ' ')
+		decl++;
+	sp = strrchr(decl, ' ');
+	if (!sp || sp == decl || !sp[1])
+		return -1;
+	*sp = '\0';
+	fl->type = decl;
+	fl->name = sp + 1;
+	br = strchr(fl->name, '[');
+	fl->is_array = br != NULL;
+	if (br)
+		*br = '\0';
+	fl->is_signed = sig != 0;
+	if (!*fl->name)
+		return -1;
+	return strncmp(fl->name, "common_", 7) ? 1 : 0;
+}
+
+/* An event's format text (from *p to end, in place): its fields */
+static int parse_format(struct kft_file *f, struct kft_event *ev, char *p, char *end)
+{
+	int max = count_lines(p, end), n = 0, r;
+	struct kft_field *fl = calloc(max, sizeof(*fl));
+	char *l;
+
+	if (!fl)
+		return fail(f, "out of memory");
+	while ((l = next_line(&p, end))) {
+		l += strspn(l, " \t");
+		if (strncmp(l, "field:", 6))
+			continue;
+		r = parse_field(l, &fl[n]);
+		if (r < 0) {
+			free(fl);
+			return fail(f, "corrupt trace file: a bad field line in the format of %s", ev->name);
+		}
+		n += r;
+	}
+	/* The array lives in f->texts, freed with the rest */
+	if (!keep_text(f, (const char *)fl, n * sizeof(*fl))) {
+		free(fl);
+		return fail(f, "out of memory");
+	}
+	ev->fields = (const struct kft_field *)f->texts[f->ntexts - 1];
+	ev->nfields = n;
+	free(fl);
+	return 0;
+}
+
+/*
+ * EVENTS: "event ID CAT:NAME", then its format file's lines up to the next
+ * "event " line (the format has empty lines of its own).
+ */
+static int parse_events(struct kft_file *f, char *p, char *end)
+{
+	int max = count_lines(p, end), n = 0, i, *pos = NULL, rc = 0;
+	struct kft_event *t = NULL, *out = NULL;
+	__u32 *ids = NULL;
+
+	if (f->events)
+		return fail(f, "corrupt trace file: two EVENTS blocks");
+	t = calloc(max, sizeof(*t));
+	ids = calloc(max, sizeof(*ids));
+	if (!t || !ids) {
+		rc = fail(f, "out of memory");
+		goto out;
+	}
+	while (p < end) {
+		char *l = p, *nl = memchr(p, '\n', end - p), *fmt, *fend, *sp, *copy;
+
+		if (!nl)
+			nl = end;
+		if (l == nl) {		/* empty lines between events */
+			p = nl + 1;
+			continue;
+		}
+		if (nl - l < 7 || memcmp(l, "event ", 6)) {
+			rc = fail(f, "corrupt trace file: its EVENTS block has text outside an event");
+			goto out;
+		}
+		*nl = '\0';
+		sp = strchr(l + 6, ' ');
+		if (!sp || !sp[1] || strchr(sp + 1, ' ')) {
+			rc = fail(f, "corrupt trace file: a bad event line in its EVENTS block");
+			goto out;
+		}
+		*sp = '\0';
+		if (parse_id(l + 6, &ids[n])) {
+			rc = fail(f, "corrupt trace file: a bad event id in its EVENTS block");
+			goto out;
+		}
+		t[n].id = ids[n];
+		t[n].name = sp + 1;
+		/* Its format: to the next "event " line */
+		fmt = fend = nl < end ? nl + 1 : end;
+		while (fend < end && !(end - fend >= 6 && !memcmp(fend, "event ", 6))) {
+			char *e = memchr(fend, '\n', end - fend);
+
+			fend = e ? e + 1 : end;
+		}
+		p = fend;
+		/* Without the empty lines that end it */
+		while (fend > fmt + 1 && fend[-1] == '\n' && fend[-2] == '\n')
+			fend--;
+		if (fend == fmt + 1 && fmt[0] == '\n')
+			fend = fmt;
+		copy = keep_text(f, fmt, fend - fmt);
+		if (!copy || !keep_text(f, fmt, fend - fmt)) {
+			rc = fail(f, "out of memory");
+			goto out;
+		}
+		t[n].format = copy;
+		copy = f->texts[f->ntexts - 1];
+		rc = parse_format(f, &t[n], copy, copy + (fend - fmt));
+		if (rc)
+			goto out;
+		n++;
+	}
+	pos = malloc((n ? n : 1) * sizeof(*pos));
+	out = calloc(n ? n : 1, sizeof(*out));
+	if (!pos || !out) {
+		rc = fail(f, "out of memory");
+		goto out;
+	}
+	if (dense_ids(ids, n, pos)) {
+		rc = fail(f, "corrupt trace file: the ids of its EVENTS block are not 0..%d once each", n - 1);
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		out[i] = t[pos[i]];
+	f->events = out;
+	f->nevents = n;
+	out = NULL;
+out:
+	free(out);
+	free(pos);
+	free(ids);
+	free(t);
+	return rc;
+}
+
+/* TASKS: "PID\tTID\tPPID\tCOMM" */
+static int parse_tasks(struct kft_file *f, char *p, char *end)
+{
+	int max = count_lines(p, end), n = f->ntasks;
+	struct kft_task *t = realloc(f->tasks, (n + max) * sizeof(*t));
+	char *l, *fld[4];
+
+	if (!t)
+		return fail(f, "out of memory");
+	f->tasks = t;
+	while ((l = next_line(&p, end))) {
+		if (!*l)
+			continue;
+		memset(&t[n], 0, sizeof(t[n]));
+		if (split(l, fld, 4) != 4 || parse_u32(fld[0], &t[n].pid) ||
+		    parse_u32(fld[1], &t[n].tid) || parse_u32(fld[2], &t[n].ppid))
+			return fail(f, "corrupt trace file: bad line %d of its TASKS block",
+				    n - f->ntasks + 1);
+		snprintf(t[n].comm, sizeof(t[n].comm), "%s", fld[3]);
+		n++;
+		f->ntasks = n;
+	}
+	return 0;
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	if (x->kernel != y->kernel)
+		return x->kernel < y->kernel ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
+	return 0;
+}
+
+/* SYMS: "file\tPATH\tBUILD_ID" lines, then "PID\tADDR\tK\tNAME" ones */
+static int parse_syms(struct kft_file *f, char *p, char *end)
+{
+	size_t max = count_lines(p, end);
+	struct sym *s = realloc(f->syms, (f->nsyms + max) * sizeof(*s));
+	size_t before = f->nsyms;
+	char *l, *fld[4];
+	__u64 addr;
+	__u32 pid;
+	int line = 0;
+
+	if (!s)
+		return fail(f, "out of memory");
+	f->syms = s;
+	while ((l = next_line(&p, end))) {
+		line++;
+		if (!*l || !strncmp(l, "file\t", 5))
+			continue;
+		if (split(l, fld, 4) != 4 || parse_u32(fld[0], &pid) ||
+		    parse_u64(fld[1], 16, &addr) ||
+		    (strcmp(fld[2], "k") && strcmp(fld[2], "u"))) {
+			f->nsyms = before;	/* those sorted before stay usable */
+			return fail(f, "corrupt trace file: bad line %d of its SYMS block", line);
+		}
+		s[f->nsyms] = (struct sym){
+			.addr = addr, .kernel = fld[2][0] == 'k',
+			.pid = fld[2][0] == 'k' ? 0 : pid,
+			.order = f->nsyms, .name = fld[3],
+		};
+		f->nsyms++;
+	}
+	qsort(f->syms, f->nsyms, sizeof(*f->syms), sym_cmp);
+	return 0;
+}
+
+/* ---- blocks -------------------------------------------------------------- */
+
+/* A metadata block's payload (block at off): parsed. 0 or -EBADMSG/-errno */
+static int parse_block(struct kft_file *f, const struct kft_block *b, __u64 off)
+{
+	const char *name = block_names[b->type];
+	char *text, *end;
+	int err;
+
+	if (b->flags || b->raw_size != b->size)
+		return fail(f, "corrupt trace file: its %s block has flags %#x", name, b->flags);
+	text = malloc((size_t)b->size + 1);
+	if (!text)
+		return fail(f, "out of memory");
+	err = read_at(f, text, b->size, off + sizeof(*b));
+	if (err) {
+		free(text);
+		return err == -EBADMSG ? fail(f, "corrupt trace file: its %s block runs past the end", name)
+				       : fail(f, "read error: %s", strerror(-err));
+	}
+	if (kft_crc(text, b->size) != b->crc) {
+		free(text);
+		return fail(f, "corrupt trace file: the %s block at offset %llu fails its CRC",
+			    name, (unsigned long long)off);
+	}
+	text[b->size] = '\0';
+	end = text + b->size;
+	{
+		char **t = realloc(f->texts, (f->ntexts + 1) * sizeof(*t));
+
+		if (!t) {
+			free(text);
+			return fail(f, "out of memory");
+		}
+		f->texts = t;
+		f->texts[f->ntexts++] = text;
+	}
+	switch (b->type) {
+	case KFT_B_META:
+		return parse_kv(f, &f->meta, text, end);
+	case KFT_B_STATS:
+		f->stats_at = off;
+		return parse_kv(f, &f->stats, text, end);
+	case KFT_B_LAYOUT: {
+		char why[256];
+
+		if (kft_layout_check(text, b->size, why, sizeof(why)))
+			return fail(f, "%s", why);
+		f->has_layout = true;
+		return 0;
+	}
+	case KFT_B_FUNCS:
+		return parse_funcs(f, text, end);
+	case KFT_B_EVENTS:
+		return parse_events(f, text, end);
+	case KFT_B_TASKS:
+		return parse_tasks(f, text, end);
+	case KFT_B_SYMS:
+		return parse_syms(f, text, end);
+	}
+	return 0;
+}
+
+static bool is_meta(__u16 type)
+{
+	return type >= KFT_B_META && type < KFT_B_NTYPES && type != KFT_B_CHUNK &&
+	       type != KFT_B_INDEX;
+}
+
+/* A chunk's block header and struct at off: 0, or -EBADMSG when not valid */
+static int read_chunk_head(struct kft_file *f, __u64 off, struct kft_chunkinfo *ci)
+{
+	struct {
+		struct kft_block b;
+		struct kft_chunk c;
+	} h;
+
+	if (read_at(f, &h, sizeof(h), off) || kft_block_check(&h.b) ||
+	    h.b.type != KFT_B_CHUNK || h.b.flags & ~KFT_BF_ZLIB ||
+	    h.b.size < sizeof(h.c) || h.b.raw_size < sizeof(h.c) ||
+	    (!(h.b.flags & KFT_BF_ZLIB) && h.b.size != h.b.raw_size) ||
+	    h.b.raw_size - sizeof(h.c) > KFT_CHUNK_MAX + 65536 ||
+	    off + sizeof(h.b) + h.b.size > f->size)
+		return -EBADMSG;
+	*ci = (struct kft_chunkinfo){
+		.offset = off, .seq = h.c.seq, .first_ts = h.c.first_ts,
+		.last_ts = h.c.last_ts, .nrecs = h.c.nrecs, .lost = h.c.lost,
+		.size = h.b.size, .raw_size = h.b.raw_size,
+	};
+	return 0;
+}
+
+static int add_chunk(struct kft_file *f, const struct kft_chunkinfo *ci)
+{
+	if (f->nchunks == f->achunks) {
+		int n = f->achunks ? 2 * f->achunks : 64;
+		struct kft_chunkinfo *c = realloc(f->chunks, n * sizeof(*c));
+
+		if (!c)
+			return fail(f, "out of memory");
+		f->chunks = c;
+		f->achunks = n;
+	}
+	f->chunks[f->nchunks++] = *ci;
+	return 0;
+}
+
+/*
+ * The index through the footer, checked: every entry a valid chunk block
+ * saying what the entry says, in file order. 1 used, 0 none (walk), <0 error.
+ */
+static int read_index(struct kft_file *f, __u64 *index_off, __u64 *stats_off)
+{
+	__u64 end = f->size - sizeof(struct kft_footer), prev = sizeof(f->hdr), i;
+	struct kft_index_ent *ent = NULL;
+	struct kft_chunkinfo ci;
+	struct kft_footer ft;
+	struct kft_block b;
+	int rc = 0;
+
+	if (f->size < sizeof(f->hdr) + sizeof(ft) ||
+	    read_at(f, &ft, sizeof(ft), end) || kft_footer_check(&ft))
+		return 0;
+	if (ft.index_off < sizeof(f->hdr) || ft.index_off > end ||
+	    end - ft.index_off < sizeof(b) ||
+	    read_at(f, &b, sizeof(b), ft.index_off) || kft_block_check(&b) ||
+	    b.type != KFT_B_INDEX || b.flags ||
+	    (__u64)ft.nchunks * sizeof(*ent) != b.size ||
+	    ft.index_off + sizeof(b) + b.size != end)
+		return 0;
+	ent = malloc(b.size ? b.size : 1);
+	if (!ent)
+		return fail(f, "out of memory");
+	if (read_at(f, ent, b.size, ft.index_off + sizeof(b)) ||
+	    kft_crc(ent, b.size) != b.crc)
+		goto out;
+	for (i = 0; i < ft.nchunks; i++) {
+		if (ent[i].offset < prev || ent[i].offset >= ft.index_off ||
+		    read_chunk_head(f, ent[i].offset, &ci) ||
+		    ci.offset + sizeof(b) + ci.size > ft.index_off ||
+		    ci.seq != ent[i].seq || ci.first_ts != ent[i].first_ts ||
+		    ci.last_ts != ent[i].last_ts || ci.nrecs != ent[i].nrecs ||
+		    ci.lost != ent[i].lost)
+			goto out;
+		prev = ci.offset + sizeof(b) + ci.size;
+		rc = add_chunk(f, &ci);
+		if (rc)
+			goto out;
+	}
+	if (ft.stats_off < prev || ft.stats_off >= ft.index_off)
+		goto out;
+	*index_off = ft.index_off;
+	*stats_off = ft.stats_off;
+	free(ent);
+	return 1;
+out:
+	free(ent);
+	f->nchunks = 0;
+	return rc;
+}
+
+/*
+ * The metadata blocks in [pos, stop): each valid and parsed, the last
+ * ending at stop exactly. 0 or <0 (said).
+ */
+static int walk_meta(struct kft_file *f, __u64 pos, __u64 stop)
+{
+	struct kft_block b;
+	int err;
+
+	while (pos < stop) {
+		if (stop - pos < sizeof(b) || read_at(f, &b, sizeof(b), pos) ||
+		    kft_block_check(&b) || stop - pos - sizeof(b) < b.size ||
+		    b.type == KFT_B_CHUNK || b.type == KFT_B_INDEX)
+			return fail(f, "corrupt trace file: a bad block at offset %llu",
+				    (unsigned long long)pos);
+		if (is_meta(b.type)) {
+			err = parse_block(f, &b, pos);
+			if (err)
+				return err;
+		}
+		pos += sizeof(b) + b.size;
+	}
+	return 0;
+}
+
+/*
+ * No index: every block from the start, up to the first that is cut or
+ * not valid. Metadata before the chunks must be sound (else refused);
+ * what follows the chunks is read while it is.
+ */
+static int walk_all(struct kft_file *f)
+{
+	__u64 pos = sizeof(f->hdr);
+	struct kft_chunkinfo ci;
+	struct kft_block b;
+	int err;
+
+	while (f->size - pos >= sizeof(b)) {
+		if (read_at(f, &b, sizeof(b), pos) || kft_block_check(&b) ||
+		    f->size - pos - sizeof(b) < b.size)
+			break;
+		if (b.type == KFT_B_CHUNK) {
+			if (read_chunk_head(f, pos, &ci))
+				break;
+			err = add_chunk(f, &ci);
+			if (err)
+				return err;
+		} else if (is_meta(b.type)) {
+			err = parse_block(f, &b, pos);
+			if (err && (!f->nchunks || err != -EBADMSG))
+				return err;
+			if (err)
+				break;
+		}
+		pos += sizeof(b) + b.size;
+	}
+	f->missing = f->size - pos;
+	return 0;
+}
+
+static int check_header(struct kft_file *f)
+{
+	const struct kft_header *h = &f->hdr;
+
+	if (f->size < sizeof(h->magic) || read_at(f, &f->hdr, sizeof(h->magic), 0) ||
+	    memcmp(h->magic, KFT_MAGIC, sizeof(h->magic)))
+		return fail(f, "not a kfit trace file");
+	if (f->size < sizeof(*h) || read_at(f, &f->hdr, sizeof(*h), 0))
+		return fail(f, "truncated trace file: it ends inside its header");
+	if (h->endian == bswap_32(KFT_ENDIAN))
+		return fail(f, "written on a %s-endian machine: this kd reads %s-endian files only",
+			    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? "big" : "little",
+			    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? "little" : "big");
+	if (h->endian != KFT_ENDIAN)
+		return fail(f, "corrupt trace file: its header's byte order mark is %#x", h->endian);
+	if (h->version != KFT_VERSION)
+		return fail(f, "written by kfit trace format version %u; this kd reads %d",
+			    h->version, KFT_VERSION);
+	if (h->header_size != sizeof(*h) || h->block_size != sizeof(struct kft_block))
+		return fail(f, "corrupt trace file: header size %u, block size %u (expected %zu, %zu)",
+			    h->header_size, h->block_size, sizeof(*h), sizeof(struct kft_block));
+	if (h->rec_version != KFIT_REC_VERSION)
+		return fail(f, "its records are of version %u; this kd reads %d",
+			    h->rec_version, KFIT_REC_VERSION);
+	return 0;
+}
+
+static int load(struct kft_file *f)
+{
+	__u64 index_off = 0, stats_off = 0;
+	int rc = check_header(f);
+
+	if (rc)
+		return rc;
+	rc = read_index(f, &index_off, &stats_off);
+	if (rc < 0)
+		return rc;
+	if (rc) {
+		__u64 pos = sizeof(f->hdr);
+		int i;
+
+		/* The metadata around the chunks: before, between (rare), after */
+		f->complete = true;
+		for (i = 0; i <= f->nchunks; i++) {
+			__u64 next = i < f->nchunks ? f->chunks[i].offset : index_off;
+
+			rc = walk_meta(f, pos, next);
+			if (rc)
+				return rc;
+			if (i < f->nchunks)
+				pos = next + sizeof(struct kft_block) + f->chunks[i].size;
+		}
+		if (f->stats_at != stats_off)
+			return fail(f, "corrupt trace file: its footer does not point at its STATS block");
+	} else {
+		rc = walk_all(f);
+		if (rc)
+			return rc;
+	}
+	if (f->nchunks && !f->has_layout)
+		return fail(f, "corrupt trace file: it has chunks but no record layout (LAYOUT block)");
+	return 0;
+}
+
+static struct kft_file *open_common(struct kft_file *f, char *err, size_t errlen)
+{
+	f->err = err;
+	f->errlen = errlen;
+	if (err && errlen)
+		err[0] = '\0';
+	if (load(f)) {
+		if (err && errlen && !err[0])
+			snprintf(err, errlen, "corrupt trace file");
+		f->err = NULL;
+		kft_close(f);
+		return NULL;
+	}
+	f->err = NULL;
+	return f;
+}
+
+struct kft_file *kft_open(const char *path, char *err, size_t errlen)
+{
+	struct kft_file *f = calloc(1, sizeof(*f));
+	struct stat st;
+
+	if (!f) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0 || fstat(f->fd, &st)) {
+		snprintf(err, errlen, "cannot open it: %s", strerror(errno));
+		kft_close(f);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s", S_ISDIR(st.st_mode) ? "it is a directory"
+								: "not a regular file");
+		kft_close(f);
+		return NULL;
+	}
+	f->size = st.st_size;
+	return open_common(f, err, errlen);
+}
+
+struct kft_file *kft_open_mem(const void *buf, size_t len, char *err, size_t errlen)
+{
+	struct kft_file *f = calloc(1, sizeof(*f));
+
+	if (!f) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	f->fd = -1;
+	f->mem = buf;
+	f->size = buf ? len : 0;
+	return open_common(f, err, errlen);
+}
+
+void kft_close(struct kft_file *f)
+{
+	size_t i;
+
+	if (!f)
+		return;
+	if (f->fd >= 0)
+		close(f->fd);
+	for (i = 0; i < f->ntexts; i++)
+		free(f->texts[i]);
+	free(f->texts);
+	free(f->meta.kv);
+	free(f->stats.kv);
+	free(f->funcs);
+	free(f->events);
+	free(f->tasks);
+	free(f->syms);
+	for (i = 0; f->unk && i <= f->unkmask; i++)
+		free(f->unk[i].name);
+	free(f->unk);
+	free(f->chunks);
+	free(f);
+}
+
+/* ---- accessors ----------------------------------------------------------- */
+
+const struct kft_header *kft_header(const struct kft_file *f)
+{
+	return &f->hdr;
+}
+
+__u64 kft_size(const struct kft_file *f)
+{
+	return f->size;
+}
+
+bool kft_complete(const struct kft_file *f)
+{
+	return f->complete;
+}
+
+__u64 kft_missing(const struct kft_file *f)
+{
+	return f->missing;
+}
+
+static const struct kft_kv *kv_at(const struct kvs *t, int i)
+{
+	return i >= 0 && i < t->n ? &t->kv[i] : NULL;
+}
+
+static const char *kv_get(const struct kvs *t, const char *key)
+{
+	int i;
+
+	for (i = 0; key && i < t->n; i++)
+		if (!strcmp(t->kv[i].key, key))
+			return t->kv[i].val;
+	return NULL;
+}
+
+static __u64 kv_u64(const struct kvs *t, const char *key, __u64 def)
+{
+	const char *v = kv_get(t, key);
+	__u64 x;
+
+	return v && !parse_u64(v, 10, &x) ? x : def;
+}
+
+int kft_nmeta(const struct kft_file *f)
+{
+	return f->meta.n;
+}
+
+const struct kft_kv *kft_meta_at(const struct kft_file *f, int i)
+{
+	return kv_at(&f->meta, i);
+}
+
+const char *kft_meta(const struct kft_file *f, const char *key)
+{
+	return kv_get(&f->meta, key);
+}
+
+int kft_nstats(const struct kft_file *f)
+{
+	return f->stats.n;
+}
+
+const struct kft_kv *kft_stat_at(const struct kft_file *f, int i)
+{
+	return kv_at(&f->stats, i);
+}
+
+const char *kft_stat(const struct kft_file *f, const char *key)
+{
+	return kv_get(&f->stats, key);
+}
+
+__u64 kft_meta_u64(const struct kft_file *f, const char *key, __u64 def)
+{
+	return kv_u64(&f->meta, key, def);
+}
+
+__u64 kft_stat_u64(const struct kft_file *f, const char *key, __u64 def)
+{
+	return kv_u64(&f->stats, key, def);
+}
+
+int kft_nfuncs(const struct kft_file *f)
+{
+	return f->nfuncs;
+}
+
+const struct kft_func *kft_func(const struct kft_file *f, int i)
+{
+	return i >= 0 && i < f->nfuncs ? &f->funcs[i] : NULL;
+}
+
+int kft_nevents(const struct kft_file *f)
+{
+	return f->nevents;
+}
+
+const struct kft_event *kft_event(const struct kft_file *f, int i)
+{
+	return i >= 0 && i < f->nevents ? &f->events[i] : NULL;
+}
+
+int kft_ntasks(const struct kft_file *f)
+{
+	return f->ntasks;
+}
+
+const struct kft_task *kft_task(const struct kft_file *f, int i)
+{
+	return i >= 0 && i < f->ntasks ? &f->tasks[i] : NULL;
+}
+
+int kft_nchunks(const struct kft_file *f)
+{
+	return f->nchunks;
+}
+
+const struct kft_chunkinfo *kft_chunk(const struct kft_file *f, int i)
+{
+	return i >= 0 && i < f->nchunks ? &f->chunks[i] : NULL;
+}
+
+static size_t unk_slot(const struct kft_file *f, __u32 pid, __u64 addr, bool kernel)
+{
+	__u64 h = (addr ^ ((__u64)pid << 32) ^ kernel) * 0x9e3779b97f4a7c15ULL;
+	size_t i = (h >> 32) & f->unkmask;
+
+	while (f->unk[i].name && (f->unk[i].addr != addr || f->unk[i].pid != pid ||
+				  f->unk[i].kernel != kernel))
+		i = (i + 1) & f->unkmask;
+	return i;
+}
+
+/* Room for one more unknown: the table at most half full */
+static int unk_grow(struct kft_file *f)
+{
+	struct unknown *old = f->unk;
+	size_t i, n = f->unk ? 2 * (f->unkmask + 1) : 64, oldn = f->unk ? f->unkmask + 1 : 0;
+
+	if (f->unk && 2 * (f->nunk + 1) <= oldn)
+		return 0;
+	f->unk = calloc(n, sizeof(*f->unk));
+	if (!f->unk) {
+		f->unk = old;
+		return -ENOMEM;
+	}
+	f->unkmask = n - 1;
+	for (i = 0; i < oldn; i++)
+		if (old[i].name)
+			f->unk[unk_slot(f, old[i].pid, old[i].addr, old[i].kernel)] = old[i];
+	free(old);
+	return 0;
+}
+
+const char *kft_sym(void *ctx, __u32 pid, __u64 addr, bool kernel)
+{
+	struct kft_file *f = ctx;
+	struct sym key = { .addr = addr, .pid = kernel ? 0 : pid, .kernel = kernel };
+	size_t lo = 0, hi = f->nsyms, i;
+	char buf[64];
+
+	/* The first of equal keys (order 0 sorts before all): the file's first */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sym_cmp(&f->syms[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < f->nsyms && f->syms[lo].addr == addr && f->syms[lo].pid == key.pid &&
+	    f->syms[lo].kernel == kernel)
+		return f->syms[lo].name;
+	if (unk_grow(f))
+		return "[unknown]";
+	i = unk_slot(f, key.pid, addr, kernel);
+	if (!f->unk[i].name) {
+		snprintf(buf, sizeof(buf), "[unknown] 0x%llx", (unsigned long long)addr);
+		f->unk[i].name = strdup(buf);
+		if (!f->unk[i].name)
+			return "[unknown]";
+		f->unk[i] = (struct unknown){ addr, key.pid, kernel, f->unk[i].name };
+		f->nunk++;
+	}
+	return f->unk[i].name;
+}
+
+/* ---- chunks -------------------------------------------------------------- */
+
+static int inflate_exact(const void *in, size_t inlen, void *out, size_t outlen)
+{
+	z_stream z = { 0 };
+	int rc;
+
+	if (inlen > UINT32_MAX || outlen > UINT32_MAX || inflateInit(&z) != Z_OK)
+		return -ENOMEM;
+	z.next_in = (Bytef *)in;
+	z.avail_in = inlen;
+	z.next_out = out;
+	z.avail_out = outlen;
+	rc = inflate(&z, Z_FINISH);
+	inflateEnd(&z);
+	if (rc == Z_MEM_ERROR)
+		return -ENOMEM;
+	if (rc != Z_STREAM_END || z.avail_out || z.avail_in)
+		return -EBADMSG;
+	return 0;
+}
+
+int kft_read_chunk(struct kft_file *f, int i, void **buf, size_t *len)
+{
+	const struct kft_chunkinfo *ci = kft_chunk(f, i);
+	struct kft_chunkinfo now;
+	struct kft_block b;
+	char *in = NULL, *out = NULL;
+	size_t raw;
+	long n;
+	int err;
+
+	*buf = NULL;
+	*len = 0;
+	if (!ci)
+		return -EINVAL;
+	err = read_chunk_head(f, ci->offset, &now);
+	if (err || memcmp(&now, ci, sizeof(now)))
+		return err == -EIO ? -EIO : -EBADMSG;
+	raw = ci->raw_size - sizeof(struct kft_chunk);
+	if (ci->size - sizeof(struct kft_chunk) > compressBound(KFT_CHUNK_MAX + 65536) ||
+	    raw > (__u64)(ci->size - sizeof(struct kft_chunk)) * ZLIB_RATIO + 64)
+		return -EBADMSG;
+	in = malloc(ci->size);
+	out = malloc(raw ? raw : 1);
+	if (!in || !out) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	err = read_at(f, &b, sizeof(b), ci->offset);
+	if (!err)
+		err = read_at(f, in, ci->size, ci->offset + sizeof(b));
+	if (err) {
+		err = err == -EBADMSG ? -EBADMSG : -EIO;
+		goto fail;
+	}
+	err = -EBADMSG;
+	if (kft_crc(in, ci->size) != b.crc)
+		goto fail;
+	if (b.flags & KFT_BF_ZLIB) {
+		err = inflate_exact(in + sizeof(struct kft_chunk),
+				    ci->size - sizeof(struct kft_chunk), out, raw);
+		if (err)
+			goto fail;
+	} else if (raw) {
+		memcpy(out, in + sizeof(struct kft_chunk), raw);
+	}
+	err = -EBADMSG;
+	n = kft_decode(out, raw);
+	if (n < 0 || (__u64)n != ci->nrecs)
+		goto fail;
+	free(in);
+	*buf = out;
+	*len = raw;
+	return 0;
+fail:
+	free(in);
+	free(out);
+	return err;
+}
+
+int kft_chunks_between(const struct kft_file *f, __u64 since, __u64 until,
+		       int *first, int *last)
+{
+	int i, lo = -1, hi = -1;
+
+	for (i = 0; i < f->nchunks; i++) {
+		const struct kft_chunkinfo *c = &f->chunks[i];
+
+		if (!c->nrecs || c->last_ts < since || (until && c->first_ts >= until))
+			continue;
+		if (lo < 0)
+			lo = i;
+		hi = i;
+	}
+	if (lo < 0)
+		return -ENOENT;
+	*first = lo;
+	*last = hi;
+	return 0;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KFIT_KFTMETA_H
+#define KFIT_KFTMETA_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include "syms.h"
+#include "tpglob.h"
+
+/*
+ * The text blocks of a trace file (include/kfit/kft.h) that describe the
+ * machine and what was recorded, written into a stream (open_memstream)
+ * for kft_writer_block. Core code: facts from /proc, sysfs and tracefs
+ * files, no BPF. Each returns 0 or -errno.
+ */
+
+/* "key=value\n", value's line breaks and tabs made spaces */
+void kfit_meta_kv(FILE *f, const char *key, const char *val);
+void kfit_meta_u64(FILE *f, const char *key, __u64 val);
+
+/*
+ * META's machine keys (src/lib/kft.h): kfit_version, cmdline (argv, the
+ * words with blanks or quotes quoted as a shell takes them), created,
+ * uname.*, ncpus, page_size, clock and its offsets to CLOCK_REALTIME and
+ * CLOCK_BOOTTIME (start_ns is the tool's: when its recording began).
+ */
+int kfit_meta_machine(FILE *f, int argc, char *const argv[]);
+
+/*
+ * The tasks in proc (NULL: /proc), those of process pid only when pid is
+ * not 0: fn(pid, tid, ppid, comm, ctx) for each (its nonzero return stops
+ * the walk and is returned). Tasks that end meanwhile are left out.
+ */
+typedef int (*kfit_task_fn)(__u32 pid, __u32 tid, __u32 ppid, const char *comm,
+			    void *ctx);
+int kfit_proc_tasks(const char *proc, int pid, kfit_task_fn fn, void *ctx);
+
+/* A TASKS line: "PID\tTID\tPPID\tCOMM" */
+void kfit_meta_task(FILE *f, __u32 pid, __u32 tid, __u32 ppid, const char *comm);
+
+/*
+ * EVENTS: per tracepoint, "event ID CAT:NAME", its format file from
+ * tracefs (NULL: the mounted one) as it is, an empty line.
+ */
+int kfit_meta_events(FILE *f, const struct kfit_tps *tps, const char *tracefs);
+
+/*
+ * The addresses of sampled stacks, named while their processes live:
+ * each distinct (pid, address) once, through kfit_syms_name; written as
+ * a SYMS block. One thread.
+ */
+struct kfit_symset;
+
+struct kfit_symset *kfit_symset_new(struct kfit_syms *syms);
+void kfit_symset_free(struct kfit_symset *s);
+/* Name addr of pid (kernel: pid is not kept) if not done yet: 0 or -ENOMEM */
+int kfit_symset_add(struct kfit_symset *s, __u32 pid, __u64 addr, bool kernel);
+__u64 kfit_symset_count(const struct kfit_symset *s);
+/* SYMS: "file\tPATH\tBUILD_ID" of the ELF files read, then "PID\tADDR\tK\tNAME" */
+int kfit_symset_text(const struct kfit_symset *s, FILE *f);
+
+#endif

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Recording into a trace file: the checks, blocks and summary around the writer. */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "diag.h"
+#include "elfsyms.h"
+#include "kftmeta.h"
+#include "ksyms.h"
+#include "record.h"
+
+int kfit_rec_check_path(const char *path)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	int err;
+
+	if (!*path) {
+		kfit_err("cannot write the recording: an empty file name");
+		return -EINVAL;
+	}
+	if (!stat(path, &st)) {
+		if (S_ISDIR(st.st_mode)) {
+			kfit_err("cannot write the recording to %s: a directory", path);
+			return -EISDIR;
+		}
+		if (access(path, W_OK)) {
+			err = errno;
+			kfit_err("cannot write the recording to %s: %s", path, strerror(err));
+			return -err;
+		}
+		return 0;
+	}
+	if (errno != ENOENT) {
+		err = errno;
+		kfit_err("cannot write the recording to %s: %s", path, strerror(err));
+		return -err;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	if (access(dirname(dir), W_OK)) {
+		err = errno;
+		kfit_err("cannot write the recording to %s: %s", path, strerror(err));
+		return -err;
+	}
+	return 0;
+}
+
+int kfit_rec_block(struct kft_writer *w, enum kft_block_type type,
+		   kfit_rec_fill fill, void *ctx)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int err;
+
+	if (!f)
+		return -errno;
+	err = fill(f, ctx);
+	if (fclose(f) && !err)
+		err = -ENOMEM;
+	if (!err)
+		err = kft_writer_block(w, type, buf, len);
+	free(buf);
+	return err;
+}
+
+/* The build-id of a user binary, read once per path in a row */
+static const char *build_id(const char *path, char *prev, char *id, size_t len)
+{
+	struct kfit_elf *e;
+	char err[256];
+
+	if (!strcmp(path, prev))
+		return id;
+	snprintf(prev, PATH_MAX, "%s", path);
+	id[0] = '\0';
+	if (!kfit_elf_load(path, NULL, &e, err, sizeof(err))) {
+		kfit_elf_build_id_hex(e, id, len);
+		kfit_elf_free(e);
+	}
+	return id;
+}
+
+int kfit_rec_funcs(FILE *f, const struct kfit_targets *tg)
+{
+	char prev[PATH_MAX] = "", id[2 * KFIT_BUILD_ID_MAX + 1] = "";
+	struct kfit_ksyms *ks = tg->nkernel ? kfit_ksyms_load(NULL) : NULL;
+	const struct kfit_ksym *s;
+	const struct kfit_func *fn;
+	const char *obj, *bid;
+	int i;
+
+	for (i = 0; i < tg->n; i++) {
+		fn = &tg->funcs[i];
+		bid = "";
+		if (fn->kind == KFIT_T_USER) {
+			obj = fn->path;
+			bid = build_id(fn->path, prev, id, sizeof(id));
+		} else {
+			s = fn->kind == KFIT_T_KERNEL && ks ?
+			    kfit_ksyms_by_name(ks, fn->name) : NULL;
+			obj = s && s->module ? s->module : "vmlinux";
+		}
+		fprintf(f, "%d\t%c\t%s\t%s\t%s\t%s\n", i, fn->kind == KFIT_T_USER ? 'u' : 'k',
+			fn->name, obj, *bid ? bid : "-", fn->dropped ? "dropped" : "-");
+	}
+	kfit_ksyms_free(ks);
+	return ferror(f) ? -ENOMEM : 0;
+}
+
+void kfit_rec_lost(FILE *f, const __u64 *lost, int ncpus)
+{
+	__u64 sum = 0;
+	int cpu;
+
+	for (cpu = 0; lost && cpu < ncpus; cpu++)
+		sum += lost[cpu];
+	kfit_meta_u64(f, "lost", sum);
+	for (cpu = 0; lost && cpu < ncpus; cpu++)
+		if (lost[cpu])
+			fprintf(f, "lost.cpu%d=%llu\n", cpu, (unsigned long long)lost[cpu]);
+}
+
+void kfit_rec_summary(const char *path, __u64 records, __u64 raw_bytes, __u64 lost)
+{
+	struct kft_file *f;
+	char err[256];
+
+	f = kft_open(path, err, sizeof(err));
+	if (!f) {
+		kfit_warn("%s cannot be read back: %s", path, err);
+		return;
+	}
+	fprintf(stderr, "recorded %llu records (%llu bytes raw) into %s: %llu bytes, "
+		"%d chunks, %llu lost\n", (unsigned long long)records,
+		(unsigned long long)raw_bytes, path, (unsigned long long)kft_size(f),
+		kft_nchunks(f), (unsigned long long)lost);
+	kft_close(f);
+}

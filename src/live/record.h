@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KFIT_RECORD_H
+#define KFIT_RECORD_H
+
+#include <stdio.h>
+#include <linux/types.h>
+#include "kft.h"
+#include "target.h"
+
+/*
+ * What a tool recording into a trace file (callgraph -o) needs beyond
+ * the writer (src/lib/kft.h) and the metadata text (src/lib/kftmeta.h).
+ */
+
+/*
+ * Whether path can be written (created, or replaced): 0, or -errno after
+ * saying why. Called before anything is attached.
+ */
+int kfit_rec_check_path(const char *path);
+
+/* A text block: fill(f, ctx) writes it into a memory stream; 0 or -errno */
+typedef int (*kfit_rec_fill)(FILE *f, void *ctx);
+int kfit_rec_block(struct kft_writer *w, enum kft_block_type type,
+		   kfit_rec_fill fill, void *ctx);
+
+/*
+ * FUNCS: the function table of tg, its ids the indexes: kernel functions
+ * with their module ("vmlinux" for the kernel's own; system calls too),
+ * user ones with their binary and its build-id.
+ */
+int kfit_rec_funcs(FILE *f, const struct kfit_targets *tg);
+
+/* STATS' "lost=N" and "lost.cpuN=N" (CPUs that lost some) */
+void kfit_rec_lost(FILE *f, const __u64 *lost, int ncpus);
+
+/*
+ * The closing line on stderr: "recorded N records (B bytes raw) into
+ * FILE: S bytes, C chunks, L lost", S and C read back from the file.
+ */
+void kfit_rec_summary(const char *path, __u64 records, __u64 raw_bytes, __u64 lost);
+
+#endif

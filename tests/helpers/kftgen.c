@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kftgen: writes a trace file of known synthetic records with the
+ * library's writer (src/lib/kft.h), so that kd is tested without BPF.
+ *
+ *   kftgen [-s] [-n N] [-c BYTES] [--cut BYTES] [--corrupt I] [--corrupt-meta] OUT
+ *
+ * Exact mode (the default). Start T0 = 1 s; iteration k (0..N-1) at
+ * B = T0 + 1 ms + k * 10 ms:
+ *   gen (pid 100, tid 100, CPU 0):
+ *     main_loop [B, +500us)
+ *       work [B+10us, +300us)
+ *         leaf [B+20us, +100us)
+ *         leaf [B+200us, +50us)
+ *       vfs_write [B+400us, +50us) (kernel)
+ *         event syscalls:sys_enter_write at B+410us: fd=1, buf=0x7f0000001000+k, count=k+1
+ *   gen-worker (pid 100, tid 101, CPU 1):
+ *     work [B+100us, +200us)
+ *       leaf [B+150us, +20us)
+ *     event sched:sched_wakeup at B+120us: comm=gen pid=100 prio=120 target_cpu=k%2
+ * k == 1: gen off CPU (blocked, state 1) at B+260us for 30us, inside leaf... work.
+ * k == 2: a softirq NET_RX on CPU 0 at B+300us for 5us, striking gen.
+ * T0+300ms: gen forks tid 102 (pid 100), which runs work [T0+301ms, +40us)
+ *   and exits at T0+302ms.
+ * shell (pid 300, tid 300, CPU 1): work [T0+400ms, +10us), exec "newprog"
+ *   at T0+500ms, work [T0+600ms, +20us).
+ * T0+700ms: the end; CPU 1 lost 7 records (a LOST record, STATS).
+ * Functions: main_loop, work, leaf (user), vfs_write, never_called
+ * (kernel), not_attached (kernel, dropped); skipped_fn skipped.
+ *
+ * -s: sampled mode instead: N samples of gen at T0 + 1ms + k * 10ms, leaf
+ * first: even k kernel k_leaf under user u_leaf under u_main, odd k user
+ * u_leaf, u_main only; k == 3 one unknown user address (0x4ff000).
+ *
+ * -c: raw bytes per chunk (default 1024: many chunks). --cut BYTES: the
+ * file loses its last BYTES. --corrupt I: a byte of chunk I's payload
+ * flipped. --corrupt-meta: a byte of the META block flipped.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "kfit/rec.h"
+#include "kft.h"
+
+#define T0	1000000000ULL
+#define US	1000ULL
+#define MS	1000000ULL
+#define END	(T0 + 700 * MS)
+
+enum { F_MAIN, F_WORK, F_LEAF, F_VFS_WRITE, F_NEVER, F_DROPPED };
+
+static struct kft_writer *w;
+static int nrecs;
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "kftgen: %s: %s\n", what, strerror(err < 0 ? -err : err));
+	exit(1);
+}
+
+static void rec(const void *r, size_t size)
+{
+	int err = kft_writer_rec(w, r, size);
+
+	if (err)
+		die("kft_writer_rec", err < 0 ? err : ENOSPC);
+	nrecs++;
+}
+
+static struct kfit_rec head(__u8 type, size_t size, __u32 pid, __u32 tid, __u16 cpu,
+			    __u64 ts)
+{
+	return (struct kfit_rec){
+		.type = type, .size = size, .pid = pid, .tid = tid, .cpu = cpu, .ts = ts,
+	};
+}
+
+static void call(__u32 pid, __u32 tid, __u16 cpu, __u32 id, __u16 depth, __u64 ts,
+		 __u64 dur, __u64 blocked)
+{
+	struct kfit_rec_call r = {
+		.h = head(KFIT_REC_CALL, sizeof(r), pid, tid, cpu, ts),
+		.dur = dur, .off_blocked = blocked, .id = id, .depth = depth,
+	};
+
+	rec(&r, sizeof(r));
+}
+
+static void put64(__u8 *p, __u64 v)
+{
+	memcpy(p, &v, 8);
+}
+
+static void put32(__u8 *p, __u32 v)
+{
+	memcpy(p, &v, 4);
+}
+
+/* syscalls:sys_enter_write (id 0): its format's bytes at their offsets, 0-7 zero */
+static void ev_write(__u64 ts, __u64 fd, __u64 buf, __u64 count)
+{
+	struct kfit_rec_event r = {
+		.h = head(KFIT_REC_EVENT, sizeof(r), 100, 100, 0, ts), .id = 0, .len = 40,
+	};
+
+	put32(r.data + 8, 1);	/* __syscall_nr */
+	put64(r.data + 16, fd);
+	put64(r.data + 24, buf);
+	put64(r.data + 32, count);
+	rec(&r, sizeof(r));
+}
+
+/* sched:sched_wakeup (id 1): its first 8 bytes a kernel address, as BPF sees them */
+static void ev_wakeup(__u64 ts, int cpu)
+{
+	struct kfit_rec_event r = {
+		.h = head(KFIT_REC_EVENT, sizeof(r), 100, 101, 1, ts), .id = 1, .len = 36,
+	};
+
+	put64(r.data, 0xffff888012345678ULL);
+	memcpy(r.data + 8, "gen", 4);
+	put32(r.data + 24, 100);
+	put32(r.data + 28, 120);
+	put32(r.data + 32, cpu);
+	rec(&r, sizeof(r));
+}
+
+static void task_rec(__u8 type, __u32 pid, __u32 tid, __u64 ts, __u32 cpid, __u32 ctid,
+		     const char *comm)
+{
+	struct kfit_rec_task r = {
+		.h = head(type, sizeof(r), pid, tid, 1, ts), .child_pid = cpid, .child_tid = ctid,
+	};
+
+	snprintf(r.comm, sizeof(r.comm), "%s", comm);
+	rec(&r, sizeof(r));
+}
+
+static void lost(void)
+{
+	struct kfit_rec_lost r = { .h = head(KFIT_REC_LOST, sizeof(r), 0, 0, 1, END), .count = 7 };
+
+	rec(&r, sizeof(r));
+}
+
+static void exact_records(int n)
+{
+	int k;
+
+	for (k = 0; k < n; k++) {
+		__u64 b = T0 + MS + k * 10 * MS;
+		__u64 off = k == 1 ? 30 * US : 0;
+
+		/* gen-worker's first: it returns before gen's calls do */
+		ev_wakeup(b + 120 * US, k % 2);
+		call(100, 101, 1, F_LEAF, 1, b + 150 * US, 20 * US, 0);
+		call(100, 101, 1, F_WORK, 0, b + 100 * US, 200 * US, 0);
+		call(100, 100, 0, F_LEAF, 2, b + 20 * US, 100 * US, 0);
+		call(100, 100, 0, F_LEAF, 2, b + 200 * US, 50 * US, 0);
+		if (k == 1) {
+			struct kfit_rec_switch s = {
+				.h = head(KFIT_REC_SWITCH, sizeof(s), 100, 100, 0, b + 260 * US),
+				.dur = 30 * US, .state = 1, .depth = 2,
+			};
+
+			rec(&s, sizeof(s));
+		}
+		if (k == 2) {
+			struct kfit_rec_irq q = {
+				.h = head(KFIT_REC_IRQ, sizeof(q), 100, 100, 0, b + 300 * US),
+				.dur = 5 * US, .vec = 3,
+			};
+
+			q.h.ctx = KFIT_CTX_SOFTIRQ;
+			rec(&q, sizeof(q));
+		}
+		call(100, 100, 0, F_WORK, 1, b + 10 * US, 300 * US, off);
+		ev_write(b + 410 * US, 1, 0x7f0000001000ULL + k, k + 1);
+		call(100, 100, 0, F_VFS_WRITE, 1, b + 400 * US, 50 * US, 0);
+		call(100, 100, 0, F_MAIN, 0, b, 500 * US, off);
+	}
+	task_rec(KFIT_REC_FORK, 100, 100, T0 + 300 * MS, 100, 102, "gen");
+	call(100, 102, 1, F_WORK, 0, T0 + 301 * MS, 40 * US, 0);
+	task_rec(KFIT_REC_EXIT, 100, 102, T0 + 302 * MS, 0, 0, "gen");
+	call(300, 300, 1, F_WORK, 0, T0 + 400 * MS, 10 * US, 0);
+	task_rec(KFIT_REC_EXEC, 300, 300, T0 + 500 * MS, 0, 0, "newprog");
+	call(300, 300, 1, F_WORK, 0, T0 + 600 * MS, 20 * US, 0);
+	lost();
+}
+
+static void sampled_records(int n)
+{
+	int k;
+
+	for (k = 0; k < n; k++) {
+		struct kfit_rec_sample s = {
+			.h = head(KFIT_REC_SAMPLE, 0, 100, 100, k % 2, T0 + MS + k * 10 * MS),
+		};
+		int i = 0;
+
+		if (k % 2 == 0) {
+			s.ip[i++] = 0xffffffff81000100ULL;
+			s.nkernel = 1;
+		}
+		s.ip[i++] = k == 3 ? 0x4ff000 : 0x401100;
+		s.ip[i++] = 0x401000;
+		s.nuser = i - s.nkernel;
+		s.h.size = offsetof(struct kfit_rec_sample, ip) + i * sizeof(__u64);
+		rec(&s, s.h.size);
+	}
+	lost();
+}
+
+static const char write_format[] =
+	"name: sys_enter_write\n"
+	"ID: 840\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned int fd;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:const char * buf;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:size_t count;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"fd: 0x%08lx, buf: 0x%08lx, count: 0x%08lx\", "
+	"((unsigned long)(REC->fd)), ((unsigned long)(REC->buf)), "
+	"((unsigned long)(REC->count))\n";
+
+static const char wakeup_format[] =
+	"name: sched_wakeup\n"
+	"ID: 374\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:int target_cpu;\toffset:32;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"print fmt: \"comm=%s pid=%d prio=%d target_cpu=%03d\", REC->comm, "
+	"REC->pid, REC->prio, REC->target_cpu\n";
+
+/* The names of the sampled addresses; 0x4ff000 has none */
+static const char syms[] =
+	"file\t/usr/bin/gen\tabcdef01\n"
+	"100\t401000\tu\tu_main\n"
+	"100\t401100\tu\tu_leaf\n"
+	"0\tffffffff81000100\tk\tk_leaf\n";
+
+static void block(enum kft_block_type type, const char *text)
+{
+	int err = kft_writer_block(w, type, text, strlen(text));
+
+	if (err)
+		die("kft_writer_block", err);
+}
+
+static void metadata(bool sampled)
+{
+	char meta[2048], events[4096];
+
+	snprintf(meta, sizeof(meta),
+		 "kfit_version=0.1.0\ncmdline=kftgen%s\ncreated=2026-01-02T03:04:05+0000\n"
+		 "uname.sysname=Linux\nuname.nodename=genhost\nuname.release=6.1.0-gen\n"
+		 "uname.version=#1 SMP\nuname.machine=x86_64\nncpus=2\npage_size=4096\n"
+		 "clock=monotonic\nclock.realtime_offset_ns=1767322800000000000\n"
+		 "clock.boottime_offset_ns=5000\nstart_ns=%llu\nmode=%s\nmechanism=%s\n"
+		 "tp_mode=tp_btf\n%s",
+		 sampled ? " -s" : "", T0, sampled ? "sampled" : "exact",
+		 sampled ? "perf_event" : "uprobe",
+		 sampled ? "hz=99\nsample_event=cpu-clock\n" :
+			   "attach.functions=5\nattach.skipped=1\nattach.ns=12345\n"
+			   "attach.fds=10\nskipped.0=skipped_fn\tnot in available_filter_functions\n");
+	block(KFT_B_META, meta);
+	if (kft_writer_layout(w))
+		die("kft_writer_layout", EIO);
+	if (!sampled) {
+		block(KFT_B_FUNCS,
+		      "0\tu\tmain_loop\t/usr/bin/gen\tabcdef01\t-\n"
+		      "1\tu\twork\t/usr/bin/gen\tabcdef01\t-\n"
+		      "2\tu\tleaf\t/usr/bin/gen\tabcdef01\t-\n"
+		      "3\tk\tvfs_write\tvmlinux\t-\t-\n"
+		      "4\tk\tnever_called\tvmlinux\t-\t-\n"
+		      "5\tk\tnot_attached\tvmlinux\t-\tdropped\n");
+		snprintf(events, sizeof(events), "event 0 syscalls:sys_enter_write\n%s\n"
+			 "event 1 sched:sched_wakeup\n%s\n", write_format, wakeup_format);
+		block(KFT_B_EVENTS, events);
+	}
+	block(KFT_B_TASKS, "100\t100\t1\tgen\n100\t101\t1\tgen-worker\n300\t300\t1\tshell\n");
+}
+
+static void flip(const char *path, long off)
+{
+	FILE *f = fopen(path, "r+b");
+	int c;
+
+	if (!f || fseek(f, off, SEEK_SET) || (c = fgetc(f)) == EOF ||
+	    fseek(f, off, SEEK_SET) || fputc(c ^ 0x5a, f) == EOF || fclose(f))
+		die(path, errno ? errno : EIO);
+}
+
+static void corrupt_chunk(const char *path, int i)
+{
+	char msg[256];
+	struct kft_file *f = kft_open(path, msg, sizeof(msg));
+	long off;
+
+	if (!f) {
+		fprintf(stderr, "kftgen: %s: %s\n", path, msg);
+		exit(1);
+	}
+	if (i >= kft_nchunks(f)) {
+		fprintf(stderr, "kftgen: no chunk %d (%d)\n", i, kft_nchunks(f));
+		exit(1);
+	}
+	/* inside the stored records, after the block's and the chunk's headers */
+	off = kft_chunk(f, i)->offset + sizeof(struct kft_block) + sizeof(struct kft_chunk) + 4;
+	kft_close(f);
+	flip(path, off);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "cut", required_argument, NULL, 'C' },
+		{ "corrupt", required_argument, NULL, 'X' },
+		{ "corrupt-meta", no_argument, NULL, 'M' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kft_wopts o = { .chunk_bytes = 1024 };
+	bool sampled = false, meta = false;
+	long cut = 0, corrupt = -1;
+	const char *path;
+	char stats[512];
+	int c, n = 20, err;
+
+	while ((c = getopt_long(argc, argv, "sn:c:", longs, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			sampled = true;
+			break;
+		case 'n':
+			n = atoi(optarg);
+			break;
+		case 'c':
+			o.chunk_bytes = atoi(optarg);
+			break;
+		case 'C':
+			cut = atol(optarg);
+			break;
+		case 'X':
+			corrupt = atol(optarg);
+			break;
+		case 'M':
+			meta = true;
+			break;
+		default:
+			fprintf(stderr, "usage: kftgen [-s] [-n N] [-c BYTES] [--cut BYTES] "
+				"[--corrupt I] [--corrupt-meta] OUT\n");
+			return 2;
+		}
+	}
+	if (optind + 1 != argc || n < 1 || n > 29) {
+		fprintf(stderr, "kftgen: one OUT, and N from 1 to 29\n");
+		return 2;
+	}
+	path = argv[optind];
+	w = kft_writer_new(path, &o);
+	if (!w)
+		die(path, errno);
+	metadata(sampled);
+	if (sampled)
+		sampled_records(n);
+	else
+		exact_records(n);
+	snprintf(stats, sizeof(stats),
+		 "end_ns=%llu\nrecords=%d\nend_calls=0\nlost=7\nlost.cpu0=0\nlost.cpu1=7\n"
+		 "counter.deep=0\ncounter.no_stack=0\ncounter.unmatched=0\nmissed=0\n",
+		 END, nrecs);
+	err = kft_writer_close(w, sampled ? syms : NULL, sampled ? strlen(syms) : 0,
+			       stats, strlen(stats));
+	if (err)
+		die("kft_writer_close", err);
+	if (corrupt >= 0)
+		corrupt_chunk(path, corrupt);
+	if (meta)
+		flip(path, sizeof(struct kft_header) + sizeof(struct kft_block) + 2);
+	if (cut) {
+		FILE *f = fopen(path, "rb");
+		long size;
+
+		if (!f || fseek(f, 0, SEEK_END) || (size = ftell(f)) < cut)
+			die(path, EINVAL);
+		fclose(f);
+		if (truncate(path, size - cut))
+			die(path, errno);
+	}
+	return 0;
+}

@@ -1,0 +1,366 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Live tests of callgraph -o (recording into a kfit trace file) on the
+# running kernel (root): cgshape's trees recorded and read back, events
+# only, fork and exec, a forced overflow, the size cap, the flight
+# recorder (SIGUSR1 and the end), the ends by signal, --stop-at, sampled
+# stacks named in the file, a truncated file, and the errors. Files are
+# read with tests/helpers/kftdump (the reader's facts, one a line) and,
+# where it is built, with kd, whose tree must be callgraph's, byte for byte.
+# shellcheck disable=SC2046 # cg_targets' words
+. "$(dirname "$0")/../lib.sh"
+. "$T_REPO/tests/callgraph-lib.sh"
+
+export LC_ALL=C
+: "${CG_WAIT:=30}"
+DUMP="$KFIT_HELPERS/kftdump"
+KD="$KFIT_BIN/kd"
+CGHOT="$KFIT_HELPERS/cghot"
+
+need_tool() {
+	t_need_root
+	[ -x "$CG" ] || t_fail "$CG not built"
+	[ -x "$CGS" ] || t_fail "$CGS not built"
+	[ -x "$DUMP" ] || t_fail "$DUMP not built"
+}
+
+# The facts of a file into FILE.dump; it must open
+dump() {	# FILE
+	"$DUMP" "$1" >"$1.dump" 2>"$1.dump.err" || {
+		cat "$1.dump.err"
+		t_fail "kftdump $1 failed"
+	}
+}
+
+# A fact of the dump: "complete", "meta KEY", "stats KEY", "type NAME"...
+fact() {	# FILE WORDS...
+	local f=$1
+	shift
+	case $1 in
+	meta | stats) sed -n "s/^$1 $2=//p" "$f.dump" | head -n 1 ;;
+	*) awk -v k="$*" 'index($0, k " ") == 1 { print substr($0, length(k) + 2); exit }' "$f.dump" ;;
+	esac
+}
+
+num_fact() {	# FILE WORDS...
+	local v
+	v=$(fact "$@")
+	_t_is_num "$v" || t_fail "$*: not a number in the dump: '$v'"
+	echo "$v"
+}
+
+# A complete file, its chunks all readable
+assert_complete() {	# FILE what
+	dump "$1"
+	t_assert_eq "$(fact "$1" complete)" 1 "$2: complete (footer and index)"
+	t_assert_eq "$(fact "$1" bad_chunks)" 0 "$2: unreadable chunks"
+}
+
+# callgraph's closing line, its numbers those of the file
+assert_summary() {	# FILE ERRFILE
+	local line recs
+	line=$(grep '^recorded ' "$2") || { t_show_file "$2" stderr; t_fail "no 'recorded ...' line"; }
+	t_assert_match "$line" "^recorded [0-9]+ records \([0-9]+ bytes raw\) into $1: $(stat -c %s "$1") bytes, $(fact "$1" chunks) chunks, $(fact "$1" stats lost) lost\$" "the closing line"
+	recs=$(echo "$line" | awk '{ print $2 }')
+	t_assert_eq "$recs" "$(fact "$1" stats records)" "records said and in STATS"
+}
+
+bg_start() { t_bg_start "$CG" "$@"; }
+bg_wait_tracing() { t_bg_wait_tracing "$CG_WAIT"; }
+
+cgs_start() {	# SCENARIO N
+	t_held_start "$CGS" -w "$1" "$2"
+	CGS_PID=$HELD_PID
+}
+
+# cgshape SCENARIO N recorded with -p into FILE (ARGS added); it ends
+# with cgshape, status 0
+recorded_run() {	# FILE SCENARIO N callgraph-args...
+	local file=$1 sc=$2 n=$3
+	shift 3
+	cgs_start "$sc" "$n"
+	bg_start -o "$file" -p "$CGS_PID" "$@" $(cg_targets "$sc")
+	bg_wait_tracing
+	t_held_go
+	t_bg_wait_exit 30
+	[ "$BG_RC" = 0 ] || { t_show_file "$T_TMP/bg.err" stderr; t_fail "callgraph exited $BG_RC"; }
+}
+
+# ---- usage ----------------------------------------------------------------
+
+test_usage() {
+	t_expect_exit 2 "$CG" --size 1M -e syscalls:sys_enter_write
+	t_assert_match "$(cat "$T_ERR")" 'go with -o FILE' "--size without -o"
+	t_expect_exit 2 "$CG" -o x.kft --size 1M --flight 1M -e syscalls:sys_enter_write
+	t_assert_match "$(cat "$T_ERR")" 'exclude each other' "--size with --flight"
+	t_expect_exit 2 "$CG" -o x.kft --chunk 1k -e syscalls:sys_enter_write
+	t_expect_exit 2 "$CG" -o x.kft --size 12q -e syscalls:sys_enter_write
+	t_expect_exit 2 "$CG" --tree -e syscalls:sys_enter_write
+	[ ! -e x.kft ] || t_fail "a usage error left x.kft"
+}
+
+# Nothing attached, nothing left: the path is checked first
+test_unwritable() {
+	local snap
+	need_tool
+	snap=$(t_bpf_snapshot)
+	t_expect_exit 1 "$CG" -o /nonexistent/x.kft -e syscalls:sys_enter_write -d 5
+	t_assert_match "$(cat "$T_ERR")" 'cannot write the recording to /nonexistent/x.kft: No such file or directory' "message"
+	grep -q '^Tracing' "$T_ERR" && t_fail "it began tracing"
+	t_bpf_assert_same "$snap" "after -o /nonexistent/x.kft"
+	t_expect_exit 1 "$CG" -o "$T_TMP" -e syscalls:sys_enter_write -d 5
+	t_assert_match "$(cat "$T_ERR")" 'a directory' "a directory as FILE"
+	t_bpf_assert_same "$snap" "after -o DIR"
+}
+
+# ---- round trips ------------------------------------------------------------
+
+# cgshape nest 3 (5 calls each): the calls in the file, the tables, and
+# with --tree the tree printed too
+test_nest_recorded() {
+	need_tool
+	recorded_run n.kft nest 3 --tree
+	assert_complete n.kft "nest"
+	assert_summary n.kft "$T_TMP/bg.err"
+	t_assert_eq "$(fact n.kft type call)" 15 "call records"
+	t_assert_eq "$(fact n.kft meta mode)" exact "META mode"
+	t_assert_eq "$(fact n.kft meta mechanism)" uprobe "META mechanism"
+	t_assert_eq "$(fact n.kft meta pid)" "$CGS_PID" "META pid"
+	t_assert_match "$(fact n.kft meta cmdline)" "callgraph -o n.kft -p $CGS_PID --tree " "META cmdline"
+	t_assert_eq "$(fact n.kft meta uname.release)" "$(uname -r)" "META uname.release"
+	t_assert_match "$(fact n.kft meta clock.realtime_offset_ns)" '^[0-9]{10,}$' "META realtime offset"
+	t_assert_match "$(grep '^func ' n.kft.dump)" "^func 0 u cg_a $CGS [0-9a-f]{40}\$" "FUNCS: cg_a with the build-id"
+	t_assert_eq "$(grep -c '^func ' n.kft.dump)" 4 "FUNCS lines"
+	t_assert_match "$(grep '^task ' n.kft.dump)" "^task $CGS_PID $CGS_PID [0-9]+ cgshape\$" "TASKS: cgshape"
+	t_assert_match "$(cat "$T_TMP/bg.out")" '^ +[0-9.]+s +[0-9.]+[mun]?s .* cg_a$' "the tree printed (--tree)"
+	t_assert_eq "$(grep -c ' cg_b$' "$T_TMP/bg.out")" 3 "cg_b in the tree printed"
+}
+
+# kd FILE prints what callgraph --tree printed live, byte for byte
+test_kd_same_tree() {
+	need_tool
+	[ -x "$KD" ] || t_skip "kd is not built"
+	recorded_run k.kft nest 2 --tree
+	t_expect_exit 0 "$KD" k.kft
+	if ! cmp -s "$T_OUT" "$T_TMP/bg.out"; then
+		diff "$T_TMP/bg.out" "$T_OUT" | head -n 30
+		t_fail "kd's tree differs from callgraph's"
+	fi
+}
+
+# The same run shown live as the kd table and JSON, and by kd from its file
+test_kd_same_summary_json() {
+	local form
+	need_tool
+	[ -x "$KD" ] || t_skip "kd is not built"
+	for form in --summary -j --folded; do
+		recorded_run s.kft threads 2 "$form"
+		t_expect_exit 0 "$KD" "$form" s.kft
+		if ! cmp -s "$T_OUT" "$T_TMP/bg.out"; then
+			diff "$T_TMP/bg.out" "$T_OUT" | head -n 30
+			t_fail "kd $form differs from callgraph's"
+		fi
+	done
+}
+
+# -e alone: every write of dd, nothing lost at this pace
+# The fields of events kd decodes from the recorded format, strings of
+# __data_loc fields included: checked against what exec'd, and dd's writes
+test_event_fields() {
+	need_tool
+	[ -x "$KD" ] || t_skip "kd is not built"
+	t_expect_exit 0 "$CG" -o f.kft -e sched:sched_process_exec -e syscalls:sys_enter_write \
+		-- sh -c 'exec dd if=/dev/zero of=/dev/null bs=1234 count=3'
+	t_expect_exit 0 "$KD" --events f.kft
+	grep -Eq "dd-[0-9]+ +event +sched:sched_process_exec filename=\"[^\"]*/dd\" pid=[0-9]+" "$T_OUT" ||
+		t_fail "no exec of dd with its file name"
+	t_assert_eq "$(grep -c 'syscalls:sys_enter_write __syscall_nr=1 fd=1 buf=0x[0-9a-f]* count=1234$' "$T_OUT")" 3 \
+		"dd's three writes of 1234 bytes to fd 1"
+}
+
+test_events_only() {
+	need_tool
+	t_expect_exit 0 "$CG" -o e.kft -e syscalls:sys_enter_write -- \
+		dd if=/dev/zero of=/dev/null bs=4k count=20000
+	assert_complete e.kft "events"
+	assert_summary e.kft "$T_ERR"
+	[ "$(num_fact e.kft type event)" -ge 20000 ] || t_fail "$(fact e.kft type event) event records, expected dd's 20000 writes at least"
+	t_assert_eq "$(fact e.kft type call)" 0 "call records"
+	t_assert_eq "$(fact e.kft event 0)" syscalls:sys_enter_write "EVENTS"
+	t_assert_eq "$(fact e.kft stats lost)" 0 "lost"
+	t_assert_eq "$(fact e.kft stats records.event)" "$(fact e.kft type event)" "STATS records.event"
+	grep -q '^func ' e.kft.dump && t_fail "FUNCS without functions"
+	# 72 bytes per write (its 40 bytes of data, not 64), 48 per task record
+	t_assert_eq "$(num_fact e.kft stats bytes)" "$((72 * $(num_fact e.kft type event) +
+		48 * ($(num_fact e.kft type fork) + $(num_fact e.kft type exec) + $(num_fact e.kft type exit))))" \
+		"raw bytes: 72 per event record"
+	[ "$(stat -c %s e.kft)" -lt $((20000 * 16)) ] || t_fail "$(stat -c %s e.kft) bytes for 20000 events"
+}
+
+# A COMMAND that forks and execs: the exec records name the new programs
+test_fork_exec() {
+	need_tool
+	t_expect_exit 0 "$CG" -o x.kft -e syscalls:sys_enter_nanosleep \
+		-e syscalls:sys_enter_clock_nanosleep -- sh -c 'sleep 0.01; exec sleep 0.01'
+	assert_complete x.kft "fork and exec"
+	t_assert_match "$(grep '^exec ' x.kft.dump)" '^exec [0-9]+ sh$' "exec of sh"
+	[ "$(grep -c '^exec [0-9]* sleep$' x.kft.dump)" = 2 ] || {
+		grep '^exec ' x.kft.dump
+		t_fail "expected 2 exec records of sleep (a child's, and sh's own exec)"
+	}
+	[ "$(num_fact x.kft type fork)" -ge 1 ] || t_fail "no fork record"
+	[ "$(num_fact x.kft type exit)" -ge 2 ] || t_fail "fewer than 2 exit records"
+}
+
+# cgshape's fork scenario: the child's calls in the file, under its own tid
+test_fork_calls() {
+	need_tool
+	recorded_run f.kft fork 2
+	assert_complete f.kft "fork"
+	# per fork: parent cg_forker, cg_wait; child cg_child, 3 cg_leaf, its cg_forker
+	t_assert_eq "$(fact f.kft type call)" 14 "call records"
+	t_assert_eq "$(fact f.kft type fork)" 2 "fork records"
+}
+
+# -b 4k cannot hold dd's writes: the losses are counted in STATS, per CPU,
+# as LOST records, and said
+test_overflow() {
+	need_tool
+	t_expect_exit 0 "$CG" -o o.kft -b 4k -e syscalls:sys_enter_write -- \
+		dd if=/dev/zero of=/dev/null bs=4k count=200000
+	assert_complete o.kft "overflow"
+	assert_summary o.kft "$T_ERR"
+	[ "$(num_fact o.kft stats lost)" -gt 0 ] || t_fail "nothing lost with -b 4k"
+	[ "$(num_fact o.kft type lost)" -ge 1 ] || t_fail "no LOST record"
+	grep -q '^stats lost.cpu[0-9]*=[1-9]' o.kft.dump || t_fail "no lost.cpuN in STATS"
+	t_assert_eq "$(fact o.kft stats counter.lost)" "$(fact o.kft stats lost)" "the BPF counter and STATS"
+}
+
+# --size: the file stops at the cap, complete; the run ends by itself
+test_size_cap() {
+	need_tool
+	t_expect_exit 0 "$CG" -o c.kft --size 64k --chunk 8k -e syscalls:sys_enter_write -- \
+		dd if=/dev/zero of=/dev/null bs=4k count=5000000
+	t_assert_match "$(cat "$T_ERR")" '^callgraph: size cap reached$' "message"
+	assert_complete c.kft "capped"
+	assert_summary c.kft "$T_ERR"
+	[ "$(stat -c %s c.kft)" -le 65536 ] || t_fail "$(stat -c %s c.kft) bytes > the 64k cap"
+	t_assert_eq "$(fact c.kft stats size_capped)" 1 "STATS size_capped"
+	[ "$(num_fact c.kft chunks)" -ge 2 ] || t_fail "fewer than 2 chunks"
+}
+
+# --flight: SIGUSR1 writes the file and the recording goes on; at the end
+# only the most recent chunks are there, fewer than a streamed recording
+test_flight() {
+	local _
+	need_tool
+	bg_start -o fl.kft --flight 32k --chunk 8k -e syscalls:sys_enter_write
+	bg_wait_tracing
+	dd if=/dev/zero of=/dev/null bs=4k count=100000 2>/dev/null
+	kill -USR1 "$BG"
+	for _ in $(seq 100); do
+		grep -q 'flight recording written' "$T_TMP/bg.err" && break
+		t_pause 0.1
+	done
+	grep -q 'flight recording written' "$T_TMP/bg.err" || { t_show_file "$T_TMP/bg.err" stderr; t_fail "no dump on SIGUSR1"; }
+	kill -0 "$BG" 2>/dev/null || t_fail "it ended on SIGUSR1"
+	assert_complete fl.kft "the dump"
+	t_assert_eq "$(fact fl.kft flags)" 1 "KFT_F_FLIGHT"
+	[ "$(num_fact fl.kft stats chunks_dropped)" -gt 0 ] || t_fail "no chunk dropped by the dump"
+	cp fl.kft first.kft
+	dump first.kft
+	dd if=/dev/zero of=/dev/null bs=4k count=100000 2>/dev/null
+	t_bg_stop_ok INT
+	assert_complete fl.kft "at the end"
+	assert_summary fl.kft "$T_TMP/bg.err"
+	[ "$(num_fact fl.kft stats chunks_dropped)" -gt "$(num_fact first.kft stats chunks_dropped)" ] ||
+		t_fail "no more chunks dropped after the second dd"
+	# the oldest record kept is past everything the first dump held
+	[ "$(num_fact fl.kft first_ts)" -gt "$(num_fact first.kft last_ts)" ] ||
+		t_fail "the last file starts at $(fact fl.kft first_ts), before the first dump's end $(fact first.kft last_ts)"
+	# the same work streamed takes more room
+	t_expect_exit 0 "$CG" -o s.kft --chunk 8k -e syscalls:sys_enter_write -- \
+		dd if=/dev/zero of=/dev/null bs=4k count=100000
+	[ "$(stat -c %s fl.kft)" -lt "$(stat -c %s s.kft)" ] ||
+		t_fail "the flight file ($(stat -c %s fl.kft)) is not smaller than a streamed one ($(stat -c %s s.kft))"
+}
+
+# Streaming: SIGUSR1 is only noted
+test_usr1_streaming() {
+	need_tool
+	bg_start -o u.kft -e syscalls:sys_enter_write
+	bg_wait_tracing
+	kill -USR1 "$BG"
+	t_pause 0.5
+	kill -0 "$BG" 2>/dev/null || t_fail "SIGUSR1 ended a streamed recording"
+	t_bg_stop_ok TERM
+	t_assert_match "$(cat "$T_TMP/bg.err")" 'SIGUSR1 ignored' "the note"
+	assert_complete u.kft "after SIGTERM"
+}
+
+test_sigterm_sigint() {
+	local sig
+	need_tool
+	for sig in TERM INT; do
+		bg_start -o "$sig.kft" -e syscalls:sys_enter_write
+		bg_wait_tracing
+		dd if=/dev/zero of=/dev/null bs=4k count=1000 2>/dev/null
+		t_bg_stop_ok "$sig"
+		assert_complete "$sig.kft" "after SIG$sig"
+		assert_summary "$sig.kft" "$T_TMP/bg.err"
+		[ "$(num_fact "$sig.kft" type event)" -ge 1000 ] || t_fail "SIG$sig: fewer events than dd's writes"
+	done
+}
+
+# --stop-at: the first cg_nap's return ends the run, long before cgshape's
+# end (500 naps of 20 ms: 10 s)
+test_stop_at() {
+	need_tool
+	cgs_start sleep 500
+	bg_start -o st.kft -p "$CGS_PID" --stop-at "$CGS:cg_nap" "$CGS:cg_sleep_outer"
+	bg_wait_tracing
+	kill -USR1 "$CGS_PID"
+	t_bg_wait_exit 30
+	t_assert_eq "$BG_RC" 0 "exit status"
+	kill -0 "$CGS_PID" 2>/dev/null || t_fail "cgshape ended before callgraph"
+	t_assert_match "$(cat "$T_TMP/bg.err")" "^callgraph: cg_nap returned: the recording ends$" "message"
+	assert_complete st.kft "--stop-at"
+	[ "$(grep -c "^func " st.kft.dump)" = 2 ] || t_fail "--stop-at's function not in FUNCS"
+	[ "$(num_fact st.kft type call)" -ge 1 ] || t_fail "no call recorded"
+	[ "$(num_fact st.kft type call)" -lt 1000 ] || t_fail "every call recorded: the run did not stop"
+}
+
+# Sampled stacks: their addresses named in the file (SYMS), as live
+test_sampled_syms() {
+	need_tool
+	[ -x "$CGHOT" ] || t_fail "$CGHOT not built"
+	t_expect_exit 0 "$CG" -o h.kft -S 499 -- "$CGHOT" 1
+	assert_complete h.kft "sampled"
+	t_assert_eq "$(fact h.kft meta mode)" sampled "META mode"
+	[ "$(num_fact h.kft type sample)" -ge 50 ] || t_fail "$(fact h.kft type sample) samples"
+	t_assert_match "$(grep '^usym ' h.kft.dump | sort | uniq -c | sort -rn | head -n 1)" ' usym hot_loop$' "the hot function named from SYMS"
+}
+
+# A cut file: the reader takes what is whole, and says what is missing
+test_truncated() {
+	local full half
+	need_tool
+	t_expect_exit 0 "$CG" -o t.kft --chunk 8k -e syscalls:sys_enter_write -- \
+		dd if=/dev/zero of=/dev/null bs=4k count=50000
+	assert_complete t.kft "whole"
+	full=$(num_fact t.kft chunks)
+	half=$(($(stat -c %s t.kft) / 2))
+	truncate -s "$half" t.kft
+	dump t.kft
+	t_assert_eq "$(fact t.kft complete)" 0 "complete after truncate"
+	[ "$(num_fact t.kft missing)" -gt 0 ] || t_fail "nothing said missing"
+	if [ "$(num_fact t.kft chunks)" -lt 1 ] || [ "$(fact t.kft chunks)" -ge "$full" ]; then
+		t_fail "$(fact t.kft chunks) chunks read of $full"
+	fi
+	t_assert_eq "$(fact t.kft bad_chunks)" 0 "the chunks read are whole"
+	[ -x "$KD" ] || return 0
+	t_expect_exit 0 "$KD" --info t.kft
+	t_assert_match "$(cat "$T_ERR")" "t.kft is truncated: read [0-9]+ chunks" "kd's warning"
+}
+
+t_run_all

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * callgraph's output from a capture's description (cgview): the header's
+ * forms (functions, tracepoints only, sampled; --root, the skipped list
+ * cut at five but with -v), its notes, the JSON's members (attach object
+ * or none), the summary with -f, what -v says, and the sampled records'
+ * user stacks trimmed of words that are no addresses.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "calltree.h"
+#include "cgview.h"
+#include "diag.h"
+#include "testlib.h"
+
+static const char *const names[] = { "outer", "inner", "idle", "gone" };
+
+static const struct kfit_cgv_func funcs[] = {
+	{ "outer", false, false }, { "inner", true, false }, { "idle", true, false },
+	{ "gone", true, true },
+};
+
+static const struct kfit_cgv_skip skipped[] = {
+	{ "s1", "r1" }, { "s2", "r2" }, { "s3", "r3" }, { "s4", "r4" }, { "s5", "r5" },
+	{ "s6", "r6" },
+};
+
+static void call(struct kfit_ctree *t, __u64 ts, __u64 dur, __u32 id, __u16 depth)
+{
+	struct kfit_rec_call r = {
+		.h = { .type = KFIT_REC_CALL, .size = sizeof(r), .pid = 7, .tid = 7, .ts = ts },
+		.dur = dur, .id = id, .depth = depth,
+	};
+
+	assert_int_equal(kfit_cgview_add(t, false, &r, sizeof(r)), 0);
+}
+
+/* outer [1000, 1500) calls inner [1100, 1300), twice */
+static struct kfit_ctree *tree(void)
+{
+	struct kfit_ctree *t = kfit_ctree_new(&(struct kfit_ctree_opts){
+		.funcs = names, .nfuncs = 4,
+	});
+
+	assert_non_null(t);
+	assert_int_equal(kfit_ctree_task(t, 7, 7, "prog"), 0);
+	call(t, 1100, 200, 1, 1);
+	call(t, 1000, 500, 0, 0);
+	call(t, 2100, 200, 1, 1);
+	call(t, 2000, 500, 0, 0);
+	kfit_ctree_finish(t);
+	return t;
+}
+
+static struct kfit_cgview view(void)
+{
+	return (struct kfit_cgview){
+		.mechanism = "uprobe", .funcs = funcs, .nfuncs = 4, .ntracepoints = 1,
+		.start_ns = 1000, .end_ns = 2001000, .max_depth = 32,
+		.skipped = skipped, .nskipped = 6,
+	};
+}
+
+static bool starts(const char *s, const char *prefix)
+{
+	if (strncmp(s, prefix, strlen(prefix)))
+		print_message("got:\n%s\n", s);
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* What render wrote on stdout, malloc'd, and its result in *err */
+static char *render(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
+		    const struct kfit_ctree *t, int *err)
+{
+	char path[] = "/tmp/test_cgview.XXXXXX", *buf;
+	int fd = mkstemp(path), saved = dup(STDOUT_FILENO);
+	FILE *f;
+	long n;
+
+	assert_true(fd >= 0 && saved >= 0);
+	fflush(stdout);
+	assert_int_equal(dup2(fd, STDOUT_FILENO), STDOUT_FILENO);
+	*err = kfit_cgview_render(v, o, t);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	f = fdopen(fd, "r");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(1, n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
+	fclose(f);
+	unlink(path);
+	return buf;
+}
+
+static void test_header_functions(void **state)
+{
+	struct kfit_ctree *t = tree();
+	struct kfit_cgview v = view();
+	char *out;
+	int err;
+
+	(void)state;
+	v.root = true;
+	v.missed = 3;
+	v.too_deep = 4;
+	v.no_stack = 5;
+	out = render(&v, &(struct kfit_cgview_opts){ .summary = true }, t, &err);
+	assert_int_equal(err, 0);
+	assert_true(starts(out,
+		"Traced 3 functions (uprobe) and tracepoints, inside --root for 2.00ms\n"
+		"4 calls, 0 lost, 0 dropped (--min/-D), 0 incomplete\n"
+		"3 probe runs missed: the kernel skips a BPF program that fires inside another\n"
+		"4 calls nested deeper than 32 not kept\n"
+		"5 calls not kept: too many threads at once\n"
+		"Skipped 6 functions:\n"
+		"  s1: r1\n  s2: r2\n  s3: r3\n  s4: r4\n  s5: r5\n"
+		"  ... and 1 more (-v lists them all)\n"
+		"FUNCTION  COUNT   TOTAL    AVG"));
+	/* the table (fstats' own tests check it), the notes, the idle function */
+	assert_non_null(strstr(out, "\nouter         2  1.00us  500ns  500ns  500ns  600ns"
+				    "  500ns  500ns  inner (400ns)\n"));
+	assert_null(strstr(out, "\ngone "));
+	assert_non_null(strstr(out, "\n4 calls nested deeper than 32 not measured\n"
+				    "5 calls not measured: too many threads at once\n"
+				    "3 probe runs missed: the kernel skips a BPF program that "
+				    "fires inside another\n1 traced function not called\n"));
+	free(out);
+	/* -v: every skipped function; -f: the columns */
+	out = render(&v, &(struct kfit_cgview_opts){
+		.summary = true, .verbose = true,
+		.fields = 1U << KFIT_FF_COUNT | 1U << KFIT_FF_LOCAL }, t, &err);
+	assert_non_null(strstr(out, "  s5: r5\n  s6: r6\nFUNCTION  COUNT  LOCAL\n"
+				    "outer         2  600ns\n"));
+	free(out);
+	kfit_ctree_free(t);
+}
+
+static void test_header_forms(void **state)
+{
+	struct kfit_ctree *t = tree();
+	struct kfit_cgview v = view();
+	char *out;
+	int err;
+
+	(void)state;
+	v.nfuncs = 0;
+	v.nskipped = 1;
+	v.ntracepoints = 1;
+	out = render(&v, &(struct kfit_cgview_opts){ 0 }, t, &err);
+	assert_true(starts(out, "Traced 1 tracepoint for 2.00ms\n"));
+	/* the tree follows, times from start_ns */
+	assert_non_null(strstr(out, "\n== pid 7 tid 7 (prog) ==\n"));
+	assert_non_null(strstr(out, "\n 0.000000s      500ns"));
+	free(out);
+	v = view();
+	v.sampled = true;
+	v.hz = 99;
+	v.sample_event = "cpu-clock";
+	out = render(&v, &(struct kfit_cgview_opts){ 0 }, t, &err);
+	/* no skipped list in sampled mode */
+	assert_true(starts(out, "Sampled stacks at 99 Hz (cpu-clock) for 2.00ms\n"));
+	assert_null(strstr(out, "Skipped"));
+	free(out);
+	/* folded alone: no header */
+	v = view();
+	out = render(&v, &(struct kfit_cgview_opts){ .folded = true }, t, &err);
+	assert_string_equal(out, "prog;outer 600\nprog;outer;inner 400\n");
+	free(out);
+	kfit_ctree_free(t);
+}
+
+static void test_json(void **state)
+{
+	struct kfit_ctree *t = tree();
+	struct kfit_cgview v = view();
+	struct kfit_cgv_attach at = {
+		.mechanism = "uprobe", .functions = 3, .skipped = 6, .attach_ns = 77, .fds = -2,
+	};
+	char *out;
+	int err;
+
+	(void)state;
+	v.nskipped = 1;
+	out = render(&v, &(struct kfit_cgview_opts){ .json = true }, t, &err);
+	assert_true(starts(out, "{\"mode\":\"exact\",\"mechanism\":\"uprobe\","
+				"\"elapsed_ns\":2000000,\"calls\":4,"));
+	assert_non_null(strstr(out, "\"missed\":0,\"too_deep\":0,\"no_stack\":0,"
+				    "\"skipped\":[{\"name\":\"s1\",\"reason\":\"r1\"}],"
+				    "\"threads\":["));
+	free(out);
+	v.attach = &at;
+	out = render(&v, &(struct kfit_cgview_opts){ .json = true }, t, &err);
+	assert_non_null(strstr(out, "}],\"attach\":{\"mechanism\":\"uprobe\",\"functions\":3,"
+				    "\"skipped\":6,\"attach_ns\":77,\"fds\":-2},\"threads\":["));
+	free(out);
+	v.attach = NULL;
+	v.sampled = true;
+	v.hz = 49;
+	v.sample_event = "task-clock";
+	out = render(&v, &(struct kfit_cgview_opts){ .json = true }, t, &err);
+	assert_non_null(strstr(out, "\"skipped\":[],\"hz\":49,\"event\":\"task-clock\","
+				    "\"threads\":["));
+	free(out);
+	kfit_ctree_free(t);
+}
+
+static struct kfit_cgv_counts counts = {
+	.records = 9, .bytes = 900, .types = { [KFIT_REC_CALL] = 5, [KFIT_REC_EVENT] = 2 },
+	.end_calls = 1, .lost = 3, .unmatched = 4,
+};
+
+static const struct kfit_ctree *verbose_tree;
+
+static void verbose_render(void)
+{
+	struct kfit_cgview v = view();
+
+	v.counts = &counts;
+	freopen("/dev/null", "w", stdout);
+	kfit_cgview_render(&v, &(struct kfit_cgview_opts){ .folded = true, .verbose = true },
+			   verbose_tree);
+}
+
+static void test_verbose_counts(void **state)
+{
+	char buf[1024];
+	struct kfit_ctree *t = tree();
+	int saved = dup(STDOUT_FILENO);
+
+	(void)state;
+	verbose_tree = t;
+	kfit_diag_setup("cg", 1);
+	t_stderr_of(verbose_render, buf, sizeof(buf));
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	assert_non_null(strstr(buf, "9 records read (900 bytes): 4 calls returned, 1 still "
+				    "open at the end; 0 context switches, 0 interrupts, 2 "
+				    "tracepoint hits"));
+	assert_non_null(strstr(buf, "3 records lost, 4 returns without their entry"));
+	kfit_ctree_free(t);
+}
+
+/* A sample whose outermost user word is no address: left out */
+static void test_sample_trim(void **state)
+{
+	struct kfit_ctree *t = kfit_ctree_new(&(struct kfit_ctree_opts){ 0 });
+	struct kfit_rec_sample s = {
+		.h = { .type = KFIT_REC_SAMPLE, .pid = 7, .tid = 7, .ts = 5 },
+		.nkernel = 1, .nuser = 3,
+		.ip = { 0xffffffff81000000ULL, 0x401000, 0x402000, 0x1234 },
+	};
+	const struct kfit_cnode *n;
+	int depth = 0;
+
+	(void)state;
+	assert_non_null(t);
+	s.h.size = offsetof(struct kfit_rec_sample, ip) + 4 * sizeof(__u64);
+	assert_int_equal(kfit_cgview_add(t, true, &s, s.h.size), 0);
+	/* sampled mode: fork records are no frames */
+	struct kfit_rec_task fk = {
+		.h = { .type = KFIT_REC_FORK, .size = sizeof(fk), .pid = 7, .tid = 7, .ts = 6 },
+		.child_pid = 8, .child_tid = 8,
+	};
+	assert_int_equal(kfit_cgview_add(t, true, &fk, sizeof(fk)), 0);
+	kfit_ctree_finish(t);
+	assert_int_equal(kfit_ctree_nthreads(t), 1);
+	for (n = kfit_ctree_thread(t, 0)->root.child; n; n = n->child)
+		depth++;
+	/* 0x402000, 0x401000, the kernel frame: 0x1234 left out */
+	assert_int_equal(depth, 3);
+	assert_int_equal(kfit_ctree_stats(t)->samples, 1);
+	kfit_ctree_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_header_functions),
+		cmocka_unit_test(test_header_forms),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_verbose_counts),
+		cmocka_unit_test(test_sample_trim),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
