@@ -358,14 +358,16 @@ static int adopt_lost(struct kfit_ctree *t, struct kfit_cnode *parent, __u32 d,
 }
 
 /*
- * v[0..cnt) lie inside parent (record depth d, -1 for an interrupt) and
- * are deeper: those at d + 1 are children, runs of deeper ones lost theirs.
+ * p->v[lo..p->n) lie inside parent (record depth d, -1 for an interrupt)
+ * and are deeper: those at d + 1 are children, runs of deeper ones lost
+ * theirs. (Indexes, not p->v + lo: p->v is NULL while nothing is pending.)
  */
 static int adopt(struct kfit_ctree *t, struct kfit_cnode *parent, long d,
-		 const struct pend *v, size_t cnt)
+		 const struct pvec *p, size_t lo)
 {
+	const struct pend *v = p->v;
+	size_t i = lo, j, cnt = p->n;
 	__u64 inner = 0;
-	size_t i = 0, j;
 
 	while (i < cnt) {
 		if (v[i].n->depth == d + 1) {
@@ -434,7 +436,7 @@ static int add_call(struct kfit_ctree *t, const struct kfit_rec_call *r)
 	n->off_blocked = r->off_blocked;
 	n->off_preempt = r->off_preempt;
 	lo = adoptable(h, n, r->depth);
-	if (adopt(t, n, r->depth, h->pending.v + lo, h->pending.n - lo))
+	if (adopt(t, n, r->depth, &h->pending, lo))
 		return -ENOMEM;
 	h->pending.n = lo;
 	if (pvec_push(&h->pending, n, r->h.pid, r->h.tid, t->seq++))
@@ -468,7 +470,7 @@ static int add_irq(struct kfit_ctree *t, const struct kfit_rec_irq *r)
 	n->start = r->h.ts;
 	n->dur = r->dur;
 	lo = adoptable(h, n, -1);
-	if (adopt(t, n, -1, h->pending.v + lo, h->pending.n - lo))
+	if (adopt(t, n, -1, &h->pending, lo))
 		return -ENOMEM;
 	h->pending.n = lo;
 	/* Interrupts of one stack do not overlap: what is left is done */
