@@ -56,8 +56,9 @@ for h in "$@"; do
 		continue
 	fi
 	# -timeout: one input slower than this is a hang; -rss_limit_mb: a leak
-	# that grows; the stderr of the library's messages is not looked at
-	"$h" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 \
+	# that grows; -close_fd_mask=1: what the harness renders to stdout goes
+	# nowhere (the library's messages on stderr stay in the log)
+	"$h" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -close_fd_mask=1 \
 		-print_final_stats=1 -artifact_prefix="$out/artifacts/fuzz_$name-" \
 		"$work" ${seeds:+"$seeds"} >"$log" 2>&1
 	rc=$?
