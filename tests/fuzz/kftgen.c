@@ -10,6 +10,7 @@
  *                  mutates records, not zlib streams
  *   truncated.kft  stored.kft cut at three quarters (no index, no footer)
  *   flight.kft     a flight recording (--flight), dumped at the end
+ * kftgen --store IN OUT: IN with its chunks stored (a real recording's).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -178,6 +179,23 @@ static int save(const char *path, const void *buf, size_t len)
 	return fclose(f);
 }
 
+/* in with its chunks stored, into out: 0 or -1 */
+static int store(const char *in, const char *out)
+{
+	uint8_t *buf, *st;
+	size_t len, n;
+	int e;
+
+	buf = (uint8_t *)kfit_read_all(in, &len);
+	if (!buf)
+		return -1;
+	st = fz_kft_rewrite(buf, len, true, &n);
+	e = save(out, st, n);
+	free(st);
+	free(buf);
+	return e;
+}
+
 int main(int argc, char **argv)
 {
 	struct kft_wopts o = { .chunk_bytes = 1024 };
@@ -186,8 +204,15 @@ int main(int argc, char **argv)
 	uint8_t *in, *st;
 	size_t len, n;
 
+	if (argc == 4 && !strcmp(argv[1], "--store")) {
+		if (!store(argv[2], argv[3]))
+			return 0;
+		fprintf(stderr, "kftgen: cannot store %s into %s: %s\n", argv[2],
+			argv[3], strerror(errno));
+		return 1;
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: kftgen OUTDIR\n");
+		fprintf(stderr, "usage: kftgen OUTDIR | kftgen --store IN OUT\n");
 		return 2;
 	}
 	snprintf(path, sizeof(path), "%s/calls.kft", argv[1]);

@@ -6,7 +6,8 @@
 #        build-id, stripped, and its debug file (a few KiB each)
 #   kft: recordings made with the library's writer (build/fuzz/kftgen:
 #        zlib and stored chunks, truncated, flight) and, where callgraph -o
-#        works (root, build/bin/callgraph built), a real one
+#        works (root, build/bin/callgraph built), real ones: a program's
+#        calls with events, sampled stacks
 # Made once: a seed already there is kept.
 set -eu
 
@@ -32,14 +33,22 @@ mkdir -p "$out/kft"
 if [ ! -e "$out/kft/calls.kft" ]; then
 	"$top/build/fuzz/kftgen" "$out/kft"
 fi
-# A real recording, when this host can make one (best effort: the
-# generated ones above are the corpus's floor)
+# Real recordings where this host can make them (root, build/bin/callgraph
+# built by make all): a user program's calls with events, and sampled
+# stacks; each also with its chunks stored. Best effort: the generated
+# ones above are the corpus's floor.
 cg=$top/build/bin/callgraph
-if [ ! -e "$out/kft/callgraph.kft" ] && [ -x "$cg" ] && [ "$(id -u)" = 0 ] &&
-   "$cg" -h 2>&1 | grep -q -- '-o'; then
-	if timeout 20 "$cg" -o "$tmp/cg.kft" -d 1s -e syscalls:sys_enter_write \
-		>/dev/null 2>&1 && [ -s "$tmp/cg.kft" ] &&
-	   [ "$(stat -c %s "$tmp/cg.kft")" -le 65536 ]; then
-		cp "$tmp/cg.kft" "$out/kft/callgraph.kft"
-	fi
+record() {	# NAME CALLGRAPH-ARGS...
+	local name=$1
+	shift
+	[ -e "$out/kft/$name.kft" ] && return
+	timeout 30 "$cg" -o "$tmp/$name.kft" "$@" </dev/null >/dev/null 2>&1 || return 0
+	[ -s "$tmp/$name.kft" ] && [ "$(stat -c %s "$tmp/$name.kft")" -le 65536 ] || return 0
+	cp "$tmp/$name.kft" "$out/kft/$name.kft"
+	"$top/build/fuzz/kftgen" --store "$tmp/$name.kft" "$out/kft/$name-stored.kft"
+}
+if [ -x "$cg" ] && [ "$(id -u)" = 0 ]; then
+	st=$top/build/fuzz/symtarget
+	record cg-user "$st:*" -e syscalls:sys_enter_write -e sched:sched_process_exec -- "$st"
+	record cg-sampled -S 999 -- dd if=/dev/zero of=/dev/null bs=4k count=200000
 fi
