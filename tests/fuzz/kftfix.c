@@ -21,6 +21,8 @@ struct moved {
 
 static void put(struct out *o, const void *p, size_t n)
 {
+	if (!n)
+		return;
 	if (o->len + n > o->cap) {
 		o->cap = (o->len + n) * 2;
 		o->buf = realloc(o->buf, o->cap);

@@ -56,9 +56,10 @@ for h in "$@"; do
 		continue
 	fi
 	# -timeout: one input slower than this is a hang; -rss_limit_mb: a leak
-	# that grows; -close_fd_mask=1: what the harness renders to stdout goes
-	# nowhere (the library's messages on stderr stay in the log)
-	"$h" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -close_fd_mask=1 \
+	# that grows; -close_fd_mask=3: what the harness renders and the
+	# library's messages about bad input go nowhere (libFuzzer and the
+	# sanitizers report on a copy of stderr)
+	"$h" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -close_fd_mask=3 \
 		-print_final_stats=1 -artifact_prefix="$out/artifacts/fuzz_$name-" \
 		"$work" ${seeds:+"$seeds"} >"$log" 2>&1
 	rc=$?
