@@ -150,6 +150,10 @@ struct env {
 	struct kfit_symset *symset;	/* sampled mode: the addresses seen */
 	int trigger_idx;		/* --stop-at's, or --flight's --root: -1 none */
 	bool triggered, capped, recording, usr1_noted;
+	FILE *names;		/* the NAMES block: tasks' names over time */
+	char *names_buf;
+	size_t names_len;
+	__u64 names_dropped;
 	bool render;			/* rendering(), once the options are known */
 	char *tasks;			/* the TASKS block, read before the start */
 	size_t tasks_len;
@@ -989,6 +993,36 @@ static int sample_syms(const struct kfit_rec_sample *r, size_t size)
 	return err;
 }
 
+#define MAX_NAMES_BYTES	(64U << 20)
+
+/*
+ * A name a task took (a child's at fork, a program's at exec), for the
+ * NAMES block: kd names the tasks of a window from it. Rare records: a
+ * line each, up to a bound, past which they are counted.
+ */
+static void add_name(const struct kfit_rec_task *t)
+{
+	bool fork = t->h.type == KFIT_REC_FORK;
+	char comm[sizeof(t->comm) + 1];
+
+	if (!env.names || ftell(env.names) > MAX_NAMES_BYTES) {
+		env.names_dropped++;
+		return;
+	}
+	snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(t->comm), t->comm);
+	kfit_meta_name(env.names, t->h.ts, fork ? t->child_pid : t->h.pid,
+		       fork ? t->child_tid : t->h.tid, comm);
+}
+
+/* The NAMES block so far, for a dump or the end */
+static void give_names(void)
+{
+	if (!env.names || fflush(env.names) ||
+	    kft_writer_names(env.w, env.names_buf, env.names_len))
+		kfit_warn("the names of tasks over time are not in %s: out of memory",
+			  env.out);
+}
+
 /*
  * Into the file as it came (the writer copies it): nothing decoded. A
  * full file (--size) ends the run; samples' addresses are named.
@@ -1010,6 +1044,9 @@ static int record(const void *data, size_t size)
 		kfit_err("cannot write %s: %s", env.out, kfit_reason(r));
 		return r;
 	}
+	if ((h->type == KFIT_REC_FORK || h->type == KFIT_REC_EXEC) &&
+	    size >= sizeof(struct kfit_rec_task))
+		add_name(data);
 	if (!env.sampled || size < sizeof(*h))
 		return 0;
 	if (h->type == KFIT_REC_EXEC)
@@ -1342,6 +1379,7 @@ static int fill_stats(FILE *f, void *ctx)
 		fprintf(f, "counter.%s=%llu\n", counter_names[i],
 			(unsigned long long)env.cap.counters[i]);
 	kfit_meta_u64(f, "missed", env.att ? kfit_attacher_missed(env.att) : 0);
+	kfit_meta_u64(f, "names_dropped", env.names_dropped);
 	/* the chunks themselves are counted by the index */
 	if (env.flight)
 		kfit_meta_u64(f, "chunks_dropped", ws.chunks_dropped);
@@ -1381,6 +1419,7 @@ static void flight_dump(void)
 		env.usr1_noted = true;
 		return;
 	}
+	give_names();
 	stats = text_of(fill_stats, &len);
 	err = stats ? kft_writer_dump(env.w, stats, len) : -ENOMEM;
 	free(stats);
@@ -1403,6 +1442,9 @@ static int begin_recording(void)
 		return -ENOENT;
 	}
 	if (env.sampled && !(env.symset = kfit_symset_new(env.syms)))
+		return -ENOMEM;
+	env.names = open_memstream(&env.names_buf, &env.names_len);
+	if (!env.names)
 		return -ENOMEM;
 	err = kfit_rec_block(w, KFT_B_META, fill_meta, NULL);
 	if (!err)
@@ -1433,6 +1475,7 @@ static int end_recording(void)
 		lost += env.cap.lost[i];
 	if (env.symset && !(syms = text_of(fill_syms, &slen)))
 		kfit_warn("cannot name the sampled addresses: out of memory");
+	give_names();
 	stats = text_of(fill_stats, &len);
 	kft_writer_stats(env.w, &ws);
 	err = stats ? kft_writer_close(env.w, syms, slen, stats, len) : -ENOMEM;
@@ -1679,6 +1722,9 @@ static void cleanup(void)
 	free(env.links);
 	free(env.event_specs);
 	free(env.cap.lost);
+	if (env.names)
+		fclose(env.names);
+	free(env.names_buf);
 	if (env.w) {
 		kft_writer_abort(env.w);
 		/* nothing recorded yet: no file left behind */

@@ -626,6 +626,30 @@ static int to_tree(const struct kfit_rec *h, size_t size)
 	return err ? err : kfit_cgview_add(env.tree, env.sampled, h, size);
 }
 
+/*
+ * The tasks' names at the window's start: from the NAMES block, written
+ * at the end of the recording; a file cut short has none, and the task
+ * records of the chunks before the window are read instead.
+ */
+static int names_before(int first)
+{
+	int i, err = 0;
+
+	if (!kft_nnames(env.f)) {
+		for (i = 0; i < first && !err; i++)
+			err = read_chunk(i, track);
+		return err;
+	}
+	for (i = 0; i < kft_nnames(env.f) && !err; i++) {
+		const struct kft_name *n = kft_name(env.f, i);
+
+		if (n->ts >= env.since)
+			break;
+		err = task_set(n->pid, n->tid, n->comm);
+	}
+	return err;
+}
+
 /* The chunks of the window, [*first, *last]; -ENOENT: none */
 static int window(int *first, int *last)
 {
@@ -636,13 +660,8 @@ static int window(int *first, int *last)
 	err = kft_chunks_between(env.f, env.since, env.until, first, last);
 	if (err)
 		return err;
-	/* names at the window's start: the task records before it */
-	if (env.c.comm[0] && *first > 0) {
-		int i;
-
-		for (i = 0; i < *first && !err; i++)
-			err = read_chunk(i, track);	/* the names at its start */
-	}
+	if (*first > 0 || env.since)
+		err = names_before(*first);
 	return err;
 }
 

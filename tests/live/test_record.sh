@@ -178,6 +178,31 @@ test_event_fields() {
 		"dd's three writes of 1234 bytes to fd 1"
 }
 
+# A window read through the index: the records in it are those of the
+# whole listing between the same times, and the tasks keep the names they
+# took before it (the NAMES block), not "<...>"
+test_window_names() {
+	local t0 t1 all
+	need_tool
+	[ -x "$KD" ] || t_skip "kd is not built"
+	t_expect_exit 0 "$CG" -o w.kft --chunk 16k -e syscalls:sys_enter_write \
+		-- sh -c 'sleep 0.2; exec dd if=/dev/zero of=/dev/null bs=4k count=200000'
+	t_expect_exit 0 "$KD" --events w.kft
+	all=$T_TMP/all.txt
+	cp "$T_OUT" "$all"
+	t_expect_exit 0 "$KD" --info w.kft
+	grep -Eq '^chunks: +([2-9]|[1-9][0-9]+) ' "$T_OUT" || t_fail "one chunk: no index to seek"
+	# the 1000th and 2000th write of dd, in seconds from the start
+	t0=$(awk '$4 == "event" { if (++n == 1000) { print $1; exit } }' "$all")
+	t1=$(awk '$4 == "event" { if (++n == 2000) { print $1; exit } }' "$all")
+	[ -n "$t0" ] && [ -n "$t1" ] || t_fail "fewer than 2000 writes listed"
+	t_expect_exit 0 "$KD" --events --since "${t0}s" --until "${t1}s" w.kft
+	t_assert_eq "$(awk -v a="$t0" -v b="$t1" 'NR > 1 && $1 >= a && $1 < b' "$all" | wc -l)" \
+		"$(awk 'NR > 1' "$T_OUT" | wc -l)" "records between ${t0}s and ${t1}s"
+	grep -q '<\.\.\.>' "$T_OUT" && t_fail "tasks unnamed in the window"
+	grep -Eq '^ +[0-9.]+ +[0-9]+ dd-[0-9]+ +event' "$T_OUT" || t_fail "dd not named in the window"
+}
+
 test_events_only() {
 	need_tool
 	t_expect_exit 0 "$CG" -o e.kft -e syscalls:sys_enter_write -- \
