@@ -1218,6 +1218,11 @@ static int print_info(void)
 	printf("time:       %s (start_ns %llu to end_ns %llu)\n",
 	       dur(env.end_ns > env.start_ns ? env.end_ns - env.start_ns : 0, d),
 	       (unsigned long long)env.start_ns, (unsigned long long)env.end_ns);
+	if (kft_header(env.f)->flags & KFT_F_FLIGHT && kft_nchunks(env.f))
+		printf("kept:       from %s on (a flight recording: %llu older chunks dropped)\n",
+		       dur(kft_chunk(env.f, 0)->first_ts > env.start_ns ?
+			   kft_chunk(env.f, 0)->first_ts - env.start_ns : 0, d),
+		       (unsigned long long)kft_stat_u64(env.f, "chunks_dropped", 0));
 	info_losses();
 	if (!kft_complete(env.f))
 		printf("missing:    %llu bytes after the last complete chunk\n",
