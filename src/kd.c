@@ -1288,6 +1288,13 @@ static int run(void)
 		usage_error("--until must come after --since");
 		return 2;
 	}
+	/* cut before its description ends: nothing says what it holds */
+	if (!kft_complete(env.f) && !kft_nmeta(env.f)) {
+		kfit_err("%s: cut short after %llu bytes, before the description of "
+			 "what was recorded: nothing to read", env.path,
+			 (unsigned long long)kft_size(env.f));
+		return 1;
+	}
 	warn_truncated();
 	err = load_funcs();
 	if (!err)
