@@ -643,6 +643,8 @@ static int make_rings(void)
 		if (n > 1 && bpf_map_update_elem(outer, &i, &fd, BPF_ANY))
 			return -errno;
 	}
+	kfit_debug("%u ring buffer%s of %llu bytes", n, n > 1 ? "s" : "",
+		   (unsigned long long)env.buffer);
 	return 0;
 }
 
