@@ -53,10 +53,12 @@
 #define MAX_FILE	(1ULL << 50)
 #define MIN_CHUNK	4096
 #define MAX_CHUNK	(1ULL << 30)
+#define MAX_RINGS	256
 
 enum {
 	OPT_MODULE = 256, OPT_ROOT, OPT_SUMMARY, OPT_FOLDED, OPT_SVG, OPT_PERFETTO,
 	OPT_NO_INTERLACE, OPT_TREE, OPT_SIZE, OPT_FLIGHT, OPT_STOP_AT, OPT_CHUNK,
+	OPT_RINGS,
 };
 
 static const struct kfit_opt cg_opts[] = {
@@ -80,6 +82,8 @@ static const struct kfit_opt cg_opts[] = {
 	  "interrupts listed apart, not inside the task they struck" },
 	{ "buffer", 'b', "SIZE", "ring buffer size (default 8M, with -o 64M; rounded up to "
 	  "a power of 2 pages)" },
+	{ "rings", OPT_RINGS, "N", "ring buffers, each of -b SIZE, a task's records in one "
+	  "(default 1 below 16 CPUs, else CPUs / 8)" },
 	{ "output", 'o', "FILE", "record into FILE (a kfit trace, read by kd) instead of "
 	  "printing the trees" },
 	{ "tree", OPT_TREE, NULL, "with -o: print the call tree too" },
@@ -115,6 +119,8 @@ struct env {
 	unsigned long top;
 	__u64 buffer;
 	bool buffer_set;
+	unsigned long nrings;	/* --rings, 0: by the CPUs */
+	int *ring_fds;		/* [0]: rb's; the others made and closed here */
 	const char *out;	/* -o */
 	bool tree_too;		/* --tree */
 	__u64 size_cap, flight, chunk;
@@ -190,6 +196,21 @@ static int parse_size(const char *s, __u64 max, __u64 *out)
 		return -1;
 	*out = (__u64)v << shift;
 	return 0;
+}
+
+/*
+ * A ring's reserve takes its spinlock, and contention grows with the
+ * CPUs writing: one producer 10.9 M records/s, 2 share 4.9, 16 share 2.6
+ * (Nakryiko's ringbuf benchmark). One ring below 16 CPUs, where the
+ * drain is cheapest; else one per 8 CPUs, as wprof shards.
+ */
+static unsigned long auto_rings(void)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (ncpus < 16)
+		return 1;
+	return ncpus / 8 < MAX_RINGS ? ncpus / 8 : MAX_RINGS;
 }
 
 /* Up to a power of 2, at least a page (the ring buffer's rule) */
@@ -297,6 +318,13 @@ static int parse_opt(int key, const char *arg, void *ctx)
 			return -1;
 		}
 		env.buffer_set = true;
+		return 0;
+	case OPT_RINGS:
+		if (kfit_parse_uint(arg, MAX_RINGS, &env.nrings) || !env.nrings) {
+			fprintf(stderr, "callgraph: invalid number of rings '%s': 1 to %d\n",
+				arg, MAX_RINGS);
+			return -1;
+		}
 		return 0;
 	}
 	return parse_record_opt(key, arg);
@@ -546,7 +574,11 @@ static void configure(struct callgraph_bpf *s)
 	r->min_ns = env.c.has_min ? env.c.min_ns : 0;
 	r->max_ns = env.c.has_max ? env.c.max_ns : 0;
 	r->wake_bytes = env.buffer / 4;
+	r->nrings = env.nrings;
 	bpf_map__set_max_entries(s->maps.rb, env.buffer);
+	/* one ring: the programs never look at rings */
+	bpf_map__set_max_entries(s->maps.rings, env.nrings);
+	bpf_map__set_autocreate(s->maps.rings, env.nrings > 1);
 	bpf_map__set_max_entries(s->maps.ev_size, env.tps.n ? env.tps.n : 1);
 }
 
@@ -591,6 +623,46 @@ static int keep_link(struct bpf_link *l)
 	return 0;
 }
 
+/*
+ * The rings beyond rb (nrings > 1), each of -b SIZE, into rings: before
+ * any program runs, so that no record is written to none.
+ */
+static int make_rings(void)
+{
+	__u32 i, n = env.nrings;
+	int fd, outer = bpf_map__fd(env.skel->maps.rings);
+
+	env.ring_fds = calloc(n, sizeof(*env.ring_fds));
+	if (!env.ring_fds)
+		return -ENOMEM;
+	env.ring_fds[0] = bpf_map__fd(env.skel->maps.rb);
+	for (i = 1; i < n; i++)
+		env.ring_fds[i] = -1;
+	for (i = 0; i < n; i++) {
+		fd = i ? bpf_map_create(BPF_MAP_TYPE_RINGBUF, "cg_rb", 0, 0,
+					env.buffer, NULL) : env.ring_fds[0];
+		if (fd < 0)
+			return -errno;
+		env.ring_fds[i] = fd;
+		if (n > 1 && bpf_map_update_elem(outer, &i, &fd, BPF_ANY))
+			return -errno;
+	}
+	kfit_debug("%u ring buffer%s of %llu bytes", n, n > 1 ? "s" : "",
+		   (unsigned long long)env.buffer);
+	return 0;
+}
+
+static void free_rings(void)
+{
+	__u32 i;
+
+	for (i = 1; env.ring_fds && i < env.nrings; i++)
+		if (env.ring_fds[i] >= 0)
+			close(env.ring_fds[i]);
+	free(env.ring_fds);
+	env.ring_fds = NULL;
+}
+
 /* Everything but the functions' links (the attacher's): nothing stays attached */
 static void unload(void)
 {
@@ -600,6 +672,7 @@ static void unload(void)
 	env.sampler = NULL;
 	kfit_events_free(env.ev);
 	env.ev = NULL;
+	free_rings();
 	kfit_attacher_free(env.att);
 	env.att = NULL;
 	callgraph_bpf__destroy(env.skel);
@@ -635,7 +708,8 @@ static int on_record(void *ctx, const void *data, size_t size);
 static int open_events(void)
 {
 	struct kfit_events_opts o = {
-		.rb_fd = bpf_map__fd(env.skel->maps.rb),
+		.rb_fds = env.ring_fds,
+		.nrings = env.nrings,
 		.lost_fd = bpf_map__fd(env.skel->maps.counters),
 		.lost_key = CG_LOST,
 		.fn = on_record,
@@ -717,6 +791,8 @@ static int load_rest(bool btf, bool exact)
 {
 	int err = callgraph_bpf__load(env.skel);
 
+	if (!err)
+		err = make_rings();
 	if (!err)
 		err = seed_maps();
 	if (!err)
@@ -1330,6 +1406,7 @@ static int fill_meta(FILE *f, void *ctx)
 	kfit_meta_u64(f, "interlace", !env.no_interlace);
 	meta_attach(f);
 	kfit_meta_u64(f, "buffer", env.buffer);
+	kfit_meta_u64(f, "rings", env.nrings);
 	if (env.flight)
 		kfit_meta_u64(f, "flight", env.flight);
 	return ferror(f) ? -ENOMEM : 0;
@@ -1787,6 +1864,8 @@ int main(int argc, char **argv)
 	if (env.out && !env.buffer_set)
 		env.buffer = RECORD_BUFFER;
 	env.buffer = ring_size(env.buffer);
+	if (!env.nrings)
+		env.nrings = auto_rings();
 	if (exact_wanted()) {
 		err = resolve_targets();
 		if (err) {

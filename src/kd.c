@@ -59,6 +59,7 @@ struct task {
 	__u32 tid, pid;
 	bool named;		/* given to the decoder */
 	char comm[16];
+	__u64 exec_ts;		/* its last exec read, 0: none */
 };
 
 struct tasks {
@@ -348,18 +349,32 @@ static const char *comm_of(__u32 tid)
 	return t && t->comm[0] ? t->comm : "<...>";
 }
 
-/* Names follow fork (the parent's program) and exec, in reading order */
+/*
+ * Names follow fork (the parent's program) and exec, in reading order;
+ * a child's exec may be read before its fork (another ring buffer).
+ */
 static int track(const struct kfit_rec *h, size_t size)
 {
 	const struct kfit_rec_task *t = (const void *)h;
+	struct task *k;
 
 	if (h->type < KFIT_REC_FORK || h->type > KFIT_REC_EXIT || size < sizeof(*t) ||
 	    h->ctx != KFIT_CTX_TASK)
 		return 0;
-	if (h->type == KFIT_REC_FORK)
+	if (h->type == KFIT_REC_FORK) {
+		k = task_find(t->child_tid);
+		if (k && k->exec_ts > h->ts)
+			return 0;
 		return task_set(t->child_pid, t->child_tid, comm_of(h->tid));
-	if (h->type == KFIT_REC_EXEC)
-		return task_set(h->pid, h->tid, t->comm);
+	}
+	if (h->type == KFIT_REC_EXEC) {
+		if (task_set(h->pid, h->tid, t->comm))
+			return -ENOMEM;
+		k = task_find(h->tid);
+		if (k && h->ts > k->exec_ts)
+			k->exec_ts = h->ts;
+		return 0;
+	}
 	return task_find(h->tid) ? 0 : task_set(h->pid, h->tid, t->comm);
 }
 

@@ -43,6 +43,7 @@ struct thr {
 	struct pvec roots;	/* calls no record can adopt any more */
 	struct pvec marks;	/* IRQ nodes go to roots; the rest here */
 	struct pvec weave;	/* finish: what is placed into the tree by time */
+	__u64 exec_ts;		/* its last exec decoded, 0: none */
 };
 
 #define CHUNK_NODES 4096
@@ -537,13 +538,20 @@ static int add_task(struct kfit_ctree *t, const struct kfit_rec_task *r)
 		if (!n->name)
 			return -ENOMEM;
 		set_comm(&h->t, n->name);
+		if (r->h.ts > h->exec_ts)
+			h->exec_ts = r->h.ts;
 	} else if (r->h.type == KFIT_REC_FORK) {
 		n->child_tid = r->child_tid;
-		/* the child runs its parent's program until it calls exec */
+		/*
+		 * The child runs its parent's program until it calls exec,
+		 * whose record may come first: the child's records may travel
+		 * in another ring buffer than its parent's.
+		 */
 		c = task_get(t, r->child_pid, r->child_tid);
 		if (!c)
 			return -ENOMEM;
-		memcpy(c->t.comm, h->t.comm, sizeof(c->t.comm));
+		if (c->exec_ts < r->h.ts)
+			memcpy(c->t.comm, h->t.comm, sizeof(c->t.comm));
 	}
 	return 0;
 }

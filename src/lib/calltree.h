@@ -18,7 +18,10 @@
  * that lie inside its interval. Pending records left without a parent
  * (their caller's record was lost, or it never returned) stay roots, or
  * are wrapped in a node flagged KFIT_RF_LOST: the tree stays consistent
- * whatever was lost.
+ * whatever was lost. Records of different stacks may come in any order
+ * (callgraph's ring buffers are sharded by stack): all but the calls are
+ * placed by time, and a fork names its child unless the child's exec,
+ * later, came first.
  *
  * Calls in interrupts sit on stacks per CPU and context; kfit_ctree_finish
  * interlaces each interrupt into the tree of the task it struck, under

@@ -222,6 +222,37 @@ test_events_only() {
 	[ "$(stat -c %s e.kft)" -lt $((20000 * 16)) ] || t_fail "$(stat -c %s e.kft) bytes for 20000 events"
 }
 
+# --rings 3: the writes of two dd (forked by sh, each exec'd in a ring
+# of its own, perhaps drained before sh's fork) all in the file, named dd
+# by kd; a threads recording read back by kd as callgraph showed it
+test_rings_recorded() {
+	need_tool
+	[ -x "$KD" ] || t_skip "kd is not built"
+	t_expect_exit 0 "$CG" -o r.kft --rings 3 -e syscalls:sys_enter_write -- \
+		sh -c 'dd if=/dev/zero of=/dev/null bs=4k count=20000; dd if=/dev/zero of=/dev/null bs=4k count=10000'
+	assert_complete r.kft "3 rings"
+	assert_summary r.kft "$T_ERR"
+	t_assert_eq "$(fact r.kft meta rings)" 3 "META rings"
+	t_assert_eq "$(fact r.kft stats lost)" 0 "lost"
+	t_expect_exit 0 "$KD" --events r.kft
+	t_assert_eq "$(grep -Ec '^ *[0-9.]+ +[0-9]+ +dd-[0-9]+ +event +syscalls:sys_enter_write __syscall_nr=1 fd=1 buf=0x[0-9a-f]+ count=4096$' "$T_OUT")" 30000 \
+		"dd's writes of 4096 bytes, named dd"
+	t_expect_exit 0 "$KD" r.kft
+	[ "$(grep -c '^== pid [0-9]* tid [0-9]* (dd) ==$' "$T_OUT")" = 2 ] &&
+		[ "$(grep -c '^== pid [0-9]* tid [0-9]* (sh) ==$' "$T_OUT")" = 1 ] || {
+		t_show_file "$T_OUT" "kd r.kft"
+		t_fail "expected the trees of 2 dd and of sh"
+	}
+	recorded_run t4.kft threads 5 --rings 4 --tree
+	assert_complete t4.kft "threads, 4 rings"
+	t_assert_eq "$(fact t4.kft type call)" 70 "call records (4 threads, 5 times cg_thread_k and k + 1 cg_leaf)"
+	t_expect_exit 0 "$KD" t4.kft
+	if ! cmp -s "$T_OUT" "$T_TMP/bg.out"; then
+		diff "$T_TMP/bg.out" "$T_OUT" | head -n 30
+		t_fail "kd's tree of a 4-ring recording differs from callgraph's"
+	fi
+}
+
 # A COMMAND that forks and execs: the exec records name the new programs
 test_fork_exec() {
 	need_tool
