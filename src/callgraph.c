@@ -80,7 +80,7 @@ static const struct kfit_opt cg_opts[] = {
 	  "Chrome trace-event JSON into FILE (ui.perfetto.dev)" },
 	{ "no-interlace", OPT_NO_INTERLACE, NULL,
 	  "interrupts listed apart, not inside the task they struck" },
-	{ "buffer", 'b', "SIZE", "ring buffer size (default 8M, with -o 64M; rounded up to "
+	{ "buffer", 'b', "SIZE", "size of each ring buffer (default 8M; with -o 64M shared by the rings, 8M at least; rounded up to "
 	  "a power of 2 pages)" },
 	{ "rings", OPT_RINGS, "N", "ring buffers, each of -b SIZE, a task's records in one "
 	  "(default 1 below 16 CPUs, else CPUs / 8)" },
@@ -1861,11 +1861,13 @@ int main(int argc, char **argv)
 	env.argc = argc;
 	env.argv = argv;
 	env.render = rendering();
-	if (env.out && !env.buffer_set)
-		env.buffer = RECORD_BUFFER;
-	env.buffer = ring_size(env.buffer);
 	if (!env.nrings)
 		env.nrings = auto_rings();
+	/* -o's default is a total, shared by the rings: at least 8M each */
+	if (env.out && !env.buffer_set)
+		env.buffer = RECORD_BUFFER / env.nrings > DEFAULT_BUFFER ?
+			     RECORD_BUFFER / env.nrings : DEFAULT_BUFFER;
+	env.buffer = ring_size(env.buffer);
 	if (exact_wanted()) {
 		err = resolve_targets();
 		if (err) {
