@@ -80,8 +80,8 @@ static const struct kfit_opt cg_opts[] = {
 	  "Chrome trace-event JSON into FILE (ui.perfetto.dev)" },
 	{ "no-interlace", OPT_NO_INTERLACE, NULL,
 	  "interrupts listed apart, not inside the task they struck" },
-	{ "buffer", 'b', "SIZE", "size of each ring buffer (default 8M; with -o 64M shared by the rings, 8M at least; rounded up to "
-	  "a power of 2 pages)" },
+	{ "buffer", 'b', "SIZE", "size of each ring buffer (default 8M; with -o 64M "
+	  "shared by the rings, 8M at least; rounded up to a power of 2 pages)" },
 	{ "rings", OPT_RINGS, "N", "ring buffers, each of -b SIZE, a task's records in one "
 	  "(default 1 below 16 CPUs, else CPUs / 8)" },
 	{ "output", 'o', "FILE", "record into FILE (a kfit trace, read by kd) instead of "
