@@ -103,6 +103,7 @@ struct capture {
 	__u64 counters[CG_NCOUNTERS];
 	__u64 *lost;		/* per CPU */
 	int ncpus;
+	__u64 cpu_recs[KFIT_MAX_CPUS];	/* records written on each CPU */
 };
 
 struct env {
@@ -1152,6 +1153,8 @@ static int on_record(void *ctx, const void *data, size_t size)
 	(void)ctx;
 	if (size >= sizeof(*h) && h->type < KFIT_REC_NTYPES) {
 		env.cap.types[h->type]++;
+		if (h->cpu < KFIT_MAX_CPUS)
+			env.cap.cpu_recs[h->cpu]++;
 		if (h->type == KFIT_REC_CALL && env.trigger_idx >= 0 && !env.triggered)
 			check_trigger(data, size);
 	}
@@ -1451,6 +1454,10 @@ static int fill_stats(FILE *f, void *ctx)
 		fprintf(f, "records.%s=%llu\n", type_names[i],
 			(unsigned long long)env.cap.types[i]);
 	kfit_meta_u64(f, "end_calls", env.cap.end_calls);
+	for (i = 0; i < KFIT_MAX_CPUS; i++)
+		if (env.cap.cpu_recs[i])
+			fprintf(f, "records.cpu%d=%llu\n", i,
+				(unsigned long long)env.cap.cpu_recs[i]);
 	kfit_rec_lost(f, lost, ncpus > KFIT_MAX_CPUS ? KFIT_MAX_CPUS : ncpus);
 	for (i = 0; i < CG_NCOUNTERS; i++)
 		fprintf(f, "counter.%s=%llu\n", counter_names[i],

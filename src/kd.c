@@ -1181,6 +1181,15 @@ static void info_losses(void)
 		printf("%s cpu %s: %s", n++ ? "," : ";", kv->key + 8, kv->val);
 	}
 	printf("\n");
+	for (i = 0, n = 0; i < kft_nstats(env.f); i++) {
+		const struct kft_kv *kv = kft_stat_at(env.f, i);
+
+		if (strncmp(kv->key, "records.cpu", 11))
+			continue;
+		printf("%s cpu %s %s", n++ ? "," : "per CPU:   ", kv->key + 11, kv->val);
+	}
+	if (n)
+		printf(" records\n");
 }
 
 static int print_info(void)

@@ -21,7 +21,8 @@
  *   interlace, attach.functions, attach.skipped, attach.ns, attach.fds,
  *   skipped.N ("NAME\tREASON"), buffer, flight.
  * STATS keys: end_ns, records, bytes, records.TYPE (call, switch, irq,
- *   event, fork, exec, exit, sample, lost), end_calls, lost, lost.cpuN,
+ *   event, fork, exec, exit, sample, lost), records.cpuN (records written
+ *   on CPU N), end_calls, lost, lost.cpuN,
  *   counter.NAME (the BPF side's: deep, no_stack, unmatched...), missed,
  *   chunks, chunks_dropped (flight), size_capped (1: -s ended it).
  */
