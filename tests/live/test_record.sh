@@ -220,6 +220,13 @@ test_events_only() {
 		48 * ($(num_fact e.kft type fork) + $(num_fact e.kft type exec) + $(num_fact e.kft type exit))))" \
 		"raw bytes: 72 per event record"
 	[ "$(stat -c %s e.kft)" -lt $((20000 * 16)) ] || t_fail "$(stat -c %s e.kft) bytes for 20000 events"
+	# the totals per CPU add up to the records
+	if [ -x "$KD" ]; then
+		t_expect_exit 0 "$KD" --info e.kft
+		t_assert_eq "$(sed -n 's/^per CPU: *//p' "$T_OUT" | tr ',' '\n' |
+			awk '{ n += $3 } END { print n + 0 }')" "$(fact e.kft stats records)" \
+			"records per CPU, summed"
+	fi
 }
 
 # --rings 3: the writes of two dd (forked by sh, each exec'd in a ring
