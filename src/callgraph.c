@@ -295,11 +295,7 @@ static int parse_opt(int key, const char *arg, void *ctx)
 	case 's':
 		return kfit_fstats_parse_sort("callgraph", arg, &env.sort);
 	case 'n':
-		if (kfit_parse_uint(arg, 1000000, &env.top)) {
-			fprintf(stderr, "callgraph: invalid number '%s' for --top\n", arg);
-			return -1;
-		}
-		return 0;
+		return kfit_fstats_parse_top("callgraph", arg, &env.top);
 	case OPT_FOLDED:
 		env.folded = true;
 		return 0;

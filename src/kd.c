@@ -113,11 +113,7 @@ static int parse_opt(int key, const char *arg, void *ctx)
 	case 's':
 		return kfit_fstats_parse_sort("kd", arg, &env.sort);
 	case 'n':
-		if (kfit_parse_uint(arg, 1000000, &env.top)) {
-			fprintf(stderr, "kd: invalid number '%s' for --top\n", arg);
-			return -1;
-		}
-		return 0;
+		return kfit_fstats_parse_top("kd", arg, &env.top);
 	case 'f':
 		return kfit_fstats_parse_fields("kd", arg, &env.fields);
 	case OPT_EVENTS:
