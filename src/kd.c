@@ -985,33 +985,6 @@ static void put_record(const struct kfit_rec *h)
 	putchar('\n');
 }
 
-/* Whether a record is whole for its type (the decoder's own check is private) */
-static bool whole(const struct kfit_rec *h)
-{
-	static const size_t min[KFIT_REC_NTYPES] = {
-		[KFIT_REC_CALL] = sizeof(struct kfit_rec_call),
-		[KFIT_REC_SWITCH] = sizeof(struct kfit_rec_switch),
-		[KFIT_REC_IRQ] = sizeof(struct kfit_rec_irq),
-		[KFIT_REC_EVENT] = offsetof(struct kfit_rec_event, data),
-		[KFIT_REC_FORK] = sizeof(struct kfit_rec_task),
-		[KFIT_REC_EXEC] = sizeof(struct kfit_rec_task),
-		[KFIT_REC_EXIT] = sizeof(struct kfit_rec_task),
-		[KFIT_REC_SAMPLE] = offsetof(struct kfit_rec_sample, ip),
-		[KFIT_REC_LOST] = sizeof(struct kfit_rec_lost),
-	};
-
-	if (!h->type || h->type >= KFIT_REC_NTYPES || h->size < min[h->type])
-		return false;
-	if (h->type == KFIT_REC_SAMPLE) {
-		const struct kfit_rec_sample *s = (const void *)h;
-
-		return s->nkernel <= KFIT_STACK_MAX && s->nuser <= KFIT_STACK_MAX &&
-		       h->size >= offsetof(struct kfit_rec_sample, ip) +
-				  (s->nkernel + s->nuser) * sizeof(__u64);
-	}
-	return true;
-}
-
 /* Kept until printed: a chunk's records may start before the next chunk's */
 static int keep(const struct kfit_rec *h, size_t size)
 {
@@ -1072,7 +1045,7 @@ static int flush(__u64 limit)
 		}
 		if (!err)
 			err = track(h, h->size);
-		if (!err && whole(h) &&
+		if (!err && kfit_rec_whole(h, h->size) &&
 		    (h->type == KFIT_REC_LOST || !env.c.comm[0] || chosen(h->pid, h->tid))) {
 			count(h, h->size);
 			put_record(h);

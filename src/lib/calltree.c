@@ -738,6 +738,25 @@ static int dispatch(struct kfit_ctree *t, const union any_rec *r)
 	return 0;
 }
 
+bool kfit_rec_whole(const void *rec, size_t size)
+{
+	struct kfit_rec_sample s;
+	struct kfit_rec h;
+
+	if (size < sizeof(h))
+		return false;
+	memcpy(&h, rec, sizeof(h));
+	if (h.size < sizeof(h) || h.size % 8 || h.size > size ||
+	    !h.type || h.type >= KFIT_REC_NTYPES || h.size < rec_size[h.type])
+		return false;
+	if (h.type != KFIT_REC_SAMPLE)
+		return true;
+	memcpy(&s, rec, offsetof(struct kfit_rec_sample, ip));
+	return s.nkernel <= KFIT_STACK_MAX && s.nuser <= KFIT_STACK_MAX &&
+	       h.size >= offsetof(struct kfit_rec_sample, ip) +
+			 (s.nkernel + s.nuser) * sizeof(__u64);
+}
+
 int kfit_ctree_add(struct kfit_ctree *t, const void *rec, size_t size)
 {
 	union any_rec r;
@@ -750,13 +769,12 @@ int kfit_ctree_add(struct kfit_ctree *t, const void *rec, size_t size)
 		t->st.bad++;
 		return 0;
 	}
-	/* copied: a record in a file buffer need not be aligned */
-	memcpy(&h, rec, sizeof(h));
-	if (h.size < sizeof(h) || h.size % 8 || h.size > size ||
-	    !h.type || h.type >= KFIT_REC_NTYPES || h.size < rec_size[h.type]) {
+	if (!kfit_rec_whole(rec, size)) {
 		t->st.bad++;
 		return 0;
 	}
+	/* copied: a record in a file buffer need not be aligned */
+	memcpy(&h, rec, sizeof(h));
 	/* all of the type's fields, or a sample's frames up to its size */
 	n = h.size < sizeof(r) ? h.size : sizeof(r);
 	memcpy(&r, rec, n);
