@@ -5,6 +5,9 @@
  * entry time and its depth on its stack: user space rebuilds the trees
  * from returns alone (src/lib/calltree.c).
  *
+ * With many CPUs the records are spread over nrings ring buffers, each
+ * stack's in one of them (ring_of), so that its records keep their order.
+ *
  * Calls nest on the stacks of fcall.bpf.h (per thread; per CPU for
  * interrupts). The attacher (src/live/attach.c) gives each function its
  * id as cookie, and sets kfit_ready once all are attached. Around the
@@ -27,7 +30,8 @@ const volatile __u32 root_id;		/* id + 1 of --root, 0: none */
 const volatile __u32 max_depth;		/* -D: calls recorded at depths below it, 0: any */
 const volatile __u64 min_ns;		/* --min */
 const volatile __u64 max_ns;		/* --max, 0: none */
-const volatile __u64 wake_bytes;	/* wake the reader once this much is queued */
+const volatile __u64 wake_bytes;	/* wake the reader once a ring holds this much */
+const volatile __u32 nrings = 1;	/* ring buffers: rb alone, or rings */
 const volatile bool follow;		/* -p or COMMAND: the processes in tracked */
 const volatile bool all_task_records;	/* fork/exec/exit of every chosen task, */
 					/* not only of those with traced calls */
@@ -73,6 +77,21 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4096);	/* sized by the loader (-b) */
 } rb SEC(".maps");
+
+/*
+ * nrings > 1: the rings, rb the first, the others made by the loader
+ * (max_entries here: a template; the loader sets nrings). A ring's
+ * reserve takes its spinlock: fewer CPUs writing into each, less waiting.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct {
+		__uint(type, BPF_MAP_TYPE_RINGBUF);
+		__uint(max_entries, 4096);
+	});
+} rings SEC(".maps");
 
 /* The interrupt running on a CPU, per context (softirq, hardirq) */
 struct cg_irq {
@@ -141,19 +160,37 @@ static __always_inline bool wanted(enum kfit_ctx c, __u64 pid_tgid)
 
 /* ---- records ---------------------------------------------------------- */
 
-/* Batched wake-ups: the reader polls every 100 ms, or is woken when it fills */
-static __always_inline void submit(void *r)
+/*
+ * The ring of a stack: the decoder needs each stack's records in the
+ * order they were written (a call after its callees). A task's go to the
+ * ring of its tid, whatever CPU it runs on; an interrupt's (its stacks
+ * are per CPU) to its CPU's. Records of different stacks may come in any
+ * order: the decoder places them by time. One ring: rb, no lookup.
+ */
+static __always_inline void *ring_of(enum kfit_ctx c, __u32 tid)
 {
-	__u64 queued = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA);
+	__u32 k;
 
-	bpf_ringbuf_submit(r, queued > wake_bytes ? BPF_RB_FORCE_WAKEUP :
-			   BPF_RB_NO_WAKEUP);
+	if (nrings <= 1)
+		return &rb;
+	if (c == KFIT_CTX_TASK)
+		k = (tid * 2654435761u) >> 16;
+	else
+		k = bpf_get_smp_processor_id();
+	k %= nrings;
+	return bpf_map_lookup_elem(&rings, &k);
 }
 
-static __always_inline __u64 wake_flag(void)
+/* Batched wake-ups: the reader polls every 100 ms, or is woken when it fills */
+static __always_inline __u64 wake_flag(void *ring)
 {
-	return bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) > wake_bytes ?
+	return bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) > wake_bytes ?
 	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline void submit(void *ring, void *r)
+{
+	bpf_ringbuf_submit(r, wake_flag(ring));
 }
 
 static __always_inline void head(struct kfit_rec *h, __u8 type, __u8 ctx,
@@ -170,9 +207,9 @@ static __always_inline void head(struct kfit_rec *h, __u8 type, __u8 ctx,
 	h->ts = ts;
 }
 
-static __always_inline void *reserve(__u32 size)
+static __always_inline void *reserve(void *ring, __u32 size)
 {
-	void *r = bpf_ringbuf_reserve(&rb, size, 0);
+	void *r = ring ? bpf_ringbuf_reserve(ring, size, 0) : NULL;
 
 	if (!r)
 		count(CG_LOST);
@@ -193,7 +230,8 @@ static __always_inline void write_call(struct cg_stack *st, struct fc_frame *f,
 				       struct cg_frame *x, __u64 dur, __u8 flags,
 				       __u64 pid_tgid, enum kfit_ctx c)
 {
-	struct kfit_rec_call *r = reserve(sizeof(*r));
+	void *ring = ring_of(c, (__u32)pid_tgid);
+	struct kfit_rec_call *r = reserve(ring, sizeof(*r));
 
 	if (!r)
 		return;
@@ -208,7 +246,7 @@ static __always_inline void write_call(struct cg_stack *st, struct fc_frame *f,
 	r->pad = 0;
 	r->dropped = x->dropped;
 	r->pad2 = 0;
-	submit(r);
+	submit(ring, r);
 	if (c != KFIT_CTX_TASK)
 		irq_call(c);
 }
@@ -216,7 +254,8 @@ static __always_inline void write_call(struct cg_stack *st, struct fc_frame *f,
 static __always_inline void write_task(__u8 type, __u64 pid_tgid, __u32 cpid,
 				       __u32 ctid)
 {
-	struct kfit_rec_task *r = reserve(sizeof(*r));
+	void *ring = ring_of(KFIT_CTX_TASK, (__u32)pid_tgid);
+	struct kfit_rec_task *r = reserve(ring, sizeof(*r));
 
 	if (!r)
 		return;
@@ -224,7 +263,7 @@ static __always_inline void write_task(__u8 type, __u64 pid_tgid, __u32 cpid,
 	r->child_pid = cpid;
 	r->child_tid = ctid;
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
-	submit(r);
+	submit(ring, r);
 }
 
 /* ---- stacks ----------------------------------------------------------- */
@@ -581,6 +620,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 {
 	__u64 now = bpf_ktime_get_ns(), key, dur;
 	struct kfit_rec_switch *r;
+	void *ring;
 	struct cg_stack *st;
 
 	if (!kfit_ready)
@@ -602,14 +642,15 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	else
 		st->preempt += dur;
 	if (st->off_depth) {
-		r = reserve(sizeof(*r));
+		ring = ring_of(KFIT_CTX_TASK, st->tid);
+		r = reserve(ring, sizeof(*r));
 		if (r) {
 			head(&r->h, KFIT_REC_SWITCH, KFIT_CTX_TASK, 0, sizeof(*r),
 			     ((__u64)st->pid << 32) | st->tid, st->off_ts);
 			r->dur = dur;
 			r->state = st->off_state;
 			r->depth = st->off_depth;
-			submit(r);
+			submit(ring, r);
 		}
 	}
 	st->off_ts = 0;
@@ -895,18 +936,20 @@ static __always_inline int irq_exit(enum kfit_ctx c)
 	struct kfit_rec_irq *r;
 	__u32 key = c;
 	struct cg_irq *q;
+	void *ring;
 
 	q = bpf_map_lookup_elem(&irqs, &key);
 	if (!q || !q->ts)
 		return 0;
 	if (kfit_ready && (q->ncalls || q->struck)) {
-		r = reserve(sizeof(*r));
+		ring = ring_of(c, 0);
+		r = reserve(ring, sizeof(*r));
 		if (r) {
 			head(&r->h, KFIT_REC_IRQ, c, 0, sizeof(*r), q->pid_tgid, q->ts);
 			r->dur = now > q->ts ? now - q->ts : 0;
 			r->vec = q->vec;
 			r->ncalls = q->ncalls;
-			submit(r);
+			submit(ring, r);
 		}
 	}
 	q->ts = 0;
@@ -1002,7 +1045,8 @@ static __always_inline void write_event(void *ctx, __u32 id, enum kfit_ctx c,
 					__u64 pid_tgid, __u32 len, const __u32 room,
 					const bool direct)
 {
-	struct kfit_rec_event *r = reserve(EV_HEAD + room);
+	void *ring = ring_of(c, (__u32)pid_tgid);
+	struct kfit_rec_event *r = reserve(ring, EV_HEAD + room);
 	__u64 *src = ctx, *dst;
 	__u32 i;
 
@@ -1021,7 +1065,7 @@ static __always_inline void write_event(void *ctx, __u32 id, enum kfit_ctx c,
 	} else if (room > 8 && bpf_probe_read_kernel(r->data + 8, room - 8, ctx + 8)) {
 		r->len = 0;
 	}
-	submit(r);
+	submit(ring, r);
 }
 
 /*
@@ -1127,6 +1171,7 @@ int cg_sample(struct bpf_perf_event_data *ctx)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct kfit_rec_sample *r;
 	__u32 zero = 0, size;
+	void *ring;
 	long nk, nu;
 
 	/* the idle tasks are no process's work */
@@ -1157,7 +1202,8 @@ int cg_sample(struct bpf_perf_event_data *ctx)
 	asm volatile("" : "+r"(size));
 	if (size > sizeof(*r))
 		return 0;
-	if (bpf_ringbuf_output(&rb, r, size, wake_flag()))
+	ring = ring_of(KFIT_CTX_TASK, (__u32)pid_tgid);
+	if (!ring || bpf_ringbuf_output(ring, r, size, wake_flag(ring)))
 		count(CG_LOST);
 	return 0;
 }

@@ -53,10 +53,12 @@
 #define MAX_FILE	(1ULL << 50)
 #define MIN_CHUNK	4096
 #define MAX_CHUNK	(1ULL << 30)
+#define MAX_RINGS	256
 
 enum {
 	OPT_MODULE = 256, OPT_ROOT, OPT_SUMMARY, OPT_FOLDED, OPT_SVG, OPT_PERFETTO,
 	OPT_NO_INTERLACE, OPT_TREE, OPT_SIZE, OPT_FLIGHT, OPT_STOP_AT, OPT_CHUNK,
+	OPT_RINGS,
 };
 
 static const struct kfit_opt cg_opts[] = {
@@ -78,8 +80,10 @@ static const struct kfit_opt cg_opts[] = {
 	  "Chrome trace-event JSON into FILE (ui.perfetto.dev)" },
 	{ "no-interlace", OPT_NO_INTERLACE, NULL,
 	  "interrupts listed apart, not inside the task they struck" },
-	{ "buffer", 'b', "SIZE", "ring buffer size (default 8M, with -o 64M; rounded up to "
-	  "a power of 2 pages)" },
+	{ "buffer", 'b', "SIZE", "size of each ring buffer (default 8M; with -o 64M "
+	  "shared by the rings, 8M at least; rounded up to a power of 2 pages)" },
+	{ "rings", OPT_RINGS, "N", "ring buffers, each of -b SIZE, a task's records in one "
+	  "(default 1 below 16 CPUs, else CPUs / 8)" },
 	{ "output", 'o', "FILE", "record into FILE (a kfit trace, read by kd) instead of "
 	  "printing the trees" },
 	{ "tree", OPT_TREE, NULL, "with -o: print the call tree too" },
@@ -99,6 +103,7 @@ struct capture {
 	__u64 counters[CG_NCOUNTERS];
 	__u64 *lost;		/* per CPU */
 	int ncpus;
+	__u64 cpu_recs[KFIT_MAX_CPUS];	/* records written on each CPU */
 };
 
 struct env {
@@ -115,6 +120,8 @@ struct env {
 	unsigned long top;
 	__u64 buffer;
 	bool buffer_set;
+	unsigned long nrings;	/* --rings, 0: by the CPUs */
+	int *ring_fds;		/* [0]: rb's; the others made and closed here */
 	const char *out;	/* -o */
 	bool tree_too;		/* --tree */
 	__u64 size_cap, flight, chunk;
@@ -150,6 +157,10 @@ struct env {
 	struct kfit_symset *symset;	/* sampled mode: the addresses seen */
 	int trigger_idx;		/* --stop-at's, or --flight's --root: -1 none */
 	bool triggered, capped, recording, usr1_noted;
+	FILE *names;		/* the NAMES block: tasks' names over time */
+	char *names_buf;
+	size_t names_len;
+	__u64 names_dropped;
 	bool render;			/* rendering(), once the options are known */
 	char *tasks;			/* the TASKS block, read before the start */
 	size_t tasks_len;
@@ -186,6 +197,21 @@ static int parse_size(const char *s, __u64 max, __u64 *out)
 		return -1;
 	*out = (__u64)v << shift;
 	return 0;
+}
+
+/*
+ * A ring's reserve takes its spinlock, and contention grows with the
+ * CPUs writing: one producer 10.9 M records/s, 2 share 4.9, 16 share 2.6
+ * (Nakryiko's ringbuf benchmark). One ring below 16 CPUs, where the
+ * drain is cheapest; else one per 8 CPUs, as wprof shards.
+ */
+static unsigned long auto_rings(void)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (ncpus < 16)
+		return 1;
+	return ncpus / 8 < MAX_RINGS ? ncpus / 8 : MAX_RINGS;
 }
 
 /* Up to a power of 2, at least a page (the ring buffer's rule) */
@@ -269,11 +295,7 @@ static int parse_opt(int key, const char *arg, void *ctx)
 	case 's':
 		return kfit_fstats_parse_sort("callgraph", arg, &env.sort);
 	case 'n':
-		if (kfit_parse_uint(arg, 1000000, &env.top)) {
-			fprintf(stderr, "callgraph: invalid number '%s' for --top\n", arg);
-			return -1;
-		}
-		return 0;
+		return kfit_fstats_parse_top("callgraph", arg, &env.top);
 	case OPT_FOLDED:
 		env.folded = true;
 		return 0;
@@ -293,6 +315,13 @@ static int parse_opt(int key, const char *arg, void *ctx)
 			return -1;
 		}
 		env.buffer_set = true;
+		return 0;
+	case OPT_RINGS:
+		if (kfit_parse_uint(arg, MAX_RINGS, &env.nrings) || !env.nrings) {
+			fprintf(stderr, "callgraph: invalid number of rings '%s': 1 to %d\n",
+				arg, MAX_RINGS);
+			return -1;
+		}
 		return 0;
 	}
 	return parse_record_opt(key, arg);
@@ -542,7 +571,11 @@ static void configure(struct callgraph_bpf *s)
 	r->min_ns = env.c.has_min ? env.c.min_ns : 0;
 	r->max_ns = env.c.has_max ? env.c.max_ns : 0;
 	r->wake_bytes = env.buffer / 4;
+	r->nrings = env.nrings;
 	bpf_map__set_max_entries(s->maps.rb, env.buffer);
+	/* one ring: the programs never look at rings */
+	bpf_map__set_max_entries(s->maps.rings, env.nrings);
+	bpf_map__set_autocreate(s->maps.rings, env.nrings > 1);
 	bpf_map__set_max_entries(s->maps.ev_size, env.tps.n ? env.tps.n : 1);
 }
 
@@ -587,6 +620,46 @@ static int keep_link(struct bpf_link *l)
 	return 0;
 }
 
+/*
+ * The rings beyond rb (nrings > 1), each of -b SIZE, into rings: before
+ * any program runs, so that no record is written to none.
+ */
+static int make_rings(void)
+{
+	__u32 i, n = env.nrings;
+	int fd, outer = bpf_map__fd(env.skel->maps.rings);
+
+	env.ring_fds = calloc(n, sizeof(*env.ring_fds));
+	if (!env.ring_fds)
+		return -ENOMEM;
+	env.ring_fds[0] = bpf_map__fd(env.skel->maps.rb);
+	for (i = 1; i < n; i++)
+		env.ring_fds[i] = -1;
+	for (i = 0; i < n; i++) {
+		fd = i ? bpf_map_create(BPF_MAP_TYPE_RINGBUF, "cg_rb", 0, 0,
+					env.buffer, NULL) : env.ring_fds[0];
+		if (fd < 0)
+			return -errno;
+		env.ring_fds[i] = fd;
+		if (n > 1 && bpf_map_update_elem(outer, &i, &fd, BPF_ANY))
+			return -errno;
+	}
+	kfit_debug("%u ring buffer%s of %llu bytes", n, n > 1 ? "s" : "",
+		   (unsigned long long)env.buffer);
+	return 0;
+}
+
+static void free_rings(void)
+{
+	__u32 i;
+
+	for (i = 1; env.ring_fds && i < env.nrings; i++)
+		if (env.ring_fds[i] >= 0)
+			close(env.ring_fds[i]);
+	free(env.ring_fds);
+	env.ring_fds = NULL;
+}
+
 /* Everything but the functions' links (the attacher's): nothing stays attached */
 static void unload(void)
 {
@@ -596,6 +669,7 @@ static void unload(void)
 	env.sampler = NULL;
 	kfit_events_free(env.ev);
 	env.ev = NULL;
+	free_rings();
 	kfit_attacher_free(env.att);
 	env.att = NULL;
 	callgraph_bpf__destroy(env.skel);
@@ -631,7 +705,8 @@ static int on_record(void *ctx, const void *data, size_t size);
 static int open_events(void)
 {
 	struct kfit_events_opts o = {
-		.rb_fd = bpf_map__fd(env.skel->maps.rb),
+		.rb_fds = env.ring_fds,
+		.nrings = env.nrings,
 		.lost_fd = bpf_map__fd(env.skel->maps.counters),
 		.lost_key = CG_LOST,
 		.fn = on_record,
@@ -713,6 +788,8 @@ static int load_rest(bool btf, bool exact)
 {
 	int err = callgraph_bpf__load(env.skel);
 
+	if (!err)
+		err = make_rings();
 	if (!err)
 		err = seed_maps();
 	if (!err)
@@ -989,6 +1066,36 @@ static int sample_syms(const struct kfit_rec_sample *r, size_t size)
 	return err;
 }
 
+#define MAX_NAMES_BYTES	(64U << 20)
+
+/*
+ * A name a task took (a child's at fork, a program's at exec), for the
+ * NAMES block: kd names the tasks of a window from it. Rare records: a
+ * line each, up to a bound, past which they are counted.
+ */
+static void add_name(const struct kfit_rec_task *t)
+{
+	bool fork = t->h.type == KFIT_REC_FORK;
+	char comm[sizeof(t->comm) + 1];
+
+	if (!env.names || ftell(env.names) > MAX_NAMES_BYTES) {
+		env.names_dropped++;
+		return;
+	}
+	snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(t->comm), t->comm);
+	kfit_meta_name(env.names, t->h.ts, fork ? t->child_pid : t->h.pid,
+		       fork ? t->child_tid : t->h.tid, comm);
+}
+
+/* The NAMES block so far, for a dump or the end */
+static void give_names(void)
+{
+	if (!env.names || fflush(env.names) ||
+	    kft_writer_names(env.w, env.names_buf, env.names_len))
+		kfit_warn("the names of tasks over time are not in %s: out of memory",
+			  env.out);
+}
+
 /*
  * Into the file as it came (the writer copies it): nothing decoded. A
  * full file (--size) ends the run; samples' addresses are named.
@@ -1010,6 +1117,9 @@ static int record(const void *data, size_t size)
 		kfit_err("cannot write %s: %s", env.out, kfit_reason(r));
 		return r;
 	}
+	if ((h->type == KFIT_REC_FORK || h->type == KFIT_REC_EXEC) &&
+	    size >= sizeof(struct kfit_rec_task))
+		add_name(data);
 	if (!env.sampled || size < sizeof(*h))
 		return 0;
 	if (h->type == KFIT_REC_EXEC)
@@ -1039,6 +1149,8 @@ static int on_record(void *ctx, const void *data, size_t size)
 	(void)ctx;
 	if (size >= sizeof(*h) && h->type < KFIT_REC_NTYPES) {
 		env.cap.types[h->type]++;
+		if (h->cpu < KFIT_MAX_CPUS)
+			env.cap.cpu_recs[h->cpu]++;
 		if (h->type == KFIT_REC_CALL && env.trigger_idx >= 0 && !env.triggered)
 			check_trigger(data, size);
 	}
@@ -1293,6 +1405,7 @@ static int fill_meta(FILE *f, void *ctx)
 	kfit_meta_u64(f, "interlace", !env.no_interlace);
 	meta_attach(f);
 	kfit_meta_u64(f, "buffer", env.buffer);
+	kfit_meta_u64(f, "rings", env.nrings);
 	if (env.flight)
 		kfit_meta_u64(f, "flight", env.flight);
 	return ferror(f) ? -ENOMEM : 0;
@@ -1337,11 +1450,16 @@ static int fill_stats(FILE *f, void *ctx)
 		fprintf(f, "records.%s=%llu\n", type_names[i],
 			(unsigned long long)env.cap.types[i]);
 	kfit_meta_u64(f, "end_calls", env.cap.end_calls);
+	for (i = 0; i < KFIT_MAX_CPUS; i++)
+		if (env.cap.cpu_recs[i])
+			fprintf(f, "records.cpu%d=%llu\n", i,
+				(unsigned long long)env.cap.cpu_recs[i]);
 	kfit_rec_lost(f, lost, ncpus > KFIT_MAX_CPUS ? KFIT_MAX_CPUS : ncpus);
 	for (i = 0; i < CG_NCOUNTERS; i++)
 		fprintf(f, "counter.%s=%llu\n", counter_names[i],
 			(unsigned long long)env.cap.counters[i]);
 	kfit_meta_u64(f, "missed", env.att ? kfit_attacher_missed(env.att) : 0);
+	kfit_meta_u64(f, "names_dropped", env.names_dropped);
 	/* the chunks themselves are counted by the index */
 	if (env.flight)
 		kfit_meta_u64(f, "chunks_dropped", ws.chunks_dropped);
@@ -1381,6 +1499,7 @@ static void flight_dump(void)
 		env.usr1_noted = true;
 		return;
 	}
+	give_names();
 	stats = text_of(fill_stats, &len);
 	err = stats ? kft_writer_dump(env.w, stats, len) : -ENOMEM;
 	free(stats);
@@ -1403,6 +1522,9 @@ static int begin_recording(void)
 		return -ENOENT;
 	}
 	if (env.sampled && !(env.symset = kfit_symset_new(env.syms)))
+		return -ENOMEM;
+	env.names = open_memstream(&env.names_buf, &env.names_len);
+	if (!env.names)
 		return -ENOMEM;
 	err = kfit_rec_block(w, KFT_B_META, fill_meta, NULL);
 	if (!err)
@@ -1433,6 +1555,7 @@ static int end_recording(void)
 		lost += env.cap.lost[i];
 	if (env.symset && !(syms = text_of(fill_syms, &slen)))
 		kfit_warn("cannot name the sampled addresses: out of memory");
+	give_names();
 	stats = text_of(fill_stats, &len);
 	kft_writer_stats(env.w, &ws);
 	err = stats ? kft_writer_close(env.w, syms, slen, stats, len) : -ENOMEM;
@@ -1679,6 +1802,9 @@ static void cleanup(void)
 	free(env.links);
 	free(env.event_specs);
 	free(env.cap.lost);
+	if (env.names)
+		fclose(env.names);
+	free(env.names_buf);
 	if (env.w) {
 		kft_writer_abort(env.w);
 		/* nothing recorded yet: no file left behind */
@@ -1738,8 +1864,12 @@ int main(int argc, char **argv)
 	env.argc = argc;
 	env.argv = argv;
 	env.render = rendering();
+	if (!env.nrings)
+		env.nrings = auto_rings();
+	/* -o's default is a total, shared by the rings: at least 8M each */
 	if (env.out && !env.buffer_set)
-		env.buffer = RECORD_BUFFER;
+		env.buffer = RECORD_BUFFER / env.nrings > DEFAULT_BUFFER ?
+			     RECORD_BUFFER / env.nrings : DEFAULT_BUFFER;
 	env.buffer = ring_size(env.buffer);
 	if (exact_wanted()) {
 		err = resolve_targets();

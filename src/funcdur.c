@@ -90,11 +90,7 @@ static int parse_opt(int key, const char *arg, void *ctx)
 	case 's':
 		return kfit_fstats_parse_sort("funcdur", arg, &e->fs.sort);
 	case 'n':
-		if (kfit_parse_uint(arg, 1000000, &e->fs.top)) {
-			fprintf(stderr, "funcdur: invalid number '%s' for --top\n", arg);
-			return -1;
-		}
-		return 0;
+		return kfit_fstats_parse_top("funcdur", arg, &e->fs.top);
 	case OPT_NOINTS:
 		e->noints = true;
 		return 0;

@@ -59,6 +59,7 @@ struct task {
 	__u32 tid, pid;
 	bool named;		/* given to the decoder */
 	char comm[16];
+	__u64 exec_ts;		/* its last exec read, 0: none */
 };
 
 struct tasks {
@@ -112,11 +113,7 @@ static int parse_opt(int key, const char *arg, void *ctx)
 	case 's':
 		return kfit_fstats_parse_sort("kd", arg, &env.sort);
 	case 'n':
-		if (kfit_parse_uint(arg, 1000000, &env.top)) {
-			fprintf(stderr, "kd: invalid number '%s' for --top\n", arg);
-			return -1;
-		}
-		return 0;
+		return kfit_fstats_parse_top("kd", arg, &env.top);
 	case 'f':
 		return kfit_fstats_parse_fields("kd", arg, &env.fields);
 	case OPT_EVENTS:
@@ -348,18 +345,32 @@ static const char *comm_of(__u32 tid)
 	return t && t->comm[0] ? t->comm : "<...>";
 }
 
-/* Names follow fork (the parent's program) and exec, in reading order */
+/*
+ * Names follow fork (the parent's program) and exec, in reading order;
+ * a child's exec may be read before its fork (another ring buffer).
+ */
 static int track(const struct kfit_rec *h, size_t size)
 {
 	const struct kfit_rec_task *t = (const void *)h;
+	struct task *k;
 
 	if (h->type < KFIT_REC_FORK || h->type > KFIT_REC_EXIT || size < sizeof(*t) ||
 	    h->ctx != KFIT_CTX_TASK)
 		return 0;
-	if (h->type == KFIT_REC_FORK)
+	if (h->type == KFIT_REC_FORK) {
+		k = task_find(t->child_tid);
+		if (k && k->exec_ts > h->ts)
+			return 0;
 		return task_set(t->child_pid, t->child_tid, comm_of(h->tid));
-	if (h->type == KFIT_REC_EXEC)
-		return task_set(h->pid, h->tid, t->comm);
+	}
+	if (h->type == KFIT_REC_EXEC) {
+		if (task_set(h->pid, h->tid, t->comm))
+			return -ENOMEM;
+		k = task_find(h->tid);
+		if (k && h->ts > k->exec_ts)
+			k->exec_ts = h->ts;
+		return 0;
+	}
 	return task_find(h->tid) ? 0 : task_set(h->pid, h->tid, t->comm);
 }
 
@@ -626,6 +637,30 @@ static int to_tree(const struct kfit_rec *h, size_t size)
 	return err ? err : kfit_cgview_add(env.tree, env.sampled, h, size);
 }
 
+/*
+ * The tasks' names at the window's start: from the NAMES block, written
+ * at the end of the recording; a file cut short has none, and the task
+ * records of the chunks before the window are read instead.
+ */
+static int names_before(int first)
+{
+	int i, err = 0;
+
+	if (!kft_nnames(env.f)) {
+		for (i = 0; i < first && !err; i++)
+			err = read_chunk(i, track);
+		return err;
+	}
+	for (i = 0; i < kft_nnames(env.f) && !err; i++) {
+		const struct kft_name *n = kft_name(env.f, i);
+
+		if (n->ts >= env.since)
+			break;
+		err = task_set(n->pid, n->tid, n->comm);
+	}
+	return err;
+}
+
 /* The chunks of the window, [*first, *last]; -ENOENT: none */
 static int window(int *first, int *last)
 {
@@ -636,13 +671,8 @@ static int window(int *first, int *last)
 	err = kft_chunks_between(env.f, env.since, env.until, first, last);
 	if (err)
 		return err;
-	/* names at the window's start: the task records before it */
-	if (env.c.comm[0] && *first > 0) {
-		int i;
-
-		for (i = 0; i < *first && !err; i++)
-			err = read_chunk(i, track);	/* the names at its start */
-	}
+	if (*first > 0 || env.since)
+		err = names_before(*first);
 	return err;
 }
 
@@ -955,33 +985,6 @@ static void put_record(const struct kfit_rec *h)
 	putchar('\n');
 }
 
-/* Whether a record is whole for its type (the decoder's own check is private) */
-static bool whole(const struct kfit_rec *h)
-{
-	static const size_t min[KFIT_REC_NTYPES] = {
-		[KFIT_REC_CALL] = sizeof(struct kfit_rec_call),
-		[KFIT_REC_SWITCH] = sizeof(struct kfit_rec_switch),
-		[KFIT_REC_IRQ] = sizeof(struct kfit_rec_irq),
-		[KFIT_REC_EVENT] = offsetof(struct kfit_rec_event, data),
-		[KFIT_REC_FORK] = sizeof(struct kfit_rec_task),
-		[KFIT_REC_EXEC] = sizeof(struct kfit_rec_task),
-		[KFIT_REC_EXIT] = sizeof(struct kfit_rec_task),
-		[KFIT_REC_SAMPLE] = offsetof(struct kfit_rec_sample, ip),
-		[KFIT_REC_LOST] = sizeof(struct kfit_rec_lost),
-	};
-
-	if (!h->type || h->type >= KFIT_REC_NTYPES || h->size < min[h->type])
-		return false;
-	if (h->type == KFIT_REC_SAMPLE) {
-		const struct kfit_rec_sample *s = (const void *)h;
-
-		return s->nkernel <= KFIT_STACK_MAX && s->nuser <= KFIT_STACK_MAX &&
-		       h->size >= offsetof(struct kfit_rec_sample, ip) +
-				  (s->nkernel + s->nuser) * sizeof(__u64);
-	}
-	return true;
-}
-
 /* Kept until printed: a chunk's records may start before the next chunk's */
 static int keep(const struct kfit_rec *h, size_t size)
 {
@@ -1042,7 +1045,7 @@ static int flush(__u64 limit)
 		}
 		if (!err)
 			err = track(h, h->size);
-		if (!err && whole(h) &&
+		if (!err && kfit_rec_whole(h, h->size) &&
 		    (h->type == KFIT_REC_LOST || !env.c.comm[0] || chosen(h->pid, h->tid))) {
 			count(h, h->size);
 			put_record(h);
@@ -1147,6 +1150,15 @@ static void info_losses(void)
 		printf("%s cpu %s: %s", n++ ? "," : ";", kv->key + 8, kv->val);
 	}
 	printf("\n");
+	for (i = 0, n = 0; i < kft_nstats(env.f); i++) {
+		const struct kft_kv *kv = kft_stat_at(env.f, i);
+
+		if (strncmp(kv->key, "records.cpu", 11))
+			continue;
+		printf("%s cpu %s %s", n++ ? "," : "per CPU:   ", kv->key + 11, kv->val);
+	}
+	if (n)
+		printf(" records\n");
 }
 
 static int print_info(void)
@@ -1199,6 +1211,11 @@ static int print_info(void)
 	printf("time:       %s (start_ns %llu to end_ns %llu)\n",
 	       dur(env.end_ns > env.start_ns ? env.end_ns - env.start_ns : 0, d),
 	       (unsigned long long)env.start_ns, (unsigned long long)env.end_ns);
+	if (kft_header(env.f)->flags & KFT_F_FLIGHT && kft_nchunks(env.f))
+		printf("kept:       from %s on (a flight recording: %llu older chunks dropped)\n",
+		       dur(kft_chunk(env.f, 0)->first_ts > env.start_ns ?
+			   kft_chunk(env.f, 0)->first_ts - env.start_ns : 0, d),
+		       (unsigned long long)kft_stat_u64(env.f, "chunks_dropped", 0));
 	info_losses();
 	if (!kft_complete(env.f))
 		printf("missing:    %llu bytes after the last complete chunk\n",
@@ -1263,6 +1280,13 @@ static int run(void)
 	if (env.until && env.until <= env.since) {
 		usage_error("--until must come after --since");
 		return 2;
+	}
+	/* cut before its description ends: nothing says what it holds */
+	if (!kft_complete(env.f) && !kft_nmeta(env.f)) {
+		kfit_err("%s: cut short after %llu bytes, before the description of "
+			 "what was recorded: nothing to read", env.path,
+			 (unsigned long long)kft_size(env.f));
+		return 1;
 	}
 	warn_truncated();
 	err = load_funcs();

@@ -8,6 +8,7 @@
  *   META, LAYOUT, FUNCS, EVENTS, TASKS blocks  what was recorded, where
  *   CHUNK blocks                               the records, zlib, in order
  *   SYMS block                                 names of sampled addresses
+ *   NAMES block                                tasks' names over time
  *   STATS block                                totals and per-CPU losses
  *   INDEX block                                one kft_index_ent per chunk
  *   struct kft_footer                          the last 32 bytes
@@ -44,6 +45,10 @@
  *   META and STATS lines without '=' are skipped; the other blocks'
  *   malformed lines make the file refused. A file with chunks must have
  *   a LAYOUT block (the writer adds it when not given).
+ *   NAMES  "TS\tPID\tTID\tCOMM" lines, in time order: each name a task
+ *          took while recording (a child's at fork, a program's at exec),
+ *          so that a reader names the tasks at a window's start without
+ *          inflating the chunks before it. Written with STATS.
  *   STATS  "key=value" lines: end_ns, records, per type "records.call=N"...,
  *          "lost=N", "lost.cpuN=N", the BPF side's counters.
  */
@@ -82,6 +87,7 @@ enum kft_block_type {
 	KFT_B_CHUNK,
 	KFT_B_STATS,
 	KFT_B_INDEX,
+	KFT_B_NAMES,
 	KFT_B_NTYPES
 };
 

@@ -43,6 +43,7 @@ struct thr {
 	struct pvec roots;	/* calls no record can adopt any more */
 	struct pvec marks;	/* IRQ nodes go to roots; the rest here */
 	struct pvec weave;	/* finish: what is placed into the tree by time */
+	__u64 exec_ts;		/* its last exec decoded, 0: none */
 };
 
 #define CHUNK_NODES 4096
@@ -539,13 +540,20 @@ static int add_task(struct kfit_ctree *t, const struct kfit_rec_task *r)
 		if (!n->name)
 			return -ENOMEM;
 		set_comm(&h->t, n->name);
+		if (r->h.ts > h->exec_ts)
+			h->exec_ts = r->h.ts;
 	} else if (r->h.type == KFIT_REC_FORK) {
 		n->child_tid = r->child_tid;
-		/* the child runs its parent's program until it calls exec */
+		/*
+		 * The child runs its parent's program until it calls exec,
+		 * whose record may come first: the child's records may travel
+		 * in another ring buffer than its parent's.
+		 */
 		c = task_get(t, r->child_pid, r->child_tid);
 		if (!c)
 			return -ENOMEM;
-		memcpy(c->t.comm, h->t.comm, sizeof(c->t.comm));
+		if (c->exec_ts < r->h.ts)
+			memcpy(c->t.comm, h->t.comm, sizeof(c->t.comm));
 	}
 	return 0;
 }
@@ -732,6 +740,25 @@ static int dispatch(struct kfit_ctree *t, const union any_rec *r)
 	return 0;
 }
 
+bool kfit_rec_whole(const void *rec, size_t size)
+{
+	struct kfit_rec_sample s;
+	struct kfit_rec h;
+
+	if (size < sizeof(h))
+		return false;
+	memcpy(&h, rec, sizeof(h));
+	if (h.size < sizeof(h) || h.size % 8 || h.size > size ||
+	    !h.type || h.type >= KFIT_REC_NTYPES || h.size < rec_size[h.type])
+		return false;
+	if (h.type != KFIT_REC_SAMPLE)
+		return true;
+	memcpy(&s, rec, offsetof(struct kfit_rec_sample, ip));
+	return s.nkernel <= KFIT_STACK_MAX && s.nuser <= KFIT_STACK_MAX &&
+	       h.size >= offsetof(struct kfit_rec_sample, ip) +
+			 (s.nkernel + s.nuser) * sizeof(__u64);
+}
+
 int kfit_ctree_add(struct kfit_ctree *t, const void *rec, size_t size)
 {
 	union any_rec r;
@@ -744,13 +771,12 @@ int kfit_ctree_add(struct kfit_ctree *t, const void *rec, size_t size)
 		t->st.bad++;
 		return 0;
 	}
-	/* copied: a record in a file buffer need not be aligned */
-	memcpy(&h, rec, sizeof(h));
-	if (h.size < sizeof(h) || h.size % 8 || h.size > size ||
-	    !h.type || h.type >= KFIT_REC_NTYPES || h.size < rec_size[h.type]) {
+	if (!kfit_rec_whole(rec, size)) {
 		t->st.bad++;
 		return 0;
 	}
+	/* copied: a record in a file buffer need not be aligned */
+	memcpy(&h, rec, sizeof(h));
 	/* all of the type's fields, or a sample's frames up to its size */
 	n = h.size < sizeof(r) ? h.size : sizeof(r);
 	memcpy(&r, rec, n);

@@ -18,7 +18,10 @@
  * that lie inside its interval. Pending records left without a parent
  * (their caller's record was lost, or it never returned) stay roots, or
  * are wrapped in a node flagged KFIT_RF_LOST: the tree stays consistent
- * whatever was lost.
+ * whatever was lost. Records of different stacks may come in any order
+ * (callgraph's ring buffers are sharded by stack): all but the calls are
+ * placed by time, and a fork names its child unless the child's exec,
+ * later, came first.
  *
  * Calls in interrupts sit on stacks per CPU and context; kfit_ctree_finish
  * interlaces each interrupt into the tree of the task it struck, under
@@ -112,6 +115,12 @@ int kfit_ctree_task(struct kfit_ctree *t, __u32 pid, __u32 tid, const char *comm
  * and skipped: returns 0, or -ENOMEM.
  */
 int kfit_ctree_add(struct kfit_ctree *t, const void *rec, size_t size);
+/*
+ * Whether rec (size bytes, unaligned) is a whole record of a known type:
+ * its size a multiple of 8 within size, all of its type's fields, a
+ * sample's frames. What kfit_ctree_add checks first.
+ */
+bool kfit_rec_whole(const void *rec, size_t size);
 /* Decode a buffer of records back to back; stops at a truncated one */
 int kfit_ctree_add_all(struct kfit_ctree *t, const void *buf, size_t size);
 /* No more records: adopt what can be, interlace, sort threads by pid, tid */

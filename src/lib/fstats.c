@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The kd summary of function calls (fstats.h) */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "calltree.h"
 #include "duration.h"
 #include "fstats.h"
 #include "hist.h"
+#include "opts.h"
 #include "output.h"
 
 int kfit_fstats_init(struct kfit_fstats *s, int n)
@@ -49,6 +51,14 @@ void kfit_fstats_edge(struct kfit_fstats *s, int parent, int child, __u64 ns)
 		s->f[parent].max_sub_ns = ns;
 		s->f[parent].max_sub = child;
 	}
+}
+
+int kfit_fstats_parse_top(const char *tool, const char *arg, unsigned long *top)
+{
+	if (!kfit_parse_uint(arg, 1000000, top))
+		return 0;
+	fprintf(stderr, "%s: invalid number '%s' for --top\n", tool, arg);
+	return -1;
 }
 
 int kfit_fstats_parse_sort(const char *tool, const char *arg, enum kfit_fsort *key)

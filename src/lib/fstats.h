@@ -64,6 +64,8 @@ void kfit_fstats_reset(struct kfit_fstat *f);
 void kfit_fstats_edge(struct kfit_fstats *s, int parent, int child, __u64 ns);
 /* -s KEY: time, local, count, avg or max; -1 after a message naming tool */
 int kfit_fstats_parse_sort(const char *tool, const char *arg, enum kfit_fsort *key);
+/* -n N: the top N functions (up to a million); -1 after a message naming tool */
+int kfit_fstats_parse_top(const char *tool, const char *arg, unsigned long *top);
 /*
  * -f LIST: a comma list of count, time, avg, min, max, local, p50, p99,
  * maxsub (the table's columns, in the table's order whatever the list's)

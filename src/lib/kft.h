@@ -21,7 +21,8 @@
  *   interlace, attach.functions, attach.skipped, attach.ns, attach.fds,
  *   skipped.N ("NAME\tREASON"), buffer, flight.
  * STATS keys: end_ns, records, bytes, records.TYPE (call, switch, irq,
- *   event, fork, exec, exit, sample, lost), end_calls, lost, lost.cpuN,
+ *   event, fork, exec, exit, sample, lost), records.cpuN (records written
+ *   on CPU N), end_calls, lost, lost.cpuN,
  *   counter.NAME (the BPF side's: deep, no_stack, unmatched...), missed,
  *   chunks, chunks_dropped (flight), size_capped (1: -s ended it).
  */
@@ -86,6 +87,11 @@ int kft_writer_dump(struct kft_writer *w, const char *stats, size_t len);
  */
 int kft_writer_close(struct kft_writer *w, const char *syms, size_t syms_len,
 		     const char *stats, size_t stats_len);
+/*
+ * The NAMES block's text (kft.h), written with STATS at each dump and at
+ * close; each call replaces the last (copied). 0 or -errno.
+ */
+int kft_writer_names(struct kft_writer *w, const char *text, size_t len);
 /* Free without finishing the file (an error path): what is written stays */
 void kft_writer_abort(struct kft_writer *w);
 void kft_writer_stats(struct kft_writer *w, struct kft_wstats *s);
@@ -121,6 +127,13 @@ struct kft_event {
 
 struct kft_task {
 	__u32 pid, tid, ppid;
+	char comm[16];
+};
+
+/* A name a task took while recording (NAMES block) */
+struct kft_name {
+	__u64 ts;
+	__u32 pid, tid;
 	char comm[16];
 };
 
@@ -166,6 +179,10 @@ int kft_nevents(const struct kft_file *f);
 const struct kft_event *kft_event(const struct kft_file *f, int i);	/* by id */
 int kft_ntasks(const struct kft_file *f);
 const struct kft_task *kft_task(const struct kft_file *f, int i);
+
+/* NAMES, in time order (none in a truncated file: it is written at the end) */
+int kft_nnames(const struct kft_file *f);
+const struct kft_name *kft_name(const struct kft_file *f, int i);
 
 /*
  * The name of a sampled address from the SYMS block: a kfit_sym_fn

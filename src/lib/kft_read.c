@@ -62,6 +62,8 @@ struct kft_file {
 	int nevents;
 	struct kft_task *tasks;
 	int ntasks;
+	struct kft_name *names;
+	int nnames;
 	struct sym *syms;
 	size_t nsyms, asyms;
 	struct unknown *unk;	/* names of addresses not in SYMS, a hash */
@@ -528,6 +530,42 @@ static int parse_tasks(struct kft_file *f, char *p, char *end)
 	return 0;
 }
 
+static int name_cmp(const void *a, const void *b)
+{
+	const struct kft_name *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* NAMES: "TS\tPID\tTID\tCOMM" */
+static int parse_names(struct kft_file *f, char *p, char *end)
+{
+	int max = count_lines(p, end), n = f->nnames;
+	struct kft_name *t = realloc(f->names, (n + max) * sizeof(*t));
+	char *l, *fld[4];
+
+	if (!t)
+		return fail(f, "out of memory");
+	f->names = t;
+	while ((l = next_line(&p, end))) {
+		if (!*l)
+			continue;
+		memset(&t[n], 0, sizeof(t[n]));
+		if (split(l, fld, 4) != 4 || parse_u64(fld[0], 10, &t[n].ts) ||
+		    parse_u32(fld[1], &t[n].pid) || parse_u32(fld[2], &t[n].tid))
+			return fail(f, "corrupt trace file: bad line %d of its NAMES block",
+				    n - f->nnames + 1);
+		snprintf(t[n].comm, sizeof(t[n].comm), "%s", fld[3]);
+		n++;
+		f->nnames = n;
+	}
+	/* CPUs' records are drained apart: nearly sorted */
+	qsort(f->names, f->nnames, sizeof(*f->names), name_cmp);
+	return 0;
+}
+
 static int sym_cmp(const void *a, const void *b)
 {
 	const struct sym *x = a, *y = b;
@@ -635,6 +673,8 @@ static int parse_block(struct kft_file *f, const struct kft_block *b, __u64 off)
 		return parse_events(f, text, end);
 	case KFT_B_TASKS:
 		return parse_tasks(f, text, end);
+	case KFT_B_NAMES:
+		return parse_names(f, text, end);
 	case KFT_B_SYMS:
 		return parse_syms(f, text, end);
 	}
@@ -935,6 +975,7 @@ void kft_close(struct kft_file *f)
 	free(f->funcs);
 	free(f->events);
 	free(f->tasks);
+	free(f->names);
 	free(f->syms);
 	for (i = 0; f->unk && i <= f->unkmask; i++)
 		free(f->unk[i].name);
@@ -1056,6 +1097,16 @@ int kft_ntasks(const struct kft_file *f)
 const struct kft_task *kft_task(const struct kft_file *f, int i)
 {
 	return i >= 0 && i < f->ntasks ? &f->tasks[i] : NULL;
+}
+
+int kft_nnames(const struct kft_file *f)
+{
+	return f->nnames;
+}
+
+const struct kft_name *kft_name(const struct kft_file *f, int i)
+{
+	return i >= 0 && i < f->nnames ? &f->names[i] : NULL;
 }
 
 int kft_nchunks(const struct kft_file *f)

@@ -84,6 +84,8 @@ struct kft_writer {
 	size_t nmeta;
 	__u64 chunks, chunks_dropped, comp_bytes, ns_compress, file_bytes;
 	__u64 cap_dropped, cap_dropped_bytes;	/* records the cap took back at close */
+	char *names;		/* the NAMES block's text, for the tail */
+	size_t names_len;
 };
 
 static __u64 now_ns(clockid_t clk)
@@ -544,6 +546,7 @@ static void writer_free(struct kft_writer *w)
 	for (i = 0; i < w->nmeta; i++)
 		free(w->meta[i].blk);
 	free(w->meta);
+	free(w->names);
 	while (w->npool)
 		free(w->pool[--w->npool]);
 	free(w->cur);
@@ -660,20 +663,22 @@ fail:
 	return NULL;
 }
 
-static size_t tail_len(size_t n, const char *syms, size_t syms_len, size_t stats_len)
+static size_t tail_len(const struct kft_writer *w, size_t n, const char *syms,
+		       size_t syms_len, size_t stats_len)
 {
 	return (syms ? sizeof(struct kft_block) + syms_len : 0) +
+	       (w->names ? sizeof(struct kft_block) + w->names_len : 0) +
 	       2 * sizeof(struct kft_block) + stats_len +
 	       n * sizeof(struct kft_index_ent) + sizeof(struct kft_footer);
 }
 
-/* SYMS (may be NULL), STATS, INDEX and footer at base, in one buffer */
-static char *make_tail(__u64 base, const struct done *d, size_t n,
-		       const char *syms, size_t syms_len,
+/* SYMS (may be NULL), NAMES (if given), STATS, INDEX and footer at base, in one buffer */
+static char *make_tail(const struct kft_writer *w, __u64 base, const struct done *d,
+		       size_t n, const char *syms, size_t syms_len,
 		       const char *stats, size_t stats_len, size_t *len)
 {
 	size_t ilen = n * sizeof(struct kft_index_ent), pos = 0, i;
-	char *buf = malloc(tail_len(n, syms, syms_len, stats_len));
+	char *buf = malloc(tail_len(w, n, syms, syms_len, stats_len));
 	struct kft_footer ft;
 	__u64 stats_off;
 
@@ -681,6 +686,8 @@ static char *make_tail(__u64 base, const struct done *d, size_t n,
 		return NULL;
 	if (syms)
 		pos += put_block(buf, KFT_B_SYMS, syms, syms_len);
+	if (w->names)
+		pos += put_block(buf + pos, KFT_B_NAMES, w->names, w->names_len);
 	stats_off = base + pos;
 	pos += put_block(buf + pos, KFT_B_STATS, stats, stats_len);
 	for (i = 0; i < n; i++)
@@ -716,7 +723,7 @@ static int dump(struct kft_writer *w, const char *syms, size_t syms_len,
 		size += d[i].blen;
 	/* A cap as well: the oldest chunks kept do not go in */
 	while (w->o.max_bytes && first < w->ndone &&
-	       size + tail_len(w->ndone - first, syms, syms_len, stats_len) > w->o.max_bytes)
+	       size + tail_len(w, w->ndone - first, syms, syms_len, stats_len) > w->o.max_bytes)
 		size -= d[first++].blen;
 	n = w->ndone - first;
 	off = sizeof(w->hdr);
@@ -726,7 +733,7 @@ static int dump(struct kft_writer *w, const char *syms, size_t syms_len,
 		d[i].ent.offset = off;
 		off += d[i].blen;
 	}
-	tail = make_tail(size, d + first, n, syms, syms_len, stats, stats_len, &len);
+	tail = make_tail(w, size, d + first, n, syms, syms_len, stats, stats_len, &len);
 	if (!tail)
 		return -ENOMEM;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", w->path);
@@ -757,6 +764,22 @@ static int dump(struct kft_writer *w, const char *syms, size_t syms_len,
 	return 0;
 }
 
+int kft_writer_names(struct kft_writer *w, const char *text, size_t len)
+{
+	char *c;
+
+	if (len > UINT32_MAX - 64)
+		return -E2BIG;
+	c = malloc(len + 1);
+	if (!c)
+		return -ENOMEM;
+	memcpy(c, text, len);
+	free(w->names);
+	w->names = c;
+	w->names_len = len;
+	return 0;
+}
+
 int kft_writer_dump(struct kft_writer *w, const char *stats, size_t len)
 {
 	if (!w->o.flight_bytes)
@@ -778,7 +801,7 @@ static int finish(struct kft_writer *w, const char *syms, size_t syms_len,
 	int err;
 
 	while (w->o.max_bytes && n &&
-	       end + tail_len(n, syms, syms_len, stats_len) > w->o.max_bytes) {
+	       end + tail_len(w, n, syms, syms_len, stats_len) > w->o.max_bytes) {
 		n--;
 		end = d[n].ent.offset;
 		w->cap_dropped += d[n].ent.nrecs;
@@ -787,7 +810,7 @@ static int finish(struct kft_writer *w, const char *syms, size_t syms_len,
 		return -errno;
 	if (lseek(w->fd, end, SEEK_SET) < 0)
 		return -errno;
-	tail = make_tail(end, d, n, syms, syms_len, stats, stats_len, &len);
+	tail = make_tail(w, end, d, n, syms, syms_len, stats, stats_len, &len);
 	if (!tail)
 		return -ENOMEM;
 	err = write_full(w->fd, tail, len);

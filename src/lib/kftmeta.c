@@ -182,6 +182,13 @@ void kfit_meta_task(FILE *f, __u32 pid, __u32 tid, __u32 ppid, const char *comm)
 	fputc('\n', f);
 }
 
+void kfit_meta_name(FILE *f, __u64 ts, __u32 pid, __u32 tid, const char *comm)
+{
+	fprintf(f, "%llu\t%u\t%u\t", (unsigned long long)ts, pid, tid);
+	put_value(f, comm);
+	fputc('\n', f);
+}
+
 int kfit_meta_events(FILE *f, const struct kfit_tps *tps, const char *tracefs)
 {
 	char path[PATH_MAX];

@@ -39,6 +39,9 @@ int kfit_proc_tasks(const char *proc, int pid, kfit_task_fn fn, void *ctx);
 /* A TASKS line: "PID\tTID\tPPID\tCOMM" */
 void kfit_meta_task(FILE *f, __u32 pid, __u32 tid, __u32 ppid, const char *comm);
 
+/* A NAMES line: "TS\tPID\tTID\tCOMM" */
+void kfit_meta_name(FILE *f, __u64 ts, __u32 pid, __u32 tid, const char *comm);
+
 /*
  * EVENTS: per tracepoint, "event ID CAT:NAME", its format file from
  * tracefs (NULL: the mounted one) as it is, an empty line.

@@ -31,37 +31,42 @@ enum {
 struct common_opt {
 	unsigned int flag;	/* KFIT_OPT_*; 0: every tool has it */
 	struct kfit_opt opt;
+	const char *recorded;	/* the help of a tool reading recordings (kd) */
 };
 
 static const struct common_opt common_opts[] = {
-	{ KFIT_OPT_PID, { "pid", 'p', "PID", "trace only process PID" } },
-	{ KFIT_OPT_TID, { "tid", 't', "TID", "trace only thread TID" } },
+	{ KFIT_OPT_PID, { "pid", 'p', "PID", "trace only process PID" },
+	  "only the records of process PID" },
+	{ KFIT_OPT_TID, { "tid", 't', "TID", "trace only thread TID" },
+	  "only the records of thread TID" },
 	{ KFIT_OPT_COMM, { "comm", KEY_COMM, "NAME",
-			   "trace only threads named NAME" } },
+			   "trace only threads named NAME" },
+	  "only the records of threads named NAME then" },
 	{ KFIT_OPT_CPU, { "cpu", 'C', "LIST",
-			  "trace only these CPUs, e.g. 0-3,6" } },
+			  "trace only these CPUs, e.g. 0-3,6" }, NULL },
 	{ KFIT_OPT_DURATION, { "duration", 'd', "DUR",
-			       "stop after DUR, e.g. 10s (default unit: s)" } },
+			       "stop after DUR, e.g. 10s (default unit: s)" }, NULL },
 	{ KFIT_OPT_INTERVAL, { "interval", 'i', "DUR",
-			       "report every DUR (default unit: s)" } },
+			       "report every DUR (default unit: s)" }, NULL },
 	{ KFIT_OPT_INTERVAL, { "count", KEY_COUNT, "N",
-			       "stop after N reports (with -i)" } },
-	{ KFIT_OPT_JSON, { "json", 'j', NULL, "print JSON" } },
+			       "stop after N reports (with -i)" }, NULL },
+	{ KFIT_OPT_JSON, { "json", 'j', NULL, "print JSON" }, NULL },
 	{ KFIT_OPT_TIMESTAMP, { "timestamp", 'T', NULL,
-				"print the time with each report" } },
+				"print the time with each report" }, NULL },
 	{ KFIT_OPT_MINMAX, { "min", KEY_MIN, "DUR",
-			     "ignore events shorter than DUR, e.g. 10us" } },
+			     "ignore events shorter than DUR, e.g. 10us" }, NULL },
 	{ KFIT_OPT_MINMAX, { "max", KEY_MAX, "DUR",
-			     "ignore events longer than DUR" } },
+			     "ignore events longer than DUR" }, NULL },
 	{ KFIT_OPT_ATTACH, { "kprobes", 'k', NULL,
-			     "kernel functions through kprobes (kprobe_multi where the kernel has it)" } },
+			     "kernel functions through kprobes (kprobe_multi where the kernel has it)" }, NULL },
 	{ KFIT_OPT_ATTACH, { "attach", KEY_ATTACH, "MECH",
-			     "auto (default), fentry, kprobe, kprobe-single or kprobe-multi" } },
+			     "auto (default), fentry, kprobe, kprobe-single or kprobe-multi" }, NULL },
 	{ KFIT_OPT_ATTACH, { "no-deny", KEY_NO_DENY, NULL,
-			     "also trace the functions denied by default (see the README)" } },
-	{ 0, { "verbose", 'v', NULL, "more messages; twice: libbpf's debug" } },
-	{ 0, { "help", 'h', NULL, "show this help and exit" } },
-	{ 0, { "version", 'V', NULL, "show the version and exit" } },
+			     "also trace the functions denied by default (see the README)" }, NULL },
+	{ 0, { "verbose", 'v', NULL, "more messages; twice: libbpf's debug" },
+	  "more messages" },
+	{ 0, { "help", 'h', NULL, "show this help and exit" }, NULL },
+	{ 0, { "version", 'V', NULL, "show the version and exit" }, NULL },
 };
 
 #define NCOMMON (int)(sizeof(common_opts) / sizeof(common_opts[0]))
@@ -206,9 +211,15 @@ void kfit_usage(const struct kfit_tool *t, FILE *f)
 	fprintf(f, "\nOptions:\n");
 	for (o = t->opts; o && o->name; o++)
 		print_opt(f, o, width);
-	for (i = 0; i < NCOMMON; i++)
-		if (accepts(t, &common_opts[i]))
-			print_opt(f, &common_opts[i].opt, width);
+	for (i = 0; i < NCOMMON; i++) {
+		struct kfit_opt c = common_opts[i].opt;
+
+		if (!accepts(t, &common_opts[i]))
+			continue;
+		if (t->recorded_ids && common_opts[i].recorded)
+			c.help = common_opts[i].recorded;
+		print_opt(f, &c, width);
+	}
 	if (t->examples && *t->examples)
 		print_examples(f, t->examples);
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* A BPF ring buffer of records: libbpf's reader, with the counts kept. */
+/* BPF ring buffers of records: libbpf's reader, with the counts kept. */
 #include <errno.h>
 #include <stdlib.h>
 #include <bpf/libbpf.h>
@@ -24,9 +24,14 @@ static int on_record(void *ctx, void *data, size_t size)
 
 struct kfit_events *kfit_events_new(const struct kfit_events_opts *o)
 {
-	struct kfit_events *e = calloc(1, sizeof(*e));
-	int err;
+	struct kfit_events *e;
+	int i, err;
 
+	if (o->nrings < 1) {
+		errno = EINVAL;
+		return NULL;
+	}
+	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
 	e->o = *o;
@@ -38,7 +43,15 @@ struct kfit_events *kfit_events_new(const struct kfit_events_opts *o)
 			return NULL;
 		}
 	}
-	e->rb = ring_buffer__new(o->rb_fd, on_record, e, NULL);
+	e->rb = ring_buffer__new(o->rb_fds[0], on_record, e, NULL);
+	for (i = 1; e->rb && i < o->nrings; i++) {
+		err = ring_buffer__add(e->rb, o->rb_fds[i], on_record, e);
+		if (err) {
+			ring_buffer__free(e->rb);
+			e->rb = NULL;
+			errno = -err;
+		}
+	}
 	if (!e->rb) {
 		err = errno;
 		kfit_percpu_free(&e->lost);

@@ -6,16 +6,19 @@
 #include <linux/types.h>
 
 /*
- * A BPF ring buffer of records, read from user space: a callback per
- * record, the records and bytes read counted, and the records the BPF
- * side had no room for, from the per-CPU counter it keeps of them (a
- * BPF_MAP_TYPE_PERCPU_ARRAY of __u64, at lost_key). A reserve that fails
- * leaves no trace in the ring itself: that counter is the only account.
+ * BPF ring buffers of records, read from user space: a callback per
+ * record (the rings drained one after the other: records keep their
+ * order within a ring only), the records and bytes read counted, and
+ * the records the BPF side had no room for, from the per-CPU counter it
+ * keeps of them (a BPF_MAP_TYPE_PERCPU_ARRAY of __u64, at lost_key). A
+ * reserve that fails leaves no trace in a ring: that counter is the only
+ * account.
  */
 typedef int (*kfit_record_fn)(void *ctx, const void *data, size_t size);
 
 struct kfit_events_opts {
-	int rb_fd;		/* the BPF_MAP_TYPE_RINGBUF */
+	const int *rb_fds;	/* the BPF_MAP_TYPE_RINGBUFs */
+	int nrings;
 	int lost_fd;		/* the per-CPU counters, -1: none */
 	__u32 lost_key;
 	kfit_record_fn fn;	/* a nonzero return stops the read and is returned */

@@ -140,5 +140,15 @@ void kfit_rec_summary(const char *path, __u64 records, __u64 raw_bytes, __u64 lo
 		"%d chunks, %llu lost\n", (unsigned long long)records,
 		(unsigned long long)raw_bytes, path, (unsigned long long)kft_size(f),
 		kft_nchunks(f), (unsigned long long)lost);
+	if (kft_header(f)->flags & KFT_F_FLIGHT) {
+		__u64 kept = 0;
+		int i;
+
+		for (i = 0; i < kft_nchunks(f); i++)
+			kept += kft_chunk(f, i)->nrecs;
+		fprintf(stderr, "flight recording: the last %llu records kept, %llu older "
+			"chunks dropped\n", (unsigned long long)kept,
+			(unsigned long long)kft_stat_u64(f, "chunks_dropped", 0));
+	}
 	kft_close(f);
 }

@@ -45,6 +45,7 @@
 #include <unistd.h>
 #include "kfit/rec.h"
 #include "kft.h"
+#include "tpformats.h"
 
 #define T0	1000000000ULL
 #define US	1000ULL
@@ -214,24 +215,6 @@ static void sampled_records(int n)
 	}
 	lost();
 }
-
-static const char write_format[] =
-	"name: sys_enter_write\n"
-	"ID: 840\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
-	"\tfield:unsigned int fd;\toffset:16;\tsize:8;\tsigned:0;\n"
-	"\tfield:const char * buf;\toffset:24;\tsize:8;\tsigned:0;\n"
-	"\tfield:size_t count;\toffset:32;\tsize:8;\tsigned:0;\n"
-	"\n"
-	"print fmt: \"fd: 0x%08lx, buf: 0x%08lx, count: 0x%08lx\", "
-	"((unsigned long)(REC->fd)), ((unsigned long)(REC->buf)), "
-	"((unsigned long)(REC->count))\n";
 
 static const char wakeup_format[] =
 	"name: sched_wakeup\n"

@@ -223,6 +223,41 @@ test_fork_child_tree() {
 	done
 }
 
+# The tasks of a -j document: "COMM CONTEXT CALLS" a line, sorted (tids
+# differ from run to run)
+cg_task_names() {	# FILE
+	awk -F'\t' '$1 == "T" { t[$2] = $4 " " $5; n[$2] = 0 }
+		$1 == "C" && $18 != "true" { n[$2]++ }
+		END { for (k in t) print t[k], n[k] }' "$1.kv" | sort
+}
+
+# --rings N: each task's records in one of N ring buffers, read one ring
+# after the other; the trees (names, nesting, counts) and the task names
+# are those of one ring. 4 rings on any host: the children's records come
+# before their fork's, the threads' in any order between them.
+test_rings_same_trees() {
+	need_tool
+	local sc n one names
+	for sc in threads:10 fork:3; do
+		n=${sc#*:}
+		sc=${sc%:*}
+		json_run "$sc" "$n" --rings 1 -v
+		grep -q '^callgraph: 1 ring buffer of ' "$T_TMP/bg.err" ||
+			{ t_show_file "$T_TMP/bg.err" stderr; t_fail "$sc: not one ring with --rings 1"; }
+		one=$(cg_canon bg.out)
+		canon_assert_eq "$one" "$(expect_canon "$sc" "$n")" "$sc $n, 1 ring"
+		names=$(cg_task_names bg.out)
+		json_run "$sc" "$n" --rings 4 -v
+		grep -q '^callgraph: 4 ring buffers of ' "$T_TMP/bg.err" ||
+			{ t_show_file "$T_TMP/bg.err" stderr; t_fail "$sc: not 4 rings with --rings 4"; }
+		canon_assert_eq "$(cg_canon bg.out)" "$one" "$sc $n, 4 rings against 1"
+		t_assert_eq "$(cg_task_names bg.out)" "$names" "$sc $n: the tasks, 4 rings against 1"
+	done
+	t_expect_exit 2 "$CG" --rings 0 -e syscalls:sys_enter_write
+	t_assert_match "$(cat "$T_ERR")" "invalid number of rings '0'" "--rings 0"
+	t_expect_exit 2 "$CG" --rings 257 -e syscalls:sys_enter_write
+}
+
 # The same from the exec of a command after --: its children too
 test_command_fork() {
 	need_tool

@@ -315,6 +315,10 @@ test_truncated() {
 	t_expect_exit 0 "$KD" c.kft --summary
 	t_expect_exit 0 "$KD" c.kft -j
 	jq -e .calls "$T_OUT" >/dev/null || t_fail "-j of a truncated file"
+	# cut inside its header blocks: nothing says what it holds
+	head -c 100 a.kft >h.kft
+	t_expect_exit 1 "$KD" h.kft
+	t_assert_match "$(cat "$T_ERR")" '^kd: h\.kft: cut short after 100 bytes' "a file cut in its header"
 }
 
 test_corrupt() {

@@ -178,6 +178,31 @@ test_event_fields() {
 		"dd's three writes of 1234 bytes to fd 1"
 }
 
+# A window read through the index: the records in it are those of the
+# whole listing between the same times, and the tasks keep the names they
+# took before it (the NAMES block), not "<...>"
+test_window_names() {
+	local t0 t1 all
+	need_tool
+	[ -x "$KD" ] || t_skip "kd is not built"
+	t_expect_exit 0 "$CG" -o w.kft --chunk 16k -e syscalls:sys_enter_write \
+		-- sh -c 'sleep 0.2; exec dd if=/dev/zero of=/dev/null bs=4k count=200000'
+	t_expect_exit 0 "$KD" --events w.kft
+	all=$T_TMP/all.txt
+	cp "$T_OUT" "$all"
+	t_expect_exit 0 "$KD" --info w.kft
+	grep -Eq '^chunks: +([2-9]|[1-9][0-9]+) ' "$T_OUT" || t_fail "one chunk: no index to seek"
+	# the 1000th and 2000th write of dd, in seconds from the start
+	t0=$(awk '$4 == "event" { if (++n == 1000) { print $1; exit } }' "$all")
+	t1=$(awk '$4 == "event" { if (++n == 2000) { print $1; exit } }' "$all")
+	[ -n "$t0" ] && [ -n "$t1" ] || t_fail "fewer than 2000 writes listed"
+	t_expect_exit 0 "$KD" --events --since "${t0}s" --until "${t1}s" w.kft
+	t_assert_eq "$(awk -v a="$t0" -v b="$t1" 'NR > 1 && $1 >= a && $1 < b' "$all" | wc -l)" \
+		"$(awk 'NR > 1' "$T_OUT" | wc -l)" "records between ${t0}s and ${t1}s"
+	grep -q '<\.\.\.>' "$T_OUT" && t_fail "tasks unnamed in the window"
+	grep -Eq '^ +[0-9.]+ +[0-9]+ dd-[0-9]+ +event' "$T_OUT" || t_fail "dd not named in the window"
+}
+
 test_events_only() {
 	need_tool
 	t_expect_exit 0 "$CG" -o e.kft -e syscalls:sys_enter_write -- \
@@ -195,6 +220,44 @@ test_events_only() {
 		48 * ($(num_fact e.kft type fork) + $(num_fact e.kft type exec) + $(num_fact e.kft type exit))))" \
 		"raw bytes: 72 per event record"
 	[ "$(stat -c %s e.kft)" -lt $((20000 * 16)) ] || t_fail "$(stat -c %s e.kft) bytes for 20000 events"
+	# the totals per CPU add up to the records
+	if [ -x "$KD" ]; then
+		t_expect_exit 0 "$KD" --info e.kft
+		t_assert_eq "$(sed -n 's/^per CPU: *//p' "$T_OUT" | tr ',' '\n' |
+			awk '{ n += $3 } END { print n + 0 }')" "$(fact e.kft stats records)" \
+			"records per CPU, summed"
+	fi
+}
+
+# --rings 3: the writes of two dd (forked by sh, each exec'd in a ring
+# of its own, perhaps drained before sh's fork) all in the file, named dd
+# by kd; a threads recording read back by kd as callgraph showed it
+test_rings_recorded() {
+	need_tool
+	[ -x "$KD" ] || t_skip "kd is not built"
+	t_expect_exit 0 "$CG" -o r.kft --rings 3 -e syscalls:sys_enter_write -- \
+		sh -c 'dd if=/dev/zero of=/dev/null bs=4k count=20000; dd if=/dev/zero of=/dev/null bs=4k count=10000'
+	assert_complete r.kft "3 rings"
+	assert_summary r.kft "$T_ERR"
+	t_assert_eq "$(fact r.kft meta rings)" 3 "META rings"
+	t_assert_eq "$(fact r.kft stats lost)" 0 "lost"
+	t_expect_exit 0 "$KD" --events r.kft
+	t_assert_eq "$(grep -Ec '^ *[0-9.]+ +[0-9]+ +dd-[0-9]+ +event +syscalls:sys_enter_write __syscall_nr=1 fd=1 buf=0x[0-9a-f]+ count=4096$' "$T_OUT")" 30000 \
+		"dd's writes of 4096 bytes, named dd"
+	t_expect_exit 0 "$KD" r.kft
+	[ "$(grep -c '^== pid [0-9]* tid [0-9]* (dd) ==$' "$T_OUT")" = 2 ] &&
+		[ "$(grep -c '^== pid [0-9]* tid [0-9]* (sh) ==$' "$T_OUT")" = 1 ] || {
+		t_show_file "$T_OUT" "kd r.kft"
+		t_fail "expected the trees of 2 dd and of sh"
+	}
+	recorded_run t4.kft threads 5 --rings 4 --tree
+	assert_complete t4.kft "threads, 4 rings"
+	t_assert_eq "$(fact t4.kft type call)" 70 "call records (4 threads, 5 times cg_thread_k and k + 1 cg_leaf)"
+	t_expect_exit 0 "$KD" t4.kft
+	if ! cmp -s "$T_OUT" "$T_TMP/bg.out"; then
+		diff "$T_TMP/bg.out" "$T_OUT" | head -n 30
+		t_fail "kd's tree of a 4-ring recording differs from callgraph's"
+	fi
 }
 
 # A COMMAND that forks and execs: the exec records name the new programs

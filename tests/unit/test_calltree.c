@@ -627,6 +627,68 @@ static void test_fork_exec_names(void **state)
 	kfit_ctree_free(t);
 }
 
+/*
+ * One fork, the records of its parent and of its children in either
+ * order (sharded ring buffers: a task's records go to its own ring, and
+ * the rings are drained one after the other). The parent PID forks 300
+ * (a process, which inherits A and execs) and thread 101 (which does not).
+ */
+static void parent_recs(struct kfit_ctree *t)
+{
+	task_rec(t, KFIT_REC_FORK, PID, PID, 150, 300, 300, "parent");
+	task_rec(t, KFIT_REC_FORK, PID, PID, 160, PID, 101, "parent");
+	call(t, PID, 100, 100, A, 0);
+}
+
+static void child_recs(struct kfit_ctree *t)
+{
+	struct kfit_rec_call r = mk_call(KFIT_CTX_TASK, 0, 300, 100, 70, A, 0);
+
+	call(t, 101, 170, 5, D, 0);
+	/* 300's A: the frame it inherited, entered by its parent at 100 */
+	r.h.pid = 300;
+	r.h.flags = KFIT_RF_FORKED;
+	assert_int_equal(kfit_ctree_add(t, &r, sizeof(r)), 0);
+	task_rec(t, KFIT_REC_EXEC, 300, 300, 180, 0, 0, "child");
+	r.h.flags = 0;
+	r.h.ts = 190;
+	r.id = C;
+	r.dur = 5;
+	assert_int_equal(kfit_ctree_add(t, &r, sizeof(r)), 0);
+	task_rec(t, KFIT_REC_EXIT, 300, 300, 199, 0, 0, "child");
+}
+
+static void test_fork_any_order(void **state)
+{
+	struct kfit_ctree *t;
+	int parent_first;
+
+	(void)state;
+	for (parent_first = 0; parent_first < 2; parent_first++) {
+		t = new_tree(false);
+		assert_int_equal(kfit_ctree_task(t, PID, PID, "parent"), 0);
+		if (parent_first) {
+			parent_recs(t);
+			child_recs(t);
+		} else {
+			child_recs(t);
+			parent_recs(t);
+		}
+		kfit_ctree_finish(t);
+		assert_int_equal(kfit_ctree_nthreads(t), 3);
+		check_shape(t, 0, "A(+fork:300 +fork:101)");
+		check_shape(t, 1, "D");
+		check_shape(t, 2, "A +exec:child C +exit");
+		assert_string_equal(kfit_ctree_thread(t, 1)->comm, "parent");
+		assert_string_equal(kfit_ctree_thread(t, 2)->comm, "child");
+		assert_int_equal(kfit_ctree_thread(t, 2)->pid, 300);
+		assert_true(find(t, 2, "A")->flags & KFIT_RF_FORKED);
+		assert_int_equal(kfit_ctree_stats(t)->orphans, 0);
+		check_all_links(t, 10);
+		kfit_ctree_free(t);
+	}
+}
+
 /* ---- malformed input -------------------------------------------------- */
 
 static void add_bad(struct kfit_ctree *t, const void *r, size_t size)
@@ -1113,6 +1175,7 @@ int main(void)
 		cmocka_unit_test(test_interrupt_nesting),
 		cmocka_unit_test(test_switches_events),
 		cmocka_unit_test(test_fork_exec_names),
+		cmocka_unit_test(test_fork_any_order),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_add_all),
 		cmocka_unit_test(test_no_tables),
