@@ -295,8 +295,9 @@ FUZZ_LIBS := build/fuzz/obj/fuzzlib.o build/fuzz/obj/kftfix.o build/fuzz/libkfit
 build/fuzz/fuzz_%: build/fuzz/obj/fuzz_%.o $(FUZZ_LIBS)
 	$(CLANG) $(FUZZ_LDFLAGS) $^ $(CORE_LDLIBS) -lpthread -o $@
 
-# fuzz_kft's seeds: small recordings made with the library's writer
-build/fuzz/kftgen: build/fuzz/obj/kftgen.o $(FUZZ_LIBS)
+# fuzz_kft's seeds: kd's test files (build/tests/kftgen), and the same
+# with their chunks stored
+build/fuzz/kftstore: build/fuzz/obj/kftstore.o $(FUZZ_LIBS)
 	$(CLANG) -fsanitize=address,undefined $^ $(CORE_LDLIBS) -lpthread -o $@
 
 # fuzz_target's user functions come from this fixture, not the system's files
@@ -304,7 +305,7 @@ build/fuzz/symtarget: tests/helpers/symtarget.c
 	@mkdir -p $(@D)
 	$(CLANG) -O1 $< -o $@
 
-fuzz-build: $(FUZZ_ALL) build/fuzz/symtarget build/fuzz/kftgen
+fuzz-build: $(FUZZ_ALL) build/fuzz/symtarget build/fuzz/kftstore build/tests/kftgen
 
 fuzz: fuzz-build
 	CLANG=$(CLANG) tests/fuzz/mkcorpus.sh build/fuzz/corpus

@@ -4,10 +4,10 @@
 # OUT/NAME (the harnesses' working corpora, build/fuzz/corpus):
 #   elf: tests/helpers/symtarget.c built PIE and not, with and without a
 #        build-id, stripped, and its debug file (a few KiB each)
-#   kft: recordings made with the library's writer (build/fuzz/kftgen:
-#        zlib and stored chunks, truncated, flight) and, where callgraph -o
-#        works (root, build/bin/callgraph built), real ones: a program's
-#        calls with events, sampled stacks
+#   kft: kd's test files (build/tests/kftgen, the library's writer: exact
+#        and sampled, cut short) and, where callgraph -o works (root,
+#        build/bin/callgraph built), real ones: a program's calls with
+#        events, sampled stacks; each also with its chunks stored
 # Made once: a seed already there is kept.
 set -eu
 
@@ -29,14 +29,22 @@ if [ ! -e "$out/elf/pie" ]; then
 		"$tmp/pie.stripped" "$out/elf/"
 fi
 
+# Each also with its chunks stored (build/fuzz/kftstore): mutations reach
+# the records rather than the zlib streams
 mkdir -p "$out/kft"
-if [ ! -e "$out/kft/calls.kft" ]; then
-	"$top/build/fuzz/kftgen" "$out/kft"
+store() {	# NAME: $tmp/NAME.kft into the corpus, as it is and stored
+	cp "$tmp/$1.kft" "$out/kft/$1.kft"
+	"$top/build/fuzz/kftstore" "$tmp/$1.kft" "$out/kft/$1-stored.kft"
+}
+gen=$top/build/tests/kftgen
+if [ ! -e "$out/kft/exact.kft" ]; then
+	"$gen" -n 6 "$tmp/exact.kft" && store exact
+	"$gen" -s -n 8 "$tmp/sampled.kft" && store sampled
+	"$gen" -n 6 --cut 300 "$tmp/cut.kft" && store cut
 fi
 # Real recordings where this host can make them (root, build/bin/callgraph
 # built by make all): a user program's calls with events, and sampled
-# stacks; each also with its chunks stored. Best effort: the generated
-# ones above are the corpus's floor.
+# stacks. Best effort: the generated ones above are the corpus's floor.
 cg=$top/build/bin/callgraph
 record() {	# NAME CALLGRAPH-ARGS...
 	local name=$1
@@ -44,8 +52,7 @@ record() {	# NAME CALLGRAPH-ARGS...
 	[ -e "$out/kft/$name.kft" ] && return
 	timeout 30 "$cg" -o "$tmp/$name.kft" "$@" </dev/null >/dev/null 2>&1 || return 0
 	[ -s "$tmp/$name.kft" ] && [ "$(stat -c %s "$tmp/$name.kft")" -le 65536 ] || return 0
-	cp "$tmp/$name.kft" "$out/kft/$name.kft"
-	"$top/build/fuzz/kftgen" --store "$tmp/$name.kft" "$out/kft/$name-stored.kft"
+	store "$name"
 }
 if [ -x "$cg" ] && [ "$(id -u)" = 0 ]; then
 	st=$top/build/fuzz/symtarget
