@@ -234,7 +234,8 @@ $(OUT)/tests/btf_sample.bpf.o: tests/unit/btf_sample.bpf.c
 # With SANITIZE=1 the tools are sanitized, not the workloads they measure:
 # the tests count the helpers' page faults, forks and system calls exactly,
 # and ASan adds shadow pages, LSan a fork and getppid calls at exit
-live: all
+# static: test_record_vm.sh records in the VM with the static tools
+live: all static
 ifeq ($(SANITIZE),1)
 	$(MAKE) SANITIZE= $(HELPER_SRCS:tests/helpers/%.c=build/tests/%) build/tests/cgshape-pg
 	KFIT_HELPERS=$(CURDIR)/build/tests tests/live/run.sh $(OUT)

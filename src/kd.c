@@ -269,11 +269,19 @@ bad:
 	return -1;
 }
 
-/* Seconds from the start, signed */
-static double rel_s(__u64 ts)
+/*
+ * "SEC.USEC" from the start (negative before it), cut to the microsecond
+ * as trace-cmd and perf print: the line of a time T covers [T, T + 1us),
+ * as --since/--until T take it
+ */
+static const char *rel_time(__u64 ts, char *buf, size_t len)
 {
-	return ts >= env.start_ns ? (double)(ts - env.start_ns) / 1e9 :
-				    -(double)(env.start_ns - ts) / 1e9;
+	bool neg = ts < env.start_ns;
+	__u64 d = neg ? env.start_ns - ts : ts - env.start_ns;
+
+	snprintf(buf, len, "%s%llu.%06llu", neg ? "-" : "", d / 1000000000ULL,
+		 d % 1000000000ULL / 1000);
+	return buf;
 }
 
 /* ---- tasks ------------------------------------------------------------- */
@@ -936,13 +944,13 @@ static const char *const type_names[KFIT_REC_NTYPES] = {
 static void put_record(const struct kfit_rec *h)
 {
 	const void *r = h;
-	char who[48], d[32];
+	char who[48], d[32], t[32];
 
 	if (h->type == KFIT_REC_LOST)
 		snprintf(who, sizeof(who), "-");
 	else
 		snprintf(who, sizeof(who), "%s-%u", comm_of(h->tid), h->tid);
-	printf("%12.6f %3u %-22s %-6s ", rel_s(h->ts), h->cpu, who,
+	printf("%12s %3u %-22s %-6s ", rel_time(h->ts, t, sizeof(t)), h->cpu, who,
 	       h->type < KFIT_REC_NTYPES && type_names[h->type] ? type_names[h->type] : "?");
 	if (h->ctx != KFIT_CTX_TASK && h->type != KFIT_REC_IRQ && h->type != KFIT_REC_LOST)
 		printf("[%s] ", kfit_ctree_ctx_name(h->ctx));
