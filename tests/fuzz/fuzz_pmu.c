@@ -17,37 +17,11 @@
 #include "pmu.h"
 #include "fuzzlib.h"
 
-static const char *const files[][2] = {
-	{ "sys/msr/type", "9\n" },
-	{ "sys/msr/format/event", "config:0-63\n" },
-	{ "sys/msr/events/tsc", "event=0x00\n" },
-	{ "sys/cpu/type", "4\n" },
-	{ "sys/cpu/format/event", "config:0-7\n" },
-	{ "sys/cpu/format/umask", "config:8-15\n" },
-	{ "sys/cpu/format/edge", "config:18\n" },
-	{ "sys/cpu/format/cmask", "config:24-31\n" },
-	{ "sys/cpu/format/ldlat", "config1:0-15\n" },
-	{ "sys/cpu/format/split", "config2:0-3,8-11\n" },
-	{ "sys/cpu/format/top", "config:63\n" },
-	{ "sys/cpu/format/bad", "nonsense\n" },
-	{ "sys/cpu/events/mem-loads", "event=0xcd,umask=0x1,ldlat=3\n" },
-	{ "sys/cpu/events/x", "event=0x3c" },
-	{ "sys/cpu/events/x.scale", "0.5\n" },
-	{ "sys/cpu/events/x.unit", "MiB\n" },
-	{ "sys/cpu/events/broken", "event=zz\n" },
-	{ "sys/cpu/events/nested", "mem-loads\n" },
-	{ "sys/power/type", "10\n" },
-	{ "sys/power/format/event", "config:0-7\n" },
-	{ "sys/power/events/energy-pkg", "event=0x02\n" },
-	{ "sys/power/events/energy-pkg.unit", "Joules\n" },
-	{ "sys/power/events/energy-pkg.scale", "2.3283064365386962890625e-10\n" },
-	{ "sys/software/type", "1\n" },
-	{ "sys/tracepoint/type", "2\n" },
+#include "../helpers/pmufiles.h"
+
+/* The fuzzed PMU's format, beside those of the unit test */
+static const char *const fz_files[][2] = {
 	{ "sys/fz/format/g", "config1:0-3,8-11\n" },
-	{ "trace/events/sched/sched_switch/id", "316\n" },
-	{ "trace/events/sched/sched_wakeup/id", "317\n" },
-	{ "trace/events/sched/bad_id/id", "abc\n" },
-	{ "trace/available_events", "sched:sched_switch\n" },
 };
 
 /* The fuzzed files, in the order of the input's lines after the first */
@@ -70,8 +44,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	dir = fz_tmpdir("pmu");
-	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		fz_put(dir, files[i][0], files[i][1], strlen(files[i][1]));
+	for (i = 0; i < sizeof(pmu_files) / sizeof(pmu_files[0]); i++)
+		fz_put(dir, pmu_files[i][0], pmu_files[i][1], strlen(pmu_files[i][1]));
+	for (i = 0; i < sizeof(fz_files) / sizeof(fz_files[0]); i++)
+		fz_put(dir, fz_files[i][0], fz_files[i][1], strlen(fz_files[i][1]));
 	snprintf(sysfs, sizeof(sysfs), "%s/sys", dir);
 	snprintf(tracefs, sizeof(tracefs), "%s/trace", dir);
 	env.sysfs = sysfs;

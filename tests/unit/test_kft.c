@@ -32,8 +32,7 @@ static char dir[64];
 static int setup(void **state)
 {
 	(void)state;
-	strcpy(dir, "/tmp/kfit-kft-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
+	return t_mkdtemp(dir, sizeof(dir), "kft");
 }
 
 static int teardown(void **state)
@@ -44,12 +43,7 @@ static int teardown(void **state)
 
 static const char *in_dir(const char *name)
 {
-	static char paths[4][PATH_MAX];
-	static int next;
-	char *p = paths[next++ % 4];
-
-	snprintf(p, PATH_MAX, "%s/%s", dir, name);
-	return p;
+	return t_path(dir, name);
 }
 
 static __u64 rng;

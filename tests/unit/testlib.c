@@ -43,6 +43,23 @@ const char *t_stderr_of(void (*fn)(void), char *buf, size_t len)
 	return buf;
 }
 
+int t_mkdtemp(char *dir, size_t len, const char *name)
+{
+	if (snprintf(dir, len, "/tmp/kfit-%s-XXXXXX", name) >= (int)len)
+		return -1;
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+const char *t_path(const char *dir, const char *name)
+{
+	static char paths[4][PATH_MAX];
+	static int next;
+	char *p = paths[next++ % 4];
+
+	snprintf(p, PATH_MAX, "%s/%s", dir, name);
+	return p;
+}
+
 int t_rm_rf(const char *dir)
 {
 	char cmd[PATH_MAX + 16];

@@ -10,6 +10,11 @@ const char *t_stderr_of(void (*fn)(void), char *buf, size_t len);
 /* Remove a test's temporary tree; 0 or -1 */
 int t_rm_rf(const char *dir);
 
+/* A new directory /tmp/kfit-NAME-XXXXXX into dir (len bytes): 0, or -1 */
+int t_mkdtemp(char *dir, size_t len, const char *name);
+/* dir/name, in one of four buffers used in turn */
+const char *t_path(const char *dir, const char *name);
+
 /* Run a shell command made like printf: its status (0: success), said if not 0 */
 int t_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
