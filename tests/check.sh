@@ -11,8 +11,8 @@
 # keeps going after a failure, collects each suite's last
 # "SUITE: N passed, N failed, N skipped" line and ends with a recap and
 # "check: N passed, N failed, N skipped". The whole run is bounded by
-# KFIT_CHECK_BUDGET seconds (default 1500: a quiet run takes about 17
-# minutes with callgraph; the cap is for a hang). KFIT_QEMU
+# KFIT_CHECK_BUDGET seconds (default 1500: a quiet run takes about 20
+# minutes with the fuzzers; the cap is for a hang). KFIT_QEMU
 # names the emulator looked for (default qemu-system-x86_64).
 set -u
 
