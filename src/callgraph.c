@@ -1055,8 +1055,7 @@ static int sample_syms(const struct kfit_rec_sample *r, size_t size)
 {
 	int i, n = r->nkernel + r->nuser, err = 0;
 
-	if (r->nkernel > KFIT_STACK_MAX || r->nuser > KFIT_STACK_MAX ||
-	    size < offsetof(struct kfit_rec_sample, ip) + n * sizeof(__u64))
+	if (!kfit_rec_whole(r, size))
 		return 0;
 	for (i = 0; i < n && !err; i++) {
 		if (i >= r->nkernel && kfit_cgview_no_user_address(r->ip[i]))
@@ -1325,12 +1324,6 @@ static int poll_records(void *ctx, int timeout_ms)
 
 /* ---- recording: the file's blocks ------------------------------------- */
 
-static const char *const type_names[KFIT_REC_NTYPES] = {
-	[KFIT_REC_CALL] = "call", [KFIT_REC_SWITCH] = "switch", [KFIT_REC_IRQ] = "irq",
-	[KFIT_REC_EVENT] = "event", [KFIT_REC_FORK] = "fork", [KFIT_REC_EXEC] = "exec",
-	[KFIT_REC_EXIT] = "exit", [KFIT_REC_SAMPLE] = "sample", [KFIT_REC_LOST] = "lost",
-};
-
 static const char *const counter_names[CG_NCOUNTERS] = {
 	[CG_LOST] = "lost", [CG_DEEP] = "deep", [CG_UNMATCHED] = "unmatched",
 	[CG_NO_STACK] = "no_stack",
@@ -1447,7 +1440,7 @@ static int fill_stats(FILE *f, void *ctx)
 	kfit_meta_u64(f, "records", ws.records);
 	kfit_meta_u64(f, "bytes", ws.raw_bytes);
 	for (i = 1; i < KFIT_REC_NTYPES; i++)
-		fprintf(f, "records.%s=%llu\n", type_names[i],
+		fprintf(f, "records.%s=%llu\n", kfit_rec_type_name(i),
 			(unsigned long long)env.cap.types[i]);
 	kfit_meta_u64(f, "end_calls", env.cap.end_calls);
 	for (i = 0; i < KFIT_MAX_CPUS; i++)
@@ -1468,23 +1461,6 @@ static int fill_stats(FILE *f, void *ctx)
 	return ferror(f) ? -ENOMEM : 0;
 }
 
-/* A filled text block as a malloc'd string (*len bytes), or NULL */
-static char *text_of(kfit_rec_fill fill, size_t *len)
-{
-	char *buf = NULL;
-	FILE *f = open_memstream(&buf, len);
-	int err;
-
-	if (!f)
-		return NULL;
-	err = fill(f, NULL);
-	if (fclose(f) || err) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
 /* SIGUSR1: a flight recording is written now, and goes on */
 static void flight_dump(void)
 {
@@ -1500,7 +1476,7 @@ static void flight_dump(void)
 		return;
 	}
 	give_names();
-	stats = text_of(fill_stats, &len);
+	stats = kfit_rec_text(fill_stats, NULL, &len);
 	err = stats ? kft_writer_dump(env.w, stats, len) : -ENOMEM;
 	free(stats);
 	if (err)
@@ -1553,10 +1529,10 @@ static int end_recording(void)
 
 	for (i = 0; env.cap.lost && i < env.cap.ncpus && i < KFIT_MAX_CPUS; i++)
 		lost += env.cap.lost[i];
-	if (env.symset && !(syms = text_of(fill_syms, &slen)))
+	if (env.symset && !(syms = kfit_rec_text(fill_syms, NULL, &slen)))
 		kfit_warn("cannot name the sampled addresses: out of memory");
 	give_names();
-	stats = text_of(fill_stats, &len);
+	stats = kfit_rec_text(fill_stats, NULL, &len);
 	kft_writer_stats(env.w, &ws);
 	err = stats ? kft_writer_close(env.w, syms, slen, stats, len) : -ENOMEM;
 	env.w = NULL;
@@ -1783,7 +1759,7 @@ static int name_tasks(void)
 {
 	if (!env.out)
 		return fill_tasks(NULL, NULL);
-	env.tasks = text_of(fill_tasks, &env.tasks_len);
+	env.tasks = kfit_rec_text(fill_tasks, NULL, &env.tasks_len);
 	return env.tasks ? 0 : -ENOMEM;
 }
 

@@ -935,12 +935,6 @@ static void put_sample(const struct kfit_rec_sample *r, size_t size)
 	       r->nkernel, r->nuser);
 }
 
-static const char *const type_names[KFIT_REC_NTYPES] = {
-	[KFIT_REC_CALL] = "call", [KFIT_REC_SWITCH] = "switch", [KFIT_REC_IRQ] = "irq",
-	[KFIT_REC_EVENT] = "event", [KFIT_REC_FORK] = "fork", [KFIT_REC_EXEC] = "exec",
-	[KFIT_REC_EXIT] = "exit", [KFIT_REC_SAMPLE] = "sample", [KFIT_REC_LOST] = "lost",
-};
-
 static void put_record(const struct kfit_rec *h)
 {
 	const void *r = h;
@@ -951,7 +945,7 @@ static void put_record(const struct kfit_rec *h)
 	else
 		snprintf(who, sizeof(who), "%s-%u", comm_of(h->tid), h->tid);
 	printf("%12s %3u %-22s %-6s ", rel_time(h->ts, t, sizeof(t)), h->cpu, who,
-	       h->type < KFIT_REC_NTYPES && type_names[h->type] ? type_names[h->type] : "?");
+	       kfit_rec_type_name(h->type));
 	if (h->ctx != KFIT_CTX_TASK && h->type != KFIT_REC_IRQ && h->type != KFIT_REC_LOST)
 		printf("[%s] ", kfit_ctree_ctx_name(h->ctx));
 	switch (h->type) {
@@ -1213,7 +1207,7 @@ static int print_info(void)
 	printf("\n");
 	printf("records:    %llu:", (unsigned long long)env.counts.records);
 	for (i = 1; i < KFIT_REC_NTYPES; i++)
-		printf(" %s %llu%s", type_names[i], (unsigned long long)env.counts.types[i],
+		printf(" %s %llu%s", kfit_rec_type_name(i), (unsigned long long)env.counts.types[i],
 		       i + 1 < KFIT_REC_NTYPES ? "," : "");
 	printf("\n");
 	printf("time:       %s (start_ns %llu to end_ns %llu)\n",

@@ -1218,6 +1218,19 @@ const char *kfit_ctree_ctx_name(__u8 ctx)
 	return ctx < KFIT_NCTX ? names[ctx] : "?";
 }
 
+const char *kfit_rec_type_name(__u8 type)
+{
+	static const char *const names[KFIT_REC_NTYPES] = {
+		[KFIT_REC_CALL] = "call", [KFIT_REC_SWITCH] = "switch",
+		[KFIT_REC_IRQ] = "irq", [KFIT_REC_EVENT] = "event",
+		[KFIT_REC_FORK] = "fork", [KFIT_REC_EXEC] = "exec",
+		[KFIT_REC_EXIT] = "exit", [KFIT_REC_SAMPLE] = "sample",
+		[KFIT_REC_LOST] = "lost",
+	};
+
+	return type < KFIT_REC_NTYPES && names[type] ? names[type] : "?";
+}
+
 const struct kfit_cnode *kfit_cnode_next(const struct kfit_cnode *root,
 					 const struct kfit_cnode *n)
 {

@@ -134,6 +134,8 @@ const struct kfit_ctree_stats *kfit_ctree_stats(const struct kfit_ctree *t);
 /* The name of a CALL or FRAME node ("?" past the table), an EVENT's event */
 const char *kfit_ctree_name(const struct kfit_ctree *t, const struct kfit_cnode *n);
 const char *kfit_ctree_ctx_name(__u8 ctx);
+/* A record type's name: "call", "switch", ... "lost"; "?" for no type */
+const char *kfit_rec_type_name(__u8 type);
 /* An interrupt node's label: "softirq NET_RX" (vec_name), "hardirq 24", "nmi" */
 const char *kfit_ctree_irq_label(const struct kfit_cnode *n, const char *vec_name,
 				 char *buf, size_t len);

@@ -50,21 +50,32 @@ int kfit_rec_check_path(const char *path)
 	return 0;
 }
 
-int kfit_rec_block(struct kft_writer *w, enum kft_block_type type,
-		   kfit_rec_fill fill, void *ctx)
+char *kfit_rec_text(kfit_rec_fill fill, void *ctx, size_t *len)
 {
 	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	FILE *f = open_memstream(&buf, len);
 	int err;
 
 	if (!f)
-		return -errno;
+		return NULL;
 	err = fill(f, ctx);
-	if (fclose(f) && !err)
-		err = -ENOMEM;
-	if (!err)
-		err = kft_writer_block(w, type, buf, len);
+	if (fclose(f) || err) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+int kfit_rec_block(struct kft_writer *w, enum kft_block_type type,
+		   kfit_rec_fill fill, void *ctx)
+{
+	size_t len = 0;
+	char *buf = kfit_rec_text(fill, ctx, &len);
+	int err;
+
+	if (!buf)
+		return -ENOMEM;
+	err = kft_writer_block(w, type, buf, len);
 	free(buf);
 	return err;
 }

@@ -20,6 +20,8 @@ int kfit_rec_check_path(const char *path);
 
 /* A text block: fill(f, ctx) writes it into a memory stream; 0 or -errno */
 typedef int (*kfit_rec_fill)(FILE *f, void *ctx);
+/* The text fill writes, malloc'd (*len bytes), or NULL (its error, or no memory) */
+char *kfit_rec_text(kfit_rec_fill fill, void *ctx, size_t *len);
 int kfit_rec_block(struct kft_writer *w, enum kft_block_type type,
 		   kfit_rec_fill fill, void *ctx);
 

@@ -16,11 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kfit/rec.h"
+#include "calltree.h"
 #include "kft.h"
-
-static const char *const types[KFIT_REC_NTYPES] = {
-	"?", "call", "switch", "irq", "event", "fork", "exec", "exit", "sample", "lost",
-};
 
 static void records(struct kft_file *f, const char *p, size_t len, __u64 *count,
 		    __u64 *first, __u64 *last)
@@ -112,7 +109,7 @@ int main(int argc, char **argv)
 		total += count[i];
 	printf("records %llu\n", (unsigned long long)total);
 	for (i = 1; i < KFIT_REC_NTYPES; i++)
-		printf("type %s %llu\n", types[i], (unsigned long long)count[i]);
+		printf("type %s %llu\n", kfit_rec_type_name(i), (unsigned long long)count[i]);
 	printf("first_ts %llu\nlast_ts %llu\nbad_chunks %d\n", (unsigned long long)first,
 	       (unsigned long long)last, bad);
 	kft_close(f);
