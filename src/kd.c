@@ -506,30 +506,12 @@ static __u64 last_ts(void)
 	return t;
 }
 
-/* A META key given twice (the machine's start, then the tool's): the last says */
-static __u64 meta_last_u64(const char *key)
-{
-	const char *v = NULL;
-	char *end;
-	__u64 n;
-	int i;
-
-	for (i = 0; i < kft_nmeta(env.f); i++)
-		if (!strcmp(kft_meta_at(env.f, i)->key, key))
-			v = kft_meta_at(env.f, i)->val;
-	if (!v)
-		return 0;
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	return errno || end == v || *end || *v == '-' ? 0 : n;
-}
-
 static void load_times(void)
 {
 	const char *mode = kft_meta(env.f, "mode");
 
 	env.sampled = mode && !strcmp(mode, "sampled");
-	env.start_ns = meta_last_u64("start_ns");
+	env.start_ns = kft_meta_u64(env.f, "start_ns", 0);
 	if (!env.start_ns)
 		env.start_ns = first_ts();
 	env.end_ns = kft_stat_u64(env.f, "end_ns", 0);
