@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KFIT_BOOTREP_H
+#define KFIT_BOOTREP_H
+/*
+ * bootsum's reports: the kernel phase (struct kfit_bootlog) and the
+ * user-space phase (struct kfit_bootuser, read from bootsum's maps) on one
+ * time axis, as text, JSON and an SVG timeline like the kernel's bootgraph.
+ * No libbpf here: the user phase arrives as plain arrays.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include "kfit/bootsum.h"
+#include "bootlog.h"
+
+struct kfit_bootuser {
+	struct bs_meta meta;
+	struct bs_proc *procs;	/* meta.nprocs (at most max_procs) */
+	size_t nprocs;
+	struct bs_wait *waits;
+	size_t nwaits;
+	struct bs_mod *mods;
+	size_t nmods;
+	/*
+	 * kernel clock (printk/trace) = boot clock + offset, from the
+	 * bootsum marker in dmesg; offset_known false: taken as 0, and said
+	 */
+	__s64 offset_ns;
+	bool offset_known;
+	__u64 now_ns;		/* boot clock when the report was made: ends of the living */
+	const char *found;	/* how the state was found: "pinned at PATH", "by map id N" */
+};
+
+/* One link of the critical chain, from the end back to the first process */
+struct kfit_chainlink {
+	__u32 idx;		/* bs_proc index */
+	__u64 from_ns, to_ns;	/* the part of its life on the chain */
+	enum { KFIT_CHAIN_START, KFIT_CHAIN_WAIT } why;	/* how it got onto the chain */
+	__u64 wait_ns;		/* KFIT_CHAIN_WAIT: how long the next one waited on it */
+};
+
+/*
+ * The critical chain ending at process TARGET (a bs_proc index; BS_NONE:
+ * the process that ended last). Walks back: at the end of TARGET, the
+ * last wait it had before it ended, woken by process W -> W, up to the
+ * wake; no such wait -> its parent, up to its fork. Returns the number of
+ * links written to OUT (at most MAX), target first.
+ */
+size_t kfit_boot_chain(const struct kfit_bootuser *u, __u32 target,
+		       struct kfit_chainlink *out, size_t max);
+
+struct kfit_bootrep_opts {
+	__u64 min_ns;		/* --min: shorter initcalls/processes are not listed */
+	unsigned int top;	/* -n: slowest initcalls and processes, default 20 */
+	__u32 chain_target;	/* --chain: bs_proc index, BS_NONE: the last to end */
+	const char *note;	/* kfit_bootlog_pick's note, or NULL */
+	bool timeline_all;	/* -v: every process in the timeline, even under --min */
+};
+
+/* Either phase may be NULL (not recorded); says so and how to record it */
+void kfit_bootrep_text(FILE *f, const struct kfit_bootlog *k,
+		       const struct kfit_bootuser *u, const struct kfit_bootrep_opts *o);
+void kfit_bootrep_json(FILE *f, const struct kfit_bootlog *k,
+		       const struct kfit_bootuser *u, const struct kfit_bootrep_opts *o);
+/* Returns 0, or -errno from writing */
+int kfit_bootrep_svg(FILE *f, const struct kfit_bootlog *k,
+		     const struct kfit_bootuser *u, const struct kfit_bootrep_opts *o);
+/* "dd if=/dev/vda bs=1M" from args (NULs to spaces), else "[comm]" */
+const char *kfit_boot_cmdline(const struct bs_proc *p, char *buf, size_t len);
+#endif
