@@ -10,9 +10,7 @@
 #ifndef KFIT_BOOTSUM_H
 #define KFIT_BOOTSUM_H
 
-#ifndef __VMLINUX_H__
 #include <linux/types.h>
-#endif
 
 #define BS_MAGIC	0x746f6f627469666bULL	/* "kfitboot" */
 #define BS_VERSION	1
