@@ -35,13 +35,14 @@ elif [ -f "$TESTS/live/run.sh" ]; then
 	# callgraph's uprobe trees are user space's: the host runs them; the
 	# kernel's trees, with uprobes among them, are tests/vm's
 	# (KFIT_VM_ALL_LIVE=1 runs them here too)
-	# test_record_vm.sh starts a VM itself: a host's test. kd is offline
+	# test_record_vm.sh and test_bootsum_vm.sh start a VM themselves: a
+	# host's tests. kd is offline
 	# (test_kd.sh builds its sanitized twin: no compiler here), and
 	# test_record.sh's workloads are coreutils' (busybox's applets here
 	# exec under other names); a recording made here is read on the host
 	# by test_record_vm.sh
-	export KFIT_LIVE_EXCLUDE="test_record_vm.sh test_kd.sh test_record.sh"
-	echo "=== test_kd.sh, test_record.sh run on the host; recording in the VM: test_record_vm.sh"
+	export KFIT_LIVE_EXCLUDE="test_record_vm.sh test_bootsum_vm.sh test_kd.sh test_record.sh"
+	echo "=== test_kd.sh, test_record.sh run on the host; recording in the VM: test_record_vm.sh; boots: test_bootsum_vm.sh"
 	if [ "${KFIT_VM_ALL_LIVE:-}" != 1 ]; then
 		export KFIT_LIVE_EXCLUDE="$KFIT_LIVE_EXCLUDE test_callgraph.sh"
 		echo "=== test_callgraph.sh (uprobe trees) runs on the host; kernel trees: tests/vm/test_callgraph_vm.sh"

@@ -1,0 +1,242 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# bootsum on a real boot: Debian's 6.1 and 6.12 in the VM, started with
+# initcall_debug and the initcall trace events, `bootsum --early` as the
+# initramfs's first process (rdinit=), the scripted boot
+# tests/vm/bootsum_boot.sh (processes of known parents and durations, module
+# loads, direct reads from a virtio disk), its reports brought out with
+# kfit-vm run --out and checked here against the ground truth the script
+# wrote and against dmesg read independently (awk). One VM per kernel, one
+# at a time (~1 min each); needs qemu, the kernels (tools/vm/kfit-vm fetch),
+# the static build (make STATIC=1), xmllint and Chromium. Not in the VM.
+: "${T_TIMEOUT:=900}"
+. "$(dirname "$0")/../lib.sh"
+
+VM="$T_REPO/tools/vm/kfit-vm"
+STATIC="$T_REPO/build/static"
+BOOT_WORDS="initcall_debug log_buf_len=8M trace_event=initcall:*,module:module_load trace_buf_size=8M"
+EARLY="rdinit=/kfit/build/bin/bootsum -- --early -- /init"
+
+need_vm() {	# SERIES
+	t_in_vm && t_skip "starts a VM: runs on the host only"
+	command -v qemu-system-x86_64 >/dev/null ||
+		t_skip "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
+	[ -s "${KFIT_VM_CACHE:-${HOME:-/tmp}/.cache/kfit-vm}/kernel-$1.env" ] ||
+		t_skip "no $1 VM kernel cached (tools/vm/kfit-vm --kernel $1 fetch)"
+	if [ ! -x "$STATIC/bin/bootsum" ] || [ ! -x "$STATIC/tests/boottime" ]; then
+		t_skip "no static build for the VM (make STATIC=1)"
+	fi
+	command -v xmllint >/dev/null || t_skip "no xmllint (apt-get install libxml2-utils)"
+	command -v chromium >/dev/null || t_skip "no chromium (make deps installs it)"
+	[ -x "$KFIT_HELPERS/pngstat" ] || t_fail "$KFIT_HELPERS/pngstat not built (make)"
+}
+
+# Never two VMs at once: wait for one running to end (bounded)
+wait_no_vm() {
+	local i=0
+	while pgrep qemu-system >/dev/null; do
+		[ "$i" -ge 600 ] && t_fail "another VM still running after 600 s"
+		sleep 1
+		i=$((i + 1))
+	done
+}
+
+# boot SERIES: the scripted boot under bootsum --early, its files in $T_TMP/o
+boot() {
+	need_vm "$1"
+	wait_no_vm
+	# the disk: 4 MiB the guest reads 2 MiB of
+	head -c $((4 << 20)) /dev/urandom >disk.img
+	KFIT_VM_DISK=$T_TMP/disk.img KFIT_VM_APPEND="$BOOT_WORDS $EARLY" \
+		"$VM" --kernel "$1" run --timeout 600 --out "$T_TMP/o" -- \
+		'bash /kfit/tests/vm/bootsum_boot.sh all' >vm.log 2>&1 || {
+		tail -n 40 vm.log
+		t_fail "the VM run failed"
+	}
+	O=$T_TMP/o
+	[ -s "$O/truth.txt" ] || { tail -n 40 vm.log; t_fail "no truth.txt came out of the VM"; }
+	grep -q '^end ' "$O/truth.txt" || { t_show_file "$O/truth.txt"; t_fail "the scripted boot did not end"; }
+}
+
+# rc NAME: the exit status of bootsum's run NAME in the VM
+rc() { awk -v n="$1" '$1 == n { print $2 }' "$O/rc.txt"; }
+
+expect_rc() {	# NAME CODE
+	local got
+	got=$(rc "$1")
+	[ "$got" = "$2" ] && return 0
+	t_show_file "$O/$1.err" "$1's stderr"
+	t_fail "bootsum for $1 exited '$got' in the VM, expected $2"
+}
+
+# The report's JSON; field names in one place
+J() { jq -r "$@" "$O/rep.json"; }
+
+check_reports_ran() {
+	expect_rc rep.json 0
+	expect_rc chain.json 0
+	expect_rc svg.txt 0
+	expect_rc rep.txt 0
+	jq -e . "$O/rep.json" >/dev/null || t_fail "rep.json is not JSON"
+	jq -e . "$O/chain.json" >/dev/null || t_fail "chain.json is not JSON"
+}
+
+# Every process of the truth: there, its parent, its command, its time at
+# least MIN_MS and no longer than the boot
+check_processes() {
+	local end_ms pid ppid min cmd rec n=0 got
+	end_ms=$(awk '$1 == "end" { printf "%d", $2 * 1000 + 1 }' "$O/truth.txt")
+	t_assert_match "$(J '.user.found')" 'id' "user state found by map id (the pins are hidden under /init's bpffs)"
+	while read -r pid ppid min cmd; do
+		n=$((n + 1))
+		rec=$(jq -c --argjson p "$pid" --arg c "$cmd" '
+			[.user.processes[] | select(.pid == $p)] |
+			(map(select(.command == $c or ($c | startswith(.command))))[0] // .[0]) // empty' "$O/rep.json")
+		[ -n "$rec" ] || t_fail "process $pid ($cmd) not in the report"
+		t_assert_eq "$(jq -r .ppid <<<"$rec")" "$ppid" "parent of $pid ($cmd)"
+		got=$(jq -r .command <<<"$rec")
+		case $cmd in
+		"$got"*) ;;
+		*) t_fail "command of $pid: '$got', expected '$cmd'" ;;
+		esac
+		got=$(jq -r '.dur_ns / 1e6' <<<"$rec")
+		awk -v g="$got" -v m="$min" 'BEGIN { exit !(g >= m) }' ||
+			t_fail "$pid ($cmd) lasted $got ms, at least $min expected"
+		awk -v g="$got" -v m="$end_ms" 'BEGIN { exit !(g <= m) }' ||
+			t_fail "$pid ($cmd) lasted $got ms, longer than the boot ($end_ms ms)"
+	done < <(awk '$1 == "proc" { $1 = ""; sub(/^ /, ""); print }' "$O/truth.txt")
+	[ "$n" -ge 25 ] || t_fail "only $n processes in the truth"
+	t_assert_eq "$(awk '$1 == "pipe" { print $2 }' "$O/truth.txt")" 4194304 "the pipeline's byte count"
+	t_assert_eq "$(J '[.user.dropped[]] | add // 0')" 0 "dropped"
+}
+
+# The critical chain ending at the waiter goes through the sleep it waited for
+check_chain() {
+	local w c pids
+	read -r w c < <(awk '$1 == "chain" { print $2, $3 }' "$O/truth.txt")
+	pids=$(jq -r '.user.chain[].pid' "$O/chain.json" | paste -sd ' ')
+	t_assert_match " $pids " " $w .* $c | $w $c " "the chain ending at $w (pids: $pids)"
+}
+
+check_modules() {
+	local m rec
+	for m in $(awk '$1 == "mod" { print $2 }' "$O/truth.txt"); do
+		rec=$(J --arg m "$m" '.user.modules[] | select(.name == $m)' | jq -sc '.[0] // empty')
+		[ -n "$rec" ] || t_fail "module $m not in the report"
+		t_assert_eq "$(jq -r .ret <<<"$rec")" 0 "$m's init returned"
+		jq -e '.init_ns > 0' <<<"$rec" >/dev/null || t_fail "$m: no init time: $rec"
+		jq -e '.pid > 0' <<<"$rec" >/dev/null || t_fail "$m: no loader: $rec"
+	done
+	t_assert_match "$(awk '$1 == "mod"' "$O/truth.txt")" 'mod dummy' "dummy loaded"
+}
+
+check_io() {
+	local pid bytes got
+	read -r pid bytes < <(awk '$1 == "io" { print $2, $3 }' "$O/truth.txt")
+	[ -n "$pid" ] || t_fail "no disk reads in the truth (KFIT_VM_DISK)"
+	got=$(J --argjson p "$pid" '[.user.processes[] | select(.pid == $p) | .rd_bytes] | max')
+	[ "$got" -ge "$bytes" ] 2>/dev/null || t_fail "dd ($pid) read $bytes bytes from /dev/vda, bootsum says '$got'"
+}
+
+# dmesg read apart: "initcall F returned R after N usecs" lines
+dmesg_calls() { grep -c ' returned -\?[0-9]* after [0-9]* usecs' "$O/dmesg.txt"; }
+dmesg_usecs() {
+	awk '/ returned -?[0-9]+ after [0-9]+ usecs/ {
+		for (i = 1; i < NF; i++) if ($(i + 2) == "usecs" && $i == "after") s += $(i + 1)
+	} END { print s + 0 }' "$O/dmesg.txt"
+}
+
+# Which record the kernel phase comes from: the trace when it has every
+# initcall dmesg has, else dmesg (on 6.1 the events start late)
+check_kernel() {
+	local n_dm n_tr src want sum
+	n_dm=$(grep -c 'calling  .* @ [0-9]*$' "$O/dmesg.txt")
+	n_tr=$(grep -c ' initcall_start: ' "$O/trace.txt")
+	src=$(J .kernel.source)
+	want=trace
+	[ "$n_tr" -ge "$n_dm" ] || want=dmesg
+	t_assert_eq "$src" "$want" "kernel phase source (dmesg has $n_dm initcalls, the trace $n_tr)"
+	t_assert_eq "$(J .kernel.complete)" true "kernel phase complete"
+	[ "$want" = trace ] || t_assert_match "$(J .kernel.note)" 'trace' "the note says why not the trace"
+	[ "$src" = dmesg ] || return 0
+	t_assert_eq "$(J '[.kernel.initcalls[] | select(.finished)] | length')" "$(dmesg_calls)" \
+		"initcalls finished, against dmesg's 'returned' lines"
+	sum=$(J '[.kernel.initcalls[] | select(.finished) | .dur_ns] | add')
+	t_assert_eq "$sum" "$(($(dmesg_usecs) * 1000))" "the initcalls' time, against dmesg's 'after N usecs'"
+	t_assert_eq "$(J '[.kernel.levels[].sum_ns] | add')" "$sum" "the levels' time, against the initcalls'"
+	# kernel start to /init: the kernel's "Run ... as init process"
+	local run
+	run=$(sed -n 's/^\[ *\([0-9.]*\)\] Run .* as init process$/\1/p' "$O/dmesg.txt" | head -n 1)
+	[ -n "$run" ] || t_fail "no 'Run ... as init process' in dmesg"
+	t_within_pct "$(J '.kernel.init_ns / 1e9')" "$run" 1 "kernel start to init"
+}
+
+check_svg() {
+	local w h colours warm
+	xmllint --noout "$O/boot.svg" 2>xml.err || { head -n 5 xml.err; t_fail "boot.svg is not well-formed XML"; }
+	grep -q '<title>' "$O/boot.svg" || t_fail "boot.svg has no <title>"
+	"$T_REPO/tools/svgshot.sh" "$O/boot.svg" boot.png 2>shot.err ||
+		t_fail "svgshot.sh: $(head -c 300 shot.err)"
+	read -r w h colours warm < <("$KFIT_HELPERS/pngstat" boot.png) ||
+		t_fail "pngstat cannot read the screenshot"
+	[ "${w:-0}" -gt 0 ] && [ "${h:-0}" -gt 0 ] || t_fail "the screenshot is empty (${w}x$h)"
+	[ "$colours" -ge 8 ] || t_fail "the screenshot has $colours colours: blank?"
+}
+
+# bootsum's programs: those that use its bs_meta map
+bs_progs() {	# PROGS.json MAPS.json
+	jq -r --slurpfile m "$2" '
+		($m[0] | map(select(.name == "bs_meta") | .id)) as $ids |
+		.[] | select((.map_ids // []) | any(. as $x | $ids | index($x))) | .id' "$1" | sort -n
+}
+
+check_stop() {
+	local before mid after
+	before=$(bs_progs "$O/progs_before.json" "$O/maps_before.json")
+	[ -n "$before" ] || t_fail "no bootsum programs before --stop"
+	expect_rc stop1.txt 0
+	t_assert_match "$(cat "$O/stop1.txt" "$O/stop1.txt.err")" 'reboot' "--stop with the pins hidden says the maps stay"
+	mid=$(bs_progs "$O/progs_mid.json" "$O/maps_before.json")
+	t_assert_eq "$mid" "$before" "the programs stay after a --stop by id"
+	expect_rc stop2.txt 0
+	after=$(jq -r '.[].id' "$O/progs_after.json" | sort -n)
+	for p in $before; do
+		! grep -qx "$p" <<<"$after" || t_fail "bootsum's program $p still loaded after --stop"
+	done
+	t_assert_eq "$(jq '[.[] | select(.name | startswith("bs_"))] | length' "$O/maps_after.json")" 0 \
+		"bootsum's maps after --stop"
+	expect_rc stop3.txt 1
+	t_assert_match "$(cat "$O/stop3.txt" "$O/stop3.txt.err")" 'nothing recorded' "a third --stop"
+}
+
+check_text() {
+	local w
+	w=$(awk '$1 == "chain" { print $2 }' "$O/truth.txt")
+	t_assert_match "$(cat "$O/rep.txt")" '^Kernel phase' "the text report's kernel phase"
+	t_assert_match "$(cat "$O/rep.txt")" '^User space' "the text report's user space"
+	t_assert_match "$(cat "$O/rep.txt")" " $w +[0-9]+ .*sh -c sleep 0.3" "the waiter in the text report"
+}
+
+check_all() {
+	check_reports_ran
+	check_processes
+	check_chain
+	check_modules
+	check_io
+	check_kernel
+	check_svg
+	check_text
+	check_stop
+}
+
+test_bootsum_vm_6_1() {
+	boot 6.1
+	check_all
+}
+
+test_bootsum_vm_6_12() {
+	boot 6.12
+	check_all
+}
+
+t_run_all
