@@ -17,6 +17,8 @@ DEPS += libxml2-utils chromium
 DEPS += uftrace time
 # The recording benchmark's comparison (tools/bench/record.sh)
 DEPS += trace-cmd
+# The boot benchmark's comparison (tools/bench/bootsum.sh)
+DEPS += systemd-bootchart
 # make fuzz: clang's libFuzzer and sanitizer runtimes
 DEPS += libclang-rt-14-dev
 
