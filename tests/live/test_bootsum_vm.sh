@@ -15,7 +15,8 @@
 VM="$T_REPO/tools/vm/kfit-vm"
 STATIC="$T_REPO/build/static"
 BOOT_WORDS="initcall_debug log_buf_len=8M trace_event=initcall:*,module:module_load trace_buf_size=8M"
-EARLY="rdinit=/kfit/build/bin/bootsum -- --early -- /init"
+# not "-- --early -- /init": the kernel ends init's arguments at a second "--"
+EARLY="rdinit=/kfit/build/bin/bootsum -- --early /init"
 
 need_vm() {	# SERIES
 	t_in_vm && t_skip "starts a VM: runs on the host only"
@@ -91,15 +92,16 @@ check_processes() {
 		n=$((n + 1))
 		rec=$(jq -c --argjson p "$pid" --arg c "$cmd" '
 			[.user.processes[] | select(.pid == $p)] |
-			(map(select(.command == $c or ($c | startswith(.command))))[0] // .[0]) // empty' "$O/rep.json")
+			(map(select(.cmdline as $r | $c | startswith($r)))[0] // .[0]) // empty' "$O/rep.json")
 		[ -n "$rec" ] || t_fail "process $pid ($cmd) not in the report"
 		t_assert_eq "$(jq -r .ppid <<<"$rec")" "$ppid" "parent of $pid ($cmd)"
-		got=$(jq -r .command <<<"$rec")
+		got=$(jq -r .cmdline <<<"$rec")
 		case $cmd in
 		"$got"*) ;;
 		*) t_fail "command of $pid: '$got', expected '$cmd'" ;;
 		esac
-		got=$(jq -r '.dur_ns / 1e6' <<<"$rec")
+		t_assert_eq "$(jq -r .alive <<<"$rec")" false "$pid ($cmd) ended"
+		got=$(jq -r '(.exit_ns - .fork_ns) / 1e6' <<<"$rec")
 		awk -v g="$got" -v m="$min" 'BEGIN { exit !(g >= m) }' ||
 			t_fail "$pid ($cmd) lasted $got ms, at least $min expected"
 		awk -v g="$got" -v m="$end_ms" 'BEGIN { exit !(g <= m) }' ||
@@ -124,7 +126,8 @@ check_modules() {
 		rec=$(J --arg m "$m" '.user.modules[] | select(.name == $m)' | jq -sc '.[0] // empty')
 		[ -n "$rec" ] || t_fail "module $m not in the report"
 		t_assert_eq "$(jq -r .ret <<<"$rec")" 0 "$m's init returned"
-		jq -e '.init_ns > 0' <<<"$rec" >/dev/null || t_fail "$m: no init time: $rec"
+		jq -e '.init_start_ns > 0 and .init_end_ns > .init_start_ns' <<<"$rec" >/dev/null ||
+			t_fail "$m: no init time: $rec"
 		jq -e '.pid > 0' <<<"$rec" >/dev/null || t_fail "$m: no loader: $rec"
 	done
 	t_assert_match "$(awk '$1 == "mod"' "$O/truth.txt")" 'mod dummy' "dummy loaded"
@@ -138,19 +141,22 @@ check_io() {
 	[ "$got" -ge "$bytes" ] 2>/dev/null || t_fail "dd ($pid) read $bytes bytes from /dev/vda, bootsum says '$got'"
 }
 
-# dmesg read apart: "initcall F returned R after N usecs" lines
-dmesg_calls() { grep -c ' returned -\?[0-9]* after [0-9]* usecs' "$O/dmesg.txt"; }
+# dmesg read apart: its "initcall F returned R after N usecs" lines (not
+# the "probe of X returned" ones), its "calling  F @ PID" lines (not the PCI
+# fixups' "pci 0000:00:00.0: calling  quirk_...")
+dmesg_calls() { grep -c '\] initcall .* returned -\?[0-9]* after [0-9]* usecs$' "$O/dmesg.txt"; }
 dmesg_usecs() {
-	awk '/ returned -?[0-9]+ after [0-9]+ usecs/ {
-		for (i = 1; i < NF; i++) if ($(i + 2) == "usecs" && $i == "after") s += $(i + 1)
-	} END { print s + 0 }' "$O/dmesg.txt"
+	awk '/\] initcall .* returned -?[0-9]+ after [0-9]+ usecs$/ { s += $(NF - 1) }
+		END { print s + 0 }' "$O/dmesg.txt"
 }
 
 # Which record the kernel phase comes from: the trace when it has every
-# initcall dmesg has, else dmesg (on 6.1 the events start late)
+# initcall dmesg has, else dmesg (on 6.1 the events start late); its
+# totals against dmesg's: the same numbers from dmesg, within 5 % from the
+# trace (its own clock around each call, not initcall_debug's)
 check_kernel() {
-	local n_dm n_tr src want sum
-	n_dm=$(grep -c 'calling  .* @ [0-9]*$' "$O/dmesg.txt")
+	local n_dm n_tr src want sum usecs run
+	n_dm=$(grep -c '\] calling  ' "$O/dmesg.txt")
 	n_tr=$(grep -c ' initcall_start: ' "$O/trace.txt")
 	src=$(J .kernel.source)
 	want=trace
@@ -158,17 +164,23 @@ check_kernel() {
 	t_assert_eq "$src" "$want" "kernel phase source (dmesg has $n_dm initcalls, the trace $n_tr)"
 	t_assert_eq "$(J .kernel.complete)" true "kernel phase complete"
 	[ "$want" = trace ] || t_assert_match "$(J .kernel.note)" 'trace' "the note says why not the trace"
-	[ "$src" = dmesg ] || return 0
 	t_assert_eq "$(J '[.kernel.initcalls[] | select(.finished)] | length')" "$(dmesg_calls)" \
-		"initcalls finished, against dmesg's 'returned' lines"
+		"initcalls finished, against dmesg's 'initcall ... returned' lines"
 	sum=$(J '[.kernel.initcalls[] | select(.finished) | .dur_ns] | add')
-	t_assert_eq "$sum" "$(($(dmesg_usecs) * 1000))" "the initcalls' time, against dmesg's 'after N usecs'"
+	usecs=$(dmesg_usecs)
+	if [ "$src" = dmesg ]; then
+		t_assert_eq "$sum" "$((usecs * 1000))" "the initcalls' time, against dmesg's 'after N usecs'"
+	else
+		t_within_pct "$sum" "$((usecs * 1000))" 5 "the initcalls' time, against dmesg's 'after N usecs'"
+	fi
 	t_assert_eq "$(J '[.kernel.levels[].sum_ns] | add')" "$sum" "the levels' time, against the initcalls'"
-	# kernel start to /init: the kernel's "Run ... as init process"
-	local run
+	# kernel start to the first process: the kernel's "Run ... as init process"
 	run=$(sed -n 's/^\[ *\([0-9.]*\)\] Run .* as init process$/\1/p' "$O/dmesg.txt" | head -n 1)
 	[ -n "$run" ] || t_fail "no 'Run ... as init process' in dmesg"
-	t_within_pct "$(J '.kernel.init_ns / 1e9')" "$run" 1 "kernel start to init"
+	t_within_pct "$(J '.kernel.init_ns / 1e9')" "$run" 1 "kernel start to the first process (the $src source)"
+	# both phases on one axis: bootsum began after the kernel ran it
+	jq -e '.user.offset_known and (.user.early_ns + .user.offset_ns >= .kernel.init_ns)' \
+		"$O/rep.json" >/dev/null || t_fail "the user phase does not start after the kernel's (offset unknown?)"
 }
 
 check_svg() {
@@ -199,6 +211,7 @@ check_stop() {
 	mid=$(bs_progs "$O/progs_mid.json" "$O/maps_before.json")
 	t_assert_eq "$mid" "$before" "the programs stay after a --stop by id"
 	expect_rc stop2.txt 0
+	t_assert_match "$(cat "$O/stop2.txt" "$O/stop2.txt.err")" 'pinned|removed|freed' "--stop with the pins reachable removes them"
 	after=$(jq -r '.[].id' "$O/progs_after.json" | sort -n)
 	for p in $before; do
 		! grep -qx "$p" <<<"$after" || t_fail "bootsum's program $p still loaded after --stop"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The scripted boot bootsum is tested and measured on, in the VM (not a
 # test itself: tests/live/test_bootsum_vm.sh and tools/bench/bootsum.sh
-# boot it as /kfit/cmd, with `rdinit=/kfit/build/bin/bootsum -- --early --
+# boot it as /kfit/cmd, with `rdinit=/kfit/build/bin/bootsum -- --early
 # /init` or without bootsum).
 #
 #   bootsum_boot.sh workload   the boot's processes; the ground truth into $OUT/truth.txt
@@ -37,12 +37,12 @@ waiter() {
 	fact "chain $w $(cat "$T/child")"
 }
 
-# A pipeline of three, each of them a child of this shell (exec keeps the pid)
+# A pipeline of three, each of them a child of this shell (exec keeps the
+# pid; bash's, for busybox sh runs an applet in place of exec)
 pipeline() {
-	local i
-	sh -c "echo \$\$ >$T/p1; exec dd if=/dev/zero bs=64k count=64" 2>/dev/null |
-		sh -c "echo \$\$ >$T/p2; exec cat" |
-		sh -c "echo \$\$ >$T/p3; exec wc -c" >"$T/wc"
+	bash -c "echo \$\$ >$T/p1; exec dd if=/dev/zero bs=64k count=64" 2>/dev/null |
+		bash -c "echo \$\$ >$T/p2; exec cat" |
+		bash -c "echo \$\$ >$T/p3; exec wc -c" >"$T/wc"
 	fact "proc $(cat "$T/p1") $$ 0 dd if=/dev/zero bs=64k count=64"
 	fact "proc $(cat "$T/p2") $$ 0 cat"
 	fact "proc $(cat "$T/p3") $$ 0 wc -c"
@@ -122,13 +122,12 @@ report() {
 	cat /sys/kernel/tracing/trace >"$OUT/trace.txt"
 	bpftool -j prog show >"$OUT/progs_before.json"
 	bpftool -j map show >"$OUT/maps_before.json"
-	# /init mounted sysfs and bpffs again over bootsum's: its pins are
-	# hidden, --stop finds the maps by id and can only stop the programs
+	# /init mounted a bpffs over bootsum's: its pins are hidden, --stop
+	# finds the maps by id and can only stop the programs
 	run stop1.txt "$BIN/bootsum" --stop
 	bpftool -j prog show >"$OUT/progs_mid.json"
-	# uncovered (bootsum's own sysfs with its bpffs beneath), the pins go
-	umount /sys/fs/bpf 2>/dev/null
-	umount -l /sys 2>/dev/null
+	# uncovered, the pins go (and with them everything)
+	umount /sys/fs/bpf
 	run stop2.txt "$BIN/bootsum" --stop
 	bpftool -j prog show >"$OUT/progs_after.json"
 	bpftool -j map show >"$OUT/maps_after.json"
