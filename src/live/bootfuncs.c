@@ -88,7 +88,7 @@ static int resolve(struct start *s)
 {
 	int err;
 
-	s->tg.need_btf = true;	/* fentry is tried first */
+	s->tg.need_btf = s->o->mech == KFIT_AM_AUTO || s->o->mech == KFIT_AM_FENTRY;
 	s->tg.max = FD_MAX_FUNCS;
 	err = kfit_targets_add(&s->tg, s->o->glob);
 	if (err) {
@@ -118,7 +118,7 @@ static void configure(struct start *s)
 static int load(struct start *s)
 {
 	struct kfit_attach_opts ao = {
-		.mech = KFIT_AM_AUTO,
+		.mech = s->o->mech,
 		.verbose = s->o->verbose,
 		.progress = isatty(STDERR_FILENO),
 	};
@@ -133,7 +133,8 @@ static int load(struct start *s)
 	p = kfit_fd_progs(s->skel);
 	err = kfit_attacher_prepare(s->att, &p);
 	if (err) {
-		if (s->tg.nkernel && (err == -EPERM || err == -EOPNOTSUPP))
+		if (s->tg.nkernel && s->o->mech == KFIT_AM_AUTO &&
+		    (err == -EPERM || err == -EOPNOTSUPP))
 			why_no_mech(s);
 		else
 			because(s, "%s", kfit_reason(err));

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <linux/types.h>
+#include "opts.h"
 
 #define KFIT_BOOTFUNCS_SUBDIR	"funcs"
 
@@ -19,6 +20,7 @@ struct kfit_bootfuncs_opts {
 	const char *glob;	/* --funcs: one TARGET as funcdur takes them */
 	__u64 min_ns;		/* --min: shorter calls counted as filtered only */
 	int verbose;		/* -v: every skipped function listed */
+	enum kfit_amech mech;	/* 0 (KFIT_AM_AUTO): fentry, else kprobes */
 };
 
 /*
