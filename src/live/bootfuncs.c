@@ -322,11 +322,14 @@ int kfit_bootfuncs_start(const char *dir, const struct kfit_bootfuncs_opts *o,
 	int err;
 
 	*funcs_id = 0;
-	err = kfit_pathf(s.dir, sizeof(s.dir), "%s/%s", dir, KFIT_BOOTFUNCS_SUBDIR);
+	/* as the first process nothing is mounted yet */
+	err = kfit_pin_mount();
+	if (!err)
+		err = kfit_pathf(s.dir, sizeof(s.dir), "%s/%s", dir, KFIT_BOOTFUNCS_SUBDIR);
 	if (!err)
 		err = kfit_pin_mkdir(s.dir);
 	if (err) {
-		snprintf(why, whylen, "cannot make %s/%s: %s", dir, KFIT_BOOTFUNCS_SUBDIR,
+		snprintf(why, whylen, "cannot make %s/%s (bpffs): %s", dir, KFIT_BOOTFUNCS_SUBDIR,
 			 kfit_reason(err));
 		kfit_err("functions (--funcs %s) not recorded: %s", o->glob, why);
 		return err;
