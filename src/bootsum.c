@@ -142,8 +142,10 @@ static const struct kfit_tool tool = {
 		"# /etc/default/grub, then update-grub; qemu: -append \"...\")\n"
 		"#   initcall_debug log_buf_len=8M                    (the kernel phase, dmesg)\n"
 		"#   trace_event=initcall:*,module:module_load trace_buf_size=8M   (or the trace)\n"
-		"#   rdinit=/usr/bin/bootsum -- --early -- /init       (initramfs: the user phase)\n"
-		"#   init=/usr/bin/bootsum -- --early -- /sbin/init    (no initramfs)\n"
+		"#   rdinit=/usr/bin/bootsum -- --early /init    (initramfs: the user phase; last on\n"
+		"#   the line: what follows -- is init's; no second --, no OPT=VAL: the kernel\n"
+		"#   ends init's arguments at -- and makes OPT=VAL an environment variable)\n"
+		"#   init=/usr/bin/bootsum -- --early /sbin/init  (no initramfs)\n"
 		"bootsum                           # after boot: both phases\n"
 		"bootsum -n 10 --min 5ms --svg boot.svg\n"
 		"bootsum -j > boot.json\n"
@@ -216,10 +218,14 @@ static void say(bool pid1, const char *fmt, ...)
 		kfit_kmsg("%s", buf);
 }
 
-/* As the kernel does when init= fails: the usual places, then a shell */
+static const char *self_path;	/* argv[0]: never exec'd again as a fallback */
+
+/* As the kernel does when init fails: /init (rdinit's default), the usual places, a shell */
 static void __attribute__((noreturn)) exec_init(char **argv, bool pid1)
 {
-	static const char *const fallback[] = { "/sbin/init", "/etc/init", "/bin/init", "/bin/sh" };
+	static const char *const fallback[] = {
+		"/init", "/sbin/init", "/etc/init", "/bin/init", "/bin/sh",
+	};
 	char *fargv[2] = { NULL, NULL };
 	unsigned int i;
 
@@ -230,6 +236,9 @@ static void __attribute__((noreturn)) exec_init(char **argv, bool pid1)
 	if (!pid1)
 		exit(1);
 	for (i = 0; i < sizeof(fallback) / sizeof(fallback[0]); i++) {
+		if ((argv && argv[0] && !strcmp(argv[0], fallback[i])) ||
+		    (self_path && !strcmp(self_path, fallback[i])))
+			continue;	/* tried already, or bootsum itself */
 		fargv[0] = (char *)fallback[i];
 		execv(fallback[i], fargv);
 		say(pid1, "cannot run %s: %s", fallback[i], strerror(errno));
@@ -240,13 +249,17 @@ static void __attribute__((noreturn)) exec_init(char **argv, bool pid1)
 		pause();
 }
 
-/* As the first process nothing may be mounted: /dev/kmsg is our log */
-static void pid1_dev(void)
+/*
+ * As the first process nothing may be mounted: /dev/kmsg is our log.
+ * Returns whether devtmpfs was mounted for it (to unmount before exec:
+ * the real init mounts it itself, and a second mount there is EBUSY).
+ */
+static bool pid1_dev(void)
 {
 	if (!access("/dev/kmsg", W_OK))
-		return;
+		return false;
 	mkdir("/dev", 0755);
-	mount("devtmpfs", "/dev", "devtmpfs", MS_NOSUID, "mode=0755");
+	return !mount("devtmpfs", "/dev", "devtmpfs", MS_NOSUID, "mode=0755");
 }
 
 /* Whether an option before "--" would make the parser print and exit */
@@ -268,14 +281,19 @@ static bool asks_help(int argc, char **argv)
 	return false;
 }
 
-/* The INIT after "--", as the kernel passes `rdinit=bootsum -- --early -- /init` */
-static char **init_after_dashes(int argc, char **argv)
+/*
+ * The kernel ends init's arguments at a second "--" and turns those with
+ * a '=' into environment: `rdinit=bootsum -- --early /init` gives argv
+ * {bootsum, --early, /init}. Where the options are bad, INIT is the first
+ * absolute path among them.
+ */
+static char **init_guess(int argc, char **argv)
 {
 	int i;
 
 	for (i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--"))
-			return i + 1 < argc ? argv + i + 1 : NULL;
+		if (argv[i][0] == '/')
+			return argv + i;
 	return NULL;
 }
 
@@ -353,23 +371,27 @@ static void undo(void)
 
 static void __attribute__((noreturn)) pid1_main(int argc, char **argv)
 {
-	char **initv = init_after_dashes(argc, argv);
+	char **initv = init_guess(argc, argv);
 	int first;
 
-	pid1_dev();
+	bool dev;
+
+	self_path = argv[0];
+	dev = pid1_dev();
 	kfit_diag_setup("bootsum", 0);
 	if (asks_help(argc, argv)) {
 		say(true, "-h/-V as the first process: not recording");
-		exec_init(initv, true);
+	} else if ((first = kfit_parse_args(&tool, &env.c, argc, argv)) < 0 ||
+		   check_args(first, argc) || !env.early) {
+		say(true, "bad options for the first process (rdinit=%s -- --early INIT): not recording",
+		    argv[0]);
+	} else {
+		initv = argv + first;
+		if (!recording_already(true, initv) && !start(initv, true))
+			kfit_boot_exec_mark();
 	}
-	first = kfit_parse_args(&tool, &env.c, argc, argv);
-	if (first < 0 || check_args(first, argc) || !env.early) {
-		say(true, "bad options for the first process (bootsum -- --early -- INIT): not recording");
-		exec_init(initv, true);
-	}
-	initv = argv + first;
-	if (!recording_already(true, initv) && !start(initv, true))
-		kfit_boot_exec_mark();
+	if (dev)
+		umount2("/dev", MNT_DETACH);
 	exec_init(initv, true);
 }
 
@@ -687,8 +709,8 @@ static int report_main(void)
 		else
 			kfit_err("nothing recorded. The kernel phase: boot with initcall_debug (dmesg) "
 				 "or trace_event=initcall:*,module:module_load trace_buf_size=8M; the "
-				 "user phase: boot with rdinit=%s -- --early -- /init (initramfs) or "
-				 "init=%s -- --early -- /sbin/init. See bootsum -h.",
+				 "user phase: boot with rdinit=%s -- --early /init (initramfs) or "
+				 "init=%s -- --early /sbin/init, last on the line. See bootsum -h.",
 				 "/usr/bin/bootsum", "/usr/bin/bootsum");
 		rc = 1;
 	} else {
