@@ -1308,7 +1308,7 @@ static long pack(struct packer *pk, double x, double xe)
 struct sbar {
 	double x, w;
 	__u32 row;
-	__u8 label;		/* 0 none, 1 inside, 2 right of the bar */
+	__u8 label;		/* 0 none, 1 inside, 2 right of the bar, 3 left of it */
 };
 
 struct svg {
@@ -1350,9 +1350,16 @@ static int place(struct packer *pk, const struct svg *g, struct sbar *b,
 
 	b->x = sx(g, t0);
 	b->w = t1 > t0 ? (t1 - t0) * g->scale : 0;
+	double x0 = b->x;
+
 	b->label = b->w >= lw ? 1 : notable ? 2 : 0;
+	/* at the right edge a label goes to the left of its bar */
+	if (b->label == 2 && b->x + b->w + lw + 2 > SVG_X1)
+		b->label = 3;
 	xe = b->x + b->w + (b->label == 2 ? lw + 2 : 0);
-	r = pack(pk, b->x, xe > b->x ? xe : b->x + 1e-9);
+	if (b->label == 3)
+		x0 = b->x - lw - 2;
+	r = pack(pk, x0, xe > b->x ? xe : b->x + 1e-9);
 	if (r < 0)
 		return -ENOMEM;
 	b->row = r;
@@ -1677,6 +1684,13 @@ static void svg_label(const struct svg *g, const struct sbar *b, int y0,
 
 	if (!b->label)
 		return;
+	if (b->label == 3) {
+		fprintf(g->f, "<text x=\"%.1f\" y=\"%d\" style=\"text-anchor:end\">",
+			b->x - 2, y + SVG_BARH - 2);
+		kfit_xml_text(g->f, label, SVG_LABEL);
+		fputs(kfit_utf8_chars(label) > SVG_LABEL ? "..</text>\n" : "</text>\n", g->f);
+		return;
+	}
 	svg_text(g, lx, y + SVG_BARH - 2, NULL, label, fit < SVG_LABEL ? fit : SVG_LABEL);
 }
 
@@ -1824,10 +1838,16 @@ static void svg_proc(const struct svg *g, __u32 i, int y0)
 	svg_label(g, &g->procs[i], y0, cmd);
 }
 
-/* The chain: each link's part outlined, a line to the process it came from */
+/*
+ * The chain: each link's part outlined, a line to the process it came
+ * from. Links under a pixel are not outlined and lines within a pixel of
+ * the last are left out: a shell waiting on thousands of short children
+ * would draw the same pixels thousands of times.
+ */
 static void svg_chain(const struct svg *g, int y0)
 {
 	const struct kfit_bootuser *u = g->u;
+	double last = -10;
 	size_t i;
 
 	for (i = 0; i < g->nchain; i++) {
@@ -1837,12 +1857,15 @@ static void svg_chain(const struct svg *g, int y0)
 
 		if (e > SVG_X1)
 			e = SVG_X1;
-		fprintf(g->f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
-			"class=\"c\"/>\n", x, y, e - x > 0.5 ? e - x : 0.5, SVG_BARH);
-		if (i + 1 < g->nchain)
-			fprintf(g->f, "<line class=\"cl\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
-				"y2=\"%d\"/>\n", x, y + SVG_BARH / 2, x, y0 +
-				(int)g->procs[g->chain[i + 1].idx].row * SVG_ROWH + SVG_BARH / 2);
+		if (e - x >= 1 || i == 0)
+			fprintf(g->f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
+				"class=\"c\"/>\n", x, y, e - x > 0.5 ? e - x : 0.5, SVG_BARH);
+		if (i + 1 == g->nchain || (x > last - 1 && x < last + 1))
+			continue;
+		fprintf(g->f, "<line class=\"cl\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
+			"y2=\"%d\"/>\n", x, y + SVG_BARH / 2, x, y0 +
+			(int)g->procs[g->chain[i + 1].idx].row * SVG_ROWH + SVG_BARH / 2);
+		last = x;
 	}
 }
 

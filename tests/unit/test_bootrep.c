@@ -5,7 +5,8 @@
  * JSON through jq, the SVG through xmllint and its bars' rows. The
  * sample (test_svg_sample) is a real 6.12 boot's initcalls
  * (tests/fixtures/bootrep/calls.txt) and a scripted user space;
- * KFIT_SVG_OUT=FILE keeps its SVG.
+ * KFIT_SVG_OUT=FILE keeps its SVG (KFIT_TEXT_OUT=1 prints its text),
+ * KFIT_SVG_BIG_OUT=FILE the one of ~3000 initcalls and 4000 processes.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -945,6 +946,20 @@ static void many_procs(__u32 parent, size_t n, __u64 t0)
 	}
 }
 
+/* The SVG into the file named by the environment variable ENV, if set */
+static void keep(const char *svg, const char *env)
+{
+	const char *path = getenv(env);
+	FILE *f;
+
+	if (!path)
+		return;
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(svg, f);
+	assert_int_equal(fclose(f), 0);
+}
+
 /* ~3000 initcalls, 4000 processes: a reasonable size, valid, rows sound */
 static void test_svg_big(void **state)
 {
@@ -973,6 +988,7 @@ static void test_svg_big(void **state)
 	U.now_ns = 100ULL * KFIT_SEC;
 	s = svg_of(&K, &U, &o);
 	check_xml(s);
+	keep(s, "KFIT_SVG_BIG_OUT");
 	assert_true(strlen(s) < 2600000);
 	assert_int_equal(check_rows(s, "i") + check_rows(s, "if"), 3000);
 	assert_int_equal(check_rows(s, "p") + check_rows(s, "pa"), 4000);
@@ -1054,9 +1070,7 @@ static void test_svg_sample(void **state)
 {
 	struct kfit_bootrep_opts o = { .chain_target = BS_NONE, .note = "the trace has "
 				       "every initcall from level console on" };
-	const char *keep = getenv("KFIT_SVG_OUT");
 	char *s;
-	FILE *f;
 
 	(void)state;
 	load_calls();
@@ -1065,12 +1079,7 @@ static void test_svg_sample(void **state)
 	s = svg_of(&K, &U, &o);
 	check_xml(s);
 	assert_int_equal(check_rows(s, "i") + check_rows(s, "if"), 745);
-	if (keep) {
-		f = fopen(keep, "w");
-		assert_non_null(f);
-		fputs(s, f);
-		assert_int_equal(fclose(f), 0);
-	}
+	keep(s, "KFIT_SVG_OUT");
 	free(s);
 	if (getenv("KFIT_TEXT_OUT")) {
 		s = text_of(&K, &U, &o);
