@@ -772,6 +772,25 @@ static void chain_row(struct kfit_table *t, const struct kfit_bootuser *u,
 		kfit_table_cell(t, "└ %s (%u): forked the one above%s", cmd, p->pid, self);
 }
 
+/* Links shorter than this are summed up in runs (a script's short commands) */
+static __u64 chain_short(const struct kfit_bootrep_opts *o)
+{
+	return o->min_ns > KFIT_MSEC ? o->min_ns : KFIT_MSEC;
+}
+
+/* How many links from I on are short, the first (the target) never; -v: none */
+static size_t chain_run(const struct kfit_chainlink *c, size_t i, size_t n,
+			const struct kfit_bootrep_opts *o)
+{
+	size_t k = i;
+
+	if (!i || o->timeline_all)
+		return 0;
+	while (k < n && c[k].to_ns - c[k].from_ns < chain_short(o))
+		k++;
+	return k - i;
+}
+
 static void chain_text(FILE *f, const struct kfit_bootuser *u,
 		       const struct kfit_bootrep_opts *o)
 {
@@ -803,13 +822,25 @@ static void chain_text(FILE *f, const struct kfit_bootuser *u,
 		"the last to exit, at" : "exited at",
 		fix3(b, sizeof(b), kt(u, c[0].to_ns), KFIT_SEC));
 	t = kfit_table_new(3, h, "rrl");
-	for (i = 0; t && i < n; i++)
-		chain_row(t, u, &c[i], i == 0);
+	for (i = 0; t && i < n; i++) {
+		size_t run = chain_run(c, i, n, o);
+
+		if (run < 3) {
+			chain_row(t, u, &c[i], i == 0);
+			continue;
+		}
+		kfit_table_row(t);
+		cell_fix3(t, kt(u, c[i].to_ns), KFIT_SEC);
+		cell_fix3(t, c[i].to_ns - c[i + run - 1].from_ns, KFIT_MSEC);
+		kfit_table_cell(t, "└ ... %zu links under %s each (-v lists them)", run,
+				kfit_fmt_duration(chain_short(o), b, sizeof(b)));
+		i += run - 1;
+	}
 	table_out(f, t, 4);
 	last = &u->procs[c[n - 1].idx];
 	if (last->flags & BS_P_PREEXIST)
 		fprintf(f, "    (PID %u was there when recording began)\n", last->pid);
-	else if (last->parent_idx >= u->nprocs)
+	else if (last->parent_idx >= u->nprocs && last->ppid)
 		fprintf(f, "    (its parent, PID %u, was not recorded)\n", last->ppid);
 	free(c);
 }

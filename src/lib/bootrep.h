@@ -73,7 +73,9 @@ struct kfit_bootrep_opts {
 	unsigned int top;	/* -n: slowest initcalls and processes, default 20 */
 	__u32 chain_target;	/* --chain: bs_proc index, BS_NONE: the last to end */
 	const char *note;	/* kfit_bootlog_pick's note, or NULL */
-	bool timeline_all;	/* -v: every process in the timeline, even under --min */
+	bool timeline_all;	/* -v: every process in the timeline, even under --min,
+				   and every link of the critical chain (else runs of
+				   3 or more under max(--min, 1 ms) are summed in one line) */
 };
 
 /* Either phase may be NULL (not recorded); says so and how to record it */

@@ -641,6 +641,78 @@ static void test_text_user(void **state)
 	free(t);
 }
 
+static unsigned int seed = 12345;
+
+static unsigned int rnd(unsigned int n)
+{
+	seed = seed * 1103515245 + 12345;
+	return (seed >> 8) % n;
+}
+
+/* Many processes: a script's short children in batches, some in parallel */
+static void many_procs(__u32 parent, size_t n, __u64 t0)
+{
+	__u64 t = t0;
+	size_t i;
+	char args[64];
+
+	for (i = 0; i < n; i++) {
+		__u64 dur = (1 + rnd(40)) * MS / 10 + (rnd(50) ? 0 : rnd(400) * MS);
+		__u32 idx;
+
+		snprintf(args, sizeof(args), "helper-%zu|--arg=%u", i, rnd(1000));
+		idx = proc(parent, 1000 + i, t, t + dur, args);
+		wait_on(idx, t + dur / 4, t + dur / 2, rnd(2) ? BS_W_IRQ : BS_W_KTHREAD, 0);
+		wait_on(parent, t + 1000, t + dur + 500, BS_W_PROC, idx);
+		t += rnd(4) ? dur + 200000 : dur / 3;
+	}
+}
+
+/* A script's short commands one after another: summed up in the chain unless -v */
+static void test_text_chain_runs(void **state)
+{
+	struct kfit_bootrep_opts o = { .chain_target = BS_NONE, .min_ns = 10 * MS };
+	char *t, want[160];
+	const char *p;
+	size_t n, i;
+	__u32 sh;
+
+	(void)state;
+	u_reset();
+	sh = proc(BS_NONE, 70, 0, 0, "sh");
+	for (i = 0; i < 30; i++) {
+		__u32 c = proc(sh, 100 + i, (1 + 3 * i) * MS, (3 + 3 * i) * MS, "true");
+
+		wait_on(sh, (1 + 3 * i) * MS + 10000, (3 + 3 * i) * MS + 10000, BS_W_PROC, c);
+	}
+	procs[sh].exit_ns = 2000 * MS;
+	procs[sh].flags |= BS_P_EXITED;
+	wait_on(sh, 1500 * MS, 1990 * MS, BS_W_IRQ, 0);
+	n = kfit_boot_chain(&U, BS_NONE, links, 64);
+	assert_int_equal(n, 61);
+	for (i = 1; i < n; i++)
+		assert_true(links[i].to_ns - links[i].from_ns < 10 * MS);
+	t = text_of(NULL, &U, &o);
+	/* the target, then all the short ones in one line */
+	p = after(t, NULL, "    END s   SPAN ms  PROCESS\n    2.000  1909.990  sh (70); 490ms "
+		  "of it blocked on timers or I/O (woken by interrupts)\n");
+	snprintf(want, sizeof(want), "  └ ... %zu links under 10.0ms each (-v lists them)\n"
+		 "  Modules", n - 1);
+	after(t, p, want);
+	free(t);
+	/* -v: each of them; where the chain stops */
+	o.timeline_all = true;
+	procs[sh].ppid = 5;
+	t = text_of(NULL, &U, &o);
+	p = after(t, NULL, "  END s");
+	for (i = 1; i < n; i++)
+		p = after(t, p + 1, "  └ ");
+	assert_null(strstr(p + 1, "  └ "));
+	after(t, p, "  └ sh (70): forked the one above\n    (its parent, PID 5, was not "
+	      "recorded)\n");
+	free(t);
+}
+
 /* Nothing recorded, nothing in the records: messages, no crash */
 static void test_text_empty(void **state)
 {
@@ -919,33 +991,6 @@ static void test_svg_write_error(void **state)
 	fclose(f);
 }
 
-static unsigned int seed = 12345;
-
-static unsigned int rnd(unsigned int n)
-{
-	seed = seed * 1103515245 + 12345;
-	return (seed >> 8) % n;
-}
-
-/* Many processes: a script's short children in batches, some in parallel */
-static void many_procs(__u32 parent, size_t n, __u64 t0)
-{
-	__u64 t = t0;
-	size_t i;
-	char args[64];
-
-	for (i = 0; i < n; i++) {
-		__u64 dur = (1 + rnd(40)) * MS / 10 + (rnd(50) ? 0 : rnd(400) * MS);
-		__u32 idx;
-
-		snprintf(args, sizeof(args), "helper-%zu|--arg=%u", i, rnd(1000));
-		idx = proc(parent, 1000 + i, t, t + dur, args);
-		wait_on(idx, t + dur / 4, t + dur / 2, rnd(2) ? BS_W_IRQ : BS_W_KTHREAD, 0);
-		wait_on(parent, t + 1000, t + dur + 500, BS_W_PROC, idx);
-		t += rnd(4) ? dur + 200000 : dur / 3;
-	}
-}
-
 /* The SVG into the file named by the environment variable ENV, if set */
 static void keep(const char *svg, const char *env)
 {
@@ -1100,6 +1145,7 @@ int main(void)
 		cmocka_unit_test(test_cmdline),
 		cmocka_unit_test(test_text_kernel),
 		cmocka_unit_test(test_text_user),
+		cmocka_unit_test(test_text_chain_runs),
 		cmocka_unit_test(test_text_empty),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_svg_small),
