@@ -145,12 +145,6 @@ static const char *src_desc(const struct kfit_bootlog *k)
 	}
 }
 
-static const char *src_key(const struct kfit_bootlog *k)
-{
-	return k->src == KFIT_BOOT_DMESG ? "dmesg" : k->src == KFIT_BOOT_TRACE ?
-	       "trace" : "none";
-}
-
 /* ---- indexes ---- */
 
 /* The waits of each process, by end: order[first[i] .. first[i + 1]) */
@@ -1060,7 +1054,7 @@ static void json_kernel(struct kfit_json *j, const struct kfit_bootlog *k,
 		return;
 	}
 	kfit_json_begin_object(j, "kernel");
-	kfit_json_str(j, "source", src_key(k));
+	kfit_json_str(j, "source", kfit_bootsrc_name(k->src));
 	kfit_json_bool(j, "complete", k->complete);
 	kfit_json_str(j, "why", k->why);
 	if (o->note)
