@@ -41,7 +41,8 @@ progs_of() { bpftool -j prog show | jq -r --argjson m "$1" '.[] | select((.map_i
 assert_freed() {	# ID PROGS what
 	local i left
 	for i in $(seq 100); do
-		left=$(bpftool -j map show id "$1" 2>/dev/null | jq -r .id)
+		left=
+		bpftool map show id "$1" >/dev/null 2>&1 && left="map $1"
 		for p in $2; do
 			bpftool prog show id "$p" >/dev/null 2>&1 && left="$left p$p"
 		done
