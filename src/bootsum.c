@@ -635,7 +635,7 @@ static void set_offset(const struct kernel_phase *kp, struct kfit_bootuser *u)
 
 static bool kernel_recorded(const struct kfit_bootlog *k)
 {
-	return k && k->ncalls;
+	return k && (k->ncalls || k->init_ns);
 }
 
 static int render(const struct kernel_phase *kp, const struct kfit_bootuser *u)

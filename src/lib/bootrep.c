@@ -554,6 +554,19 @@ static void bad_calls_text(FILE *f, const struct kfit_bootlog *k, size_t nfail,
 	}
 }
 
+/* A record with no initcalls still tells when the first process started */
+static void no_calls_text(FILE *f, const struct kfit_bootlog *k)
+{
+	char b[32];
+
+	fprintf(f, "Kernel phase (%s): ", src_desc(k));
+	if (k->init_ns)
+		fprintf(f, "kernel start to %s: %s s; ", k->init_path[0] ? k->init_path :
+			"the first process", fix3(b, sizeof(b), k->init_ns, KFIT_SEC));
+	fputs("no initcalls in the record: boot with initcall_debug (dmesg) or "
+	      "trace_event=initcall:*,module:module_load (tracefs) to see them\n", f);
+}
+
 static void kernel_text(FILE *f, const struct kfit_bootlog *k,
 			const struct kfit_bootrep_opts *o)
 {
@@ -566,6 +579,10 @@ static void kernel_text(FILE *f, const struct kfit_bootlog *k,
 		      "log_buf_len=8M for a long boot) or trace_event=initcall:*,"
 		      "module:module_load trace_buf_size=8M (tracefs), or give a saved "
 		      "one with --from FILE\n", f);
+		return;
+	}
+	if (!k->ncalls) {
+		no_calls_text(f, k);
 		return;
 	}
 	fprintf(f, "Kernel phase (%s%s%s):\n", src_desc(k), o->note ? "; " : "",
@@ -593,11 +610,6 @@ static void kernel_text(FILE *f, const struct kfit_bootlog *k,
 	if (k->ncalls > nfin)
 		fprintf(f, "; %zu unfinished", k->ncalls - nfin);
 	fputc('\n', f);
-	if (!k->ncalls) {
-		fputs("  no initcalls in the record: boot with initcall_debug (dmesg) or "
-		      "trace_event=initcall:* (tracefs) to see them\n", f);
-		return;
-	}
 	levels_text(f, k);
 	slow_calls_text(f, k, o, nfin);
 	bad_calls_text(f, k, nfail, k->ncalls - nfin);
@@ -907,8 +919,8 @@ static void user_text(FILE *f, const struct kfit_bootuser *u,
 
 	if (!u) {
 		fputs("User space: not recorded. Boot with bootsum as the first process: "
-		      "rdinit=PATH/bootsum -- --early -- /init (initramfs) or "
-		      "init=PATH/bootsum -- --early -- /sbin/init\n", f);
+		      "rdinit=PATH/bootsum -- --early /init (initramfs) or "
+		      "init=PATH/bootsum -- --early /sbin/init, last on the line\n", f);
 		return;
 	}
 	m = &u->meta;
