@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # kfit: small eBPF/CO-RE tracers. `make help` lists the targets.
 
-TOOLS := tracecheck softirqlat funcdur pmcstat callgraph kd
+TOOLS := tracecheck softirqlat funcdur pmcstat callgraph kd bootsum
 PREFIX ?= /usr/local
 CLANG ?= clang
 LLVM_STRIP ?= llvm-strip
@@ -111,6 +111,9 @@ build/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.bpf.h) $(wildcard include/kfit/*
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 	$(LLVM_STRIP) -g $@
+
+# bootsum takes indexes with atomic fetch-and-add (BPF ISA v3, kernel 5.12+)
+build/bpf/bootsum.bpf.o: BPF_CFLAGS += -mcpu=v3
 
 build/skel/%.skel.h: build/bpf/%.bpf.o
 	@mkdir -p $(@D)

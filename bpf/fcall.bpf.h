@@ -14,6 +14,7 @@
 
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
+#include "kfit.bpf.h"
 #include "kfit/fcall.h"
 
 /* Whose calls: set by the loader before load */
@@ -34,28 +35,6 @@ struct {
 	__type(value, __u8);
 } cpus SEC(".maps");
 
-/* x86 keeps preempt_count per CPU: __preempt_count, or inside pcpu_hot (6.2-6.14) */
-struct pcpu_hot___kfit {
-	int preempt_count;
-} __attribute__((preserve_access_index));
-
-extern const int __preempt_count __ksym __weak;
-extern const struct pcpu_hot___kfit pcpu_hot __ksym __weak;
-
-#define NMI_MASK_	0x00f00000
-#define HARDIRQ_MASK_	0x000f0000
-#define SOFTIRQ_OFFSET_	0x00000100
-
-static __always_inline int fc_preempt_count(void)
-{
-	if (&__preempt_count)
-		return *(int *)bpf_this_cpu_ptr(&__preempt_count);
-	if (&pcpu_hot)
-		return BPF_CORE_READ((struct pcpu_hot___kfit *)
-				     bpf_this_cpu_ptr(&pcpu_hot), preempt_count);
-	return 0;
-}
-
 /*
  * Only kernel functions run in interrupts. User functions and system
  * calls pass kernel = false, which also keeps the per-CPU symbols out of
@@ -67,12 +46,12 @@ static __always_inline enum kfit_ctx fc_context(bool kernel)
 
 	if (!kernel)
 		return KFIT_CTX_TASK;
-	pc = fc_preempt_count();
-	if (pc & NMI_MASK_)
+	pc = kfit_preempt_count();
+	if (pc & KFIT_NMI_MASK)
 		return KFIT_CTX_NMI;
-	if (pc & HARDIRQ_MASK_)
+	if (pc & KFIT_HARDIRQ_MASK)
 		return KFIT_CTX_HARDIRQ;
-	if (pc & SOFTIRQ_OFFSET_)
+	if (pc & KFIT_SOFTIRQ_OFFSET)
 		return KFIT_CTX_SOFTIRQ;
 	return KFIT_CTX_TASK;
 }

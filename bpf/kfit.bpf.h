@@ -11,6 +11,7 @@
 #define _LINUX_TYPES_H
 #endif
 
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include "kfit/hist.h"
 
@@ -63,6 +64,29 @@ static __always_inline void kfit_linhist_add(void *map, __u32 key, __u64 v,
 	i = kfit_lin_index(v, step);
 	if (i <= KFIT_LIN_SLOTS)
 		h->slot[i]++;
+}
+
+/* x86 keeps preempt_count per CPU: __preempt_count, or inside pcpu_hot (6.2-6.14) */
+struct pcpu_hot___kfit {
+	int preempt_count;
+} __attribute__((preserve_access_index));
+
+extern const int __preempt_count __ksym __weak;
+extern const struct pcpu_hot___kfit pcpu_hot __ksym __weak;
+
+#define KFIT_NMI_MASK		0x00f00000
+#define KFIT_HARDIRQ_MASK	0x000f0000
+#define KFIT_SOFTIRQ_OFFSET	0x00000100	/* serving a softirq, not just BH off */
+
+/* The current CPU's preempt_count: which interrupt context, if any */
+static __always_inline int kfit_preempt_count(void)
+{
+	if (&__preempt_count)
+		return *(int *)bpf_this_cpu_ptr(&__preempt_count);
+	if (&pcpu_hot)
+		return BPF_CORE_READ((struct pcpu_hot___kfit *)
+				     bpf_this_cpu_ptr(&pcpu_hot), preempt_count);
+	return 0;
 }
 
 #endif

@@ -108,6 +108,14 @@ struct bs_meta {
 	__u64 drop_tasks;	/* threads without task storage (ENOMEM) */
 	__u64 unknown_tgid;	/* events of processes started before recording */
 	char init_path[BS_ARGS];	/* the real init, as exec'd */
+	__u64 io_unattributed;	/* block requests issued by no recorded process (kernel threads) */
+	/*
+	 * 1: preempt_count was not readable (a kernel without KALLSYMS_ALL):
+	 * a wake from an interrupt is BS_W_IRQ only when it struck idle,
+	 * else it is taken for the task it struck
+	 */
+	__u32 irq_guessed;
+	__u32 pad2;
 };
 
 /*

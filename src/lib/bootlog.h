@@ -64,6 +64,25 @@ struct kfit_bootlog {
 	unsigned long unmatched;	/* finish without start, or start without finish */
 	__u64 entries_written, entries_in_buffer;	/* trace header, 0 if none */
 	bool log_start_lost;	/* dmesg without its "Linux version" beginning */
+	/* Additions (bootlog branch) */
+	unsigned long not_initcalls;	/* initcall_debug "calling" lines that are no
+					 * initcall: PCI fixups ("pci 0000:00:1f.0:
+					 * calling  quirk_ich7_lpc+0x0/0x70 @ 1"),
+					 * async entries ("calling  12_fn @ 45") */
+	unsigned long nevents;	/* trace: event lines read */
+	__u64 lost_events;	/* trace: "CPU:N [LOST M EVENTS]" summed */
+	__u64 lost_msgs;	/* /dev/kmsg records missing by sequence number */
+	char first_level[16];	/* trace: the first initcall_level line's level */
+	unsigned int boots;	/* "Linux version" lines: more than 1, the last boot is kept */
+	/* trace: the first initcall event's function, and whether it was a finish */
+	char first_event_fn[64];
+	bool first_event_finish;
+	/*
+	 * dmesg: when the kernel said "Unstable clock detected, switching
+	 * default tracing clock to "global"" (late_trace_init): switching
+	 * empties the trace buffer, so a trace of that boot starts there. 0: not said.
+	 */
+	__u64 trace_clock_switch_ns;
 };
 
 void kfit_bootlog_init(struct kfit_bootlog *bl);
@@ -71,8 +90,10 @@ void kfit_bootlog_free(struct kfit_bootlog *bl);
 /*
  * Parses TEXT (LEN bytes, need not end in NUL), detecting the form.
  * Returns 0, or -EINVAL when it is neither dmesg nor trace text (err says
- * why, e.g. "line 1: not dmesg or tracefs text"). Lines that are neither
+ * why, e.g. "line 1: not dmesg or tracefs text"), -ENOMEM. Lines that are neither
  * initcall nor marker lines are skipped; garbled ones counted.
+ * What bl held before is freed first. Module initcalls: module is the
+ * module's name without brackets ("dummy"), level "module".
  */
 int kfit_bootlog_parse(struct kfit_bootlog *bl, const char *text, size_t len,
 		       char *err, size_t errlen);
@@ -81,9 +102,12 @@ int kfit_bootlog_parse(struct kfit_bootlog *bl, const char *text, size_t len,
  * ("__initcall__kmod_core__391_2229_init_hw_perf_eventsearly": level
  * "early" of init_hw_perf_events; older "__initcall_fn6"), where the
  * record did not (dmesg has no level lines). Returns how many were named.
+ * A trace's levels are coarse ("fs" holds fs, fs_sync and rootfs): where
+ * kallsyms says a finer one of the same level, that one is taken (counted).
+ * Then levels[], complete and why are made again (kfit_bootlog_sum_levels).
  */
 size_t kfit_bootlog_levels_from_kallsyms(struct kfit_bootlog *bl, const char *text, size_t len);
-/* Recomputes levels[] from calls[] (after levels were named) */
+/* Recomputes levels[] from calls[] (after levels were named), and complete/why */
 void kfit_bootlog_sum_levels(struct kfit_bootlog *bl);
 /*
  * Of two records of the same boot (either may be NULL or empty), the one

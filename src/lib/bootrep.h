@@ -34,27 +34,48 @@ struct kfit_bootuser {
 /* One link of the critical chain, from the end back to the first process */
 struct kfit_chainlink {
 	__u32 idx;		/* bs_proc index */
-	__u64 from_ns, to_ns;	/* the part of its life on the chain */
-	enum { KFIT_CHAIN_START, KFIT_CHAIN_WAIT } why;	/* how it got onto the chain */
+	__u64 from_ns, to_ns;	/* the part of its life on the chain (boot clock) */
+	/*
+	 * how it got onto the chain: START forked the previous link's
+	 * process, WAIT woke it; END (added): the target, the first link
+	 */
+	enum { KFIT_CHAIN_START, KFIT_CHAIN_WAIT, KFIT_CHAIN_END } why;
 	__u64 wait_ns;		/* KFIT_CHAIN_WAIT: how long the next one waited on it */
+	/*
+	 * Added: its own waits inside from..to that no recorded process
+	 * ended (timers and I/O completions: BS_W_IRQ; kernel threads; a
+	 * waker not recorded: BS_W_PROC), time summed and clipped to the span
+	 */
+	__u64 self_ns;
+	__u32 self_n;
+	__u32 self_kind;	/* enum bs_waker of the longest of them */
+	char self_comm[BS_COMM];	/* BS_W_KTHREAD: that kernel thread */
 };
 
 /*
  * The critical chain ending at process TARGET (a bs_proc index; BS_NONE:
- * the process that ended last). Walks back: at the end of TARGET, the
- * last wait it had before it ended, woken by process W -> W, up to the
- * wake; no such wait -> its parent, up to its fork. Returns the number of
- * links written to OUT (at most MAX), target first.
+ * the process that exited last, or when none has, the last one started).
+ * Walks back: at the end of TARGET, the last wait it had before it ended,
+ * woken by process W -> W, up to the wake; no such wait -> its parent,
+ * up to its fork. Returns the number of links written to OUT (at most
+ * MAX), target first; 0 when TARGET is not a process or out of memory.
+ * The definition in full is in bootrep.c.
  */
 size_t kfit_boot_chain(const struct kfit_bootuser *u, __u32 target,
 		       struct kfit_chainlink *out, size_t max);
+/* Added: the chain's default target (see above), BS_NONE without processes */
+__u32 kfit_boot_last(const struct kfit_bootuser *u);
+/* Added: the index of the last process recorded with tgid PID (pids are reused), or BS_NONE */
+__u32 kfit_boot_proc_of_pid(const struct kfit_bootuser *u, __u32 pid);
 
 struct kfit_bootrep_opts {
 	__u64 min_ns;		/* --min: shorter initcalls/processes are not listed */
 	unsigned int top;	/* -n: slowest initcalls and processes, default 20 */
 	__u32 chain_target;	/* --chain: bs_proc index, BS_NONE: the last to end */
 	const char *note;	/* kfit_bootlog_pick's note, or NULL */
-	bool timeline_all;	/* -v: every process in the timeline, even under --min */
+	bool timeline_all;	/* -v: every process in the timeline, even under --min,
+				   and every link of the critical chain (else runs of
+				   3 or more under max(--min, 1 ms) are summed in one line) */
 };
 
 /* Either phase may be NULL (not recorded); says so and how to record it */

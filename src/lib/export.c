@@ -499,49 +499,6 @@ struct svg {
 	__u32 maxdepth, omitted;
 };
 
-/* Writes at most max characters of s, XML-escaped; 0: all of them */
-static void xml_text(FILE *f, const char *str, size_t max)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t nchars = 0;
-	int n;
-
-	for (; *s && (!max || nchars < max); nchars++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&apos;", f); break;
-		default:
-			if (*s >= 0x80 && (n = kfit_utf8_len(s))) {
-				fwrite(s, 1, n, f);
-				s += n;
-				continue;
-			}
-			if (*s >= 0x80)
-				fputs("\xef\xbf\xbd", f);	/* U+FFFD */
-			else
-				fputc(*s < 0x20 || *s == 0x7f ? '?' : *s, f);
-		}
-		s++;
-	}
-}
-
-static size_t utf8_chars(const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t n = 0;
-	int k;
-
-	while (*s) {
-		k = *s >= 0x80 ? kfit_utf8_len(s) : 0;
-		s += k ? k : 1;
-		n++;
-	}
-	return n;
-}
-
 /*
  * Colours: per class a base and a span per channel, scaled by one of three
  * values taken from the name's hash, so a name keeps its colour.
@@ -591,17 +548,17 @@ static void svg_frame(const struct svg *g, const struct fnode *v)
 	svg_value(g, v->total, val, sizeof(val));
 	frame_color(v, rgb);
 	fputs("<g class=\"f\"><title>", g->f);
-	xml_text(g->f, v->name, 0);
+	kfit_xml_text(g->f, v->name, 0);
 	fprintf(g->f, " (%s, %.2f%%)</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
 		"height=\"%d\" fill=\"rgb(%d,%d,%d)\" rx=\"2\" ry=\"2\"/>"
 		"<text x=\"%.1f\" y=\"%.1f\">", val, all ? 100.0 * v->total / all : 0.0,
 		x, y, w, SVG_FRAMEH - 1, rgb[0], rgb[1], rgb[2], x + 3,
 		y + SVG_FRAMEH / 2.0 + SVG_FONT / 3.0);
-	len = utf8_chars(v->name);
+	len = kfit_utf8_chars(v->name);
 	if (fit >= 3 && len <= fit) {
-		xml_text(g->f, v->name, 0);
+		kfit_xml_text(g->f, v->name, 0);
 	} else if (fit >= 3) {
-		xml_text(g->f, v->name, fit - 2);
+		kfit_xml_text(g->f, v->name, fit - 2);
 		fputs("..", g->f);
 	}
 	fputs("</text></g>\n", g->f);
@@ -708,12 +665,12 @@ static void svg_head(const struct svg *g)
 	fprintf(g->f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
 		"fill=\"url(#background)\"/>\n<text id=\"title\" x=\"%d\" y=\"24\">",
 		g->width, g->height, g->width / 2);
-	xml_text(g->f, o->title ? o->title : "Flame Graph", 0);
+	kfit_xml_text(g->f, o->title ? o->title : "Flame Graph", 0);
 	fputs("</text>\n", g->f);
 	if (o->subtitle) {
 		fprintf(g->f, "<text id=\"subtitle\" x=\"%d\" y=\"%d\">", g->width / 2,
 			24 + SVG_FONT + 6);
-		xml_text(g->f, o->subtitle, 0);
+		kfit_xml_text(g->f, o->subtitle, 0);
 		fputs("</text>\n", g->f);
 	}
 	fprintf(g->f, "<text id=\"unzoom\" x=\"%d\" y=\"24\" style=\"display:none\">"

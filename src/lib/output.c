@@ -32,6 +32,53 @@ int kfit_utf8_len(const unsigned char *s)
 }
 
 /*
+ * Markup-significant characters as entities, control characters as '?',
+ * bytes that are not UTF-8 as U+FFFD: the document stays well-formed
+ * whatever a name holds
+ */
+void kfit_xml_text(FILE *f, const char *str, size_t max)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t nchars = 0;
+	int n;
+
+	for (; *s && (!max || nchars < max); nchars++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&apos;", f); break;
+		default:
+			if (*s >= 0x80 && (n = kfit_utf8_len(s))) {
+				fwrite(s, 1, n, f);
+				s += n;
+				continue;
+			}
+			if (*s >= 0x80)
+				fputs("\xef\xbf\xbd", f);	/* U+FFFD */
+			else
+				fputc(*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+		}
+		s++;
+	}
+}
+
+size_t kfit_utf8_chars(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = 0;
+	int k;
+
+	while (*s) {
+		k = *s >= 0x80 ? kfit_utf8_len(s) : 0;
+		s += k ? k : 1;
+		n++;
+	}
+	return n;
+}
+
+/*
  * Quotes, backslashes and control characters are escaped; bytes that are
  * not UTF-8 (a comm can hold anything) become U+FFFD so the output parses.
  */

@@ -35,6 +35,10 @@ void kfit_json_bool(struct kfit_json *j, const char *key, bool v);
 void kfit_json_null(struct kfit_json *j, const char *key);
 /* Bytes of the valid UTF-8 sequence at s (2 to 4), or 0 (ASCII or invalid) */
 int kfit_utf8_len(const unsigned char *s);
+/* Characters of s as kfit_xml_text writes them (an invalid byte is one) */
+size_t kfit_utf8_chars(const char *s);
+/* At most max characters of s (0: all), XML-escaped (SVG text, titles) */
+void kfit_xml_text(FILE *f, const char *s, size_t max);
 /* Ends the document: a newline after the last top-level value. */
 void kfit_json_finish(struct kfit_json *j);
 
