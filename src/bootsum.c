@@ -17,6 +17,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include "bootlog.h"
+#include "bootfuncs.h"
 #include "bootrep.h"
 #include "bootstate.h"
 #include "diag.h"
@@ -27,7 +28,7 @@
 
 enum {
 	OPT_SVG = 256, OPT_CHAIN, OPT_FROM, OPT_KALLSYMS, OPT_EARLY, OPT_MAX_PROCS,
-	OPT_MAX_WAITS, OPT_WAIT_MIN, OPT_STOP,
+	OPT_MAX_WAITS, OPT_WAIT_MIN, OPT_STOP, OPT_FUNCS,
 };
 
 #define MAX_FROM	8
@@ -47,6 +48,9 @@ static const struct kfit_opt bs_opts[] = {
 	{ "max-waits", OPT_MAX_WAITS, "N", "with --early: waits recorded (default 32768)" },
 	{ "wait-min", OPT_WAIT_MIN, "DUR", "with --early: shorter waits are not recorded (default 1ms)" },
 	{ "stop", OPT_STOP, NULL, "stop recording and free what --early left" },
+	{ "funcs", OPT_FUNCS, "GLOB",
+	  "with --early: durations of these kernel functions too, as funcdur "
+	  "(calls under --min DUR counted apart)" },
 	{ NULL },
 };
 
@@ -62,6 +66,8 @@ struct env {
 	unsigned long max_procs, max_waits;
 	__u64 wait_min_ns;
 	bool report_opts, early_opts;	/* given: for the usage checks */
+	const char *funcs;		/* --funcs GLOB */
+	struct kfit_bootfuncs *funcs_rep;	/* its recording, found by the report */
 };
 
 static struct env env;
@@ -105,6 +111,9 @@ static int parse_opt(int key, const char *arg, void *ctx)
 		return 0;
 	case OPT_STOP:
 		env.stop = true;
+		return 0;
+	case OPT_FUNCS:
+		env.funcs = arg;
 		return 0;
 	case OPT_MAX_PROCS:
 	case OPT_MAX_WAITS:
@@ -153,6 +162,7 @@ static const struct kfit_tool tool = {
 		"bootsum --from dmesg.txt --kallsyms kallsyms.txt   # another machine's boot\n"
 		"dmesg | bootsum --from -\n"
 		"bootsum --early -- sh -c './start-services'        # a user-space run, recorded\n"
+		"bootsum --early --funcs 'ext4_*' --min 100us -- /sbin/init  # and ext4's calls\n"
 		"bootsum --stop                    # detach and free the recording",
 	.common = KFIT_OPT_JSON | KFIT_OPT_MINMAX,
 	.opts = bs_opts,
@@ -169,7 +179,8 @@ static int usage_error(const char *msg)
 
 static int check_args(int first, int argc)
 {
-	bool report = env.report_opts || env.c.json || env.c.has_min;
+	/* with --early, --min is --funcs' */
+	bool report = env.report_opts || env.c.json || (env.c.has_min && !env.funcs);
 
 	if (env.c.has_max)
 		return usage_error("--max: bootsum lists what is long; --min DUR hides what is short");
@@ -177,6 +188,8 @@ static int check_args(int first, int argc)
 		return usage_error("--early and --stop exclude each other");
 	if (env.early_opts && !env.early)
 		return usage_error("--max-procs, --max-waits and --wait-min go with --early");
+	if (env.funcs && !env.early)
+		return usage_error("--funcs records: it goes with --early (a report shows what was recorded)");
 	if (env.early) {
 		if (report)
 			return usage_error("--early records: the report's options go with bootsum alone");
@@ -319,6 +332,25 @@ static bool recording_already(bool pid1, char **initv)
 	return on;
 }
 
+/*
+ * --funcs first: bs_meta gets its table's id. Not recorded (no fentry nor
+ * kprobes, say): the rest is, and the report says why not.
+ */
+static void start_funcs(struct kfit_early_opts *o, bool pid1)
+{
+	struct kfit_bootfuncs_opts fo = {
+		.glob = env.funcs,
+		.min_ns = env.c.has_min ? env.c.min_ns : 0,
+		.verbose = env.c.verbose,
+	};
+	char why[256];
+
+	if (!env.funcs)
+		return;
+	if (kfit_bootfuncs_start(KFIT_BOOT_DIR, &fo, &o->funcs_id, why, sizeof(why)) && pid1)
+		kfit_kmsg("functions (--funcs %s) not recorded: %s", env.funcs, why);
+}
+
 static int start(char **initv, bool pid1)
 {
 	struct kfit_early_opts o = {
@@ -337,7 +369,12 @@ static int start(char **initv, bool pid1)
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGHUP, &sa, NULL);
 	}
+	start_funcs(&o, pid1);
 	r = kfit_boot_early(&o, err, sizeof(err));
+	if (r && env.funcs) {
+		kfit_bootfuncs_remove(KFIT_BOOT_DIR);
+		rmdir(KFIT_BOOT_DIR);
+	}
 	if (r == -ECANCELED) {
 		say(pid1, "interrupted: nothing left attached or pinned");
 		signal(cancel_sig, SIG_DFL);
@@ -638,6 +675,24 @@ static bool kernel_recorded(const struct kfit_bootlog *k)
 	return k && (k->ncalls || k->init_ns);
 }
 
+static void funcs_json(struct kfit_json *j, void *b)
+{
+	kfit_bootfuncs_json(j, b);
+}
+
+/* What --funcs recorded, if anything (the meta's table id where it was found) */
+static void funcs_live(const struct kfit_bootuser *u, const struct kfit_bootstate *st)
+{
+	int r;
+
+	if (geteuid())
+		return;
+	r = kfit_bootfuncs_open(KFIT_BOOT_DIR, u ? st->meta.funcs_id : 0,
+				env.top ? env.top : 20, &env.funcs_rep);
+	if (r && r != -ENOENT)
+		kfit_warn("cannot read the functions recorded (--funcs): %s", kfit_reason(r));
+}
+
 static int render(const struct kernel_phase *kp, const struct kfit_bootuser *u)
 {
 	struct kfit_bootrep_opts o = {
@@ -657,10 +712,17 @@ static int render(const struct kernel_phase *kp, const struct kfit_bootuser *u)
 			return 1;
 		}
 	}
-	if (env.c.json)
+	if (env.funcs_rep) {
+		o.json_more = funcs_json;
+		o.more_ctx = env.funcs_rep;
+	}
+	if (env.c.json) {
 		kfit_bootrep_json(stdout, kp->pick, u, &o);
-	else
+	} else {
 		kfit_bootrep_text(stdout, kp->pick, u, &o);
+		if (env.funcs_rep)
+			kfit_bootfuncs_text(stdout, env.funcs_rep);
+	}
 	if (fflush(stdout)) {
 		kfit_err("writing the report: %s", strerror(errno));
 		return 1;
@@ -696,6 +758,7 @@ static int report_main(void)
 	} else {
 		kernel_live(&kp);
 		u = user_live(&st, &ub);
+		funcs_live(u, &st);
 	}
 	name_levels(&kp);
 	kp.pick = kfit_bootlog_pick(kp.has_dmesg ? &kp.dmesg : NULL,
@@ -718,6 +781,7 @@ static int report_main(void)
 	}
 	if (u)
 		kfit_bootuser_free(u);
+	kfit_bootfuncs_free(env.funcs_rep);
 	kfit_boot_close(&st);
 	if (kp.has_dmesg)
 		kfit_bootlog_free(&kp.dmesg);

@@ -139,8 +139,8 @@ struct bs_funcs_head {
 	__u32 attached, skipped;	/* functions traced, refused or left out */
 	__u64 min_ns;		/* --min, in the programs' rodata */
 	char mech[16];		/* fentry, kprobe_multi, kprobe, tracepoint */
-	char glob[48];		/* --funcs as given, cut */
-	char why[144];
+	char glob[32];		/* --funcs as given, cut */
+	char why[160];
 };
 
 struct bs_func {

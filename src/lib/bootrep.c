@@ -1298,6 +1298,8 @@ void kfit_bootrep_json(FILE *f, const struct kfit_bootlog *k,
 	kfit_json_begin_object(&j, NULL);
 	json_kernel(&j, k, o);
 	json_user(&j, u, o);
+	if (o->json_more)
+		o->json_more(&j, o->more_ctx);
 	kfit_json_end_object(&j);
 	kfit_json_finish(&j);
 }

@@ -18,6 +18,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "bootsum.skel.h"
+#include "bootfuncs.h"
 #include "bootstate.h"
 #include "btfq.h"
 #include "diag.h"
@@ -147,6 +148,7 @@ static void fill_meta(struct bootsum_bpf *s, struct bs_meta *m,
 	m->procs_id = map_id(bpf_map__fd(s->maps.bs_procs));
 	m->waits_id = map_id(bpf_map__fd(s->maps.bs_waits));
 	m->mods_id = map_id(bpf_map__fd(s->maps.bs_mods));
+	m->funcs_id = o->funcs_id;
 	m->nprocs = 1;	/* record_self */
 	if (o->init_path)
 		snprintf(m->init_path, sizeof(m->init_path), "%s", o->init_path);
@@ -506,10 +508,12 @@ static bool wait_freed(struct kfit_bootstate *st)
 int kfit_boot_stop(struct kfit_bootstate *st, struct kfit_bootstop *out)
 {
 	struct bs_meta *m;
+	__u64 kib;
 	int r;
 
 	memset(out, 0, sizeof(*out));
 	if (st->pinned) {
+		kfit_bootfuncs_remove(KFIT_BOOT_DIR);	/* its subdirectory first */
 		r = kfit_pin_remove(KFIT_BOOT_DIR);
 		if (r)
 			return r;
@@ -525,6 +529,8 @@ int kfit_boot_stop(struct kfit_bootstate *st, struct kfit_bootstop *out)
 	unmap_meta(m);
 	out->flagged = true;
 	detach_by_id(st, out);
+	if (!kfit_bootfuncs_disable(st->meta.funcs_id, &kib))
+		out->map_bytes += kib * 1024;
 	return 0;
 }
 

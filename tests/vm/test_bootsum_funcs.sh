@@ -70,7 +70,7 @@ test_funcs_counts() {
 	local f=$T_TMP/rep.json snap c t
 	snap=$(t_bpf_snapshot)
 	ftrace_start
-	t_expect_exit 0 "$BS" --early --funcs vfs_read --min 0 -- sh -c "$WORKLOAD"
+	t_expect_exit 0 "$BS" --early --funcs vfs_read --min 0us -- sh -c "$WORKLOAD"
 	cat "$T_ERR"
 	[ -e "$PIN/funcs/bs_funcs" ] || t_fail "nothing pinned in $PIN/funcs"
 	bpftool link list | grep -q trace_fentry || t_fail "no fentry link after bootsum --early"
@@ -119,7 +119,7 @@ test_funcs_hidden_pins() {
 	need_vm
 	local f=$T_TMP/rep.json snap c1 c2 c3
 	snap=$(t_bpf_snapshot)
-	t_expect_exit 0 "$BS" --early --funcs vfs_read --min 0 -- sh -c "$WORKLOAD"
+	t_expect_exit 0 "$BS" --early --funcs vfs_read --min 0us -- sh -c "$WORKLOAD"
 	mount -t bpf bpf /sys/fs/bpf || t_fail "cannot mount a bpffs on top"
 	t_on_exit "umount /sys/fs/bpf 2>/dev/null; '$BS' --stop >/dev/null 2>&1"
 	[ -e "$PIN" ] && t_fail "$PIN still visible under the new bpffs"
