@@ -536,10 +536,15 @@ int kfit_boot_stop(struct kfit_bootstate *st, struct kfit_bootstop *out)
 
 /* ---- the kernel's record ------------------------------------------------- */
 
+/* The buffer's oldest events come first: a boot's initcalls are in its head */
+#define TRACE_MAX	(64 << 20)
+
 char *kfit_boot_trace_text(size_t *len)
 {
 	char path[4096];
 	const char *dir;
+	char *text;
+	bool cut;
 
 	if (geteuid() == 0)
 		kfit_fs_mount(KFIT_FS_TRACEFS);
@@ -552,7 +557,12 @@ char *kfit_boot_trace_text(size_t *len)
 		errno = ENAMETOOLONG;
 		return NULL;
 	}
-	return kfit_read_all(path, len);
+	text = kfit_read_max(path, TRACE_MAX, len, &cut);
+	if (cut)
+		kfit_warn("%s is longer than %d MiB (is tracing on?): read its first %d MiB, "
+			  "where a boot's initcall events are", path, TRACE_MAX >> 20,
+			  TRACE_MAX >> 20);
+	return text;
 }
 
 /* "<6>[    0.000000] text" as klogctl gives it -> "[    0.000000] text" as dmesg prints it */
