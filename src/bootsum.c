@@ -17,6 +17,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include "bootlog.h"
+#include "bootfuncs.h"
 #include "bootrep.h"
 #include "bootstate.h"
 #include "diag.h"
@@ -27,7 +28,7 @@
 
 enum {
 	OPT_SVG = 256, OPT_CHAIN, OPT_FROM, OPT_KALLSYMS, OPT_EARLY, OPT_MAX_PROCS,
-	OPT_MAX_WAITS, OPT_WAIT_MIN, OPT_STOP,
+	OPT_MAX_WAITS, OPT_WAIT_MIN, OPT_STOP, OPT_FUNCS,
 };
 
 #define MAX_FROM	8
@@ -47,6 +48,9 @@ static const struct kfit_opt bs_opts[] = {
 	{ "max-waits", OPT_MAX_WAITS, "N", "with --early: waits recorded (default 32768)" },
 	{ "wait-min", OPT_WAIT_MIN, "DUR", "with --early: shorter waits are not recorded (default 1ms)" },
 	{ "stop", OPT_STOP, NULL, "stop recording and free what --early left" },
+	{ "funcs", OPT_FUNCS, "GLOB",
+	  "with --early: durations of these kernel functions too, as funcdur "
+	  "(calls under --min DUR counted apart)" },
 	{ NULL },
 };
 
@@ -62,6 +66,8 @@ struct env {
 	unsigned long max_procs, max_waits;
 	__u64 wait_min_ns;
 	bool report_opts, early_opts;	/* given: for the usage checks */
+	const char *funcs;		/* --funcs GLOB */
+	struct kfit_bootfuncs *funcs_rep;	/* its recording, found by the report */
 };
 
 static struct env env;
@@ -106,6 +112,9 @@ static int parse_opt(int key, const char *arg, void *ctx)
 	case OPT_STOP:
 		env.stop = true;
 		return 0;
+	case OPT_FUNCS:
+		env.funcs = arg;
+		return 0;
 	case OPT_MAX_PROCS:
 	case OPT_MAX_WAITS:
 		env.early_opts = true;
@@ -142,8 +151,10 @@ static const struct kfit_tool tool = {
 		"# /etc/default/grub, then update-grub; qemu: -append \"...\")\n"
 		"#   initcall_debug log_buf_len=8M                    (the kernel phase, dmesg)\n"
 		"#   trace_event=initcall:*,module:module_load trace_buf_size=8M   (or the trace)\n"
-		"#   rdinit=/usr/bin/bootsum -- --early -- /init       (initramfs: the user phase)\n"
-		"#   init=/usr/bin/bootsum -- --early -- /sbin/init    (no initramfs)\n"
+		"#   rdinit=/usr/bin/bootsum -- --early /init    (initramfs: the user phase; last on\n"
+		"#   the line: what follows -- is init's; no second --, no OPT=VAL: the kernel\n"
+		"#   ends init's arguments at -- and makes OPT=VAL an environment variable)\n"
+		"#   init=/usr/bin/bootsum -- --early /sbin/init  (no initramfs)\n"
 		"bootsum                           # after boot: both phases\n"
 		"bootsum -n 10 --min 5ms --svg boot.svg\n"
 		"bootsum -j > boot.json\n"
@@ -151,6 +162,7 @@ static const struct kfit_tool tool = {
 		"bootsum --from dmesg.txt --kallsyms kallsyms.txt   # another machine's boot\n"
 		"dmesg | bootsum --from -\n"
 		"bootsum --early -- sh -c './start-services'        # a user-space run, recorded\n"
+		"bootsum --early --funcs 'ext4_*' --min 100us -- /sbin/init  # and ext4's calls\n"
 		"bootsum --stop                    # detach and free the recording",
 	.common = KFIT_OPT_JSON | KFIT_OPT_MINMAX,
 	.opts = bs_opts,
@@ -167,7 +179,8 @@ static int usage_error(const char *msg)
 
 static int check_args(int first, int argc)
 {
-	bool report = env.report_opts || env.c.json || env.c.has_min;
+	/* with --early, --min is --funcs' */
+	bool report = env.report_opts || env.c.json || (env.c.has_min && !env.funcs);
 
 	if (env.c.has_max)
 		return usage_error("--max: bootsum lists what is long; --min DUR hides what is short");
@@ -175,6 +188,8 @@ static int check_args(int first, int argc)
 		return usage_error("--early and --stop exclude each other");
 	if (env.early_opts && !env.early)
 		return usage_error("--max-procs, --max-waits and --wait-min go with --early");
+	if (env.funcs && !env.early)
+		return usage_error("--funcs records: it goes with --early (a report shows what was recorded)");
 	if (env.early) {
 		if (report)
 			return usage_error("--early records: the report's options go with bootsum alone");
@@ -216,10 +231,14 @@ static void say(bool pid1, const char *fmt, ...)
 		kfit_kmsg("%s", buf);
 }
 
-/* As the kernel does when init= fails: the usual places, then a shell */
+static const char *self_path;	/* argv[0]: never exec'd again as a fallback */
+
+/* As the kernel does when init fails: /init (rdinit's default), the usual places, a shell */
 static void __attribute__((noreturn)) exec_init(char **argv, bool pid1)
 {
-	static const char *const fallback[] = { "/sbin/init", "/etc/init", "/bin/init", "/bin/sh" };
+	static const char *const fallback[] = {
+		"/init", "/sbin/init", "/etc/init", "/bin/init", "/bin/sh",
+	};
 	char *fargv[2] = { NULL, NULL };
 	unsigned int i;
 
@@ -230,6 +249,9 @@ static void __attribute__((noreturn)) exec_init(char **argv, bool pid1)
 	if (!pid1)
 		exit(1);
 	for (i = 0; i < sizeof(fallback) / sizeof(fallback[0]); i++) {
+		if ((argv && argv[0] && !strcmp(argv[0], fallback[i])) ||
+		    (self_path && !strcmp(self_path, fallback[i])))
+			continue;	/* tried already, or bootsum itself */
 		fargv[0] = (char *)fallback[i];
 		execv(fallback[i], fargv);
 		say(pid1, "cannot run %s: %s", fallback[i], strerror(errno));
@@ -240,13 +262,17 @@ static void __attribute__((noreturn)) exec_init(char **argv, bool pid1)
 		pause();
 }
 
-/* As the first process nothing may be mounted: /dev/kmsg is our log */
-static void pid1_dev(void)
+/*
+ * As the first process nothing may be mounted: /dev/kmsg is our log.
+ * Returns whether devtmpfs was mounted for it (to unmount before exec:
+ * the real init mounts it itself, and a second mount there is EBUSY).
+ */
+static bool pid1_dev(void)
 {
 	if (!access("/dev/kmsg", W_OK))
-		return;
+		return false;
 	mkdir("/dev", 0755);
-	mount("devtmpfs", "/dev", "devtmpfs", MS_NOSUID, "mode=0755");
+	return !mount("devtmpfs", "/dev", "devtmpfs", MS_NOSUID, "mode=0755");
 }
 
 /* Whether an option before "--" would make the parser print and exit */
@@ -268,14 +294,19 @@ static bool asks_help(int argc, char **argv)
 	return false;
 }
 
-/* The INIT after "--", as the kernel passes `rdinit=bootsum -- --early -- /init` */
-static char **init_after_dashes(int argc, char **argv)
+/*
+ * The kernel ends init's arguments at a second "--" and turns those with
+ * a '=' into environment: `rdinit=bootsum -- --early /init` gives argv
+ * {bootsum, --early, /init}. Where the options are bad, INIT is the first
+ * absolute path among them.
+ */
+static char **init_guess(int argc, char **argv)
 {
 	int i;
 
 	for (i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--"))
-			return i + 1 < argc ? argv + i + 1 : NULL;
+		if (argv[i][0] == '/')
+			return argv + i;
 	return NULL;
 }
 
@@ -301,6 +332,25 @@ static bool recording_already(bool pid1, char **initv)
 	return on;
 }
 
+/*
+ * --funcs first: bs_meta gets its table's id. Not recorded (no fentry nor
+ * kprobes, say): the rest is, and the report says why not.
+ */
+static void start_funcs(struct kfit_early_opts *o, bool pid1)
+{
+	struct kfit_bootfuncs_opts fo = {
+		.glob = env.funcs,
+		.min_ns = env.c.has_min ? env.c.min_ns : 0,
+		.verbose = env.c.verbose,
+	};
+	char why[256];
+
+	if (!env.funcs)
+		return;
+	if (kfit_bootfuncs_start(KFIT_BOOT_DIR, &fo, &o->funcs_id, why, sizeof(why)) && pid1)
+		kfit_kmsg("functions (--funcs %s) not recorded: %s", env.funcs, why);
+}
+
 static int start(char **initv, bool pid1)
 {
 	struct kfit_early_opts o = {
@@ -319,7 +369,12 @@ static int start(char **initv, bool pid1)
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGHUP, &sa, NULL);
 	}
+	start_funcs(&o, pid1);
 	r = kfit_boot_early(&o, err, sizeof(err));
+	if (r && env.funcs) {
+		kfit_bootfuncs_remove(KFIT_BOOT_DIR);
+		rmdir(KFIT_BOOT_DIR);
+	}
 	if (r == -ECANCELED) {
 		say(pid1, "interrupted: nothing left attached or pinned");
 		signal(cancel_sig, SIG_DFL);
@@ -353,23 +408,27 @@ static void undo(void)
 
 static void __attribute__((noreturn)) pid1_main(int argc, char **argv)
 {
-	char **initv = init_after_dashes(argc, argv);
+	char **initv = init_guess(argc, argv);
 	int first;
 
-	pid1_dev();
+	bool dev;
+
+	self_path = argv[0];
+	dev = pid1_dev();
 	kfit_diag_setup("bootsum", 0);
 	if (asks_help(argc, argv)) {
 		say(true, "-h/-V as the first process: not recording");
-		exec_init(initv, true);
+	} else if ((first = kfit_parse_args(&tool, &env.c, argc, argv)) < 0 ||
+		   check_args(first, argc) || !env.early) {
+		say(true, "bad options for the first process (rdinit=%s -- --early INIT): not recording",
+		    argv[0]);
+	} else {
+		initv = argv + first;
+		if (!recording_already(true, initv) && !start(initv, true))
+			kfit_boot_exec_mark();
 	}
-	first = kfit_parse_args(&tool, &env.c, argc, argv);
-	if (first < 0 || check_args(first, argc) || !env.early) {
-		say(true, "bad options for the first process (bootsum -- --early -- INIT): not recording");
-		exec_init(initv, true);
-	}
-	initv = argv + first;
-	if (!recording_already(true, initv) && !start(initv, true))
-		kfit_boot_exec_mark();
+	if (dev)
+		umount2("/dev", MNT_DETACH);
 	exec_init(initv, true);
 }
 
@@ -613,7 +672,25 @@ static void set_offset(const struct kernel_phase *kp, struct kfit_bootuser *u)
 
 static bool kernel_recorded(const struct kfit_bootlog *k)
 {
-	return k && k->ncalls;
+	return k && (k->ncalls || k->init_ns);
+}
+
+static void funcs_json(struct kfit_json *j, void *b)
+{
+	kfit_bootfuncs_json(j, b);
+}
+
+/* What --funcs recorded, if anything (the meta's table id where it was found) */
+static void funcs_live(const struct kfit_bootuser *u, const struct kfit_bootstate *st)
+{
+	int r;
+
+	if (geteuid())
+		return;
+	r = kfit_bootfuncs_open(KFIT_BOOT_DIR, u ? st->meta.funcs_id : 0,
+				env.top ? env.top : 20, &env.funcs_rep);
+	if (r && r != -ENOENT)
+		kfit_warn("cannot read the functions recorded (--funcs): %s", kfit_reason(r));
 }
 
 static int render(const struct kernel_phase *kp, const struct kfit_bootuser *u)
@@ -635,10 +712,17 @@ static int render(const struct kernel_phase *kp, const struct kfit_bootuser *u)
 			return 1;
 		}
 	}
-	if (env.c.json)
+	if (env.funcs_rep) {
+		o.json_more = funcs_json;
+		o.more_ctx = env.funcs_rep;
+	}
+	if (env.c.json) {
 		kfit_bootrep_json(stdout, kp->pick, u, &o);
-	else
+	} else {
 		kfit_bootrep_text(stdout, kp->pick, u, &o);
+		if (env.funcs_rep)
+			kfit_bootfuncs_text(stdout, env.funcs_rep);
+	}
 	if (fflush(stdout)) {
 		kfit_err("writing the report: %s", strerror(errno));
 		return 1;
@@ -674,6 +758,7 @@ static int report_main(void)
 	} else {
 		kernel_live(&kp);
 		u = user_live(&st, &ub);
+		funcs_live(u, &st);
 	}
 	name_levels(&kp);
 	kp.pick = kfit_bootlog_pick(kp.has_dmesg ? &kp.dmesg : NULL,
@@ -687,8 +772,8 @@ static int report_main(void)
 		else
 			kfit_err("nothing recorded. The kernel phase: boot with initcall_debug (dmesg) "
 				 "or trace_event=initcall:*,module:module_load trace_buf_size=8M; the "
-				 "user phase: boot with rdinit=%s -- --early -- /init (initramfs) or "
-				 "init=%s -- --early -- /sbin/init. See bootsum -h.",
+				 "user phase: boot with rdinit=%s -- --early /init (initramfs) or "
+				 "init=%s -- --early /sbin/init, last on the line. See bootsum -h.",
 				 "/usr/bin/bootsum", "/usr/bin/bootsum");
 		rc = 1;
 	} else {
@@ -696,6 +781,7 @@ static int report_main(void)
 	}
 	if (u)
 		kfit_bootuser_free(u);
+	kfit_bootfuncs_free(env.funcs_rep);
 	kfit_boot_close(&st);
 	if (kp.has_dmesg)
 		kfit_bootlog_free(&kp.dmesg);

@@ -20,9 +20,9 @@
 #include "diag.h"
 #include "duration.h"
 #include "explain.h"
+#include "fdmaps.h"
 #include "fstats.h"
 #include "hist.h"
-#include "maps.h"
 #include "opts.h"
 #include "output.h"
 #include "run.h"
@@ -62,8 +62,7 @@ struct env {
 	struct funcdur_bpf *skel;
 	struct kfit_attacher *att;
 	struct ring_buffer *rb;
-	struct kfit_percpu stats, lins, counts;	/* per-CPU map values read */
-	struct kfit_entries edges;
+	struct kfit_fdmaps maps;	/* its maps, read into fs */
 	__u64 start_ns, nevents, last_lost;
 	__u64 missed;		/* program runs the kernel skipped, this report */
 	__u64 counters[FD_NCOUNTERS];
@@ -239,19 +238,7 @@ static int load(int start_id, int stop_id)
 	if (!env.att || !env.skel)
 		return -ENOMEM;
 	configure(env.skel, start_id, stop_id, cgid);
-	p = (struct kfit_attach_progs){
-		.obj = env.skel->obj,
-		.fentry = env.skel->progs.fd_fentry,
-		.fexit = env.skel->progs.fd_fexit,
-		.kprobe = env.skel->progs.fd_kprobe,
-		.kretprobe = env.skel->progs.fd_kretprobe,
-		.kmulti = env.skel->progs.fd_kmulti,
-		.kmulti_ret = env.skel->progs.fd_kmulti_ret,
-		.uprobe = env.skel->progs.fd_uprobe,
-		.uretprobe = env.skel->progs.fd_uretprobe,
-		.sys_enter = env.skel->progs.fd_sys_enter,
-		.sys_exit = env.skel->progs.fd_sys_exit,
-	};
+	p = kfit_fd_progs(env.skel);
 	err = kfit_attacher_prepare(env.att, &p);
 	if (err)
 		return err;
@@ -269,81 +256,7 @@ static void cleanup(void)
 	funcdur_bpf__destroy(env.skel);
 	kfit_targets_free(&env.tg);
 	kfit_fstats_free(&env.fs);
-}
-
-/* ---- collecting ------------------------------------------------------- */
-
-static int read_stats(int half)
-{
-	int fd = bpf_map__fd(env.skel->maps.stats);
-	int lfd = bpf_map__fd(env.skel->maps.linhists);
-	int i, cpu, err;
-
-	for (i = 0; i < env.fs.n; i++) {
-		struct kfit_fstat *f = &env.fs.f[i];
-		__u32 key = fd_key(half, i);
-
-		kfit_fstats_reset(f);
-		/* the attacher drops the functions the kernel refused */
-		f->hidden = env.tg.funcs[i].dropped;
-		err = kfit_percpu_read(&env.stats, fd, &key);
-		if (err)
-			return err;
-		for (cpu = 0; cpu < env.stats.ncpus; cpu++) {
-			struct fd_stat *s = kfit_percpu_at(&env.stats, cpu);
-
-			kfit_hist_merge(&f->h, &s->h);
-			f->local_ns += s->local_ns;
-			f->filtered += s->filtered;
-		}
-		err = kfit_percpu_clear(&env.stats, fd, &key);
-		if (err)
-			return err;
-		if (!env.fs.lin_step)
-			continue;
-		err = kfit_percpu_read(&env.lins, lfd, &key);
-		if (err)
-			return err;
-		for (cpu = 0; cpu < env.lins.ncpus; cpu++)
-			kfit_linhist_merge(&f->l, kfit_percpu_at(&env.lins, cpu));
-		err = kfit_percpu_clear(&env.lins, lfd, &key);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static bool in_half(const void *key, void *half)
-{
-	return ((const struct fd_edge *)key)->half == *(__u32 *)half;
-}
-
-/* Max-sub per function from the caller/callee times of this half, which nothing writes now */
-static int read_edges(int half)
-{
-	int fd = bpf_map__fd(env.skel->maps.edges);
-	const struct fd_edge *key;
-	__u32 h = half;
-	__u64 ns;
-	int i, err;
-
-	err = kfit_hash_read(fd, in_half, &h, KFIT_HASH_DELETE, &env.edges);
-	for (i = 0; !err && i < env.edges.n; i++) {
-		key = kfit_entry_key(&env.edges, i);
-		ns = *(__u64 *)kfit_entry_value(&env.edges, i);
-		kfit_fstats_edge(&env.fs, key->parent, key->child, ns);
-	}
-	return err;
-}
-
-static void read_counters(__u64 out[FD_NCOUNTERS])
-{
-	int fd = bpf_map__fd(env.skel->maps.counters);
-	__u32 k;
-
-	for (k = 0; k < FD_NCOUNTERS; k++)
-		out[k] = kfit_percpu_read(&env.counts, fd, &k) ? 0 :
-			 kfit_percpu_sum(&env.counts, 0);
+	kfit_fdmaps_free(&env.maps);
 }
 
 /* ---- output ----------------------------------------------------------- */
@@ -490,7 +403,7 @@ static int report(void *ctx, bool last)
 		env.missed -= missed;
 		missed += env.missed;
 	}
-	read_counters(cur);
+	kfit_fdmaps_counters(&env.maps, cur);
 	for (k = 0; k < FD_NCOUNTERS; k++)
 		d[k] = cur[k] - prev[k];
 	memcpy(prev, cur, sizeof(prev));
@@ -501,9 +414,10 @@ static int report(void *ctx, bool last)
 		fflush(stdout);
 		return 0;
 	}
-	err = read_stats(half);
-	if (!err)
-		err = read_edges(half);
+	/* the attacher drops the functions the kernel refused */
+	for (k = 0; k < env.fs.n; k++)
+		env.fs.f[k].hidden = env.tg.funcs[k].dropped;
+	err = kfit_fdmaps_read(&env.maps, half, &env.fs, KFIT_FD_CLEAR);
 	if (err) {
 		kfit_err("cannot read the statistics: %s", kfit_reason(err));
 		return err;
@@ -533,11 +447,7 @@ static int setup_buffers(void)
 {
 	int err;
 
-	err = kfit_percpu_init(&env.stats, sizeof(struct fd_stat), 0);
-	if (!err)
-		err = kfit_percpu_init(&env.lins, sizeof(struct kfit_linhist), 0);
-	if (!err)
-		err = kfit_percpu_init(&env.counts, sizeof(__u64), 0);
+	err = kfit_fdmaps_init(&env.maps, env.skel);
 	if (err)
 		return err;
 	if (!env.events)

@@ -118,4 +118,34 @@ struct bs_meta {
 	__u32 pad2;
 };
 
+/*
+ * bootsum --funcs GLOB: funcdur's programs (bpf/funcdur.bpf.c), loaded by
+ * bootsum --early, their maps read later as funcdur reads them. Map
+ * bs_funcs (ARRAY of BS_FENT-byte values, bs_meta.funcs_id) says where the
+ * rest is: entry 0 a bs_funcs_head, entries 1..nfuncs the functions in
+ * cookie order. Written by user space only; also when nothing could be
+ * recorded (err, why), so that a later report says why.
+ */
+#define BS_FMAGIC	0x736e7566746f6f62ULL	/* "bootfuns" */
+#define BS_FENT		256
+#define BS_F_DROPPED	0x1	/* refused at attach: not traced */
+#define BS_F_CUT	0x2	/* name longer than bs_func.name */
+
+struct bs_funcs_head {
+	__u64 magic;		/* BS_FMAGIC, written last */
+	__u32 nfuncs;		/* entries 1..nfuncs */
+	__s32 err;		/* 0: recording; else -errno, why says why not */
+	__u32 stats_id, edges_id, counters_id, bss_id;	/* funcdur's maps */
+	__u32 attached, skipped;	/* functions traced, refused or left out */
+	__u64 min_ns;		/* --min, in the programs' rodata */
+	char mech[16];		/* fentry, kprobe_multi, kprobe, tracepoint */
+	char glob[32];		/* --funcs as given, cut */
+	char why[160];
+};
+
+struct bs_func {
+	char name[BS_FENT - 8];	/* cut if longer (flags BS_F_CUT) */
+	__u32 flags;		/* BS_F_* */
+	__u32 pad;
+};
 #endif

@@ -54,19 +54,22 @@ static int level_idx(const char *name)
 	return -1;
 }
 
-/* A module_load not yet followed by its initcall, per task */
+/* A module_load not yet followed by its initcall, per task ("" none) */
 struct pendmod {
 	int pid;
+	size_t next;		/* in its bucket */
 	char name[56];
 };
+#define PBUCKETS	1024
 
 struct pctx {
 	struct kfit_bootlog *bl;
 	size_t cap;		/* of bl->calls and link */
 	size_t *link;		/* per call: the next open call in its bucket */
 	size_t bucket[NBUCKETS];	/* open calls by their function's hash */
-	struct pendmod *pend;
+	struct pendmod *pend;	/* one per task that loaded a module */
 	size_t npend, cappend;
+	size_t pbucket[PBUCKETS];
 	char level[16];		/* the trace's current level */
 	bool seen_ts;		/* first_ns is set */
 	bool have_seq;
@@ -289,19 +292,27 @@ static struct kfit_initcall *close_call(struct pctx *x, int pid, const char *fn,
 	return NULL;
 }
 
-static struct pendmod *find_pend(struct pctx *x, int pid)
+/* The task's entry, whether a module is pending or not; NULL none */
+static struct pendmod *task_pend(struct pctx *x, int pid)
 {
 	size_t i;
 
-	for (i = 0; i < x->npend; i++)
+	for (i = x->pbucket[pid % PBUCKETS]; i != NONE; i = x->pend[i].next)
 		if (x->pend[i].pid == pid)
 			return &x->pend[i];
 	return NULL;
 }
 
+static struct pendmod *find_pend(struct pctx *x, int pid)
+{
+	struct pendmod *m = task_pend(x, pid);
+
+	return m && m->name[0] ? m : NULL;
+}
+
 static void set_pend(struct pctx *x, int pid, const char *name, size_t n)
 {
-	struct pendmod *m = find_pend(x, pid);
+	struct pendmod *m = task_pend(x, pid);
 
 	if (!m) {
 		if (x->npend == x->cappend) {
@@ -315,15 +326,17 @@ static void set_pend(struct pctx *x, int pid, const char *name, size_t n)
 			x->pend = p;
 			x->cappend = cap;
 		}
-		m = &x->pend[x->npend++];
+		m = &x->pend[x->npend];
 		m->pid = pid;
+		m->next = x->pbucket[pid % PBUCKETS];
+		x->pbucket[pid % PBUCKETS] = x->npend++;
 	}
 	copyn(m->name, sizeof(m->name), name, n);
 }
 
-static void drop_pend(struct pctx *x, struct pendmod *m)
+static void drop_pend(struct pendmod *m)
 {
-	*m = x->pend[--x->npend];
+	m->name[0] = '\0';
 }
 
 /* The length of the token at s (up to white space or the end) */
@@ -363,6 +376,7 @@ static void new_boot(struct pctx *x)
 	bl->garbled = garbled;
 	x->cap = 0;
 	memset(x->bucket, 0xff, sizeof(x->bucket));
+	memset(x->pbucket, 0xff, sizeof(x->pbucket));
 	x->npend = 0;
 	x->seen_ts = false;
 }
@@ -677,7 +691,7 @@ static void trace_start(struct pctx *x, int pid, __u64 ts, const char *body)
 	m = find_pend(x, pid);
 	c = add_call(x, pid, fn, n, m ? m->name : "", m ? strlen(m->name) : 0, ts);
 	if (m)
-		drop_pend(x, m);
+		drop_pend(m);
 	if (c && !c->module[0])
 		strcpy(c->level, x->level);
 }
@@ -872,36 +886,44 @@ next:
 	return KFIT_BOOT_NONE;
 }
 
-/* Calls in start order (a trace's lines may be a little out of it) */
-static int cmp_start(const void *a, const void *b)
+/* Calls in start order (a trace's lines may be a little out of it), stable */
+static int cmp_start(const void *a, const void *b, void *calls)
 {
-	const struct kfit_initcall *x = a, *y = b;
+	const struct kfit_initcall *c = calls;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	__u64 x = c[i].start_ns, y = c[j].start_ns;
 
-	if (x->start_ns != y->start_ns)
-		return x->start_ns < y->start_ns ? -1 : 1;
-	return 0;
+	if (x != y)
+		return x < y ? -1 : 1;
+	return i < j ? -1 : i > j;
 }
 
-static void sort_calls(struct kfit_bootlog *bl)
+static int sort_calls(struct kfit_bootlog *bl)
 {
-	size_t i;
+	struct kfit_initcall *v;
+	size_t i, *idx;
 
 	for (i = 1; i < bl->ncalls; i++)
 		if (bl->calls[i].start_ns < bl->calls[i - 1].start_ns)
 			break;
 	if (i >= bl->ncalls)
-		return;
-	/* Insertion sort: stable, and the few out of place are near theirs */
-	for (i = 1; i < bl->ncalls; i++) {
-		struct kfit_initcall c = bl->calls[i];
-		size_t j = i;
-
-		while (j > 0 && cmp_start(&bl->calls[j - 1], &c) > 0) {
-			bl->calls[j] = bl->calls[j - 1];
-			j--;
-		}
-		bl->calls[j] = c;
+		return 0;
+	idx = malloc(bl->ncalls * sizeof(*idx));
+	v = malloc(bl->ncalls * sizeof(*v));
+	if (!idx || !v) {
+		free(idx);
+		free(v);
+		return -ENOMEM;
 	}
+	for (i = 0; i < bl->ncalls; i++)
+		idx[i] = i;
+	qsort_r(idx, bl->ncalls, sizeof(*idx), cmp_start, bl->calls);
+	for (i = 0; i < bl->ncalls; i++)
+		v[i] = bl->calls[idx[i]];
+	free(bl->calls);
+	bl->calls = v;
+	free(idx);
+	return 0;
 }
 
 static size_t count_unfinished(const struct kfit_bootlog *bl, const char **fn)
@@ -987,7 +1009,8 @@ static void judge_trace(struct kfit_bootlog *bl)
 
 static void judge_dmesg(struct kfit_bootlog *bl)
 {
-	if (!bl->uname[0])
+	bl->log_start_lost = !bl->uname[0];
+	if (bl->log_start_lost)
 		why_add(bl, "the log lost its beginning (no \"Linux version\" line): boot with log_buf_len=8M or read it sooner");
 	if (!bl->ncalls && !bl->unmatched)
 		why_add(bl, "no initcall lines: boot with initcall_debug");
@@ -1044,6 +1067,7 @@ int kfit_bootlog_parse(struct kfit_bootlog *bl, const char *text, size_t len,
 	}
 	x->bl = bl;
 	memset(x->bucket, 0xff, sizeof(x->bucket));
+	memset(x->pbucket, 0xff, sizeof(x->pbucket));
 	bl->src = find_form(text ? text : "", text ? len : 0, buf, &first);
 	if (bl->src == KFIT_BOOT_NONE) {
 		if (err && errlen)
@@ -1059,7 +1083,10 @@ int kfit_bootlog_parse(struct kfit_bootlog *bl, const char *text, size_t len,
 	}
 	/* Still open: started, never finished in the record */
 	bl->unmatched += count_unfinished(bl, &(const char *){ NULL });
-	sort_calls(bl);
+	if (sort_calls(bl)) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	kfit_bootlog_sum_levels(bl);
 	if (!bl->levels && bl->ncalls)
 		rc = -ENOMEM;
@@ -1086,51 +1113,76 @@ static int level_order(const char *name)
 	return i < 0 ? (int)NLEVELS : i;
 }
 
+static int cmp_level(const void *a, const void *b)
+{
+	const struct kfit_initlevel *x = a, *y = b;
+	int i = level_order(x->name), j = level_order(y->name);
+
+	if (i != j)
+		return i - j;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+#define LBUCKETS	1024
+
+/* The level named so, added when new: its index in lv */
+static size_t level_slot(struct kfit_initlevel *lv, size_t *n, size_t *next,
+			 size_t *bucket, const char *name, __u64 start)
+{
+	size_t h = 5381, i;
+	const char *p;
+
+	for (p = name; *p; p++)
+		h = h * 33 + (unsigned char)*p;
+	h %= LBUCKETS;
+	for (i = bucket[h]; i != NONE; i = next[i])
+		if (!strcmp(lv[i].name, name))
+			return i;
+	i = (*n)++;
+	strcpy(lv[i].name, name);
+	lv[i].start_ns = start;
+	next[i] = bucket[h];
+	bucket[h] = i;
+	return i;
+}
+
 void kfit_bootlog_sum_levels(struct kfit_bootlog *bl)
 {
-	size_t i, j, n = 0;
+	size_t bucket[LBUCKETS], *next, i, n = 0;
 	struct kfit_initlevel *lv;
 
 	free(bl->levels);
 	bl->levels = NULL;
 	bl->nlevels = 0;
 	lv = calloc(bl->ncalls ? bl->ncalls : 1, sizeof(*lv));
-	if (!lv)
+	next = malloc((bl->ncalls ? bl->ncalls : 1) * sizeof(*next));
+	if (!lv || !next) {
+		free(lv);
+		free(next);
 		return;
+	}
+	memset(bucket, 0xff, sizeof(bucket));
 	for (i = 0; i < bl->ncalls; i++) {
 		const struct kfit_initcall *c = &bl->calls[i];
 		__u64 end = c->finished ? c->end_ns : c->start_ns;
+		struct kfit_initlevel *l;
 
 		if (!c->level[0])
 			continue;
-		for (j = 0; j < n && strcmp(lv[j].name, c->level); j++)
-			;
-		if (j == n) {
-			strcpy(lv[n].name, c->level);
-			lv[n].start_ns = c->start_ns;
-			n++;
-		}
-		if (c->start_ns < lv[j].start_ns)
-			lv[j].start_ns = c->start_ns;
-		if (end > lv[j].end_ns)
-			lv[j].end_ns = end;
-		if (lv[j].sum_ns <= UINT64_MAX - c->dur_ns)
-			lv[j].sum_ns += c->dur_ns;
-		lv[j].n++;
+		l = &lv[level_slot(lv, &n, next, bucket, c->level, c->start_ns)];
+		if (c->start_ns < l->start_ns)
+			l->start_ns = c->start_ns;
+		if (end > l->end_ns)
+			l->end_ns = end;
+		if (l->sum_ns <= UINT64_MAX - c->dur_ns)
+			l->sum_ns += c->dur_ns;
+		l->n++;
 	}
-	/* Boot order: the kernel's level order, stable by first start otherwise */
-	for (i = 1; i < n; i++) {
-		struct kfit_initlevel l = lv[i];
-
-		for (j = i; j > 0; j--) {
-			int a = level_order(lv[j - 1].name), b = level_order(l.name);
-
-			if (a < b || (a == b && lv[j - 1].start_ns <= l.start_ns))
-				break;
-			lv[j] = lv[j - 1];
-		}
-		lv[j] = l;
-	}
+	free(next);
+	/* Boot order: the kernel's level order, unknown names by first start */
+	qsort(lv, n, sizeof(*lv), cmp_level);
 	bl->levels = lv;
 	bl->nlevels = n;
 	judge(bl);
@@ -1263,7 +1315,7 @@ static bool may_name(const struct kfit_initcall *c, int idx)
 size_t kfit_bootlog_levels_from_kallsyms(struct kfit_bootlog *bl, const char *text, size_t len)
 {
 	struct isym *v, key;
-	size_t n = 0, named = 0, i;
+	size_t n = 0, named = 0, i, j;
 	int cursor = 0;
 
 	if (!text || !len)
@@ -1272,6 +1324,11 @@ size_t kfit_bootlog_levels_from_kallsyms(struct kfit_bootlog *bl, const char *te
 	if (!v)
 		return 0;
 	qsort(v, n, sizeof(*v), cmp_isym);
+	/* One per name and level: at most a level's count of candidates each */
+	for (i = j = 0; i < n; i++)
+		if (!j || cmp_isym(&v[j - 1], &v[i]))
+			v[j++] = v[i];
+	n = j;
 	for (i = 0; i < bl->ncalls; i++) {
 		struct kfit_initcall *c = &bl->calls[i];
 		struct isym *lo, *hi, *best = NULL;

@@ -145,12 +145,6 @@ static const char *src_desc(const struct kfit_bootlog *k)
 	}
 }
 
-static const char *src_key(const struct kfit_bootlog *k)
-{
-	return k->src == KFIT_BOOT_DMESG ? "dmesg" : k->src == KFIT_BOOT_TRACE ?
-	       "trace" : "none";
-}
-
 /* ---- indexes ---- */
 
 /* The waits of each process, by end: order[first[i] .. first[i + 1]) */
@@ -560,6 +554,19 @@ static void bad_calls_text(FILE *f, const struct kfit_bootlog *k, size_t nfail,
 	}
 }
 
+/* A record with no initcalls still tells when the first process started */
+static void no_calls_text(FILE *f, const struct kfit_bootlog *k)
+{
+	char b[32];
+
+	fprintf(f, "Kernel phase (%s): ", src_desc(k));
+	if (k->init_ns)
+		fprintf(f, "kernel start to %s: %s s; ", k->init_path[0] ? k->init_path :
+			"the first process", fix3(b, sizeof(b), k->init_ns, KFIT_SEC));
+	fputs("no initcalls in the record: boot with initcall_debug (dmesg) or "
+	      "trace_event=initcall:*,module:module_load (tracefs) to see them\n", f);
+}
+
 static void kernel_text(FILE *f, const struct kfit_bootlog *k,
 			const struct kfit_bootrep_opts *o)
 {
@@ -572,6 +579,10 @@ static void kernel_text(FILE *f, const struct kfit_bootlog *k,
 		      "log_buf_len=8M for a long boot) or trace_event=initcall:*,"
 		      "module:module_load trace_buf_size=8M (tracefs), or give a saved "
 		      "one with --from FILE\n", f);
+		return;
+	}
+	if (!k->ncalls) {
+		no_calls_text(f, k);
 		return;
 	}
 	fprintf(f, "Kernel phase (%s%s%s):\n", src_desc(k), o->note ? "; " : "",
@@ -599,11 +610,6 @@ static void kernel_text(FILE *f, const struct kfit_bootlog *k,
 	if (k->ncalls > nfin)
 		fprintf(f, "; %zu unfinished", k->ncalls - nfin);
 	fputc('\n', f);
-	if (!k->ncalls) {
-		fputs("  no initcalls in the record: boot with initcall_debug (dmesg) or "
-		      "trace_event=initcall:* (tracefs) to see them\n", f);
-		return;
-	}
 	levels_text(f, k);
 	slow_calls_text(f, k, o, nfin);
 	bad_calls_text(f, k, nfail, k->ncalls - nfin);
@@ -772,6 +778,25 @@ static void chain_row(struct kfit_table *t, const struct kfit_bootuser *u,
 		kfit_table_cell(t, "└ %s (%u): forked the one above%s", cmd, p->pid, self);
 }
 
+/* Links shorter than this are summed up in runs (a script's short commands) */
+static __u64 chain_short(const struct kfit_bootrep_opts *o)
+{
+	return o->min_ns > KFIT_MSEC ? o->min_ns : KFIT_MSEC;
+}
+
+/* How many links from I on are short, the first (the target) never; -v: none */
+static size_t chain_run(const struct kfit_chainlink *c, size_t i, size_t n,
+			const struct kfit_bootrep_opts *o)
+{
+	size_t k = i;
+
+	if (!i || o->timeline_all)
+		return 0;
+	while (k < n && c[k].to_ns - c[k].from_ns < chain_short(o))
+		k++;
+	return k - i;
+}
+
 static void chain_text(FILE *f, const struct kfit_bootuser *u,
 		       const struct kfit_bootrep_opts *o)
 {
@@ -803,13 +828,25 @@ static void chain_text(FILE *f, const struct kfit_bootuser *u,
 		"the last to exit, at" : "exited at",
 		fix3(b, sizeof(b), kt(u, c[0].to_ns), KFIT_SEC));
 	t = kfit_table_new(3, h, "rrl");
-	for (i = 0; t && i < n; i++)
-		chain_row(t, u, &c[i], i == 0);
+	for (i = 0; t && i < n; i++) {
+		size_t run = chain_run(c, i, n, o);
+
+		if (run < 3) {
+			chain_row(t, u, &c[i], i == 0);
+			continue;
+		}
+		kfit_table_row(t);
+		cell_fix3(t, kt(u, c[i].to_ns), KFIT_SEC);
+		cell_fix3(t, c[i].to_ns - c[i + run - 1].from_ns, KFIT_MSEC);
+		kfit_table_cell(t, "└ ... %zu links under %s each (-v lists them)", run,
+				kfit_fmt_duration(chain_short(o), b, sizeof(b)));
+		i += run - 1;
+	}
 	table_out(f, t, 4);
 	last = &u->procs[c[n - 1].idx];
 	if (last->flags & BS_P_PREEXIST)
 		fprintf(f, "    (PID %u was there when recording began)\n", last->pid);
-	else if (last->parent_idx >= u->nprocs)
+	else if (last->parent_idx >= u->nprocs && last->ppid)
 		fprintf(f, "    (its parent, PID %u, was not recorded)\n", last->ppid);
 	free(c);
 }
@@ -882,8 +919,8 @@ static void user_text(FILE *f, const struct kfit_bootuser *u,
 
 	if (!u) {
 		fputs("User space: not recorded. Boot with bootsum as the first process: "
-		      "rdinit=PATH/bootsum -- --early -- /init (initramfs) or "
-		      "init=PATH/bootsum -- --early -- /sbin/init\n", f);
+		      "rdinit=PATH/bootsum -- --early /init (initramfs) or "
+		      "init=PATH/bootsum -- --early /sbin/init, last on the line\n", f);
 		return;
 	}
 	m = &u->meta;
@@ -1029,7 +1066,7 @@ static void json_kernel(struct kfit_json *j, const struct kfit_bootlog *k,
 		return;
 	}
 	kfit_json_begin_object(j, "kernel");
-	kfit_json_str(j, "source", src_key(k));
+	kfit_json_str(j, "source", kfit_bootsrc_name(k->src));
 	kfit_json_bool(j, "complete", k->complete);
 	kfit_json_str(j, "why", k->why);
 	if (o->note)
@@ -1261,6 +1298,8 @@ void kfit_bootrep_json(FILE *f, const struct kfit_bootlog *k,
 	kfit_json_begin_object(&j, NULL);
 	json_kernel(&j, k, o);
 	json_user(&j, u, o);
+	if (o->json_more)
+		o->json_more(&j, o->more_ctx);
 	kfit_json_end_object(&j);
 	kfit_json_finish(&j);
 }
@@ -1308,7 +1347,7 @@ static long pack(struct packer *pk, double x, double xe)
 struct sbar {
 	double x, w;
 	__u32 row;
-	__u8 label;		/* 0 none, 1 inside, 2 right of the bar */
+	__u8 label;		/* 0 none, 1 inside, 2 right of the bar, 3 left of it */
 };
 
 struct svg {
@@ -1350,9 +1389,16 @@ static int place(struct packer *pk, const struct svg *g, struct sbar *b,
 
 	b->x = sx(g, t0);
 	b->w = t1 > t0 ? (t1 - t0) * g->scale : 0;
+	double x0 = b->x;
+
 	b->label = b->w >= lw ? 1 : notable ? 2 : 0;
+	/* at the right edge a label goes to the left of its bar */
+	if (b->label == 2 && b->x + b->w + lw + 2 > SVG_X1)
+		b->label = 3;
 	xe = b->x + b->w + (b->label == 2 ? lw + 2 : 0);
-	r = pack(pk, b->x, xe > b->x ? xe : b->x + 1e-9);
+	if (b->label == 3)
+		x0 = b->x - lw - 2;
+	r = pack(pk, x0, xe > b->x ? xe : b->x + 1e-9);
 	if (r < 0)
 		return -ENOMEM;
 	b->row = r;
@@ -1677,6 +1723,13 @@ static void svg_label(const struct svg *g, const struct sbar *b, int y0,
 
 	if (!b->label)
 		return;
+	if (b->label == 3) {
+		fprintf(g->f, "<text x=\"%.1f\" y=\"%d\" style=\"text-anchor:end\">",
+			b->x - 2, y + SVG_BARH - 2);
+		kfit_xml_text(g->f, label, SVG_LABEL);
+		fputs(kfit_utf8_chars(label) > SVG_LABEL ? "..</text>\n" : "</text>\n", g->f);
+		return;
+	}
 	svg_text(g, lx, y + SVG_BARH - 2, NULL, label, fit < SVG_LABEL ? fit : SVG_LABEL);
 }
 
@@ -1824,10 +1877,16 @@ static void svg_proc(const struct svg *g, __u32 i, int y0)
 	svg_label(g, &g->procs[i], y0, cmd);
 }
 
-/* The chain: each link's part outlined, a line to the process it came from */
+/*
+ * The chain: each link's part outlined, a line to the process it came
+ * from. Links under a pixel are not outlined and lines within a pixel of
+ * the last are left out: a shell waiting on thousands of short children
+ * would draw the same pixels thousands of times.
+ */
 static void svg_chain(const struct svg *g, int y0)
 {
 	const struct kfit_bootuser *u = g->u;
+	double last = -10;
 	size_t i;
 
 	for (i = 0; i < g->nchain; i++) {
@@ -1837,12 +1896,15 @@ static void svg_chain(const struct svg *g, int y0)
 
 		if (e > SVG_X1)
 			e = SVG_X1;
-		fprintf(g->f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
-			"class=\"c\"/>\n", x, y, e - x > 0.5 ? e - x : 0.5, SVG_BARH);
-		if (i + 1 < g->nchain)
-			fprintf(g->f, "<line class=\"cl\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
-				"y2=\"%d\"/>\n", x, y + SVG_BARH / 2, x, y0 +
-				(int)g->procs[g->chain[i + 1].idx].row * SVG_ROWH + SVG_BARH / 2);
+		if (e - x >= 1 || i == 0)
+			fprintf(g->f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
+				"class=\"c\"/>\n", x, y, e - x > 0.5 ? e - x : 0.5, SVG_BARH);
+		if (i + 1 == g->nchain || (x > last - 1 && x < last + 1))
+			continue;
+		fprintf(g->f, "<line class=\"cl\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
+			"y2=\"%d\"/>\n", x, y + SVG_BARH / 2, x, y0 +
+			(int)g->procs[g->chain[i + 1].idx].row * SVG_ROWH + SVG_BARH / 2);
+		last = x;
 	}
 }
 

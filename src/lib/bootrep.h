@@ -68,12 +68,19 @@ __u32 kfit_boot_last(const struct kfit_bootuser *u);
 /* Added: the index of the last process recorded with tgid PID (pids are reused), or BS_NONE */
 __u32 kfit_boot_proc_of_pid(const struct kfit_bootuser *u, __u32 pid);
 
+struct kfit_json;
+
 struct kfit_bootrep_opts {
 	__u64 min_ns;		/* --min: shorter initcalls/processes are not listed */
 	unsigned int top;	/* -n: slowest initcalls and processes, default 20 */
 	__u32 chain_target;	/* --chain: bs_proc index, BS_NONE: the last to end */
 	const char *note;	/* kfit_bootlog_pick's note, or NULL */
-	bool timeline_all;	/* -v: every process in the timeline, even under --min */
+	bool timeline_all;	/* -v: every process in the timeline, even under --min,
+				   and every link of the critical chain (else runs of
+				   3 or more under max(--min, 1 ms) are summed in one line) */
+	/* JSON: more members of the top object after "user" (bootsum --funcs) */
+	void (*json_more)(struct kfit_json *j, void *ctx);
+	void *more_ctx;
 };
 
 /* Either phase may be NULL (not recorded); says so and how to record it */

@@ -90,6 +90,11 @@ int kfit_parse_duration(const char *s, __u64 def_unit, __u64 *ns)
 		if (!nfrac)
 			return -EINVAL;
 	}
+	/* zero is zero in every unit: "--min 0" needs none */
+	if (!*p && !frac && !ip && !def_unit) {
+		*ns = 0;
+		return 0;
+	}
 	unit = *p ? unit_ns(p) : def_unit;
 	if (!unit)
 		return -EINVAL;

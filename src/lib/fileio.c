@@ -55,16 +55,20 @@ int kfit_pathf(char *buf, size_t len, const char *fmt, ...)
 	return r;
 }
 
-char *kfit_read_all(const char *path, size_t *len)
+char *kfit_read_max(const char *path, size_t max, size_t *len, bool *cut)
 {
 	size_t cap = 1 << 20, n = 0;
 	char *buf = NULL, *nbuf;
 	FILE *f;
 
+	if (cut)
+		*cut = false;
 	f = fopen(path, "re");
 	if (!f)
 		return NULL;
 	for (;;) {
+		if (max && cap > max)
+			cap = max;
 		nbuf = realloc(buf, cap + 1);
 		if (!nbuf) {
 			errno = ENOMEM;
@@ -74,6 +78,11 @@ char *kfit_read_all(const char *path, size_t *len)
 		n += fread(buf + n, 1, cap - n, f);
 		if (n < cap)
 			break;
+		if (max && cap == max) {
+			if (cut)
+				*cut = fgetc(f) != EOF;
+			break;
+		}
 		cap *= 2;
 	}
 	if (ferror(f)) {
@@ -89,6 +98,11 @@ fail:
 	free(buf);
 	fclose(f);
 	return NULL;
+}
+
+char *kfit_read_all(const char *path, size_t *len)
+{
+	return kfit_read_max(path, 0, len, NULL);
 }
 
 int kfit_read_line(const char *path, char *buf, size_t len)

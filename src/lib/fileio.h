@@ -24,6 +24,8 @@ int kfit_vpathf(char *buf, size_t len, const char *fmt, va_list ap);
  * errno set on failure. The caller frees it.
  */
 char *kfit_read_all(const char *path, size_t *len);
+/* At most MAX bytes (0: no limit); *cut says whether more was there */
+char *kfit_read_max(const char *path, size_t max, size_t *len, bool *cut);
 
 /* The first line of a small file, without trailing white space: 0 or -errno */
 int kfit_read_line(const char *path, char *buf, size_t len);

@@ -5,6 +5,7 @@
  * skipped with the reason, never the whole run.
  */
 #include <dirent.h>
+#include <limits.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -69,6 +70,7 @@ struct kfit_attacher {
 	__u64 started, last_progress;
 	int done, total;
 	int first_err;
+	bool pinned;			/* kfit_attacher_pin: links let go */
 	struct finfo finfo[2];		/* of the fentry and fexit templates */
 };
 
@@ -709,6 +711,44 @@ void kfit_attacher_activate(struct kfit_attacher *a, volatile bool *ready)
 	*ready = true;
 }
 
+/* ---- pinning ------------------------------------------------------------ */
+
+static int pin_fd(int fd, const char *dir, int n)
+{
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s/link_%d", dir, n) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	return bpf_obj_pin(fd, path) ? -errno : 0;
+}
+
+int kfit_attacher_pin(struct kfit_attacher *a, const char *dir)
+{
+	int i, n = 0, err;
+
+	/* fentry: each copy's fd is followed by its link's */
+	for (i = 1; i < a->nfds; i += 2) {
+		err = pin_fd(a->fds[i], dir, n++);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < a->nlinks; i++) {
+		err = pin_fd(bpf_link__fd(a->links[i]), dir, n++);
+		if (err)
+			return err;
+	}
+	/*
+	 * Destroying a perf-event link (kprobes, uprobes, tracepoints) would
+	 * disable its event even though pinned: the links are let go of
+	 * instead, their fds closed at free (a perf event's own fd stays
+	 * open until the process ends or execs: it is close-on-exec).
+	 */
+	for (i = 0; i < a->nlinks; i++)
+		bpf_link__disconnect(a->links[i]);
+	a->pinned = true;
+	return 0;
+}
+
 /* ---- reports ------------------------------------------------------------ */
 
 const char *kfit_attacher_mech(const struct kfit_attacher *a)
@@ -758,7 +798,7 @@ __u64 kfit_attacher_missed(const struct kfit_attacher *a)
 	return n;
 }
 
-static void list_skipped(const struct kfit_attacher *a)
+void kfit_attacher_skipped(const struct kfit_attacher *a)
 {
 	const struct kfit_targets *t = a->t;
 	int i, n = a->o.verbose ? t->nskipped : SHOW_SKIPPED;
@@ -777,7 +817,7 @@ void kfit_attacher_announce(const struct kfit_attacher *a)
 {
 	char what[96], d[32];
 
-	list_skipped(a);
+	kfit_attacher_skipped(a);
 	if (a->o.verbose)
 		kfit_info("attached %d function%s in %s (%.0f/s), %d file descriptors",
 			  a->attached, a->attached == 1 ? "" : "s",
@@ -819,8 +859,11 @@ static void *detach_share(void *arg)
 	const struct share *s = arg;
 	int i;
 
-	for (i = s->k; i < s->a->nlinks; i += s->n)
+	for (i = s->k; i < s->a->nlinks; i += s->n) {
+		if (s->a->pinned)
+			close(bpf_link__fd(s->a->links[i]));
 		bpf_link__destroy(s->a->links[i]);
+	}
 	for (i = s->k; i < s->a->nfds; i += s->n)
 		close(s->a->fds[i]);
 	return NULL;

@@ -64,7 +64,14 @@ int kfit_attacher_prepare(struct kfit_attacher *a, const struct kfit_attach_prog
  */
 int kfit_attacher_attach(struct kfit_attacher *a);
 void kfit_attacher_activate(struct kfit_attacher *a, volatile bool *ready);
-/* Detaches everything; with -v says how long it took */
+/*
+ * Pins every link made (fentry copies, kprobe_multi, kprobes, uprobes,
+ * tracepoints) as DIR/link_N, so that they outlive the process, and lets
+ * go of them: kfit_attacher_free() then closes them without detaching.
+ * 0, or -errno with nothing let go (the caller removes the pins made).
+ */
+int kfit_attacher_pin(struct kfit_attacher *a, const char *dir);
+/* Detaches everything not pinned; with -v says how long it took */
 void kfit_attacher_free(struct kfit_attacher *a);
 
 /* "fentry", "kprobe", "kprobe_multi"; "uprobe" or "tracepoint" without kernel functions */
@@ -74,6 +81,8 @@ const char *kfit_attacher_mode(const struct kfit_attacher *a);
 /* Runs of the programs the kernel skipped (recursion), where it counts them */
 __u64 kfit_attacher_missed(const struct kfit_attacher *a);
 
+/* "Skipped N functions that cannot be traced:" and the first few (-v: all) */
+void kfit_attacher_skipped(const struct kfit_attacher *a);
 /* "Tracing N functions (MECH)... Ctrl-C to end." and the skipped ones */
 void kfit_attacher_announce(const struct kfit_attacher *a);
 

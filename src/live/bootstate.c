@@ -18,6 +18,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "bootsum.skel.h"
+#include "bootfuncs.h"
 #include "bootstate.h"
 #include "btfq.h"
 #include "diag.h"
@@ -147,6 +148,7 @@ static void fill_meta(struct bootsum_bpf *s, struct bs_meta *m,
 	m->procs_id = map_id(bpf_map__fd(s->maps.bs_procs));
 	m->waits_id = map_id(bpf_map__fd(s->maps.bs_waits));
 	m->mods_id = map_id(bpf_map__fd(s->maps.bs_mods));
+	m->funcs_id = o->funcs_id;
 	m->nprocs = 1;	/* record_self */
 	if (o->init_path)
 		snprintf(m->init_path, sizeof(m->init_path), "%s", o->init_path);
@@ -506,10 +508,12 @@ static bool wait_freed(struct kfit_bootstate *st)
 int kfit_boot_stop(struct kfit_bootstate *st, struct kfit_bootstop *out)
 {
 	struct bs_meta *m;
+	__u64 kib;
 	int r;
 
 	memset(out, 0, sizeof(*out));
 	if (st->pinned) {
+		kfit_bootfuncs_remove(KFIT_BOOT_DIR);	/* its subdirectory first */
 		r = kfit_pin_remove(KFIT_BOOT_DIR);
 		if (r)
 			return r;
@@ -525,15 +529,22 @@ int kfit_boot_stop(struct kfit_bootstate *st, struct kfit_bootstop *out)
 	unmap_meta(m);
 	out->flagged = true;
 	detach_by_id(st, out);
+	if (!kfit_bootfuncs_disable(st->meta.funcs_id, &kib))
+		out->map_bytes += kib * 1024;
 	return 0;
 }
 
 /* ---- the kernel's record ------------------------------------------------- */
 
+/* The buffer's oldest events come first: a boot's initcalls are in its head */
+#define TRACE_MAX	(64 << 20)
+
 char *kfit_boot_trace_text(size_t *len)
 {
 	char path[4096];
 	const char *dir;
+	char *text;
+	bool cut;
 
 	if (geteuid() == 0)
 		kfit_fs_mount(KFIT_FS_TRACEFS);
@@ -546,7 +557,12 @@ char *kfit_boot_trace_text(size_t *len)
 		errno = ENAMETOOLONG;
 		return NULL;
 	}
-	return kfit_read_all(path, len);
+	text = kfit_read_max(path, TRACE_MAX, len, &cut);
+	if (cut)
+		kfit_warn("%s is longer than %d MiB (is tracing on?): read its first %d MiB, "
+			  "where a boot's initcall events are", path, TRACE_MAX >> 20,
+			  TRACE_MAX >> 20);
+	return text;
 }
 
 /* "<6>[    0.000000] text" as klogctl gives it -> "[    0.000000] text" as dmesg prints it */

@@ -23,6 +23,7 @@ struct kfit_early_opts {
 	__u32 max_procs, max_waits;	/* 0: the defaults */
 	__u64 wait_min_ns;		/* 0: the default, 1 ms */
 	const char *init_path;		/* what will be exec'd, for bs_meta */
+	__u32 funcs_id;			/* bs_meta.funcs_id: bootfuncs.h's table, 0: none */
 	/* set by a signal handler: stop loading, undo everything (NULL: none) */
 	volatile sig_atomic_t *cancel;
 };

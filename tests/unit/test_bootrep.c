@@ -5,7 +5,8 @@
  * JSON through jq, the SVG through xmllint and its bars' rows. The
  * sample (test_svg_sample) is a real 6.12 boot's initcalls
  * (tests/fixtures/bootrep/calls.txt) and a scripted user space;
- * KFIT_SVG_OUT=FILE keeps its SVG.
+ * KFIT_SVG_OUT=FILE keeps its SVG (KFIT_TEXT_OUT=1 prints its text),
+ * KFIT_SVG_BIG_OUT=FILE the one of ~3000 initcalls and 4000 processes.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -640,6 +641,78 @@ static void test_text_user(void **state)
 	free(t);
 }
 
+static unsigned int seed = 12345;
+
+static unsigned int rnd(unsigned int n)
+{
+	seed = seed * 1103515245 + 12345;
+	return (seed >> 8) % n;
+}
+
+/* Many processes: a script's short children in batches, some in parallel */
+static void many_procs(__u32 parent, size_t n, __u64 t0)
+{
+	__u64 t = t0;
+	size_t i;
+	char args[64];
+
+	for (i = 0; i < n; i++) {
+		__u64 dur = (1 + rnd(40)) * MS / 10 + (rnd(50) ? 0 : rnd(400) * MS);
+		__u32 idx;
+
+		snprintf(args, sizeof(args), "helper-%zu|--arg=%u", i, rnd(1000));
+		idx = proc(parent, 1000 + i, t, t + dur, args);
+		wait_on(idx, t + dur / 4, t + dur / 2, rnd(2) ? BS_W_IRQ : BS_W_KTHREAD, 0);
+		wait_on(parent, t + 1000, t + dur + 500, BS_W_PROC, idx);
+		t += rnd(4) ? dur + 200000 : dur / 3;
+	}
+}
+
+/* A script's short commands one after another: summed up in the chain unless -v */
+static void test_text_chain_runs(void **state)
+{
+	struct kfit_bootrep_opts o = { .chain_target = BS_NONE, .min_ns = 10 * MS };
+	char *t, want[160];
+	const char *p;
+	size_t n, i;
+	__u32 sh;
+
+	(void)state;
+	u_reset();
+	sh = proc(BS_NONE, 70, 0, 0, "sh");
+	for (i = 0; i < 30; i++) {
+		__u32 c = proc(sh, 100 + i, (1 + 3 * i) * MS, (3 + 3 * i) * MS, "true");
+
+		wait_on(sh, (1 + 3 * i) * MS + 10000, (3 + 3 * i) * MS + 10000, BS_W_PROC, c);
+	}
+	procs[sh].exit_ns = 2000 * MS;
+	procs[sh].flags |= BS_P_EXITED;
+	wait_on(sh, 1500 * MS, 1990 * MS, BS_W_IRQ, 0);
+	n = kfit_boot_chain(&U, BS_NONE, links, 64);
+	assert_int_equal(n, 61);
+	for (i = 1; i < n; i++)
+		assert_true(links[i].to_ns - links[i].from_ns < 10 * MS);
+	t = text_of(NULL, &U, &o);
+	/* the target, then all the short ones in one line */
+	p = after(t, NULL, "    END s   SPAN ms  PROCESS\n    2.000  1909.990  sh (70); 490ms "
+		  "of it blocked on timers or I/O (woken by interrupts)\n");
+	snprintf(want, sizeof(want), "  └ ... %zu links under 10.0ms each (-v lists them)\n"
+		 "  Modules", n - 1);
+	after(t, p, want);
+	free(t);
+	/* -v: each of them; where the chain stops */
+	o.timeline_all = true;
+	procs[sh].ppid = 5;
+	t = text_of(NULL, &U, &o);
+	p = after(t, NULL, "  END s");
+	for (i = 1; i < n; i++)
+		p = after(t, p + 1, "  └ ");
+	assert_null(strstr(p + 1, "  └ "));
+	after(t, p, "  └ sh (70): forked the one above\n    (its parent, PID 5, was not "
+	      "recorded)\n");
+	free(t);
+}
+
 /* Nothing recorded, nothing in the records: messages, no crash */
 static void test_text_empty(void **state)
 {
@@ -659,12 +732,20 @@ static void test_text_empty(void **state)
 	u_reset();
 	t = text_of(&k, &U, NULL);
 	after(t, NULL, "Boot: kernel phase without its end, user space 0.000 s recorded\n");
-	after(t, NULL, "Kernel phase (dmesg):\n  incomplete: part of the boot is missing "
-	      "from the record\n");
-	after(t, NULL, "  no initcalls in the record: boot with initcall_debug");
+	after(t, NULL, "Kernel phase (dmesg): no initcalls in the record: boot with "
+	      "initcall_debug");
 	after(t, NULL, "  0 processes (0 dropped), 0 waits (0 dropped), 0 modules (0 dropped)\n"
 	      "  no processes recorded\n  Modules: none loaded\nLost: none\n");
 	free(t);
+	/* without initcalls, dmesg still tells when the first process ran */
+	k.init_ns = 448740000;
+	strcpy(k.init_path, "/sbin/init");
+	t = text_of(&k, NULL, NULL);
+	after(t, NULL, "Kernel phase (dmesg): kernel start to /sbin/init: 0.449 s; no "
+	      "initcalls in the record");
+	free(t);
+	k.init_ns = 0;
+	k.init_path[0] = 0;
 	/* garbled and lost kernel records are said */
 	k.garbled = 2;
 	k.entries_written = 100;
@@ -918,31 +999,18 @@ static void test_svg_write_error(void **state)
 	fclose(f);
 }
 
-static unsigned int seed = 12345;
-
-static unsigned int rnd(unsigned int n)
+/* The SVG into the file named by the environment variable ENV, if set */
+static void keep(const char *svg, const char *env)
 {
-	seed = seed * 1103515245 + 12345;
-	return (seed >> 8) % n;
-}
+	const char *path = getenv(env);
+	FILE *f;
 
-/* Many processes: a script's short children in batches, some in parallel */
-static void many_procs(__u32 parent, size_t n, __u64 t0)
-{
-	__u64 t = t0;
-	size_t i;
-	char args[64];
-
-	for (i = 0; i < n; i++) {
-		__u64 dur = (1 + rnd(40)) * MS / 10 + (rnd(50) ? 0 : rnd(400) * MS);
-		__u32 idx;
-
-		snprintf(args, sizeof(args), "helper-%zu|--arg=%u", i, rnd(1000));
-		idx = proc(parent, 1000 + i, t, t + dur, args);
-		wait_on(idx, t + dur / 4, t + dur / 2, rnd(2) ? BS_W_IRQ : BS_W_KTHREAD, 0);
-		wait_on(parent, t + 1000, t + dur + 500, BS_W_PROC, idx);
-		t += rnd(4) ? dur + 200000 : dur / 3;
-	}
+	if (!path)
+		return;
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(svg, f);
+	assert_int_equal(fclose(f), 0);
 }
 
 /* ~3000 initcalls, 4000 processes: a reasonable size, valid, rows sound */
@@ -973,6 +1041,7 @@ static void test_svg_big(void **state)
 	U.now_ns = 100ULL * KFIT_SEC;
 	s = svg_of(&K, &U, &o);
 	check_xml(s);
+	keep(s, "KFIT_SVG_BIG_OUT");
 	assert_true(strlen(s) < 2600000);
 	assert_int_equal(check_rows(s, "i") + check_rows(s, "if"), 3000);
 	assert_int_equal(check_rows(s, "p") + check_rows(s, "pa"), 4000);
@@ -1054,9 +1123,7 @@ static void test_svg_sample(void **state)
 {
 	struct kfit_bootrep_opts o = { .chain_target = BS_NONE, .note = "the trace has "
 				       "every initcall from level console on" };
-	const char *keep = getenv("KFIT_SVG_OUT");
 	char *s;
-	FILE *f;
 
 	(void)state;
 	load_calls();
@@ -1065,12 +1132,7 @@ static void test_svg_sample(void **state)
 	s = svg_of(&K, &U, &o);
 	check_xml(s);
 	assert_int_equal(check_rows(s, "i") + check_rows(s, "if"), 745);
-	if (keep) {
-		f = fopen(keep, "w");
-		assert_non_null(f);
-		fputs(s, f);
-		assert_int_equal(fclose(f), 0);
-	}
+	keep(s, "KFIT_SVG_OUT");
 	free(s);
 	if (getenv("KFIT_TEXT_OUT")) {
 		s = text_of(&K, &U, &o);
@@ -1091,6 +1153,7 @@ int main(void)
 		cmocka_unit_test(test_cmdline),
 		cmocka_unit_test(test_text_kernel),
 		cmocka_unit_test(test_text_user),
+		cmocka_unit_test(test_text_chain_runs),
 		cmocka_unit_test(test_text_empty),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_svg_small),

@@ -69,6 +69,11 @@ static void test_bare_number(void **state)
 	assert_int_equal(parse_ok("5ms", KFIT_SEC), 5000000);
 	parse_err("5", 0, -EINVAL);
 	parse_err("1.5", 0, -EINVAL);
+	/* zero needs no unit; "0.0" and "01" still do */
+	assert_int_equal(parse_ok("0", 0), 0);
+	assert_int_equal(parse_ok("000", 0), 0);
+	parse_err("0.0", 0, -EINVAL);
+	parse_err("01", 0, -EINVAL);
 }
 
 static void test_syntax_errors(void **state)

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * funcdur's programs and maps from user space (fdmaps.h): funcdur reads a
+ * half per interval and clears it, bootsum reads a recording that outlived
+ * its loader and leaves it as it is.
+ */
+#include <errno.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "fdmaps.h"
+#include "funcdur.skel.h"
+#include "hist.h"
+
+struct kfit_attach_progs kfit_fd_progs(const struct funcdur_bpf *s)
+{
+	return (struct kfit_attach_progs){
+		.obj = s->obj,
+		.fentry = s->progs.fd_fentry,
+		.fexit = s->progs.fd_fexit,
+		.kprobe = s->progs.fd_kprobe,
+		.kretprobe = s->progs.fd_kretprobe,
+		.kmulti = s->progs.fd_kmulti,
+		.kmulti_ret = s->progs.fd_kmulti_ret,
+		.uprobe = s->progs.fd_uprobe,
+		.uretprobe = s->progs.fd_uretprobe,
+		.sys_enter = s->progs.fd_sys_enter,
+		.sys_exit = s->progs.fd_sys_exit,
+	};
+}
+
+int kfit_fdmaps_init_fds(struct kfit_fdmaps *m, int stats, int linhists, int edges,
+			 int counters)
+{
+	int err;
+
+	memset(m, 0, sizeof(*m));
+	m->stats = stats;
+	m->linhists = linhists;
+	m->edges = edges;
+	m->counters = counters;
+	err = kfit_percpu_init(&m->pstats, sizeof(struct fd_stat), 0);
+	if (!err)
+		err = kfit_percpu_init(&m->plins, sizeof(struct kfit_linhist), 0);
+	if (!err)
+		err = kfit_percpu_init(&m->pcounts, sizeof(__u64), 0);
+	if (err)
+		kfit_fdmaps_free(m);
+	return err;
+}
+
+int kfit_fdmaps_init(struct kfit_fdmaps *m, const struct funcdur_bpf *s)
+{
+	return kfit_fdmaps_init_fds(m, bpf_map__fd(s->maps.stats),
+				    bpf_map__fd(s->maps.linhists),
+				    bpf_map__fd(s->maps.edges),
+				    bpf_map__fd(s->maps.counters));
+}
+
+void kfit_fdmaps_free(struct kfit_fdmaps *m)
+{
+	kfit_percpu_free(&m->pstats);
+	kfit_percpu_free(&m->plins);
+	kfit_percpu_free(&m->pcounts);
+	kfit_entries_free(&m->pedges);
+}
+
+static int read_one(struct kfit_fdmaps *m, struct kfit_fstats *fs, int half, int i,
+		    unsigned int flags)
+{
+	struct kfit_fstat *f = &fs->f[i];
+	__u32 key = fd_key(half, i);
+	int cpu, err;
+
+	kfit_fstats_reset(f);
+	err = kfit_percpu_read(&m->pstats, m->stats, &key);
+	if (err)
+		return err;
+	for (cpu = 0; cpu < m->pstats.ncpus; cpu++) {
+		struct fd_stat *s = kfit_percpu_at(&m->pstats, cpu);
+
+		kfit_hist_merge(&f->h, &s->h);
+		f->local_ns += s->local_ns;
+		f->filtered += s->filtered;
+	}
+	if ((flags & KFIT_FD_CLEAR) && (err = kfit_percpu_clear(&m->pstats, m->stats, &key)))
+		return err;
+	if (!fs->lin_step || m->linhists < 0)
+		return 0;
+	err = kfit_percpu_read(&m->plins, m->linhists, &key);
+	if (err)
+		return err;
+	for (cpu = 0; cpu < m->plins.ncpus; cpu++)
+		kfit_linhist_merge(&f->l, kfit_percpu_at(&m->plins, cpu));
+	if (flags & KFIT_FD_CLEAR)
+		err = kfit_percpu_clear(&m->plins, m->linhists, &key);
+	return err;
+}
+
+static bool in_half(const void *key, void *half)
+{
+	return ((const struct fd_edge *)key)->half == *(__u32 *)half;
+}
+
+/* Max-sub per function from the caller/callee times of this half */
+static int read_edges(struct kfit_fdmaps *m, struct kfit_fstats *fs, int half,
+		      unsigned int flags)
+{
+	const struct fd_edge *key;
+	__u32 h = half;
+	__u64 ns;
+	int i, err;
+
+	err = kfit_hash_read(m->edges, in_half, &h,
+			     flags & KFIT_FD_CLEAR ? KFIT_HASH_DELETE : 0, &m->pedges);
+	for (i = 0; !err && i < m->pedges.n; i++) {
+		key = kfit_entry_key(&m->pedges, i);
+		ns = *(__u64 *)kfit_entry_value(&m->pedges, i);
+		kfit_fstats_edge(fs, key->parent, key->child, ns);
+	}
+	return err;
+}
+
+int kfit_fdmaps_read(struct kfit_fdmaps *m, int half, struct kfit_fstats *fs,
+		     unsigned int flags)
+{
+	int i, err;
+
+	for (i = 0; i < fs->n; i++) {
+		err = read_one(m, fs, half, i, flags);
+		if (err)
+			return err;
+	}
+	return read_edges(m, fs, half, flags);
+}
+
+void kfit_fdmaps_counters(struct kfit_fdmaps *m, __u64 out[FD_NCOUNTERS])
+{
+	__u32 k;
+
+	for (k = 0; k < FD_NCOUNTERS; k++)
+		out[k] = kfit_percpu_read(&m->pcounts, m->counters, &k) ? 0 :
+			 kfit_percpu_sum(&m->pcounts, 0);
+}
