@@ -761,6 +761,8 @@ static int report_main(void)
 		funcs_live(u, &st);
 	}
 	name_levels(&kp);
+	if (kp.has_dmesg && kp.has_trace)
+		kfit_bootlog_fill(&kp.trace, &kp.dmesg);
 	kp.pick = kfit_bootlog_pick(kp.has_dmesg ? &kp.dmesg : NULL,
 				    kp.has_trace ? &kp.trace : NULL, kp.note, sizeof(kp.note));
 	if (u)

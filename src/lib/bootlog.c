@@ -89,6 +89,18 @@ void kfit_bootlog_free(struct kfit_bootlog *bl)
 	kfit_bootlog_init(bl);
 }
 
+void kfit_bootlog_fill(struct kfit_bootlog *dst, const struct kfit_bootlog *src)
+{
+	if (!dst->init_ns && src->init_ns) {
+		dst->init_ns = src->init_ns;
+		memcpy(dst->init_path, src->init_path, sizeof(dst->init_path));
+	}
+	if (!dst->uname[0])
+		memcpy(dst->uname, src->uname, sizeof(dst->uname));
+	if (!dst->cmdline[0])
+		memcpy(dst->cmdline, src->cmdline, sizeof(dst->cmdline));
+}
+
 const char *kfit_bootsrc_name(enum kfit_bootsrc s)
 {
 	switch (s) {

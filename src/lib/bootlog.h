@@ -118,6 +118,12 @@ void kfit_bootlog_sum_levels(struct kfit_bootlog *bl);
 const struct kfit_bootlog *kfit_bootlog_pick(const struct kfit_bootlog *dmesg,
 					     const struct kfit_bootlog *trace,
 					     char *note, size_t notelen);
+/*
+ * What only one record of a boot has, given to the other of the same
+ * boot: a trace has no "Run /init" line, uname or command line; dmesg
+ * has them. Fills only what DST lacks.
+ */
+void kfit_bootlog_fill(struct kfit_bootlog *dst, const struct kfit_bootlog *src);
 /* "dmesg", "trace" */
 const char *kfit_bootsrc_name(enum kfit_bootsrc s);
 #endif

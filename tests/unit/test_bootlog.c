@@ -464,6 +464,13 @@ static void test_pick(void **state)
 	assert_int_equal(t.ncalls, 745);
 	p = kfit_bootlog_pick(&d, &t, note, sizeof(note));
 	assert_ptr_equal(p, &t);
+	/* the trace has no "Run /init" line: dmesg of the same boot gives it */
+	assert_int_equal(t.init_ns, 0);
+	assert_int_not_equal(d.init_ns, 0);
+	kfit_bootlog_fill(&t, &d);
+	assert_int_equal(t.init_ns, d.init_ns);
+	assert_string_equal(t.init_path, d.init_path);
+	assert_string_equal(t.uname, d.uname);
 	assert_non_null(strstr(note, "744 built in, 0 of modules"));
 	assert_non_null(strstr(note, "744 built in, 1 of modules"));
 	assert_non_null(strstr(note, "6 other \"calling\" lines are PCI fixups"));
