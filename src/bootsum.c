@@ -670,6 +670,22 @@ static void set_offset(const struct kernel_phase *kp, struct kfit_bootuser *u)
 	u->offset_known = true;
 }
 
+/* A trace prints module initcalls as addresses: --early saw their names */
+static void name_modules(struct kernel_phase *kp, const struct kfit_bootuser *u)
+{
+	char fn[BS_SYM];
+	size_t i;
+
+	for (i = 0; i < u->nmods; i++) {
+		snprintf(fn, sizeof(fn), "%.*s", BS_SYM - 1, u->mods[i].init_sym);
+		fn[strcspn(fn, " ")] = '\0';
+		if (kp->has_trace)
+			kfit_bootlog_name_addr(&kp->trace, u->mods[i].init_addr, fn);
+		if (kp->has_dmesg)
+			kfit_bootlog_name_addr(&kp->dmesg, u->mods[i].init_addr, fn);
+	}
+}
+
 static bool kernel_recorded(const struct kfit_bootlog *k)
 {
 	return k && (k->ncalls || k->init_ns);
@@ -765,8 +781,10 @@ static int report_main(void)
 		kfit_bootlog_fill(&kp.trace, &kp.dmesg);
 	kp.pick = kfit_bootlog_pick(kp.has_dmesg ? &kp.dmesg : NULL,
 				    kp.has_trace ? &kp.trace : NULL, kp.note, sizeof(kp.note));
-	if (u)
+	if (u) {
 		set_offset(&kp, u);
+		name_modules(&kp, u);
+	}
 	if (!kernel_recorded(kp.pick) && !u) {
 		if (env.nfrom)
 			kfit_err("no initcalls in %s: was the kernel started with initcall_debug "

@@ -91,6 +91,9 @@ void kfit_bootlog_free(struct kfit_bootlog *bl)
 
 void kfit_bootlog_fill(struct kfit_bootlog *dst, const struct kfit_bootlog *src)
 {
+	struct kfit_initcall *c;
+	size_t i, j;
+
 	if (!dst->init_ns && src->init_ns) {
 		dst->init_ns = src->init_ns;
 		memcpy(dst->init_path, src->init_path, sizeof(dst->init_path));
@@ -99,6 +102,32 @@ void kfit_bootlog_fill(struct kfit_bootlog *dst, const struct kfit_bootlog *src)
 		memcpy(dst->uname, src->uname, sizeof(dst->uname));
 	if (!dst->cmdline[0])
 		memcpy(dst->cmdline, src->cmdline, sizeof(dst->cmdline));
+	for (i = 0; i < dst->ncalls; i++) {
+		c = &dst->calls[i];
+		if (!c->addr || !c->module[0])
+			continue;
+		for (j = 0; j < src->ncalls; j++) {
+			if (src->calls[j].addr || strcmp(src->calls[j].module, c->module))
+				continue;
+			memcpy(c->fn, src->calls[j].fn, sizeof(c->fn));
+			break;
+		}
+	}
+}
+
+size_t kfit_bootlog_name_addr(struct kfit_bootlog *bl, __u64 addr, const char *fn)
+{
+	size_t i, n = 0;
+
+	if (!addr || !fn[0])
+		return 0;
+	for (i = 0; i < bl->ncalls; i++) {
+		if (bl->calls[i].addr != addr)
+			continue;
+		snprintf(bl->calls[i].fn, sizeof(bl->calls[i].fn), "%s", fn);
+		n++;
+	}
+	return n;
 }
 
 const char *kfit_bootsrc_name(enum kfit_bootsrc s)

@@ -121,9 +121,15 @@ const struct kfit_bootlog *kfit_bootlog_pick(const struct kfit_bootlog *dmesg,
 /*
  * What only one record of a boot has, given to the other of the same
  * boot: a trace has no "Run /init" line, uname or command line; dmesg
- * has them. Fills only what DST lacks.
+ * has them; a trace prints a module's init function as an address, dmesg
+ * by name. Fills only what DST lacks.
  */
 void kfit_bootlog_fill(struct kfit_bootlog *dst, const struct kfit_bootlog *src);
+/*
+ * Names the initcalls printed as address ADDR with FN (bootsum --early saw
+ * the module's init symbol before the module freed it). Returns how many.
+ */
+size_t kfit_bootlog_name_addr(struct kfit_bootlog *bl, __u64 addr, const char *fn);
 /* "dmesg", "trace" */
 const char *kfit_bootsrc_name(enum kfit_bootsrc s);
 #endif

@@ -590,7 +590,7 @@ static void kernel_text(FILE *f, const struct kfit_bootlog *k,
 	if (!k->complete)
 		fprintf(f, "  incomplete: %s\n", k->why[0] ? k->why : "part of the boot "
 			"is missing from the record");
-	else if (k->why[0])
+	else if (k->why[0] && !(o->note && strstr(o->note, k->why)))
 		fprintf(f, "  %s\n", k->why);
 	for (i = 0; i < k->ncalls; i++) {
 		if (!k->calls[i].finished)

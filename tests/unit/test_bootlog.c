@@ -429,7 +429,7 @@ static void test_pick(void **state)
 	struct kfit_bootlog d, t;
 	const struct kfit_bootlog *p;
 	char note[1024];
-	size_t len, lines;
+	size_t len, lines, i;
 	char *text;
 
 	(void)state;
@@ -467,10 +467,21 @@ static void test_pick(void **state)
 	/* the trace has no "Run /init" line: dmesg of the same boot gives it */
 	assert_int_equal(t.init_ns, 0);
 	assert_int_not_equal(d.init_ns, 0);
+	/* the whole dmesg, with the module's lines */
+	kfit_bootlog_free(&d);
+	parse_file(&d, FIX "6.12-dmesg-initcall_debug.txt");
 	kfit_bootlog_fill(&t, &d);
 	assert_int_equal(t.init_ns, d.init_ns);
 	assert_string_equal(t.init_path, d.init_path);
 	assert_string_equal(t.uname, d.uname);
+	/* dummy's init, an address in the trace, named from dmesg */
+	for (i = 0; i < t.ncalls; i++)
+		if (!strcmp(t.calls[i].module, "dummy"))
+			break;
+	assert_true(i < t.ncalls);
+	assert_string_equal(t.calls[i].fn, "dummy_init_module");
+	assert_int_equal(kfit_bootlog_name_addr(&t, t.calls[i].addr, "x_init"), 1);
+	assert_string_equal(t.calls[i].fn, "x_init");
 	assert_non_null(strstr(note, "744 built in, 0 of modules"));
 	assert_non_null(strstr(note, "744 built in, 1 of modules"));
 	assert_non_null(strstr(note, "6 other \"calling\" lines are PCI fixups"));
