@@ -503,7 +503,7 @@ struct kernel_phase {
 	struct kfit_bootlog dmesg, trace;
 	bool has_dmesg, has_trace;
 	const struct kfit_bootlog *pick;
-	char note[512];
+	char note[1024];
 };
 
 static char *read_input(const char *path, size_t *len)

@@ -1501,7 +1501,7 @@ const struct kfit_bootlog *kfit_bootlog_pick(const struct kfit_bootlog *dmesg,
 		note_f(note, notelen, "%s; dmesg (initcall_debug) has %s%zu",
 		       trace->why, dmesg->complete ? "all " : "", dmesg->ncalls);
 	if (dmesg->trace_clock_switch_ns)
-		note_f(note, notelen, "; dmesg says the trace clock was switched to \"global\" at %llu.%06llu s: the trace buffer was emptied then",
+		note_f(note, notelen, " (dmesg: trace clock switched to \"global\" at %llu.%06llu s)",
 		       (unsigned long long)(dmesg->trace_clock_switch_ns / 1000000000),
 		       (unsigned long long)(dmesg->trace_clock_switch_ns % 1000000000 / 1000));
 	else

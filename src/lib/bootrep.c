@@ -585,8 +585,9 @@ static void kernel_text(FILE *f, const struct kfit_bootlog *k,
 		no_calls_text(f, k);
 		return;
 	}
-	fprintf(f, "Kernel phase (%s%s%s):\n", src_desc(k), o->note ? "; " : "",
-		o->note ? o->note : "");
+	fprintf(f, "Kernel phase (%s):\n", src_desc(k));
+	if (o->note)
+		fprintf(f, "  sources: %s\n", o->note);
 	if (!k->complete)
 		fprintf(f, "  incomplete: %s\n", k->why[0] ? k->why : "part of the boot "
 			"is missing from the record");
@@ -878,7 +879,9 @@ static void modules_text(FILE *f, const struct kfit_bootuser *u)
 			kfit_table_cell(t, "-");
 		kfit_table_cell(t, "%s", ran ? ret_str(b, sizeof(b), m->ret) : "-");
 		kfit_table_cell(t, "%.*s", BS_MODNAME, m->name);
-		kfit_table_cell(t, "%.*s", BS_SYM, m->init_sym[0] ? m->init_sym : "?");
+		/* a module without module_init (virtio_ring) has no init to run */
+		kfit_table_cell(t, "%.*s", BS_SYM, m->init_sym[0] ? m->init_sym :
+				m->init_addr ? "?" : "(none)");
 		if (m->loader_idx < u->nprocs)
 			kfit_table_cell(t, "%s (%u)", kfit_boot_cmdline(&u->procs[m->loader_idx],
 					b, sizeof(b)), m->pid);

@@ -472,8 +472,8 @@ static void test_text_kernel(void **state)
 	t = text_of(&K, NULL, &o);
 	after(t, NULL, "Boot of 6.12.117+deb12-amd64: kernel 1.500 s to /init, "
 	      "user space not recorded\n");
-	after(t, NULL, "Kernel phase (dmesg with initcall_debug; the trace buffer starts "
-	      "late; dmesg has all 7):\n");
+	after(t, NULL, "Kernel phase (dmesg with initcall_debug):\n  sources: the trace "
+	      "buffer starts late; dmesg has all 7\n");
 	after(t, NULL, "  kernel start to /init: 1.500 s; 7 initcalls, 0.082 s in them; "
 	      "2 failed; 1 unfinished\n");
 	/* levels in boot order, with units */
