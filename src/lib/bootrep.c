@@ -478,13 +478,16 @@ static void levels_text(FILE *f, const struct kfit_bootlog *k)
 {
 	static const char *const h[] = { "LEVEL", "START s", "END s", "INITCALLS", "TIME ms" };
 	struct kfit_table *t;
-	size_t i;
+	size_t i, unnamed = 0;
 
-	if (!k->nlevels) {
-		fputs("  levels: not named in the record (dmesg has no level lines; "
-		      "--kallsyms FILE names them from a saved /proc/kallsyms)\n", f);
+	for (i = 0; i < k->ncalls; i++)
+		unnamed += !k->calls[i].level[0];
+	if (unnamed)
+		fprintf(f, "  levels: %zu initcall%s not named in the record (dmesg has no level "
+			"lines; --kallsyms FILE names them from a saved /proc/kallsyms)\n",
+			unnamed, plural(unnamed, "", "s"));
+	if (!k->nlevels)
 		return;
-	}
 	t = kfit_table_new(5, h, "lrrrr");
 	for (i = 0; t && i < k->nlevels; i++) {
 		const struct kfit_initlevel *l = &k->levels[i];
