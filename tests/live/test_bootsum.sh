@@ -255,4 +255,26 @@ test_sigint_while_loading() {
 	[ -n "$hit" ] || t_skip "no SIGINT landed in the load"
 }
 
+# Bounded maps: a run that forks more processes than --max-procs and waits
+# more than --max-waits keeps the first ones and counts the rest, in the
+# JSON and on the text report's Lost line
+test_full_maps_counted() {
+	need_tool
+	local n
+	t_expect_exit 0 "$BS" --early --max-procs 8 --max-waits 4 -- \
+		sh -c 'for i in $(seq 30); do sleep 0.002; done'
+	t_expect_exit 0 "$BS" -j
+	cp "$T_OUT" "$T_TMP/report.json"
+	n=$(rq '.user.processes | length')
+	t_assert_eq "$n" 8 "processes kept (--max-procs 8)"
+	# the 30 sleeps, less the 7 that fitted after sh: at least 23 dropped
+	t_assert_eq "$(rq '.user.dropped.procs >= 23')" true \
+		"processes dropped: $(rq .user.dropped.procs)"
+	t_assert_eq "$(rq '[.user.processes[] | select(.pid > 0)] | length')" 8 "kept ones whole"
+	t_assert_eq "$(rq '.user.dropped.waits >= 1')" true "waits dropped: $(rq .user.dropped.waits)"
+	t_expect_exit 0 "$BS"
+	grep -q "^Lost: .*processes" "$T_OUT" || t_fail "no Lost line with processes: $(grep Lost "$T_OUT")"
+	t_expect_exit 0 "$BS" --stop
+}
+
 t_run_all

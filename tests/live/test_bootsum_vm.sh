@@ -46,13 +46,16 @@ wait_no_vm() {
 	done
 }
 
-# boot SERIES: the scripted boot under bootsum --early, its files in $T_TMP/o
+# boot SERIES [EARLY-OPTIONS]: the scripted boot under bootsum --early
+# [EARLY-OPTIONS], its files in $T_TMP/o
 boot() {
+	local early=$EARLY
+	[ -n "${2:-}" ] && early="rdinit=/kfit/build/bin/bootsum -- --early $2 /init"
 	need_vm "$1"
 	wait_no_vm
 	# the disk: 4 MiB the guest reads 2 MiB of
 	head -c $((4 << 20)) /dev/urandom >disk.img
-	KFIT_VM_DISK=$T_TMP/disk.img KFIT_VM_APPEND="$BOOT_WORDS $EARLY" \
+	KFIT_VM_DISK=$T_TMP/disk.img KFIT_VM_APPEND="$BOOT_WORDS $early" \
 		"$VM" --kernel "$1" run --timeout 600 --out "$T_TMP/o" -- \
 		'bash /kfit/tests/vm/bootsum_boot.sh all' >vm.log 2>&1 || {
 		tail -n 40 vm.log
@@ -251,9 +254,22 @@ test_bootsum_vm_6_1() {
 	check_all
 }
 
+# --funcs as the first process: funcdur's programs (fentry) pinned with the
+# rest, read back by id after /init covered the pins, removed by --stop
+check_funcs() {
+	t_assert_eq "$(J .functions.recorded)" true "functions recorded: $(J -c .functions)"
+	t_assert_eq "$(J .functions.mechanism)" fentry "the functions' mechanism"
+	t_assert_match "$(J .functions.found)" 'id' "the functions found by map id"
+	t_assert_eq "$(J '[.functions.functions[] | select(.name == "vfs_read") | .count > 0] | any')" \
+		true "vfs_read calls counted from the first process on"
+	t_assert_eq "$(jq '[.[] | select(.name | startswith("fd_"))] | length' "$O/progs_after.json")" 0 \
+		"funcdur's programs after --stop"
+}
+
 test_bootsum_vm_6_12() {
-	boot 6.12
+	boot 6.12 "--funcs vfs_read"
 	check_all
+	check_funcs
 }
 
 t_run_all
