@@ -868,17 +868,6 @@ static int check_rows(const char *svg, const char *cls)
 	return n;
 }
 
-static int count(const char *s, const char *what)
-{
-	int n = 0;
-
-	while ((s = strstr(s, what))) {
-		n++;
-		s += strlen(what);
-	}
-	return n;
-}
-
 static void test_svg_small(void **state)
 {
 	struct kfit_bootrep_opts o = { .chain_target = BS_NONE, .note = "<note> & \"more\"" };
@@ -908,7 +897,7 @@ static void test_svg_small(void **state)
 	assert_non_null(strstr(s, "<title>level core: 0.200 to 0.250 s, 1 initcalls, "
 			       "50.000 ms in them</title>"));
 	/* the chain outlined: one rect per link */
-	assert_int_equal(count(s, "class=\"c\""), 6);
+	assert_int_equal(t_count(s, "class=\"c\""), 6);
 	assert_non_null(strstr(s, ">/init 1.500 s</text>"));
 	assert_null(strstr(s, "kernel offset unknown"));
 	free(s);

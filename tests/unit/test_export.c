@@ -195,19 +195,6 @@ static void build_sampled(struct fixture *fx)
 	fx->src.kernel = kernel;
 }
 
-/* ---- output capture ---- */
-
-static int count(const char *s, const char *what)
-{
-	int n = 0;
-
-	while ((s = strstr(s, what))) {
-		n++;
-		s += strlen(what);
-	}
-	return n;
-}
-
 /* ---- folded ---- */
 
 static void test_folded_exact(void **state)
@@ -476,8 +463,8 @@ static void test_svg_exact(void **state)
 	check_xml(svg);
 	assert_true(strstr(svg, "<svg version=\"1.1\" width=\"1200\"") != NULL);
 	/* all, 3 threads, 11 frames above them: none narrower than 0.1 px */
-	assert_int_equal(count(svg, "<g class=\"f\">"), 15);
-	assert_int_equal(count(svg, "<rect x="), 16);	/* and the background */
+	assert_int_equal(t_count(svg, "<g class=\"f\">"), 15);
+	assert_int_equal(t_count(svg, "<rect x="), 16);	/* and the background */
 	/* 16.3 us in all: vfs_read 11 us */
 	assert_non_null(strstr(svg, "<title>all (16.3us, 100.00%)</title>"));
 	assert_non_null(strstr(svg, "<title>vfs_read (11.0us, 67.48%)</title>"));
@@ -518,7 +505,7 @@ static void test_svg_narrow(void **state)
 	 * frames go; all, reader, worker, vfs_read, rw_verify_area, the off-CPU
 	 * frame and loop stay
 	 */
-	assert_int_equal(count(svg, "<g class=\"f\">"), 7);
+	assert_int_equal(t_count(svg, "<g class=\"f\">"), 7);
 	assert_non_null(strstr(svg, ">8 frames narrower than 100 px not drawn"));
 	assert_null(strstr(svg, "<script"));
 	assert_null(strstr(svg, "onload="));
@@ -536,7 +523,7 @@ static void test_svg_sampled(void **state)
 	fx.src.stats = &st;
 	svg = svg_of(&fx.src, NULL);
 	check_xml(svg);
-	assert_int_equal(count(svg, "<g class=\"f\">"), 5);
+	assert_int_equal(t_count(svg, "<g class=\"f\">"), 5);
 	assert_non_null(strstr(svg, "<title>all (10 samples, 100.00%)</title>"));
 	assert_non_null(strstr(svg, "<title>compute (9 samples, 90.00%)</title>"));
 	assert_non_null(strstr(svg, "<title>asm_sysvec_apic_timer_interrupt (2 samples, 20.00%)</title>"));
@@ -557,7 +544,7 @@ static void test_svg_empty(void **state)
 	thread_init(&t, 1, 1, "idle");
 	svg = svg_of(&src, NULL);
 	check_xml(svg);
-	assert_int_equal(count(svg, "<g class=\"f\">"), 0);
+	assert_int_equal(t_count(svg, "<g class=\"f\">"), 0);
 	assert_non_null(strstr(svg, "nothing to draw"));
 	free(svg);
 	src.nthreads = 0;
@@ -605,7 +592,7 @@ static void test_svg_sample(void **state)
 	build_random(th, ptr, 6, &src, 7);
 	svg = svg_of(&src, &opts);
 	check_xml(svg);
-	assert_true(count(svg, "<g class=\"f\">") > 100);
+	assert_true(t_count(svg, "<g class=\"f\">") > 100);
 	if (keep) {
 		f = fopen(keep, "w");
 		assert_non_null(f);
@@ -702,9 +689,9 @@ static void test_perfetto_exact(void **state)
 			"\"args\":{\"cpu\":1,\"calls\":1,\"struck_pid\":100,\"struck_tid\":100}},"
 		EV("X", "net_rx_action", "kernel", "8.100", 4194304, 4194310)
 			",\"dur\":0.800,"));
-	assert_int_equal(count(js, "\"ph\":\"X\""), 12);
-	assert_int_equal(count(js, "\"ph\":\"i\""), 2);
-	assert_int_equal(count(js, "\"ph\":\"M\""), 6);
+	assert_int_equal(t_count(js, "\"ph\":\"X\""), 12);
+	assert_int_equal(t_count(js, "\"ph\":\"i\""), 2);
+	assert_int_equal(t_count(js, "\"ph\":\"M\""), 6);
 	free(js);
 }
 
@@ -792,7 +779,7 @@ static void test_perfetto_random(void **state)
 		build_random(th, ptr, 4, &src, seed);
 		js = trace_of(&src);
 		check_trace(js, 0);
-		assert_true(count(js, "\"ph\":\"X\"") > 100);
+		assert_true(t_count(js, "\"ph\":\"X\"") > 100);
 		free(js);
 	}
 }

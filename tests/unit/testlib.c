@@ -169,6 +169,17 @@ void t_to_file(const char *text, char *path, size_t size, const char *name,
 	assert_int_equal(fclose(f), 0);
 }
 
+int t_count(const char *s, const char *what)
+{
+	int n = 0;
+
+	while ((s = strstr(s, what))) {
+		n++;
+		s += strlen(what);
+	}
+	return n;
+}
+
 bool t_have(const char *tool)
 {
 	char cmd[128];

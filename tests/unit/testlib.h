@@ -24,6 +24,9 @@ char *t_cap_close(struct t_cap *c);
 void t_to_file(const char *text, char *path, size_t size, const char *name,
 	       const char *suffix);
 
+/* How many times WHAT stands in S, not overlapping */
+int t_count(const char *s, const char *what);
+
 /* Whether the command TOOL is on PATH */
 bool t_have(const char *tool);
 
