@@ -122,6 +122,21 @@ static __always_inline __u32 pidx_of(__u32 tgid)
 	return v ? *v : BS_NONE;
 }
 
+/*
+ * The next free index of a table of max entries whose count is *n;
+ * BS_NONE when it is full, counted in *drop
+ */
+static __always_inline __u32 claim(__u32 *n, __u32 max, __u64 *drop)
+{
+	__u32 i = __sync_fetch_and_add(n, 1);
+
+	if (i >= max) {
+		__sync_fetch_and_add(drop, 1);
+		return BS_NONE;
+	}
+	return i;
+}
+
 static __always_inline bool is_kthread(struct task_struct *t)
 {
 	return BPF_CORE_READ(t, flags) & PF_KTHREAD_;
@@ -163,11 +178,9 @@ static __always_inline void new_proc(struct bs_meta *m, struct task_struct *pare
 	struct bs_proc *p;
 	__u32 idx;
 
-	idx = __sync_fetch_and_add(&m->nprocs, 1);
-	if (idx >= max_procs) {
-		__sync_fetch_and_add(&m->drop_procs, 1);
+	idx = claim(&m->nprocs, max_procs, &m->drop_procs);
+	if (idx == BS_NONE)
 		return;
-	}
 	p = proc_at(idx);
 	if (!p)
 		return;
@@ -347,11 +360,9 @@ static __always_inline void add_wait(struct bs_meta *m, struct task_struct *t,
 	struct bs_wait *w;
 	__u32 i;
 
-	i = __sync_fetch_and_add(&m->nwaits, 1);
-	if (i >= max_waits) {
-		__sync_fetch_and_add(&m->drop_waits, 1);
+	i = claim(&m->nwaits, max_waits, &m->drop_waits);
+	if (i == BS_NONE)
 		return;
-	}
 	w = bpf_map_lookup_elem(&bs_waits, &i);
 	if (!w)
 		return;
@@ -494,11 +505,9 @@ int BPF_PROG(bs_module_load, struct module *mod)
 
 	if (!m)
 		return 0;
-	i = __sync_fetch_and_add(&m->nmods, 1);
-	if (i >= max_mods) {
-		__sync_fetch_and_add(&m->drop_mods, 1);
+	i = claim(&m->nmods, max_mods, &m->drop_mods);
+	if (i == BS_NONE)
 		return 0;
-	}
 	bm = bpf_map_lookup_elem(&bs_mods, &i);
 	if (!bm)
 		return 0;

@@ -135,6 +135,30 @@ t_nobody() {
 	fi
 }
 
+# ---- VM suites run from the host ----------------------------------------
+
+# Skips inside the VM and where there is no qemu
+t_need_qemu() {
+	t_in_vm && t_skip "starts a VM: runs on the host only"
+	command -v qemu-system-x86_64 >/dev/null ||
+		t_skip "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
+}
+
+# True when tools/vm/kfit-vm has VM kernel SERIES (6.1, 6.12) in its cache
+t_vm_kernel_cached() {	# SERIES
+	[ -s "${KFIT_VM_CACHE:-${HOME:-/tmp}/.cache/kfit-vm}/kernel-$1.env" ]
+}
+
+# Never two VMs at once: wait for one running to end (bounded)
+t_wait_no_vm() {
+	local i=0
+	while pgrep qemu-system >/dev/null; do
+		[ "$i" -ge 600 ] && t_fail "another VM still running after 600 s"
+		sleep 1
+		i=$((i + 1))
+	done
+}
+
 # Fail with the file shown
 t_show_file() {	# FILE label
 	echo "--- ${2:-$1} (last lines)"

@@ -497,23 +497,15 @@ static int find_table(const char *dir, __u32 funcs_id, char *found, size_t len)
 static __u64 missed_of(__u32 stats_id)
 {
 	struct bpf_prog_info info;
-	__u32 id = 0, len, maps[16], i;
+	__u32 id = 0, maps[16];
 	__u64 n = 0;
-	int fd;
+	int nm, i;
 
 	while (!bpf_prog_get_next_id(id, &id)) {
-		fd = bpf_prog_get_fd_by_id(id);
-		if (fd < 0)
-			continue;
-		memset(&info, 0, sizeof(info));
-		info.nr_map_ids = 16;
-		info.map_ids = (__u64)(unsigned long)maps;
-		len = sizeof(info);
-		if (!bpf_obj_get_info_by_fd(fd, &info, &len))
-			for (i = 0; i < info.nr_map_ids && i < 16; i++)
-				if (maps[i] == stats_id)
-					n += info.recursion_misses;
-		close(fd);
+		nm = kfit_prog_maps(id, &info, maps, 16);
+		for (i = 0; i < nm; i++)
+			if (maps[i] == stats_id)
+				n += info.recursion_misses;
 	}
 	return n;
 }

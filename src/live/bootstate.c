@@ -427,25 +427,16 @@ static bool prog_uses(__u32 prog_id, __u32 meta_id, __u64 *bytes, bool count)
 {
 	struct bpf_prog_info info;
 	struct bpf_map_info mi;
-	__u32 ids[32], len, i;
+	__u32 ids[32], len;
 	bool ours = false;
-	int fd, mfd;
+	int n, i, mfd;
 
-	fd = bpf_prog_get_fd_by_id(prog_id);
-	if (fd < 0)
-		return false;
-	memset(&info, 0, sizeof(info));
-	info.nr_map_ids = 32;
-	info.map_ids = (__u64)(unsigned long)ids;
-	len = sizeof(info);
-	if (!bpf_obj_get_info_by_fd(fd, &info, &len)) {
-		for (i = 0; i < info.nr_map_ids && i < 32; i++)
-			ours |= ids[i] == meta_id;
-	}
-	close(fd);
+	n = kfit_prog_maps(prog_id, &info, ids, 32);
+	for (i = 0; i < n; i++)
+		ours |= ids[i] == meta_id;
 	if (!ours || !count)
 		return ours;
-	for (i = 0; i < info.nr_map_ids && i < 32; i++) {
+	for (i = 0; i < n; i++) {
 		mfd = bpf_map_get_fd_by_id(ids[i]);
 		if (mfd < 0)
 			continue;

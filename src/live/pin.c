@@ -116,6 +116,24 @@ int kfit_map_by_id(__u32 id)
 	return fd < 0 ? -errno : fd;
 }
 
+int kfit_prog_maps(__u32 id, struct bpf_prog_info *info, __u32 *ids, __u32 n)
+{
+	__u32 len = sizeof(*info);
+	int fd, r;
+
+	fd = bpf_prog_get_fd_by_id(id);
+	if (fd < 0)
+		return -errno;
+	memset(info, 0, sizeof(*info));
+	info->nr_map_ids = n;
+	info->map_ids = (__u64)(unsigned long)ids;
+	r = bpf_obj_get_info_by_fd(fd, info, &len) ? -errno : 0;
+	close(fd);
+	if (r)
+		return r;
+	return info->nr_map_ids < n ? info->nr_map_ids : n;
+}
+
 /* Whether map fd is named name (the kernel keeps 15 characters of it) */
 static bool map_named(int fd, const char *name)
 {

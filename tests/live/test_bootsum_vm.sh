@@ -19,11 +19,9 @@ BOOT_WORDS="initcall_debug log_buf_len=8M trace_event=initcall:*,module:module_l
 EARLY="rdinit=/kfit/build/bin/bootsum -- --early /init"
 
 need_vm() {	# SERIES
-	t_in_vm && t_skip "starts a VM: runs on the host only"
-	command -v qemu-system-x86_64 >/dev/null ||
-		t_skip "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
+	t_need_qemu
 	# make check runs live before the VM suites: the kernel may not be there yet
-	if [ ! -s "${KFIT_VM_CACHE:-${HOME:-/tmp}/.cache/kfit-vm}/kernel-$1.env" ] &&
+	if ! t_vm_kernel_cached "$1" &&
 	   ! "$VM" --kernel "$1" fetch >fetch.log 2>&1; then
 		tail -n 5 fetch.log
 		t_skip "no $1 VM kernel, and tools/vm/kfit-vm --kernel $1 fetch failed"
@@ -36,23 +34,13 @@ need_vm() {	# SERIES
 	[ -x "$KFIT_HELPERS/pngstat" ] || t_fail "$KFIT_HELPERS/pngstat not built (make)"
 }
 
-# Never two VMs at once: wait for one running to end (bounded)
-wait_no_vm() {
-	local i=0
-	while pgrep qemu-system >/dev/null; do
-		[ "$i" -ge 600 ] && t_fail "another VM still running after 600 s"
-		sleep 1
-		i=$((i + 1))
-	done
-}
-
 # boot SERIES [EARLY-OPTIONS]: the scripted boot under bootsum --early
 # [EARLY-OPTIONS], its files in $T_TMP/o
 boot() {
 	local early=$EARLY
 	[ -n "${2:-}" ] && early="rdinit=/kfit/build/bin/bootsum -- --early $2 /init"
 	need_vm "$1"
-	wait_no_vm
+	t_wait_no_vm
 	# the disk: 4 MiB the guest reads 2 MiB of
 	head -c $((4 << 20)) /dev/urandom >disk.img
 	KFIT_VM_DISK=$T_TMP/disk.img KFIT_VM_APPEND="$BOOT_WORDS $early" \

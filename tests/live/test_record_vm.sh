@@ -15,10 +15,8 @@ DUMP="$KFIT_HELPERS/kftdump"
 KD="$KFIT_BIN/kd"
 
 need_vm() {
-	t_in_vm && t_skip "starts a VM: runs on the host only"
-	command -v qemu-system-x86_64 >/dev/null ||
-		t_skip "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
-	[ -s "${KFIT_VM_CACHE:-${HOME:-/tmp}/.cache/kfit-vm}/kernel-6.1.env" ] ||
+	t_need_qemu
+	t_vm_kernel_cached 6.1 ||
 		t_skip "no 6.1 VM kernel cached (tools/vm/kfit-vm --kernel 6.1 fetch)"
 	if [ ! -x "$STATIC/bin/callgraph" ] || [ ! -x "$STATIC/tests/cgshape" ]; then
 		t_skip "no static build for the VM (make STATIC=1)"
@@ -26,20 +24,10 @@ need_vm() {
 	[ -x "$DUMP" ] || t_fail "$DUMP not built"
 }
 
-# Never two VMs at once: wait for one running to end (bounded)
-wait_no_vm() {
-	local i=0
-	while pgrep qemu-system >/dev/null; do
-		[ "$i" -ge 600 ] && t_fail "another VM still running after 600 s"
-		sleep 1
-		i=$((i + 1))
-	done
-}
-
 test_vm_recording_read_here() {
 	local fn
 	need_vm
-	wait_no_vm
+	t_wait_no_vm
 	mkdir -p vmout
 	"$VM" --kernel 6.1 run --timeout 600 --out "$T_TMP/vmout" -- \
 		'callgraph -o /out/vm.kft vfs_read vfs_write -- /kfit/build/tests/cgshape io 5 &&

@@ -25,6 +25,7 @@
 #include "output.h"
 #include "pin.h"
 #include "probe.h"
+#include "testlib.h"
 
 /* Nobody else calls it: every call counted is ours */
 #define SYSCALL		"sys:sched_get_priority_max"
@@ -53,30 +54,22 @@ static void calls(int n)
 static char *json_of(const struct kfit_bootfuncs *b)
 {
 	struct kfit_json j;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct t_cap c;
 
-	assert_non_null(f);
-	kfit_json_init(&j, f, false);
+	kfit_json_init(&j, t_cap_open(&c), false);
 	kfit_json_begin_object(&j, NULL);
 	kfit_bootfuncs_json(&j, b);
 	kfit_json_end_object(&j);
 	kfit_json_finish(&j);
-	fclose(f);
-	return buf;
+	return t_cap_close(&c);
 }
 
 static char *text_of(const struct kfit_bootfuncs *b)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct t_cap c;
 
-	assert_non_null(f);
-	kfit_bootfuncs_text(f, b);
-	fclose(f);
-	return buf;
+	kfit_bootfuncs_text(t_cap_open(&c), b);
+	return t_cap_close(&c);
 }
 
 static void assert_has(const char *s, const char *what)

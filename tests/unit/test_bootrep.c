@@ -20,6 +20,7 @@
 #include <cmocka.h>
 #include "bootrep.h"
 #include "duration.h"
+#include "testlib.h"
 
 #define MS	KFIT_MSEC
 
@@ -408,33 +409,13 @@ static void small_kernel(void)
 
 /* ---- capture ---- */
 
-struct out {
-	FILE *f;
-	char *buf;
-	size_t len;
-};
-
-static FILE *out_open(struct out *o)
-{
-	o->buf = NULL;
-	o->f = open_memstream(&o->buf, &o->len);
-	assert_non_null(o->f);
-	return o->f;
-}
-
-static char *out_close(struct out *o)
-{
-	assert_int_equal(fclose(o->f), 0);
-	return o->buf;
-}
-
 static char *text_of(const struct kfit_bootlog *k, const struct kfit_bootuser *u,
 		     const struct kfit_bootrep_opts *o)
 {
-	struct out c;
+	struct t_cap c;
 
-	kfit_bootrep_text(out_open(&c), k, u, o);
-	return out_close(&c);
+	kfit_bootrep_text(t_cap_open(&c), k, u, o);
+	return t_cap_close(&c);
 }
 
 /* Where WHAT is in S after FROM (which must hold it) */
@@ -759,49 +740,13 @@ static void test_text_empty(void **state)
 
 /* ---- JSON ---- */
 
-static bool have(const char *tool)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null", tool);
-	return system(cmd) == 0;
-}
-
-/* The text into a temp file; its path */
-static void to_file(const char *text, char *path, size_t size, const char *suffix)
-{
-	FILE *f;
-	int fd;
-
-	snprintf(path, size, "/tmp/kfit-bootrep-XXXXXX%s", suffix);
-	fd = mkstemps(path, strlen(suffix));
-	assert_true(fd >= 0);
-	f = fdopen(fd, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}
-
-/* jq -e EXPR holds on DOC */
-static bool jq(const char *doc, const char *expr)
-{
-	char path[64], cmd[1024];
-	int rc;
-
-	to_file(doc, path, sizeof(path), ".json");
-	snprintf(cmd, sizeof(cmd), "jq -e '%s' %s >/dev/null", expr, path);
-	rc = system(cmd);
-	unlink(path);
-	return rc == 0;
-}
-
 static char *json_of(const struct kfit_bootlog *k, const struct kfit_bootuser *u,
 		     const struct kfit_bootrep_opts *o)
 {
-	struct out c;
+	struct t_cap c;
 
-	kfit_bootrep_json(out_open(&c), k, u, o);
-	return out_close(&c);
+	kfit_bootrep_json(t_cap_open(&c), k, u, o);
+	return t_cap_close(&c);
 }
 
 static void test_json(void **state)
@@ -811,7 +756,7 @@ static void test_json(void **state)
 	char *j;
 
 	(void)state;
-	if (!have("jq"))
+	if (!t_have("jq"))
 		fail_msg("jq not found: make deps installs it");
 	small_kernel();
 	small_user();
@@ -822,39 +767,39 @@ static void test_json(void **state)
 	/* one object, on one line */
 	assert_non_null(strchr(j, '\n'));
 	assert_int_equal(strchr(j, '\n') - j + 1, strlen(j));
-	assert_true(jq(j, ".kernel.source == \"dmesg\" and .kernel.complete and "
+	assert_true(t_jq(j, ".kernel.source == \"dmesg\" and .kernel.complete and "
 		       ".kernel.note == \"a \\\"note\\\"\\n\" and .kernel.init_ns == 1500000000"));
 	/* all of them, whatever --min and -n */
-	assert_true(jq(j, ".kernel.initcalls | length == 7"));
-	assert_true(jq(j, ".kernel.initcalls[3] == {fn: \"no_hw_init\", module: \"\", "
+	assert_true(t_jq(j, ".kernel.initcalls | length == 7"));
+	assert_true(t_jq(j, ".kernel.initcalls[3] == {fn: \"no_hw_init\", module: \"\", "
 		       "level: \"device\", start_ns: 330000000, finished: true, end_ns: "
 		       "331000000, dur_ns: 1000000, ret: -19, errno: \"ENODEV\", pid: 1}"));
-	assert_true(jq(j, ".kernel.initcalls[5] | .finished == false and (has(\"ret\") | not)"));
-	assert_true(jq(j, "[.kernel.failed[].fn] == [\"no_hw_init\", \"odd_ret\"]"));
-	assert_true(jq(j, "[.kernel.levels[].name] == [\"early\", \"core\", \"device\", "
+	assert_true(t_jq(j, ".kernel.initcalls[5] | .finished == false and (has(\"ret\") | not)"));
+	assert_true(t_jq(j, "[.kernel.failed[].fn] == [\"no_hw_init\", \"odd_ret\"]"));
+	assert_true(t_jq(j, "[.kernel.levels[].name] == [\"early\", \"core\", \"device\", "
 		       "\"late\", \"module\"] and .kernel.levels[2].sum_ns == 21500000"));
-	assert_true(jq(j, ".user.processes | length == 5"));
-	assert_true(jq(j, ".user.processes[2] | .pid == 61 and .parent_idx == 1 and "
+	assert_true(t_jq(j, ".user.processes | length == 5"));
+	assert_true(t_jq(j, ".user.processes[2] | .pid == 61 and .parent_idx == 1 and "
 		       ".argv == [\"sleep\", \"1\"] and .waits == 1 and .fork_ns == 1020000000 "
 		       "and .exit_ns == 2030000000 and .alive == false"));
-	assert_true(jq(j, ".user.processes[0] | .alive and .preexisting and .parent_idx == null"));
-	assert_true(jq(j, ".user.processes[4].cmdline == \"we<?>rd\\\"\\\\\""));
-	assert_true(jq(j, "[.user.chain[] | [.pid, .why]] == [[60, \"end\"], [62, \"woke\"], "
+	assert_true(t_jq(j, ".user.processes[0] | .alive and .preexisting and .parent_idx == null"));
+	assert_true(t_jq(j, ".user.processes[4].cmdline == \"we<?>rd\\\"\\\\\""));
+	assert_true(t_jq(j, "[.user.chain[] | [.pid, .why]] == [[60, \"end\"], [62, \"woke\"], "
 		       "[60, \"forked\"], [61, \"woke\"], [60, \"forked\"], [1, \"forked\"]]"));
-	assert_true(jq(j, ".user.chain[1] | .self_waker == \"irq\" and .self_wait_ns == "
+	assert_true(t_jq(j, ".user.chain[1] | .self_waker == \"irq\" and .self_wait_ns == "
 		       "50000000 and .wait_ns == 59000010"));
-	assert_true(jq(j, ".user | .offset_ns == 2000000 and .offset_known and .chain_target == 1 "
+	assert_true(t_jq(j, ".user | .offset_ns == 2000000 and .offset_known and .chain_target == 1 "
 		       "and .modules[0].name == \"dummy\" and .modules[0].loader_idx == 1 "
 		       "and .dropped.procs == 0 and .init_path == \"/init\""));
 	free(j);
 
 	/* phases not recorded are null; no processes: an empty chain */
 	j = json_of(NULL, NULL, NULL);
-	assert_true(jq(j, ". == {kernel: null, user: null}"));
+	assert_true(t_jq(j, ". == {kernel: null, user: null}"));
 	free(j);
 	u_reset();
 	j = json_of(NULL, &U, NULL);
-	assert_true(jq(j, ".user.processes == [] and .user.chain == [] and "
+	assert_true(t_jq(j, ".user.processes == [] and .user.chain == [] and "
 		       ".user.chain_target == null"));
 	free(j);
 }
@@ -865,9 +810,9 @@ static void check_xml(const char *svg)
 {
 	char path[64], cmd[128];
 
-	if (!have("xmllint"))
+	if (!t_have("xmllint"))
 		fail_msg("xmllint not found: make deps installs libxml2-utils");
-	to_file(svg, path, sizeof(path), ".svg");
+	t_to_file(svg, path, sizeof(path), "bootrep", ".svg");
 	snprintf(cmd, sizeof(cmd), "xmllint --noout '%s'", path);
 	if (system(cmd)) {
 		fprintf(stderr, "the SVG is kept in %s\n", path);
@@ -879,10 +824,10 @@ static void check_xml(const char *svg)
 static char *svg_of(const struct kfit_bootlog *k, const struct kfit_bootuser *u,
 		    const struct kfit_bootrep_opts *o)
 {
-	struct out c;
+	struct t_cap c;
 
-	assert_int_equal(kfit_bootrep_svg(out_open(&c), k, u, o), 0);
-	return out_close(&c);
+	assert_int_equal(kfit_bootrep_svg(t_cap_open(&c), k, u, o), 0);
+	return t_cap_close(&c);
 }
 
 /*
@@ -923,17 +868,6 @@ static int check_rows(const char *svg, const char *cls)
 	return n;
 }
 
-static int count(const char *s, const char *what)
-{
-	int n = 0;
-
-	while ((s = strstr(s, what))) {
-		n++;
-		s += strlen(what);
-	}
-	return n;
-}
-
 static void test_svg_small(void **state)
 {
 	struct kfit_bootrep_opts o = { .chain_target = BS_NONE, .note = "<note> & \"more\"" };
@@ -963,7 +897,7 @@ static void test_svg_small(void **state)
 	assert_non_null(strstr(s, "<title>level core: 0.200 to 0.250 s, 1 initcalls, "
 			       "50.000 ms in them</title>"));
 	/* the chain outlined: one rect per link */
-	assert_int_equal(count(s, "class=\"c\""), 6);
+	assert_int_equal(t_count(s, "class=\"c\""), 6);
 	assert_non_null(strstr(s, ">/init 1.500 s</text>"));
 	assert_null(strstr(s, "kernel offset unknown"));
 	free(s);

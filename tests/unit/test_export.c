@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 #include "export.h"
+#include "testlib.h"
 
 /* ---- trees by hand ---- */
 
@@ -194,66 +195,19 @@ static void build_sampled(struct fixture *fx)
 	fx->src.kernel = kernel;
 }
 
-/* ---- output capture ---- */
-
-struct out {
-	FILE *f;
-	char *buf;
-	size_t len;
-};
-
-static void out_open(struct out *o)
-{
-	o->buf = NULL;
-	o->f = open_memstream(&o->buf, &o->len);
-	assert_non_null(o->f);
-}
-
-static char *out_close(struct out *o)
-{
-	fclose(o->f);
-	return o->buf;
-}
-
-/* The text into a temp file, for xmllint and perfetto_check; its path */
-static void to_file(const char *text, char *path, size_t size, const char *suffix)
-{
-	FILE *f;
-	int fd;
-
-	snprintf(path, size, "/tmp/kfit-export-XXXXXX%s", suffix);
-	fd = mkstemps(path, strlen(suffix));
-	assert_true(fd >= 0);
-	f = fdopen(fd, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}
-
-static int count(const char *s, const char *what)
-{
-	int n = 0;
-
-	while ((s = strstr(s, what))) {
-		n++;
-		s += strlen(what);
-	}
-	return n;
-}
-
 /* ---- folded ---- */
 
 static void test_folded_exact(void **state)
 {
 	struct fixture fx;
-	struct out o;
+	struct t_cap o;
 	char *got;
 
 	(void)state;
 	build_exact(&fx);
-	out_open(&o);
+	t_cap_open(&o);
 	assert_int_equal(kfit_export_folded(&fx.src, o.f), 0);
-	got = out_close(&o);
+	got = t_cap_close(&o);
 	assert_string_equal(got,
 		"[softirq];[irq] softirq TIMER 100\n"
 		"[softirq];[irq] softirq TIMER;run_timer_softirq 200\n"
@@ -272,14 +226,14 @@ static void test_folded_exact(void **state)
 static void test_folded_sampled(void **state)
 {
 	struct fixture fx;
-	struct out o;
+	struct t_cap o;
 	char *got;
 
 	(void)state;
 	build_sampled(&fx);
-	out_open(&o);
+	t_cap_open(&o);
 	assert_int_equal(kfit_export_folded(&fx.src, o.f), 0);
-	got = out_close(&o);
+	got = t_cap_close(&o);
 	assert_string_equal(got,
 		"busy;main 1\n"
 		"busy;main;compute 7\n"
@@ -294,7 +248,7 @@ static void test_folded_merge_sanitize(void **state)
 	const struct kfit_cthread *ptr[2] = { &a, &b };
 	struct kfit_xsrc src = { .threads = ptr, .nthreads = 2, .name = names };
 	struct kfit_cnode *f1, *f2;
-	struct out o;
+	struct t_cap o;
 	char *got;
 
 	(void)state;
@@ -311,9 +265,9 @@ static void test_folded_merge_sanitize(void **state)
 	f2 = add(&b.root, KFIT_CN_FRAME, 0, 0, 0);
 	f2->name = "";
 	f2->self = 1;
-	out_open(&o);
+	t_cap_open(&o);
 	assert_int_equal(kfit_export_folded(&src, o.f), 0);
-	got = out_close(&o);
+	got = t_cap_close(&o);
 	assert_string_equal(got, "sh:x?y;[unknown] 1\nsh:x?y;f?n 7\n");
 	free(got);
 }
@@ -413,7 +367,7 @@ static void test_folded_sums(void **state)
 	const struct kfit_cnode *n;
 	__u64 want = 0, got = 0;
 	char *text, *line;
-	struct out o;
+	struct t_cap o;
 	int i;
 
 	(void)state;
@@ -423,9 +377,9 @@ static void test_folded_sums(void **state)
 		for (n = th[i].root.child; n; n = n->next)
 			if (n->kind == KFIT_CN_CALL)
 				want += n->dur;
-	out_open(&o);
+	t_cap_open(&o);
 	assert_int_equal(kfit_export_folded(&src, o.f), 0);
-	text = out_close(&o);
+	text = t_cap_close(&o);
 	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
 		got += strtoull(strrchr(line, ' ') + 1, NULL, 10);
 	assert_int_equal(got, want);
@@ -447,7 +401,7 @@ static void check_xml(const char *svg)
 {
 	char path[64];
 
-	to_file(svg, path, sizeof(path), ".svg");
+	t_to_file(svg, path, sizeof(path), "export", ".svg");
 	if (run("command -v xmllint >/dev/null", "")) {
 		unlink(path);
 		fail_msg("xmllint not found: make deps installs libxml2-utils");
@@ -488,11 +442,11 @@ static void check_palette(const char *svg, const char *kernel, const char *user)
 
 static char *svg_of(const struct kfit_xsrc *src, const struct kfit_svg_opts *opts)
 {
-	struct out o;
+	struct t_cap o;
 
-	out_open(&o);
+	t_cap_open(&o);
 	assert_int_equal(kfit_export_svg(src, opts, o.f), 0);
-	return out_close(&o);
+	return t_cap_close(&o);
 }
 
 static void test_svg_exact(void **state)
@@ -509,8 +463,8 @@ static void test_svg_exact(void **state)
 	check_xml(svg);
 	assert_true(strstr(svg, "<svg version=\"1.1\" width=\"1200\"") != NULL);
 	/* all, 3 threads, 11 frames above them: none narrower than 0.1 px */
-	assert_int_equal(count(svg, "<g class=\"f\">"), 15);
-	assert_int_equal(count(svg, "<rect x="), 16);	/* and the background */
+	assert_int_equal(t_count(svg, "<g class=\"f\">"), 15);
+	assert_int_equal(t_count(svg, "<rect x="), 16);	/* and the background */
 	/* 16.3 us in all: vfs_read 11 us */
 	assert_non_null(strstr(svg, "<title>all (16.3us, 100.00%)</title>"));
 	assert_non_null(strstr(svg, "<title>vfs_read (11.0us, 67.48%)</title>"));
@@ -551,7 +505,7 @@ static void test_svg_narrow(void **state)
 	 * frames go; all, reader, worker, vfs_read, rw_verify_area, the off-CPU
 	 * frame and loop stay
 	 */
-	assert_int_equal(count(svg, "<g class=\"f\">"), 7);
+	assert_int_equal(t_count(svg, "<g class=\"f\">"), 7);
 	assert_non_null(strstr(svg, ">8 frames narrower than 100 px not drawn"));
 	assert_null(strstr(svg, "<script"));
 	assert_null(strstr(svg, "onload="));
@@ -569,7 +523,7 @@ static void test_svg_sampled(void **state)
 	fx.src.stats = &st;
 	svg = svg_of(&fx.src, NULL);
 	check_xml(svg);
-	assert_int_equal(count(svg, "<g class=\"f\">"), 5);
+	assert_int_equal(t_count(svg, "<g class=\"f\">"), 5);
 	assert_non_null(strstr(svg, "<title>all (10 samples, 100.00%)</title>"));
 	assert_non_null(strstr(svg, "<title>compute (9 samples, 90.00%)</title>"));
 	assert_non_null(strstr(svg, "<title>asm_sysvec_apic_timer_interrupt (2 samples, 20.00%)</title>"));
@@ -590,7 +544,7 @@ static void test_svg_empty(void **state)
 	thread_init(&t, 1, 1, "idle");
 	svg = svg_of(&src, NULL);
 	check_xml(svg);
-	assert_int_equal(count(svg, "<g class=\"f\">"), 0);
+	assert_int_equal(t_count(svg, "<g class=\"f\">"), 0);
 	assert_non_null(strstr(svg, "nothing to draw"));
 	free(svg);
 	src.nthreads = 0;
@@ -638,7 +592,7 @@ static void test_svg_sample(void **state)
 	build_random(th, ptr, 6, &src, 7);
 	svg = svg_of(&src, &opts);
 	check_xml(svg);
-	assert_true(count(svg, "<g class=\"f\">") > 100);
+	assert_true(t_count(svg, "<g class=\"f\">") > 100);
 	if (keep) {
 		f = fopen(keep, "w");
 		assert_non_null(f);
@@ -656,7 +610,7 @@ static void check_trace(const char *json, int want)
 	char path[64];
 	int rc;
 
-	to_file(json, path, sizeof(path), ".json");
+	t_to_file(json, path, sizeof(path), "export", ".json");
 	rc = run(KFIT_TOP "/tests/helpers/perfetto_check -q '%s'", path);
 	if (rc != -1 && WIFEXITED(rc))
 		rc = WEXITSTATUS(rc);
@@ -669,11 +623,11 @@ static void check_trace(const char *json, int want)
 
 static char *trace_of(const struct kfit_xsrc *src)
 {
-	struct out o;
+	struct t_cap o;
 
-	out_open(&o);
+	t_cap_open(&o);
 	assert_int_equal(kfit_export_perfetto(src, o.f), 0);
-	return out_close(&o);
+	return t_cap_close(&o);
 }
 
 #define EV(ph, name, cat, ts, pid, tid) \
@@ -735,9 +689,9 @@ static void test_perfetto_exact(void **state)
 			"\"args\":{\"cpu\":1,\"calls\":1,\"struck_pid\":100,\"struck_tid\":100}},"
 		EV("X", "net_rx_action", "kernel", "8.100", 4194304, 4194310)
 			",\"dur\":0.800,"));
-	assert_int_equal(count(js, "\"ph\":\"X\""), 12);
-	assert_int_equal(count(js, "\"ph\":\"i\""), 2);
-	assert_int_equal(count(js, "\"ph\":\"M\""), 6);
+	assert_int_equal(t_count(js, "\"ph\":\"X\""), 12);
+	assert_int_equal(t_count(js, "\"ph\":\"i\""), 2);
+	assert_int_equal(t_count(js, "\"ph\":\"M\""), 6);
 	free(js);
 }
 
@@ -825,7 +779,7 @@ static void test_perfetto_random(void **state)
 		build_random(th, ptr, 4, &src, seed);
 		js = trace_of(&src);
 		check_trace(js, 0);
-		assert_true(count(js, "\"ph\":\"X\"") > 100);
+		assert_true(t_count(js, "\"ph\":\"X\"") > 100);
 		free(js);
 	}
 }
@@ -834,19 +788,19 @@ static void test_perfetto_random(void **state)
 static void test_perfetto_refused(void **state)
 {
 	struct fixture fx;
-	struct out o;
+	struct t_cap o;
 	char *got;
 
 	(void)state;
 	build_sampled(&fx);
-	out_open(&o);
+	t_cap_open(&o);
 	assert_int_equal(kfit_export_perfetto(&fx.src, o.f), -EOPNOTSUPP);
 	fx.src.sampled = false;
 	fx.src.name = NULL;
 	assert_int_equal(kfit_export_perfetto(&fx.src, o.f), -EINVAL);
 	assert_int_equal(kfit_export_folded(&fx.src, o.f), -EINVAL);
 	assert_int_equal(kfit_export_svg(&fx.src, NULL, o.f), -EINVAL);
-	got = out_close(&o);
+	got = t_cap_close(&o);
 	assert_string_equal(got, "");
 	free(got);
 }
@@ -876,7 +830,7 @@ static void test_folded_irq_kinds(void **state)
 	const struct kfit_cthread *ptr = &t;
 	struct kfit_xsrc src = { .threads = &ptr, .nthreads = 1, .name = names };
 	struct kfit_cnode *c, *i;
-	struct out o;
+	struct t_cap o;
 	char *got;
 
 	(void)state;
@@ -890,9 +844,9 @@ static void test_folded_irq_kinds(void **state)
 	add(c, KFIT_CN_SWITCH, 0, 400, 300);
 	c = call(&t.root, 1, 2000, 50);
 	c->flags = KFIT_RF_LOST;
-	out_open(&o);
+	t_cap_open(&o);
 	assert_int_equal(kfit_export_folded(&src, o.f), 0);
-	got = out_close(&o);
+	got = t_cap_close(&o);
 	assert_string_equal(got,
 		"sh;[lost] 50\n"
 		"sh;vfs_read 600\n"
@@ -959,15 +913,15 @@ static void test_records_exact(void **state)
 {
 	struct kfit_ctree *t = decode_reader();
 	struct kfit_xsrc src;
-	struct out o;
+	struct t_cap o;
 	char *got;
 
 	(void)state;
 	assert_int_equal(kfit_xsrc_ctree(&src, t, false), 0);
 	assert_int_equal(src.t0, 1000);
-	out_open(&o);
+	t_cap_open(&o);
 	assert_int_equal(kfit_export_folded(&src, o.f), 0);
-	got = out_close(&o);
+	got = t_cap_close(&o);
 	assert_string_equal(got,
 		"reader;vfs_read 5000\n"
 		"reader;vfs_read;[irq] softirq NET_RX 200\n"
@@ -1024,7 +978,7 @@ static void test_records_sampled(void **state)
 	struct kfit_ctree_opts o = { .sym = rec_sym };
 	struct kfit_ctree *t = kfit_ctree_new(&o);
 	struct kfit_xsrc src;
-	struct out o2;
+	struct t_cap o2;
 	char *got;
 	int i;
 
@@ -1038,9 +992,9 @@ static void test_records_sampled(void **state)
 	rec_sample(t, 0, 1, deep + 2);
 	kfit_ctree_finish(t);
 	assert_int_equal(kfit_xsrc_ctree(&src, t, true), 0);
-	out_open(&o2);
+	t_cap_open(&o2);
 	assert_int_equal(kfit_export_folded(&src, o2.f), 0);
-	got = out_close(&o2);
+	got = t_cap_close(&o2);
 	assert_string_equal(got,
 		"busy;main 1\n"
 		"busy;main;compute 7\n"

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 #include "hist.h"
 #include "output.h"
+#include "testlib.h"
 
 #define STARS40 "****************************************"
 #define BLANK40 "                                        "
@@ -42,14 +43,10 @@ static struct kfit_hist *new_hist(void)
 
 static char *capture_log2(const struct kfit_hist *h, const char *label)
 {
-	char *buf = NULL;
-	size_t len;
-	FILE *f = open_memstream(&buf, &len);
+	struct t_cap c;
 
-	assert_non_null(f);
-	kfit_hist_print_log2(f, h, label);
-	fclose(f);
-	return buf;
+	kfit_hist_print_log2(t_cap_open(&c), h, label);
+	return t_cap_close(&c);
 }
 
 static void test_index_values(void **state)
@@ -418,14 +415,10 @@ static void test_print_log2_big(void **state)
 
 static char *capture_linear(const struct kfit_linhist *h, __u64 step)
 {
-	char *buf = NULL;
-	size_t len;
-	FILE *f = open_memstream(&buf, &len);
+	struct t_cap c;
 
-	assert_non_null(f);
-	kfit_hist_print_linear(f, h, step, "nsecs");
-	fclose(f);
-	return buf;
+	kfit_hist_print_linear(t_cap_open(&c), h, step, "nsecs");
+	return t_cap_close(&c);
 }
 
 static void test_print_linear(void **state)
@@ -477,17 +470,13 @@ static char *hist_json(const struct kfit_hist *h, const struct kfit_linhist *l,
 		       __u64 step)
 {
 	struct kfit_json j;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct t_cap c;
 
-	assert_non_null(f);
-	kfit_json_init(&j, f, false);
+	kfit_json_init(&j, t_cap_open(&c), false);
 	kfit_json_begin_object(&j, NULL);
 	kfit_hist_json(&j, h, l, step);
 	kfit_json_end_object(&j);
-	fclose(f);
-	return buf;
+	return t_cap_close(&c);
 }
 
 static void test_hist_json(void **state)

@@ -15,6 +15,7 @@
 #include "calltree.h"
 #include "output.h"
 #include "treeprint.h"
+#include "testlib.h"
 
 static const char *const funcs[] = {
 	"vfs_read", "rw_verify_area", "net_rx_action", "do_sys", "f",
@@ -135,25 +136,12 @@ static struct kfit_ctree *sample_tree(bool no_interlace)
 
 /* ---- capture ---------------------------------------------------------- */
 
-struct capture {
-	FILE *f;
-	char *buf;
-	size_t len;
-};
-
-static FILE *cap_open(struct capture *c)
+static void cap_check(struct t_cap *c, const char *want)
 {
-	c->buf = NULL;
-	c->f = open_memstream(&c->buf, &c->len);
-	assert_non_null(c->f);
-	return c->f;
-}
+	char *got = t_cap_close(c);
 
-static void cap_check(struct capture *c, const char *want)
-{
-	fclose(c->f);
-	assert_string_equal(c->buf, want);
-	free(c->buf);
+	assert_string_equal(got, want);
+	free(got);
 }
 
 /* ---- text ------------------------------------------------------------- */
@@ -163,10 +151,10 @@ static void cap_check(struct capture *c, const char *want)
 static void test_text_interlaced(void **state)
 {
 	struct kfit_ctree *t = sample_tree(false);
-	struct capture c;
+	struct t_cap c;
 
 	(void)state;
-	kfit_tp_text(cap_open(&c), t, NULL);
+	kfit_tp_text(t_cap_open(&c), t, NULL);
 	cap_check(&c,
 		"== pid 1234 tid 1235 (sh) ==\n"
 		COLS
@@ -195,11 +183,11 @@ static void test_text_apart_origin_ns(void **state)
 {
 	struct kfit_ctree *t = sample_tree(true);
 	struct kfit_tp_opts o = { .origin = T0, .ns = true };
-	struct capture c;
+	struct t_cap c;
 	char *got;
 
 	(void)state;
-	kfit_tp_text(cap_open(&c), t, &o);
+	kfit_tp_text(t_cap_open(&c), t, &o);
 	fclose(c.f);
 	got = c.buf;
 	/* the interrupt in its own section, after the tasks */
@@ -215,12 +203,12 @@ static void test_text_apart_origin_ns(void **state)
 
 	/* on the records' clock, and before the origin */
 	o = (struct kfit_tp_opts){ .abs_time = true };
-	kfit_tp_text(cap_open(&c), t, &o);
+	kfit_tp_text(t_cap_open(&c), t, &o);
 	fclose(c.f);
 	assert_non_null(strstr(c.buf, "1.000123s     20.3ms     20.3ms"));
 	free(c.buf);
 	o = (struct kfit_tp_opts){ .origin = T0 + 1000000 };
-	kfit_tp_text(cap_open(&c), t, &o);
+	kfit_tp_text(t_cap_open(&c), t, &o);
 	fclose(c.f);
 	assert_non_null(strstr(c.buf, "-0.000877s     20.3ms"));
 	free(c.buf);
@@ -233,10 +221,10 @@ static void test_counts(void **state)
 	struct kfit_rec_lost l = {
 		.h = { .type = KFIT_REC_LOST, .size = sizeof(l) }, .count = 9,
 	};
-	struct capture c;
+	struct t_cap c;
 
 	(void)state;
-	kfit_tp_counts(cap_open(&c), t);
+	kfit_tp_counts(t_cap_open(&c), t);
 	cap_check(&c, "7 calls, 0 lost, 3 dropped (--min/-D), 2 incomplete, "
 		      "1 orphaned (caller lost)\n");
 	kfit_ctree_free(t);
@@ -245,7 +233,7 @@ static void test_counts(void **state)
 	add(t, &l, sizeof(l));
 	kfit_ctree_add(t, &l, 8);
 	kfit_ctree_finish(t);
-	kfit_tp_counts(cap_open(&c), t);
+	kfit_tp_counts(t_cap_open(&c), t);
 	cap_check(&c, "0 calls, 9 lost, 0 dropped (--min/-D), 0 incomplete, 1 bad records\n");
 	kfit_ctree_free(t);
 }
@@ -302,10 +290,10 @@ static void test_sampled_text(void **state)
 {
 	struct kfit_ctree *t = sampled_tree();
 	struct kfit_tp_opts o = { .min_pct = 5 };
-	struct capture c;
+	struct t_cap c;
 
 	(void)state;
-	kfit_tp_text(cap_open(&c), t, NULL);
+	kfit_tp_text(t_cap_open(&c), t, NULL);
 	cap_check(&c,
 		"== pid 77 (busy): 10 samples ==\n"
 		"  INCL%   SELF%  FUNCTION\n"
@@ -315,50 +303,27 @@ static void test_sampled_text(void **state)
 		"  10.0%   10.0%      sys_read [k]\n"
 		"  10.0%   10.0%    cold\n");
 	o.min_pct = 50;
-	kfit_tp_text(cap_open(&c), t, &o);
+	kfit_tp_text(t_cap_open(&c), t, &o);
 	cap_check(&c,
 		"== pid 77 (busy): 10 samples ==\n"
 		"  INCL%   SELF%  FUNCTION\n"
 		" 100.0%    0.0%  main\n"
 		"  90.0%   10.0%    work\n"
 		"  70.0%   70.0%      hot\n");
-	kfit_tp_counts(cap_open(&c), t);
+	kfit_tp_counts(t_cap_open(&c), t);
 	cap_check(&c, "10 samples, 0 lost\n");
 	kfit_ctree_free(t);
 }
 
 /* ---- JSON ------------------------------------------------------------- */
 
-static bool have_jq(void)
-{
-	return system("jq --version >/dev/null 2>&1") == 0;
-}
-
-/* jq -e EXPR on the document: true when it holds */
-static bool jq(const char *doc, const char *expr)
-{
-	char path[] = "/tmp/kfit-tp-XXXXXX", cmd[1024];
-	FILE *f;
-	int fd = mkstemp(path), rc;
-
-	assert_true(fd >= 0);
-	f = fdopen(fd, "w");
-	assert_non_null(f);
-	fputs(doc, f);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "jq -e '%s' %s >/dev/null 2>&1", expr, path);
-	rc = system(cmd);
-	unlink(path);
-	return rc == 0;
-}
-
 static char *json_doc(const struct kfit_ctree *t, const struct kfit_tp_opts *o,
 		      bool pretty)
 {
-	struct capture c;
+	struct t_cap c;
 	struct kfit_json j;
 
-	kfit_json_init(&j, cap_open(&c), pretty);
+	kfit_json_init(&j, t_cap_open(&c), pretty);
 	kfit_json_begin_object(&j, NULL);
 	kfit_tp_json_counts(&j, t);
 	kfit_tp_json_threads(&j, t, o);
@@ -402,51 +367,51 @@ static void test_json_structure(void **state)
 	char *doc = json_doc(t, NULL, true);
 
 	(void)state;
-	if (!have_jq()) {
+	if (!t_have("jq")) {
 		free(doc);
 		kfit_ctree_free(t);
 		skip();
 	}
-	assert_true(jq(doc, "."));
-	assert_true(jq(doc, ".calls == 7 and .dropped == 3 and .incomplete == 2 "
+	assert_true(t_jq(doc, "."));
+	assert_true(t_jq(doc, ".calls == 7 and .dropped == 3 and .incomplete == 2 "
 			    "and .orphans == 1 and (.threads | length) == 2"));
-	assert_true(jq(doc, ".threads[0] | .tid == 1235 and .comm == \"sh\" "
+	assert_true(t_jq(doc, ".threads[0] | .tid == 1235 and .comm == \"sh\" "
 			    "and .context == \"task\""));
-	assert_true(jq(doc, ".threads[0].calls | map(.name // .fork // .exec // "
+	assert_true(t_jq(doc, ".threads[0].calls | map(.name // .fork // .exec // "
 			    "(.exit | tostring)) == [\"vfs_read\",\"f\",1240,\"sh\",\"true\"]"));
-	assert_true(jq(doc, ".threads[0].calls[0] | .offcpu_blocked_ns == 20100000 and "
+	assert_true(t_jq(doc, ".threads[0].calls[0] | .offcpu_blocked_ns == 20100000 and "
 			    ".local_ns == 20263210 and .complete and (.children | length) == 4"));
-	assert_true(jq(doc, ".threads[0].calls[0].children[1] | .irq == \"softirq NET_RX\" "
+	assert_true(t_jq(doc, ".threads[0].calls[0].children[1] | .irq == \"softirq NET_RX\" "
 			    "and .vector == 3 and .duration_ns == 2100 and .start_ns == 17000 "
 			    "and .children[0].name == \"net_rx_action\" and "
 			    ".children[0].context == \"softirq\" and .children[0].tid == 1235"));
-	assert_true(jq(doc, ".threads[0].calls[0].children[2].event == \"sched:sched_wakeup\""));
-	assert_true(jq(doc, ".threads[0].calls[0].children[3] | .switch == \"blocked\" "
+	assert_true(t_jq(doc, ".threads[0].calls[0].children[2].event == \"sched:sched_wakeup\""));
+	assert_true(t_jq(doc, ".threads[0].calls[0].children[3] | .switch == \"blocked\" "
 			    "and .state == 1 and .duration_ns == 20100000"));
-	assert_true(jq(doc, ".threads[0].calls[1] | .complete == false and "
+	assert_true(t_jq(doc, ".threads[0].calls[1] | .complete == false and "
 			    ".incomplete_reason == \"end\""));
-	assert_true(jq(doc, ".threads[1].calls[0].children[0] | .lost and "
+	assert_true(t_jq(doc, ".threads[1].calls[0].children[0] | .lost and "
 			    ".children[0].name == \"f\""));
-	assert_true(jq(doc, ".threads[1].calls[1] | .inherited and "
+	assert_true(t_jq(doc, ".threads[1].calls[1] | .inherited and "
 			    ".incomplete_reason == \"exited\""));
 	/* no "incomplete_reason" on complete calls */
-	assert_true(jq(doc, "[.. | objects | select(.complete == true) | "
+	assert_true(t_jq(doc, "[.. | objects | select(.complete == true) | "
 			    "has(\"incomplete_reason\")] | any | not"));
 	free(doc);
 	kfit_ctree_free(t);
 
 	t = sample_tree(true);
 	doc = json_doc(t, NULL, false);
-	assert_true(jq(doc, ".threads[2] | .context == \"softirq\" and .cpu == 1 and "
+	assert_true(t_jq(doc, ".threads[2] | .context == \"softirq\" and .cpu == 1 and "
 			    ".calls[0].irq == \"softirq NET_RX\""));
 	free(doc);
 	kfit_ctree_free(t);
 
 	t = sampled_tree();
 	doc = json_doc(t, NULL, false);
-	assert_true(jq(doc, ".samples == 10 and .threads[0].pid == 77 and "
+	assert_true(t_jq(doc, ".samples == 10 and .threads[0].pid == 77 and "
 			    ".threads[0].comm == \"busy\" and .threads[0].samples == 10"));
-	assert_true(jq(doc, ".threads[0].children[0] | .name == \"main\" and "
+	assert_true(t_jq(doc, ".threads[0].children[0] | .name == \"main\" and "
 			    ".samples == 10 and .self == 0 and .kernel == false and "
 			    ".children[0].children[1] == {\"name\":\"sys_read\","
 			    "\"kernel\":true,\"samples\":1,\"self\":1,\"children\":[]}"));
@@ -467,21 +432,21 @@ static void test_json_deep(void **state)
 		call(t, 9, d, 2 * (deep - d), F, d, 0);
 	kfit_ctree_finish(t);
 	doc = json_doc(t, NULL, false);
-	if (have_jq()) {
+	if (t_have("jq")) {
 		/* shown to a depth, then what is left */
 		snprintf(expr, sizeof(expr), "[.. | objects | select(has(\"omitted\"))] | "
 			 "length == 1 and .[0].omitted > 0 and .[0].omitted < %d", deep);
-		assert_true(jq(doc, expr));
-		assert_true(jq(doc, "[.. | objects | select(has(\"name\"))] | length > 80"));
+		assert_true(t_jq(doc, expr));
+		assert_true(t_jq(doc, "[.. | objects | select(has(\"name\"))] | length > 80"));
 	}
 	free(doc);
 	/* the text has every level */
 	{
-		struct capture c;
+		struct t_cap c;
 		size_t lines = 0;
 		char *p;
 
-		kfit_tp_text(cap_open(&c), t, NULL);
+		kfit_tp_text(t_cap_open(&c), t, NULL);
 		fclose(c.f);
 		for (p = c.buf; *p; p++)
 			lines += *p == '\n';
@@ -524,13 +489,13 @@ static void test_random_render(void **state)
 {
 	static __u64 buf[2048];
 	__u64 x = 88172645463325252ULL;
-	bool check = have_jq();
+	bool check = t_have("jq");
 	int round, i;
 
 	(void)state;
 	for (round = 0; round < 40; round++) {
 		struct kfit_ctree *t = new_tree(round % 2);
-		struct capture c;
+		struct t_cap c;
 		char *doc;
 
 		for (i = 0; i < 2048; i++) {
@@ -543,12 +508,12 @@ static void test_random_render(void **state)
 		}
 		kfit_ctree_add_all(t, buf, sizeof(buf));
 		kfit_ctree_finish(t);
-		kfit_tp_text(cap_open(&c), t, NULL);
+		kfit_tp_text(t_cap_open(&c), t, NULL);
 		fclose(c.f);
 		free(c.buf);
 		doc = json_doc(t, NULL, false);
 		if (check && round < 8)
-			assert_true(jq(doc, "(.threads | type) == \"array\""));
+			assert_true(t_jq(doc, "(.threads | type) == \"array\""));
 		free(doc);
 		kfit_ctree_free(t);
 	}

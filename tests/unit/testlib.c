@@ -138,3 +138,64 @@ size_t t_self_mapping_size(unsigned long start)
 		fclose(f);
 	return size;
 }
+
+FILE *t_cap_open(struct t_cap *c)
+{
+	c->buf = NULL;
+	c->f = open_memstream(&c->buf, &c->len);
+	assert_non_null(c->f);
+	return c->f;
+}
+
+char *t_cap_close(struct t_cap *c)
+{
+	assert_int_equal(fclose(c->f), 0);
+	assert_non_null(c->buf);
+	return c->buf;
+}
+
+void t_to_file(const char *text, char *path, size_t size, const char *name,
+	       const char *suffix)
+{
+	FILE *f;
+	int fd;
+
+	snprintf(path, size, "/tmp/kfit-%s-XXXXXX%s", name, suffix);
+	fd = mkstemps(path, strlen(suffix));
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+int t_count(const char *s, const char *what)
+{
+	int n = 0;
+
+	while ((s = strstr(s, what))) {
+		n++;
+		s += strlen(what);
+	}
+	return n;
+}
+
+bool t_have(const char *tool)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null", tool);
+	return system(cmd) == 0;
+}
+
+bool t_jq(const char *doc, const char *expr)
+{
+	char path[64], cmd[1024];
+	int rc;
+
+	t_to_file(doc, path, sizeof(path), "jq", ".json");
+	snprintf(cmd, sizeof(cmd), "jq -e '%s' %s >/dev/null", expr, path);
+	rc = system(cmd);
+	unlink(path);
+	return rc == 0;
+}

@@ -2,10 +2,36 @@
 #ifndef KFIT_TESTLIB_H
 #define KFIT_TESTLIB_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* What fn wrote on stderr, NUL-terminated in buf (cut at len - 1) */
 const char *t_stderr_of(void (*fn)(void), char *buf, size_t len);
+
+/* Output into memory: t_cap_open's stream; t_cap_close closes it and
+ * gives the text written, NUL-terminated (the caller frees it) */
+struct t_cap {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+FILE *t_cap_open(struct t_cap *c);
+char *t_cap_close(struct t_cap *c);
+
+/* TEXT into a new file /tmp/kfit-NAME-XXXXXX<SUFFIX>, its path into path
+ * (size bytes); the caller unlinks it */
+void t_to_file(const char *text, char *path, size_t size, const char *name,
+	       const char *suffix);
+
+/* How many times WHAT stands in S, not overlapping */
+int t_count(const char *s, const char *what);
+
+/* Whether the command TOOL is on PATH */
+bool t_have(const char *tool);
+
+/* Whether jq -e EXPR holds on the JSON document DOC */
+bool t_jq(const char *doc, const char *expr);
 
 /* Remove a test's temporary tree; 0 or -1 */
 int t_rm_rf(const char *dir);
