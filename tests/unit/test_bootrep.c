@@ -727,6 +727,20 @@ static void test_text_empty(void **state)
 	free(t);
 	k.init_ns = 0;
 	k.init_path[0] = 0;
+	/* a dmesg read without --kallsyms: the levels are unknown, and said */
+	{
+		struct kfit_initcall c = { .fn = "foo_init", .start_ns = 1000,
+					   .end_ns = 3000, .dur_ns = 2000, .finished = true };
+
+		k.calls = &c;
+		k.ncalls = 1;
+		t = text_of(&k, NULL, NULL);
+		after(t, NULL, "  levels: 1 initcall not named in the record (dmesg has no "
+		      "level lines; --kallsyms FILE");
+		free(t);
+		k.calls = NULL;
+		k.ncalls = 0;
+	}
 	/* garbled and lost kernel records are said */
 	k.garbled = 2;
 	k.entries_written = 100;
