@@ -1486,7 +1486,7 @@ const struct kfit_bootlog *kfit_bootlog_pick(const struct kfit_bootlog *dmesg,
 	}
 	if (!hd || !ht) {
 		p = hd ? dmesg : trace;
-		note_f(note, notelen, "%s: %s", kfit_bootsrc_name(p->src), p->why);
+		note_f(note, notelen, "%s", p->why);
 		note_f(note, notelen, "; %s", hd ? "no trace with initcall events" :
 		       "no dmesg with initcall_debug");
 		return p;
