@@ -4,7 +4,7 @@
 # the VM, booted to the end of the scripted boot tests/vm/bootsum_boot.sh
 # (processes, module loads, direct reads from a virtio disk), as
 #   plain:     the VM's /init as the first process
-#   early:     rdinit=bootsum -- --early -- /init (recording everything)
+#   early:     rdinit=bootsum -- --early /init (recording everything)
 #   bootchart: rdinit=systemd-bootchart -- -i /init (sampling /proc at 25 Hz)
 # with the same kernel words (initcall_debug, the initcall trace events),
 # interleaved, ROUNDS times. Per row, medians: the boot clock at the end of
