@@ -49,7 +49,10 @@ static bool user_only(struct kfit_event *e)
 		return false;
 	a->exclude_kernel = a->exclude_hv = 1;
 	kfit_warn("%s: counting user space only (perf_event_paranoid forbids the kernel without CAP_PERFMON)",
-		  e->name);
+		  e->label);
+	/* the label too, unless name= chose it */
+	if (!strcmp(e->label, e->name) && strlen(e->label) + 2 < sizeof(e->label))
+		strcat(e->label, ":u");
 	if (strlen(e->name) + 2 < sizeof(e->name))
 		strcat(e->name, ":u");
 	return true;
