@@ -693,10 +693,10 @@ static char *column_name(const struct kfit_event *e)
 	char *s;
 
 	if (is_clock(e))
-		return asprintf(&s, "%s (ms)", e->name) < 0 ? NULL : s;
+		return asprintf(&s, "%s (ms)", e->label) < 0 ? NULL : s;
 	if (*e->unit)
-		return asprintf(&s, "%s (%s)", e->name, e->unit) < 0 ? NULL : s;
-	return strdup(e->name);
+		return asprintf(&s, "%s (%s)", e->label, e->unit) < 0 ? NULL : s;
+	return strdup(e->label);
 }
 
 static void row_cells(struct kfit_table *t, int cpu, __u64 elapsed)
@@ -721,11 +721,13 @@ static void row_cells(struct kfit_table *t, int cpu, __u64 elapsed)
 
 static int print_counts_table(__u64 elapsed)
 {
-	const char *h[2 + PMC_MAX_EVENTS + NRATIOS + 1];
-	char align[2 + PMC_MAX_EVENTS + NRATIOS + 2];
-	struct kfit_table *t;
+	const char **h = calloc(env.evl.n + NRATIOS + 3, sizeof(*h));
+	char *align = calloc(env.evl.n + NRATIOS + 4, 1);
+	struct kfit_table *t = NULL;
 	int ev, r, n = 0, cpu;
 
+	if (!h || !align)
+		goto out;
 	h[n] = "CPU";
 	align[n++] = 'l';
 	for (ev = 0; ev < env.evl.n; ev++) {
@@ -742,6 +744,9 @@ static int print_counts_table(__u64 elapsed)
 	t = kfit_table_new(n, h, align);
 	for (ev = 0; ev < env.evl.n; ev++)
 		free((char *)h[1 + ev]);
+out:
+	free(h);
+	free(align);
 	if (!t)
 		return -ENOMEM;
 	for (cpu = 0; cpu < env.ncpus && per_cpu_rows(); cpu++) {
@@ -843,6 +848,7 @@ static int print_tasks_table(void)
 	struct figure f;
 	int i, ev, n;
 
+	/* --per-task keeps at most PMC_MAX_EVENTS (check_args says so) */
 	v = sorted_tasks(&n);
 	if (!v)
 		return -ENOMEM;
@@ -1150,6 +1156,11 @@ static int check_args(int first, int argc, char **argv)
 	}
 	if (!env.evl.n && default_events())
 		return -1;
+	if (env.per_task && env.evl.n > PMC_MAX_EVENTS) {
+		fprintf(stderr, "pmcstat: --per-task counts at most %d events (%d given)\n",
+			PMC_MAX_EVENTS, env.evl.n);
+		return -1;
+	}
 	return 0;
 }
 
@@ -1232,6 +1243,7 @@ static void cleanup(void)
 	free(env.threads);
 	free(env.tasks);
 	free(env.ptasks);
+	kfit_event_list_free(&env.evl);
 }
 
 int main(int argc, char **argv)

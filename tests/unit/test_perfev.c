@@ -114,6 +114,7 @@ static void test_group_on_task(void **state)
 	kfit_perf_set_close(&s);
 	assert_int_equal(s.n, 0);
 	assert_null(s.c);
+	kfit_event_list_free(&l);
 }
 
 /* Whether cpu is online (cpu0 often has no "online" file: it stays) */
@@ -164,6 +165,7 @@ static void test_per_cpu(void **state)
 	}
 	kfit_perf_set_close(&s);
 	free(cpus);
+	kfit_event_list_free(&l);
 }
 
 /* A pid that has ended */
@@ -197,6 +199,7 @@ static void test_gone_tasks(void **state)
 	assert_int_equal(s.n, 1);
 	assert_int_equal(s.err[0], 0);
 	kfit_perf_set_close(&s);
+	kfit_event_list_free(&l);
 }
 
 /* A member whose leader could not open is not opened alone */
@@ -214,6 +217,7 @@ static void test_member_without_leader(void **state)
 	assert_int_equal(s.err[0], -ESRCH);
 	assert_int_equal(s.err[1], -ESRCH);
 	kfit_perf_set_close(&s);
+	kfit_event_list_free(&l);
 }
 
 int main(void)
