@@ -1145,7 +1145,8 @@ static int parse_event_terms(struct parse *p, struct kfit_event *e, char *s)
 		return fail(p, "unexpected '%s' after the closing '/' in '%s'", close + 1, s);
 	*close = '\0';
 	terms = open + 1;
-	while (*terms && (t = strsep(&terms, ",")) != NULL) {
+	/* "cycles//" has none */
+	while (terms != close && (t = strsep(&terms, ",")) != NULL) {
 		v = strchr(t, '=');
 		if (v)
 			*v++ = '\0';
