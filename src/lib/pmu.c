@@ -1522,9 +1522,20 @@ const char *kfit_event_why(const struct kfit_event *e, int err,
 	case EMFILE:
 		snprintf(buf, len, "too many open files (raise ulimit -n)");
 		break;
+	case ENOSPC:
+		if (e->attr.type == PERF_TYPE_BREAKPOINT)
+			snprintf(buf, len, "no debug register left (x86 has 4 per CPU, for every breakpoint there)");
+		else
+			snprintf(buf, len, "%s", strerror(err));
+		break;
 	case EINVAL:
+		/* x86 traps on writes, reads and writes, or execution */
+		if (e->attr.type == PERF_TYPE_BREAKPOINT && e->attr.bp_type == HW_BREAKPOINT_R)
+			snprintf(buf, len, "x86 breakpoints cannot trap reads alone: use :rw");
+		else if (e->attr.type == PERF_TYPE_BREAKPOINT)
+			snprintf(buf, len, "the kernel refused this breakpoint: LEN must be 1, 2, 4 or 8 (8 for :x) and ADDR a multiple of it");
 		/* uncore-like PMUs (msr, power) count everything or nothing */
-		if (!cpu && (e->attr.exclude_user || e->attr.exclude_kernel))
+		else if (!cpu && (e->attr.exclude_user || e->attr.exclude_kernel))
 			snprintf(buf, len, "the %s PMU cannot count by privilege level: drop the :u/:k/:h modifier",
 				 e->pmu);
 		else
