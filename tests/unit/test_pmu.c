@@ -455,6 +455,7 @@ static void test_lists(void **state)
 	assert_string_equal(l.ev[5].name, "sched:sched_switch");
 	assert_int_equal(l.ev[5].leader, 5);
 	assert_false(l.ev[5].grouped);
+	kfit_event_list_free(&l);
 }
 
 static void test_groups(void **state)
@@ -516,6 +517,7 @@ static void test_groups(void **state)
 	assert_int_equal(l.n, 13);
 	assert_true(l.ev[12].grouped);
 	assert_int_equal(l.ev[12].leader, 12);
+	kfit_event_list_free(&l);
 }
 
 static void test_syntax_errors(void **state)
@@ -568,6 +570,7 @@ static void test_syntax_errors(void **state)
 	assert_int_equal(kfit_events_parse(&l, "cyles", &env, err, 8), -1);
 	assert_string_equal(err, "unknown");
 	assert_int_equal(l.n, 0);
+	kfit_event_list_free(&l);
 }
 
 static void test_unknown(void **state)
@@ -764,6 +767,7 @@ static void test_long_input(void **state)
 	memset(spec + off, 'n', 200);
 	snprintf(spec + off + 200, sizeof(spec) - off - 200, "/");
 	parse_err(spec, "too long (at most 127 characters)");
+	kfit_event_list_free(&l);
 }
 
 static struct kfit_event ev_of(const char *spec)
@@ -945,6 +949,7 @@ static void test_real_sys(void **state)
 		assert_has(buf, "no hardware PMU");
 		assert_has(buf, "msr/");
 	}
+	kfit_event_list_free(&l);
 }
 
 /* The kernel takes what the parser makes */
@@ -979,6 +984,7 @@ static void test_real_open(void **state)
 	if (access(REAL_SYSFS "/cpu", F_OK) && access(REAL_SYSFS "/cpu_core", F_OK) &&
 	    err == ENOENT)
 		assert_has(buf, "no hardware PMU");
+	kfit_event_list_free(&l);
 }
 
 /* perf's other forms, on the fixture machine */
