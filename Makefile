@@ -172,6 +172,9 @@ $(OUT)/tests/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -O1 $(STATIC_LDFLAGS) $< -o $@ -lpthread
 
+# Breakpoints are set on its addresses before it runs: no PIE, fixed addresses
+$(OUT)/tests/bpwrite: KFIT_CFLAGS += -fno-pie -no-pie
+
 # Sampled: its user stacks are walked by frame pointers
 $(OUT)/tests/cghot: KFIT_CFLAGS += -fno-omit-frame-pointer
 

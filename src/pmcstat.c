@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
@@ -31,6 +32,9 @@
 enum {
 	OPT_AGGR = 256, OPT_PER_TASK,
 };
+
+/* Up to this many events, a column each; more (a glob): a row each */
+#define COLUMNS_MAX 8
 
 static const struct kfit_opt pmcstat_opts[] = {
 	{ "event", 'e', "LIST", "events to count (perf syntax; -l lists them)" },
@@ -318,7 +322,54 @@ static int choose_threads(void)
 	return one_thread(env.c.tid);
 }
 
+/*
+ * How an event is shown: its label (the name= term, else as written),
+ * inside its group's name when the group has one: "group1{cycles}".
+ */
+static const char *shown_name(const struct kfit_event *e)
+{
+	static char buf[KFIT_EVENT_NAME_LEN + 40];
+
+	if (!e->group[0])
+		return e->label;
+	snprintf(buf, sizeof(buf), "%s{%s}", e->group, e->label);
+	return buf;
+}
+
+/* For messages: the label, and what was written when name= renamed it */
+static const char *said_name(const struct kfit_event *e)
+{
+	static char buf[2 * KFIT_EVENT_NAME_LEN + 48];
+
+	/* its own copy: shown_name()'s buffer is reused for a leader's name */
+	if (!strcmp(e->label, e->name))
+		snprintf(buf, sizeof(buf), "%s", shown_name(e));
+	else
+		snprintf(buf, sizeof(buf), "%s (%s)", shown_name(e), e->name);
+	return buf;
+}
+
 /* ---- counters ------------------------------------------------------------- */
+
+/* A tracepoint glob opens hundreds of counters: one fd each per CPU */
+static void check_nofile(void)
+{
+	long need = (long)env.evl.n * env.nthreads;
+	struct rlimit rl;
+	int cpu;
+
+	if (system_wide()) {
+		for (need = 0, cpu = 0; cpu < env.ncpus; cpu++)
+			need += env.cpu_on[cpu];
+		need *= env.evl.n;
+	}
+	kfit_raise_nofile();
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return;
+	if ((rlim_t)need + 64 > rl.rlim_cur)
+		kfit_warn("%d events need %ld file descriptors, about RLIMIT_NOFILE (%llu) or more: the last ones will be refused",
+			  env.evl.n, need, (unsigned long long)rl.rlim_cur);
+}
 
 /* Opens what it can; an event that opens nowhere keeps its first error */
 static int open_counters(void)
@@ -333,8 +384,29 @@ static int open_counters(void)
 		.enable_on_exec = env.cmd && !env.per_task,
 	};
 
-	kfit_raise_nofile();
+	check_nofile();
 	return kfit_perf_set_open(&env.ctrs, &env.evl, &w);
+}
+
+/* Why event ev opened nowhere */
+static const char *event_why(int ev, char *buf, size_t len)
+{
+	const struct kfit_event *e = &env.evl.ev[ev];
+	int err = env.ctrs.err[ev];
+	struct rlimit rl;
+
+	/* a member fails with its leader: say so, not the leader's reason */
+	if (e->leader != ev && env.ctrs.err[e->leader]) {
+		snprintf(buf, len, "not counted: its group's leader %s was refused",
+			 shown_name(&env.evl.ev[e->leader]));
+		return buf;
+	}
+	if (err == -EMFILE && !getrlimit(RLIMIT_NOFILE, &rl)) {
+		snprintf(buf, len, "no file descriptor left (RLIMIT_NOFILE %llu)",
+			 (unsigned long long)rl.rlim_cur);
+		return buf;
+	}
+	return kfit_event_why(e, err, &env.pmu, buf, len);
 }
 
 static int report_unsupported(void)
@@ -347,9 +419,8 @@ static int report_unsupported(void)
 			n++;
 			continue;
 		}
-		kfit_err("%s: %s", env.evl.ev[ev].name,
-			 kfit_event_why(&env.evl.ev[ev], env.ctrs.err[ev], &env.pmu,
-					why, sizeof(why)));
+		kfit_err("%s: %s", said_name(&env.evl.ev[ev]),
+			 event_why(ev, why, sizeof(why)));
 	}
 	if (!n)
 		kfit_err("no event could be counted");
@@ -669,23 +740,32 @@ static void cpus_text(char *buf, size_t len)
 	}
 }
 
-static void value_cell(struct kfit_table *t, const struct kfit_event *e,
+static void value_text(char *buf, size_t len, const struct kfit_event *e,
 		       const struct figure *f)
 {
 	char pct[16] = "";
 
 	if (f->status) {
-		kfit_table_cell(t, "%s", status_text[f->status]);
+		snprintf(buf, len, "%s", status_text[f->status]);
 		return;
 	}
 	if (f->running < f->enabled)
 		snprintf(pct, sizeof(pct), " (%.0f%%)", 100.0 * f->running / f->enabled);
 	if (is_clock(e))
-		kfit_table_cell(t, "%.2f%s", f->value / 1e6, pct);
+		snprintf(buf, len, "%.2f%s", f->value / 1e6, pct);
 	else if (e->scale != 1.0)
-		kfit_table_cell(t, "%.4g%s", f->value * e->scale, pct);
+		snprintf(buf, len, "%.4g%s", f->value * e->scale, pct);
 	else
-		kfit_table_cell(t, "%.0f%s", f->value, pct);
+		snprintf(buf, len, "%.0f%s", f->value, pct);
+}
+
+static void value_cell(struct kfit_table *t, const struct kfit_event *e,
+		       const struct figure *f)
+{
+	char buf[64];
+
+	value_text(buf, sizeof(buf), e, f);
+	kfit_table_cell(t, "%s", buf);
 }
 
 static char *column_name(const struct kfit_event *e)
@@ -693,67 +773,180 @@ static char *column_name(const struct kfit_event *e)
 	char *s;
 
 	if (is_clock(e))
-		return asprintf(&s, "%s (ms)", e->name) < 0 ? NULL : s;
+		return asprintf(&s, "%s (ms)", shown_name(e)) < 0 ? NULL : s;
 	if (*e->unit)
-		return asprintf(&s, "%s (%s)", e->name, e->unit) < 0 ? NULL : s;
-	return strdup(e->name);
+		return asprintf(&s, "%s (%s)", shown_name(e), e->unit) < 0 ? NULL : s;
+	return strdup(shown_name(e));
 }
 
-static void row_cells(struct kfit_table *t, int cpu, __u64 elapsed)
+/*
+ * What the counts table shows: each event, then each ratio that applies
+ * (item >= evl.n: ratio item - evl.n), for a CPU or the total (cpu -1).
+ */
+static int nitems(void)
+{
+	int r, n = env.evl.n;
+
+	for (r = 0; r <= NRATIOS; r++)
+		n += ratio_shown(r);
+	return n;
+}
+
+/* The ratio of item i, i >= evl.n */
+static int item_ratio(int i)
+{
+	int r;
+
+	i -= env.evl.n;
+	for (r = 0; r <= NRATIOS; r++)
+		if (ratio_shown(r) && i-- == 0)
+			break;
+	return r;
+}
+
+static char *item_name(int i)
+{
+	if (i < env.evl.n)
+		return column_name(&env.evl.ev[i]);
+	return strdup(ratio_name(item_ratio(i)));
+}
+
+static void item_text(char *buf, size_t len, int i, int cpu, __u64 elapsed)
 {
 	struct figure f;
 	double v;
-	int ev, r;
 
-	for (ev = 0; ev < env.evl.n; ev++) {
-		f = figure_at(ev, cpu);
-		value_cell(t, &env.evl.ev[ev], &f);
+	if (i < env.evl.n) {
+		f = figure_at(i, cpu);
+		value_text(buf, len, &env.evl.ev[i], &f);
+	} else if (ratio_value(item_ratio(i), cpu, elapsed, &v)) {
+		snprintf(buf, len, "%.2f", v);
+	} else {
+		snprintf(buf, len, "-");
 	}
-	for (r = 0; r <= NRATIOS; r++) {
-		if (!ratio_shown(r))
-			continue;
-		if (ratio_value(r, cpu, elapsed, &v))
-			kfit_table_cell(t, "%.2f", v);
-		else
-			kfit_table_cell(t, "-");
+}
+
+static void cpu_label(char *buf, size_t len, int cpu)
+{
+	if (cpu < 0)
+		snprintf(buf, len, "total");
+	else
+		snprintf(buf, len, "%d", cpu);
+}
+
+/* The rows of the counts table: the counted CPUs when shown, then -1 (total) */
+static int row_cpus(int *cpus)
+{
+	int cpu, n = 0;
+
+	for (cpu = 0; cpu < env.ncpus && per_cpu_rows(); cpu++)
+		if (env.cpu_on[cpu])
+			cpus[n++] = cpu;
+	cpus[n++] = -1;
+	return n;
+}
+
+/* A table of ncols columns: first, then names[0..ncols-2], right aligned */
+static struct kfit_table *new_table(int ncols, const char *first, char **names)
+{
+	const char **h = calloc(ncols, sizeof(*h));
+	char *align = calloc(ncols + 1, 1);
+	struct kfit_table *t = NULL;
+	int i;
+
+	if (h && align) {
+		h[0] = first;
+		align[0] = 'l';
+		for (i = 1; i < ncols; i++) {
+			h[i] = names[i - 1] ? names[i - 1] : "?";
+			align[i] = 'r';
+		}
+		t = kfit_table_new(ncols, h, align);
 	}
+	free(h);
+	free(align);
+	return t;
+}
+
+/* One column per event and ratio, one row per CPU */
+static struct kfit_table *counts_by_column(int n, const int *cpus, int ncpus,
+					   __u64 elapsed)
+{
+	struct kfit_table *t;
+	char **names, buf[64];
+	int i, c;
+
+	names = calloc(n, sizeof(*names));
+	if (!names)
+		return NULL;
+	for (i = 0; i < n; i++)
+		names[i] = item_name(i);
+	t = new_table(n + 1, "CPU", names);
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	for (c = 0; t && c < ncpus; c++) {
+		kfit_table_row(t);
+		cpu_label(buf, sizeof(buf), cpus[c]);
+		kfit_table_cell(t, "%s", buf);
+		for (i = 0; i < n; i++) {
+			item_text(buf, sizeof(buf), i, cpus[c], elapsed);
+			kfit_table_cell(t, "%s", buf);
+		}
+	}
+	return t;
+}
+
+/* Many events (a tracepoint glob): one row per event and ratio, as perf */
+static struct kfit_table *counts_by_row(int n, const int *cpus, int ncpus,
+					__u64 elapsed)
+{
+	struct kfit_table *t;
+	char **names, buf[64];
+	int i, c;
+
+	names = calloc(ncpus, sizeof(*names));
+	if (!names)
+		return NULL;
+	for (c = 0; c < ncpus; c++)
+		if (cpus[c] < 0)
+			names[c] = strdup("total");
+		else if (asprintf(&names[c], "CPU %d", cpus[c]) < 0)
+			names[c] = NULL;
+	t = new_table(ncpus + 1, "EVENT", names);
+	for (c = 0; c < ncpus; c++)
+		free(names[c]);
+	free(names);
+	for (i = 0; t && i < n; i++) {
+		char *name = item_name(i);
+
+		kfit_table_row(t);
+		kfit_table_cell(t, "%s", name ? name : "?");
+		free(name);
+		for (c = 0; c < ncpus; c++) {
+			item_text(buf, sizeof(buf), i, cpus[c], elapsed);
+			kfit_table_cell(t, "%s", buf);
+		}
+	}
+	return t;
 }
 
 static int print_counts_table(__u64 elapsed)
 {
-	const char *h[2 + PMC_MAX_EVENTS + NRATIOS + 1];
-	char align[2 + PMC_MAX_EVENTS + NRATIOS + 2];
+	int *cpus = malloc((env.ncpus + 1) * sizeof(*cpus));
 	struct kfit_table *t;
-	int ev, r, n = 0, cpu;
+	int n;
 
-	h[n] = "CPU";
-	align[n++] = 'l';
-	for (ev = 0; ev < env.evl.n; ev++) {
-		h[n] = column_name(&env.evl.ev[ev]);
-		align[n++] = 'r';
-	}
-	for (r = 0; r <= NRATIOS; r++) {
-		if (!ratio_shown(r))
-			continue;
-		h[n] = ratio_name(r);
-		align[n++] = 'r';
-	}
-	align[n] = 0;
-	t = kfit_table_new(n, h, align);
-	for (ev = 0; ev < env.evl.n; ev++)
-		free((char *)h[1 + ev]);
+	if (!cpus)
+		return -ENOMEM;
+	n = row_cpus(cpus);
+	if (env.evl.n <= COLUMNS_MAX)
+		t = counts_by_column(nitems(), cpus, n, elapsed);
+	else
+		t = counts_by_row(nitems(), cpus, n, elapsed);
+	free(cpus);
 	if (!t)
 		return -ENOMEM;
-	for (cpu = 0; cpu < env.ncpus && per_cpu_rows(); cpu++) {
-		if (!env.cpu_on[cpu])
-			continue;
-		kfit_table_row(t);
-		kfit_table_cell(t, "%d", cpu);
-		row_cells(t, cpu, elapsed);
-	}
-	kfit_table_row(t);
-	kfit_table_cell(t, "total");
-	row_cells(t, -1, elapsed);
 	kfit_table_print(t, stdout);
 	kfit_table_free(t);
 	return 0;
@@ -924,7 +1117,8 @@ static void json_count(struct kfit_json *j, int ev, int cpu)
 	struct figure f = figure_at(ev, cpu);
 
 	kfit_json_begin_object(j, NULL);
-	kfit_json_str(j, "event", e->name);
+	kfit_json_str(j, "event", e->label);
+	kfit_json_str(j, "group", e->group);
 	if (cpu >= 0)
 		kfit_json_u64(j, "cpu", cpu);
 	if (f.status)
@@ -962,7 +1156,8 @@ static void json_tasks(struct kfit_json *j)
 		for (ev = 0; ev < env.evl.n; ev++) {
 			f = task_figure(&v[i], ev);
 			kfit_json_begin_object(j, NULL);
-			kfit_json_str(j, "event", env.evl.ev[ev].name);
+			kfit_json_str(j, "event", env.evl.ev[ev].label);
+			kfit_json_str(j, "group", env.evl.ev[ev].group);
 			if (f.status)
 				kfit_json_null(j, "value");
 			else
@@ -1015,9 +1210,10 @@ static void print_json(__u64 now, __u64 elapsed)
 		if (!env.ctrs.err[ev])
 			continue;
 		kfit_json_begin_object(&j, NULL);
-		kfit_json_str(&j, "event", env.evl.ev[ev].name);
-		kfit_json_str(&j, "reason", kfit_event_why(&env.evl.ev[ev],
-				env.ctrs.err[ev], &env.pmu, why, sizeof(why)));
+		kfit_json_str(&j, "event", env.evl.ev[ev].label);
+		kfit_json_str(&j, "group", env.evl.ev[ev].group);
+		kfit_json_str(&j, "written", env.evl.ev[ev].name);
+		kfit_json_str(&j, "reason", event_why(ev, why, sizeof(why)));
 		kfit_json_end_object(&j);
 	}
 	kfit_json_end_array(&j);
@@ -1045,7 +1241,7 @@ static void csv_row(int ev, int cpu, __u64 now)
 		printf("%d%s", cpu, s);
 	else
 		printf("total%s", s);
-	printf("%s%s", e->name, s);
+	printf("%s%s", shown_name(e), s);
 	if (f.status)
 		printf("%s%s", status_text[f.status], s);
 	else
@@ -1150,6 +1346,11 @@ static int check_args(int first, int argc, char **argv)
 	}
 	if (!env.evl.n && default_events())
 		return -1;
+	if (env.per_task && env.evl.n > PMC_MAX_EVENTS) {
+		fprintf(stderr, "pmcstat: --per-task counts at most %d events (%d given)\n",
+			PMC_MAX_EVENTS, env.evl.n);
+		return -1;
+	}
 	return 0;
 }
 
@@ -1232,6 +1433,7 @@ static void cleanup(void)
 	free(env.threads);
 	free(env.tasks);
 	free(env.ptasks);
+	kfit_event_list_free(&env.evl);
 }
 
 int main(int argc, char **argv)
@@ -1239,10 +1441,13 @@ int main(int argc, char **argv)
 	int first, err;
 
 	first = kfit_parse_args(&tool, &env.c, argc, argv);
-	if (first < 0 || check_args(first, argc, argv))
+	if (first < 0 || check_args(first, argc, argv)) {
+		kfit_event_list_free(&env.evl);
 		return 2;
+	}
 	if (env.list) {
 		kfit_events_list(stdout, &env.pmu);
+		kfit_event_list_free(&env.evl);
 		return 0;
 	}
 	kfit_setup("pmcstat", &env.c);

@@ -3,7 +3,7 @@
 #ifndef KFIT_PMCSTAT_H
 #define KFIT_PMCSTAT_H
 
-#define PMC_MAX_EVENTS 16	/* KFIT_MAX_EVENTS */
+#define PMC_MAX_EVENTS 16	/* events --per-task counts (its BPF maps) */
 #define PMC_TASKS 16384		/* default size of the tasks map */
 
 /* What bpf_perf_event_read_value() gives: struct bpf_perf_event_value */

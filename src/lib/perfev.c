@@ -49,7 +49,10 @@ static bool user_only(struct kfit_event *e)
 		return false;
 	a->exclude_kernel = a->exclude_hv = 1;
 	kfit_warn("%s: counting user space only (perf_event_paranoid forbids the kernel without CAP_PERFMON)",
-		  e->name);
+		  e->label);
+	/* the label too, unless name= chose it */
+	if (!strcmp(e->label, e->name) && strlen(e->label) + 2 < sizeof(e->label))
+		strcat(e->label, ":u");
 	if (strlen(e->name) + 2 < sizeof(e->name))
 		strcat(e->name, ":u");
 	return true;
@@ -76,6 +79,17 @@ static int open_event(struct kfit_perf_set *s, struct kfit_event_list *l,
 			return s->err[e->leader] ? s->err[e->leader] : -EINVAL;
 	}
 	fd = kfit_perf_open(&a, tid, cpu, group);
+	/*
+	 * perf's default exclude_guest is refused by PMUs that cannot tell
+	 * guest from host (msr, breakpoints on some kernels): perf retries
+	 * without it, and so do we
+	 */
+	if (fd == -EINVAL && a.exclude_guest && !e->gh) {
+		a.exclude_guest = 0;
+		fd = kfit_perf_open(&a, tid, cpu, group);
+		if (fd >= 0)
+			e->attr.exclude_guest = 0;
+	}
 	if ((fd == -EACCES || fd == -EPERM) && user_only(e)) {
 		a.exclude_kernel = a.exclude_hv = 1;
 		fd = kfit_perf_open(&a, tid, cpu, group);

@@ -15,16 +15,23 @@
  *   r13c					PERF_TYPE_RAW, config 0x13c
  *   msr/tsc/, cpu/event=0x3c,umask=0x01/	a PMU under sysfs, its format/
  *						fields and events/ aliases
- *   sched:sched_switch				PERF_TYPE_TRACEPOINT (tracefs id)
- * with modifiers :u :k :h (any mix), lists "a,b", groups "{a,b}" (a
- * modifier after the brace applies to every member).
+ *   sched:sched_switch, 'syscalls:sys_enter_*'	PERF_TYPE_TRACEPOINT (tracefs
+ *						id), one event per match
+ *   mem:ADDR[/LEN][:rwx]			PERF_TYPE_BREAKPOINT
+ *   TYPE:CONFIG (1:1)				that type and config
+ *   EVENT/name=x,config=N,.../			terms on any of the above
+ * with perf's modifiers (:u :k :h :G :H :I :p..ppp :P :S :D :e, the
+ * meaning perf gives them), lists "a,b", groups "{a,b}" and named groups
+ * "name{a,b}" (a modifier after the brace applies to every member).
  */
 
-#define KFIT_MAX_EVENTS 16
+#define KFIT_MAX_EVENTS 4096
 #define KFIT_EVENT_NAME_LEN 128
 
 struct kfit_event {
 	char name[KFIT_EVENT_NAME_LEN];	/* as written, modifiers included */
+	char label[KFIT_EVENT_NAME_LEN];	/* its column: the name= term, else name */
+	char group[32];		/* the group's name ("g1" of g1{a,b}), or "" */
 	struct perf_event_attr attr;	/* size, type, config*, exclude_* set */
 	int leader;		/* index of its group leader; its own index if alone */
 	bool grouped;		/* written inside { } */
@@ -32,12 +39,16 @@ struct kfit_event {
 				   cache, raw) or the sysfs PMU's name */
 	char unit[16];		/* "ns" for the clocks, a PMU's events/X.unit, or "" */
 	double scale;		/* a PMU's events/X.scale, else 1.0 */
+	bool gh;		/* :G or :H was given (perf's exclude_GH) */
 };
 
+/* Zeroed, it is empty; kfit_event_list_free() gives its memory back */
 struct kfit_event_list {
-	int n;
-	struct kfit_event ev[KFIT_MAX_EVENTS];
+	int n, cap;
+	struct kfit_event *ev;
 };
+
+void kfit_event_list_free(struct kfit_event_list *l);
 
 /* Where to look; NULL fields mean the real locations */
 struct kfit_pmu_env {
@@ -48,7 +59,9 @@ struct kfit_pmu_env {
 /*
  * Parse one -e argument and append its events to l. Returns 0, or -1 with
  * a one-line reason in err (no trailing newline, no tool name), e.g.
- * "unknown event 'cyles' (did you mean 'cycles'?)".
+ * "unknown event 'cyles' (did you mean 'cycles'?)"; l then holds what it
+ * held before. Past KFIT_MAX_EVENTS in all: "too many events: N (at most
+ * 4096)".
  */
 int kfit_events_parse(struct kfit_event_list *l, const char *spec,
 		      const struct kfit_pmu_env *env, char *err, size_t errlen);

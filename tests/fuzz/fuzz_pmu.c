@@ -71,6 +71,8 @@ static void check(const struct kfit_event_list *l, int before)
 
 		/* Strings the tools print: terminated within their arrays */
 		if (!memchr(e->name, '\0', sizeof(e->name)) ||
+		    !memchr(e->label, '\0', sizeof(e->label)) || !e->label[0] ||
+		    !memchr(e->group, '\0', sizeof(e->group)) ||
 		    !memchr(e->pmu, '\0', sizeof(e->pmu)) ||
 		    !memchr(e->unit, '\0', sizeof(e->unit)))
 			abort();
@@ -108,6 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check(&l, n);
 	}
 	kfit_events_list(devnull, &env);
+	kfit_event_list_free(&l);
 	free(spec);
 	return 0;
 }

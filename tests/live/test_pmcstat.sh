@@ -166,14 +166,15 @@ else
 			(select((.running_ns | type) == "number" and (.enabled_ns | type) == "number" and
 				.running_ns > .enabled_ns) | "\($e) \($c): running_ns > enabled_ns"),
 			(select((.unit | type) != "string") | "\($e) \($c): unit is not a string"),
+			(select((.group | type) != "string") | "\($e) \($c): group is not a string"),
 			(select((.event | tostring | test("^(cpu|task)-clock")) and .unit != "ns")
 				| "\($e) \($c): unit \(.unit | tojson), expected \"ns\"")),
-		(. as $d | [.counts[].event] | unique[] as $e |
-			[$d.counts[] | select(.event == $e and has("cpu"))] as $rows |
-			[$d.counts[] | select(.event == $e and (has("cpu") | not))] as $tot |
-			(select(($tot | length) != 1) | "\($e): \($tot | length) total records, expected 1"),
-			(select(($rows | map(.cpu) | length) != ($rows | map(.cpu) | unique | length))
-				| "\($e): a CPU appears twice"),
+		(. as $d | [.counts[] | [.group, .event]] | unique[] as $k | ($k | map(tostring) | join("/")) as $e |
+			[$d.counts[] | select([.group, .event] == $k and has("cpu"))] as $rows |
+			[$d.counts[] | select([.group, .event] == $k and (has("cpu") | not))] as $tot |
+			(select(($tot | length) < 1) | "\($e): no total record"),
+			(select(($rows | map(.cpu) | length) != ($rows | map(.cpu) | unique | length) * ($tot | length))
+				| "\($e): CPUs not once per total record (the same event given \($tot | length) times)"),
 			(select(($tot | length) == 1 and ($rows | length) > 0 and $tot[0].status == "counted" and
 				($rows | all(.status == "counted" and .running_ns == .enabled_ns)) and
 				($rows | map(.value) | add) != $tot[0].value)
@@ -407,6 +408,260 @@ test_tracepoint_syscall_exact() {
 		return
 	fi
 	tp_exact syscalls:sys_enter_getppid 1000 getppid 1000
+}
+
+# ---- breakpoints and tracepoint globs ------------------------------------------
+
+BW="$KFIT_HELPERS/bpwrite"
+
+# The values of the total records, in the order of the events
+totals_in_order() {	# FILE
+	awk -F'\t' '$1 == "c" && $2 == "total" { print $4 }' "$1.kv"
+}
+
+# The labels of the total records, in order
+labels_in_order() {	# FILE
+	awk -F'\t' '$1 == "c" && $2 == "total" { print $3 }' "$1.kv"
+}
+
+# perf.csv's values, in the order of its lines
+perf_in_order() {
+	grep -v '^#' "$T_TMP/perf.csv" | grep . | cut -d, -f1
+}
+
+# bpwrite writes a variable W times, reads it R times and calls a function
+# W times, at addresses fixed at build time: breakpoints on them count
+# exactly that, in pmcstat and in perf stat alike
+test_breakpoint_counts_writes() {
+	need_tool
+	local w=5000 r=3000 var fn spec want got pf
+	[ -x "$BW" ] || t_fail "$BW not built"
+	[ -d "$EVENTS_DIR/breakpoint" ] || t_fail "no breakpoint PMU in $EVENTS_DIR"
+	var=$("$BW" -a 2>&1 | sed -n 's/^var //p')
+	fn=$("$BW" -a 2>&1 | sed -n 's/^func //p')
+	[ -n "$var" ] && [ -n "$fn" ] || t_fail "bpwrite -a printed no addresses"
+	spec="mem:$var:w,mem:$var/4:rw:u,mem:$fn:x"
+	run_json bp.json -j -e "$spec" -- "$BW" "$w" "$r"
+	t_assert_match "$(cat bp.json.err)" "^var $var\$" "bpwrite's variable at the address given"
+	t_assert_match "$(cat bp.json.err)" "^done $w $r\$" "bpwrite's end"
+	t_assert_eq "$(labels_in_order bp.json | paste -sd, -)" "$spec" "labels: the events as written"
+	want="$w $((w + r)) $w"
+	got=$(totals_in_order bp.json | paste -sd' ' -)
+	echo "$spec over bpwrite $w $r: pmcstat $got"
+	t_assert_eq "$got" "$want" "writes, reads+writes (user), calls"
+	perf_stat -e "$spec" -- "$BW" "$w" "$r"
+	pf=$(perf_in_order | paste -sd' ' -)
+	echo "perf stat: $pf"
+	t_assert_eq "$pf" "$want" "perf stat's counts of $spec"
+}
+
+# What x86 cannot do is refused with its reason, the rest counted: reads
+# alone, a fifth breakpoint (4 debug registers)
+test_breakpoint_refusals() {
+	need_tool
+	local var
+	var=$("$BW" -a 2>&1 | sed -n 's/^var //p')
+	run_json bpr.json -j -e "mem:$var:r,mem:$var:w" -- "$BW" 10
+	t_assert_eq "$(cv bpr.json total "mem:$var:r" status)" "not supported" "status of :r"
+	t_assert_match "$(cat bpr.json.err)" "^pmcstat: mem:$var:r: .*reads alone" "reason for :r"
+	t_assert_eq "$(total bpr.json "mem:$var:w")" 10 "writes beside it"
+	run_json bp5.json -j -e "mem:$var:w,mem:$var:w,mem:$var:w,mem:$var:w,mem:$var:w" -- "$BW" 10
+	t_assert_eq "$(totals_in_order bp5.json | paste -sd' ' -)" "10 10 10 10 null" "five breakpoints"
+	t_assert_match "$(cat bp5.json.err)" "^pmcstat: mem:$var:w: no debug register left" "reason for the fifth"
+}
+
+# Every CPU has a few debug registers: two breakpoints, system wide, are
+# counted on each CPU (the address belongs to no one here: 0 each)
+test_breakpoint_all_cpus() {
+	need_tool
+	local var
+	var=$("$BW" -a 2>&1 | sed -n 's/^var //p')
+	run_json bpa.json -j -e "mem:$var:w,mem:$var:rw" -a -d 0.3
+	t_assert_eq "$(cpus_of bpa.json "mem:$var:w")" "$(online_cpus | sort -n | tr '\n' ' ')" "CPUs counted"
+	t_assert_eq "$(cv bpa.json total "mem:$var:w" status)" counted "status"
+}
+
+# One counter per tracepoint the glob matches, each equal to perf stat's
+# count of the same glob over the same workload
+glob_vs_perf() {	# GLOB SKIP-REGEX pmcload-args...
+	local glob=$1 skip=$2 dir n ev pm pf line
+	shift 2
+	dir=/sys/kernel/tracing/events
+	[ -d "$dir" ] || dir=/sys/kernel/debug/tracing/events
+	# shellcheck disable=SC2086
+	n=$(cd "$dir" && ls -d ${glob%%:*}/${glob#*:} 2>/dev/null | wc -l)
+	[ "$n" -gt 1 ] || t_fail "$glob matches $n tracepoints in $dir"
+	run_json gl.json -j -e "$glob" -- "$PL" -q "$@"
+	t_assert_eq "$(labels_in_order gl.json | wc -l)" "$n" "events of $glob (the tracepoints it matches)"
+	perf_stat -e "$glob" -- "$PL" -q "$@"
+	t_assert_eq "$(perf_in_order | wc -l)" "$n" "perf stat's events of $glob"
+	while IFS=, read -r pf _ ev _; do
+		case $ev in "" | "#"*) continue ;; esac
+		pm=$(cv gl.json total "$ev")
+		line="$ev: pmcstat $pm, perf stat $pf"
+		if printf '%s\n' "$ev" | grep -Eq "$skip"; then
+			echo "$line (not compared: not the workload's)"
+			continue
+		fi
+		[ "$pm" != 0 ] || [ "$pf" != 0 ] && echo "$line"
+		t_assert_eq "$pm" "$pf" "$ev over pmcload $* against perf stat"
+	done <"$T_TMP/perf.csv"
+}
+
+test_tracepoint_glob_syscalls_vs_perf() {
+	need_tool
+	tracepoint_exists syscalls:sys_enter_getppid || t_skip "no syscalls tracepoints here"
+	glob_vs_perf 'syscalls:sys_enter_get*' '^$' getppid 1000
+	t_assert_eq "$(total gl.json syscalls:sys_enter_getppid)" 1000 "getppid calls"
+}
+
+test_tracepoint_glob_sched_vs_perf() {
+	need_tool
+	# a task's struct is freed later, from RCU, in whatever task runs then
+	glob_vs_perf 'sched:sched_process_*' 'sched_process_free' forks 50
+	t_assert_eq "$(total gl.json sched:sched_process_fork)" 50 "forks"
+	t_assert_eq "$(total gl.json sched:sched_process_exit)" 51 "exits (50 children and pmcload)"
+}
+
+# A glob of hundreds: one row per event, and as many fds as it needs
+test_tracepoint_glob_wide() {
+	need_tool
+	local n
+	tracepoint_exists syscalls:sys_enter_getppid || t_skip "no syscalls tracepoints here"
+	run_json all.json -j -e 'syscalls:*' -a -d 0.2
+	n=$(labels_in_order all.json | wc -l)
+	[ "$n" -gt 100 ] || t_fail "syscalls:* gave $n events"
+	t_assert_eq "$(awk -F'\t' '$1 == "c" && $9 != "counted"' all.json.kv | head -n 3)" "" "events not counted"
+	t_expect_exit 0 "$PS" -e 'syscalls:*' -- "$PL" -q getppid 10
+	t_assert_match "$(head -n 3 "$T_OUT")" '^EVENT +total$' "the table's header: one row per event"
+	t_assert_match "$(cat "$T_OUT")" '^syscalls:sys_enter_getppid +10$' "getppid's row"
+	t_assert_eq "$(grep -c '^syscalls:' "$T_OUT")" "$n" "rows"
+}
+
+# name= names the column and the JSON key; a named group shows its name
+test_labels_and_named_groups() {
+	need_tool
+	run_json lab.json -j -e 'page-faults/name=pf/,g1{cs,cpu-clock/name=clk/},g2{cs}' -- "$PL" -q pages 100
+	t_assert_eq "$(labels_in_order lab.json | paste -sd, -)" pf,cs,clk,cs "labels"
+	t_assert_eq "$(jq -r '[.counts[] | select(has("cpu") | not) | .group] | join(",")' lab.json)" ",g1,g1,g2" "groups"
+	[ "$(total lab.json pf)" -ge 100 ] || t_fail "pf (page-faults) below the 100 pages touched"
+	t_expect_exit 0 "$PS" -e 'page-faults/name=pf/,g1{cs,cpu-clock/name=clk/},g2{cs}' -- "$PL" -q pages 100
+	t_assert_match "$(head -n 2 "$T_OUT")" '^CPU +pf +g1\{cs\} +g1\{clk\} \(ms\) +g2\{cs\}' "the table's columns"
+	t_expect_exit 0 "$PS" -x, -e 'g1{cs,page-faults/name=pf/}' -- "$PL" -q pages 100
+	t_assert_match "$(cat "$T_OUT")" '^total,g1\{pf\},[0-9]+,' "CSV"
+}
+
+# The event strings of the issue (perf's parser tests and common ones):
+# whatever perf stat accepts pmcstat accepts (never a usage error); it
+# counts what perf counts and refuses with a reason what perf marks <not
+# supported>, exiting 1 only when nothing could be counted
+ISSUE_STRINGS='syscalls:sys_enter_openat
+syscalls:*
+r1a
+1:1
+instructions
+faults
+L1-dcache-load-miss
+mem:0
+mem:0:x
+mem:0:r
+mem:0:w
+syscalls:sys_enter_openat:k
+syscalls:*:u
+r1a:kp
+1:1:hp
+instructions:h
+faults:u
+L1-dcache-load-miss:kp
+mem:0:u
+mem:0:x:k
+mem:0:r:hp
+mem:0:w:up
+r1,syscalls:sys_enter_openat:k,1:1:hp
+instructions:G
+instructions:H
+mem:0:rw
+mem:0:rw:kp
+{instructions:k,cycles:upp}
+{faults:k,cache-references}:u,cycles:k
+group1{syscalls:sys_enter_openat:H,cycles:kppp},group2{cycles,1:3}:G,instructions:u
+{cycles:u,instructions:kp}:p
+{cycles,instructions}:G,{cycles:G,instructions:G},cycles
+{cycles,cache-misses:G}:H
+{cycles:G,cache-misses:H}:u
+{cycles,cache-misses,branch-misses}:S
+{instructions,branch-misses}:Su
+{cycles,cache-misses,branch-misses}:D
+instructions:I
+instructions:kIG
+task-clock:P,cycles
+instructions:uDp
+cycles//u
+cycles:k
+instructions/name=insn/
+r1234/name=rawpmu/
+L1-dcache-misses/name=cachepmu/
+mem:0/1
+mem:0/2:w
+mem:0/4:rw:u
+1:2:u
+sched:sched_process_*
+cycles:ppp
+cpu-clock/name=clk/
+{cs,faults}:D
+task-clock:I,cs:G'
+
+# One string: perf stat's verdict against pmcstat's
+issue_string() {	# STRING
+	local s=$1 prc pn pns popen rc n ns
+	timeout "$T_CMD_TIMEOUT" perf stat -x, -o "$T_TMP/perf.csv" -e "$s" true \
+		>/dev/null 2>"$T_TMP/perf.err" </dev/null
+	prc=$?
+	pn=$(perf_in_order | wc -l)
+	pns=$(perf_in_order | grep -c '^<not supported>$')
+	popen=$((pn - pns))
+	timeout "$T_CMD_TIMEOUT" "$PS" -j -e "$s" -- true >"$T_TMP/s.json" 2>"$T_TMP/s.err" </dev/null
+	rc=$?
+	case $rc in
+	0)
+		n=$(jq '[.counts[] | select(has("cpu") | not)] | length' "$T_TMP/s.json")
+		ns=$(jq '[.counts[] | select((has("cpu") | not) and .status == "not supported")] | length' "$T_TMP/s.json")
+		[ "$(jq '.unsupported | length' "$T_TMP/s.json")" = "$ns" ] ||
+			t_fail "'$s': $ns events not supported, $(jq '.unsupported | length' "$T_TMP/s.json") in \"unsupported\""
+		;;
+	1)
+		# every event refused, each on its line, then the conclusion
+		n=$(grep -vc '^pmcstat: no event could be counted$' "$T_TMP/s.err")
+		ns=$n
+		grep -q '^pmcstat: no event could be counted$' "$T_TMP/s.err" ||
+			t_fail "'$s': exit 1 without 'no event could be counted': $(head -n 3 "$T_TMP/s.err")"
+		;;
+	*)
+		cat "$T_TMP/s.err"
+		t_fail "'$s': pmcstat exited $rc (perf stat $prc)"
+		;;
+	esac
+	printf '%-60s perf %3d: %d events, %d not supported | pmcstat %d: %d events, %d not supported\n' \
+		"$s" "$prc" "$pn" "$pns" "$rc" "$n" "$ns"
+	[ "$rc" = 1 ] && sed 's/^/    /' "$T_TMP/s.err" | head -n 3
+	# perf stops at a group it cannot open whole; pmcstat counts the rest
+	[ "$prc" = 0 ] || return 0
+	t_assert_eq "$n" "$pn" "'$s': events"
+	t_assert_eq "$ns" "$pns" "'$s': events not supported"
+	if [ "$popen" -gt 0 ]; then
+		t_assert_eq "$rc" 0 "'$s': exit status (perf opened $popen)"
+	else
+		t_assert_eq "$rc" 1 "'$s': exit status (perf opened none)"
+	fi
+}
+
+test_issue_strings_vs_perf() {
+	need_tool
+	need_perf
+	local s
+	while IFS= read -r s; do
+		issue_string "$s"
+	done <<<"$ISSUE_STRINGS"
 }
 
 # ---- groups, targets ------------------------------------------------------------
@@ -870,6 +1125,8 @@ test_usage_errors() {
 	bad_input 'choose one target' "a command and -p" -p 1 -- true
 	bad_input 'per-task' "--comm without --per-task" --comm sh -d 1
 	bad_input 'choose one output' "-x and -j" -x , -j -d 1
+	bad_input 'at most 16 events \(17 given\)' "--per-task with 17 events" --per-task -d 1 \
+		-e cs,cs,cs,cs,cs,cs,cs,cs,cs,cs,cs,cs,cs,cs,cs,cs,cs
 	t_bpf_assert_same "$snap" "after bad input"
 }
 

@@ -114,6 +114,7 @@ static void test_group_on_task(void **state)
 	kfit_perf_set_close(&s);
 	assert_int_equal(s.n, 0);
 	assert_null(s.c);
+	kfit_event_list_free(&l);
 }
 
 /* Whether cpu is online (cpu0 often has no "online" file: it stays) */
@@ -163,6 +164,7 @@ static void test_per_cpu(void **state)
 		assert_true(s.c[i].leader);
 	}
 	kfit_perf_set_close(&s);
+	kfit_event_list_free(&l);
 	free(cpus);
 }
 
@@ -197,6 +199,7 @@ static void test_gone_tasks(void **state)
 	assert_int_equal(s.n, 1);
 	assert_int_equal(s.err[0], 0);
 	kfit_perf_set_close(&s);
+	kfit_event_list_free(&l);
 }
 
 /* A member whose leader could not open is not opened alone */
@@ -214,6 +217,47 @@ static void test_member_without_leader(void **state)
 	assert_int_equal(s.err[0], -ESRCH);
 	assert_int_equal(s.err[1], -ESRCH);
 	kfit_perf_set_close(&s);
+	kfit_event_list_free(&l);
+}
+
+/*
+ * Many events (what a tracepoint glob gives): each opened on its own, all
+ * counting the same thing, past what a fixed array once held
+ */
+static void test_many_events(void **state)
+{
+	enum { N = 300 };
+	struct kfit_event_list l;
+	struct kfit_perf_set s;
+	pid_t self = 0;
+	struct kfit_perf_where w = { .tids = &self, .ntids = 1 };
+	char *spec = malloc(N * 3);
+	__u64 v;
+	int i;
+
+	(void)state;
+	assert_non_null(spec);
+	spec[0] = 0;
+	for (i = 0; i < N; i++)
+		strcat(spec, i ? ",cs" : "cs");
+	parse(&l, spec);
+	free(spec);
+	assert_int_equal(l.n, N);
+	assert_int_equal(kfit_perf_set_open(&s, &l, &w), 0);
+	assert_int_equal(s.n, N);
+	kfit_perf_ioctl_leaders(&s, PERF_EVENT_IOC_ENABLE);
+	for (i = 0; i < 3; i++)
+		usleep(1000);	/* a sleep is a context switch */
+	kfit_perf_ioctl_leaders(&s, PERF_EVENT_IOC_DISABLE);
+	v = value(&s, 0);
+	assert_true(v >= 3);
+	for (i = 0; i < N; i++) {
+		assert_int_equal(s.err[i], 0);
+		assert_int_equal(s.c[i].ev, i);
+		assert_true(s.c[i].leader);
+	}
+	kfit_perf_set_close(&s);
+	kfit_event_list_free(&l);
 }
 
 int main(void)
@@ -224,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_per_cpu),
 		cmocka_unit_test(test_gone_tasks),
 		cmocka_unit_test(test_member_without_leader),
+		cmocka_unit_test(test_many_events),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
