@@ -129,6 +129,12 @@ report() {
 	# uncovered, the pins go (and with them everything)
 	umount /sys/fs/bpf
 	run stop2.txt "$BIN/bootsum" --stop
+	# the kernel frees programs after an RCU grace period, from a
+	# workqueue: slow under emulation; give it up to 10 s
+	for i in $(seq 100); do
+		bpftool -j prog show | grep -Eq '"name":"(bs|fd)_' || break
+		sleep 0.1
+	done
 	bpftool -j prog show >"$OUT/progs_after.json"
 	bpftool -j map show >"$OUT/maps_after.json"
 	run stop3.txt "$BIN/bootsum" --stop
