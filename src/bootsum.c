@@ -336,7 +336,7 @@ static bool recording_already(bool pid1, char **initv)
  * --funcs first: bs_meta gets its table's id. Not recorded (no fentry nor
  * kprobes, say): the rest is, and the report says why not.
  */
-static void start_funcs(struct kfit_early_opts *o, bool pid1)
+static void start_funcs(struct kfit_early_opts *o, const char *dir, bool pid1)
 {
 	struct kfit_bootfuncs_opts fo = {
 		.glob = env.funcs,
@@ -347,7 +347,7 @@ static void start_funcs(struct kfit_early_opts *o, bool pid1)
 
 	if (!env.funcs)
 		return;
-	if (kfit_bootfuncs_start(KFIT_BOOT_DIR, &fo, &o->funcs_id, why, sizeof(why)) && pid1)
+	if (kfit_bootfuncs_start(dir, &fo, &o->funcs_id, why, sizeof(why)) && pid1)
 		kfit_kmsg("functions (--funcs %s) not recorded: %s", env.funcs, why);
 }
 
@@ -361,7 +361,7 @@ static int start(char **initv, bool pid1)
 		.cancel = pid1 ? NULL : &cancel_sig,
 	};
 	struct sigaction sa = { .sa_handler = on_cancel };
-	char err[256];
+	char err[256], stage[PATH_MAX];
 	int r;
 
 	if (!pid1) {
@@ -369,12 +369,16 @@ static int start(char **initv, bool pid1)
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGHUP, &sa, NULL);
 	}
-	start_funcs(&o, pid1);
-	r = kfit_boot_early(&o, err, sizeof(err));
-	if (r && env.funcs) {
-		kfit_bootfuncs_remove(KFIT_BOOT_DIR);
-		rmdir(KFIT_BOOT_DIR);
+	r = kfit_boot_stage(stage, sizeof(stage));
+	if (r) {
+		say(pid1, "cannot make a directory in %s (bpffs): %s", KFIT_PIN_ROOT, strerror(-r));
+		return 1;
 	}
+	o.stage = stage;
+	start_funcs(&o, stage, pid1);
+	r = kfit_boot_early(&o, err, sizeof(err));
+	if (r)
+		kfit_boot_unstage(stage);
 	if (r == -ECANCELED) {
 		say(pid1, "interrupted: nothing left attached or pinned");
 		signal(cancel_sig, SIG_DFL);
@@ -455,17 +459,24 @@ static int stop_main(void)
 {
 	struct kfit_bootstate st;
 	struct kfit_bootstop s;
-	int r;
+	int r, left;
 
 	if (geteuid()) {
 		kfit_err("--stop needs root (BPF objects)");
 		return 1;
 	}
+	left = kfit_boot_leftovers();
+	if (left < 0)
+		kfit_err("cannot remove what an interrupted bootsum --early left: %s",
+			 strerror(-left));
 	r = kfit_boot_find(&st);
 	if (r == -ENOENT) {
-		kfit_err("nothing recorded: no bootsum state pinned at %s nor found by map id",
-			 KFIT_BOOT_DIR);
-		return 1;
+		if (left < 0)
+			return 1;
+		if (!left)
+			kfit_info("nothing to stop: no bootsum state pinned at %s nor found by "
+				  "map id", KFIT_BOOT_DIR);
+		return 0;
 	}
 	if (r) {
 		kfit_err("cannot open bootsum's state: %s", strerror(-r));
@@ -506,35 +517,28 @@ struct kernel_phase {
 	char note[1024];
 };
 
+/*
+ * A boot's dmesg or trace is a few MiB: far more is not one (/dev/zero, a
+ * disk image), and is refused before it takes all the memory
+ */
+#define LOG_MAX		(64 << 20)
+
+/* FILE ('-': stdin) whole, at most LOG_MAX; NULL with errno (EFBIG: longer) */
 static char *read_input(const char *path, size_t *len)
 {
-	size_t cap = 1 << 16, n = 0;
-	char *buf, *nb;
-	ssize_t r;
+	char *text;
+	bool cut;
 
 	if (strcmp(path, "-"))
-		return kfit_read_all(path, len);
-	buf = malloc(cap);
-	while (buf) {
-		if (cap - n < 4096) {
-			nb = realloc(buf, cap * 2);
-			if (!nb)
-				break;
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(0, buf + n, cap - n - 1);
-		if (r <= 0) {
-			if (r < 0)
-				break;
-			buf[n] = '\0';
-			*len = n;
-			return buf;
-		}
-		n += r;
+		text = kfit_read_max(path, LOG_MAX, len, &cut);
+	else
+		text = kfit_fread_max(stdin, LOG_MAX, len, &cut);
+	if (text && cut) {
+		free(text);
+		errno = EFBIG;
+		return NULL;
 	}
-	free(buf);
-	return NULL;
+	return text;
 }
 
 /* Parses text into the dmesg or trace slot, by its form; false if neither */
@@ -573,6 +577,11 @@ static int kernel_from_files(struct kernel_phase *kp)
 
 	for (i = 0; i < env.nfrom; i++) {
 		text = read_input(env.from[i], &len);
+		if (!text && errno == EFBIG) {
+			kfit_err("%s: longer than %d MiB: not a kernel log (a boot's dmesg or "
+				 "trace is a few MiB)", env.from[i], LOG_MAX >> 20);
+			return 1;
+		}
 		if (!text) {
 			kfit_err("cannot read %s: %s", env.from[i], strerror(errno));
 			return 1;
@@ -611,13 +620,16 @@ static void name_levels(struct kernel_phase *kp)
 	char *text;
 
 	if (env.kallsyms)
-		text = kfit_read_all(env.kallsyms, &len);
+		text = read_input(env.kallsyms, &len);
 	else if (!env.nfrom)
 		text = kfit_boot_kallsyms_text(&len);
 	else
 		return;
 	if (!text) {
-		if (env.kallsyms)
+		if (env.kallsyms && errno == EFBIG)
+			kfit_warn("%s: longer than %d MiB: not a kallsyms; levels not named",
+				  env.kallsyms, LOG_MAX >> 20);
+		else if (env.kallsyms)
 			kfit_warn("cannot read %s: %s", env.kallsyms, strerror(errno));
 		return;
 	}

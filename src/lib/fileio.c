@@ -55,17 +55,13 @@ int kfit_pathf(char *buf, size_t len, const char *fmt, ...)
 	return r;
 }
 
-char *kfit_read_max(const char *path, size_t max, size_t *len, bool *cut)
+char *kfit_fread_max(FILE *f, size_t max, size_t *len, bool *cut)
 {
 	size_t cap = 1 << 20, n = 0;
 	char *buf = NULL, *nbuf;
-	FILE *f;
 
 	if (cut)
 		*cut = false;
-	f = fopen(path, "re");
-	if (!f)
-		return NULL;
 	for (;;) {
 		if (max && cap > max)
 			cap = max;
@@ -89,15 +85,28 @@ char *kfit_read_max(const char *path, size_t max, size_t *len, bool *cut)
 		errno = errno ? errno : EIO;
 		goto fail;
 	}
-	fclose(f);
 	buf[n] = '\0';
 	if (len)
 		*len = n;
 	return buf;
 fail:
 	free(buf);
-	fclose(f);
 	return NULL;
+}
+
+char *kfit_read_max(const char *path, size_t max, size_t *len, bool *cut)
+{
+	FILE *f = fopen(path, "re");
+	char *buf;
+	int e;
+
+	if (!f)
+		return NULL;
+	buf = kfit_fread_max(f, max, len, cut);
+	e = errno;
+	fclose(f);
+	errno = e;
+	return buf;
 }
 
 char *kfit_read_all(const char *path, size_t *len)

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /*
  * The kernel's facts as files (procfs, sysfs, tracefs), and where the
@@ -26,6 +27,8 @@ int kfit_vpathf(char *buf, size_t len, const char *fmt, va_list ap);
 char *kfit_read_all(const char *path, size_t *len);
 /* At most MAX bytes (0: no limit); *cut says whether more was there */
 char *kfit_read_max(const char *path, size_t max, size_t *len, bool *cut);
+/* The same from an open stream, read to its end or MAX (stdin, say) */
+char *kfit_fread_max(FILE *f, size_t max, size_t *len, bool *cut);
 
 /* The first line of a small file, without trailing white space: 0 or -errno */
 int kfit_read_line(const char *path, char *buf, size_t len);

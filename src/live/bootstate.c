@@ -4,6 +4,7 @@
  * pinned so that it outlives its loader, found again by path or by map
  * id, read, stopped. And the kernel's own record of the boot as text.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -24,6 +25,9 @@
 #include "diag.h"
 #include "fileio.h"
 #include "ksyms.h"
+
+/* --early's stage: KFIT_PIN_ROOT/bootsum-stage-PID (bpffs allows no dot in a name) */
+#define STAGE_PREFIX		"bootsum-stage-"
 
 #define SYSLOG_READ_ALL		3
 #define SYSLOG_SIZE_BUFFER	10
@@ -154,26 +158,24 @@ static void fill_meta(struct bootsum_bpf *s, struct bs_meta *m,
 		snprintf(m->init_path, sizeof(m->init_path), "%s", o->init_path);
 }
 
-static int pin_all(struct bootsum_bpf *s)
+/* Pins in the stage; a kill in between leaves them where --stop looks */
+static int pin_all(struct bootsum_bpf *s, const char *dir)
 {
 	const struct bpf_prog_skeleton *ps = s->skeleton->progs;
 	struct bpf_map *map;
 	int r, i;
 
-	r = kfit_pin_mkdir(KFIT_BOOT_DIR);
-	if (r)
-		return r;
 	for (i = 0; i < s->skeleton->prog_cnt; i++) {
 		if (!*ps[i].link)
 			continue;	/* not loaded: no such tracepoint here */
-		r = kfit_pin_link(*ps[i].link, KFIT_BOOT_DIR, ps[i].name);
+		r = kfit_pin_link(*ps[i].link, dir, ps[i].name);
 		if (r)
 			return r;
 	}
 	bpf_object__for_each_map(map, s->obj) {
 		if (bpf_map__is_internal(map))
 			continue;
-		r = kfit_pin_map(map, KFIT_BOOT_DIR);
+		r = kfit_pin_map(map, dir);
 		if (r)
 			return r;
 	}
@@ -185,11 +187,11 @@ static bool cancelled(const struct kfit_early_opts *o)
 	return o->cancel && *o->cancel;
 }
 
-static int early_fail(struct bootsum_bpf *s, bool pinned, int r)
+static int early_fail(struct bootsum_bpf *s, const char *stage, int r)
 {
 	/* pins first: a pinned link outlives the skeleton's destroy */
-	if (pinned)
-		kfit_pin_remove(KFIT_BOOT_DIR);
+	if (stage)
+		kfit_pin_remove(stage);
 	unmap_meta(early_meta);
 	early_meta = NULL;
 	bootsum_bpf__destroy(s);
@@ -240,40 +242,49 @@ int kfit_boot_early(const struct kfit_early_opts *o, char *err, size_t errlen)
 	if (r) {
 		snprintf(err, errlen, "loading the BPF programs failed: %s",
 			 kfit_reason(r));
-		return early_fail(s, false, r);
+		return early_fail(s, NULL, r);
 	}
 	if (cancelled(o))
-		return early_fail(s, false, -ECANCELED);
+		return early_fail(s, NULL, -ECANCELED);
 	m = early_meta = map_meta(bpf_map__fd(s->maps.bs_meta));
 	if (!m) {
 		r = -errno;
 		snprintf(err, errlen, "cannot map bs_meta: %s", strerror(-r));
-		return early_fail(s, false, r);
+		return early_fail(s, NULL, r);
 	}
 	now = boot_ns();
 	r = record_self(s, now);
 	if (r) {
 		snprintf(err, errlen, "cannot record the first process: %s", strerror(-r));
-		return early_fail(s, false, r);
+		return early_fail(s, NULL, r);
 	}
 	fill_meta(s, m, o, now);
 	m->irq_guessed = guessed;
 	r = bootsum_bpf__attach(s);
 	if (r) {
 		snprintf(err, errlen, "attaching the BPF programs failed: %s", kfit_reason(r));
-		return early_fail(s, false, r);
+		return early_fail(s, NULL, r);
 	}
 	if (cancelled(o))
-		return early_fail(s, false, -ECANCELED);
-	r = pin_all(s);
+		return early_fail(s, NULL, -ECANCELED);
+	r = pin_all(s, o->stage);
 	if (r) {
-		snprintf(err, errlen, "cannot pin in %s: %s", KFIT_BOOT_DIR, strerror(-r));
-		return early_fail(s, true, r);
+		snprintf(err, errlen, "cannot pin in %s: %s", o->stage, strerror(-r));
+		return early_fail(s, o->stage, r);
 	}
 	if (cancelled(o))
-		return early_fail(s, true, -ECANCELED);
+		return early_fail(s, o->stage, -ECANCELED);
 	/* the magic last: a reader never takes a half-made state for one */
 	__atomic_store_n(&m->magic, BS_MAGIC, __ATOMIC_RELEASE);
+	/* whole: into place in one step (EEXIST, ENOTEMPTY: someone's there) */
+	if (rename(o->stage, KFIT_BOOT_DIR)) {
+		r = -errno;
+		__atomic_store_n(&m->magic, 0, __ATOMIC_RELEASE);
+		snprintf(err, errlen, "cannot rename %s to %s: %s%s", o->stage, KFIT_BOOT_DIR,
+			 strerror(-r), r == -ENOTEMPTY || r == -EEXIST ?
+			 " (left by an earlier run? bootsum --stop removes it)" : "");
+		return early_fail(s, o->stage, r);
+	}
 	kfit_kmsg("boot clock %llu ns", (unsigned long long)boot_ns());
 	/* the pins hold everything now; this process's fds may go */
 	bootsum_bpf__destroy(s);
@@ -418,6 +429,102 @@ void kfit_bootuser_free(struct kfit_bootuser *u)
 	u->waits = NULL;
 	u->mods = NULL;
 	u->nprocs = u->nwaits = u->nmods = 0;
+}
+
+/* ---- staging, and what a killed --early left ---- */
+
+int kfit_boot_stage(char *dir, size_t len)
+{
+	int r;
+
+	r = kfit_pin_mount();
+	if (r)
+		return r;
+	r = kfit_pathf(dir, len, "%s/%s%d", KFIT_PIN_ROOT, STAGE_PREFIX, (int)getpid());
+	if (r)
+		return r;
+	kfit_boot_unstage(dir);	/* a dead process's that had this pid */
+	return kfit_pin_mkdir(dir);
+}
+
+void kfit_boot_unstage(const char *dir)
+{
+	kfit_bootfuncs_remove(dir);	/* its subdirectory first */
+	kfit_pin_remove(dir);
+}
+
+/* Whether stage NAME's process is a bootsum still loading */
+static bool stage_live(const char *name)
+{
+	char comm[32], *end;
+	long pid;
+
+	pid = strtol(name + strlen(STAGE_PREFIX), &end, 10);
+	if (*end || pid <= 0)
+		return false;
+	if (kfit_read_linef(comm, sizeof(comm), "/proc/%ld/comm", pid))
+		return false;
+	return !strcmp(comm, "bootsum");
+}
+
+/* Whether DIR holds a bs_meta whose magic says it is whole */
+static bool pinned_whole(const char *dir)
+{
+	int fd = kfit_pin_open(dir, "bs_meta");
+	bool whole;
+
+	if (fd < 0)
+		return false;
+	whole = meta_valid(fd, NULL);
+	close(fd);
+	return whole;
+}
+
+static int remove_left(const char *dir)
+{
+	int r;
+
+	kfit_bootfuncs_remove(dir);
+	r = kfit_pin_remove(dir);
+	if (r)
+		return r;
+	kfit_info("removed %s: left by a bootsum --early killed while pinning; its "
+		  "programs and maps are released", dir);
+	return 0;
+}
+
+int kfit_boot_leftovers(void)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	int n = 0, first = 0, r;
+	DIR *d;
+
+	d = opendir(KFIT_PIN_ROOT);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, STAGE_PREFIX, strlen(STAGE_PREFIX)) ||
+		    stage_live(de->d_name))
+			continue;
+		r = kfit_pathf(path, sizeof(path), "%s/%s", KFIT_PIN_ROOT, de->d_name);
+		if (!r)
+			r = remove_left(path);
+		if (r && !first)
+			first = r;
+		n += !r;
+	}
+	closedir(d);
+	/* pins in place without a whole bs_meta: an older bootsum's half-made state */
+	if (!access(KFIT_BOOT_DIR, F_OK) && !pinned_whole(KFIT_BOOT_DIR)) {
+		r = remove_left(KFIT_BOOT_DIR);
+		if (r && !first)
+			first = r;
+		n += !r;
+	}
+	if (n)
+		rmdir(KFIT_PIN_ROOT);	/* when nothing else is in it */
+	return first ? first : n;
 }
 
 /* ---- stopping ------------------------------------------------------------ */

@@ -19,11 +19,26 @@
 
 #define KFIT_BOOT_DIR	KFIT_PIN_ROOT "/bootsum"
 
+/*
+ * --early pins in a stage, a directory of its own under KFIT_PIN_ROOT
+ * (DIR is len bytes), and renames it to KFIT_BOOT_DIR once whole: a kill
+ * meanwhile leaves pins only there, where kfit_boot_leftovers finds them.
+ * 0 or -errno. kfit_boot_unstage removes a stage and what is pinned in it.
+ */
+int kfit_boot_stage(char *dir, size_t len);
+void kfit_boot_unstage(const char *dir);
+/*
+ * Removes the stages of bootsums no longer running, and a KFIT_BOOT_DIR
+ * without a whole bs_meta (each said with kfit_info): how many, or -errno
+ */
+int kfit_boot_leftovers(void);
+
 struct kfit_early_opts {
 	__u32 max_procs, max_waits;	/* 0: the defaults */
 	__u64 wait_min_ns;		/* 0: the default, 1 ms */
 	const char *init_path;		/* what will be exec'd, for bs_meta */
 	__u32 funcs_id;			/* bs_meta.funcs_id: bootfuncs.h's table, 0: none */
+	const char *stage;		/* kfit_boot_stage's directory */
 	/* set by a signal handler: stop loading, undo everything (NULL: none) */
 	volatile sig_atomic_t *cancel;
 };
@@ -32,8 +47,8 @@ struct kfit_early_opts {
  * Loads and attaches bootsum's programs, records this process as the
  * first (BS_P_PREEXIST), pins links and maps in KFIT_BOOT_DIR, fills
  * bs_meta (magic last) and writes the marker "bootsum: boot clock N ns"
- * to /dev/kmsg. Returns 0, or -errno with nothing left attached or pinned
- * and err saying why (-ECANCELED: *cancel was set).
+ * to /dev/kmsg. Returns 0, or -errno with nothing left attached nor pinned
+ * but the stage (kfit_boot_unstage) and err saying why (-ECANCELED: *cancel was set).
  */
 int kfit_boot_early(const struct kfit_early_opts *o, char *err, size_t errlen);
 /* bs_meta.exec_ns = now: called just before exec'ing the real init */

@@ -10,6 +10,7 @@
 
 BS="$KFIT_BIN/bootsum"
 PIN=/sys/fs/bpf/kfit/bootsum
+FIX=$(cd "$(dirname "$0")/../fixtures/boot" && pwd)
 MS=1000000
 
 need_tool() {
@@ -170,8 +171,57 @@ test_stop_frees() {
 	t_assert_match "$(cat "$T_ERR")" "pins removed" "--stop's words"
 	[ -e "$PIN" ] && t_fail "$PIN still there"
 	assert_freed "$id" "$progs"
-	t_expect_exit 1 "$BS" --stop
-	t_assert_match "$(cat "$T_ERR")" "nothing recorded" "a second --stop"
+	t_expect_exit 0 "$BS" --stop
+	t_assert_match "$(cat "$T_ERR")" "nothing to stop" "a second --stop"
+}
+
+# The ids of bootsum's programs (bs_*) loaded now
+bs_progs() { bpftool -j prog show | jq -r '.[] | select(.name // "" | startswith("bs_")) | .id'; }
+
+# Fails unless no bs_ program is left (the kernel frees them a little later)
+assert_no_bs_progs() {	# what
+	local i
+	for i in $(seq 100); do
+		[ -z "$(bs_progs)" ] && return 0
+		sleep 0.05
+	done
+	t_fail "$1: bs_ programs still loaded: $(bs_progs | tr '\n' ' ')"
+}
+
+# SIGKILL at each of --early's pins (strace injects it at the Nth bpf()
+# call) and at its rename into place: a single --stop then leaves no bs_
+# program loaded and nothing under /sys/fs/bpf/kfit of bootsum's
+test_kill_while_pinning() {
+	need_tool
+	command -v strace >/dev/null || t_skip "no strace"
+	[ -z "$(bs_progs)" ] || t_skip "bs_ programs loaded already: not ours to count"
+	strace -o "$T_TMP/calls" -e trace=bpf "$BS" --early -- true 2>/dev/null ||
+		t_fail "bootsum --early under strace failed"
+	t_expect_exit 0 "$BS" --stop
+	assert_no_bs_progs "after a whole run"
+	# the bpf() calls that pin, by their rank among bpf() calls
+	local pins n first last at out
+	pins=$(grep '^bpf(' "$T_TMP/calls" | grep -n 'BPF_OBJ_PIN' | cut -d: -f1)
+	n=$(wc -w <<<"$pins")
+	[ "$n" -ge 4 ] || t_fail "only $n pins seen: $(grep -c '^bpf(' "$T_TMP/calls") bpf() calls"
+	first=$(head -n1 <<<"$pins")
+	last=$(tail -n1 <<<"$pins")
+	# the first pin, the third (two links pinned), the last link's, a map's, the last
+	for at in "bpf:when=$first" "bpf:when=$((first + 2))" "bpf:when=$((first + 9))" \
+		  "bpf:when=$((last - 3))" "bpf:when=$last" "rename:when=1"; do
+		out=$(strace -o /dev/null -e trace="${at%%:*}" -e inject="${at%%:*}:signal=KILL:${at#*:}" \
+			"$BS" --early -- true 2>&1)
+		grep -q "recording the boot" <<<"$out" && t_fail "not killed at $at: $out"
+		t_expect_exit 0 "$BS" --stop
+		t_assert_match "$(cat "$T_ERR")" "removed" "--stop after a kill at $at"
+		cp "$T_ERR" "$T_TMP/said"
+		assert_no_bs_progs "killed at $at, then --stop"
+		ls /sys/fs/bpf/kfit 2>/dev/null | grep -q bootsum &&
+			t_fail "killed at $at: left $(ls /sys/fs/bpf/kfit)"
+		t_expect_exit 0 "$BS" --stop
+		t_assert_match "$(cat "$T_ERR")" "nothing to stop" "a second --stop (killed at $at)"
+	done
+	echo "--stop after a kill said: $(tr '\n' ' ' <"$T_TMP/said")"
 }
 
 test_hidden_pins() {
@@ -221,6 +271,19 @@ test_usage() {
 	t_expect_exit 2 "$BS" --kallsyms /proc/kallsyms
 	t_expect_exit 0 "$BS" -h
 	t_assert_match "$(cat "$T_OUT")" "rdinit=" "-h: the kernel words"
+}
+
+# A log is a few MiB: /dev/zero, or 70 MiB on stdin, is refused at 64 MiB
+# (under a 1 GiB address-space limit: reading until memory runs out fails
+# apart from the cap)
+test_from_too_long() {
+	[ -x "$BS" ] || t_fail "$BS not built"
+	t_expect_exit 1 bash -c "ulimit -v 1048576; exec '$BS' --from /dev/zero"
+	t_assert_match "$(cat "$T_ERR")" "/dev/zero: longer than 64 MiB: not a kernel log" "--from /dev/zero"
+	t_expect_exit 1 bash -c "ulimit -v 1048576; head -c 70M /dev/zero | '$BS' --from -"
+	t_assert_match "$(cat "$T_ERR")" "^bootsum: -: longer than 64 MiB" "--from - (70 MiB)"
+	t_expect_exit 0 bash -c "ulimit -v 1048576; exec '$BS' --from '$FIX/6.12-dmesg-initcall_debug.txt' --kallsyms /dev/zero"
+	t_assert_match "$(cat "$T_ERR")" "/dev/zero: longer than 64 MiB: not a kallsyms" "--kallsyms /dev/zero"
 }
 
 test_exec_fails() {
