@@ -355,20 +355,10 @@ static const struct kfit_tool tool = {
 	.ctx = &env,
 };
 
-static bool is_number(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!isdigit((unsigned char)*s))
-			return false;
-	return true;
-}
-
 static int set_hz(const char *s)
 {
 	if (kfit_parse_uint(s, MAX_HZ, &env.hz)) {
-		fprintf(stderr, "callgraph: invalid sampling rate '%s': 1 to %d Hz\n",
+		fprintf(stderr, "callgraph: invalid sampling rate '%s' for -S: 1 to %d Hz\n",
 			s, MAX_HZ);
 		return -1;
 	}
@@ -376,8 +366,9 @@ static int set_hz(const char *s)
 }
 
 /*
- * -S takes an optional rate, which getopt cannot say: a number right
- * after -S (or in -S99, --sample=99) is taken out of argv here.
+ * -S takes an optional rate, which getopt cannot say: the word right
+ * after -S (or in -S99, --sample=99) is taken out of argv here. -S takes
+ * no TARGET, so a word there that is no number is a bad rate (-S abc).
  */
 static int take_rate(int *argc, char **argv)
 {
@@ -397,7 +388,7 @@ static int take_rate(int *argc, char **argv)
 			continue;
 		}
 		if ((strcmp(argv[i], "-S") && strcmp(argv[i], "--sample")) ||
-		    i + 1 >= *argc || !is_number(argv[i + 1]))
+		    i + 1 >= *argc || argv[i + 1][0] == '-')
 			continue;
 		if (set_hz(argv[i + 1]))
 			return -1;

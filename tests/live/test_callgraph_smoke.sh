@@ -29,6 +29,11 @@ test_usage_errors() {
 	t_expect_exit 2 "$CG" -e nocolon
 	t_expect_exit 2 "$CG" --summary --folded "$DT:dt_inner"
 	t_expect_exit 2 "$CG" -S 0
+	# a bad rate is -S's error, not a TARGET
+	t_expect_exit 2 "$CG" -S abc
+	t_assert_match "$(cat "$T_ERR")" "invalid sampling rate 'abc' for -S" "-S abc"
+	t_expect_exit 2 "$CG" --sample 5x -- true
+	t_assert_match "$(cat "$T_ERR")" "invalid sampling rate '5x' for -S" "--sample 5x"
 }
 
 test_unknown_event() {
