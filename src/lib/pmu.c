@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <linux/hw_breakpoint.h>
 #include "caps.h"
 #include "fileio.h"
@@ -941,9 +942,16 @@ static int tp_unknown(struct parse *p, const char *tfs, const char *s, int catle
 {
 	struct names nm, none = { NULL, 0 };
 	const char *name = s + catlen + 1;
-	char best[64];
+	char best[64], dir[PATH_MAX];
+	struct stat st;
 	int r;
 
+	/* ftrace's own records (ftrace:bprint, ftrace:function) have a directory, no id */
+	if (!kfit_pathf(dir, sizeof(dir), "%s/events/%.*s/%s", tfs, catlen, s, name) &&
+	    !stat(dir, &st) && S_ISDIR(st.st_mode))
+		return fail(p, "'%s' cannot be counted: an event of the tracer itself, not a "
+			    "tracepoint (no id in %s/events/%.*s/%s; perf stat says <not supported>)",
+			    s, tfs, catlen, s, name);
 	r = names_read(&nm, only_dirs, "%s/events/%.*s", tfs, catlen, s);
 	if (r < 0)
 		return fail(p, "no tracepoint '%s' in %s/events (no category '%.*s')",

@@ -51,6 +51,8 @@ static const char *const pmu_files[][2] = {
 	{ "trace/events/sched/sched_switch/id", "316\n" },
 	{ "trace/events/sched/sched_wakeup/id", "317\n" },
 	{ "trace/events/sched/bad_id/id", "abc\n" },
+	/* ftrace's own records: a format, no id (perf cannot open them) */
+	{ "trace/events/ftrace/bprint/format", "name: bprint\nID: 6\n" },
 	{ "trace/available_events", "sched:sched_switch\n" },
 	{ "notrace/README", "no events/ here\n" },
 };

@@ -666,7 +666,7 @@ static void test_pmu_errors(void **state)
 static void test_tracepoint_errors(void **state)
 {
 	struct kfit_pmu_env e = { sysfs, NULL };
-	char want[PATH_MAX + 128], path[PATH_MAX];
+	char want[PATH_MAX + 256], path[PATH_MAX];
 
 	(void)state;
 	snprintf(want, sizeof(want),
@@ -679,6 +679,11 @@ static void test_tracepoint_errors(void **state)
 	snprintf(want, sizeof(want), "no tracepoint 'foo:bar' in %s/events (no category 'foo')",
 		 tracefs);
 	parse_err_exact("foo:bar", want);
+	/* there, but no tracepoint: not "did you mean 'ftrace:bprint'?" */
+	snprintf(want, sizeof(want), "'ftrace:bprint' cannot be counted: an event of the tracer "
+		 "itself, not a tracepoint (no id in %s/events/ftrace/bprint; perf stat says "
+		 "<not supported>)", tracefs);
+	parse_err_exact("ftrace:bprint", want);
 	parse_err("sched:bad_id", "bad id 'abc'");
 	parse_err("..:x", "bad tracepoint '..:x'");
 	parse_err("sched:..", "bad tracepoint 'sched:..'");
