@@ -330,11 +330,11 @@ static int parse_opt(int key, const char *arg, void *ctx)
 static const struct kfit_tool tool = {
 	.name = "callgraph",
 	.summary = "Call trees, KFI's kd -c: every call of kernel, system-call or user "
-		   "functions, nested,\nwith the interrupts, context switches and "
-		   "tracepoints around them; or, without a\nTARGET (or where the "
+		   "functions,\nnested, with the interrupts, context switches and "
+		   "tracepoints around them; or,\nwithout a TARGET (or where the "
 		   "kernel refuses), stacks sampled by perf events.\n"
 		   "TARGET: FUNC or GLOB (kernel), sys:NAME (system call), "
-		   "BINARY:FUNC or LIB:FUNC (user, GLOB allowed).\n"
+		   "BINARY:FUNC or LIB:FUNC\n(user, GLOB allowed).\n"
 		   "-p PID and a COMMAND are followed into the threads and "
 		   "children they create.",
 	.synopsis = "[OPTIONS] [TARGET...] [-- COMMAND [ARGS]]",
@@ -347,7 +347,7 @@ static const struct kfit_tool tool = {
 		    "callgraph -p 1234 -S 999 --svg prof.svg  # sampled, a flame graph\n"
 		    "callgraph 'vfs_*' -d 1s --perfetto trace.json -j\n"
 		    "callgraph -o w.kft -e syscalls:sys_enter_write -- dd ...  # record; kd w.kft\n"
-		    "callgraph -o f.kft --flight 16M 'vfs_*' -p 1234  # the last 16M; kill -USR1 dumps\n",
+		    "callgraph -o f.kft --flight 16M 'vfs_*' -p 1234  # the last 16M on kill -USR1\n",
 	.common = KFIT_OPT_PID | KFIT_OPT_TID | KFIT_OPT_COMM | KFIT_OPT_CPU |
 		  KFIT_OPT_DURATION | KFIT_OPT_JSON | KFIT_OPT_MINMAX | KFIT_OPT_ATTACH,
 	.opts = cg_opts,

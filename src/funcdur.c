@@ -112,10 +112,10 @@ static int parse_opt(int key, const char *arg, void *ctx)
 static const struct kfit_tool tool = {
 	.name = "funcdur",
 	.summary = "Wall-time duration of every call of kernel functions, system "
-		   "calls or user functions,\nwith KFI's filters, triggers and "
-		   "kd-style summaries (count, time, local time, max-sub).\n"
+		   "calls or user\nfunctions, with KFI's filters, triggers and "
+		   "kd-style summaries (count, time,\nlocal time, max-sub).\n"
 		   "TARGET: FUNC or GLOB (kernel), sys:NAME (system call), "
-		   "BINARY:FUNC or LIB:FUNC (user, GLOB allowed).",
+		   "BINARY:FUNC or LIB:FUNC\n(user, GLOB allowed).",
 	.synopsis = "[OPTIONS] TARGET... [-- COMMAND [ARGS]]",
 	.examples = "funcdur do_fork --min 500us       # forks slower than 500 us\n"
 		    "funcdur 'vfs_*' -p 1234           # every vfs_ function of a process\n"

@@ -147,9 +147,9 @@ static int parse_opt(int key, const char *arg, void *ctx)
 static const struct kfit_tool tool = {
 	.name = "kd",
 	.summary = "KFI's kd: analyse a trace file that callgraph -o recorded, here or "
-		   "on another machine\n(no root, no BPF): the call trees as callgraph "
-		   "prints them live, the summary,\nthe records one per line, flame "
-		   "graphs, Perfetto traces, or what the file holds.",
+		   "on another\nmachine (no root, no BPF): the call trees as callgraph "
+		   "prints them live, the\nsummary, the records one per line, flame "
+		   "graphs, Perfetto traces, or what the\nfile holds.",
 	.synopsis = "[OPTIONS] FILE",
 	.examples = "kd trace.kft                        # the call trees\n"
 		    "kd trace.kft --summary -s local -n 10 -f count,time,local\n"

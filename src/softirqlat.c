@@ -87,7 +87,7 @@ static struct env env;
 static const struct kfit_tool tool = {
 	.name = "softirqlat",
 	.summary = "Softirq latency per vector: the queue delay from raise to "
-		   "entry, and the handler time\nfrom entry to exit, as tables "
+		   "entry, and the\nhandler time from entry to exit, as tables "
 		   "with percentiles or as histograms.",
 	.synopsis = "[OPTIONS]",
 	.examples = "softirqlat -d 5s            # table for 5 seconds\n"

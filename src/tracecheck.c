@@ -16,8 +16,8 @@ static const struct kfit_opt tracecheck_opts[] = {
 static const struct kfit_tool tool = {
 	.name = "tracecheck",
 	.summary = "Report which tracing mechanisms work on the running kernel, "
-		   "and why the others do not.\nEach is tried for real: a tiny "
-		   "program is loaded, attached and triggered.",
+		   "and why the\nothers do not. Each is tried for real: a tiny "
+		   "program is loaded, attached\nand triggered.",
 	.synopsis = "[OPTIONS]",
 	.examples = "tracecheck           # table\n"
 		    "tracecheck -j        # JSON\n",

@@ -167,25 +167,82 @@ static int opt_label(char *buf, size_t len, const struct kfit_opt *o)
 			o->arg ? " " : "", o->arg ? o->arg : "");
 }
 
+/* --help fits a terminal of this many columns */
+#define HELP_COLS	80
+
+/*
+ * TEXT from column COL on, its spaces kept but where a word would pass
+ * HELP_COLS: there a new line, at INDENT; ends the line
+ */
+static void print_wrapped(FILE *f, const char *text, int col, int indent)
+{
+	const char *w = text;
+	int gap, n;
+
+	w += strspn(w, " ");
+	while (*w) {
+		n = strcspn(w, " ");
+		fwrite(w, 1, n, f);
+		col += n;
+		w += n;
+		gap = strspn(w, " ");
+		w += gap;
+		if (!*w)
+			break;
+		/* a comment moves to the next line whole, where it fits there */
+		n = *w == '#' && (int)strlen(w) <= HELP_COLS - indent ? (int)strlen(w) :
+		    (int)strcspn(w, " ");
+		if (col + gap + n > HELP_COLS) {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+		} else {
+			fprintf(f, "%*s", gap, "");
+			col += gap;
+		}
+	}
+	fputc('\n', f);
+}
+
+/*
+ * Each line of TEXT after PREFIX, wrapped: prose (no PREFIX, no indent)
+ * at column 0, a command line (a synopsis, an example) 4 further in
+ */
+static void print_lines(FILE *f, const char *prefix, const char *s)
+{
+	const char *nl;
+	char line[512];
+	int lead, len;
+
+	while (*s) {
+		nl = strchrnul(s, '\n');
+		len = nl - s < (int)sizeof(line) - 1 ? nl - s : (int)sizeof(line) - 1;
+		memcpy(line, s, len);
+		line[len] = '\0';
+		lead = strspn(line, " ");
+		fprintf(f, "%s%.*s", prefix, lead, line);
+		if (lead == len)
+			fputc('\n', f);
+		else
+			print_wrapped(f, line + lead, strlen(prefix) + lead,
+				      strlen(prefix) + lead + (lead || *prefix ? 4 : 0));
+		s = *nl ? nl + 1 : nl;
+	}
+}
+
 static void print_opt(FILE *f, const struct kfit_opt *o, int width)
 {
 	char buf[128];
 
 	opt_label(buf, sizeof(buf), o);
-	fprintf(f, "%-*s  %s\n", width, buf, o->help ? o->help : "");
+	fprintf(f, "%-*s  ", width, buf);
+	print_wrapped(f, o->help ? o->help : "", width + 2, width + 2);
 }
 
 /* Each example line, indented */
 static void print_examples(FILE *f, const char *s)
 {
-	const char *nl;
-
 	fprintf(f, "\nExamples:\n");
-	while (*s) {
-		nl = strchrnul(s, '\n');
-		fprintf(f, "  %.*s\n", (int)(nl - s), s);
-		s = *nl ? nl + 1 : nl;
-	}
+	print_lines(f, "  ", s);
 }
 
 void kfit_usage(const struct kfit_tool *t, FILE *f)
@@ -207,7 +264,7 @@ void kfit_usage(const struct kfit_tool *t, FILE *f)
 	fprintf(f, "Usage: %s %s\n", t->name,
 		t->synopsis ? t->synopsis : "[OPTIONS]");
 	if (t->summary)
-		fprintf(f, "%s\n", t->summary);
+		print_lines(f, "", t->summary);
 	fprintf(f, "\nOptions:\n");
 	for (o = t->opts; o && o->name; o++)
 		print_opt(f, o, width);

@@ -32,6 +32,21 @@ test_help() {
 	done
 }
 
+# -h fits 80 columns and ends with examples of the tool's use
+test_help_fits_80_columns() {
+	need_tools
+	local t name wide
+	for t in $(tools); do
+		name=$(basename "$t")
+		t_expect_exit 0 "$t" -h
+		wide=$(awk 'length($0) > 80 { printf "%d: %s\n", length($0), $0 }' "$T_OUT")
+		[ -z "$wide" ] || t_fail "$name -h: lines wider than 80 columns:
+$wide"
+		sed -n '/^Examples:$/,$p' "$T_OUT" | grep -q "^  $name " ||
+			t_fail "$name -h: no 'Examples:' with a '$name ...' line"
+	done
+}
+
 test_version() {
 	need_tools
 	local t
@@ -53,16 +68,17 @@ test_unknown_option() {
 	done
 }
 
-# "LETTER LONG" for each "-X, --long" line of a tool's --help
+# "LETTER LONG" for each "-X, --long" line of a tool's --help (a wrapped
+# description goes on under its column, further in)
 help_flags() {	# tool
 	"$1" --help 2>/dev/null |
-		sed -nE 's/^ +-([A-Za-z]), --([A-Za-z][-A-Za-z0-9]*).*/\1 \2/p'
+		sed -nE 's/^  -([A-Za-z]), --([A-Za-z][-A-Za-z0-9]*).*/\1 \2/p'
 }
 
 # Long-only options of a tool's --help: "--long" lines without a letter
 help_long_only() {	# tool
 	"$1" --help 2>/dev/null |
-		sed -nE 's/^ +--([A-Za-z][-A-Za-z0-9]*).*/\1/p'
+		sed -nE 's/^      --([A-Za-z][-A-Za-z0-9]*).*/\1/p'
 }
 
 test_help_lists_flags() {

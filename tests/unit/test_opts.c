@@ -646,6 +646,72 @@ static void test_usage_exact(void **state)
 	free(buf);
 }
 
+/* Long help, summary and examples wrap at 80 columns, under their column */
+static void test_usage_wraps(void **state)
+{
+	static const struct kfit_opt opts[] = {
+		{ "buffer", 'b', "SIZE", "size of each ring buffer (default 8M; with -o 64M "
+		  "shared by the rings, 8M at least; rounded up to a power of 2 pages)" },
+		{ NULL },
+	};
+	struct kfit_tool t = {
+		.name = "wide",
+		.summary = "A summary line that goes on and on past the eightieth column "
+			   "of a terminal.\n  wide --a-long-option [--another-one N] "
+			   "[--and-a-third DUR] -- INIT",
+		.examples = "wide -b 1M          # an aligned comment, its spaces kept\n"
+			    "wide -b 64M --and-a-third 1s -- /sbin/init  # a comment too long",
+		.opts = opts,
+	};
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	kfit_usage(&t, f);
+	fclose(f);
+	assert_non_null(strstr(buf,
+		"A summary line that goes on and on past the eightieth column of a terminal.\n"
+		"  wide --a-long-option [--another-one N] [--and-a-third DUR] -- INIT\n"));
+	assert_non_null(strstr(buf,
+		"  -b, --buffer SIZE  size of each ring buffer (default 8M; with -o 64M shared by\n"
+		"                     the rings, 8M at least; rounded up to a power of 2 pages)\n"));
+	assert_non_null(strstr(buf,
+		"  wide -b 1M          # an aligned comment, its spaces kept\n"
+		"  wide -b 64M --and-a-third 1s -- /sbin/init  # a comment too long\n"));
+	free(buf);
+}
+
+static void test_usage_wraps_long(void **state)
+{
+	static const struct kfit_opt opts[] = { { NULL } };
+	struct kfit_tool t = {
+		.name = "w",
+		.summary = "one two three four five six seven eight nine ten eleven twelve "
+			   "thirteen fourteen fifteen",
+		.examples = "w --first-option-of-many --second-option-of-many "
+			    "--third-option-of-many  # why not",
+		.opts = opts,
+	};
+	char *buf = NULL, *line, *save = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	kfit_usage(&t, f);
+	fclose(f);
+	/* 80 columns fit, 81 do not */
+	assert_non_null(strstr(buf, "one two three four five six seven eight nine ten eleven "
+				    "twelve thirteen fourteen\nfifteen\n"));
+	assert_non_null(strstr(buf, "  w --first-option-of-many --second-option-of-many "
+				    "--third-option-of-many\n      # why not\n"));
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		assert_true(strlen(line) <= 80);
+	free(buf);
+}
+
 static void test_usage_lists_accepted(void **state)
 {
 	char *buf = NULL;
@@ -690,6 +756,8 @@ int main(void)
 		cmocka_unit_test(test_opts_check),
 		cmocka_unit_test(test_help_version_exit),
 		cmocka_unit_test(test_usage_exact),
+		cmocka_unit_test(test_usage_wraps),
+		cmocka_unit_test(test_usage_wraps_long),
 		cmocka_unit_test(test_usage_lists_accepted),
 	};
 
