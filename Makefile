@@ -7,20 +7,23 @@ CLANG ?= clang
 LLVM_STRIP ?= llvm-strip
 BPFTOOL ?= bpftool
 
-# Debian packages the build, the tests and the benchmarks need
-DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
-	libcmocka-dev pkg-config jq iproute2 procps cpio busybox-static \
-	qemu-system-x86 libbpf-tools linux-perf bpftrace
+# Debian packages: the build's (make, make demo), the tests' (make check)
+# and the benchmarks' (make bench); make deps installs all three
+BUILD_DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
+TEST_DEPS := libcmocka-dev pkg-config jq iproute2 procps cpio busybox-static \
+	qemu-system-x86 linux-perf strace
 # The SVG and trace checks: xmllint, headless Chromium
-DEPS += libxml2-utils chromium
-# callgraph's oracle in the tests (uftrace), peak RSS in the benchmark (time)
-DEPS += uftrace time
-# The recording benchmark's comparison (tools/bench/record.sh)
-DEPS += trace-cmd
-# The boot benchmark's comparison (tools/bench/bootsum.sh)
-DEPS += systemd-bootchart
-# make fuzz: clang's libFuzzer and sanitizer runtimes
-DEPS += libclang-rt-14-dev
+TEST_DEPS += libxml2-utils chromium
+# callgraph's oracle (uftrace); bootsum's comparison (systemd-bootchart)
+TEST_DEPS += uftrace systemd-bootchart
+# make fuzz (in make check): clang's libFuzzer and sanitizer runtimes
+TEST_DEPS += libclang-rt-14-dev
+# The comparisons: Debian's libbpf-tools, perf, bpftrace, uftrace, trace-cmd
+# (tools/bench/record.sh), systemd-bootchart (tools/bench/bootsum.sh); peak
+# RSS (time); the VM benchmarks (qemu, an initramfs of busybox)
+BENCH_DEPS := libbpf-tools linux-perf bpftrace uftrace trace-cmd systemd-bootchart \
+	time jq procps qemu-system-x86 cpio busybox-static
+DEPS := $(BUILD_DEPS) $(TEST_DEPS) $(BENCH_DEPS)
 
 # STATIC=1: statically linked tools, for machines without libbpf (and the VM).
 # SANITIZE=1: tools, helpers and unit tests built with ASan and UBSan, any
@@ -70,7 +73,7 @@ LIVE_TESTS := $(filter-out $(CORE_TESTS),$(UNIT_BINS))
 HELPER_SRCS := $(wildcard tests/helpers/*.c)
 HELPERS := $(HELPER_SRCS:tests/helpers/%.c=$(OUT)/tests/%)
 
-.PHONY: all deps vmlinux install uninstall clean check unit unit-asan live vm \
+.PHONY: all deps deps-build deps-test deps-bench vmlinux install uninstall clean check unit unit-asan live vm \
 	bench demo help static fuzz fuzz-short fuzz-build
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -81,7 +84,8 @@ help:
 	@echo "make            build the tools into build/bin"
 	@echo "make STATIC=1   statically linked tools into build/static/bin"
 	@echo "make SANITIZE=1 tools and tests with ASan and UBSan into build/san"
-	@echo "make deps       install the Debian packages needed (apt-get)"
+	@echo "make deps       install the Debian packages of the build, tests and benchmarks"
+	@echo "                (apt-get; make demo, check, bench install the ones they need)"
 	@echo "make check      unit, unit-asan, live (this kernel), VM (Debian 6.1; tests/vm on 6.12)"
 	@echo "make unit|unit-asan|live|vm  one suite (unit-asan: under ASan and UBSan; vm: on 6.1 and 6.12)"
 	@echo "make vm-6.1|vm-6.12|vmonly-6.1|vmonly-6.12  the VM suite on one kernel"
@@ -94,8 +98,14 @@ help:
 	@echo "make install PREFIX=/usr/local"
 	@echo "make vmlinux    regenerate vmlinux/vmlinux.h from this kernel's BTF"
 
-deps:
-	@missing=""; for p in $(DEPS); do \
+# Installs the missing ones of PKGS (apt-get)
+deps: PKGS = $(DEPS)
+deps-build: PKGS = $(BUILD_DEPS)
+deps-test: PKGS = $(BUILD_DEPS) $(TEST_DEPS)
+deps-bench: PKGS = $(BUILD_DEPS) $(BENCH_DEPS)
+
+deps deps-build deps-test deps-bench:
+	@missing=""; for p in $(sort $(PKGS)); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | \
 			grep -q 'ok installed' || missing="$$missing $$p"; \
 	done; \
@@ -267,7 +277,7 @@ $(VM_KERNELS:%=vm-%): static
 $(VM_KERNELS:%=vmonly-%): static
 	tools/vm/kfit-vm test --no-live --kernel $(@:vmonly-%=%)
 
-check: deps
+check: deps-test
 	$(MAKE) all
 	tests/check.sh
 
@@ -344,10 +354,12 @@ build/bench/tracefs_rec: tools/bench/tracefs_rec.c
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) $< -o $@ -lpthread
 
-bench: deps all $(BENCH_BINS)
+bench: deps-bench
+	$(MAKE) all $(BENCH_BINS)
 	tools/bench/bench.sh
 
-demo: deps all
+demo: deps-build
+	$(MAKE) all
 	build/bin/tracecheck
 	build/bin/softirqlat -d 5s
 
