@@ -433,6 +433,22 @@ void kfit_bootuser_free(struct kfit_bootuser *u)
 
 /* ---- staging, and what a killed --early left ---- */
 
+/* Whether map id is gone (freed a little after its last reference), up to 3 s */
+static bool wait_map_gone(__u32 id)
+{
+	struct timespec step = { 0, 20 * 1000 * 1000 };
+	int i, fd;
+
+	for (i = 0; i < 150; i++) {
+		fd = bpf_map_get_fd_by_id(id);
+		if (fd < 0)
+			return errno == ENOENT;
+		close(fd);
+		nanosleep(&step, NULL);
+	}
+	return false;
+}
+
 int kfit_boot_stage(char *dir, size_t len)
 {
 	int r;
@@ -480,16 +496,28 @@ static bool pinned_whole(const char *dir)
 	return whole;
 }
 
+/*
+ * Removes DIR's pins. A bs_meta pinned there may be whole (killed between
+ * its magic and the rename): waits until it is freed, so that a search by
+ * map id after this does not take it for a recording.
+ */
 static int remove_left(const char *dir)
 {
-	int r;
+	__u32 id = 0;
+	int fd, r;
 
+	fd = kfit_pin_open(dir, "bs_meta");
+	if (fd >= 0) {
+		id = map_id(fd);
+		close(fd);
+	}
 	kfit_bootfuncs_remove(dir);
 	r = kfit_pin_remove(dir);
 	if (r)
 		return r;
 	kfit_info("removed %s: left by a bootsum --early killed while pinning; its "
-		  "programs and maps are released", dir);
+		  "programs and maps are %s", dir, id && wait_map_gone(id) ? "freed" :
+		  "released (the kernel frees them shortly)");
 	return 0;
 }
 
@@ -589,18 +617,8 @@ static void detach_by_id(struct kfit_bootstate *st, struct kfit_bootstop *out)
  */
 static bool wait_freed(struct kfit_bootstate *st)
 {
-	struct timespec step = { 0, 20 * 1000 * 1000 };
-	int i, fd;
-
 	kfit_boot_close(st);
-	for (i = 0; i < 150; i++) {
-		fd = bpf_map_get_fd_by_id(st->meta_id);
-		if (fd < 0)
-			return errno == ENOENT;
-		close(fd);
-		nanosleep(&step, NULL);
-	}
-	return false;
+	return wait_map_gone(st->meta_id);
 }
 
 int kfit_boot_stop(struct kfit_bootstate *st, struct kfit_bootstop *out)
