@@ -156,7 +156,7 @@ struct env {
 	struct kft_writer *w;
 	struct kfit_symset *symset;	/* sampled mode: the addresses seen */
 	int trigger_idx;		/* --stop-at's, or --flight's --root: -1 none */
-	bool triggered, capped, recording, usr1_noted;
+	bool triggered, capped, usr1_noted;
 	FILE *names;		/* the NAMES block: tasks' names over time */
 	char *names_buf;
 	size_t names_len;
@@ -1480,7 +1480,7 @@ static void flight_dump(void)
 	err = stats ? kft_writer_dump(env.w, stats, len) : -ENOMEM;
 	free(stats);
 	if (err)
-		kfit_warn("cannot write %s: %s", env.out, kfit_reason(err));
+		kfit_warn("cannot write %s: %s", env.out, kfit_out_reason(err));
 	else
 		kfit_info("flight recording written to %s", env.out);
 }
@@ -1513,8 +1513,7 @@ static int begin_recording(void)
 		err = kft_writer_block(w, KFT_B_TASKS, env.tasks ? env.tasks : "",
 				       env.tasks_len);
 	if (err)
-		kfit_err("cannot write %s: %s", env.out, kfit_reason(err));
-	env.recording = !err;
+		kfit_out_err(env.out, err);
 	return err;
 }
 
@@ -1539,7 +1538,7 @@ static int end_recording(void)
 	free(syms);
 	free(stats);
 	if (err) {
-		kfit_err("cannot write %s: %s", env.out, kfit_reason(err));
+		kfit_out_err(env.out, err);
 		return err;
 	}
 	if (env.capped)
@@ -1559,11 +1558,9 @@ static int open_recording(void)
 		.flight_bytes = env.flight,
 	};
 
-	if (kfit_rec_check_path(env.out))
-		return -1;
 	env.w = kft_writer_new(env.out, &o);
 	if (!env.w) {
-		kfit_err("cannot write %s: %s", env.out, strerror(errno));
+		kfit_out_err(env.out, -errno);
 		return -1;
 	}
 	kfit_catch_usr1();
@@ -1781,12 +1778,8 @@ static void cleanup(void)
 	if (env.names)
 		fclose(env.names);
 	free(env.names_buf);
-	if (env.w) {
-		kft_writer_abort(env.w);
-		/* nothing recorded yet: no file left behind */
-		if (!env.recording)
-			unlink(env.out);
-	}
+	/* nothing recorded yet: no file left, and what was there stays */
+	kft_writer_abort(env.w);
 	kfit_symset_free(env.symset);
 	free(env.tasks);
 }
