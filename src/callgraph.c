@@ -154,6 +154,7 @@ struct env {
 
 	/* -o */
 	struct kft_writer *w;
+	struct kfit_out svg_out, perfetto_out;	/* --svg, --perfetto: made at the start */
 	struct kfit_symset *symset;	/* sampled mode: the addresses seen */
 	int trigger_idx;		/* --stop-at's, or --flight's --root: -1 none */
 	bool triggered, capped, usr1_noted;
@@ -1549,6 +1550,18 @@ static int end_recording(void)
 	return 0;
 }
 
+/* --svg and --perfetto's files: made now, so that a bad path fails before tracing */
+static int open_exports(void)
+{
+	int err = 0;
+
+	if (env.svg && (err = kfit_out_open(&env.svg_out, env.svg)))
+		kfit_out_err(env.svg, err);
+	if (!err && env.perfetto && (err = kfit_out_open(&env.perfetto_out, env.perfetto)))
+		kfit_out_err(env.perfetto, err);
+	return err;
+}
+
 /* -o FILE: checked and begun before anything is attached */
 static int open_recording(void)
 {
@@ -1648,6 +1661,8 @@ static int render(void)
 			.json = env.c.json,
 			.svg = env.svg,
 			.perfetto = env.perfetto,
+			.svg_out = &env.svg_out,
+			.perfetto_out = &env.perfetto_out,
 			.verbose = env.c.verbose,
 		}, env.tree);
 	} else {
@@ -1780,6 +1795,8 @@ static void cleanup(void)
 	free(env.names_buf);
 	/* nothing recorded yet: no file left, and what was there stays */
 	kft_writer_abort(env.w);
+	kfit_out_abort(&env.svg_out);
+	kfit_out_abort(&env.perfetto_out);
 	kfit_symset_free(env.symset);
 	free(env.tasks);
 }
@@ -1853,7 +1870,7 @@ int main(int argc, char **argv)
 			return 1;
 		env.c.pid = env.child.proc.pid;
 	}
-	if (kfit_check_privileges() || (env.out && open_recording())) {
+	if (kfit_check_privileges() || (env.out && open_recording()) || open_exports()) {
 		cleanup();
 		return 1;
 	}

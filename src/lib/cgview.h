@@ -6,6 +6,7 @@
 #include <linux/types.h>
 #include "kfit/rec.h"
 #include "calltree.h"
+#include "fileio.h"
 #include "fstats.h"
 
 /*
@@ -72,6 +73,9 @@ struct kfit_cgview_opts {
 	bool folded;		/* folded stacks on stdout */
 	bool json;
 	const char *svg, *perfetto;	/* files to write, or NULL */
+	/* their temporaries, opened at the start (kfit_out_open) so that a bad
+	   path fails before anything is traced; NULL: opened here */
+	struct kfit_out *svg_out, *perfetto_out;
 	bool verbose;		/* every skipped function, the counts line */
 	bool tree;		/* the tree too, with any other output */
 };

@@ -354,8 +354,10 @@ int kfit_out_open(struct kfit_out *o, const char *path)
 	if (err)
 		return err;
 	o->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
-	if (o->fd >= 0)
+	if (o->fd >= 0) {
+		o->live = true;
 		return 0;
+	}
 	/* a filesystem without O_TMPFILE: a named one, made exclusively */
 	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
 		return -errno;
@@ -368,18 +370,19 @@ int kfit_out_open(struct kfit_out *o, const char *path)
 		o->tmp[0] = '\0';
 		return err;
 	}
+	o->live = true;
 	temp_track(o, true);
 	return 0;
 }
 
 bool kfit_out_active(const struct kfit_out *o)
 {
-	return o && o->fd >= 0;
+	return o && o->live;
 }
 
 FILE *kfit_out_file(struct kfit_out *o)
 {
-	if (o->fd < 0) {
+	if (!o->live) {
 		errno = EBADF;
 		return NULL;
 	}
@@ -422,14 +425,17 @@ static int out_close(struct kfit_out *o)
 {
 	int err = 0;
 
+	if (!o->live)
+		return 0;
 	if (o->f) {
 		if (fclose(o->f))
 			err = errno ? -errno : -EIO;
-	} else if (o->fd >= 0 && close(o->fd)) {
+	} else if (close(o->fd)) {
 		err = -errno;
 	}
 	o->f = NULL;
 	o->fd = -1;
+	o->live = false;
 	return err;
 }
 
@@ -437,7 +443,7 @@ int kfit_out_commit(struct kfit_out *o)
 {
 	int err = 0;
 
-	if (o->fd < 0)
+	if (!o->live)
 		return -EBADF;
 	if (o->f && fflush(o->f))
 		err = errno ? -errno : -EIO;

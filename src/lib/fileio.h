@@ -89,7 +89,9 @@ int kfit_ncpus_possible(const char *sysfs);
  *	err = kfit_out_commit(&o);		(or kfit_out_abort(&o))
  */
 struct kfit_out {
-	int fd;			/* the temporary's; -1 once committed or aborted */
+	bool live;		/* open, not yet committed or aborted (a zeroed
+				   struct is not: kfit_out_abort on it is a no-op) */
+	int fd;			/* the temporary's, while live */
 	FILE *f;		/* kfit_out_file's stream over fd, or NULL */
 	char path[4096];	/* the file asked for */
 	char tmp[4096];		/* a named temporary ("" with O_TMPFILE) */
@@ -102,7 +104,7 @@ FILE *kfit_out_file(struct kfit_out *o);
 /* Write it all (the stream's buffer too), rename it to path: 0 or -errno;
    on an error the temporary is removed and path left alone */
 int kfit_out_commit(struct kfit_out *o);
-/* Remove the temporary; path stays as it was. No-op on a closed o */
+/* Remove the temporary; path stays as it was. No-op unless live */
 void kfit_out_abort(struct kfit_out *o);
 /* Whether o holds a temporary not yet committed or aborted */
 bool kfit_out_active(const struct kfit_out *o);
