@@ -209,7 +209,7 @@ static int export_file(const char *path, struct kfit_out *out,
 }
 
 static int print_exports(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
-			 const struct kfit_ctree *t)
+			 const struct kfit_ctree *t, bool *said)
 {
 	struct kfit_xsrc src;
 	struct xctx x = { .v = v };
@@ -228,10 +228,11 @@ static int print_exports(const struct kfit_cgview *v, const struct kfit_cgview_o
 	src.t0 = v->start_ns;
 	if (o->folded)
 		err = kfit_export_folded(&src, stdout);
-	if (!err && o->svg)
-		err = export_file(o->svg, o->svg_out, &src, true);
-	if (!err && o->perfetto && !v->sampled)
-		err = export_file(o->perfetto, o->perfetto_out, &src, false);
+	if (!err && o->svg && (err = export_file(o->svg, o->svg_out, &src, true)))
+		*said = true;
+	if (!err && o->perfetto && !v->sampled &&
+	    (err = export_file(o->perfetto, o->perfetto_out, &src, false)))
+		*said = true;
 	kfit_xsrc_release(&src);
 	return err;
 }
@@ -260,6 +261,7 @@ int kfit_cgview_render(const struct kfit_cgview *v, const struct kfit_cgview_opt
 	bool tree = o->tree || (!o->summary && !o->folded && !o->json &&
 				!o->svg && !o->perfetto);
 	struct kfit_tp_opts to = tp_opts(v);
+	bool said = false;
 	int err = 0;
 
 	if (o->verbose && v->counts)
@@ -276,10 +278,12 @@ int kfit_cgview_render(const struct kfit_cgview *v, const struct kfit_cgview_opt
 		}
 	}
 	if (!err && (o->folded || o->svg || o->perfetto))
-		err = print_exports(v, o, t);
+		err = print_exports(v, o, t, &said);
 	if (v->sampled && o->perfetto)
 		kfit_warn("sampled stacks have no timeline: no %s written", o->perfetto);
 	fflush(stdout);
+	if (err && !said)
+		kfit_err("%s", strerror(-err));
 	return err;
 }
 

@@ -81,8 +81,8 @@ struct kfit_cgview_opts {
 };
 
 /*
- * Render t (kfit_ctree_finish'ed) as o asks, to stdout and the files
- * (their errors said with kfit_err). 0 or -errno.
+ * Render t (kfit_ctree_finish'ed) as o asks, to stdout and the files.
+ * 0 or -errno, said with kfit_err (a file's error names the file).
  */
 int kfit_cgview_render(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
 		       const struct kfit_ctree *t);
