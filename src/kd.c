@@ -1119,7 +1119,8 @@ static int flush(__u64 limit)
 	size_t i, k = 0;
 	int err = 0;
 
-	qsort(env.pend, env.npend, sizeof(*env.pend), cmp_pend);
+	if (env.npend > 1)
+		qsort(env.pend, env.npend, sizeof(*env.pend), cmp_pend);
 	for (i = 0; i < env.npend; i++) {
 		struct kfit_rec *h = env.pend[i].r;
 
@@ -1339,6 +1340,7 @@ static void info_json(void)
 	kfit_json_u64(&j, "compressed_bytes", comp);
 	kfit_json_u64(&j, "raw_bytes", raw);
 	kfit_json_u64(&j, "corrupt", env.chunks_bad);
+	kfit_json_u64(&j, "duplicated", kft_duplicates(env.f));
 	kfit_json_end_object(&j);
 	kfit_json_begin_object(&j, "records");
 	kfit_json_u64(&j, "total", env.counts.records);
@@ -1407,6 +1409,8 @@ static int print_info(void)
 	       (unsigned long long)comp, (unsigned long long)raw);
 	if (env.chunks_bad)
 		printf(", %d corrupt", env.chunks_bad);
+	if (kft_duplicates(env.f))
+		printf(", %d duplicated (skipped)", kft_duplicates(env.f));
 	printf("\n");
 	printf("records:    %llu:", (unsigned long long)env.counts.records);
 	for (i = 1; i < KFIT_REC_NTYPES; i++)
@@ -1470,6 +1474,10 @@ static void warn_truncated(void)
 	int n = kft_nchunks(env.f);
 	__u64 end = last_ts();
 
+	if (kft_duplicates(env.f))
+		kfit_warn("%s: %d chunk%s found twice (copied within the file): the copies "
+			  "skipped", env.path, kft_duplicates(env.f),
+			  kft_duplicates(env.f) == 1 ? "" : "s");
 	if (kft_complete(env.f))
 		return;
 	kfit_warn("%s is truncated: read %d chunk%s up to %s; %llu bytes after it "

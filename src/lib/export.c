@@ -1286,7 +1286,8 @@ static int tl_thread(struct kfit_json *j, struct stimeline *tl,
 			return -ENOMEM;
 	if (tl_close(tl, 0, s[n - 1]->ts + period))
 		return -ENOMEM;
-	qsort(tl->v, tl->n, sizeof(*tl->v), sslice_cmp);
+	if (tl->n > 1)
+		qsort(tl->v, tl->n, sizeof(*tl->v), sslice_cmp);
 	sample_meta(j, "thread_name", s[0]->pid, s[0]->tid, s[n - 1]->comm);
 	for (i = 0; i < tl->n; i++) {
 		const struct sslice *l = &tl->v[i];

@@ -202,6 +202,11 @@ const struct kft_name *kft_name(const struct kft_file *f, int i);
 const char *kft_sym(void *ctx, __u32 pid, __u64 addr, bool kernel);
 
 int kft_nchunks(const struct kft_file *f);
+/*
+ * Chunks found twice in the file (the same seq and span: blocks copied
+ * within it): the later copies are left out of the chunks listed
+ */
+int kft_duplicates(const struct kft_file *f);
 const struct kft_chunkinfo *kft_chunk(const struct kft_file *f, int i);
 /*
  * Chunk i's records, inflated, their timestamps restored, into *buf
