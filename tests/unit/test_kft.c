@@ -25,6 +25,7 @@
 #include "testlib.h"
 #include "kfit/rec.h"
 #include "kft.h"
+#include "kft_int.h"
 #include "../helpers/tpformats.h"
 
 static char dir[64];
@@ -1222,6 +1223,97 @@ static void test_create_flight_tmp(void **state)
 	assert_int_equal(errno, EINVAL);
 }
 
+/* A chunk's block copied right after itself: read once, the copy counted */
+static void test_duplicated_chunk(void **state)
+{
+	const char *path = in_dir("dup.kft");
+	struct recs in = { 0 }, out = { 0 }, once = { 0 };
+	size_t len, off, blen;
+	struct kft_file *f;
+	char err[256];
+	char *buf, *two;
+	int n, fd;
+
+	(void)state;
+	make_file(path, 1024, 300, &in);
+	f = kft_open(path, err, sizeof(err));
+	assert_non_null(f);
+	n = kft_nchunks(f);
+	assert_true(n > 3);
+	read_all(f, &once);
+	off = kft_chunk(f, 2)->offset;
+	blen = sizeof(struct kft_block) + kft_chunk(f, 2)->size;
+	kft_close(f);
+	buf = slurp(path, &len);
+	two = malloc(len + blen);
+	assert_non_null(two);
+	memcpy(two, buf, off + blen);
+	memcpy(two + off + blen, buf + off, len - off);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, two, len + blen), (ssize_t)(len + blen));
+	close(fd);
+	f = kft_open(path, err, sizeof(err));
+	assert_non_null(f);
+	assert_int_equal(kft_nchunks(f), n);
+	assert_int_equal(kft_duplicates(f), 1);
+	read_all(f, &out);
+	assert_int_equal(out.len, once.len);
+	assert_memory_equal(out.buf, once.buf, out.len);
+	kft_close(f);
+	free(buf);
+	free(two);
+	free(in.buf);
+	free(out.buf);
+	free(once.buf);
+}
+
+/*
+ * A sparse file: 4 KiB written, a META block claiming 4 GiB of a hole.
+ * Refused for the hole, before 4 GiB are allocated and read: under a
+ * 256 MiB address-space limit the old reader said "out of memory".
+ */
+static void test_sparse_claim(void **state)
+{
+	const char *path = in_dir("sparse.kft");
+	struct kft_header h = {
+		.version = KFT_VERSION, .endian = KFT_ENDIAN,
+		.header_size = sizeof(h), .block_size = sizeof(struct kft_block),
+		.rec_version = KFIT_REC_VERSION,
+	};
+	struct kft_block b;
+	static char data[4096];
+	__u32 claim = 0xfff00000;
+	int status, fd;
+	pid_t pid;
+
+	(void)state;
+	memcpy(h.magic, KFT_MAGIC, sizeof(h.magic));
+	kft_block_fill(&b, KFT_B_META, 0, claim, claim, 0x12345678);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, &h, sizeof(h)), sizeof(h));
+	assert_int_equal(write(fd, &b, sizeof(b)), sizeof(b));
+	assert_int_equal(write(fd, data, sizeof(data)), sizeof(data));
+	assert_int_equal(ftruncate(fd, sizeof(h) + sizeof(b) + claim), 0);
+	close(fd);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct rlimit rl = { 256 << 20, 256 << 20 };
+		char err[256];
+
+		setrlimit(RLIMIT_AS, &rl);
+		if (kft_open(path, err, sizeof(err)))
+			_exit(10);
+		_exit(strstr(err, "hole") ? 0 : 11);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1239,6 +1331,8 @@ int main(void)
 		cmocka_unit_test_setup(test_foreign, reseed),
 		cmocka_unit_test_setup(test_write_error, reseed),
 		cmocka_unit_test_setup(test_abort, reseed),
+		cmocka_unit_test_setup(test_duplicated_chunk, reseed),
+		cmocka_unit_test_setup(test_sparse_claim, reseed),
 		cmocka_unit_test_setup(test_create_symlink, reseed),
 		cmocka_unit_test_setup(test_create_mode, reseed),
 		cmocka_unit_test_setup(test_create_abort_keeps, reseed),
