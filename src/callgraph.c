@@ -158,6 +158,7 @@ struct env {
 	struct kfit_symset *symset;	/* sampled mode: the addresses seen */
 	int trigger_idx;		/* --stop-at's, or --flight's --root: -1 none */
 	bool triggered, capped, usr1_noted;
+	bool write_failed;		/* -o's writer failed: said once, by record() */
 	FILE *names;		/* the NAMES block: tasks' names over time */
 	char *names_buf;
 	size_t names_len;
@@ -1114,7 +1115,8 @@ static int record(const void *data, size_t size)
 		return 0;
 	}
 	if (r < 0) {
-		kfit_err("cannot write %s: %s", env.out, kfit_reason(r));
+		kfit_out_err(env.out, r);
+		env.write_failed = true;
 		return r;
 	}
 	if ((h->type == KFIT_REC_FORK || h->type == KFIT_REC_EXEC) &&
@@ -1294,7 +1296,8 @@ static int stop_capture(void)
 	kfit_epoch_flip(&env.skel->bss->kfit_epoch);
 	err = kfit_events_drain(env.ev);
 	if (err < 0) {
-		kfit_err("reading the records failed: %s", kfit_reason(err));
+		if (!env.write_failed)
+			kfit_err("reading the records failed: %s", kfit_reason(err));
 		return err;
 	}
 	read_counters();
@@ -1317,7 +1320,8 @@ static int poll_records(void *ctx, int timeout_ms)
 		flight_dump();
 	n = kfit_events_poll(env.ev, timeout_ms);
 	if (n < 0) {
-		kfit_err("reading the records failed: %s", kfit_reason(n));
+		if (!env.write_failed)
+			kfit_err("reading the records failed: %s", kfit_reason(n));
 		return n;
 	}
 	return 0;
@@ -1576,7 +1580,6 @@ static int open_recording(void)
 		kfit_out_err(env.out, -errno);
 		return -1;
 	}
-	kfit_catch_usr1();
 	return 0;
 }
 
@@ -1813,8 +1816,10 @@ static int run(void)
 	err = start();
 	if (!err)
 		err = name_tasks();
-	if (err || kfit_exiting)
-		return err == -EINTR || (!err && kfit_exiting) ? 0 : 1;
+	if (kfit_exiting)
+		return kfit_interrupted();
+	if (err)
+		return 1;
 	kfit_attacher_activate(env.att, &env.skel->bss->kfit_ready);
 	env.start_ns = kfit_now_ns();
 	err = env.sampler ? kfit_sampler_enable(env.sampler) : 0;
@@ -1847,6 +1852,9 @@ int main(int argc, char **argv)
 	if (first < 0 || check_args(first, nargs, argv, nargs < argc))
 		return 2;
 	kfit_setup("callgraph", &env.c);
+	/* one sent early waits for tracing: a flight recording is written then */
+	if (env.out)
+		kfit_catch_usr1();
 	env.argc = argc;
 	env.argv = argv;
 	env.render = rendering();
