@@ -760,6 +760,9 @@ static int attach_events(void)
 	int i, err;
 
 	for (i = 0; i < env.tps.n; i++) {
+		/* a signal in a long start-up (sys:*): undone and said at once */
+		if (kfit_exiting)
+			return -EINTR;
 		name = strchr(env.tps.tp[i].name, ':') + 1;
 		snprintf(cat, sizeof(cat), "%.*s", (int)(name - 1 - env.tps.tp[i].name),
 			 env.tps.tp[i].name);

@@ -75,10 +75,14 @@ static void on_usr1(int sig)
 	kfit_usr1 = 1;
 }
 
-/* No SA_RESTART, as kfit_setup's: the poll returns to look at the flag */
+/*
+ * SA_RESTART: one that comes in start-up must not fail a read or an
+ * open() that waits (a lease); poll and nanosleep return on it anyway
+ * (signal(7)), and the loop looks at the flag
+ */
 void kfit_catch_usr1(void)
 {
-	struct sigaction sa = { .sa_handler = on_usr1 };
+	struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART };
 
 	sigaction(SIGUSR1, &sa, NULL);
 }
