@@ -837,7 +837,7 @@ static int render_tree(void)
 		.folded = env.folded,
 		.json = env.c.json,
 		.svg = env.svg,
-		.perfetto = env.sampled ? NULL : env.perfetto,
+		.perfetto = env.perfetto,
 		.svg_out = &env.svg_out,
 		.perfetto_out = &env.perfetto_out,
 		.verbose = env.c.verbose,

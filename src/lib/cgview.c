@@ -279,8 +279,6 @@ int kfit_cgview_render(const struct kfit_cgview *v, const struct kfit_cgview_opt
 	}
 	if (!err && (o->folded || o->svg || o->perfetto))
 		err = print_exports(v, o, t, &said);
-	if (v->sampled && o->perfetto)
-		kfit_warn("sampled stacks have no timeline: no %s written", o->perfetto);
 	fflush(stdout);
 	if (err && !said)
 		kfit_err("%s", strerror(-err));

@@ -72,7 +72,10 @@ struct kfit_cgview_opts {
 	unsigned int fields;	/* the table's columns (fstats.h); 0: all */
 	bool folded;		/* folded stacks on stdout */
 	bool json;
-	const char *svg, *perfetto;	/* files to write, or NULL */
+	const char *svg, *perfetto;	/* files to write, or NULL; perfetto:
+					   exact mode (a sampled tree has no
+					   timeline: the caller writes the
+					   samples, kfit_export_perfetto_samples) */
 	/* their temporaries, opened at the start (kfit_out_open) so that a bad
 	   path fails before anything is traced; NULL: opened here */
 	struct kfit_out *svg_out, *perfetto_out;
