@@ -53,8 +53,7 @@ static const struct kfit_opt kd_opts[] = {
 	{ "no-interlace", OPT_NO_INTERLACE, NULL,
 	  "interrupts listed apart, not inside the task they struck" },
 	{ "info", OPT_INFO, NULL,
-	  "the file: header, machine, what was recorded, chunks, losses, the "
-	  "wall-clock times of its first and last records (-j: JSON)" },
+	  "the file: header, machine, what was recorded, chunks, losses" },
 	{ NULL },
 };
 

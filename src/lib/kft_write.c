@@ -6,7 +6,6 @@
  * them (streaming), or keeps the last of them in memory (flight mode).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -584,7 +583,6 @@ struct kft_writer *kft_writer_new(const char *path, const struct kft_wopts *o)
 
 	if (!w)
 		return NULL;
-	w->file.fd = -1;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
 	if (o)
