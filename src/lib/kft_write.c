@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,9 +268,13 @@ static void *worker(void *arg)
 {
 	struct kft_writer *w = arg;
 	struct item it;
+	sigset_t all;
 	bool skip;
 	long n;
 
+	/* the tool's signals go to its main thread, whose poll they cut short */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
 		while (!w->qlen && !w->stop)
