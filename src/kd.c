@@ -1572,6 +1572,7 @@ int main(int argc, char **argv)
 	if (first < 0 || check_args(first, argc, argv))
 		return 2;
 	kfit_diag_setup("kd", env.c.verbose);
+	kfit_out_catch_signals();
 	err = run();
 	fflush(stdout);
 	cleanup();

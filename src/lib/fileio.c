@@ -277,6 +277,22 @@ void kfit_out_unlink_temps(void)
 			unlink(temps[i]->tmp);
 }
 
+static void on_fatal(int sig)
+{
+	kfit_out_unlink_temps();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void kfit_out_catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_fatal };
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 /* dir (without a trailing slash; "." when path has none) and base of path */
 static int split_path(const char *path, char *dir, size_t len, const char **base)
 {

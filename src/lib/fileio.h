@@ -123,5 +123,10 @@ void kfit_out_err(const char *path, int err);
  * temporary not yet committed (O_TMPFILE ones vanish by themselves)
  */
 void kfit_out_unlink_temps(void);
+/*
+ * For a tool without kfit_setup's handlers (kd): SIGINT, SIGTERM and SIGHUP
+ * remove the named temporaries, then end it as their default actions do
+ */
+void kfit_out_catch_signals(void);
 
 #endif
