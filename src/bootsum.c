@@ -58,6 +58,7 @@ struct env {
 	struct kfit_common c;
 	unsigned long top;
 	const char *svg;
+	struct kfit_out svg_out;	/* made before the report is read */
 	unsigned long chain_pid;
 	const char *from[MAX_FROM];
 	int nfrom;
@@ -760,16 +761,12 @@ static int render(const struct kernel_phase *kp, const struct kfit_bootuser *u)
 	}
 	if (!env.svg)
 		return 0;
-	f = fopen(env.svg, "w");
-	if (!f) {
-		kfit_err("cannot write %s: %s", env.svg, strerror(errno));
-		return 1;
-	}
-	r = kfit_bootrep_svg(f, kp->pick, u, &o);
-	if (fclose(f) && !r)
-		r = -errno;
+	f = kfit_out_file(&env.svg_out);
+	r = f ? kfit_bootrep_svg(f, kp->pick, u, &o) : -errno;
+	if (!r)
+		r = kfit_out_commit(&env.svg_out);
 	if (r) {
-		kfit_err("writing %s: %s", env.svg, strerror(-r));
+		kfit_out_err(env.svg, r);
 		return 1;
 	}
 	return 0;
@@ -783,9 +780,16 @@ static int report_main(void)
 	int rc;
 
 	memset(&kp, 0, sizeof(kp));
+	/* --svg's file made first: a bad path fails before anything is read */
+	if (env.svg && (rc = kfit_out_open(&env.svg_out, env.svg))) {
+		kfit_out_err(env.svg, rc);
+		return 1;
+	}
 	if (env.nfrom) {
-		if (kernel_from_files(&kp))
+		if (kernel_from_files(&kp)) {
+			kfit_out_abort(&env.svg_out);
 			return 1;
+		}
 	} else {
 		kernel_live(&kp);
 		u = user_live(&st, &ub);
@@ -822,6 +826,7 @@ static int report_main(void)
 		kfit_bootlog_free(&kp.dmesg);
 	if (kp.has_trace)
 		kfit_bootlog_free(&kp.trace);
+	kfit_out_abort(&env.svg_out);
 	return rc;
 }
 

@@ -154,9 +154,11 @@ struct env {
 
 	/* -o */
 	struct kft_writer *w;
+	struct kfit_out svg_out, perfetto_out;	/* --svg, --perfetto: made at the start */
 	struct kfit_symset *symset;	/* sampled mode: the addresses seen */
 	int trigger_idx;		/* --stop-at's, or --flight's --root: -1 none */
-	bool triggered, capped, recording, usr1_noted;
+	bool triggered, capped, usr1_noted;
+	bool write_failed;		/* -o's writer failed: said once, by record() */
 	FILE *names;		/* the NAMES block: tasks' names over time */
 	char *names_buf;
 	size_t names_len;
@@ -749,6 +751,9 @@ static int attach_events(void)
 	int i, err;
 
 	for (i = 0; i < env.tps.n; i++) {
+		/* a signal in a long start-up (sys:*): undone and said at once */
+		if (kfit_exiting)
+			return -EINTR;
 		name = strchr(env.tps.tp[i].name, ':') + 1;
 		snprintf(cat, sizeof(cat), "%.*s", (int)(name - 1 - env.tps.tp[i].name),
 			 env.tps.tp[i].name);
@@ -1104,7 +1109,8 @@ static int record(const void *data, size_t size)
 		return 0;
 	}
 	if (r < 0) {
-		kfit_err("cannot write %s: %s", env.out, kfit_reason(r));
+		kfit_out_err(env.out, r);
+		env.write_failed = true;
 		return r;
 	}
 	if ((h->type == KFIT_REC_FORK || h->type == KFIT_REC_EXEC) &&
@@ -1284,7 +1290,8 @@ static int stop_capture(void)
 	kfit_epoch_flip(&env.skel->bss->kfit_epoch);
 	err = kfit_events_drain(env.ev);
 	if (err < 0) {
-		kfit_err("reading the records failed: %s", kfit_reason(err));
+		if (!env.write_failed)
+			kfit_err("reading the records failed: %s", kfit_reason(err));
 		return err;
 	}
 	read_counters();
@@ -1307,7 +1314,8 @@ static int poll_records(void *ctx, int timeout_ms)
 		flight_dump();
 	n = kfit_events_poll(env.ev, timeout_ms);
 	if (n < 0) {
-		kfit_err("reading the records failed: %s", kfit_reason(n));
+		if (!env.write_failed)
+			kfit_err("reading the records failed: %s", kfit_reason(n));
 		return n;
 	}
 	return 0;
@@ -1471,7 +1479,7 @@ static void flight_dump(void)
 	err = stats ? kft_writer_dump(env.w, stats, len) : -ENOMEM;
 	free(stats);
 	if (err)
-		kfit_warn("cannot write %s: %s", env.out, kfit_reason(err));
+		kfit_warn("cannot write %s: %s", env.out, kfit_out_reason(err));
 	else
 		kfit_info("flight recording written to %s", env.out);
 }
@@ -1504,8 +1512,7 @@ static int begin_recording(void)
 		err = kft_writer_block(w, KFT_B_TASKS, env.tasks ? env.tasks : "",
 				       env.tasks_len);
 	if (err)
-		kfit_err("cannot write %s: %s", env.out, kfit_reason(err));
-	env.recording = !err;
+		kfit_out_err(env.out, err);
 	return err;
 }
 
@@ -1530,7 +1537,7 @@ static int end_recording(void)
 	free(syms);
 	free(stats);
 	if (err) {
-		kfit_err("cannot write %s: %s", env.out, kfit_reason(err));
+		kfit_out_err(env.out, err);
 		return err;
 	}
 	if (env.capped)
@@ -1539,6 +1546,18 @@ static int end_recording(void)
 		kfit_info("%s returned: the recording ends", env.tg.funcs[env.trigger_idx].name);
 	kfit_rec_summary(env.out, ws.records, ws.raw_bytes, lost);
 	return 0;
+}
+
+/* --svg and --perfetto's files: made now, so that a bad path fails before tracing */
+static int open_exports(void)
+{
+	int err = 0;
+
+	if (env.svg && (err = kfit_out_open(&env.svg_out, env.svg)))
+		kfit_out_err(env.svg, err);
+	if (!err && env.perfetto && (err = kfit_out_open(&env.perfetto_out, env.perfetto)))
+		kfit_out_err(env.perfetto, err);
+	return err;
 }
 
 /* -o FILE: checked and begun before anything is attached */
@@ -1550,14 +1569,11 @@ static int open_recording(void)
 		.flight_bytes = env.flight,
 	};
 
-	if (kfit_rec_check_path(env.out))
-		return -1;
 	env.w = kft_writer_new(env.out, &o);
 	if (!env.w) {
-		kfit_err("cannot write %s: %s", env.out, strerror(errno));
+		kfit_out_err(env.out, -errno);
 		return -1;
 	}
-	kfit_catch_usr1();
 	return 0;
 }
 
@@ -1642,6 +1658,8 @@ static int render(void)
 			.json = env.c.json,
 			.svg = env.svg,
 			.perfetto = env.perfetto,
+			.svg_out = &env.svg_out,
+			.perfetto_out = &env.perfetto_out,
 			.verbose = env.c.verbose,
 		}, env.tree);
 	} else {
@@ -1772,12 +1790,10 @@ static void cleanup(void)
 	if (env.names)
 		fclose(env.names);
 	free(env.names_buf);
-	if (env.w) {
-		kft_writer_abort(env.w);
-		/* nothing recorded yet: no file left behind */
-		if (!env.recording)
-			unlink(env.out);
-	}
+	/* nothing recorded yet: no file left, and what was there stays */
+	kft_writer_abort(env.w);
+	kfit_out_abort(&env.svg_out);
+	kfit_out_abort(&env.perfetto_out);
 	kfit_symset_free(env.symset);
 	free(env.tasks);
 }
@@ -1794,8 +1810,10 @@ static int run(void)
 	err = start();
 	if (!err)
 		err = name_tasks();
-	if (err || kfit_exiting)
-		return err == -EINTR || (!err && kfit_exiting) ? 0 : 1;
+	if (kfit_exiting)
+		return kfit_interrupted();
+	if (err)
+		return 1;
 	kfit_attacher_activate(env.att, &env.skel->bss->kfit_ready);
 	env.start_ns = kfit_now_ns();
 	err = env.sampler ? kfit_sampler_enable(env.sampler) : 0;
@@ -1828,6 +1846,9 @@ int main(int argc, char **argv)
 	if (first < 0 || check_args(first, nargs, argv, nargs < argc))
 		return 2;
 	kfit_setup("callgraph", &env.c);
+	/* one sent early waits for tracing: a flight recording is written then */
+	if (env.out)
+		kfit_catch_usr1();
 	env.argc = argc;
 	env.argv = argv;
 	env.render = rendering();
@@ -1851,7 +1872,7 @@ int main(int argc, char **argv)
 			return 1;
 		env.c.pid = env.child.proc.pid;
 	}
-	if (kfit_check_privileges() || (env.out && open_recording())) {
+	if (kfit_check_privileges() || (env.out && open_recording()) || open_exports()) {
 		cleanup();
 		return 1;
 	}

@@ -530,7 +530,7 @@ int main(int argc, char **argv)
 		err = kfit_attacher_attach(env.att);
 	if (err || kfit_exiting) {
 		cleanup();
-		return err == -EINTR || (!err && kfit_exiting) ? 0 : 1;
+		return kfit_exiting ? kfit_interrupted() : 1;
 	}
 	kfit_attacher_activate(env.att, &env.skel->bss->kfit_ready);
 	env.start_ns = kfit_now_ns();

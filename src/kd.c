@@ -19,9 +19,12 @@
 #include "cgview.h"
 #include "diag.h"
 #include "duration.h"
+#include "export.h"
+#include "fileio.h"
 #include "fstats.h"
 #include "kft.h"
 #include "opts.h"
+#include "output.h"
 #include "treeprint.h"
 
 enum {
@@ -97,6 +100,10 @@ struct env {
 	struct pend *pend;
 	size_t npend, cappend;
 	__u64 seq;
+	struct kfit_out svg_out, perfetto_out;	/* made before the file is read */
+	struct kfit_xsample *samples;	/* sampled --perfetto: its timeline */
+	size_t nsamples, capsamples;
+	bool said;			/* an error already said (an output's) */
 };
 
 static struct env env;
@@ -186,9 +193,12 @@ static int check_args(int first, int argc, char **argv)
 		return usage_error("-s, -n and -f go with --summary");
 	if (env.events + env.info > 1)
 		return usage_error("--events and --info exclude each other");
-	if ((env.events || env.info) && (forms || env.svg || env.perfetto))
-		return usage_error("--events and --info exclude the tree's outputs "
+	if (env.events && (forms || env.svg || env.perfetto))
+		return usage_error("--events excludes the tree's outputs "
 				   "(--summary, --folded, -j, --svg, --perfetto)");
+	if (env.info && (env.summary || env.folded || env.svg || env.perfetto))
+		return usage_error("--info excludes the tree's outputs "
+				   "(--summary, --folded, --svg, --perfetto); -j goes with it");
 	if (env.info && (env.since_arg || env.until_arg || env.c.pid || env.c.tid ||
 			 env.c.comm[0]))
 		return usage_error("--info describes the whole file: no window, no tasks");
@@ -281,6 +291,30 @@ static const char *rel_time(__u64 ts, char *buf, size_t len)
 
 	snprintf(buf, len, "%s%llu.%06llu", neg ? "-" : "", d / 1000000000ULL,
 		 d % 1000000000ULL / 1000);
+	return buf;
+}
+
+/*
+ * The wall-clock time of ts (the file's clock) in local time, as --since
+ * HH:MM:SS takes it: "2026-11-25 10:42:05.001000" (iso: "2026-11-25T10:42:05.001000+0100");
+ * NULL when the file has no realtime offset
+ */
+static const char *wall_time(__u64 ts, bool iso, char *buf, size_t len)
+{
+	__u64 off = kft_meta_u64(env.f, "clock.realtime_offset_ns", 0), ns;
+	char day[32], zone[8];
+	struct tm tm;
+	time_t sec;
+
+	if (!off)
+		return NULL;
+	ns = ts + off;
+	sec = ns / 1000000000ULL;
+	if (!localtime_r(&sec, &tm) ||
+	    !strftime(day, sizeof(day), iso ? "%Y-%m-%dT%H:%M:%S" : "%Y-%m-%d %H:%M:%S", &tm) ||
+	    !strftime(zone, sizeof(zone), "%z", &tm))
+		return NULL;
+	snprintf(buf, len, "%.31s.%06llu%.7s", day, ns % 1000000000ULL / 1000, iso ? zone : "");
 	return buf;
 }
 
@@ -616,6 +650,41 @@ static int count(const struct kfit_rec *h, size_t size)
 	return 0;
 }
 
+/* A sample's frames, outermost first, named from the file (--perfetto) */
+static int keep_sample(const struct kfit_rec_sample *r, size_t size)
+{
+	int nk = r->nkernel, nu = r->nuser, i, k = 0;
+	struct kfit_xsample *x;
+	const char **fr;
+
+	if (nk > KFIT_STACK_MAX || nu > KFIT_STACK_MAX ||
+	    size < offsetof(struct kfit_rec_sample, ip) + (nk + nu) * sizeof(__u64))
+		return 0;
+	while (nu && kfit_cgview_no_user_address(r->ip[nk + nu - 1]))
+		nu--;
+	if (env.nsamples == env.capsamples) {
+		size_t cap = env.capsamples ? 2 * env.capsamples : 1024;
+
+		x = realloc(env.samples, cap * sizeof(*x));
+		if (!x)
+			return -ENOMEM;
+		env.samples = x;
+		env.capsamples = cap;
+	}
+	fr = malloc((nk + nu + 1) * sizeof(*fr));
+	if (!fr)
+		return -ENOMEM;
+	for (i = nk + nu - 1; i >= 0; i--)
+		fr[k++] = kft_sym(env.f, r->h.pid, r->ip[i], i < nk);
+	x = &env.samples[env.nsamples++];
+	*x = (struct kfit_xsample){
+		.ts = r->h.ts, .pid = r->h.pid, .tid = r->h.tid, .cpu = r->h.cpu,
+		.nframes = k, .frames = fr,
+	};
+	snprintf(x->comm, sizeof(x->comm), "%s", comm_of(r->h.tid));
+	return 0;
+}
+
 static int to_tree(const struct kfit_rec *h, size_t size)
 {
 	int err = track(h, size);
@@ -624,7 +693,29 @@ static int to_tree(const struct kfit_rec *h, size_t size)
 		return err;
 	count(h, size);
 	err = name_task(h, size);
+	if (!err && env.sampled && env.perfetto && h->type == KFIT_REC_SAMPLE)
+		err = keep_sample((const void *)h, size);
 	return err ? err : kfit_cgview_add(env.tree, env.sampled, h, size);
+}
+
+/* Sampled --perfetto: the samples on a timeline (the tree has none) */
+static int write_samples(void)
+{
+	__u64 hz = kft_meta_u64(env.f, "hz", 0);
+	FILE *f = kfit_out_file(&env.perfetto_out);
+	int err;
+
+	err = f ? kfit_export_perfetto_samples(env.samples, env.nsamples, env.start_ns,
+					      hz ? 1000000000ULL / hz : 0, f) : -errno;
+	if (err == -EIO && (errno == ENOSPC || errno == EDQUOT || errno == EFBIG))
+		err = -errno;
+	if (!err)
+		err = kfit_out_commit(&env.perfetto_out);
+	if (err) {
+		kfit_out_err(env.perfetto, err);
+		env.said = true;
+	}
+	return err;
 }
 
 /*
@@ -737,7 +828,7 @@ static int render_tree(void)
 		return -EBADMSG;
 	kfit_ctree_finish(env.tree);
 	v = view(&at);
-	return kfit_cgview_render(&v, &(struct kfit_cgview_opts){
+	err = kfit_cgview_render(&v, &(struct kfit_cgview_opts){
 		.summary = env.summary,
 		.sort = env.sort,
 		.top = env.top,
@@ -746,8 +837,16 @@ static int render_tree(void)
 		.json = env.c.json,
 		.svg = env.svg,
 		.perfetto = env.perfetto,
+		.svg_out = &env.svg_out,
+		.perfetto_out = &env.perfetto_out,
 		.verbose = env.c.verbose,
 	}, env.tree);
+	/* the renderer said its error: not the input's */
+	if (err) {
+		env.said = true;
+		return err;
+	}
+	return env.sampled && env.perfetto ? write_samples() : 0;
 }
 
 /* ---- --events ------------------------------------------------------------ */
@@ -1019,7 +1118,8 @@ static int flush(__u64 limit)
 	size_t i, k = 0;
 	int err = 0;
 
-	qsort(env.pend, env.npend, sizeof(*env.pend), cmp_pend);
+	if (env.npend > 1)
+		qsort(env.pend, env.npend, sizeof(*env.pend), cmp_pend);
 	for (i = 0; i < env.npend; i++) {
 		struct kfit_rec *h = env.pend[i].r;
 
@@ -1145,6 +1245,124 @@ static void info_losses(void)
 		printf(" records\n");
 }
 
+/* The first and last records' wall-clock times: what --since HH:MM:SS takes */
+static void info_wall(void)
+{
+	char a[64], b[64];
+
+	if (!kft_nchunks(env.f)) {
+		printf("wall clock: no records\n");
+		return;
+	}
+	if (!wall_time(first_ts(), false, a, sizeof(a)) ||
+	    !wall_time(last_ts(), false, b, sizeof(b))) {
+		printf("wall clock: unknown (no clock.realtime_offset_ns)\n");
+		return;
+	}
+	printf("wall clock: first record %s, last %s (local time, for --since, "
+	       "--until)\n", a, b);
+}
+
+static void json_kv(struct kfit_json *j, const char *key, bool stats)
+{
+	int i, n = stats ? kft_nstats(env.f) : kft_nmeta(env.f);
+
+	kfit_json_begin_object(j, key);
+	for (i = 0; i < n; i++) {
+		const struct kft_kv *kv = stats ? kft_stat_at(env.f, i) : kft_meta_at(env.f, i);
+
+		kfit_json_str(j, kv->key, kv->val);
+	}
+	kfit_json_end_object(j);
+}
+
+/* A time on the file's clock: ns, from the start, and wall clock if known */
+static void json_time(struct kfit_json *j, const char *key, __u64 ts)
+{
+	char buf[64];
+
+	kfit_json_begin_object(j, key);
+	kfit_json_u64(j, "ns", ts);
+	kfit_json_i64(j, "from_start_ns", (__s64)(ts - env.start_ns));
+	if (wall_time(ts, true, buf, sizeof(buf)))
+		kfit_json_str(j, "wall", buf);
+	else
+		kfit_json_null(j, "wall");
+	kfit_json_end_object(j);
+}
+
+static void info_json(void)
+{
+	const struct kft_header *hd = kft_header(env.f);
+	__u64 comp = 0, raw = 0, lost = kft_stat_u64(env.f, "lost", ULLONG_MAX);
+	int i, n = kft_nchunks(env.f), kernel = 0, dropped = 0;
+	struct kfit_json j;
+
+	kfit_json_init(&j, stdout, true);
+	kfit_json_begin_object(&j, NULL);
+	kfit_json_str(&j, "file", env.path);
+	kfit_json_u64(&j, "bytes", kft_size(env.f));
+	kfit_json_bool(&j, "complete", kft_complete(env.f));
+	kfit_json_u64(&j, "missing_bytes", kft_complete(env.f) ? 0 : kft_missing(env.f));
+	kfit_json_u64(&j, "version", hd->version);
+	kfit_json_str(&j, "endian", *(const __u8 *)&hd->endian == 0x04 ? "little" : "big");
+	kfit_json_u64(&j, "rec_version", hd->rec_version);
+	kfit_json_bool(&j, "flight", hd->flags & KFT_F_FLIGHT);
+	kfit_json_u64(&j, "created_ns", hd->created_ns);
+	kfit_json_str(&j, "mode", env.sampled ? "sampled" : "exact");
+	kfit_json_str(&j, "mechanism", mechanism());
+	for (i = 0; i < env.nfuncs; i++) {
+		kernel += env.funcs[i].kernel;
+		dropped += env.funcs[i].dropped;
+	}
+	kfit_json_begin_object(&j, "functions");
+	kfit_json_u64(&j, "count", env.nfuncs);
+	kfit_json_u64(&j, "kernel", kernel);
+	kfit_json_u64(&j, "user", env.nfuncs - kernel);
+	kfit_json_u64(&j, "not_attached", dropped);
+	kfit_json_begin_array(&j, "names");
+	for (i = 0; i < env.nfuncs; i++)
+		kfit_json_str(&j, NULL, env.fnames[i]);
+	kfit_json_end_array(&j);
+	kfit_json_end_object(&j);
+	kfit_json_begin_array(&j, "events");
+	for (i = 0; i < env.nevents; i++)
+		kfit_json_str(&j, NULL, env.enames[i]);
+	kfit_json_end_array(&j);
+	kfit_json_u64(&j, "tasks_at_start", kft_ntasks(env.f));
+	for (i = 0; i < n; i++) {
+		comp += kft_chunk(env.f, i)->size;
+		raw += kft_chunk(env.f, i)->raw_size;
+	}
+	kfit_json_begin_object(&j, "chunks");
+	kfit_json_u64(&j, "count", n);
+	kfit_json_u64(&j, "compressed_bytes", comp);
+	kfit_json_u64(&j, "raw_bytes", raw);
+	kfit_json_u64(&j, "corrupt", env.chunks_bad);
+	kfit_json_u64(&j, "duplicated", kft_duplicates(env.f));
+	kfit_json_end_object(&j);
+	kfit_json_begin_object(&j, "records");
+	kfit_json_u64(&j, "total", env.counts.records);
+	for (i = 1; i < KFIT_REC_NTYPES; i++)
+		kfit_json_u64(&j, kfit_rec_type_name(i), env.counts.types[i]);
+	kfit_json_end_object(&j);
+	json_time(&j, "start", env.start_ns);
+	json_time(&j, "end", env.end_ns);
+	kfit_json_u64(&j, "duration_ns", env.end_ns > env.start_ns ? env.end_ns - env.start_ns : 0);
+	if (n) {
+		json_time(&j, "first_record", first_ts());
+		json_time(&j, "last_record", last_ts());
+	} else {
+		kfit_json_null(&j, "first_record");
+		kfit_json_null(&j, "last_record");
+	}
+	kfit_json_u64(&j, "lost", lost == ULLONG_MAX ? env.counts.types[KFIT_REC_LOST] : lost);
+	json_kv(&j, "metadata", false);
+	json_kv(&j, "stats", true);
+	kfit_json_end_object(&j);
+	kfit_json_finish(&j);
+}
+
 static int print_info(void)
 {
 	const struct kft_header *hd = kft_header(env.f);
@@ -1158,6 +1376,10 @@ static int print_info(void)
 		err = read_chunk(i, count);
 	if (err)
 		return err;
+	if (env.c.json) {
+		info_json();
+		return 0;
+	}
 	if (!localtime_r(&created, &tm) || !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %z", &tm))
 		snprintf(when, sizeof(when), "?");
 	printf("file:       %s, %llu bytes, %s\n", env.path, (unsigned long long)kft_size(env.f),
@@ -1186,6 +1408,8 @@ static int print_info(void)
 	       (unsigned long long)comp, (unsigned long long)raw);
 	if (env.chunks_bad)
 		printf(", %d corrupt", env.chunks_bad);
+	if (kft_duplicates(env.f))
+		printf(", %d duplicated (skipped)", kft_duplicates(env.f));
 	printf("\n");
 	printf("records:    %llu:", (unsigned long long)env.counts.records);
 	for (i = 1; i < KFIT_REC_NTYPES; i++)
@@ -1195,6 +1419,7 @@ static int print_info(void)
 	printf("time:       %s (start_ns %llu to end_ns %llu)\n",
 	       dur(env.end_ns > env.start_ns ? env.end_ns - env.start_ns : 0, d),
 	       (unsigned long long)env.start_ns, (unsigned long long)env.end_ns);
+	info_wall();
 	if (kft_header(env.f)->flags & KFT_F_FLIGHT && kft_nchunks(env.f))
 		printf("kept:       from %s on (a flight recording: %llu older chunks dropped)\n",
 		       dur(kft_chunk(env.f, 0)->first_ts > env.start_ns ?
@@ -1215,12 +1440,43 @@ static int print_info(void)
 
 /* ---- main --------------------------------------------------------------- */
 
+/* A --since/--until window that holds no record of the file: said, 1 */
+static int window_outside(void)
+{
+	__u64 first = first_ts(), last = last_ts();
+	char a[32], b[32], wa[64], wb[64];
+
+	if (!env.since_arg && !env.until_arg)
+		return 0;
+	if (!kft_nchunks(env.f)) {
+		kfit_err("%s holds no records: no window of it can be shown", env.path);
+		return 1;
+	}
+	if (env.since <= last && (!env.until || env.until > first))
+		return 0;
+	kfit_err("the window (%s%s%s%s%s) is outside the recording: its records run from "
+		 "%ss to %ss after its start%s%s%s%s%s", env.since_arg ? "--since " : "",
+		 env.since_arg ? env.since_arg : "", env.since_arg && env.until_arg ? " " : "",
+		 env.until_arg ? "--until " : "", env.until_arg ? env.until_arg : "",
+		 rel_time(first, a, sizeof(a)), rel_time(last, b, sizeof(b)),
+		 wall_time(first, false, wa, sizeof(wa)) ? ", " : "",
+		 wall_time(first, false, wa, sizeof(wa)) ? wa : "",
+		 wall_time(last, false, wb, sizeof(wb)) ? " to " : "",
+		 wall_time(last, false, wb, sizeof(wb)) ? wb : "",
+		 wall_time(last, false, wb, sizeof(wb)) ? " wall clock" : "");
+	return 1;
+}
+
 static void warn_truncated(void)
 {
 	char d[32];
 	int n = kft_nchunks(env.f);
 	__u64 end = last_ts();
 
+	if (kft_duplicates(env.f))
+		kfit_warn("%s: %d chunk%s found twice (copied within the file): the copies "
+			  "skipped", env.path, kft_duplicates(env.f),
+			  kft_duplicates(env.f) == 1 ? "" : "s");
 	if (kft_complete(env.f))
 		return;
 	kfit_warn("%s is truncated: read %d chunk%s up to %s; %llu bytes after it "
@@ -1244,6 +1500,11 @@ static void cleanup(void)
 	free(env.enames);
 	free(env.funcs);
 	free(env.tasks.v);
+	for (i = 0; i < (int)env.nsamples; i++)
+		free((void *)env.samples[i].frames);
+	free(env.samples);
+	kfit_out_abort(&env.svg_out);
+	kfit_out_abort(&env.perfetto_out);
 	kft_close(env.f);
 }
 
@@ -1252,6 +1513,15 @@ static int run(void)
 	char msg[512] = "";
 	int err;
 
+	/* the outputs first: a bad path fails before a big file is read */
+	if (env.svg && (err = kfit_out_open(&env.svg_out, env.svg))) {
+		kfit_out_err(env.svg, err);
+		return 1;
+	}
+	if (env.perfetto && (err = kfit_out_open(&env.perfetto_out, env.perfetto))) {
+		kfit_out_err(env.perfetto, err);
+		return 1;
+	}
 	env.f = kft_open(env.path, msg, sizeof(msg));
 	if (!env.f) {
 		kfit_err("%s: %s", env.path, msg[0] ? msg : strerror(errno));
@@ -1273,6 +1543,8 @@ static int run(void)
 		return 1;
 	}
 	warn_truncated();
+	if (window_outside())
+		return 1;
 	err = load_funcs();
 	if (!err)
 		err = load_skipped();
@@ -1287,11 +1559,9 @@ static int run(void)
 		kfit_err("%s: nothing could be read: every chunk is corrupt", env.path);
 		return 1;
 	}
-	if (err) {
+	if (err && !env.said)
 		kfit_err("%s: %s", env.path, strerror(-err));
-		return 1;
-	}
-	return 0;
+	return err ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -1302,6 +1572,7 @@ int main(int argc, char **argv)
 	if (first < 0 || check_args(first, argc, argv))
 		return 2;
 	kfit_diag_setup("kd", env.c.verbose);
+	kfit_out_catch_signals();
 	err = run();
 	fflush(stdout);
 	cleanup();

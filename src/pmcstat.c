@@ -1453,7 +1453,11 @@ int main(int argc, char **argv)
 	kfit_setup("pmcstat", &env.c);
 	err = setup();
 	/* a signal while loading: nothing has run, nothing to report */
-	if (!err && !kfit_exiting)
+	if (!err && kfit_exiting) {
+		cleanup();
+		return kfit_interrupted();
+	}
+	if (!err)
 		err = run();
 	cleanup();
 	return err ? 1 : 0;

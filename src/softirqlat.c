@@ -479,6 +479,10 @@ int main(int argc, char **argv)
 	kfit_arm_cleanup();
 	if (start())
 		return 1;
+	if (kfit_exiting) {
+		softirqlat_bpf__destroy(env.skel);
+		return kfit_interrupted();
+	}
 	started_ns = kfit_now_ns();
 	kfit_tracing("softirqs");
 	err = kfit_run(&env.c, &(struct kfit_loop){ .report = report });

@@ -179,27 +179,37 @@ static bool call_kernel(void *ctx, const struct kfit_cnode *n)
 	       x->v->funcs[n->id].kernel;
 }
 
-static int export_file(const char *path, const struct kfit_xsrc *src, bool svg)
+static int export_file(const char *path, struct kfit_out *out,
+		       const struct kfit_xsrc *src, bool svg)
 {
 	struct kfit_svg_opts so = { .title = "callgraph" };
-	FILE *f = fopen(path, "w");
+	struct kfit_out mine;
+	FILE *f;
 	int err;
 
-	if (!f) {
-		err = -errno;
-		kfit_err("cannot write %s: %s", path, strerror(-err));
-		return err;
+	if (!out) {
+		out = &mine;
+		err = kfit_out_open(out, path);
+		if (err) {
+			kfit_out_err(path, err);
+			return err;
+		}
 	}
-	err = svg ? kfit_export_svg(src, &so, f) : kfit_export_perfetto(src, f);
-	if (fclose(f) && !err)
-		err = -EIO;
+	f = kfit_out_file(out);
+	err = !f ? -errno : svg ? kfit_export_svg(src, &so, f) : kfit_export_perfetto(src, f);
+	/* the stream's -EIO: the write's own error says more (a full disk) */
+	if (err == -EIO && (errno == ENOSPC || errno == EDQUOT || errno == EFBIG))
+		err = -errno;
+	if (!err)
+		err = kfit_out_commit(out);
+	kfit_out_abort(out);
 	if (err)
-		kfit_err("cannot write %s: %s", path, kfit_reason(err));
+		kfit_out_err(path, err);
 	return err;
 }
 
 static int print_exports(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
-			 const struct kfit_ctree *t)
+			 const struct kfit_ctree *t, bool *said)
 {
 	struct kfit_xsrc src;
 	struct xctx x = { .v = v };
@@ -218,10 +228,11 @@ static int print_exports(const struct kfit_cgview *v, const struct kfit_cgview_o
 	src.t0 = v->start_ns;
 	if (o->folded)
 		err = kfit_export_folded(&src, stdout);
-	if (!err && o->svg)
-		err = export_file(o->svg, &src, true);
-	if (!err && o->perfetto && !v->sampled)
-		err = export_file(o->perfetto, &src, false);
+	if (!err && o->svg && (err = export_file(o->svg, o->svg_out, &src, true)))
+		*said = true;
+	if (!err && o->perfetto && !v->sampled &&
+	    (err = export_file(o->perfetto, o->perfetto_out, &src, false)))
+		*said = true;
 	kfit_xsrc_release(&src);
 	return err;
 }
@@ -250,6 +261,7 @@ int kfit_cgview_render(const struct kfit_cgview *v, const struct kfit_cgview_opt
 	bool tree = o->tree || (!o->summary && !o->folded && !o->json &&
 				!o->svg && !o->perfetto);
 	struct kfit_tp_opts to = tp_opts(v);
+	bool said = false;
 	int err = 0;
 
 	if (o->verbose && v->counts)
@@ -266,10 +278,10 @@ int kfit_cgview_render(const struct kfit_cgview *v, const struct kfit_cgview_opt
 		}
 	}
 	if (!err && (o->folded || o->svg || o->perfetto))
-		err = print_exports(v, o, t);
-	if (v->sampled && o->perfetto)
-		kfit_warn("sampled stacks have no timeline: no %s written", o->perfetto);
+		err = print_exports(v, o, t, &said);
 	fflush(stdout);
+	if (err && !said)
+		kfit_err("%s", strerror(-err));
 	return err;
 }
 

@@ -6,6 +6,7 @@
 #include <linux/types.h>
 #include "kfit/rec.h"
 #include "calltree.h"
+#include "fileio.h"
 #include "fstats.h"
 
 /*
@@ -71,14 +72,20 @@ struct kfit_cgview_opts {
 	unsigned int fields;	/* the table's columns (fstats.h); 0: all */
 	bool folded;		/* folded stacks on stdout */
 	bool json;
-	const char *svg, *perfetto;	/* files to write, or NULL */
+	const char *svg, *perfetto;	/* files to write, or NULL; perfetto:
+					   exact mode (a sampled tree has no
+					   timeline: the caller writes the
+					   samples, kfit_export_perfetto_samples) */
+	/* their temporaries, opened at the start (kfit_out_open) so that a bad
+	   path fails before anything is traced; NULL: opened here */
+	struct kfit_out *svg_out, *perfetto_out;
 	bool verbose;		/* every skipped function, the counts line */
 	bool tree;		/* the tree too, with any other output */
 };
 
 /*
- * Render t (kfit_ctree_finish'ed) as o asks, to stdout and the files
- * (their errors said with kfit_err). 0 or -errno.
+ * Render t (kfit_ctree_finish'ed) as o asks, to stdout and the files.
+ * 0 or -errno, said with kfit_err (a file's error names the file).
  */
 int kfit_cgview_render(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
 		       const struct kfit_ctree *t);

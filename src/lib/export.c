@@ -1152,3 +1152,207 @@ int kfit_export_perfetto(const struct kfit_xsrc *s, FILE *f)
 	free(x.irqs);
 	return err ? err : finish_file(f);
 }
+
+/* ---- sampled stacks on a timeline ---------------------------------------- */
+
+struct sslice {
+	__u64 start, end;
+	int depth;
+	const char *name;
+};
+
+struct stimeline {
+	const char **open;	/* the frames open now, outermost first */
+	__u64 *since;
+	int nopen, capopen;
+	struct sslice *v;	/* the slices of the thread, closed */
+	size_t n, cap;
+};
+
+static int sample_cmp(const void *a, const void *b)
+{
+	const struct kfit_xsample *x = *(const struct kfit_xsample *const *)a;
+	const struct kfit_xsample *y = *(const struct kfit_xsample *const *)b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* Parents first: by start, then depth */
+static int sslice_cmp(const void *a, const void *b)
+{
+	const struct sslice *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->depth - y->depth;
+}
+
+/* Close the open frames from depth keep on, at end */
+static int tl_close(struct stimeline *tl, int keep, __u64 end)
+{
+	while (tl->nopen > keep) {
+		int d = --tl->nopen;
+
+		if (tl->n == tl->cap) {
+			size_t cap = tl->cap ? 2 * tl->cap : 256;
+			struct sslice *v = realloc(tl->v, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			tl->v = v;
+			tl->cap = cap;
+		}
+		tl->v[tl->n++] = (struct sslice){ tl->since[d], end, d, tl->open[d] };
+	}
+	return 0;
+}
+
+static int tl_open(struct stimeline *tl, const char *name, __u64 ts)
+{
+	if (tl->nopen == tl->capopen) {
+		int cap = tl->capopen ? 2 * tl->capopen : 64;
+		const char **o = realloc(tl->open, cap * sizeof(*o));
+		__u64 *s;
+
+		if (!o)
+			return -ENOMEM;
+		tl->open = o;
+		s = realloc(tl->since, cap * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		tl->since = s;
+		tl->capopen = cap;
+	}
+	tl->open[tl->nopen] = name;
+	tl->since[tl->nopen++] = ts;
+	return 0;
+}
+
+/* One sample after prev (NULL: the thread's first) */
+static int tl_sample(struct stimeline *tl, const struct kfit_xsample *prev,
+		     const struct kfit_xsample *s, __u64 period)
+{
+	int i, common = 0;
+
+	/* a gap of more than a period and a half: the thread was not seen */
+	if (prev && s->ts > prev->ts + period + period / 2 &&
+	    tl_close(tl, 0, prev->ts + period))
+		return -ENOMEM;
+	while (common < tl->nopen && common < s->nframes &&
+	       !strcmp(tl->open[common], s->frames[common]))
+		common++;
+	if (tl_close(tl, common, s->ts))
+		return -ENOMEM;
+	for (i = common; i < s->nframes; i++)
+		if (tl_open(tl, s->frames[i], s->ts))
+			return -ENOMEM;
+	return 0;
+}
+
+static void sample_meta(struct kfit_json *j, const char *what, __u32 pid, __u32 tid,
+			const char *comm)
+{
+	char name[24];
+
+	if (comm[0])
+		snprintf(name, sizeof(name), "%.16s", comm);
+	else
+		snprintf(name, sizeof(name), "tid %u", tid);
+	kfit_json_begin_object(j, NULL);
+	kfit_json_str(j, "ph", "M");
+	kfit_json_str(j, "name", what);
+	kfit_json_u64(j, "pid", pid);
+	kfit_json_u64(j, "tid", tid);
+	kfit_json_begin_object(j, "args");
+	kfit_json_str(j, "name", name);
+	kfit_json_end_object(j);
+	kfit_json_end_object(j);
+}
+
+/* The samples of one thread, s[0..n), as slices */
+static int tl_thread(struct kfit_json *j, struct stimeline *tl,
+		     const struct kfit_xsample *const *s, size_t n, __u64 t0, __u64 period)
+{
+	size_t i;
+
+	tl->n = 0;
+	tl->nopen = 0;
+	for (i = 0; i < n; i++)
+		if (tl_sample(tl, i ? s[i - 1] : NULL, s[i], period))
+			return -ENOMEM;
+	if (tl_close(tl, 0, s[n - 1]->ts + period))
+		return -ENOMEM;
+	if (tl->n > 1)
+		qsort(tl->v, tl->n, sizeof(*tl->v), sslice_cmp);
+	sample_meta(j, "thread_name", s[0]->pid, s[0]->tid, s[n - 1]->comm);
+	for (i = 0; i < tl->n; i++) {
+		const struct sslice *l = &tl->v[i];
+
+		kfit_json_begin_object(j, NULL);
+		kfit_json_str(j, "ph", "X");
+		kfit_json_str(j, "name", l->name);
+		kfit_json_str(j, "cat", "sample");
+		kfit_json_udec(j, "ts", l->start - t0, 3);
+		kfit_json_udec(j, "dur", l->end - l->start, 3);
+		kfit_json_u64(j, "pid", s[0]->pid);
+		kfit_json_u64(j, "tid", s[0]->tid);
+		kfit_json_end_object(j);
+	}
+	return 0;
+}
+
+int kfit_export_perfetto_samples(const struct kfit_xsample *v, size_t n, __u64 t0,
+				 __u64 period_ns, FILE *f)
+{
+	const struct kfit_xsample **s = malloc((n + 1) * sizeof(*s));
+	struct stimeline tl = { 0 };
+	struct kfit_json j;
+	size_t i, k, m;
+	int err = 0;
+
+	if (!s)
+		return -ENOMEM;
+	if (!period_ns)
+		period_ns = 1000000;
+	for (i = 0; i < n; i++) {
+		s[i] = &v[i];
+		if (v[i].ts < t0)
+			t0 = v[i].ts;
+	}
+	if (n)
+		qsort(s, n, sizeof(*s), sample_cmp);
+	kfit_json_init(&j, f, false);
+	kfit_json_begin_object(&j, NULL);
+	kfit_json_begin_array(&j, "traceEvents");
+	/* a process named after its main thread, else its first */
+	for (i = 0; i < n; i = k) {
+		const struct kfit_xsample *main = s[i];
+
+		for (k = i; k < n && s[k]->pid == s[i]->pid; k++)
+			if (s[k]->tid == s[k]->pid)
+				main = s[k];
+		sample_meta(&j, "process_name", main->pid, main->pid, main->comm);
+	}
+	for (i = 0; i < n && !err; i = m) {
+		for (m = i; m < n && s[m]->pid == s[i]->pid && s[m]->tid == s[i]->tid; m++)
+			;
+		err = tl_thread(&j, &tl, s + i, m - i, t0, period_ns);
+	}
+	kfit_json_end_array(&j);
+	kfit_json_str(&j, "displayTimeUnit", "ns");
+	kfit_json_begin_object(&j, "otherData");
+	kfit_json_u64(&j, "samples", n);
+	kfit_json_u64(&j, "period_ns", period_ns);
+	kfit_json_end_object(&j);
+	kfit_json_end_object(&j);
+	kfit_json_finish(&j);
+	free(s);
+	free(tl.open);
+	free(tl.since);
+	free(tl.v);
+	return err ? err : finish_file(f);
+}

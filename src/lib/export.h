@@ -97,4 +97,24 @@ int kfit_export_svg(const struct kfit_xsrc *s, const struct kfit_svg_opts *o,
 #define KFIT_XIRQ_PID	(1U << 22)	/* above PID_MAX_LIMIT: no task has it */
 int kfit_export_perfetto(const struct kfit_xsrc *s, FILE *f);
 
+/* A sampled stack at its time, for the timeline of kfit_export_perfetto_samples */
+struct kfit_xsample {
+	__u64 ts;
+	__u32 pid, tid, cpu;
+	char comm[16];			/* the thread's name then */
+	int nframes;
+	const char *const *frames;	/* outermost first */
+};
+
+/*
+ * The samples of a sampled recording on a timeline, in the same JSON as
+ * kfit_export_perfetto: one track per thread, its stacks as nested "X"
+ * slices (cat "sample"). A sample stands for period_ns from its time, cut
+ * at the thread's next sample; a frame that consecutive samples share is
+ * one slice across them, so a function on CPU for 10 samples is one slice
+ * 10 periods long. Samples given in any order. 0, -ENOMEM or -EIO.
+ */
+int kfit_export_perfetto_samples(const struct kfit_xsample *v, size_t n, __u64 t0,
+				 __u64 period_ns, FILE *f);
+
 #endif

@@ -6,13 +6,19 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mount.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
+#include "diag.h"
 #include "fileio.h"
 
 #ifndef TRACEFS_MAGIC
@@ -246,4 +252,274 @@ int kfit_ncpus_possible(const char *sysfs)
 	if (live <= 0)
 		live = ncpus_of("/sys");
 	return live;
+}
+
+/* ---- output files ------------------------------------------------------ */
+
+/* The named temporaries not yet committed, for a fatal signal's handler */
+#define MAX_TEMPS	16
+static struct kfit_out *volatile temps[MAX_TEMPS];
+
+static void temp_track(struct kfit_out *o, bool on)
+{
+	int i;
+
+	for (i = 0; on && i < MAX_TEMPS; i++)
+		if (temps[i] == o)
+			return;
+	for (i = 0; i < MAX_TEMPS; i++) {
+		if (on && !temps[i]) {
+			temps[i] = o;
+			return;
+		}
+		if (!on && temps[i] == o)
+			temps[i] = NULL;
+	}
+}
+
+void kfit_out_unlink_temps(void)
+{
+	int i;
+
+	for (i = 0; i < MAX_TEMPS; i++)
+		if (temps[i] && temps[i]->tmp[0])
+			unlink(temps[i]->tmp);
+}
+
+static void on_fatal(int sig)
+{
+	kfit_out_unlink_temps();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void kfit_out_catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_fatal };
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+/* dir (without a trailing slash; "." when path has none) and base of path */
+static int split_path(const char *path, char *dir, size_t len, const char **base)
+{
+	const char *slash = strrchr(path, '/');
+
+	*base = slash ? slash + 1 : path;
+	if (!**base)
+		return -EISDIR;		/* "dir/": no file name */
+	if (!slash)
+		return kfit_pathf(dir, len, ".");
+	if (slash == path)
+		return kfit_pathf(dir, len, "/");
+	return kfit_pathf(dir, len, "%.*s", (int)(slash - path), path);
+}
+
+/* What is at path now may be replaced: 0 (nothing there, or a file we may write) or -errno */
+static int check_target(const char *path, const char *dir)
+{
+	struct stat st, ds;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISLNK(st.st_mode))
+		return -ELOOP;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (access(path, W_OK))
+		return -errno;
+	/* a sticky directory (/tmp): only the owner may replace it */
+	if (geteuid() && st.st_uid != geteuid() && !stat(dir, &ds) &&
+	    (ds.st_mode & S_ISVTX) && ds.st_uid != geteuid())
+		return -EPERM;
+	return 0;
+}
+
+/* A name no one can guess: dir/.base.XXXXXXXXXXXX */
+static int random_name(char *buf, size_t len, const char *dir, const char *base)
+{
+	static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	unsigned char r[12];
+	char suffix[sizeof(r) + 1];
+	size_t i;
+
+	if (getrandom(r, sizeof(r), 0) != sizeof(r)) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		for (i = 0; i < sizeof(r); i++)
+			r[i] = (unsigned char)((ts.tv_nsec >> (i % 4 * 8)) ^ (getpid() >> i) ^
+					       (i * 37 + rand()));
+	}
+	for (i = 0; i < sizeof(r); i++)
+		suffix[i] = digits[r[i] % (sizeof(digits) - 1)];
+	suffix[sizeof(r)] = '\0';
+	return kfit_pathf(buf, len, "%s/.%.200s.%s", dir, base, suffix);
+}
+
+int kfit_out_open(struct kfit_out *o, const char *path)
+{
+	char dir[sizeof(o->path)];
+	const char *base;
+	int err;
+
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	if (!path || !*path)
+		return -ENOENT;
+	err = kfit_pathf(o->path, sizeof(o->path), "%s", path);
+	if (!err)
+		err = split_path(path, dir, sizeof(dir), &base);
+	if (!err)
+		err = check_target(path, dir);
+	if (err)
+		return err;
+	o->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (o->fd >= 0) {
+		o->live = true;
+		return 0;
+	}
+	/* a filesystem without O_TMPFILE: a named one, made exclusively */
+	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+		return -errno;
+	err = random_name(o->tmp, sizeof(o->tmp), dir, base);
+	if (err)
+		return err;
+	o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (o->fd < 0) {
+		err = -errno;
+		o->tmp[0] = '\0';
+		return err;
+	}
+	o->live = true;
+	temp_track(o, true);
+	return 0;
+}
+
+bool kfit_out_active(const struct kfit_out *o)
+{
+	return o && o->live;
+}
+
+FILE *kfit_out_file(struct kfit_out *o)
+{
+	if (!o->live) {
+		errno = EBADF;
+		return NULL;
+	}
+	if (!o->f)
+		o->f = fdopen(o->fd, "w");
+	return o->f;
+}
+
+/* Give an O_TMPFILE a name in its directory, one no one can guess */
+static int link_tmpfile(struct kfit_out *o)
+{
+	char dir[sizeof(o->path)], proc[64];
+	const char *base;
+	int err, i;
+
+	err = split_path(o->path, dir, sizeof(dir), &base);
+	if (err)
+		return err;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", o->fd);
+	for (i = 0; i < 100; i++) {
+		err = random_name(o->tmp, sizeof(o->tmp), dir, base);
+		if (err)
+			return err;
+		if (!linkat(AT_FDCWD, proc, AT_FDCWD, o->tmp, AT_SYMLINK_FOLLOW))
+			return 0;
+		/* no /proc: AT_EMPTY_PATH (needs CAP_DAC_READ_SEARCH) */
+		if (errno == ENOENT &&
+		    !linkat(o->fd, "", AT_FDCWD, o->tmp, AT_EMPTY_PATH))
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	err = -errno;
+	o->tmp[0] = '\0';
+	return err;
+}
+
+/* Close the stream or the fd: 0, or -errno of a write it finished */
+static int out_close(struct kfit_out *o)
+{
+	int err = 0;
+
+	if (!o->live)
+		return 0;
+	if (o->f) {
+		if (fclose(o->f))
+			err = errno ? -errno : -EIO;
+	} else if (close(o->fd)) {
+		err = -errno;
+	}
+	o->f = NULL;
+	o->fd = -1;
+	o->live = false;
+	return err;
+}
+
+int kfit_out_commit(struct kfit_out *o)
+{
+	int err = 0;
+
+	if (!o->live)
+		return -EBADF;
+	if (o->f && fflush(o->f))
+		err = errno ? -errno : -EIO;
+	if (!err && !o->tmp[0])
+		err = link_tmpfile(o);
+	if (!err) {
+		temp_track(o, true);
+		/* the last write's error (NFS, a full disk) may come at close */
+		err = out_close(o);
+	}
+	if (!err && rename(o->tmp, o->path))
+		err = -errno;
+	if (err) {
+		kfit_out_abort(o);
+		return err;
+	}
+	temp_track(o, false);
+	o->tmp[0] = '\0';
+	return 0;
+}
+
+void kfit_out_abort(struct kfit_out *o)
+{
+	if (!o)
+		return;
+	out_close(o);
+	if (o->tmp[0])
+		unlink(o->tmp);
+	temp_track(o, false);
+	o->tmp[0] = '\0';
+}
+
+const char *kfit_out_reason(int err)
+{
+	switch (-err) {
+	case ELOOP:
+		return "a symbolic link (not followed: give the file it points to)";
+	case EISDIR:
+		return "a directory";
+	case EINVAL:
+		return "not a regular file (a FIFO, device or socket): give a file name";
+	case ENOSPC:
+		return "no space left on device";
+	case EDQUOT:
+		return "disk quota exceeded";
+	default:
+		return strerror(-err);
+	}
+}
+
+void kfit_out_err(const char *path, int err)
+{
+	kfit_err("cannot write %s: %s", path, kfit_out_reason(err));
 }

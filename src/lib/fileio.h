@@ -70,4 +70,65 @@ const char *kfit_tracefs_events(const char *dir, int *why);
  */
 int kfit_ncpus_possible(const char *sysfs);
 
+/*
+ * Output files, created safely: every file a tool writes (-o, --output,
+ * --svg, --perfetto) goes through these. kfit_out_open makes an
+ * unpredictable temporary in PATH's directory, exclusively (O_TMPFILE,
+ * else a mkostemp name), mode 0600 (a recording holds kernel addresses
+ * and command lines); kfit_out_commit renames it over PATH. Until then
+ * whatever was at PATH stays as it was: an abort or a signal leaves it.
+ * A symbolic link at PATH is never followed, and what is not a regular
+ * file (a FIFO, a device, a directory) is refused, before anything is
+ * written.
+ *
+ *	struct kfit_out o;
+ *	FILE *f;
+ *
+ *	if (kfit_out_open(&o, path, &err))	(at start: a bad path fails now)
+ *		... kfit_out_err(path, err); exit 1
+ *	f = kfit_out_file(&o);			(or write(o.fd, ...))
+ *	... fprintf(f, ...)
+ *	err = kfit_out_commit(&o);		(or kfit_out_abort(&o))
+ */
+struct kfit_out {
+	bool live;		/* open, not yet committed or aborted (a zeroed
+				   struct is not: kfit_out_abort on it is a no-op) */
+	int fd;			/* the temporary's, while live */
+	FILE *f;		/* kfit_out_file's stream over fd, or NULL */
+	char path[4096];	/* the file asked for */
+	char tmp[4096];		/* a named temporary ("" with O_TMPFILE) */
+};
+
+/* Create the temporary for path: 0, or -errno (o is then closed) */
+int kfit_out_open(struct kfit_out *o, const char *path);
+/* A stdio stream over o->fd (made once, owned by o), or NULL with errno */
+FILE *kfit_out_file(struct kfit_out *o);
+/* Write it all (the stream's buffer too), rename it to path: 0 or -errno;
+   on an error the temporary is removed and path left alone */
+int kfit_out_commit(struct kfit_out *o);
+/* Remove the temporary; path stays as it was. No-op unless live */
+void kfit_out_abort(struct kfit_out *o);
+/* Whether o holds a temporary not yet committed or aborted */
+bool kfit_out_active(const struct kfit_out *o);
+
+/*
+ * The errors of kfit_out_* in words: -ELOOP "a symbolic link (not
+ * followed)", -EISDIR "a directory", -EINVAL "not a regular file (a FIFO,
+ * device or socket)", -ENOSPC "no space left on device"; others strerror
+ */
+const char *kfit_out_reason(int err);
+/* "cannot write PATH: REASON" (kfit_err) */
+void kfit_out_err(const char *path, int err);
+
+/*
+ * For a fatal signal's handler (async-signal-safe): remove every named
+ * temporary not yet committed (O_TMPFILE ones vanish by themselves)
+ */
+void kfit_out_unlink_temps(void);
+/*
+ * For a tool without kfit_setup's handlers (kd): SIGINT, SIGTERM and SIGHUP
+ * remove the named temporaries, then end it as their default actions do
+ */
+void kfit_out_catch_signals(void);
+
 #endif

@@ -53,7 +53,10 @@ struct kft_wstats {
 struct kft_writer;
 
 /*
- * Begin path (truncated; flight: written at each dump only). The records
+ * Begin path: a temporary in its directory (kfit_out_open: mode 0600, no
+ * symlink followed, nothing but a regular file replaced), renamed to path
+ * at close (flight: at each dump). Whatever was at path stays until then.
+ * The records
  * are handed, one ring buffer's drain at a time, by one thread; a worker
  * thread compresses full chunks and writes them. NULL with errno.
  */
@@ -83,7 +86,9 @@ int kft_writer_dump(struct kft_writer *w, const char *stats, size_t len);
 /*
  * The end: the last chunk, the SYMS block (syms may be NULL), STATS, the
  * index and footer (flight: one last dump). Frees w whatever happens:
- * take kft_writer_stats before. 0 or -errno.
+ * take kft_writer_stats before. 0 or -errno; on an error (a full disk:
+ * -ENOSPC) the chunks written so far are left at path as kft_writer_abort
+ * leaves them.
  */
 int kft_writer_close(struct kft_writer *w, const char *syms, size_t syms_len,
 		     const char *stats, size_t stats_len);
@@ -92,7 +97,12 @@ int kft_writer_close(struct kft_writer *w, const char *syms, size_t syms_len,
  * close; each call replaces the last (copied). 0 or -errno.
  */
 int kft_writer_names(struct kft_writer *w, const char *text, size_t len);
-/* Free without finishing the file (an error path): what is written stays */
+/*
+ * Free without finishing the file (an error path): when records were
+ * given, what is written goes to path (a file without its end, read up to
+ * its last complete chunk); else nothing is written and path stays as it
+ * was (a failed start must not remove a file that was there).
+ */
 void kft_writer_abort(struct kft_writer *w);
 void kft_writer_stats(struct kft_writer *w, struct kft_wstats *s);
 
@@ -192,6 +202,11 @@ const struct kft_name *kft_name(const struct kft_file *f, int i);
 const char *kft_sym(void *ctx, __u32 pid, __u64 addr, bool kernel);
 
 int kft_nchunks(const struct kft_file *f);
+/*
+ * Chunks found twice in the file (the same seq and span: blocks copied
+ * within it): the later copies are left out of the chunks listed
+ */
+int kft_duplicates(const struct kft_file *f);
 const struct kft_chunkinfo *kft_chunk(const struct kft_file *f, int i);
 /*
  * Chunk i's records, inflated, their timestamps restored, into *buf

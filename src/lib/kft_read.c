@@ -72,6 +72,7 @@ struct kft_file {
 
 	struct kft_chunkinfo *chunks;
 	int nchunks, achunks;
+	int duplicates;		/* chunks found twice: the later copies left out */
 	__u64 stats_at;		/* where the STATS block was (0: none) */
 
 	char *err;
@@ -119,6 +120,26 @@ static int read_at(struct kft_file *f, void *buf, size_t len, __u64 off)
 		len -= n;
 	}
 	return 0;
+}
+
+/*
+ * Whether len bytes at off are in the file, and written: a writer leaves
+ * no hole, so a block that claims bytes of one (a sparse file) is refused
+ * before its length is allocated and read. 0 or -EBADMSG.
+ */
+static int claim_ok(struct kft_file *f, __u64 off, __u64 len)
+{
+	off_t hole;
+
+	if (off > f->size || len > f->size - off)
+		return -EBADMSG;
+	if (f->fd < 0 || !len)
+		return 0;
+	hole = lseek(f->fd, off, SEEK_HOLE);
+	/* no SEEK_HOLE here (or an error): the size check is all there is */
+	if (hole < 0)
+		return 0;
+	return (__u64)hole < off + len ? -EBADMSG : 0;
 }
 
 /* ---- text parsing -------------------------------------------------------- */
@@ -627,6 +648,10 @@ static int parse_block(struct kft_file *f, const struct kft_block *b, __u64 off)
 
 	if (b->flags || b->raw_size != b->size)
 		return fail(f, "corrupt trace file: its %s block has flags %#x", name, b->flags);
+	if (claim_ok(f, off + sizeof(*b), b->size))
+		return fail(f, "corrupt trace file: its %s block at offset %llu claims %u bytes "
+			    "the file does not hold (a hole)", name, (unsigned long long)off,
+			    b->size);
 	text = malloc((size_t)b->size + 1);
 	if (!text)
 		return fail(f, "out of memory");
@@ -746,7 +771,8 @@ static int read_index(struct kft_file *f, __u64 *index_off, __u64 *stats_off)
 	    read_at(f, &b, sizeof(b), ft.index_off) || kft_block_check(&b) ||
 	    b.type != KFT_B_INDEX || b.flags ||
 	    (__u64)ft.nchunks * sizeof(*ent) != b.size ||
-	    ft.index_off + sizeof(b) + b.size != end)
+	    ft.index_off + sizeof(b) + b.size != end ||
+	    claim_ok(f, ft.index_off + sizeof(b), b.size))
 		return 0;
 	ent = malloc(b.size ? b.size : 1);
 	if (!ent)
@@ -866,6 +892,62 @@ static int check_header(struct kft_file *f)
 	return 0;
 }
 
+/* Chunks of one recording with the same seq and span: one is a copy */
+static int dup_cmp(const void *a, const void *b)
+{
+	const struct kft_chunkinfo *x = *(const struct kft_chunkinfo *const *)a;
+	const struct kft_chunkinfo *y = *(const struct kft_chunkinfo *const *)b;
+
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	if (x->first_ts != y->first_ts)
+		return x->first_ts < y->first_ts ? -1 : 1;
+	if (x->last_ts != y->last_ts)
+		return x->last_ts < y->last_ts ? -1 : 1;
+	if (x->nrecs != y->nrecs)
+		return x->nrecs < y->nrecs ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static bool same_chunk(const struct kft_chunkinfo *x, const struct kft_chunkinfo *y)
+{
+	return x->seq == y->seq && x->first_ts == y->first_ts && x->last_ts == y->last_ts &&
+	       x->nrecs == y->nrecs && x->lost == y->lost && x->raw_size == y->raw_size;
+}
+
+/*
+ * A chunk written twice (blocks copied within the file: its seq, which
+ * the writer gives each chunk once, and its span the same): the first
+ * copy is kept, the others left out and counted, so no record counts twice
+ */
+static int drop_duplicates(struct kft_file *f)
+{
+	struct kft_chunkinfo **v;
+	int i, k;
+
+	if (f->nchunks < 2)
+		return 0;
+	v = malloc(f->nchunks * sizeof(*v));
+	if (!v)
+		return fail(f, "out of memory");
+	for (i = 0; i < f->nchunks; i++)
+		v[i] = &f->chunks[i];
+	qsort(v, f->nchunks, sizeof(*v), dup_cmp);
+	for (i = 1; i < f->nchunks; i++)
+		if (same_chunk(v[i], v[i - 1]))
+			v[i]->size = 0;		/* marked: a chunk has a size */
+	free(v);
+	for (i = 0, k = 0; i < f->nchunks; i++) {
+		if (!f->chunks[i].size) {
+			f->duplicates++;
+			continue;
+		}
+		f->chunks[k++] = f->chunks[i];
+	}
+	f->nchunks = k;
+	return 0;
+}
+
 static int load(struct kft_file *f)
 {
 	__u64 index_off = 0, stats_off = 0;
@@ -900,7 +982,7 @@ static int load(struct kft_file *f)
 	}
 	if (f->nchunks && !f->has_layout)
 		return fail(f, "corrupt trace file: it has chunks but no record layout (LAYOUT block)");
-	return 0;
+	return drop_duplicates(f);
 }
 
 static struct kft_file *open_common(struct kft_file *f, char *err, size_t errlen)
@@ -1109,6 +1191,11 @@ const struct kft_name *kft_name(const struct kft_file *f, int i)
 	return i >= 0 && i < f->nnames ? &f->names[i] : NULL;
 }
 
+int kft_duplicates(const struct kft_file *f)
+{
+	return f->duplicates;
+}
+
 int kft_nchunks(const struct kft_file *f)
 {
 	return f->nchunks;
@@ -1225,7 +1312,8 @@ int kft_read_chunk(struct kft_file *f, int i, void **buf, size_t *len)
 		return err == -EIO ? -EIO : -EBADMSG;
 	raw = ci->raw_size - sizeof(struct kft_chunk);
 	if (ci->size - sizeof(struct kft_chunk) > compressBound(KFT_CHUNK_MAX + 65536) ||
-	    raw > (__u64)(ci->size - sizeof(struct kft_chunk)) * ZLIB_RATIO + 64)
+	    raw > (__u64)(ci->size - sizeof(struct kft_chunk)) * ZLIB_RATIO + 64 ||
+	    claim_ok(f, ci->offset + sizeof(b), ci->size))
 		return -EBADMSG;
 	in = malloc(ci->size);
 	out = malloc(raw ? raw : 1);

@@ -6,8 +6,8 @@
  * them (streaming), or keeps the last of them in memory (flight mode).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "kfit/rec.h"
+#include "fileio.h"
 #include "kft.h"
 #include "kft_int.h"
 
@@ -54,7 +55,8 @@ struct kft_writer {
 
 	struct kft_wopts o;
 	char *path;
-	int fd;			/* streaming: the file */
+	struct kfit_out file;	/* the temporary renamed to path at the end
+				   (flight: at each dump; a new one after) */
 	struct kft_header hdr;
 
 	pthread_t thread;
@@ -245,7 +247,7 @@ static long process(struct kft_writer *w, struct item *it)
 	int err;
 
 	if (it->type != KFT_B_CHUNK)	/* a metadata block (streaming) */
-		return write_full(w->fd, it->buf, it->len) ?: (long)it->len;
+		return write_full(w->file.fd, it->buf, it->len) ?: (long)it->len;
 	len = compress_chunk(w, it);
 	if (len < 0)
 		return len;
@@ -256,7 +258,7 @@ static long process(struct kft_writer *w, struct item *it)
 	d.blen = len;
 	if (w->o.flight_bytes)
 		return keep_chunk(w, &d) ?: 0;
-	err = write_full(w->fd, w->out, len);
+	err = write_full(w->file.fd, w->out, len);
 	if (!err)
 		err = done_push(w, &d);
 	return err ?: len;
@@ -266,9 +268,13 @@ static void *worker(void *arg)
 {
 	struct kft_writer *w = arg;
 	struct item it;
+	sigset_t all;
 	bool skip;
 	long n;
 
+	/* the tool's signals go to its main thread, whose poll they cut short */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
 		while (!w->qlen && !w->stop)
@@ -555,8 +561,7 @@ static void writer_free(struct kft_writer *w)
 	free(w->out);
 	free(w->offs);
 	free(w->path);
-	if (w->fd >= 0)
-		close(w->fd);
+	kfit_out_abort(&w->file);
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
 	free(w);
@@ -583,7 +588,6 @@ struct kft_writer *kft_writer_new(const char *path, const struct kft_wopts *o)
 
 	if (!w)
 		return NULL;
-	w->fd = -1;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
 	if (o)
@@ -624,29 +628,12 @@ struct kft_writer *kft_writer_new(const char *path, const struct kft_wopts *o)
 		.flags = w->o.flight_bytes ? KFT_F_FLIGHT : 0,
 	};
 	memcpy(w->hdr.magic, KFT_MAGIC, sizeof(w->hdr.magic));
-	if (w->o.flight_bytes) {
-		/* Nothing is written before a dump: learn now if it can be */
-		char tmp[4096];
-		int fd;
-
-		if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
-			err = -ENAMETOOLONG;
-			goto fail;
-		}
-		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0) {
-			err = -errno;
-			goto fail;
-		}
-		close(fd);
-		unlink(tmp);
-	} else {
-		w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (w->fd < 0) {
-			err = -errno;
-			goto fail;
-		}
-		err = write_full(w->fd, &w->hdr, sizeof(w->hdr));
+	/* a bad path fails now, before anything is traced; flight: kept for the first dump */
+	err = kfit_out_open(&w->file, path);
+	if (err)
+		goto fail;
+	if (!w->o.flight_bytes) {
+		err = write_full(w->file.fd, &w->hdr, sizeof(w->hdr));
 		if (err)
 			goto fail;
 		w->off = sizeof(w->hdr);
@@ -701,14 +688,14 @@ static char *make_tail(const struct kft_writer *w, __u64 base, const struct done
 	return buf;
 }
 
-/* Flight mode: the whole file into path.tmp, renamed over path */
+/* Flight mode: the whole file into a temporary, renamed over path */
 static int dump(struct kft_writer *w, const char *syms, size_t syms_len,
 		const char *stats, size_t stats_len)
 {
 	size_t i, first = 0, n, len;
 	__u64 size = sizeof(w->hdr), off;
-	char tmp[4096], *tail;
 	struct done *d;
+	char *tail;
 	int fd, err = 0;
 
 	if (w->used)
@@ -736,12 +723,14 @@ static int dump(struct kft_writer *w, const char *syms, size_t syms_len,
 	tail = make_tail(w, size, d + first, n, syms, syms_len, stats, stats_len, &len);
 	if (!tail)
 		return -ENOMEM;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", w->path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
+	/* the temporary of the start, or a new one after a dump renamed it */
+	if (!kfit_out_active(&w->file))
+		err = kfit_out_open(&w->file, w->path);
+	if (err) {
 		free(tail);
-		return -errno;
+		return err;
 	}
+	fd = w->file.fd;
 	err = write_full(fd, &w->hdr, sizeof(w->hdr));
 	for (i = 0; !err && i < w->nmeta; i++)
 		err = write_full(fd, w->meta[i].blk, w->meta[i].blen);
@@ -750,12 +739,10 @@ static int dump(struct kft_writer *w, const char *syms, size_t syms_len,
 	if (!err)
 		err = write_full(fd, tail, len);
 	free(tail);
-	if (close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, w->path))
-		err = -errno;
+	if (!err)
+		err = kfit_out_commit(&w->file);
 	if (err) {
-		unlink(tmp);
+		kfit_out_abort(&w->file);
 		return err;
 	}
 	pthread_mutex_lock(&w->lock);
@@ -806,24 +793,32 @@ static int finish(struct kft_writer *w, const char *syms, size_t syms_len,
 		end = d[n].ent.offset;
 		w->cap_dropped += d[n].ent.nrecs;
 	}
-	if (end != w->off && ftruncate(w->fd, end))
+	if (end != w->off && ftruncate(w->file.fd, end))
 		return -errno;
-	if (lseek(w->fd, end, SEEK_SET) < 0)
+	if (lseek(w->file.fd, end, SEEK_SET) < 0)
 		return -errno;
 	tail = make_tail(w, end, d, n, syms, syms_len, stats, stats_len, &len);
 	if (!tail)
 		return -ENOMEM;
-	err = write_full(w->fd, tail, len);
+	err = write_full(w->file.fd, tail, len);
 	free(tail);
-	if (err)
-		return err;
-	if (close(w->fd)) {
-		w->fd = -1;
-		return -errno;
-	}
-	w->fd = -1;
-	w->file_bytes = end + len;
-	return 0;
+	if (!err)
+		err = kfit_out_commit(&w->file);
+	if (!err)
+		w->file_bytes = end + len;
+	return err;
+}
+
+/*
+ * A recording that ends badly: the chunks streamed so far go to path
+ * (read up to the last complete one); with no record, or in flight mode,
+ * the temporary goes and whatever was at path stays
+ */
+static void keep_partial(struct kft_writer *w)
+{
+	if (w->o.flight_bytes || !w->started || !kfit_out_active(&w->file))
+		return;
+	kfit_out_commit(&w->file);
 }
 
 int kft_writer_close(struct kft_writer *w, const char *syms, size_t syms_len,
@@ -848,6 +843,8 @@ int kft_writer_close(struct kft_writer *w, const char *syms, size_t syms_len,
 			err = finish(w, syms, syms_len, stats, stats_len);
 	}
 	stop_worker(w, true);
+	if (err)
+		keep_partial(w);
 	writer_free(w);
 	return err;
 }
@@ -857,6 +854,7 @@ void kft_writer_abort(struct kft_writer *w)
 	if (!w)
 		return;
 	stop_worker(w, true);
+	keep_partial(w);
 	writer_free(w);
 }
 

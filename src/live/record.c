@@ -1,54 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Recording into a trace file: the checks, blocks and summary around the writer. */
 #include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/stat.h>
 #include "diag.h"
 #include "elfsyms.h"
 #include "kftmeta.h"
 #include "ksyms.h"
 #include "record.h"
-
-int kfit_rec_check_path(const char *path)
-{
-	char dir[PATH_MAX];
-	struct stat st;
-	int err;
-
-	if (!*path) {
-		kfit_err("cannot write the recording: an empty file name");
-		return -EINVAL;
-	}
-	if (!stat(path, &st)) {
-		if (S_ISDIR(st.st_mode)) {
-			kfit_err("cannot write the recording to %s: a directory", path);
-			return -EISDIR;
-		}
-		if (access(path, W_OK)) {
-			err = errno;
-			kfit_err("cannot write the recording to %s: %s", path, strerror(err));
-			return -err;
-		}
-		return 0;
-	}
-	if (errno != ENOENT) {
-		err = errno;
-		kfit_err("cannot write the recording to %s: %s", path, strerror(err));
-		return -err;
-	}
-	snprintf(dir, sizeof(dir), "%s", path);
-	if (access(dirname(dir), W_OK)) {
-		err = errno;
-		kfit_err("cannot write the recording to %s: %s", path, strerror(err));
-		return -err;
-	}
-	return 0;
-}
 
 char *kfit_rec_text(kfit_rec_fill fill, void *ctx, size_t *len)
 {

@@ -12,12 +12,6 @@
  * the writer (src/lib/kft.h) and the metadata text (src/lib/kftmeta.h).
  */
 
-/*
- * Whether path can be written (created, or replaced): 0, or -errno after
- * saying why. Called before anything is attached.
- */
-int kfit_rec_check_path(const char *path);
-
 /* A text block: fill(f, ctx) writes it into a memory stream; 0 or -errno */
 typedef int (*kfit_rec_fill)(FILE *f, void *ctx);
 /* The text fill writes, malloc'd (*len bytes), or NULL (its error, or no memory) */

@@ -14,17 +14,57 @@
 #include "run.h"
 
 volatile sig_atomic_t kfit_exiting;
-static volatile sig_atomic_t armed;
+static volatile sig_atomic_t armed, caught;
+
+static const char *sig_name(int sig)
+{
+	switch (sig) {
+	case SIGINT:
+		return "SIGINT";
+	case SIGTERM:
+		return "SIGTERM";
+	case SIGHUP:
+		return "SIGHUP";
+	default:
+		return "a signal";
+	}
+}
+
+/* A line on stderr from a signal handler: write(2) only */
+static void say(const char *s)
+{
+	ssize_t n = write(STDERR_FILENO, s, strlen(s));
+
+	(void)n;
+}
 
 static void on_signal(int sig)
 {
+	caught = sig;
 	if (armed) {
 		kfit_exiting = 1;
 		return;
 	}
-	/* nothing to undo yet: end now, as the default action would */
+	/*
+	 * Nothing to undo yet: said, the temporaries of the output files
+	 * removed (whatever was at their names stays), then the end, as the
+	 * default action would (status 128 + sig)
+	 */
+	say(kfit_prog);
+	say(": ");
+	say(sig_name(sig));
+	say(" during start-up: ended before tracing\n");
+	kfit_out_unlink_temps();
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+int kfit_interrupted(void)
+{
+	if (!kfit_exiting)
+		return 0;
+	kfit_err("%s during start-up: ended before tracing", sig_name(caught));
+	return caught ? 128 + caught : 1;
 }
 
 volatile sig_atomic_t kfit_usr1;
@@ -35,10 +75,14 @@ static void on_usr1(int sig)
 	kfit_usr1 = 1;
 }
 
-/* No SA_RESTART, as kfit_setup's: the poll returns to look at the flag */
+/*
+ * SA_RESTART: one that comes in start-up must not fail a read or an
+ * open() that waits (a lease); poll and nanosleep return on it anyway
+ * (signal(7)), and the loop looks at the flag
+ */
 void kfit_catch_usr1(void)
 {
-	struct sigaction sa = { .sa_handler = on_usr1 };
+	struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART };
 
 	sigaction(SIGUSR1, &sa, NULL);
 }

@@ -29,9 +29,20 @@ void kfit_setup(const char *prog, const struct kfit_common *c);
 void kfit_arm_cleanup(void);
 
 /*
+ * After kfit_arm_cleanup, before tracing starts (while loading and
+ * attaching): whether a signal asked to end. 0: none; else it is said
+ * ("SIGINT during start-up: ended before tracing") and the exit status
+ * returned, 128 + the signal's number (a shell's $? for a death by it),
+ * once the tool has undone what it did. Before kfit_arm_cleanup the
+ * handler says the same and the signal ends the tool at once.
+ */
+int kfit_interrupted(void);
+
+/*
  * SIGUSR1 sets kfit_usr1 once this was called (callgraph --flight: dump
  * now); the loop polls the flag, the handler does nothing else. Until
- * then SIGUSR1 keeps its default action.
+ * then SIGUSR1 keeps its default action (the end): call it at start-up,
+ * so that one sent early waits for tracing to start (the first poll).
  */
 extern volatile sig_atomic_t kfit_usr1;
 void kfit_catch_usr1(void);

@@ -5,7 +5,7 @@
 #   elf: tests/helpers/symtarget.c built PIE and not, with and without a
 #        build-id, stripped, and its debug file (a few KiB each)
 #   kft: kd's test files (build/tests/kftgen, the library's writer: exact
-#        and sampled, cut short) and, where callgraph -o works (root,
+#        and sampled, cut short, a chunk duplicated) and, where callgraph -o works (root,
 #        build/bin/callgraph built), real ones: a program's calls with
 #        events, sampled stacks; each also with its chunks stored
 # Made once: a seed already there is kept.
@@ -41,6 +41,10 @@ if [ ! -e "$out/kft/exact.kft" ]; then
 	"$gen" -n 6 "$tmp/exact.kft" && store exact
 	"$gen" -s -n 8 "$tmp/sampled.kft" && store sampled
 	"$gen" -n 6 --cut 300 "$tmp/cut.kft" && store cut
+fi
+# a chunk copied within the file: the reader leaves the copy out
+if [ ! -e "$out/kft/dup.kft" ]; then
+	"$gen" -n 6 --dup-chunk 1 "$tmp/dup.kft" && store dup
 fi
 # Real recordings where this host can make them (root, build/bin/callgraph
 # built by make all): a user program's calls with events, and sampled

@@ -35,16 +35,23 @@
  * -c: raw bytes per chunk (default 1024: many chunks). --cut BYTES: the
  * file loses its last BYTES. --corrupt I: a byte of chunk I's payload
  * flipped. --corrupt-meta: a byte of the META block flipped.
+ * --dup-chunk I: chunk I's block written twice in a row (the index then
+ * no longer matches: the file is read by walking its blocks).
+ * --sparse-meta BYTES: instead of a recording, the header, a META block
+ * that claims BYTES (its header sound, its payload not), 4 KiB of data
+ * and a hole up to where the block would end (a sparse file).
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "kfit/rec.h"
 #include "kft.h"
+#include "kft_int.h"
 #include "tpformats.h"
 
 #define T0	1000000000ULL
@@ -312,17 +319,66 @@ static void corrupt_chunk(const char *path, int i)
 	flip(path, off);
 }
 
+/* Chunk i's block twice: the bytes after it move down by its length */
+static void dup_chunk(const char *path, int i)
+{
+	char msg[256], *buf;
+	struct kft_file *f = kft_open(path, msg, sizeof(msg));
+	long off, len, size;
+	FILE *fp;
+
+	if (!f || i >= kft_nchunks(f)) {
+		fprintf(stderr, "kftgen: %s: no chunk %d\n", path, i);
+		exit(1);
+	}
+	off = kft_chunk(f, i)->offset;
+	len = sizeof(struct kft_block) + kft_chunk(f, i)->size;
+	size = kft_size(f);
+	kft_close(f);
+	buf = malloc(size);
+	fp = fopen(path, "r+b");
+	if (!buf || !fp || fread(buf, 1, size, fp) != (size_t)size ||
+	    fseek(fp, off + len, SEEK_SET) || fwrite(buf + off, 1, size - off, fp) != (size_t)(size - off) ||
+	    fclose(fp))
+		die(path, errno ? errno : EIO);
+	free(buf);
+}
+
+/* A META block claiming len bytes, 4 KiB of them written, a hole after */
+static void sparse_meta(const char *path, unsigned long len)
+{
+	struct kft_header h = {
+		.version = KFT_VERSION, .endian = KFT_ENDIAN,
+		.header_size = sizeof(h), .block_size = sizeof(struct kft_block),
+		.rec_version = KFIT_REC_VERSION,
+	};
+	static char data[4096];
+	struct kft_block b;
+	FILE *fp = fopen(path, "wb");
+
+	memcpy(h.magic, KFT_MAGIC, sizeof(h.magic));
+	memset(data, 'x', sizeof(data));
+	kft_block_fill(&b, KFT_B_META, 0, len, len, 0x12345678);
+	if (!fp || fwrite(&h, sizeof(h), 1, fp) != 1 || fwrite(&b, sizeof(b), 1, fp) != 1 ||
+	    fwrite(data, sizeof(data), 1, fp) != 1 || fclose(fp) ||
+	    truncate(path, sizeof(h) + sizeof(b) + len))
+		die(path, errno ? errno : EIO);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longs[] = {
 		{ "cut", required_argument, NULL, 'C' },
 		{ "corrupt", required_argument, NULL, 'X' },
 		{ "corrupt-meta", no_argument, NULL, 'M' },
+		{ "dup-chunk", required_argument, NULL, 'D' },
+		{ "sparse-meta", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kft_wopts o = { .chunk_bytes = 1024 };
 	bool sampled = false, meta = false;
-	long cut = 0, corrupt = -1;
+	long cut = 0, corrupt = -1, dup = -1;
+	unsigned long sparse = 0;
 	const char *path;
 	char stats[512];
 	int c, n = 20, err;
@@ -347,9 +403,16 @@ int main(int argc, char **argv)
 		case 'M':
 			meta = true;
 			break;
+		case 'D':
+			dup = atol(optarg);
+			break;
+		case 'S':
+			sparse = strtoul(optarg, NULL, 0);
+			break;
 		default:
 			fprintf(stderr, "usage: kftgen [-s] [-n N] [-c BYTES] [--cut BYTES] "
-				"[--corrupt I] [--corrupt-meta] OUT\n");
+				"[--corrupt I] [--corrupt-meta] [--dup-chunk I] "
+				"[--sparse-meta BYTES] OUT\n");
 			return 2;
 		}
 	}
@@ -358,6 +421,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	path = argv[optind];
+	if (sparse) {
+		if (sparse < 4096 || sparse > UINT32_MAX) {
+			fprintf(stderr, "kftgen: --sparse-meta from 4096 to 4294967295\n");
+			return 2;
+		}
+		sparse_meta(path, sparse);
+		return 0;
+	}
 	w = kft_writer_new(path, &o);
 	if (!w)
 		die(path, errno);
@@ -376,6 +447,8 @@ int main(int argc, char **argv)
 		die("kft_writer_close", err);
 	if (corrupt >= 0)
 		corrupt_chunk(path, corrupt);
+	if (dup >= 0)
+		dup_chunk(path, dup);
 	if (meta)
 		flip(path, sizeof(struct kft_header) + sizeof(struct kft_block) + 2);
 	if (cut) {

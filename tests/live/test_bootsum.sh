@@ -342,4 +342,22 @@ test_full_maps_counted() {
 	t_expect_exit 0 "$BS" --stop
 }
 
+# --svg's file is made before the logs are read: a bad path fails with
+# nothing printed (before: the report printed, then the error); a symlink
+# is not followed; the file is mode 0600
+test_svg_checked_first() {
+	local fix=$T_REPO/tests/fixtures/boot/6.1-dmesg-initcall_debug.txt
+	[ -x "$BS" ] || t_fail "$BS not built"
+	t_expect_exit 1 "$BS" --from "$fix" --svg /nonexistent/b.svg
+	t_assert_eq "$(cat "$T_ERR")" "bootsum: cannot write /nonexistent/b.svg: No such file or directory" "the message"
+	[ -s "$T_OUT" ] && t_fail "the report printed before the error"
+	printf 'keep\n' >target
+	ln -s target l.svg
+	t_expect_exit 1 "$BS" --from "$fix" --svg l.svg
+	t_assert_eq "$(cat target)" keep "the link's target"
+	t_expect_exit 0 "$BS" --from "$fix" --svg b.svg
+	grep -q '<svg' b.svg || t_fail "no SVG written"
+	t_assert_eq "$(stat -c %a b.svg)" 600 "the mode"
+}
+
 t_run_all

@@ -363,6 +363,131 @@ test_foreign() {
 	true
 }
 
+
+# ---- outputs, --info -j, windows, copies (issue 17) -------------------------
+
+# A sampled recording's --perfetto: its samples on a timeline (before:
+# nothing written, exit 0). Samples every 10 ms at 99 Hz: each stands for
+# 10.1 ms, so u_main, in every sample, is one slice from the first (1 ms)
+# to the last's end; k_leaf, in the even ones only, is N/2 slices.
+test_sampled_perfetto() {
+	need
+	local chk=$T_REPO/tests/helpers/perfetto_check
+	gen s.kft -s
+	t_expect_exit 0 "$KD" s.kft --perfetto s.json
+	"$chk" s.json >chk.out 2>&1 || { cat chk.out; t_fail "perfetto_check rejects it"; }
+	t_assert_eq "$(jq '[.traceEvents[] | select(.ph == "X" and .name == "u_main")] | length' s.json)" 1 "u_main slices"
+	t_assert_eq "$(jq -r '.traceEvents[] | select(.name == "u_main") | "\(.ts) \(.dur)"' s.json)" \
+		"1000 $(((N - 1) * 10000 + 10101)).01" "u_main's start and length (us)"
+	t_assert_eq "$(jq '[.traceEvents[] | select(.ph == "X" and .name == "k_leaf")] | length' s.json)" $((N / 2)) "k_leaf slices"
+	t_assert_eq "$(jq -r '.traceEvents[] | select(.name == "thread_name") | .args.name' s.json)" gen "the thread's name"
+	t_assert_eq "$(jq .otherData.samples s.json)" "$N" "samples"
+	[ "$(stat -c %a s.json)" = 600 ] || t_fail "mode $(stat -c %a s.json)"
+	grep -q 'no timeline' "$T_ERR" && t_fail "still says: $(cat "$T_ERR")"
+	true
+}
+
+# --info -j: the same facts as JSON, the wall-clock times of the first and
+# last records too (before: a usage error)
+test_info_json() {
+	need
+	gen a.kft
+	t_expect_exit 0 "$KD" a.kft --info -j
+	jq -e . "$T_OUT" >/dev/null || t_fail "not JSON: $(head -c 200 "$T_OUT")"
+	t_assert_eq "$(jq -r '[.file, .complete, .mode, .functions.count, .functions.not_attached] | @tsv' "$T_OUT")" \
+		"$(printf 'a.kft\ttrue\texact\t6\t1')" "file, complete, mode, functions"
+	t_assert_eq "$(jq .records.total "$T_OUT")" $((9 * N + 9)) "records"
+	t_assert_eq "$(jq .records.call "$T_OUT")" $((7 * N + 3)) "calls"
+	t_assert_eq "$(jq .lost "$T_OUT")" 7 "lost"
+	t_assert_eq "$(jq -r .events[1] "$T_OUT")" sched:sched_wakeup "events"
+	t_assert_eq "$(jq .first_record.from_start_ns "$T_OUT")" 1000000 "the first record"
+	t_assert_eq "$(jq .last_record.from_start_ns "$T_OUT")" 700000000 "the last record"
+	t_assert_eq "$(jq -r .metadata.cmdline "$T_OUT")" kftgen "metadata"
+	t_assert_eq "$(jq -r .stats.lost "$T_OUT")" 7 "stats"
+	# kftgen's clock: realtime = ts + 2026-01-02 03:00:00 UTC - 1 s... in UTC
+	TZ=UTC t_expect_exit 0 "$KD" a.kft --info -j
+	t_assert_eq "$(jq -r .first_record.wall "$T_OUT")" 2026-01-02T03:00:01.001000+0000 "the first record's wall time"
+	t_expect_exit 2 "$KD" a.kft --info --summary
+}
+
+# --info says the wall-clock times of the first and last records, which
+# --since/--until HH:MM:SS take
+test_info_wall() {
+	need
+	local first
+	gen a.kft
+	TZ=UTC t_expect_exit 0 "$KD" a.kft --info
+	t_assert_match "$(cat "$T_OUT")" '^wall clock: first record 2026-01-02 03:00:01\.001000, last 2026-01-02 03:00:01\.700000 ' "the line"
+	first=$(sed -n 's/^wall clock: first record [0-9-]* \([0-9:.]*\),.*/\1/p' "$T_OUT")
+	TZ=UTC t_expect_exit 0 "$KD" a.kft --events --since "$first" --until 03:00:01.0015
+	t_assert_eq "$(sed -n 2p "$T_OUT" | awk '{ print $1, $5 }')" "0.001000 main_loop" "--since the first record's wall time"
+}
+
+# A window outside the recording is said, exit 1 (before: an empty
+# output, exit 0)
+test_window_outside() {
+	need
+	gen a.kft
+	t_expect_exit 1 "$KD" a.kft --since 2s
+	t_assert_match "$(cat "$T_ERR")" '^kd: the window \(--since 2s\) is outside the recording: its records run from 0\.001000s to 0\.700000s after its start' "after the end"
+	[ -s "$T_OUT" ] && t_fail "output for a window outside"
+	TZ=UTC t_expect_exit 1 "$KD" a.kft --events --until 03:00:00.5
+	t_assert_match "$(cat "$T_ERR")" 'outside the recording.*2026-01-02 03:00:01\.001000 to 2026-01-02 03:00:01\.700000 wall clock' "before the start"
+	t_expect_exit 1 "$KD" a.kft --summary --since @1800000000
+	t_expect_exit 0 "$KD" a.kft --events --since 650ms
+	t_assert_match "$(cat "$T_OUT")" ' lost +count=7$' "a window inside"
+}
+
+# An output that cannot be written: said with its name before the file is
+# read, nothing printed (before: the tree printed, then "kd: a.kft: No such
+# file or directory", the input blamed); a FIFO or a symlink refused
+test_output_errors() {
+	need
+	local rc
+	gen a.kft
+	t_expect_exit 1 "$KD" a.kft --svg /nonexistent/x.svg
+	t_assert_eq "$(cat "$T_ERR")" "kd: cannot write /nonexistent/x.svg: No such file or directory" "the message"
+	[ -s "$T_OUT" ] && t_fail "output before the error: $(head -n 1 "$T_OUT")"
+	t_expect_exit 1 "$KD" a.kft --perfetto "$T_TMP"
+	t_assert_eq "$(cat "$T_ERR")" "kd: cannot write $T_TMP: a directory" "a directory"
+	mkfifo p.svg
+	timeout 20 "$KD" a.kft --svg p.svg >out 2>err </dev/null
+	rc=$?
+	[ "$rc" = 124 ] && t_fail "kd --svg FIFO hung"
+	t_assert_eq "$rc" 1 "--svg FIFO"
+	printf 'keep\n' >target
+	ln -s target l.svg
+	t_expect_exit 1 "$KD" a.kft --svg l.svg
+	t_assert_eq "$(cat target)" keep "the link's target"
+	printf 'old\n' >o.svg
+	t_expect_exit 0 "$KD" a.kft --svg o.svg
+	grep -q '<svg' o.svg || t_fail "o.svg not replaced"
+	[ "$(ls -A | grep -c '^\.o\.svg')" = 0 ] || t_fail "a temporary left"
+}
+
+# A chunk copied within the file: read once, with a warning (before: its
+# records counted twice)
+test_duplicated_chunks() {
+	need
+	gen d.kft --dup-chunk 1
+	t_expect_exit 0 "$KD" d.kft --info
+	t_assert_match "$(cat "$T_OUT")" "^records: +$((9 * N + 9)): call $((7 * N + 3))," "records counted once"
+	t_assert_match "$(cat "$T_OUT")" '^chunks: .*1 duplicated \(skipped\)$' "--info's chunks"
+	t_assert_match "$(cat "$T_ERR")" '^kd: warning: d\.kft: 1 chunk found twice \(copied within the file\): the copies skipped$' "the warning"
+	t_expect_exit 0 "$KD" d.kft --summary
+	t_assert_eq "$(row main_loop "$(cat "$T_OUT")" | awk '{ print $1 }')" "$N" "main_loop's count"
+}
+
+# A 4 KiB file with a hole of 4 GiB that a META block claims: refused for
+# the hole at once (before: 4 GiB allocated and read, 20 s, then a CRC)
+test_sparse_claim() {
+	need
+	"$GEN" --sparse-meta 4294967000 sp.kft || t_fail "kftgen --sparse-meta"
+	(ulimit -v 1000000; exec "$KD" sp.kft --info) >out 2>err
+	t_assert_eq "$?" 1 "status"
+	t_assert_match "$(cat err)" '^kd: sp\.kft: corrupt trace file: its META block at offset 64 claims 4294967000 bytes the file does not hold \(a hole\)$' "the message"
+}
+
 # kd on bad files under ASan and UBSan (any finding exits 99); the files
 # are written by the plain kftgen (the writer is not what is tested here)
 test_sanitized_bad_files() {
@@ -387,6 +512,17 @@ test_sanitized_bad_files() {
 	for f in e.kft m.kft random; do
 		t_expect_exit 1 "$kd" "$f"
 	done
+	# no readable chunk: --events sorted nothing (qsort(NULL, 0) before)
+	t_expect_exit 1 "$kd" --events e.kft
+	gen dup.kft --dup-chunk 2
+	for o in "" --events --info "--perfetto p.json"; do
+		# shellcheck disable=SC2086 # the option's words
+		t_expect_exit 0 "$kd" $o dup.kft
+	done
+	t_expect_exit 0 "$kd" s.kft --perfetto sp.json
+	"$GEN" --sparse-meta 4294967000 sparse.kft || t_fail "kftgen --sparse-meta"
+	t_expect_exit 1 "$kd" sparse.kft
+	t_assert_match "$(cat "$T_ERR")" 'does not hold \(a hole\)' "the sparse file refused for its hole"
 	# every cut of a small file: a warning or an error, never a crash
 	"$GEN" -n 2 -c 256 small.kft || t_fail "kftgen small"
 	for ((k = 1; k < $(wc -c <small.kft); k += 37)); do

@@ -105,7 +105,7 @@ test_unwritable() {
 	need_tool
 	snap=$(t_bpf_snapshot)
 	t_expect_exit 1 "$CG" -o /nonexistent/x.kft -e syscalls:sys_enter_write -d 5
-	t_assert_match "$(cat "$T_ERR")" 'cannot write the recording to /nonexistent/x.kft: No such file or directory' "message"
+	t_assert_match "$(cat "$T_ERR")" '^callgraph: cannot write /nonexistent/x.kft: No such file or directory$' "message"
 	grep -q '^Tracing' "$T_ERR" && t_fail "it began tracing"
 	t_bpf_assert_same "$snap" "after -o /nonexistent/x.kft"
 	t_expect_exit 1 "$CG" -o "$T_TMP" -e syscalls:sys_enter_write -d 5
@@ -424,6 +424,185 @@ test_truncated() {
 	[ -x "$KD" ] || return 0
 	t_expect_exit 0 "$KD" --info t.kft
 	t_assert_match "$(cat "$T_ERR")" "t.kft is truncated: read [0-9]+ chunks" "kd's warning"
+}
+
+# ---- the file's creation (src/lib/fileio.c kfit_out_*) -----------------------
+
+# The files in the current directory but NAMES: none (no temporary left)
+assert_only() {	# NAMES...
+	local left
+	left=$(ls -A | grep -vxF -f <(printf '%s\n' "$@" err out bg.err bg.out .result .timeout .pause))
+	[ -z "$left" ] || t_fail "left in the directory: $(echo $left)"
+}
+
+# A symlink a user planted at -o's name, to a file only root may write:
+# refused, the file untouched, nothing attached (before: root overwrote it)
+test_symlink_refused() {
+	local mode
+	need_tool
+	printf 'root only\n' >secret
+	chmod 600 secret
+	ln -s "$PWD/secret" trap.kft
+	chown -h nobody trap.kft 2>/dev/null
+	for mode in "" "--flight 1M"; do
+		# shellcheck disable=SC2086 # the mode's words
+		t_expect_exit 1 "$CG" -o trap.kft $mode -e syscalls:sys_enter_write -d 5
+		t_assert_match "$(cat "$T_ERR")" '^callgraph: cannot write trap\.kft: a symbolic link \(not followed' "-o $mode through a symlink"
+		grep -q '^Tracing' "$T_ERR" && t_fail "-o $mode through a symlink: it began tracing"
+		t_assert_eq "$(cat secret)" "root only" "the link's target after -o $mode"
+		[ -L trap.kft ] || t_fail "the link was replaced"
+	done
+	t_expect_exit 1 "$CG" -e syscalls:sys_enter_write -d 5 --svg trap.kft
+	t_assert_eq "$(cat secret)" "root only" "the link's target after --svg"
+	assert_only secret trap.kft
+}
+
+# Mode 0600, as perf record's (a recording holds kernel addresses and
+# command lines), whatever the umask; the exports too
+test_mode_0600() {
+	need_tool
+	umask 022
+	printf 'older\n' >m.kft
+	chmod 644 m.kft
+	t_expect_exit 0 "$CG" -o m.kft -e syscalls:sys_enter_write -- true
+	t_assert_eq "$(stat -c %a m.kft)" 600 "-o's mode"
+	assert_complete m.kft "-o over an older file"
+	t_expect_exit 0 "$CG" -o f.kft --flight 1M -e syscalls:sys_enter_write -- true
+	t_assert_eq "$(stat -c %a f.kft)" 600 "--flight's mode"
+	t_expect_exit 0 "$CG" -e syscalls:sys_enter_write --svg g.svg --perfetto g.json -- true
+	t_assert_eq "$(stat -c %a g.svg) $(stat -c %a g.json)" "600 600" "--svg's and --perfetto's modes"
+	assert_only m.kft m.kft.dump m.kft.dump.err f.kft g.svg g.json
+}
+
+# A FIFO (or a device) at -o: refused at once; before, the open waited for
+# a reader forever
+test_fifo_refused() {
+	local rc
+	need_tool
+	mkfifo p.kft
+	timeout 20 "$CG" -o p.kft -e syscalls:sys_enter_write -d 2 >out 2>err </dev/null
+	rc=$?
+	[ "$rc" = 124 ] && t_fail "callgraph -o FIFO hung"
+	t_assert_eq "$rc" 1 "-o FIFO's status"
+	t_assert_match "$(cat err)" '^callgraph: cannot write p\.kft: not a regular file \(a FIFO' "the message"
+	[ -p p.kft ] || t_fail "the FIFO was replaced"
+	timeout 20 "$CG" -e syscalls:sys_enter_write -d 2 --perfetto p.kft >out 2>err </dev/null
+	t_assert_eq "$?" 1 "--perfetto FIFO's status"
+	t_expect_exit 1 "$CG" -o /dev/null -e syscalls:sys_enter_write -d 2
+	t_assert_match "$(cat "$T_ERR")" 'cannot write /dev/null: not a regular file' "-o /dev/null"
+}
+
+# --svg and --perfetto are made before anything is attached: a bad
+# directory fails at once (before: after the whole run)
+test_exports_checked_first() {
+	local f
+	need_tool
+	for f in --svg --perfetto; do
+		t_expect_exit 1 "$CG" -e syscalls:sys_enter_write -d 30 "$f" /nonexistent/x.out
+		t_assert_match "$(cat "$T_ERR")" '^callgraph: cannot write /nonexistent/x\.out: No such file or directory$' "$f's message"
+		grep -q '^Tracing' "$T_ERR" && t_fail "$f to a bad directory: it began tracing"
+		[ -s "$T_OUT" ] && t_fail "$f to a bad directory: output on stdout"
+	done
+	true
+}
+
+# SIGINT while callgraph loads and attaches 360 tracepoints (armed, before
+# "Tracing"): it says so and exits 130, and the file already at -o's name
+# stays as it was (before: exit 0, silently, and the file removed). The
+# signal is sent once the first BPF object is open; a start-up that still
+# wins the race is tried again.
+test_sigint_startup_keeps_file() {
+	local try i hit=
+	need_tool
+	for try in 1 2 3 4 5; do
+		printf 'precious\n' >old.kft
+		bg_start -o old.kft -e 'syscalls:sys_enter_*'
+		i=0
+		until ls -l "/proc/$BG/fd" 2>/dev/null | grep -q 'anon_inode:bpf'; do
+			kill -0 "$BG" 2>/dev/null || { t_show_file "$T_TMP/bg.err" stderr; t_fail "it ended before loading"; }
+			[ "$i" -ge 3000 ] && t_fail "no BPF object after 30 s"
+			sleep 0.01
+			i=$((i + 1))
+		done
+		t_bg_stop INT
+		if grep -q '^Tracing' "$T_TMP/bg.err"; then
+			t_assert_eq "$BG_RC" 0 "SIGINT once tracing: the status"
+			continue
+		fi
+		hit=1
+		t_assert_eq "$BG_RC" 130 "SIGINT during start-up: the status"
+		t_assert_match "$(cat "$T_TMP/bg.err")" '^callgraph: SIGINT during start-up: ended before tracing$' "the message"
+		t_assert_eq "$(cat old.kft)" "precious" "the file there before"
+		assert_only old.kft
+		break
+	done
+	[ -n "$hit" ] || t_fail "5 start-ups all reached 'Tracing' before SIGINT"
+}
+
+# SIGUSR1 while --flight's start-up waits (its target's binary held by a
+# lease): it waits for tracing, and the file is written then (before: the
+# default action, exit 138, no file)
+test_usr1_before_tracing() {
+	local lh=$KFIT_HELPERS/leasehold bin=$T_TMP/cgcopy lbt i
+	need_tool
+	[ -x "$lh" ] || t_fail "$lh not built"
+	lbt=$(cat /proc/sys/fs/lease-break-time)
+	if [ "$lbt" -lt 45 ]; then
+		echo 45 >/proc/sys/fs/lease-break-time || t_fail "cannot raise fs.lease-break-time"
+		t_on_exit "echo $lbt >/proc/sys/fs/lease-break-time"
+	fi
+	cp "$CGS" "$bin" || t_fail "cp $CGS"
+	"$lh" "$bin" >lease.out 2>&1 &
+	LH=$!
+	t_on_exit "kill -KILL $LH 2>/dev/null"
+	i=0
+	until grep -q '^held$' lease.out; do
+		[ "$i" -ge 300 ] && t_fail "leasehold: $(cat lease.out)"
+		t_pause 0.1
+		i=$((i + 1))
+	done
+	bg_start -o fl.kft --flight 1M "$bin:cg_nap"
+	i=0
+	until grep -q '^opened$' lease.out; do
+		kill -0 "$BG" 2>/dev/null || { t_show_file "$T_TMP/bg.err" stderr; t_fail "it ended before opening its target"; }
+		[ "$i" -ge 300 ] && t_fail "callgraph did not open $bin in 30 s"
+		t_pause 0.1
+		i=$((i + 1))
+	done
+	kill -USR1 "$BG"
+	t_pause 0.2
+	kill -0 "$BG" 2>/dev/null || { wait "$BG"; t_fail "SIGUSR1 during start-up ended it ($?)"; }
+	kill -KILL "$LH"
+	bg_wait_tracing
+	i=0
+	until grep -q 'flight recording written to fl.kft' "$T_TMP/bg.err"; do
+		[ "$i" -ge 300 ] && { t_show_file "$T_TMP/bg.err" stderr; t_fail "no dump for the early SIGUSR1"; }
+		t_pause 0.1
+		i=$((i + 1))
+	done
+	assert_complete fl.kft "the dump of the early SIGUSR1"
+	t_bg_stop_ok INT
+}
+
+# A full disk (a 1 MiB tmpfs): said as such, naming the file, exit 1
+# (before: "no space left: too many programs or probes")
+test_full_disk() {
+	local mnt=$T_TMP/full
+	need_tool
+	mkdir -p "$mnt"
+	mount -t tmpfs -o size=1m tmpfs "$mnt" || t_skip "cannot mount a tmpfs"
+	t_on_exit "umount $mnt"
+	t_expect_exit 1 "$CG" -o "$mnt/f.kft" --chunk 64k -e syscalls:sys_enter_write -- \
+		dd if=/dev/zero of=/dev/null bs=1 count=2000000
+	t_assert_match "$(cat "$T_ERR")" "^callgraph: cannot write $mnt/f\.kft: no space left on device\$" "the message"
+	grep -q 'too many programs' "$T_ERR" && t_fail "ENOSPC said as too many programs: $(cat "$T_ERR")"
+	t_assert_eq "$(grep -c 'no space' "$T_ERR")" 1 "said once"
+	# what was written stays, read up to its last whole chunk
+	cp "$mnt/f.kft" part.kft
+	rm -f "$mnt/f.kft"
+	dump part.kft
+	t_assert_eq "$(fact part.kft complete)" 0 "complete"
+	[ "$(num_fact part.kft chunks)" -ge 1 ] || t_fail "no chunk in the partial file"
 }
 
 t_run_all

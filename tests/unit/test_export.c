@@ -766,6 +766,51 @@ static void test_perfetto_checker(void **state)
 		check_trace(bad[i], 1);
 }
 
+/*
+ * Sampled stacks on a timeline: a frame shared by consecutive samples is
+ * one slice; a gap of more than a period and a half ends every slice; two
+ * threads of a process, given out of order, each on its track
+ */
+static void test_perfetto_samples(void **state)
+{
+	static const char *const a[] = { "main", "work", "leaf" };
+	static const char *const b[] = { "main", "work" };
+	static const char *const c[] = { "main", "other" };
+	const __u64 p = 1000000;	/* 1 kHz */
+	struct kfit_xsample v[] = {
+		{ .ts = 10 * p, .pid = 5, .tid = 5, .comm = "prog", .nframes = 3, .frames = a },
+		{ .ts = 11 * p, .pid = 5, .tid = 5, .comm = "prog", .nframes = 2, .frames = b },
+		{ .ts = 12 * p, .pid = 5, .tid = 5, .comm = "prog", .nframes = 2, .frames = c },
+		/* 10 periods later: a new run of main */
+		{ .ts = 22 * p, .pid = 5, .tid = 5, .comm = "prog", .nframes = 1, .frames = c },
+		{ .ts = 11 * p, .pid = 5, .tid = 6, .comm = "worker", .nframes = 2, .frames = b },
+	};
+	struct t_cap o;
+	char *json;
+
+	(void)state;
+	t_cap_open(&o);
+	assert_int_equal(kfit_export_perfetto_samples(v, 5, 10 * p, p, o.f), 0);
+	json = t_cap_close(&o);
+	check_trace(json, 0);
+	/* main [10, 13) ms, then [22, 23) ms; work [10, 12); leaf [10, 11); other [12, 13) */
+	assert_non_null(strstr(json, "{\"ph\":\"X\",\"name\":\"main\",\"cat\":\"sample\",\"ts\":0.000,\"dur\":3000.000,\"pid\":5,\"tid\":5}"));
+	assert_non_null(strstr(json, "{\"ph\":\"X\",\"name\":\"main\",\"cat\":\"sample\",\"ts\":12000.000,\"dur\":1000.000,\"pid\":5,\"tid\":5}"));
+	assert_non_null(strstr(json, "{\"ph\":\"X\",\"name\":\"work\",\"cat\":\"sample\",\"ts\":0.000,\"dur\":2000.000,\"pid\":5,\"tid\":5}"));
+	assert_non_null(strstr(json, "{\"ph\":\"X\",\"name\":\"leaf\",\"cat\":\"sample\",\"ts\":0.000,\"dur\":1000.000,\"pid\":5,\"tid\":5}"));
+	assert_non_null(strstr(json, "{\"ph\":\"X\",\"name\":\"other\",\"cat\":\"sample\",\"ts\":2000.000,\"dur\":1000.000,\"pid\":5,\"tid\":5}"));
+	assert_non_null(strstr(json, "{\"ph\":\"X\",\"name\":\"work\",\"cat\":\"sample\",\"ts\":1000.000,\"dur\":1000.000,\"pid\":5,\"tid\":6}"));
+	assert_non_null(strstr(json, "\"name\":\"process_name\",\"pid\":5,\"tid\":5,\"args\":{\"name\":\"prog\"}"));
+	assert_non_null(strstr(json, "\"name\":\"thread_name\",\"pid\":5,\"tid\":6,\"args\":{\"name\":\"worker\"}"));
+	free(json);
+	/* none: an empty trace, still valid */
+	t_cap_open(&o);
+	assert_int_equal(kfit_export_perfetto_samples(NULL, 0, 0, p, o.f), 0);
+	json = t_cap_close(&o);
+	check_trace(json, 0);
+	free(json);
+}
+
 static void test_perfetto_random(void **state)
 {
 	struct kfit_cthread th[4];
@@ -1025,6 +1070,7 @@ int main(void)
 		cmocka_unit_test(test_perfetto_exact),
 		cmocka_unit_test(test_perfetto_clamp),
 		cmocka_unit_test(test_perfetto_checker),
+		cmocka_unit_test(test_perfetto_samples),
 		cmocka_unit_test(test_perfetto_random),
 		cmocka_unit_test(test_perfetto_refused),
 		cmocka_unit_test(test_write_error),

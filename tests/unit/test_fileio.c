@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <linux/magic.h>
 #include <cmocka.h>
@@ -277,6 +279,217 @@ static void test_ncpus_possible(void **state)
 	assert_int_equal(kfit_ncpus_possible(NULL), kfit_ncpus_possible(NULL));
 }
 
+/* ---- output files ------------------------------------------------------ */
+
+/* A fresh directory of its own for each test: nothing else in it */
+static const char *out_dir(const char *name)
+{
+	static char d[128];
+
+	snprintf(d, sizeof(d), "%s/%s", dir, name);
+	assert_int_equal(mkdir(d, 0700), 0);
+	return d;
+}
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static char *slurp(const char *path)
+{
+	char *s = kfit_read_all(path, NULL);
+
+	assert_non_null(s);
+	return s;
+}
+
+/* The names in dir, but for those given: how many */
+static int others_in_dir(const char *d, const char *a, const char *b)
+{
+	char cmd[256];
+	FILE *p;
+	int n = 0;
+	char line[256];
+
+	snprintf(cmd, sizeof(cmd), "ls -A '%s'", d);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strcmp(line, a) && (!b || strcmp(line, b)))
+			n++;
+	}
+	pclose(p);
+	return n;
+}
+
+static void test_out_commit(void **state)
+{
+	const char *d;
+	char path[256];
+	struct kfit_out o;
+	struct stat st;
+	FILE *f;
+	char *s;
+
+	(void)state;
+	d = out_dir("test_out_commit");
+	snprintf(path, sizeof(path), "%s/rec.out", d);
+	put(path, "old contents");
+	assert_int_equal(kfit_out_open(&o, path), 0);
+	assert_true(kfit_out_active(&o));
+	f = kfit_out_file(&o);
+	assert_non_null(f);
+	fprintf(f, "new contents");
+	/* until the commit, the old file is what is there */
+	s = slurp(path);
+	assert_string_equal(s, "old contents");
+	free(s);
+	assert_int_equal(kfit_out_commit(&o), 0);
+	assert_false(kfit_out_active(&o));
+	s = slurp(path);
+	assert_string_equal(s, "new contents");
+	free(s);
+	/* mode 0600, as perf record's: a recording holds kernel addresses */
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(others_in_dir(d, "rec.out", NULL), 0);
+
+	/* a new file, written through the fd */
+	snprintf(path, sizeof(path), "%s/new.out", d);
+	assert_int_equal(kfit_out_open(&o, path), 0);
+	assert_int_equal(write(o.fd, "abc", 3), 3);
+	assert_int_equal(kfit_out_commit(&o), 0);
+	s = slurp(path);
+	assert_string_equal(s, "abc");
+	free(s);
+	unlink(path);
+}
+
+static void test_out_abort_keeps_old(void **state)
+{
+	const char *d;
+	char path[256];
+	struct kfit_out o;
+	char *s;
+
+	(void)state;
+	d = out_dir("test_out_abort_keeps_old");
+	snprintf(path, sizeof(path), "%s/kept", d);
+	put(path, "precious");
+	assert_int_equal(kfit_out_open(&o, path), 0);
+	assert_int_equal(write(o.fd, "junk", 4), 4);
+	kfit_out_abort(&o);
+	kfit_out_abort(&o);	/* twice: a no-op */
+	s = slurp(path);
+	assert_string_equal(s, "precious");
+	free(s);
+	assert_int_equal(others_in_dir(d, "kept", NULL), 0);
+	/* nothing there before: nothing after */
+	snprintf(path, sizeof(path), "%s/none", d);
+	assert_int_equal(kfit_out_open(&o, path), 0);
+	kfit_out_abort(&o);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(kfit_out_commit(&o), -EBADF);
+}
+
+static void test_out_symlink(void **state)
+{
+	const char *d;
+	char path[256], target[256];
+	struct kfit_out o;
+	struct stat st;
+	char *s;
+
+	(void)state;
+	d = out_dir("test_out_symlink");
+	/* the link a user planted in /tmp, to a file only root may write */
+	snprintf(target, sizeof(target), "%s/secret", d);
+	put(target, "root only");
+	assert_int_equal(chmod(target, 0600), 0);
+	snprintf(path, sizeof(path), "%s/trap.kft", d);
+	assert_int_equal(symlink(target, path), 0);
+	assert_int_equal(kfit_out_open(&o, path), -ELOOP);
+	assert_false(kfit_out_active(&o));
+	kfit_out_abort(&o);
+	s = slurp(target);
+	assert_string_equal(s, "root only");
+	free(s);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_string_equal(kfit_out_reason(-ELOOP),
+			    "a symbolic link (not followed: give the file it points to)");
+	/* a dangling link too: never created through */
+	unlink(path);
+	snprintf(target, sizeof(target), "%s/made-by-link", d);
+	assert_int_equal(symlink(target, path), 0);
+	assert_int_equal(kfit_out_open(&o, path), -ELOOP);
+	assert_int_equal(access(target, F_OK), -1);
+	unlink(path);
+}
+
+static void test_out_refused(void **state)
+{
+	const char *d;
+	char path[256];
+	struct kfit_out o;
+
+	(void)state;
+	d = out_dir("test_out_refused");
+	/* a FIFO: refused at once, never opened (which would wait for a reader) */
+	snprintf(path, sizeof(path), "%s/fifo", d);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(kfit_out_open(&o, path), -EINVAL);
+	unlink(path);
+	assert_int_equal(kfit_out_open(&o, "/dev/null"), -EINVAL);
+	assert_int_equal(kfit_out_open(&o, d), -EISDIR);
+	snprintf(path, sizeof(path), "%s/", d);
+	assert_int_equal(kfit_out_open(&o, path), -EISDIR);
+	snprintf(path, sizeof(path), "%s/no/such/dir/f", d);
+	assert_int_equal(kfit_out_open(&o, path), -ENOENT);
+	assert_int_equal(kfit_out_open(&o, ""), -ENOENT);
+	assert_int_equal(others_in_dir(d, "", NULL), 0);
+	assert_string_equal(kfit_out_reason(-ENOSPC), "no space left on device");
+}
+
+/* A write that fails (a full disk, a size limit): the commit says it, the old file stays */
+static void test_out_write_fails(void **state)
+{
+	const char *d;
+	struct rlimit old, lim = { 4096, 4096 };
+	char path[256], *s;
+	struct kfit_out o;
+	FILE *f;
+	int i;
+
+	(void)state;
+	d = out_dir("test_out_write_fails");
+	snprintf(path, sizeof(path), "%s/big", d);
+	put(path, "old");
+	assert_int_equal(kfit_out_open(&o, path), 0);
+	f = kfit_out_file(&o);
+	assert_non_null(f);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim.rlim_max = old.rlim_max;	/* the soft limit only: it goes back */
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	for (i = 0; i < 1000; i++)
+		fputs("0123456789", f);
+	assert_int_equal(kfit_out_commit(&o), -EFBIG);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	s = slurp(path);
+	assert_string_equal(s, "old");
+	free(s);
+	assert_int_equal(others_in_dir(d, "big", NULL), 0);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +502,11 @@ int main(void)
 		cmocka_unit_test(test_fs_path_vs_mounts),
 		cmocka_unit_test(test_tracefs_events),
 		cmocka_unit_test(test_ncpus_possible),
+		cmocka_unit_test(test_out_commit),
+		cmocka_unit_test(test_out_abort_keeps_old),
+		cmocka_unit_test(test_out_symlink),
+		cmocka_unit_test(test_out_refused),
+		cmocka_unit_test(test_out_write_fails),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -25,6 +25,7 @@
 #include "testlib.h"
 #include "kfit/rec.h"
 #include "kft.h"
+#include "kft_int.h"
 #include "../helpers/tpformats.h"
 
 static char dir[64];
@@ -1060,6 +1061,259 @@ static void test_ratio(void **state)
 	unlink(path);
 }
 
+/* ---- the file's creation: safe in a directory others write ------------- */
+
+static const char *sub_dir(const char *name)
+{
+	static char d[128];
+
+	snprintf(d, sizeof(d), "%s/%s", dir, name);
+	assert_int_equal(mkdir(d, 0777), 0);
+	return d;
+}
+
+static void put_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void assert_text(const char *path, const char *text)
+{
+	char buf[256] = "";
+	FILE *f = fopen(path, "r");
+
+	assert_non_null(f);
+	assert_true(fread(buf, 1, sizeof(buf) - 1, f) < sizeof(buf) - 1);
+	fclose(f);
+	assert_string_equal(buf, text);
+}
+
+/* The names in d: how many */
+static int entries(const char *d)
+{
+	char cmd[256], line[256];
+	FILE *p;
+	int n = 0;
+
+	snprintf(cmd, sizeof(cmd), "ls -A '%s'", d);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p))
+		n++;
+	pclose(p);
+	return n;
+}
+
+/* -o through a planted symlink: refused, its target untouched */
+static void test_create_symlink(void **state)
+{
+	char link[256], target[256];
+	const char *d;
+	int flight;
+
+	(void)state;
+	d = sub_dir("symlink");
+	snprintf(target, sizeof(target), "%s/root-only", d);
+	put_text(target, "keep me");
+	assert_int_equal(chmod(target, 0600), 0);
+	snprintf(link, sizeof(link), "%s/trace.kft", d);
+	assert_int_equal(symlink(target, link), 0);
+	for (flight = 0; flight < 2; flight++) {
+		struct kft_wopts o = { .flight_bytes = flight ? 1 << 20 : 0 };
+
+		errno = 0;
+		assert_null(kft_writer_new(link, &o));
+		assert_int_equal(errno, ELOOP);
+		assert_text(target, "keep me");
+		assert_int_equal(entries(d), 2);
+	}
+}
+
+/* Mode 0600; nothing at the name until the close; the old file kept till then */
+static void test_create_mode(void **state)
+{
+	struct kft_wopts o = { .chunk_bytes = 1024 };
+	struct recs in = { 0 };
+	struct kft_writer *w;
+	char path[256];
+	struct stat st;
+	const char *d;
+
+	(void)state;
+	d = sub_dir("mode");
+	snprintf(path, sizeof(path), "%s/t.kft", d);
+	put_text(path, "old recording");
+	assert_int_equal(chmod(path, 0644), 0);
+	w = kft_writer_new(path, &o);
+	assert_non_null(w);
+	feed(w, &in, 300);
+	assert_text(path, "old recording");
+	assert_int_equal(kft_writer_close(w, NULL, 0, NULL, 0), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(entries(d), 1);
+	free(in.buf);
+}
+
+/* A start that fails (Ctrl-C before the first record): the old file stays */
+static void test_create_abort_keeps(void **state)
+{
+	struct kft_wopts o = { .flight_bytes = 1 << 20 };
+	struct kft_writer *w;
+	char path[256];
+	const char *d;
+	int flight;
+
+	(void)state;
+	d = sub_dir("abort");
+	snprintf(path, sizeof(path), "%s/t.kft", d);
+	put_text(path, "earlier recording");
+	for (flight = 0; flight < 2; flight++) {
+		w = kft_writer_new(path, flight ? &o : NULL);
+		assert_non_null(w);
+		assert_int_equal(kft_writer_layout(w), 0);
+		kft_writer_abort(w);
+		assert_text(path, "earlier recording");
+		assert_int_equal(entries(d), 1);
+	}
+}
+
+/* Flight: no predictable FILE.tmp, before or after a dump; a FIFO refused */
+static void test_create_flight_tmp(void **state)
+{
+	struct kft_wopts o = { .chunk_bytes = 1024, .flight_bytes = 1 << 20 };
+	struct recs in = { 0 };
+	struct kft_writer *w;
+	char path[256], tmp[300], victim[256];
+	struct stat st;
+	const char *d;
+
+	(void)state;
+	d = sub_dir("flight");
+	snprintf(path, sizeof(path), "%s/f.kft", d);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	snprintf(victim, sizeof(victim), "%s/victim", d);
+	/* the old name, planted as a link: never written through */
+	assert_int_equal(symlink(victim, tmp), 0);
+	w = kft_writer_new(path, &o);
+	assert_non_null(w);
+	feed(w, &in, 300);
+	assert_int_equal(kft_writer_dump(w, "", 0), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	feed(w, &in, 300);
+	assert_int_equal(kft_writer_dump(w, "", 0), 0);
+	assert_int_equal(kft_writer_close(w, NULL, 0, NULL, 0), 0);
+	assert_int_equal(entries(d), 2);
+	assert_int_equal(lstat(tmp, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(access(victim, F_OK), -1);
+	free(in.buf);
+
+	unlink(path);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	errno = 0;
+	assert_null(kft_writer_new(path, &o));
+	assert_int_equal(errno, EINVAL);
+	assert_null(kft_writer_new(path, NULL));
+	assert_int_equal(errno, EINVAL);
+}
+
+/* A chunk's block copied right after itself: read once, the copy counted */
+static void test_duplicated_chunk(void **state)
+{
+	const char *path = in_dir("dup.kft");
+	struct recs in = { 0 }, out = { 0 }, once = { 0 };
+	size_t len, off, blen;
+	struct kft_file *f;
+	char err[256];
+	char *buf, *two;
+	int n, fd;
+
+	(void)state;
+	make_file(path, 1024, 300, &in);
+	f = kft_open(path, err, sizeof(err));
+	assert_non_null(f);
+	n = kft_nchunks(f);
+	assert_true(n > 3);
+	read_all(f, &once);
+	off = kft_chunk(f, 2)->offset;
+	blen = sizeof(struct kft_block) + kft_chunk(f, 2)->size;
+	kft_close(f);
+	buf = slurp(path, &len);
+	two = malloc(len + blen);
+	assert_non_null(two);
+	memcpy(two, buf, off + blen);
+	memcpy(two + off + blen, buf + off, len - off);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, two, len + blen), (ssize_t)(len + blen));
+	close(fd);
+	f = kft_open(path, err, sizeof(err));
+	assert_non_null(f);
+	assert_int_equal(kft_nchunks(f), n);
+	assert_int_equal(kft_duplicates(f), 1);
+	read_all(f, &out);
+	assert_int_equal(out.len, once.len);
+	assert_memory_equal(out.buf, once.buf, out.len);
+	kft_close(f);
+	free(buf);
+	free(two);
+	free(in.buf);
+	free(out.buf);
+	free(once.buf);
+}
+
+/*
+ * A sparse file: 4 KiB written, a META block claiming 4 GiB of a hole.
+ * Refused for the hole, before 4 GiB are allocated and read: under a
+ * 256 MiB address-space limit the old reader said "out of memory".
+ */
+static void test_sparse_claim(void **state)
+{
+	const char *path = in_dir("sparse.kft");
+	struct kft_header h = {
+		.version = KFT_VERSION, .endian = KFT_ENDIAN,
+		.header_size = sizeof(h), .block_size = sizeof(struct kft_block),
+		.rec_version = KFIT_REC_VERSION,
+	};
+	struct kft_block b;
+	static char data[4096];
+	__u32 claim = 0xfff00000;
+	int status, fd;
+	pid_t pid;
+
+	(void)state;
+	memcpy(h.magic, KFT_MAGIC, sizeof(h.magic));
+	kft_block_fill(&b, KFT_B_META, 0, claim, claim, 0x12345678);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, &h, sizeof(h)), sizeof(h));
+	assert_int_equal(write(fd, &b, sizeof(b)), sizeof(b));
+	assert_int_equal(write(fd, data, sizeof(data)), sizeof(data));
+	assert_int_equal(ftruncate(fd, sizeof(h) + sizeof(b) + claim), 0);
+	close(fd);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct rlimit rl = { 256 << 20, 256 << 20 };
+		char err[256];
+
+		setrlimit(RLIMIT_AS, &rl);
+		if (kft_open(path, err, sizeof(err)))
+			_exit(10);
+		_exit(strstr(err, "hole") ? 0 : 11);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1077,6 +1331,12 @@ int main(void)
 		cmocka_unit_test_setup(test_foreign, reseed),
 		cmocka_unit_test_setup(test_write_error, reseed),
 		cmocka_unit_test_setup(test_abort, reseed),
+		cmocka_unit_test_setup(test_duplicated_chunk, reseed),
+		cmocka_unit_test_setup(test_sparse_claim, reseed),
+		cmocka_unit_test_setup(test_create_symlink, reseed),
+		cmocka_unit_test_setup(test_create_mode, reseed),
+		cmocka_unit_test_setup(test_create_abort_keeps, reseed),
+		cmocka_unit_test_setup(test_create_flight_tmp, reseed),
 		cmocka_unit_test_setup(test_ratio, reseed),
 	};
 
