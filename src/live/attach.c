@@ -573,15 +573,18 @@ static int attach_multi(struct kfit_attacher *a, const int *idx, int n)
 static int attach_user(struct kfit_attacher *a, int i)
 {
 	const struct kfit_func *f = &a->t->funcs[i];
-	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = i, .func_name = f->name);
+	/* At the offset target.c found (an IFUNC's implementation), else by name */
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = i,
+		    .func_name = f->offset ? NULL : f->name);
 	pid_t pid = a->o.pid ? a->o.pid : -1;
 	int nlinks = a->nlinks, err;
 
-	err = keep_link(a, bpf_program__attach_uprobe_opts(a->p.uprobe, pid, f->path, 0, &o));
+	err = keep_link(a, bpf_program__attach_uprobe_opts(a->p.uprobe, pid, f->path,
+							   f->offset, &o));
 	o.retprobe = true;
 	if (!err)
 		err = keep_link(a, bpf_program__attach_uprobe_opts(a->p.uretprobe, pid,
-								   f->path, 0, &o));
+								   f->path, f->offset, &o));
 	if (err)
 		undo(a, a->nfds, nlinks);
 	return err;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The TARGET grammar over ktarget (kernel), utarget (user) and syscalls. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,10 +110,28 @@ static int add_sys(struct kfit_targets *t, const char *spec)
 	return err < 0 ? err : 0;
 }
 
+/* IFUNCs are traced at their implementation: say which */
+static void ifunc_note(const struct kfit_ufuncs *u)
+{
+	int i, n = 0, first = -1;
+
+	for (i = 0; i < u->n; i++)
+		if (u->impls[i]) {
+			n++;
+			first = first < 0 ? i : first;
+		}
+	if (n == 1)
+		kfit_info("note: %s is an IFUNC: tracing the implementation the dynamic "
+			  "linker chose, %s", u->names[first], u->impls[first]);
+	else if (n > 1)
+		kfit_info("note: %d IFUNCs traced at the implementations the dynamic "
+			  "linker chose (%s: %s, ...)", n, u->names[first], u->impls[first]);
+}
+
 static int add_user(struct kfit_targets *t, const char *spec)
 {
 	struct kfit_ufuncs u = {};
-	char msg[512];
+	char msg[PATH_MAX + 512];
 	int i, err;
 
 	err = kfit_ufuncs_resolve(spec, t->pid, &u, msg, sizeof(msg));
@@ -120,8 +139,14 @@ static int add_user(struct kfit_targets *t, const char *spec)
 		kfit_err("%s", msg);
 		return -EINVAL;
 	}
-	for (i = 0; i < u.n && err >= 0; i++)
+	ifunc_note(&u);
+	for (i = 0; i < u.nskipped && err >= 0; i++)
+		err = kfit_targets_skip(t, u.skipped[i].name, u.skipped[i].reason);
+	for (i = 0; i < u.n && err >= 0; i++) {
 		err = add_func(t, u.names[i], KFIT_T_USER, u.path);
+		if (err >= 0)
+			t->funcs[err].offset = u.offs[i];
+	}
 	kfit_ufuncs_free(&u);
 	return err < 0 ? err : 0;
 }

@@ -10,7 +10,8 @@
  *   sys:NAME			a system call, through its tracepoints
  *   BINARY:FUNC, LIB:FUNC	user functions (GLOB allowed), uprobes
  * Kernel functions that cannot be traced are kept aside with the reason
- * (not in available_filter_functions, not in BTF, on the deny list).
+ * (not in available_filter_functions, not in BTF, on the deny list), and
+ * so are user functions with no normal return (_start, exit: utarget.h).
  */
 enum kfit_tkind { KFIT_T_KERNEL, KFIT_T_USER, KFIT_T_SYS };
 
@@ -18,6 +19,8 @@ struct kfit_func {
 	char *name;		/* as reported: "vfs_read", "sys:read", "malloc" */
 	enum kfit_tkind kind;
 	char *path;		/* KFIT_T_USER: the binary or library */
+	unsigned long long offset;	/* KFIT_T_USER: its code's file offset (an
+					   IFUNC's: the implementation's) */
 	bool dropped;		/* refused at attach: in skipped, not traced */
 };
 
