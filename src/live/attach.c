@@ -230,11 +230,10 @@ static int drop(struct kfit_attacher *a, int i, const char *mech, int err)
 	if (!a->first_err)
 		a->first_err = err;
 	a->t->funcs[i].dropped = true;
-	/* libbpf finds uprobe targets among STT_FUNC symbols only */
 	if (f->kind == KFIT_T_USER && err == -ENOENT)
-		snprintf(reason, sizeof(reason), "uprobe refused: libbpf finds no plain "
-			 "function symbol of that name (an IFUNC? its implementation, "
-			 "e.g. __%s_avx2, can be traced)", f->name);
+		snprintf(reason, sizeof(reason), "uprobe refused: no code at offset "
+			 "0x%llx of %s (the file changed since it was read?)",
+			 f->offset, f->path);
 	else
 		snprintf(reason, sizeof(reason), "%s refused: %s", mech, why(a, err));
 	return kfit_targets_skip(a->t, a->t->funcs[i].name, reason);

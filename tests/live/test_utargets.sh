@@ -144,4 +144,62 @@ test_named_refused() {
 	t_assert_match "$(cat "$T_ERR")" "cannot trace 'longjmp'" "callgraph: message for c:longjmp"
 }
 
+# ---- IFUNCs ------------------------------------------------------------------
+
+SC="$KFIT_HELPERS/strcalls"
+
+# The count of FUNC in funcdur's report of running "strcalls N"
+ifunc_counts() {	# N
+	timeout 120 "$FD" c:strlen c:memset c:memcpy -- "$SC" "$1" \
+		>"$T_TMP/sc$1.out" 2>"$T_TMP/sc$1.err" </dev/null ||
+		{ t_show_file "$T_TMP/sc$1.err" stderr; t_fail "funcdur c:strlen... -- strcalls $1 failed"; }
+	cat "$T_TMP/sc$1.out" "$T_TMP/sc$1.err" >"$T_TMP/sc$1.all"
+}
+
+# strlen, memset, memcpy: libc's IFUNCs, each called N times by strcalls;
+# the difference between two runs is exactly the difference of N
+test_ifunc_exact() {
+	need_tool
+	[ -x "$SC" ] || t_fail "$SC not built"
+	local f a b
+	ifunc_counts 1000
+	ifunc_counts 3000
+	t_assert_match "$(cat "$T_TMP/sc1000.err")" \
+		'note: strlen is an IFUNC: tracing the implementation the dynamic linker chose, __?strlen' \
+		"note naming strlen's implementation"
+	for f in strlen memset memcpy; do
+		a=$(fd_count "$T_TMP/sc1000.all" $f)
+		b=$(fd_count "$T_TMP/sc3000.all" $f)
+		[ "$a" -ge 1000 ] || t_fail "$f counted $a times for 1000 calls"
+		t_assert_eq "$((b - a))" 2000 "$f: calls of strcalls 3000 minus strcalls 1000"
+	done
+}
+
+# -p: the implementation read from the process's own GOT
+test_ifunc_pid() {
+	need_tool
+	[ -x "$SC" ] || t_fail "$SC not built"
+	t_held_start "$SC" -w 2500
+	t_bg_start "$FD" -p "$HELD_PID" c:strlen c:memcpy
+	t_bg_wait_tracing 60
+	t_held_go
+	t_bg_wait_exit 60
+	cat "$T_TMP/bg.out" "$T_TMP/bg.err" >"$T_TMP/bg.all"
+	t_assert_eq "$(fd_count "$T_TMP/bg.all" strlen)" 2500 "strlen calls of strcalls 2500 (-p)"
+	t_assert_eq "$(fd_count "$T_TMP/bg.all" memcpy)" 2500 "memcpy calls of strcalls 2500 (-p)"
+}
+
+# Real programs: python3 and bash call strlen through libc's own slots too
+test_ifunc_real() {
+	need_tool
+	need_prog "$PY" "$BASH"
+	timeout 120 "$FD" c:strlen -- "$PY" -c 'import os; os.getcwd()' \
+		>"$T_OUT" 2>"$T_ERR" </dev/null || t_fail "funcdur c:strlen -- python3 failed"
+	cat "$T_OUT" "$T_ERR" >"$T_TMP/py.all"
+	[ "$(fd_count "$T_TMP/py.all" strlen)" -gt 0 ] || t_fail "no strlen call counted in python3"
+	timeout 120 "$CG" c:memcpy c:strlen -- "$BASH" -c 'x=$(echo abc); echo ${#x} >/dev/null' \
+		>"$T_OUT" 2>"$T_ERR" </dev/null || t_fail "callgraph c:memcpy c:strlen -- bash failed"
+	t_assert_match "$(cat "$T_OUT" "$T_ERR")" 'strlen' "callgraph's tree names strlen"
+}
+
 t_run_all

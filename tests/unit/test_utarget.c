@@ -260,6 +260,44 @@ static void test_no_return_debian(void **state)
 	kfit_ufuncs_free(&u);
 }
 
+/*
+ * libc's strlen is an IFUNC: its symbol is the resolver. Traced at the
+ * implementation: as it resolves here, and as this process's GOT says.
+ */
+static void test_ifunc(void **state)
+{
+	static const char *const ifuncs[] = { "strlen", "memcpy", "memset" };
+	struct kfit_ufuncs u, p;
+	char spec[32];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ifuncs) / sizeof(ifuncs[0]); i++) {
+		snprintf(spec, sizeof(spec), "c:%s", ifuncs[i]);
+		resolve_ok(spec, 0, &u);
+		resolve_ok(spec, getpid(), &p);
+		assert_int_equal(u.n, 1);
+		assert_string_equal(u.names[0], ifuncs[i]);
+		assert_non_null(u.impls[0]);
+		assert_string_not_equal(u.impls[0], ifuncs[i]);
+		assert_true(u.offs[0] > 0);
+		/* This process's GOT agrees with the linker's choice */
+		assert_int_equal(p.offs[0], u.offs[0]);
+		assert_string_equal(p.impls[0], u.impls[0]);
+		kfit_ufuncs_free(&u);
+		kfit_ufuncs_free(&p);
+	}
+	/* With libc6-dbg, the implementation has its name */
+	resolve_ok("c:strlen", 0, &u);
+	if (strncmp(u.impls[0], "code at", 7))
+		assert_int_equal(strncmp(u.impls[0], "__strlen_", 9), 0);
+	kfit_ufuncs_free(&u);
+	/* A plain function has no implementation of its own */
+	resolve_ok("c:malloc", 0, &u);
+	assert_null(u.impls[0]);
+	kfit_ufuncs_free(&u);
+}
+
 static void test_no_retprobe_list(void **state)
 {
 	const char *exit_aliases[] = { "__GI_exit", "exit" };
@@ -464,6 +502,7 @@ int main(void)
 		cmocka_unit_test(test_no_return),
 		cmocka_unit_test(test_no_return_debian),
 		cmocka_unit_test(test_no_retprobe_list),
+		cmocka_unit_test(test_ifunc),
 		cmocka_unit_test(test_path_lookup),
 		cmocka_unit_test(test_pid),
 		cmocka_unit_test(test_pid_maps),
