@@ -592,7 +592,9 @@ static int attach_user(struct kfit_attacher *a, int i)
 static int attach_sys(struct kfit_attacher *a, int i)
 {
 	LIBBPF_OPTS(bpf_tracepoint_opts, o, .bpf_cookie = i);
-	const char *name = a->t->funcs[i].name + 4;
+	const struct kfit_func *f = &a->t->funcs[i];
+	/* stat's tracepoints are newstat's */
+	const char *name = f->path ? f->path : f->name + 4;
 	int nlinks = a->nlinks, err;
 	char tp[128];
 
@@ -817,7 +819,7 @@ void kfit_attacher_skipped(const struct kfit_attacher *a)
 
 void kfit_attacher_announce(const struct kfit_attacher *a)
 {
-	char what[96], d[32];
+	char what[192], d[32];
 
 	kfit_attacher_skipped(a);
 	if (a->o.verbose)
@@ -826,9 +828,8 @@ void kfit_attacher_announce(const struct kfit_attacher *a)
 			  kfit_fmt_duration(a->attach_ns, d, sizeof(d)),
 			  a->attach_ns ? a->attached / (a->attach_ns / 1e9) : 0.0,
 			  a->fds_after - a->fds_before);
-	snprintf(what, sizeof(what), "%d function%s (%s)", a->attached,
-		 a->attached == 1 ? "" : "s", kfit_attacher_mech(a));
-	kfit_tracing(what);
+	/* Per kind: "1 function (uprobe) and 2 system calls (tracepoints)" */
+	kfit_tracing(kfit_targets_describe(a->t, kfit_attacher_mech(a), what, sizeof(what)));
 }
 
 void kfit_attacher_facts(const struct kfit_attacher *a, __u64 *functions,

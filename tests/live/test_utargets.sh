@@ -202,4 +202,70 @@ test_ifunc_real() {
 	t_assert_match "$(cat "$T_OUT" "$T_ERR")" 'strlen' "callgraph's tree names strlen"
 }
 
+# ---- system calls: globs, names ------------------------------------------------
+
+# Run funcdur ARGS... -- CMD...; its report (stdout and stderr) in $T_TMP/fd.all
+fd_run() {	# ARGS... -- CMD...
+	timeout 120 "$FD" "$@" >"$T_OUT" 2>"$T_ERR" </dev/null || {
+		t_show_file "$T_ERR" stderr
+		t_fail "funcdur $* failed"
+	}
+	cat "$T_OUT" "$T_ERR" >"$T_TMP/fd.all"
+}
+
+test_sys_glob() {
+	need_tool
+	printf 'line\n%.0s' $(seq 1 100) >"$T_TMP/in"
+	fd_run 'sys:read*' -- head -c 1000 "$T_TMP/in"
+	[ "$(fd_count "$T_TMP/fd.all" sys:read)" -ge 1 ] || t_fail "no sys:read counted for head"
+	t_assert_match "$(cat "$T_TMP/fd.all")" '^sys:readv ' "a row for sys:readv"
+	t_assert_match "$(cat "$T_TMP/fd.all")" '^sys:readlinkat ' "a row for sys:readlinkat"
+	t_assert_match "$(cat "$T_ERR")" '^Tracing [0-9]+ system calls \(tracepoints\)' "the Tracing line"
+	t_expect_exit 2 "$FD" 'sys:zz_no_such*' -- true
+	t_assert_match "$(cat "$T_ERR")" "no system call matches 'zz_no_such\*'" "message for sys:zz_no_such*"
+}
+
+# Every system call: gzip testing an archive reads it and opens it
+test_sys_all() {
+	need_tool
+	need_prog /usr/bin/gzip
+	seq 1 5000 | gzip -c >"$T_TMP/a.gz"
+	fd_run 'sys:*' -- gzip -t "$T_TMP/a.gz"
+	[ "$(fd_count "$T_TMP/fd.all" sys:read)" -ge 1 ] || t_fail "no sys:read counted for gzip -t"
+	[ "$(fd_count "$T_TMP/fd.all" sys:openat)" -ge 1 ] || t_fail "no sys:openat counted for gzip -t"
+	t_assert_match "$(grep -c '^sys:' "$T_TMP/fd.all")" '^[0-9]{3}$' "a row per system call"
+	# Those known without tracepoints here are said, with the reason
+	if grep -q '^Skipped' "$T_ERR"; then
+		t_assert_match "$(cat "$T_ERR")" '^  sys:[a-z_0-9]+: no tracepoint for this system call' \
+			"the skipped system calls' reason"
+	fi
+}
+
+# stat's tracepoints are newstat's: sys:stat was refused at attach
+test_sys_tp_alias() {
+	need_tool
+	need_prog "$PY"
+	fd_run sys:stat sys:fstat -- "$PY" -c 'pass'
+	if grep -q 'Skipped' "$T_ERR"; then
+		t_show_file "$T_ERR" stderr
+		t_fail "sys:stat or sys:fstat skipped"
+	fi
+	t_assert_match "$(cat "$T_ERR")" '^Tracing 2 system calls \(tracepoints\)' "the Tracing line"
+}
+
+# ---- what the Tracing line says ------------------------------------------------
+
+test_tracing_line_kinds() {
+	need_tool
+	fd_run c:malloc sys:read sys:write -- true
+	t_assert_match "$(cat "$T_ERR")" \
+		'^Tracing 1 function \(uprobe\) and 2 system calls \(tracepoints\)\.\.\.' \
+		"funcdur's Tracing line"
+	timeout 120 "$CG" c:malloc sys:read -- true >"$T_OUT" 2>"$T_ERR" </dev/null ||
+		t_fail "callgraph c:malloc sys:read failed"
+	t_assert_match "$(cat "$T_ERR")" \
+		'^Tracing 1 function \(uprobe\) and 1 system call \(tracepoint\)\.\.\.' \
+		"callgraph's Tracing line"
+}
+
 t_run_all
