@@ -777,6 +777,52 @@ nomem:
 	return -ENOMEM;
 }
 
+#define R_SAME_CODE	"the same code as another function matched (IFUNCs resolving " \
+			"to one implementation, memcpy and memmove): counted there"
+
+/* Whether IFUNC i's code is another function's, which is kept instead */
+static bool same_code(const struct kfit_ufuncs *u, int i)
+{
+	int j;
+
+	for (j = 0; j < u->n; j++)
+		if (j != i && u->offs[j] == u->offs[i] && (!u->impls[j] || j < i))
+			return true;
+	return false;
+}
+
+/* One probe per code address: two would count each call twice */
+static int one_per_offset(struct kfit_ufuncs *u)
+{
+	bool *drop = calloc(u->n + 1, sizeof(*drop));
+	int i, k = 0, err = 0;
+
+	if (!drop)
+		return -ENOMEM;
+	for (i = 0; i < u->n; i++)
+		drop[i] = u->impls[i] && same_code(u, i);
+	for (i = 0; i < u->n; i++) {
+		if (drop[i] && !err) {
+			free(u->impls[i]);
+			err = add_skip(u, u->names[i], R_SAME_CODE);
+			if (err)
+				free(u->names[i]);
+			continue;
+		}
+		if (drop[i]) {
+			free(u->impls[i]);
+			free(u->names[i]);
+			continue;
+		}
+		u->names[k] = u->names[i];
+		u->offs[k] = u->offs[i];
+		u->impls[k++] = u->impls[i];
+	}
+	u->n = k;
+	free(drop);
+	return err;
+}
+
 /* Moves the names matching func from f to u */
 static int match(struct kfit_ufuncs *u, const struct kfit_elf *e, struct funcs *f,
 		 const char *func, int pid, char *err, size_t errlen)
@@ -802,6 +848,10 @@ static int match(struct kfit_ufuncs *u, const struct kfit_elf *e, struct funcs *
 		n = one_per_address(m, n);
 	for (i = 0; i < n && !ret; i++)
 		ret = take(u, &c, e, m[i], glob, err, errlen);
+	if (!ret && glob)
+		ret = one_per_offset(u);
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
 	free(m);
 	kfit_elf_free(c.named);
 	if (ret || u->n || u->nskipped)

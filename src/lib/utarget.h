@@ -50,7 +50,9 @@ struct kfit_ufuncs {
  *
  * An IFUNC (strlen) is traced at the implementation the dynamic linker
  * picks: in process pid, from its relocated GOT slot; else as it resolves
- * in this process (the same file and CPU). offs[i] is then that code's.
+ * in this process (the same file and CPU). offs[i] is then that code's;
+ * where a glob's IFUNCs resolve to one implementation (memcpy, memmove),
+ * one of them is kept, the others skipped.
  *
  * Returns 0 (n >= 1, or n == 0 with nskipped >= 1 for a glob), or a
  * negative errno with err filled: -ENOENT (no such binary or library, no

@@ -260,6 +260,13 @@ static void test_no_return_debian(void **state)
 	kfit_ufuncs_free(&u);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /*
  * libc's strlen is an IFUNC: its symbol is the resolver. Traced at the
  * implementation: as it resolves here, and as this process's GOT says.
@@ -291,6 +298,19 @@ static void test_ifunc(void **state)
 	resolve_ok("c:strlen", 0, &u);
 	if (strncmp(u.impls[0], "code at", 7))
 		assert_int_equal(strncmp(u.impls[0], "__strlen_", 9), 0);
+	kfit_ufuncs_free(&u);
+	/* memcpy and memmove resolve to one implementation: one probe there */
+	resolve_ok("c:mem*", 0, &u);
+	assert_true(has(u.names, u.n, "memcpy"));
+	assert_false(has(u.names, u.n, "memmove"));
+	assert_non_null(strstr(skip_reason(&u, "memmove"), "same code"));
+	kfit_ufuncs_free(&u);
+	/* Over the whole of libc, each probe at its own code */
+	resolve_ok("c:*", 0, &u);
+	qsort(u.offs, u.n, sizeof(*u.offs), cmp_u64);
+	for (i = 1; i < (size_t)u.n; i++)
+		if (u.offs[i - 1] == u.offs[i])
+			fail_msg("two functions at offset 0x%llx", (unsigned long long)u.offs[i]);
 	kfit_ufuncs_free(&u);
 	/* A plain function has no implementation of its own */
 	resolve_ok("c:malloc", 0, &u);
