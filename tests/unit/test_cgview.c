@@ -188,6 +188,7 @@ static void test_header_forms(void **state)
 		out = render(&v, &(struct kfit_cgview_opts){ 0 }, t, &err);
 		assert_true(starts(out, "Traced 1 function (uprobe), 2 system calls "
 				   "(tracepoints) and tracepoints for 2.00ms\n"));
+		free(out);
 	}
 	v = view();
 	v.nfuncs = 0;
