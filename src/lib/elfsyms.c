@@ -24,6 +24,7 @@
 struct rawsym {
 	__u64 addr, size;
 	size_t name;
+	bool ifunc;
 	unsigned int flags;
 };
 
@@ -57,7 +58,7 @@ static int push_name(struct reader *r, const char *name, size_t n, size_t *off)
 }
 
 static int push_sym(struct reader *r, const char *name, __u64 addr, __u64 size,
-		    unsigned int flags)
+		    bool ifunc, unsigned int flags)
 {
 	struct rawsym *v;
 	size_t off;
@@ -75,7 +76,7 @@ static int push_sym(struct reader *r, const char *name, __u64 addr, __u64 size,
 	if (push_name(r, name, strcspn(name, "@"), &off))
 		return -ENOMEM;
 	r->v[r->n++] = (struct rawsym){
-		.addr = addr, .size = size, .name = off, .flags = flags,
+		.addr = addr, .size = size, .name = off, .ifunc = ifunc, .flags = flags,
 	};
 	return 0;
 }
@@ -133,9 +134,8 @@ static int add_syms(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct reader *
 		if (!name || !*name || *name == '@')
 			continue;
 		flags = sect_flags(elf, &sym);
-		if (type == STT_GNU_IFUNC)
-			flags |= KFIT_SYM_IFUNC;
-		err = push_sym(r, name, sym.st_value, sym.st_size, flags);
+		err = push_sym(r, name, sym.st_value, sym.st_size, type == STT_GNU_IFUNC,
+			       flags);
 	}
 	return err;
 }
@@ -439,7 +439,8 @@ static int index_syms(struct reader *r, struct kfit_elf *e)
 	for (i = 0; i < r->n; i++)
 		e->syms[i] = (struct kfit_elfsym){
 			.addr = r->v[i].addr, .size = r->v[i].size,
-			.name = e->strs + r->v[i].name, .flags = r->v[i].flags,
+			.name = e->strs + r->v[i].name, .ifunc = r->v[i].ifunc,
+			.flags = r->v[i].flags,
 		};
 	if (r->n)
 		qsort(e->syms, r->n, sizeof(*e->syms), addr_cmp);
@@ -684,12 +685,17 @@ int kfit_elf_off_to_addr(const struct kfit_elf *e, __u64 off, __u64 *addr)
 
 int kfit_elf_addr_to_off(const struct kfit_elf *e, __u64 addr, __u64 *off)
 {
-	const struct kfit_elfseg *g = seg_of(e, addr);
+	int i;
 
-	if (!g || addr - g->vaddr >= g->filesz)
-		return -ENOENT;
-	*off = g->offset + (addr - g->vaddr);
-	return 0;
+	for (i = 0; i < e->nsegs; i++) {
+		const struct kfit_elfseg *g = &e->segs[i];
+
+		if (addr >= g->vaddr && addr - g->vaddr < g->filesz) {
+			*off = g->offset + (addr - g->vaddr);
+			return 0;
+		}
+	}
+	return -ENOENT;
 }
 
 const char *kfit_elf_build_id_hex(const struct kfit_elf *e, char *buf, size_t len)

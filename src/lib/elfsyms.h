@@ -25,16 +25,16 @@
 
 #define KFIT_BUILD_ID_MAX	64
 
-/* What a symbol's type and section say about it */
-#define KFIT_SYM_IFUNC		0x1	/* STT_GNU_IFUNC: the address is the resolver's */
-#define KFIT_SYM_NOEXEC		0x2	/* in no executable section */
-#define KFIT_SYM_INITFINI	0x4	/* in .init or .fini */
-#define KFIT_SYM_PLT		0x8	/* in a PLT section: a stub */
+/* What a symbol's section says about it */
+#define KFIT_SYM_NOEXEC		0x1	/* in no executable section */
+#define KFIT_SYM_INITFINI	0x2	/* in .init or .fini */
+#define KFIT_SYM_PLT		0x4	/* in a PLT section: a stub */
 
 struct kfit_elfsym {
 	__u64 addr;		/* st_value */
 	__u64 size;		/* 0: unknown; it reaches the next symbol */
 	const char *name;	/* "malloc@@GLIBC_2.2.5" is "malloc" */
+	bool ifunc;		/* STT_GNU_IFUNC: addr is its resolver's */
 	unsigned int flags;	/* KFIT_SYM_* */
 };
 
@@ -99,7 +99,7 @@ const struct kfit_elfsym *kfit_elf_by_name(const struct kfit_elf *e, const char 
 const struct kfit_elfsym *kfit_elf_name_at(const struct kfit_elf *e, int i);
 /* The link-time address of file offset off: 0, or -ENOENT (in no PT_LOAD) */
 int kfit_elf_off_to_addr(const struct kfit_elf *e, __u64 off, __u64 *addr);
-/* The file offset of link-time address addr: 0, or -ENOENT (not in the file) */
+/* The file offset of link-time address addr (a uprobe's): 0, or -ENOENT */
 int kfit_elf_addr_to_off(const struct kfit_elf *e, __u64 addr, __u64 *off);
 /*
  * The GOT slot (link-time address) the dynamic linker fills with what

@@ -31,6 +31,7 @@ struct func {
 	char *name;
 	__u64 addr;
 	unsigned int flags;	/* KFIT_SYM_* */
+	bool ifunc;		/* STT_GNU_IFUNC: addr is the resolver's */
 	const char *why;	/* no return probe may go there: why, else NULL */
 };
 
@@ -56,7 +57,8 @@ static int funcs_push(struct funcs *f, char *name, const struct kfit_elfsym *s,
 		f->v = v;
 	}
 	f->v[f->n++] = (struct func){
-		.name = name, .addr = s->addr, .flags = s->flags, .why = why,
+		.name = name, .addr = s->addr, .flags = s->flags, .ifunc = s->ifunc,
+		.why = why,
 	};
 	return 0;
 }
@@ -752,7 +754,7 @@ static int take(struct kfit_ufuncs *u, struct ifunc_ctx *c, const struct kfit_el
 	char *impl = NULL;
 	__u64 off = 0;
 
-	if (!why && (fn->flags & KFIT_SYM_IFUNC))
+	if (!why && fn->ifunc)
 		why = ifunc_resolve(c, e, fn, &off, &impl);
 	else if (!why && kfit_elf_addr_to_off(e, fn->addr, &off))
 		why = R_NOEXEC;
