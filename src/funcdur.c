@@ -114,8 +114,8 @@ static const struct kfit_tool tool = {
 	.summary = "Wall-time duration of every call of kernel functions, system "
 		   "calls or user\nfunctions, with KFI's filters, triggers and "
 		   "kd-style summaries (count, time,\nlocal time, max-sub).\n"
-		   "TARGET: FUNC or GLOB (kernel), sys:NAME (system call), "
-		   "BINARY:FUNC or LIB:FUNC\n(user, GLOB allowed).",
+		   "TARGET: FUNC or GLOB (kernel), sys:NAME or sys:GLOB (system "
+		   "calls),\nBINARY:FUNC or LIB:FUNC (user functions, GLOB allowed).",
 	.synopsis = "[OPTIONS] TARGET... [-- COMMAND [ARGS]]",
 	.examples = "funcdur do_fork --min 500us       # forks slower than 500 us\n"
 		    "funcdur 'vfs_*' -p 1234           # every vfs_ function of a process\n"

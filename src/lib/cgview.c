@@ -22,26 +22,50 @@ static __u64 elapsed(const struct kfit_cgview *v)
 	return v->end_ns > v->start_ns ? v->end_ns - v->start_ns : 0;
 }
 
+/*
+ * "1 function (uprobe) and 2 system calls (tracepoints)": system calls
+ * ("sys:NAME") are tracepoints whatever the functions' mechanism
+ */
+static void print_traced(const struct kfit_cgview *v)
+{
+	int i, n = 0, nsys = 0;
+
+	for (i = 0; i < v->nfuncs; i++) {
+		if (v->funcs[i].dropped)
+			continue;
+		if (!strncmp(v->funcs[i].name, "sys:", 4))
+			nsys++;
+		else
+			n++;
+	}
+	if (n || !nsys)
+		printf("%d function%s (%s)", n, n == 1 ? "" : "s", v->mechanism);
+	if (n && nsys)
+		printf(v->ntracepoints ? ", " : " and ");
+	if (nsys)
+		printf("%d system call%s (tracepoint%s)", nsys, nsys == 1 ? "" : "s",
+		       nsys == 1 ? "" : "s");
+}
+
 /* What was traced, how, for how long, and what is missing */
 static void print_header(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
 			 const struct kfit_ctree *t)
 {
 	char d[32];
-	int i, n = 0, shown = 5;
+	int i, shown = 5;
 
-	for (i = 0; i < v->nfuncs; i++)
-		n += !v->funcs[i].dropped;
-
-	if (v->sampled)
+	if (v->sampled) {
 		printf("Sampled stacks at %u Hz (%s) for %s\n", v->hz,
 		       v->sample_event ? v->sample_event : "?", dur(elapsed(v), d));
-	else if (v->nfuncs)
-		printf("Traced %d function%s (%s)%s%s for %s\n", n, n == 1 ? "" : "s",
-		       v->mechanism, v->ntracepoints ? " and tracepoints" : "",
+	} else if (v->nfuncs) {
+		printf("Traced ");
+		print_traced(v);
+		printf("%s%s for %s\n", v->ntracepoints ? " and tracepoints" : "",
 		       v->root ? ", inside --root" : "", dur(elapsed(v), d));
-	else
+	} else {
 		printf("Traced %d tracepoint%s for %s\n", v->ntracepoints,
 		       v->ntracepoints == 1 ? "" : "s", dur(elapsed(v), d));
+	}
 	kfit_tp_counts(stdout, t);
 	if (v->missed)
 		printf("%llu probe runs missed: the kernel skips a BPF program that "

@@ -24,6 +24,8 @@
 struct rawsym {
 	__u64 addr, size;
 	size_t name;
+	bool ifunc;
+	unsigned int flags;
 };
 
 struct reader {
@@ -55,7 +57,8 @@ static int push_name(struct reader *r, const char *name, size_t n, size_t *off)
 	return 0;
 }
 
-static int push_sym(struct reader *r, const char *name, __u64 addr, __u64 size)
+static int push_sym(struct reader *r, const char *name, __u64 addr, __u64 size,
+		    bool ifunc, unsigned int flags)
 {
 	struct rawsym *v;
 	size_t off;
@@ -72,7 +75,38 @@ static int push_sym(struct reader *r, const char *name, __u64 addr, __u64 size)
 	/* "malloc@@GLIBC_2.2.5" is malloc */
 	if (push_name(r, name, strcspn(name, "@"), &off))
 		return -ENOMEM;
-	r->v[r->n++] = (struct rawsym){ .addr = addr, .size = size, .name = off };
+	r->v[r->n++] = (struct rawsym){
+		.addr = addr, .size = size, .name = off, .ifunc = ifunc, .flags = flags,
+	};
+	return 0;
+}
+
+/* What the section holding a symbol says about it (a debug file keeps the flags) */
+static unsigned int sect_flags(Elf *elf, const GElf_Sym *sym)
+{
+	static const char *const plt[] = { ".plt", ".plt.sec", ".plt.got", ".iplt" };
+	Elf_Scn *scn;
+	const char *name;
+	size_t shstrndx, i;
+	GElf_Shdr sh;
+
+	if (sym->st_shndx >= SHN_LORESERVE)
+		return KFIT_SYM_NOEXEC;		/* absolute, common: no code */
+	scn = elf_getscn(elf, sym->st_shndx);
+	if (!scn || !gelf_getshdr(scn, &sh))
+		return 0;
+	if (!(sh.sh_flags & SHF_EXECINSTR))
+		return KFIT_SYM_NOEXEC;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	name = elf_strptr(elf, shstrndx, sh.sh_name);
+	if (!name)
+		return 0;
+	if (!strcmp(name, ".init") || !strcmp(name, ".fini"))
+		return KFIT_SYM_INITFINI;
+	for (i = 0; i < sizeof(plt) / sizeof(plt[0]); i++)
+		if (!strcmp(name, plt[i]))
+			return KFIT_SYM_PLT;
 	return 0;
 }
 
@@ -80,6 +114,7 @@ static int push_sym(struct reader *r, const char *name, __u64 addr, __u64 size)
 static int add_syms(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct reader *r)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
+	unsigned int flags;
 	const char *name;
 	GElf_Sym sym;
 	size_t i, n;
@@ -98,7 +133,9 @@ static int add_syms(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct reader *
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
 		if (!name || !*name || *name == '@')
 			continue;
-		err = push_sym(r, name, sym.st_value, sym.st_size);
+		flags = sect_flags(elf, &sym);
+		err = push_sym(r, name, sym.st_value, sym.st_size, type == STT_GNU_IFUNC,
+			       flags);
 	}
 	return err;
 }
@@ -133,7 +170,11 @@ static int read_segs(Elf *elf, struct kfit_elf *e)
 	if (!e->segs)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+		if (!gelf_getphdr(elf, i, &ph))
+			continue;
+		if (ph.p_type == PT_INTERP)
+			e->program = true;
+		if (ph.p_type != PT_LOAD)
 			continue;
 		e->segs[e->nsegs++] = (struct kfit_elfseg){
 			.vaddr = ph.p_vaddr, .memsz = ph.p_memsz,
@@ -398,7 +439,8 @@ static int index_syms(struct reader *r, struct kfit_elf *e)
 	for (i = 0; i < r->n; i++)
 		e->syms[i] = (struct kfit_elfsym){
 			.addr = r->v[i].addr, .size = r->v[i].size,
-			.name = e->strs + r->v[i].name,
+			.name = e->strs + r->v[i].name, .ifunc = r->v[i].ifunc,
+			.flags = r->v[i].flags,
 		};
 	if (r->n)
 		qsort(e->syms, r->n, sizeof(*e->syms), addr_cmp);
@@ -434,6 +476,8 @@ static int load(Elf *elf, const char *path, const struct kfit_elf_opts *o,
 		return -ENOEXEC;
 	}
 	e->pie = eh.e_type == ET_DYN;
+	e->entry = eh.e_entry;
+	e->program = eh.e_type == ET_EXEC;
 	read_build_id(elf, e);
 	ret = read_segs(elf, e);
 	if (!ret)
@@ -639,6 +683,21 @@ int kfit_elf_off_to_addr(const struct kfit_elf *e, __u64 off, __u64 *addr)
 	return -ENOENT;
 }
 
+int kfit_elf_addr_to_off(const struct kfit_elf *e, __u64 addr, __u64 *off)
+{
+	int i;
+
+	for (i = 0; i < e->nsegs; i++) {
+		const struct kfit_elfseg *g = &e->segs[i];
+
+		if (addr >= g->vaddr && addr - g->vaddr < g->filesz) {
+			*off = g->offset + (addr - g->vaddr);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 const char *kfit_elf_build_id_hex(const struct kfit_elf *e, char *buf, size_t len)
 {
 	size_t i;
@@ -649,6 +708,55 @@ const char *kfit_elf_build_id_hex(const struct kfit_elf *e, char *buf, size_t le
 	for (i = 0; i < e->build_id_len && 2 * i + 2 < len; i++)
 		snprintf(buf + 2 * i, 3, "%02x", e->build_id[i]);
 	return buf;
+}
+
+/* The IRELATIVE relocation with that addend in one SHT_RELA section */
+static bool rela_find(Elf_Scn *scn, const GElf_Shdr *sh, __u64 resolver, __u64 *slot)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	GElf_Rela r;
+	size_t i, n;
+
+	if (!d || !sh->sh_entsize)
+		return false;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 0; i < n && gelf_getrela(d, i, &r); i++)
+		if (GELF_R_TYPE(r.r_info) == R_X86_64_IRELATIVE &&
+		    (__u64)r.r_addend == resolver) {
+			*slot = r.r_offset;
+			return true;
+		}
+	return false;
+}
+
+int kfit_elf_irelative(const char *path, __u64 resolver, __u64 *slot,
+		       char *err, size_t errlen)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	bool found = false;
+	Elf *elf;
+	int fd, ret;
+
+	ret = no_libelf(err, errlen);
+	if (ret)
+		return ret;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return ret;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	while (elf && !found && (scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA)
+			found = rela_find(scn, &sh, resolver, slot);
+	elf_end(elf);
+	close(fd);
+	if (!found)
+		snprintf(err, errlen, "'%s' has no IRELATIVE relocation of 0x%llx", path,
+			 (unsigned long long)resolver);
+	return found ? 0 : -ENOENT;
 }
 
 /* ---- the cache ---------------------------------------------------------- */

@@ -25,10 +25,17 @@
 
 #define KFIT_BUILD_ID_MAX	64
 
+/* What a symbol's section says about it */
+#define KFIT_SYM_NOEXEC		0x1	/* in no executable section */
+#define KFIT_SYM_INITFINI	0x2	/* in .init or .fini */
+#define KFIT_SYM_PLT		0x4	/* in a PLT section: a stub */
+
 struct kfit_elfsym {
 	__u64 addr;		/* st_value */
 	__u64 size;		/* 0: unknown; it reaches the next symbol */
 	const char *name;	/* "malloc@@GLIBC_2.2.5" is "malloc" */
+	bool ifunc;		/* STT_GNU_IFUNC: addr is its resolver's */
+	unsigned int flags;	/* KFIT_SYM_* */
 };
 
 struct kfit_elfseg {		/* a PT_LOAD segment */
@@ -44,6 +51,8 @@ struct kfit_elf {
 	ino_t ino;
 	struct timespec mtime;
 	bool pie;		/* ET_DYN: loaded at a base; ET_EXEC: at its own addresses */
+	__u64 entry;		/* e_entry: where the program starts (0: none) */
+	bool program;		/* ET_EXEC or a PT_INTERP: entry is run (a library's is not) */
 	__u8 build_id[KFIT_BUILD_ID_MAX];
 	unsigned int build_id_len;	/* 0: none */
 	struct kfit_elfseg *segs;
@@ -90,6 +99,16 @@ const struct kfit_elfsym *kfit_elf_by_name(const struct kfit_elf *e, const char 
 const struct kfit_elfsym *kfit_elf_name_at(const struct kfit_elf *e, int i);
 /* The link-time address of file offset off: 0, or -ENOENT (in no PT_LOAD) */
 int kfit_elf_off_to_addr(const struct kfit_elf *e, __u64 off, __u64 *addr);
+/* The file offset of link-time address addr (a uprobe's): 0, or -ENOENT */
+int kfit_elf_addr_to_off(const struct kfit_elf *e, __u64 addr, __u64 *off);
+/*
+ * The GOT slot (link-time address) the dynamic linker fills with what
+ * the IFUNC resolver at address resolver returns: the R_X86_64_IRELATIVE
+ * relocation of path whose addend is the resolver. 0, or -ENOENT (none:
+ * nothing in the file itself calls it), or the open's error.
+ */
+int kfit_elf_irelative(const char *path, __u64 resolver, __u64 *slot,
+		       char *err, size_t errlen);
 /* The build-id in lower-case hex into buf ("" if none); returns buf */
 const char *kfit_elf_build_id_hex(const struct kfit_elf *e, char *buf, size_t len);
 

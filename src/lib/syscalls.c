@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /* x86_64 system call names and numbers, and their tracepoints */
 #include <errno.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "caps.h"
 #include "fileio.h"
 #include "strdist.h"
 #include "syscalls.h"
+#include "tpglob.h"
 
 struct syscall {
 	const char *name;
@@ -157,4 +160,129 @@ int kfit_syscall_tracepoints(const char *name, char *enter, size_t enter_len,
 		return -ENAMETOOLONG;
 	}
 	return 0;
+}
+
+/* The table's name of tracepoint name tp ("newstat" is stat's) */
+static const char *table_name(const char *tp)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(tp_names) / sizeof(tp_names[0]); i++)
+		if (!strcmp(tp_names[i].tp, tp))
+			return tp_names[i].name;
+	return tp;
+}
+
+static int push_match(struct kfit_sysglob *g, const char *name, const char *tp)
+{
+	struct kfit_sysmatch *v = realloc(g->v, (g->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	g->v = v;
+	v[g->n].name = strdup(name);
+	v[g->n].tp = strdup(tp);
+	if (!v[g->n].name || !v[g->n].tp) {
+		free(v[g->n].name);
+		free(v[g->n].tp);
+		return -ENOMEM;
+	}
+	g->n++;
+	return 0;
+}
+
+static int push_untraced(struct kfit_sysglob *g, const char *name)
+{
+	char **v = realloc(g->untraced, (g->nuntraced + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	g->untraced = v;
+	v[g->nuntraced] = strdup(name);
+	if (!v[g->nuntraced])
+		return -ENOMEM;
+	g->nuntraced++;
+	return 0;
+}
+
+static int match_cmp(const void *a, const void *b)
+{
+	const struct kfit_sysmatch *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+#define ENTER_PREFIX "syscalls:sys_enter_"
+
+/* The tracepoints' calls matching glob into g */
+static int glob_tps(const struct kfit_tps *tps, const char *glob, struct kfit_sysglob *g)
+{
+	const char *tp, *name;
+	int i, err = 0;
+
+	for (i = 0; i < tps->n && !err; i++) {
+		tp = tps->tp[i].name + strlen(ENTER_PREFIX);
+		name = table_name(tp);
+		if (!fnmatch(glob, name, 0) || !fnmatch(glob, tp, 0))
+			err = push_match(g, name, tp);
+	}
+	return err;
+}
+
+static bool has_tp(const struct kfit_sysglob *g, const char *name)
+{
+	int i;
+
+	for (i = 0; i < g->n; i++)
+		if (!strcmp(g->v[i].name, name))
+			return true;
+	return false;
+}
+
+int kfit_syscall_glob(const char *glob, struct kfit_sysglob *out,
+		      char *err, size_t errlen)
+{
+	struct kfit_tps tps = { 0 };
+	int i, e;
+
+	memset(out, 0, sizeof(*out));
+	if (!glob || !*glob) {
+		snprintf(err, errlen, "no system call ''");
+		return -ENOENT;
+	}
+	e = kfit_tps_add(&tps, NULL, ENTER_PREFIX "*", err, errlen);
+	if (!e)
+		e = glob_tps(&tps, glob, out);
+	kfit_tps_free(&tps);
+	for (i = 0; !e && i < NR_SYSCALLS; i++)
+		if (!fnmatch(glob, table[i].name, 0) && !has_tp(out, table[i].name))
+			e = push_untraced(out, table[i].name);
+	if (e == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	if (!e && !out->n && !out->nuntraced) {
+		snprintf(err, errlen, "no system call matches '%s'", glob);
+		e = -ENOENT;
+	}
+	if (e) {
+		kfit_sysglob_free(out);
+		return e;
+	}
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), match_cmp);
+	return 0;
+}
+
+void kfit_sysglob_free(struct kfit_sysglob *g)
+{
+	int i;
+
+	for (i = 0; i < g->n; i++) {
+		free(g->v[i].name);
+		free(g->v[i].tp);
+	}
+	for (i = 0; i < g->nuntraced; i++)
+		free(g->untraced[i]);
+	free(g->v);
+	free(g->untraced);
+	memset(g, 0, sizeof(*g));
 }

@@ -23,4 +23,27 @@ const char *kfit_syscall_name(int nr);		/* or NULL */
 int kfit_syscall_tracepoints(const char *name, char *enter, size_t enter_len,
 			     char *exit, size_t exit_len, char *err, size_t errlen);
 
+/* A system call a glob matched */
+struct kfit_sysmatch {
+	char *name;		/* as the table names it ("stat") */
+	char *tp;		/* its tracepoints': syscalls/sys_enter_TP ("newstat") */
+};
+
+struct kfit_sysglob {
+	struct kfit_sysmatch *v;	/* those with tracepoints here, by name */
+	int n;
+	char **untraced;		/* known calls without tracepoints here */
+	int nuntraced;
+};
+
+/*
+ * The system calls matching glob (fnmatch, over the names of the table and
+ * of the syscalls/sys_enter_* tracepoints: newer calls than the table's
+ * are there). Returns 0 (n + nuntraced >= 1), or a negative errno with
+ * err filled: -ENOENT (nothing matches, no tracefs), -EACCES, -ENOMEM.
+ */
+int kfit_syscall_glob(const char *glob, struct kfit_sysglob *out,
+		      char *err, size_t errlen);
+void kfit_sysglob_free(struct kfit_sysglob *g);
+
 #endif

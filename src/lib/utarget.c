@@ -4,7 +4,10 @@
  * the file to put uprobes in and the function names there.
  */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -27,6 +30,9 @@ static const char *const lib_dirs[] = {
 struct func {
 	char *name;
 	__u64 addr;
+	unsigned int flags;	/* KFIT_SYM_* */
+	bool ifunc;		/* STT_GNU_IFUNC: addr is the resolver's */
+	const char *why;	/* no return probe may go there: why, else NULL */
 };
 
 struct funcs {
@@ -34,7 +40,8 @@ struct funcs {
 	int n, cap;
 };
 
-static int funcs_push(struct funcs *f, char *name, __u64 addr)
+static int funcs_push(struct funcs *f, char *name, const struct kfit_elfsym *s,
+		      const char *why)
 {
 	struct func *v;
 
@@ -49,8 +56,10 @@ static int funcs_push(struct funcs *f, char *name, __u64 addr)
 		}
 		f->v = v;
 	}
-	f->v[f->n].name = name;
-	f->v[f->n++].addr = addr;
+	f->v[f->n++] = (struct func){
+		.name = name, .addr = s->addr, .flags = s->flags, .ifunc = s->ifunc,
+		.why = why,
+	};
 	return 0;
 }
 
@@ -343,12 +352,129 @@ static bool is_script(const char *path)
 }
 
 /*
- * The function names in path's .symtab and .dynsym (not a debug file's:
- * libbpf finds uprobes' functions in the file itself), sorted and unique,
- * each at its lowest address. A symbol of size 0 is not one to put a
- * probe on.
+ * Where no return probe may go. A uretprobe swaps the return address on
+ * top of the stack at the function's entry for its trampoline: code
+ * entered other than by a call has no return address there (_start has
+ * argc: the probe overwrites it), and a function that never returns
+ * leaves the probe waiting for nothing.
  */
-static int read_funcs(const char *path, struct funcs *f, char *err, size_t errlen)
+#define R_ENTRY		"the program's entry point: entered with argc, not a return " \
+			"address, on top of the stack (a return probe would overwrite it)"
+#define R_JUMPED	"entered by a jump or a return, not a call: no return address " \
+			"on top of the stack for a return probe"
+#define R_INITFINI	".init/.fini section code, not a function"
+#define R_PLT		"a PLT stub, not a function"
+#define R_NOEXEC	"not in an executable section: not code"
+#define R_NOSIZE	"size 0 in the symbol table: not known to be a function entry"
+#define R_NORETURN	"never returns normally (documented no-return function): " \
+			"no return to probe"
+
+/* fnmatch patterns of functions entered by a jump or a return */
+static const char *const jumped[] = {
+	"_start", "_dl_start_user", "__restore_rt", "_dl_runtime_resolve*",
+	"_dl_runtime_profile*", "__start_context",
+};
+
+/*
+ * Functions documented never to return (noreturn in glibc's, libgcc's,
+ * libstdc++'s and CPython's headers). DWARF's DW_AT_noreturn would tell
+ * of others, but Debian's binaries carry no DWARF.
+ */
+static const char *const noreturn[] = {
+	/* glibc */
+	"exit", "_exit", "_Exit", "quick_exit", "abort", "__libc_start_main",
+	"__libc_start_call_main", "__libc_fatal", "__fortify_fail", "__chk_fail",
+	"__stack_chk_fail", "__stack_chk_fail_local", "__assert_fail",
+	"__assert_perror_fail", "__assert", "longjmp", "_longjmp", "siglongjmp",
+	"__longjmp", "__longjmp_chk", "____longjmp_chk", "__libc_longjmp",
+	"__libc_siglongjmp", "pthread_exit", "__pthread_exit", "thrd_exit", "err",
+	"errx", "verr", "verrx", "setcontext", "__libc_dlerror_result",
+	/* libgcc, libstdc++ */
+	"_Unwind_Resume", "__cxa_throw", "__cxa_rethrow", "__cxa_bad_cast",
+	"__cxa_bad_typeid", "__cxa_pure_virtual", "__cxa_deleted_virtual",
+	"__cxa_throw_bad_array_new_length", "__cxa_call_terminate",
+	"__cxa_call_unexpected", "_ZSt9terminatev", "_ZSt10unexpectedv",
+	"_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE",
+	/* CPython */
+	"Py_Exit", "Py_FatalError", "_Py_FatalErrorFunc", "_Py_FatalErrorFormat",
+	"_Py_FatalRefcountErrorFunc", "_Py_FatalError_TstateNULL",
+	/* bash */
+	"sh_exit", "exit_shell", "jump_to_top_level", "throw_to_top_level",
+	"fatal_error", "programming_error", "sh_longjmp",
+};
+
+static bool listed(const char *const *list, size_t n, const char *name, bool glob)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (glob ? !fnmatch(list[i], name, 0) : !strcmp(list[i], name))
+			return true;
+	return false;
+}
+
+const char *kfit_ufunc_no_retprobe(const char *const *names, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (listed(jumped, sizeof(jumped) / sizeof(jumped[0]), names[i], true))
+			return R_JUMPED;
+	for (i = 0; i < n; i++)
+		if (!strcmp(names[i], "_init") || !strcmp(names[i], "_fini"))
+			return R_INITFINI;
+	for (i = 0; i < n; i++)
+		if (listed(noreturn, sizeof(noreturn) / sizeof(noreturn[0]), names[i], false))
+			return R_NORETURN;
+	return NULL;
+}
+
+/* The names of the function at addr (all its aliases), at most max */
+#define ALIASES_MAX	16
+
+static int aliases(const struct kfit_elf *e, __u64 addr, const char **names, int max)
+{
+	int lo = 0, hi = e->nsyms, mid, n = 0;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (e->syms[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < e->nsyms && e->syms[lo].addr == addr && n < max; lo++)
+		names[n++] = e->syms[lo].name;
+	return n;
+}
+
+static const char *refusal(const struct kfit_elf *e, const struct kfit_elfsym *s)
+{
+	const char *names[ALIASES_MAX];
+	int n;
+
+	if (e->program && e->entry && s->addr == e->entry)
+		return R_ENTRY;
+	if (s->flags & KFIT_SYM_PLT)
+		return R_PLT;
+	if (s->flags & KFIT_SYM_INITFINI)
+		return R_INITFINI;
+	if (s->flags & KFIT_SYM_NOEXEC)
+		return R_NOEXEC;
+	if (!s->size)
+		return R_NOSIZE;
+	n = aliases(e, s->addr, names, ALIASES_MAX);
+	return kfit_ufunc_no_retprobe(names, n);
+}
+
+/*
+ * The function names in path's .symtab and .dynsym (not a debug file's:
+ * what its symbols name is what the file itself names), sorted and
+ * unique, each at its lowest address, with why no probe may go there.
+ * The file's symbols stay in *ep when ep is not NULL.
+ */
+static int read_funcs(const char *path, struct kfit_elf **ep, struct funcs *f,
+		      char *err, size_t errlen)
 {
 	const struct kfit_elfsym *s;
 	struct kfit_elf *e;
@@ -362,13 +488,16 @@ static int read_funcs(const char *path, struct funcs *f, char *err, size_t errle
 			 "binary or library");
 	}
 	for (i = 0; !ret && (s = kfit_elf_name_at(e, i)); i++) {
-		if (!s->size || (f->n && !strcmp(f->v[f->n - 1].name, s->name)))
+		if (f->n && !strcmp(f->v[f->n - 1].name, s->name))
 			continue;
-		ret = funcs_push(f, strdup(s->name), s->addr);
+		ret = funcs_push(f, strdup(s->name), s, refusal(e, s));
 		if (ret)
 			snprintf(err, errlen, "out of memory");
 	}
-	kfit_elf_free(e);
+	if (ep && !ret)
+		*ep = e;
+	else
+		kfit_elf_free(e);
 	return ret;
 }
 
@@ -399,7 +528,7 @@ static void libc_hint(const char *path, const char *name, char *buf, size_t len)
 	if (find_lib("c", libc, sizeof(libc)))
 		return;
 	canon(libc, sizeof(libc));
-	if (strcmp(libc, path) && !read_funcs(libc, &f, e, sizeof(e)) &&
+	if (strcmp(libc, path) && !read_funcs(libc, NULL, &f, e, sizeof(e)) &&
 	    has_name(&f, name))
 		snprintf(buf, len, "; libc has it: try c:%s", name);
 	funcs_free(&f);
@@ -474,17 +603,242 @@ static int one_per_address(struct func **m, int n)
 	return k;
 }
 
-/* Moves the names matching func from f to u */
-static int match(struct kfit_ufuncs *u, struct funcs *f, const char *func,
-		 char *err, size_t errlen)
+/* ---- IFUNCs ------------------------------------------------------------- */
+
+/*
+ * An IFUNC's symbol is its resolver, run once by the dynamic linker,
+ * which stores the implementation it returns in a GOT slot: a probe on
+ * the symbol counts nothing. The implementation is found as the linker
+ * found it, as a link-time address of the file.
+ */
+struct ifunc_ctx {
+	const char *path;
+	int pid;
+	struct kfit_elf *named;		/* the file with its debug symbols, to name code */
+	bool named_read;
+};
+
+/* The load bias of path in process pid (its mapping at file offset 0) */
+static int proc_bias(int pid, const struct kfit_elf *e, __u64 *bias)
 {
+	char maps[64], *line = NULL;
+	struct kfit_mapline m;
+	size_t cap = 0;
+	int err = -ENOENT;
+	FILE *f;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
+	f = fopen(maps, "re");
+	if (!f)
+		return -errno;
+	while (err && getline(&line, &cap, f) > 0) {
+		if (kfit_parse_mapline(line, &m) || m.pgoff || m.dev != e->dev ||
+		    m.ino != e->ino || !e->nsegs)
+			continue;
+		*bias = m.start - (e->segs[0].vaddr & ~0xfffULL);
+		err = 0;
+	}
+	free(line);
+	fclose(f);
+	return err;
+}
+
+/* From process pid's GOT slot the linker filled for the resolver (IRELATIVE) */
+static int ifunc_from_got(const struct ifunc_ctx *c, const struct kfit_elf *e,
+			  __u64 resolver, __u64 *impl)
+{
+	char mem[64], msg[128];
+	__u64 slot, bias = 0, val;
+	int fd;
+	ssize_t n;
+
+	if (kfit_elf_irelative(c->path, resolver, &slot, msg, sizeof(msg)) ||
+	    proc_bias(c->pid, e, &bias))
+		return -ENOENT;
+	snprintf(mem, sizeof(mem), "/proc/%d/mem", c->pid);
+	fd = open(mem, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, &val, sizeof(val), bias + slot);
+	close(fd);
+	if (n != sizeof(val) || val < bias)
+		return -ENOENT;
+	*impl = val - bias;
+	return 0;
+}
+
+/*
+ * As the linker resolved it in this process, when the file is mapped
+ * here (libc is): the same file and CPU make the same choice
+ */
+static int ifunc_from_self(const char *path, const char *name, __u64 *impl)
+{
+	struct link_map *lm;
+	void *h, *p;
+	int err = -ENOENT;
+
+	h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+	if (!h)
+		return -ENOENT;
+	p = dlsym(h, name);
+	if (p && !dlinfo(h, RTLD_DI_LINKMAP, &lm) && (__u64)(uintptr_t)p >= lm->l_addr) {
+		*impl = (__u64)(uintptr_t)p - lm->l_addr;
+		err = 0;
+	}
+	dlclose(h);
+	return err;
+}
+
+/* The implementation's name, from the file or its debug file */
+static char *impl_name(struct ifunc_ctx *c, const struct kfit_elf *e, __u64 addr)
+{
+	struct kfit_elf_opts o = { .debug = true };
+	const struct kfit_elfsym *s = kfit_elf_by_addr(e, addr);
+	char msg[PATH_MAX + 64], buf[64];
+
+	if ((!s || s->addr != addr) && !c->named_read) {
+		c->named_read = true;
+		kfit_elf_load(c->path, &o, &c->named, msg, sizeof(msg));
+	}
+	if ((!s || s->addr != addr) && c->named)
+		s = kfit_elf_by_addr(c->named, addr);
+	if (s && s->addr == addr)
+		return strdup(s->name);
+	snprintf(buf, sizeof(buf), "code at 0x%llx", (unsigned long long)addr);
+	return strdup(buf);
+}
+
+#define R_IFUNC	"an IFUNC whose implementation cannot be found (not resolved in " \
+		"the process's GOT, nor in this one)"
+
+/* The IFUNC's implementation into *off and *impl; NULL, or why not */
+static const char *ifunc_resolve(struct ifunc_ctx *c, const struct kfit_elf *e,
+				 const struct func *fn, __u64 *off, char **impl)
+{
+	const struct kfit_elfseg *g = NULL;
+	__u64 addr = 0;
+	int i, err = -ENOENT;
+
+	if (c->pid > 0)
+		err = ifunc_from_got(c, e, fn->addr, &addr);
+	if (err)
+		err = ifunc_from_self(c->path, fn->name, &addr);
+	for (i = 0; !err && i < e->nsegs && !g; i++)
+		if (e->segs[i].exec && addr - e->segs[i].vaddr < e->segs[i].filesz)
+			g = &e->segs[i];
+	if (err || !g || kfit_elf_addr_to_off(e, addr, off))
+		return R_IFUNC;
+	*impl = impl_name(c, e, addr);
+	return *impl ? NULL : R_IFUNC;
+}
+
+/* ---- matching ------------------------------------------------------------- */
+
+static int add_skip(struct kfit_ufuncs *u, char *name, const char *why)
+{
+	struct kfit_uskip *s = realloc(u->skipped, (u->nskipped + 1) * sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	u->skipped = s;
+	s[u->nskipped].name = name;
+	s[u->nskipped++].reason = why;
+	return 0;
+}
+
+/* One matched function into u: traced, or skipped (glob) or an error (a name) */
+static int take(struct kfit_ufuncs *u, struct ifunc_ctx *c, const struct kfit_elf *e,
+		struct func *fn, bool glob, char *err, size_t errlen)
+{
+	const char *why = fn->why;
+	char *impl = NULL;
+	__u64 off = 0;
+
+	if (!why && fn->ifunc)
+		why = ifunc_resolve(c, e, fn, &off, &impl);
+	else if (!why && kfit_elf_addr_to_off(e, fn->addr, &off))
+		why = R_NOEXEC;
+	if (why && !glob) {
+		snprintf(err, errlen, "cannot trace '%s' in '%s': %s", fn->name, u->path, why);
+		return -EPERM;
+	}
+	if (why) {
+		if (add_skip(u, fn->name, why))
+			goto nomem;
+		fn->name = NULL;
+		return 0;
+	}
+	u->names[u->n] = fn->name;
+	u->offs[u->n] = off;
+	u->impls[u->n++] = impl;
+	fn->name = NULL;
+	return 0;
+nomem:
+	free(impl);
+	snprintf(err, errlen, "out of memory");
+	return -ENOMEM;
+}
+
+#define R_SAME_CODE	"the same code as another function matched (IFUNCs resolving " \
+			"to one implementation, memcpy and memmove): counted there"
+
+/* Whether IFUNC i's code is another function's, which is kept instead */
+static bool same_code(const struct kfit_ufuncs *u, int i)
+{
+	int j;
+
+	for (j = 0; j < u->n; j++)
+		if (j != i && u->offs[j] == u->offs[i] && (!u->impls[j] || j < i))
+			return true;
+	return false;
+}
+
+/* One probe per code address: two would count each call twice */
+static int one_per_offset(struct kfit_ufuncs *u)
+{
+	bool *drop = calloc(u->n + 1, sizeof(*drop));
+	int i, k = 0, err = 0;
+
+	if (!drop)
+		return -ENOMEM;
+	for (i = 0; i < u->n; i++)
+		drop[i] = u->impls[i] && same_code(u, i);
+	for (i = 0; i < u->n; i++) {
+		if (drop[i] && !err) {
+			free(u->impls[i]);
+			err = add_skip(u, u->names[i], R_SAME_CODE);
+			if (err)
+				free(u->names[i]);
+			continue;
+		}
+		if (drop[i]) {
+			free(u->impls[i]);
+			free(u->names[i]);
+			continue;
+		}
+		u->names[k] = u->names[i];
+		u->offs[k] = u->offs[i];
+		u->impls[k++] = u->impls[i];
+	}
+	u->n = k;
+	free(drop);
+	return err;
+}
+
+/* Moves the names matching func from f to u */
+static int match(struct kfit_ufuncs *u, const struct kfit_elf *e, struct funcs *f,
+		 const char *func, int pid, char *err, size_t errlen)
+{
+	struct ifunc_ctx c = { .path = u->path, .pid = pid };
 	bool glob = strpbrk(func, "*?[") != NULL;
 	struct func **m;
-	int i, n = 0;
+	int i, n = 0, ret = 0;
 
 	m = malloc(sizeof(*m) * (f->n + 1));
 	u->names = calloc(f->n + 1, sizeof(*u->names));
-	if (!m || !u->names) {
+	u->offs = calloc(f->n + 1, sizeof(*u->offs));
+	u->impls = calloc(f->n + 1, sizeof(*u->impls));
+	if (!m || !u->names || !u->offs || !u->impls) {
 		free(m);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -494,13 +848,16 @@ static int match(struct kfit_ufuncs *u, struct funcs *f, const char *func,
 			m[n++] = &f->v[i];
 	if (glob)
 		n = one_per_address(m, n);
-	for (i = 0; i < n; i++) {
-		u->names[u->n++] = m[i]->name;
-		m[i]->name = NULL;
-	}
+	for (i = 0; i < n && !ret; i++)
+		ret = take(u, &c, e, m[i], glob, err, errlen);
+	if (!ret && glob)
+		ret = one_per_offset(u);
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
 	free(m);
-	if (u->n)
-		return 0;
+	kfit_elf_free(c.named);
+	if (ret || u->n || u->nskipped)
+		return ret;
 	if (!glob)
 		return no_func(u, f, func, err, errlen);
 	snprintf(err, errlen, "no function of '%s' matches '%s'%s", u->path, func,
@@ -511,6 +868,7 @@ static int match(struct kfit_ufuncs *u, struct funcs *f, const char *func,
 int kfit_ufuncs_resolve(const char *spec, int pid, struct kfit_ufuncs *out,
 			char *err, size_t errlen)
 {
+	struct kfit_elf *elf = NULL;
 	struct funcs f = { 0 };
 	const char *colon;
 	char bin[PATH_MAX];
@@ -525,10 +883,11 @@ int kfit_ufuncs_resolve(const char *spec, int pid, struct kfit_ufuncs *out,
 	snprintf(bin, sizeof(bin), "%.*s", (int)(colon - spec), spec);
 	e = find_binary(bin, pid, out->path, sizeof(out->path), err, errlen);
 	if (!e)
-		e = read_funcs(out->path, &f, err, errlen);
+		e = read_funcs(out->path, &elf, &f, err, errlen);
 	if (!e)
-		e = match(out, &f, colon + 1, err, errlen);
+		e = match(out, elf, &f, colon + 1, pid, err, errlen);
 	funcs_free(&f);
+	kfit_elf_free(elf);
 	if (e)
 		kfit_ufuncs_free(out);
 	return e;
@@ -538,9 +897,19 @@ void kfit_ufuncs_free(struct kfit_ufuncs *u)
 {
 	int i;
 
-	for (i = 0; i < u->n; i++)
+	for (i = 0; i < u->n; i++) {
 		free(u->names[i]);
+		free(u->impls[i]);
+	}
+	for (i = 0; i < u->nskipped; i++)
+		free(u->skipped[i].name);
 	free(u->names);
+	free(u->offs);
+	free(u->impls);
+	free(u->skipped);
 	u->names = NULL;
-	u->n = 0;
+	u->offs = NULL;
+	u->impls = NULL;
+	u->skipped = NULL;
+	u->n = u->nskipped = 0;
 }

@@ -6,11 +6,23 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <linux/types.h>
+
+/* A function matched but refused, and why */
+struct kfit_uskip {
+	char *name;
+	const char *reason;	/* a constant string */
+};
+
 /* Functions of a user binary or library, for uprobes */
 struct kfit_ufuncs {
 	char path[PATH_MAX];	/* resolved binary or library */
 	char **names;		/* function symbols (STT_FUNC/STT_GNU_IFUNC, defined, size > 0), sorted, unique */
+	__u64 *offs;		/* names[i]'s code at this file offset (uprobe's offset) */
+	char **impls;		/* an IFUNC's implementation's name ("__strlen_avx2"), else NULL */
 	int n;
+	struct kfit_uskip *skipped;	/* matched, but no return probe can go there */
+	int nskipped;
 };
 
 /*
@@ -28,13 +40,35 @@ struct kfit_ufuncs {
  * matches several names of one address (malloc and __libc_malloc), only
  * the plainest is kept: two probes there would count each call twice.
  *
- * Returns 0 (n >= 1), or a negative errno with err filled: -ENOENT (no
- * such binary or library, no such function (with the closest names), a
- * glob matching nothing), -ENOEXEC (not ELF), -EINVAL (bad spec).
+ * Functions with no normal return are refused: the program's entry point
+ * (_start: entered with argc, not a return address, on top of the stack),
+ * code entered by a jump or a return (__restore_rt, _dl_runtime_resolve*),
+ * .init/.fini code, PLT stubs, symbols outside executable sections or of
+ * size 0, and functions documented never to return (exit, abort, longjmp,
+ * __cxa_throw, ...: kfit_ufunc_no_retprobe). A glob puts them in skipped
+ * with the reason; a name is an error.
+ *
+ * An IFUNC (strlen) is traced at the implementation the dynamic linker
+ * picks: in process pid, from its relocated GOT slot; else as it resolves
+ * in this process (the same file and CPU). offs[i] is then that code's;
+ * where a glob's IFUNCs resolve to one implementation (memcpy, memmove),
+ * one of them is kept, the others skipped.
+ *
+ * Returns 0 (n >= 1, or n == 0 with nskipped >= 1 for a glob), or a
+ * negative errno with err filled: -ENOENT (no such binary or library, no
+ * such function (with the closest names), a glob matching nothing),
+ * -ENOEXEC (not ELF), -EINVAL (bad spec), -EPERM (a named function that
+ * is refused, with the reason).
  */
 int kfit_ufuncs_resolve(const char *spec, int pid, struct kfit_ufuncs *out,
 			char *err, size_t errlen);
 void kfit_ufuncs_free(struct kfit_ufuncs *u);
+
+/*
+ * Why no return probe may go on the function of these names (all the
+ * names of one address), or NULL. Exposed for the tests.
+ */
+const char *kfit_ufunc_no_retprobe(const char *const *names, int n);
 
 /* Has a ':' and is not "sys:..." */
 bool kfit_is_user_target(const char *spec);

@@ -230,11 +230,10 @@ static int drop(struct kfit_attacher *a, int i, const char *mech, int err)
 	if (!a->first_err)
 		a->first_err = err;
 	a->t->funcs[i].dropped = true;
-	/* libbpf finds uprobe targets among STT_FUNC symbols only */
 	if (f->kind == KFIT_T_USER && err == -ENOENT)
-		snprintf(reason, sizeof(reason), "uprobe refused: libbpf finds no plain "
-			 "function symbol of that name (an IFUNC? its implementation, "
-			 "e.g. __%s_avx2, can be traced)", f->name);
+		snprintf(reason, sizeof(reason), "uprobe refused: no code at offset "
+			 "0x%llx of %s (the file changed since it was read?)",
+			 f->offset, f->path);
 	else
 		snprintf(reason, sizeof(reason), "%s refused: %s", mech, why(a, err));
 	return kfit_targets_skip(a->t, a->t->funcs[i].name, reason);
@@ -573,15 +572,18 @@ static int attach_multi(struct kfit_attacher *a, const int *idx, int n)
 static int attach_user(struct kfit_attacher *a, int i)
 {
 	const struct kfit_func *f = &a->t->funcs[i];
-	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = i, .func_name = f->name);
+	/* At the offset target.c found (an IFUNC's implementation), else by name */
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = i,
+		    .func_name = f->offset ? NULL : f->name);
 	pid_t pid = a->o.pid ? a->o.pid : -1;
 	int nlinks = a->nlinks, err;
 
-	err = keep_link(a, bpf_program__attach_uprobe_opts(a->p.uprobe, pid, f->path, 0, &o));
+	err = keep_link(a, bpf_program__attach_uprobe_opts(a->p.uprobe, pid, f->path,
+							   f->offset, &o));
 	o.retprobe = true;
 	if (!err)
 		err = keep_link(a, bpf_program__attach_uprobe_opts(a->p.uretprobe, pid,
-								   f->path, 0, &o));
+								   f->path, f->offset, &o));
 	if (err)
 		undo(a, a->nfds, nlinks);
 	return err;
@@ -590,7 +592,9 @@ static int attach_user(struct kfit_attacher *a, int i)
 static int attach_sys(struct kfit_attacher *a, int i)
 {
 	LIBBPF_OPTS(bpf_tracepoint_opts, o, .bpf_cookie = i);
-	const char *name = a->t->funcs[i].name + 4;
+	const struct kfit_func *f = &a->t->funcs[i];
+	/* stat's tracepoints are newstat's */
+	const char *name = f->path ? f->path : f->name + 4;
 	int nlinks = a->nlinks, err;
 	char tp[128];
 
@@ -815,7 +819,7 @@ void kfit_attacher_skipped(const struct kfit_attacher *a)
 
 void kfit_attacher_announce(const struct kfit_attacher *a)
 {
-	char what[96], d[32];
+	char what[192], d[32];
 
 	kfit_attacher_skipped(a);
 	if (a->o.verbose)
@@ -824,9 +828,8 @@ void kfit_attacher_announce(const struct kfit_attacher *a)
 			  kfit_fmt_duration(a->attach_ns, d, sizeof(d)),
 			  a->attach_ns ? a->attached / (a->attach_ns / 1e9) : 0.0,
 			  a->fds_after - a->fds_before);
-	snprintf(what, sizeof(what), "%d function%s (%s)", a->attached,
-		 a->attached == 1 ? "" : "s", kfit_attacher_mech(a));
-	kfit_tracing(what);
+	/* Per kind: "1 function (uprobe) and 2 system calls (tracepoints)" */
+	kfit_tracing(kfit_targets_describe(a->t, kfit_attacher_mech(a), what, sizeof(what)));
 }
 
 void kfit_attacher_facts(const struct kfit_attacher *a, __u64 *functions,

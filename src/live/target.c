@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The TARGET grammar over ktarget (kernel), utarget (user) and syscalls. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,11 +93,39 @@ int kfit_targets_skip(struct kfit_targets *t, const char *name, const char *reas
 	return 0;
 }
 
+#define R_NO_SYS_TP	"no tracepoint for this system call on this kernel"
+
+/* "sys:read*": every system call matching, with its tracepoints' name */
+static int add_sys_glob(struct kfit_targets *t, const char *spec)
+{
+	struct kfit_sysglob g;
+	char msg[512], name[128];
+	int i, err;
+
+	err = kfit_syscall_glob(spec + 4, &g, msg, sizeof(msg));
+	if (err) {
+		kfit_err("cannot trace '%s': %s", spec, msg);
+		return err == -ENOENT ? -EINVAL : err;
+	}
+	for (i = 0; i < g.nuntraced && err >= 0; i++) {
+		snprintf(name, sizeof(name), "sys:%s", g.untraced[i]);
+		err = kfit_targets_skip(t, name, R_NO_SYS_TP);
+	}
+	for (i = 0; i < g.n && err >= 0; i++) {
+		snprintf(name, sizeof(name), "sys:%s", g.v[i].name);
+		err = add_func(t, name, KFIT_T_SYS, g.v[i].tp);
+	}
+	kfit_sysglob_free(&g);
+	return err < 0 ? err : 0;
+}
+
 static int add_sys(struct kfit_targets *t, const char *spec)
 {
 	char enter[128], exit[128], msg[512];
 	int err;
 
+	if (strpbrk(spec + 4, "*?["))
+		return add_sys_glob(t, spec);
 	/* The tracepoints decide: the kernel may know newer calls than our table */
 	err = kfit_syscall_tracepoints(spec + 4, enter, sizeof(enter), exit,
 				       sizeof(exit), msg, sizeof(msg));
@@ -105,14 +134,33 @@ static int add_sys(struct kfit_targets *t, const char *spec)
 		/* A known call without tracepoints is this kernel's limit */
 		return kfit_syscall_nr(spec + 4) < 0 ? -EINVAL : -EOPNOTSUPP;
 	}
-	err = add_func(t, spec, KFIT_T_SYS, NULL);
+	/* "syscalls/sys_enter_newstat": stat's tracepoints are newstat's */
+	err = add_func(t, spec, KFIT_T_SYS, enter + strlen("syscalls/sys_enter_"));
 	return err < 0 ? err : 0;
+}
+
+/* IFUNCs are traced at their implementation: say which */
+static void ifunc_note(const struct kfit_ufuncs *u)
+{
+	int i, n = 0, first = -1;
+
+	for (i = 0; i < u->n; i++)
+		if (u->impls[i]) {
+			n++;
+			first = first < 0 ? i : first;
+		}
+	if (n == 1)
+		kfit_info("note: %s is an IFUNC: tracing the implementation the dynamic "
+			  "linker chose, %s", u->names[first], u->impls[first]);
+	else if (n > 1)
+		kfit_info("note: %d IFUNCs traced at the implementations the dynamic "
+			  "linker chose (%s: %s, ...)", n, u->names[first], u->impls[first]);
 }
 
 static int add_user(struct kfit_targets *t, const char *spec)
 {
 	struct kfit_ufuncs u = {};
-	char msg[512];
+	char msg[PATH_MAX + 512];
 	int i, err;
 
 	err = kfit_ufuncs_resolve(spec, t->pid, &u, msg, sizeof(msg));
@@ -120,8 +168,14 @@ static int add_user(struct kfit_targets *t, const char *spec)
 		kfit_err("%s", msg);
 		return -EINVAL;
 	}
-	for (i = 0; i < u.n && err >= 0; i++)
+	ifunc_note(&u);
+	for (i = 0; i < u.nskipped && err >= 0; i++)
+		err = kfit_targets_skip(t, u.skipped[i].name, u.skipped[i].reason);
+	for (i = 0; i < u.n && err >= 0; i++) {
 		err = add_func(t, u.names[i], KFIT_T_USER, u.path);
+		if (err >= 0)
+			t->funcs[err].offset = u.offs[i];
+	}
 	kfit_ufuncs_free(&u);
 	return err < 0 ? err : 0;
 }
@@ -189,6 +243,47 @@ int kfit_targets_one(struct kfit_targets *t, const char *spec)
 		return -EINVAL;
 	}
 	return n;
+}
+
+/* "2 kernel functions (fentry)"; the kind said only when there are others */
+static int describe_one(char *buf, size_t len, int n, const char *kind,
+			const char *what, const char *mech)
+{
+	bool many = n != 1;
+
+	if (!strcmp(what, "system call"))
+		return snprintf(buf, len, "%d system call%s (tracepoint%s)", n,
+				many ? "s" : "", many ? "s" : "");
+	return snprintf(buf, len, "%d %s%s%s (%s)", n, kind, what, many ? "s" : "", mech);
+}
+
+const char *kfit_targets_describe(const struct kfit_targets *t, const char *kmech,
+				  char *buf, size_t len)
+{
+	int n[3] = { 0 }, kinds = 0, said = 0, i;
+	const char *what[3] = { "function", "function", "system call" };
+	const char *kind[3] = { "kernel ", "user ", "" };
+	const char *mech[3] = { kmech, "uprobe", "tracepoint" };
+	size_t at = 0;
+
+	for (i = 0; i < t->n; i++)
+		n[t->funcs[i].kind] += !t->funcs[i].dropped;
+	for (i = 0; i < 3; i++)
+		kinds += n[i] > 0;
+	buf[0] = '\0';
+	if (!kinds)
+		describe_one(buf, len, 0, "", "function", kmech);
+	for (i = 0; i < 3 && at < len; i++) {
+		if (!n[i])
+			continue;
+		said++;
+		if (said > 1)
+			at += snprintf(buf + at, len - at, said == kinds ? " and " : ", ");
+		if (at < len)
+			at += describe_one(buf + at, len - at, n[i],
+					   i < 2 && n[0] && n[1] ? kind[i] : "", what[i], mech[i]);
+	}
+	return buf;
 }
 
 void kfit_targets_free(struct kfit_targets *t)

@@ -3,21 +3,26 @@
 #define KFIT_TARGET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /*
  * The TARGET grammar of the function tools (funcdur, callgraph):
  *   FUNC or GLOB		kernel functions ('vfs_*'), aliases (do_fork)
- *   sys:NAME			a system call, through its tracepoints
+ *   sys:NAME or sys:GLOB	system calls, through their tracepoints
  *   BINARY:FUNC, LIB:FUNC	user functions (GLOB allowed), uprobes
  * Kernel functions that cannot be traced are kept aside with the reason
- * (not in available_filter_functions, not in BTF, on the deny list).
+ * (not in available_filter_functions, not in BTF, on the deny list), and
+ * so are user functions with no normal return (_start, exit: utarget.h).
  */
 enum kfit_tkind { KFIT_T_KERNEL, KFIT_T_USER, KFIT_T_SYS };
 
 struct kfit_func {
 	char *name;		/* as reported: "vfs_read", "sys:read", "malloc" */
 	enum kfit_tkind kind;
-	char *path;		/* KFIT_T_USER: the binary or library */
+	char *path;		/* KFIT_T_USER: the binary or library; KFIT_T_SYS:
+				   its tracepoints' name ("newstat" for sys:stat) */
+	unsigned long long offset;	/* KFIT_T_USER: its code's file offset (an
+					   IFUNC's: the implementation's) */
 	bool dropped;		/* refused at attach: in skipped, not traced */
 };
 
@@ -63,6 +68,16 @@ int kfit_targets_skip(struct kfit_targets *t, const char *name, const char *reas
 
 /* Index of the first function of kind, or -1 */
 int kfit_targets_first(const struct kfit_targets *t, enum kfit_tkind kind);
+
+/*
+ * What is traced, per kind, into buf (not those dropped at attach):
+ * "3 functions (fentry)", "1 function (uprobe) and 2 system calls
+ * (tracepoints)", "2 kernel functions (kprobe_multi), 1 user function
+ * (uprobe) and 1 system call (tracepoint)". kmech: how the kernel
+ * functions are attached. Returns buf.
+ */
+const char *kfit_targets_describe(const struct kfit_targets *t, const char *kmech,
+				  char *buf, size_t len);
 
 void kfit_targets_free(struct kfit_targets *t);
 

@@ -44,11 +44,18 @@ static void user(const char *spec)
 		if (r > 0 || !err[0] || u.n)
 			abort();
 	} else {
-		if (u.n < 1)
+		/* A glob may match only refused functions (_start): skipped */
+		if (u.n + u.nskipped < 1)
 			abort();
 		for (i = 1; i < u.n; i++)
 			if (strcmp(u.names[i - 1], u.names[i]) >= 0)
 				abort();	/* sorted, unique */
+		for (i = 0; i < u.n; i++)
+			if (!u.offs[i])
+				abort();	/* the code's file offset */
+		for (i = 0; i < u.nskipped; i++)
+			if (!u.skipped[i].name || !u.skipped[i].reason)
+				abort();
 	}
 	kfit_ufuncs_free(&u);
 	free(in);

@@ -160,6 +160,41 @@ static void test_header_forms(void **state)
 	v.ntracepoints = 1;
 	out = render(&v, &(struct kfit_cgview_opts){ 0 }, t, &err);
 	assert_true(starts(out, "Traced 1 tracepoint for 2.00ms\n"));
+	free(out);
+	/* System calls are tracepoints, whatever the functions' mechanism */
+	{
+		static const struct kfit_cgv_func mix[] = {
+			{ .name = "malloc" }, { .name = "sys:read" }, { .name = "sys:write" },
+			{ .name = "sys:close", .dropped = true },
+		};
+
+		v = view();
+		v.funcs = mix;
+		v.nfuncs = 4;
+		v.ntracepoints = 0;
+		out = render(&v, &(struct kfit_cgview_opts){ 0 }, t, &err);
+		assert_true(starts(out, "Traced 1 function (uprobe) and 2 system calls "
+				   "(tracepoints) for 2.00ms\n"));
+		free(out);
+		v.ntracepoints = 2;
+		v.funcs = mix + 1;
+		v.nfuncs = 1;
+		out = render(&v, &(struct kfit_cgview_opts){ 0 }, t, &err);
+		assert_true(starts(out, "Traced 1 system call (tracepoint) and tracepoints "
+				   "for 2.00ms\n"));
+		free(out);
+		v.funcs = mix;
+		v.nfuncs = 3;
+		out = render(&v, &(struct kfit_cgview_opts){ 0 }, t, &err);
+		assert_true(starts(out, "Traced 1 function (uprobe), 2 system calls "
+				   "(tracepoints) and tracepoints for 2.00ms\n"));
+		free(out);
+	}
+	v = view();
+	v.nfuncs = 0;
+	v.nskipped = 1;
+	v.ntracepoints = 1;
+	out = render(&v, &(struct kfit_cgview_opts){ 0 }, t, &err);
 	/* the tree follows, times from start_ns */
 	assert_non_null(strstr(out, "\n== pid 7 tid 7 (prog) ==\n"));
 	assert_non_null(strstr(out, "\n 0.000000s      500ns"));

@@ -331,6 +331,51 @@ static void test_libc_debug(void **state)
 	kfit_elf_free(full);
 }
 
+/* What the type and section say: an entry point, .init, IFUNCs, offsets */
+static void test_flags_entry(void **state)
+{
+	const struct kfit_elfsym *s;
+	struct kfit_elf *e, *lib;
+	char libc[PATH_MAX], err[PATH_MAX + 64];
+	__u64 off = 0, addr = 0, slot = 0;
+
+	(void)state;
+	e = load_ok(at(0, "pie"), NULL);
+	assert_true(e->program);
+	s = kfit_elf_by_name(e, "_start");
+	assert_non_null(s);
+	assert_int_equal(e->entry, s->addr);
+	assert_int_equal(s->flags, 0);
+	s = kfit_elf_by_name(e, "_init");
+	assert_non_null(s);
+	assert_true(s->flags & KFIT_SYM_INITFINI);
+	s = kfit_elf_by_name(e, "st_global");
+	assert_int_equal(s->flags, 0);
+	assert_int_equal(kfit_elf_addr_to_off(e, s->addr, &off), 0);
+	assert_int_equal(kfit_elf_off_to_addr(e, off, &addr), 0);
+	assert_int_equal(addr, s->addr);
+	assert_int_equal(kfit_elf_addr_to_off(e, 1ULL << 40, &off), -ENOENT);
+	kfit_elf_free(e);
+
+	assert_non_null(realpath("/lib/x86_64-linux-gnu/libc.so.6", libc));
+	lib = load_ok(libc, NULL);
+	/* A library's e_entry is never run as a program's (libc's is, as a program) */
+	e = load_ok("/lib/x86_64-linux-gnu/libz.so.1", NULL);
+	assert_false(e->program);
+	kfit_elf_free(e);
+	s = kfit_elf_by_name(lib, "strlen");
+	assert_non_null(s);
+	assert_true(s->ifunc);
+	assert_false(kfit_elf_by_name(lib, "malloc")->ifunc);
+	/* libc calls strlen itself, through a slot the linker fills */
+	assert_int_equal(kfit_elf_irelative(libc, s->addr, &slot, err, sizeof(err)), 0);
+	assert_true(slot > s->addr);
+	assert_int_equal(kfit_elf_irelative(libc, kfit_elf_by_name(lib, "malloc")->addr,
+					    &slot, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "no IRELATIVE relocation"));
+	kfit_elf_free(lib);
+}
+
 /* The vDSO, read from memory */
 static void test_vdso(void **state)
 {
@@ -478,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_debug_link),
 		cmocka_unit_test(test_debug_crc),
 		cmocka_unit_test(test_libc_debug),
+		cmocka_unit_test(test_flags_entry),
 		cmocka_unit_test(test_vdso),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_cache),

@@ -121,9 +121,59 @@ static void test_no_tracepoint(void **state)
 			 -EINVAL);
 }
 
+static int find_match(const struct kfit_sysglob *g, const char *name)
+{
+	int i;
+
+	for (i = 0; i < g->n; i++)
+		if (!strcmp(g->v[i].name, name))
+			return i;
+	return -1;
+}
+
+static void test_glob(void **state)
+{
+	struct kfit_sysglob g;
+	char err[256];
+	int i;
+
+	(void)state;
+	tracefs_or_skip();
+	assert_int_equal(kfit_syscall_glob("read*", &g, err, sizeof(err)), 0);
+	assert_true(find_match(&g, "read") >= 0);
+	assert_true(find_match(&g, "readv") >= 0);
+	assert_true(find_match(&g, "readlinkat") >= 0);
+	assert_int_equal(find_match(&g, "pread64"), -1);
+	for (i = 1; i < g.n; i++)
+		assert_true(strcmp(g.v[i - 1].name, g.v[i].name) < 0);
+	kfit_sysglob_free(&g);
+	assert_int_equal(g.n, 0);
+	assert_null(g.v);
+	/* The table's names, with their tracepoints' */
+	assert_int_equal(kfit_syscall_glob("*stat", &g, err, sizeof(err)), 0);
+	i = find_match(&g, "stat");
+	assert_true(i >= 0);
+	assert_string_equal(g.v[i].tp, "newstat");
+	assert_int_equal(find_match(&g, "newstat"), -1);
+	i = find_match(&g, "fstat");
+	assert_true(i >= 0);
+	assert_string_equal(g.v[i].tp, "newfstat");
+	kfit_sysglob_free(&g);
+	/* Every one: the known calls without tracepoints are said */
+	assert_int_equal(kfit_syscall_glob("*", &g, err, sizeof(err)), 0);
+	assert_true(g.n > 300);
+	for (i = 0; i < g.nuntraced; i++)
+		assert_true(kfit_syscall_nr(g.untraced[i]) >= 0);
+	kfit_sysglob_free(&g);
+	assert_int_equal(kfit_syscall_glob("zz_nosuch*", &g, err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "no system call matches 'zz_nosuch*'");
+	assert_int_equal(kfit_syscall_glob("", &g, err, sizeof(err)), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_glob),
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_round_trip),

@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
@@ -142,6 +143,112 @@ static void test_user_target(void **state)
 	kfit_targets_free(&t);
 }
 
+static void test_sys_glob(void **state)
+{
+	struct kfit_targets t = {};
+	bool read = false, readv = false, write = false;
+	int i;
+
+	(void)state;
+	assert_int_equal(kfit_targets_add(&t, "sys:read*"), 0);
+	assert_true(t.n >= 4);
+	assert_int_equal(t.nsys, t.n);
+	for (i = 0; i < t.n; i++) {
+		assert_int_equal(t.funcs[i].kind, KFIT_T_SYS);
+		assert_int_equal(strncmp(t.funcs[i].name, "sys:read", 8), 0);
+		read |= !strcmp(t.funcs[i].name, "sys:read");
+		readv |= !strcmp(t.funcs[i].name, "sys:readv");
+	}
+	assert_true(read && readv);
+	/* Each once, a glob or not */
+	i = t.n;
+	assert_int_equal(kfit_targets_add(&t, "sys:read"), 0);
+	assert_int_equal(kfit_targets_add(&t, "sys:read?"), 0);
+	assert_int_equal(t.n, i);
+	kfit_targets_free(&t);
+
+	/* Every call with tracepoints; the others skipped with the reason */
+	assert_int_equal(kfit_targets_add(&t, "sys:*"), 0);
+	assert_true(t.n > 300);
+	for (i = 0; i < t.n; i++)
+		write |= !strcmp(t.funcs[i].name, "sys:write");
+	assert_true(write);
+	for (i = 0; i < t.nskipped; i++)
+		assert_non_null(strstr(t.skipped[i].reason, "no tracepoint"));
+	kfit_targets_free(&t);
+
+	assert_int_equal(kfit_targets_add(&t, "sys:zz_no_such*"), -EINVAL);
+	assert_int_equal(t.n, 0);
+	kfit_targets_free(&t);
+}
+
+/* stat's tracepoints are newstat's: the name as typed, the tracepoint found */
+static void test_sys_tp_name(void **state)
+{
+	struct kfit_targets t = {};
+	int i;
+
+	(void)state;
+	assert_int_equal(kfit_targets_add(&t, "sys:stat"), 0);
+	assert_string_equal(t.funcs[0].name, "sys:stat");
+	assert_string_equal(t.funcs[0].path, "newstat");
+	assert_int_equal(kfit_targets_add(&t, "sys:*stat"), 0);
+	i = kfit_targets_find(&t, "sys:fstat");
+	assert_true(i > 0);
+	assert_string_equal(t.funcs[i].path, "newfstat");
+	assert_int_equal(kfit_targets_find(&t, "sys:newfstat"), -1);
+	kfit_targets_free(&t);
+}
+
+static void test_describe(void **state)
+{
+	struct kfit_targets t = {};
+	char buf[192];
+
+	(void)state;
+	assert_int_equal(kfit_targets_add(&t, "c:malloc"), 0);
+	assert_string_equal(kfit_targets_describe(&t, "uprobe", buf, sizeof(buf)),
+			    "1 function (uprobe)");
+	assert_int_equal(kfit_targets_add(&t, "sys:read"), 0);
+	assert_int_equal(kfit_targets_add(&t, "sys:write"), 0);
+	assert_string_equal(kfit_targets_describe(&t, "uprobe", buf, sizeof(buf)),
+			    "1 function (uprobe) and 2 system calls (tracepoints)");
+	assert_int_equal(kfit_targets_add(&t, "vfs_read"), 0);
+	assert_string_equal(kfit_targets_describe(&t, "fentry", buf, sizeof(buf)),
+			    "1 kernel function (fentry), 1 user function (uprobe) and "
+			    "2 system calls (tracepoints)");
+	/* Dropped at attach: not traced */
+	t.funcs[0].dropped = true;
+	t.funcs[2].dropped = true;
+	assert_string_equal(kfit_targets_describe(&t, "kprobe", buf, sizeof(buf)),
+			    "1 function (kprobe) and 1 system call (tracepoint)");
+	kfit_targets_free(&t);
+	assert_int_equal(kfit_targets_add(&t, "sys:read"), 0);
+	assert_string_equal(kfit_targets_describe(&t, "tracepoint", buf, sizeof(buf)),
+			    "1 system call (tracepoint)");
+	/* Too small a buffer: cut, never past it */
+	assert_int_equal(strlen(kfit_targets_describe(&t, "x", buf, 8)), 7);
+	kfit_targets_free(&t);
+}
+
+/* User functions with no normal return are skipped with the reason */
+static void test_user_skipped(void **state)
+{
+	struct kfit_targets t = {};
+	int i;
+
+	(void)state;
+	assert_int_equal(kfit_targets_add(&t, "c:*exit"), 0);
+	assert_true(t.nskipped >= 2);
+	for (i = 0; i < t.n; i++)
+		assert_string_not_equal(t.funcs[i].name, "exit");
+	assert_int_equal(kfit_targets_add(&t, "c:exit"), -EINVAL);
+	/* Every user function has the offset of its code */
+	for (i = 0; i < t.n; i++)
+		assert_true(t.funcs[i].offset > 0);
+	kfit_targets_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -152,6 +259,10 @@ int main(void)
 		cmocka_unit_test(test_kernel_denied_then_allowed),
 		cmocka_unit_test(test_kernel_and_trigger),
 		cmocka_unit_test(test_user_target),
+		cmocka_unit_test(test_sys_glob),
+		cmocka_unit_test(test_sys_tp_name),
+		cmocka_unit_test(test_describe),
+		cmocka_unit_test(test_user_skipped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -68,6 +68,17 @@ static void resolve_ok(const char *spec, int pid, struct kfit_ufuncs *u)
 	assert_true(u->n >= 1);
 }
 
+/* A glob whose matches are all refused: 0, n == 0, nskipped >= 1 */
+static void resolve_ok_or_skipped(const char *spec, struct kfit_ufuncs *u)
+{
+	char err[512] = "";
+	int e = kfit_ufuncs_resolve(spec, 0, u, err, sizeof(err));
+
+	if (e)
+		fail_msg("'%s': %d: %s", spec, e, err);
+	assert_true(u->n + u->nskipped >= 1);
+}
+
 static int resolve_err(const char *spec, int pid, char *err, size_t errlen)
 {
 	struct kfit_ufuncs u;
@@ -153,7 +164,173 @@ static void test_self(void **state)
 	assert_string_equal(u.names[0], "kfit_utest_vimpl");
 	kfit_ufuncs_free(&u);
 	assert_int_equal(resolve_err("/proc/self/exe:kfit_utest_nosize", 0, err,
-				     sizeof(err)), -ENOENT);
+				     sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "size 0"));
+}
+
+static bool has(char *const *names, int n, const char *name)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+static const char *skip_reason(const struct kfit_ufuncs *u, const char *name)
+{
+	int i;
+
+	for (i = 0; i < u->nskipped; i++)
+		if (!strcmp(u->skipped[i].name, name))
+			return u->skipped[i].reason;
+	return NULL;
+}
+
+/* No return probe where there is no normal return: a glob skips them, a name is refused */
+static void test_no_return(void **state)
+{
+	struct kfit_ufuncs u;
+	const char *why;
+	char err[512];
+
+	(void)state;
+	resolve_ok("/proc/self/exe:*", 0, &u);
+	assert_true(has(u.names, u.n, "kfit_utest_target_one"));
+	assert_true(has(u.names, u.n, "main"));
+	assert_false(has(u.names, u.n, "_start"));
+	assert_false(has(u.names, u.n, "_init"));
+	assert_false(has(u.names, u.n, "kfit_utest_nosize"));
+	why = skip_reason(&u, "_start");
+	assert_non_null(why);
+	assert_non_null(strstr(why, "entry point"));
+	assert_non_null(strstr(skip_reason(&u, "_init"), ".init/.fini"));
+	assert_non_null(strstr(skip_reason(&u, "_fini"), ".init/.fini"));
+	assert_non_null(strstr(skip_reason(&u, "kfit_utest_nosize"), "size 0"));
+	kfit_ufuncs_free(&u);
+	assert_null(u.skipped);
+	assert_int_equal(u.nskipped, 0);
+
+	assert_int_equal(resolve_err("/proc/self/exe:_start", 0, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "cannot trace '_start' in '"));
+	assert_non_null(strstr(err, "argc"));
+	/* Only refused functions matched: nothing to trace, but no error */
+	resolve_ok_or_skipped("/proc/self/exe:_st*", &u);
+	assert_int_equal(u.n, 0);
+	assert_non_null(skip_reason(&u, "_start"));
+	kfit_ufuncs_free(&u);
+
+	/* libc's functions that never return */
+	assert_int_equal(resolve_err("c:exit", 0, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "never returns"));
+	assert_int_equal(resolve_err("c:siglongjmp", 0, err, sizeof(err)), -EPERM);
+	resolve_ok("c:*exit", 0, &u);
+	assert_non_null(skip_reason(&u, "exit"));
+	assert_non_null(skip_reason(&u, "_exit"));
+	assert_true(has(u.names, u.n, "atexit") || has(u.names, u.n, "on_exit"));
+	kfit_ufuncs_free(&u);
+}
+
+/* Debian's programs export _start (python3, bash): a glob over them skips it */
+static void test_no_return_debian(void **state)
+{
+	static const char *const progs[] = { "/usr/bin/bash", "/usr/bin/python3" };
+	struct kfit_ufuncs u;
+	char spec[64];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		if (access(progs[i], X_OK))
+			continue;
+		snprintf(spec, sizeof(spec), "%s:*", progs[i]);
+		resolve_ok(spec, 0, &u);
+		assert_true(u.n > 100);
+		assert_false(has(u.names, u.n, "_start"));
+		if (!skip_reason(&u, "_start"))
+			fail_msg("%s: _start not skipped", spec);
+		assert_non_null(strstr(skip_reason(&u, "_start"), "entry point"));
+		kfit_ufuncs_free(&u);
+	}
+	resolve_ok("/usr/bin/bash:*exit*", 0, &u);
+	assert_non_null(skip_reason(&u, "sh_exit"));
+	assert_non_null(skip_reason(&u, "exit_shell"));
+	assert_true(has(u.names, u.n, "exit_builtin"));
+	kfit_ufuncs_free(&u);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * libc's strlen is an IFUNC: its symbol is the resolver. Traced at the
+ * implementation: as it resolves here, and as this process's GOT says.
+ */
+static void test_ifunc(void **state)
+{
+	static const char *const ifuncs[] = { "strlen", "memcpy", "memset" };
+	struct kfit_ufuncs u, p;
+	char spec[32];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ifuncs) / sizeof(ifuncs[0]); i++) {
+		snprintf(spec, sizeof(spec), "c:%s", ifuncs[i]);
+		resolve_ok(spec, 0, &u);
+		resolve_ok(spec, getpid(), &p);
+		assert_int_equal(u.n, 1);
+		assert_string_equal(u.names[0], ifuncs[i]);
+		assert_non_null(u.impls[0]);
+		assert_string_not_equal(u.impls[0], ifuncs[i]);
+		assert_true(u.offs[0] > 0);
+		/* This process's GOT agrees with the linker's choice */
+		assert_int_equal(p.offs[0], u.offs[0]);
+		assert_string_equal(p.impls[0], u.impls[0]);
+		kfit_ufuncs_free(&u);
+		kfit_ufuncs_free(&p);
+	}
+	/* With libc6-dbg, the implementation has its name */
+	resolve_ok("c:strlen", 0, &u);
+	if (strncmp(u.impls[0], "code at", 7))
+		assert_int_equal(strncmp(u.impls[0], "__strlen_", 9), 0);
+	kfit_ufuncs_free(&u);
+	/* memcpy and memmove resolve to one implementation: one probe there */
+	resolve_ok("c:mem*", 0, &u);
+	assert_true(has(u.names, u.n, "memcpy"));
+	assert_false(has(u.names, u.n, "memmove"));
+	assert_non_null(strstr(skip_reason(&u, "memmove"), "same code"));
+	kfit_ufuncs_free(&u);
+	/* Over the whole of libc, each probe at its own code */
+	resolve_ok("c:*", 0, &u);
+	qsort(u.offs, u.n, sizeof(*u.offs), cmp_u64);
+	for (i = 1; i < (size_t)u.n; i++)
+		if (u.offs[i - 1] == u.offs[i])
+			fail_msg("two functions at offset 0x%llx", (unsigned long long)u.offs[i]);
+	kfit_ufuncs_free(&u);
+	/* A plain function has no implementation of its own */
+	resolve_ok("c:malloc", 0, &u);
+	assert_null(u.impls[0]);
+	kfit_ufuncs_free(&u);
+}
+
+static void test_no_retprobe_list(void **state)
+{
+	const char *exit_aliases[] = { "__GI_exit", "exit" };
+	const char *plain[] = { "malloc", "__libc_malloc" };
+	const char *resolve[] = { "_dl_runtime_resolve_xsavec" };
+	const char *init[] = { "_init" };
+
+	(void)state;
+	assert_non_null(strstr(kfit_ufunc_no_retprobe(exit_aliases, 2), "never returns"));
+	assert_null(kfit_ufunc_no_retprobe(plain, 2));
+	assert_non_null(strstr(kfit_ufunc_no_retprobe(resolve, 1), "jump"));
+	assert_non_null(strstr(kfit_ufunc_no_retprobe(init, 1), ".init"));
+	assert_null(kfit_ufunc_no_retprobe(NULL, 0));
 }
 
 /* A glob takes one name per address, the plainest; an exact name is itself */
@@ -342,6 +519,10 @@ int main(void)
 		cmocka_unit_test(test_glob),
 		cmocka_unit_test(test_self),
 		cmocka_unit_test(test_aliases),
+		cmocka_unit_test(test_no_return),
+		cmocka_unit_test(test_no_return_debian),
+		cmocka_unit_test(test_no_retprobe_list),
+		cmocka_unit_test(test_ifunc),
 		cmocka_unit_test(test_path_lookup),
 		cmocka_unit_test(test_pid),
 		cmocka_unit_test(test_pid_maps),
