@@ -50,8 +50,8 @@ static void print_header(const struct kfit_cgview *v, const struct kfit_cgview_o
 		n += !v->funcs[i].dropped;
 
 	if (v->sampled)
-		printf("Sampled stacks at %u Hz (%s) for %s\n", v->hz,
-		       v->sample_event ? v->sample_event : "?", dur(elapsed(v), d));
+		kfit_tp_note(stdout, o->width, "Sampled stacks at %u Hz (%s) for %s", v->hz,
+			     v->sample_event ? v->sample_event : "?", dur(elapsed(v), d));
 	else if (v->nfuncs)
 		printf("Traced %d function%s (%s)%s%s for %s\n", n, n == 1 ? "" : "s",
 		       v->mechanism, v->ntracepoints ? " and tracepoints" : "",

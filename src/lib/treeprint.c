@@ -276,17 +276,34 @@ static void fit(FILE *f, const char *s, const char *marks, int room)
 	fprintf(f, "%.*s...%s", room - m - 3, s, marks);
 }
 
-/* A line of the tool's own (a header, a footer), cut to the width */
-static void __attribute__((format(printf, 2, 3))) text_note(struct tp *p, const char *fmt, ...)
+static void vnote(FILE *f, unsigned int width, const char *fmt, va_list ap)
 {
 	char buf[256];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (width && width < MIN_WIDTH)
+		width = MIN_WIDTH;
+	fit(f, buf, "", width);
+	fputc('\n', f);
+}
+
+void kfit_tp_note(FILE *f, unsigned int width, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vnote(f, width, fmt, ap);
 	va_end(ap);
-	fit(p->f, buf, "", text_width(p) ? (int)text_width(p) : 0);
-	fputc('\n', p->f);
+}
+
+/* A line of the tool's own (a header, a footer), cut to the width */
+static void __attribute__((format(printf, 2, 3))) text_note(struct tp *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vnote(p->f, text_width(p), fmt, ap);
+	va_end(ap);
 }
 
 /*

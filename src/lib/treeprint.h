@@ -60,6 +60,9 @@ void kfit_tp_text(FILE *f, const struct kfit_ctree *t, const struct kfit_tp_opts
  * are any, ", N orphaned (caller lost)", ", N bad records", "; N samples"
  */
 void kfit_tp_counts(FILE *f, const struct kfit_ctree *t);
+/* A line of printf's fmt, cut with "..." to width columns (40 at least; 0: not cut) */
+void kfit_tp_note(FILE *f, unsigned int width, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Sampled mode's: "12 samples, 0 lost" (and ", N bad records") */
 void kfit_tp_sample_counts(FILE *f, const struct kfit_ctree *t);
 
