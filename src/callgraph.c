@@ -70,7 +70,7 @@ static const struct kfit_opt cg_opts[] = {
 	{ "sample", 'S', NULL,
 	  "sampled mode, -S [HZ]: stacks sampled HZ times a second (default 99)" },
 	{ "percent-limit", OPT_PCT, "PCT",
-	  "sampled: hide frames under PCT% of their process (text: 0.5)" },
+	  "sampled: hide frames under PCT% of the samples (text: 0.5)" },
 	{ "width", OPT_WIDTH, "N", "sampled: text cut to N columns (0: not cut; "
 	  "default: the terminal's)" },
 	{ "addresses", OPT_ADDRESSES, NULL,

@@ -53,7 +53,7 @@ static const struct kfit_opt kd_opts[] = {
 	{ "info", OPT_INFO, NULL,
 	  "the file: header, machine, what was recorded, chunks, losses" },
 	{ "percent-limit", OPT_PCT, "PCT",
-	  "sampled: hide frames under PCT% of their process (text: 0.5)" },
+	  "sampled: hide frames under PCT% of the samples (text: 0.5)" },
 	{ "depth", 'D', "N", "sampled: frames down to depth N (1: the outermost)" },
 	{ "width", OPT_WIDTH, "N", "sampled: text cut to N columns (0: not cut; "
 	  "default: the terminal's)" },

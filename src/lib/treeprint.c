@@ -17,6 +17,7 @@ struct tp {
 	__u32 max_depth;	/* JSON: deeper nodes show no children */
 	__u64 hid_samples, hid_lines;	/* sampled: left out by the limits */
 	__u64 deeper;		/* sampled: samples below -D */
+	__u64 all;		/* sampled: the samples of every process */
 };
 
 typedef bool (*tp_enter)(struct tp *p, const struct kfit_cnode *n);
@@ -227,9 +228,10 @@ static bool below_limit(const struct kfit_tp_opts *o, __u64 s, __u64 total)
 	return pct(s, total) < o->min_pct || s < o->min_samples;
 }
 
+/* As perf report's percent limit: of all the samples, not of the process's */
 static bool frame_hidden(const struct tp *p, const struct kfit_cnode *n)
 {
-	return below_limit(p->o, n->samples, p->th->root.samples);
+	return below_limit(p->o, n->samples, p->all);
 }
 
 /* A shown frame whose callees are below -D: they count in its "deeper" */
@@ -442,7 +444,7 @@ void kfit_tp_text(FILE *f, const struct kfit_ctree *t, const struct kfit_tp_opts
 
 	tp_init(&p, t, o);
 	p.f = f;
-	all = all_samples(t);
+	all = p.all = all_samples(t);
 	for (i = 0; i < kfit_ctree_nthreads(t); i++) {
 		const struct kfit_cthread *th = kfit_ctree_thread(t, i);
 
@@ -721,7 +723,7 @@ void kfit_tp_json_threads(struct kfit_json *j, const struct kfit_ctree *t,
 
 	tp_init(&p, t, o);
 	p.j = j;
-	all = all_samples(t);
+	all = p.all = all_samples(t);
 	kfit_json_begin_array(j, "threads");
 	for (i = 0; i < kfit_ctree_nthreads(t); i++) {
 		const struct kfit_cthread *th = kfit_ctree_thread(t, i);

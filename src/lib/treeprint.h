@@ -29,8 +29,9 @@
  *
  * Sampled mode, per process: "INCL% SELF% FUNCTION", frames indented.
  * The limits leave out a frame (and its callees) with fewer samples than
- * min_pct of its process's, or than min_samples, and a whole process
- * with fewer than min_pct of all the samples; a frame at depth max_depth
+ * min_pct of all the samples (as perf report's --percent-limit; INCL% and
+ * SELF% are of the process's), or than min_samples, and so a whole
+ * process with fewer; a frame at depth max_depth
  * has its callees cut: "[N deeper]" after its name, N their samples. What
  * is left out is said after the tree: "-- 412 samples hidden in 58 lines
  * HIDDEN_NOTE", "-- N samples deeper than -D 6: ...", and "-- 3 processes
@@ -45,7 +46,7 @@ struct kfit_tp_opts {
 	__u64 origin;		/* ENTRY and start_ns count from here; 0: the first record */
 	bool abs_time;		/* ENTRY and start_ns on the records' clock instead */
 	bool ns;		/* text: times and durations in plain ns */
-	double min_pct;		/* sampled: leave out frames under this % of their process */
+	double min_pct;		/* sampled: leave out frames under this % of all the samples */
 	__u64 min_samples;	/* sampled: leave out frames with fewer samples */
 	__u32 max_depth;	/* sampled: frames shown down to this depth (1: the outermost), 0: all */
 	unsigned int width;	/* sampled text: columns a line may take (40 at least), 0: any */

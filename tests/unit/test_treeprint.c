@@ -401,6 +401,42 @@ static void test_sampled_processes(void **state)
 	kfit_ctree_free(t);
 }
 
+static bool starts_with(const char *s, const char *prefix)
+{
+	if (strncmp(s, prefix, strlen(prefix)))
+		print_message("got:\n%s\n", s);
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* The limit is of all the samples: 5% of a process, 1% of all, is hidden */
+static void test_sampled_limit_of_all(void **state)
+{
+	struct kfit_ctree *t = kfit_ctree_new(&(struct kfit_ctree_opts){ .sym = sym });
+	struct kfit_tp_opts o = { .min_pct = 2, .hidden_note = "under 2%" };
+	struct t_cap c;
+	char *out;
+	int i;
+
+	(void)state;
+	assert_non_null(t);
+	for (i = 0; i < 19; i++)
+		sample(t, 20, 0, 2, 2ULL, 0ULL);
+	sample(t, 20, 0, 2, 4ULL, 0ULL);
+	for (i = 0; i < 80; i++)
+		sample(t, 21, 0, 1, 1ULL);
+	kfit_ctree_finish(t);
+	kfit_tp_text(t_cap_open(&c), t, &o);
+	out = t_cap_close(&c);
+	assert_true(starts_with(out,
+		"== pid 20 (?): 20 samples ==\n"
+		"  INCL%   SELF%  FUNCTION\n"
+		" 100.0%    0.0%  main\n"
+		"  95.0%   95.0%    hot\n"
+		"-- 1 sample hidden in 1 line under 2%\n"));
+	free(out);
+	kfit_ctree_free(t);
+}
+
 /* Names for the width test: a long one, and "fN" for the others */
 static const char *long_sym(void *ctx, __u32 pid, __u64 addr, bool kernel)
 {
@@ -719,6 +755,7 @@ int main(void)
 		cmocka_unit_test(test_sampled_text),
 		cmocka_unit_test(test_sampled_limits),
 		cmocka_unit_test(test_sampled_processes),
+		cmocka_unit_test(test_sampled_limit_of_all),
 		cmocka_unit_test(test_sampled_width),
 		cmocka_unit_test(test_json_exact),
 		cmocka_unit_test(test_json_structure),
