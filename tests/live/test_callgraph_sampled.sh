@@ -232,7 +232,7 @@ test_sleep_says_why() {
 	need_tool
 	local pid i=0
 	# asleep before the sampling starts and all through it
-	sleep 30 </dev/null >/dev/null 2>&1 &
+	sleep 30 >/dev/null 2>&1 &
 	pid=$!
 	t_on_exit "kill -KILL $pid 2>/dev/null"
 	until grep -q '^State:.*S' "/proc/$pid/status" 2>/dev/null &&
