@@ -66,14 +66,16 @@ static void print_header(const struct kfit_cgview *v, const struct kfit_cgview_o
 	if (v->sampled && !kfit_ctree_stats(t)->samples)
 		no_samples(stdout, v);
 	if (v->missed)
-		printf("%llu probe runs missed: the kernel skips a BPF program that "
-		       "fires inside another\n", (unsigned long long)v->missed);
+		printf("%llu probe run%s missed: the kernel skips a BPF program that "
+		       "fires inside another\n", (unsigned long long)v->missed,
+		       v->missed == 1 ? "" : "s");
 	if (v->too_deep)
-		printf("%llu calls nested deeper than %d not kept\n",
-		       (unsigned long long)v->too_deep, v->max_depth);
+		printf("%llu call%s nested deeper than %d not kept\n",
+		       (unsigned long long)v->too_deep, v->too_deep == 1 ? "" : "s",
+		       v->max_depth);
 	if (v->no_stack)
-		printf("%llu calls not kept: too many threads at once\n",
-		       (unsigned long long)v->no_stack);
+		printf("%llu call%s not kept: too many threads at once\n",
+		       (unsigned long long)v->no_stack, v->no_stack == 1 ? "" : "s");
 	if (v->sampled || !v->nskipped)
 		return;
 	printf("Skipped %d function%s:\n", v->nskipped, v->nskipped == 1 ? "" : "s");
