@@ -288,22 +288,39 @@ static int print_exports(const struct kfit_cgview *v, const struct kfit_cgview_o
 	return err;
 }
 
+/* "N thing" or "N things", then sep, at the end of buf */
+static void count_word(char *buf, size_t len, __u64 n, const char *one, const char *many,
+		       const char *sep)
+{
+	size_t m = strlen(buf);
+
+	if (m < len)
+		snprintf(buf + m, len - m, "%llu %s%s", (unsigned long long)n,
+			 n == 1 ? one : many, sep);
+}
+
 static void print_counts(const struct kfit_cgv_counts *c)
 {
 	const __u64 *t = c->types;
+	char b[512] = "";
 
-	kfit_info("%llu records read (%llu bytes): %llu calls returned, %llu "
-		  "still open at the end; %llu context switches, %llu interrupts, "
-		  "%llu tracepoint hits, %llu forks, %llu execs, %llu exits, %llu "
-		  "samples; %llu records lost, %llu returns without their entry",
-		  (unsigned long long)c->records, (unsigned long long)c->bytes,
-		  (unsigned long long)(t[KFIT_REC_CALL] - c->end_calls),
-		  (unsigned long long)c->end_calls,
-		  (unsigned long long)t[KFIT_REC_SWITCH], (unsigned long long)t[KFIT_REC_IRQ],
-		  (unsigned long long)t[KFIT_REC_EVENT], (unsigned long long)t[KFIT_REC_FORK],
-		  (unsigned long long)t[KFIT_REC_EXEC], (unsigned long long)t[KFIT_REC_EXIT],
-		  (unsigned long long)t[KFIT_REC_SAMPLE], (unsigned long long)c->lost,
-		  (unsigned long long)c->unmatched);
+	count_word(b, sizeof(b), c->records, "record", "records", " read (");
+	count_word(b, sizeof(b), c->bytes, "byte", "bytes", "): ");
+	count_word(b, sizeof(b), t[KFIT_REC_CALL] - c->end_calls, "call", "calls",
+		   " returned, ");
+	count_word(b, sizeof(b), c->end_calls, "", "", "still open at the end; ");
+	count_word(b, sizeof(b), t[KFIT_REC_SWITCH], "context switch", "context switches",
+		   ", ");
+	count_word(b, sizeof(b), t[KFIT_REC_IRQ], "interrupt", "interrupts", ", ");
+	count_word(b, sizeof(b), t[KFIT_REC_EVENT], "tracepoint hit", "tracepoint hits",
+		   ", ");
+	count_word(b, sizeof(b), t[KFIT_REC_FORK], "fork", "forks", ", ");
+	count_word(b, sizeof(b), t[KFIT_REC_EXEC], "exec", "execs", ", ");
+	count_word(b, sizeof(b), t[KFIT_REC_EXIT], "exit", "exits", ", ");
+	count_word(b, sizeof(b), t[KFIT_REC_SAMPLE], "sample", "samples", "; ");
+	count_word(b, sizeof(b), c->lost, "record", "records", " lost, ");
+	count_word(b, sizeof(b), c->unmatched, "return", "returns", " without their entry");
+	kfit_info("%s", b);
 }
 
 int kfit_cgview_render(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,

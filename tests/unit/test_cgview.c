@@ -230,7 +230,8 @@ static void test_json(void **state)
 }
 
 static struct kfit_cgv_counts counts = {
-	.records = 9, .bytes = 900, .types = { [KFIT_REC_CALL] = 5, [KFIT_REC_EVENT] = 2 },
+	.records = 9, .bytes = 900, .types = { [KFIT_REC_CALL] = 5, [KFIT_REC_EVENT] = 2,
+						[KFIT_REC_FORK] = 1, [KFIT_REC_SAMPLE] = 1 },
 	.end_calls = 1, .lost = 3, .unmatched = 4,
 };
 
@@ -261,7 +262,7 @@ static void test_verbose_counts(void **state)
 	close(saved);
 	assert_non_null(strstr(buf, "9 records read (900 bytes): 4 calls returned, 1 still "
 				    "open at the end; 0 context switches, 0 interrupts, 2 "
-				    "tracepoint hits"));
+				    "tracepoint hits, 1 fork, 0 execs, 0 exits, 1 sample; "));
 	assert_non_null(strstr(buf, "3 records lost, 4 returns without their entry"));
 	kfit_ctree_free(t);
 }
