@@ -53,12 +53,11 @@ static const struct kfit_opt kd_opts[] = {
 	{ "info", OPT_INFO, NULL,
 	  "the file: header, machine, what was recorded, chunks, losses" },
 	{ "percent-limit", OPT_PCT, "PCT",
-	  "sampled: hide frames under PCT% of the samples (text: 0.5)" },
+	  "sampled: hide frames under PCT% of samples (0.5)" },
 	{ "depth", 'D', "N", "sampled: frames down to depth N (1: the outermost)" },
-	{ "width", OPT_WIDTH, "N", "sampled: text cut to N columns (0: not cut; "
-	  "default: the terminal's)" },
+	{ "width", OPT_WIDTH, "N", "sampled: cut lines to N columns (0: never)" },
 	{ "addresses", OPT_ADDRESSES, NULL,
-	  "sampled: unnamed frames as FILE+0xOFF, not one per file" },
+	  "sampled: unnamed frames as FILE+0xOFF each" },
 	{ NULL },
 };
 
@@ -195,7 +194,7 @@ static const struct kfit_tool tool = {
 		    "kd trace.kft --since 10:42:05 --until 10:42:06.5 -j\n"
 		    "kd trace.kft --info                 # machine, contents, losses\n",
 	.common = KFIT_OPT_PID | KFIT_OPT_TID | KFIT_OPT_COMM | KFIT_OPT_JSON |
-		  KFIT_OPT_MINMAX,
+		  KFIT_OPT_MIN,
 	.opts = kd_opts,
 	.parse = parse_opt,
 	.ctx = &env,
@@ -226,9 +225,6 @@ static int check_args(int first, int argc, char **argv)
 	if ((env.events || env.info) && (forms || env.svg || env.perfetto))
 		return usage_error("--events and --info exclude the tree's outputs "
 				   "(--summary, --folded, -j, --svg, --perfetto)");
-	if (env.c.has_max)
-		return usage_error("--max is callgraph's, while recording in exact mode: "
-				   "a sampled frame has no duration to cap");
 	if ((env.events || env.info) && sampled_opts())
 		return usage_error("--events and --info exclude the sampled tree's options "
 				   "(--percent-limit, -D, --min, --width, --addresses)");

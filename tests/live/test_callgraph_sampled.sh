@@ -272,8 +272,12 @@ test_kd_sampled_options() {
 	t_expect_exit 0 "$KD" s.kft --percent-limit 0
 	[ "$(wc -l <"$T_OUT")" -gt "$(jq '[.. | objects | select(has("kernel"))] | length' kd.json)" ] ||
 		t_fail "kd --percent-limit 0 shows no more than -D 2 --percent-limit 1"
+	# --max is exact mode's, applied while recording: kd has none
 	t_expect_exit 2 "$KD" s.kft --max 1ms
-	t_assert_match "$(cat "$T_ERR")" 'no duration to cap' "kd --max's message"
+	# an exact recording: its -D and --min were applied while recording
+	t_expect_exit 0 "$CG" -o e.kft -e syscalls:sys_enter_getpid -d 0.2
+	t_expect_exit 2 "$KD" e.kft -D 2
+	t_assert_match "$(cat "$T_ERR")" 'is an exact recording' "kd -D on an exact recording"
 }
 
 # ---- usage ---------------------------------------------------------------
