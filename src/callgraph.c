@@ -471,6 +471,12 @@ static int check_args(int first, int argc, char **argv, bool dashdash)
 	if (exact_wanted() && (env.pct_set || env.width_set || env.addresses))
 		return usage_error("--percent-limit, --width and --addresses go with "
 				   "sampled mode (no TARGET)");
+	/* sampled: they shape the tree printed, the recording keeps every frame */
+	if (!exact_wanted() && !rendering() &&
+	    (env.depth || env.c.has_min || env.pct_set || env.width_set || env.addresses))
+		return usage_error("-D, --min, --percent-limit, --width and --addresses shape "
+				   "the sampled tree printed: with -o add --tree, or give them "
+				   "to kd");
 	if ((env.root || env.summary) && !env.ntargets && !env.module)
 		return usage_error("--root and --summary need a TARGET (exact mode)");
 	if (env.perfetto && !exact_wanted())

@@ -292,6 +292,11 @@ test_sampled_usage() {
 	t_assert_match "$(cat "$T_ERR")" "invalid percent limit '101'" "--percent-limit 101"
 	t_expect_exit 2 "$CG" -S --width 20 -d 1
 	t_assert_match "$(cat "$T_ERR")" "invalid width '20'" "--width 20"
+	# the recording keeps every frame: -D alone with -o would do nothing
+	t_expect_exit 2 "$CG" -S -o x.kft -D 3 -d 1
+	t_assert_match "$(cat "$T_ERR")" 'with -o add --tree, or give them to kd' "-D with -o"
+	[ -e x.kft ] && t_fail "-D with -o: x.kft written"
+	true
 }
 
 t_run_all
