@@ -419,10 +419,10 @@ int kfit_cgview_parse_pct(const char *tool, const char *arg, double *out)
 
 int kfit_cgview_parse_width(const char *tool, const char *arg, unsigned int *out)
 {
-	unsigned long v;
+	unsigned long v = 0;
 
-	if (kfit_parse_uint(arg, KFIT_CGV_MAX_WIDTH, &v) ||
-	    (v && v < KFIT_CGV_MIN_WIDTH)) {
+	if (strcmp(arg, "0") && (kfit_parse_uint(arg, KFIT_CGV_MAX_WIDTH, &v) ||
+				 v < KFIT_CGV_MIN_WIDTH)) {
 		fprintf(stderr, "%s: invalid width '%s': 0 (lines not cut) or %d to %d\n",
 			tool, arg, KFIT_CGV_MIN_WIDTH, KFIT_CGV_MAX_WIDTH);
 		return -1;

@@ -485,6 +485,32 @@ static void test_sampled_render(void **state)
 	kfit_ctree_free(t);
 }
 
+/* The options' parsers: --width 0 is "not cut", 40 the least */
+static void test_parse_opts(void **state)
+{
+	unsigned int w = 7;
+	double pct = -1;
+	__u32 d = 0;
+
+	(void)state;
+	assert_int_equal(kfit_cgview_parse_width("t", "0", &w), 0);
+	assert_int_equal(w, 0);
+	assert_int_equal(kfit_cgview_parse_width("t", "40", &w), 0);
+	assert_int_equal(w, 40);
+	assert_int_equal(kfit_cgview_parse_width("t", "39", &w), -1);
+	assert_int_equal(kfit_cgview_parse_width("t", "x", &w), -1);
+	assert_int_equal(kfit_cgview_parse_pct("t", "0.5%", &pct), 0);
+	assert_true(pct == 0.5);
+	assert_int_equal(kfit_cgview_parse_pct("t", "0", &pct), 0);
+	assert_true(pct == 0);
+	assert_int_equal(kfit_cgview_parse_pct("t", "100.5", &pct), -1);
+	assert_int_equal(kfit_cgview_parse_pct("t", "nan", &pct), -1);
+	assert_int_equal(kfit_cgview_parse_pct("t", "", &pct), -1);
+	assert_int_equal(kfit_cgview_parse_depth("t", "3", &d), 0);
+	assert_int_equal(d, 3);
+	assert_int_equal(kfit_cgview_parse_depth("t", "0", &d), -1);
+}
+
 /* No sample: said why, in the text (and on stderr with -j) */
 static void test_no_samples(void **state)
 {
@@ -521,6 +547,7 @@ int main(void)
 		cmocka_unit_test(test_grouped_tree),
 		cmocka_unit_test(test_sampled_render),
 		cmocka_unit_test(test_no_samples),
+		cmocka_unit_test(test_parse_opts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
