@@ -849,7 +849,7 @@ static void put_data_loc(const __u8 *data, __u32 len, __u32 loc)
 	__u32 off = loc & 0xffff, n = loc >> 16;
 
 	if (off > len || n > len - off) {
-		printf("(%u bytes not kept)", n);
+		printf("(%u byte%s not kept)", n, n == 1 ? "" : "s");
 		return;
 	}
 	putchar('"');
