@@ -58,17 +58,22 @@
 enum {
 	OPT_MODULE = 256, OPT_ROOT, OPT_SUMMARY, OPT_FOLDED, OPT_SVG, OPT_PERFETTO,
 	OPT_NO_INTERLACE, OPT_TREE, OPT_SIZE, OPT_FLIGHT, OPT_STOP_AT, OPT_CHUNK,
-	OPT_RINGS,
+	OPT_RINGS, OPT_PCT, OPT_WIDTH, OPT_ADDRESSES,
 };
 
 static const struct kfit_opt cg_opts[] = {
 	{ "module", OPT_MODULE, "NAME", "every function of kernel module NAME" },
 	{ "root", OPT_ROOT, "FUNC", "keep only what happens inside FUNC, per thread" },
-	{ "depth", 'D', "N", "record calls down to depth N (1: the outermost only)" },
+	{ "depth", 'D', "N", "calls (sampled: frames) down to depth N" },
 	{ "event", 'e', "CAT:NAME",
 	  "show tracepoint CAT:NAME where it hit (globs; repeatable)" },
 	{ "sample", 'S', NULL,
 	  "sampled mode, -S [HZ]: stacks sampled HZ times a second (default 99)" },
+	{ "percent-limit", OPT_PCT, "PCT",
+	  "sampled: hide frames under PCT% of samples (0.5)" },
+	{ "width", OPT_WIDTH, "N", "sampled: cut lines to N columns (0: never)" },
+	{ "addresses", OPT_ADDRESSES, NULL,
+	  "sampled: unnamed frames as FILE+0xOFF each" },
 	{ "summary", OPT_SUMMARY, NULL,
 	  "per function: COUNT TOTAL AVG LOCAL MAX MAX-SUB (kd's table)" },
 	{ "sort", 's', "KEY", "with --summary: time (default), local, count, avg or max" },
@@ -114,6 +119,9 @@ struct env {
 	int nevent_specs;
 	bool sample;
 	unsigned long hz;
+	double pct;		/* --percent-limit */
+	bool pct_set, width_set, addresses;
+	unsigned int width;
 	bool summary, folded, no_interlace;
 	const char *svg, *perfetto;
 	enum kfit_fsort sort;
@@ -288,6 +296,15 @@ static int parse_opt(int key, const char *arg, void *ctx)
 		return 0;
 	case 'e':
 		return add_event_spec(arg);
+	case OPT_PCT:
+		env.pct_set = true;
+		return kfit_cgview_parse_pct("callgraph", arg, &env.pct);
+	case OPT_WIDTH:
+		env.width_set = true;
+		return kfit_cgview_parse_width("callgraph", arg, &env.width);
+	case OPT_ADDRESSES:
+		env.addresses = true;
+		return 0;
 	case 'S':
 		env.sample = true;
 		return 0;
@@ -441,8 +458,18 @@ static int check_args(int first, int argc, char **argv, bool dashdash)
 		return usage_error("-p/-t and a COMMAND exclude each other");
 	if (env.sample && exact_wanted())
 		return usage_error("-S samples stacks: it takes no TARGET, --module or -e");
-	if (!exact_wanted() && (env.root || env.depth || env.c.has_min || env.c.has_max))
-		return usage_error("--root, -D, --min and --max need a TARGET (exact mode)");
+	if (!exact_wanted() && (env.root || env.c.has_max))
+		return usage_error("--root and --max need a TARGET (exact mode): a sampled "
+				   "frame is no call, with no duration to cap");
+	if (exact_wanted() && (env.pct_set || env.width_set || env.addresses))
+		return usage_error("--percent-limit, --width and --addresses go with "
+				   "sampled mode (no TARGET)");
+	/* sampled: they shape the tree printed, the recording keeps every frame */
+	if (!exact_wanted() && !rendering() &&
+	    (env.depth || env.c.has_min || env.pct_set || env.width_set || env.addresses))
+		return usage_error("-D, --min, --percent-limit, --width and --addresses shape "
+				   "the sampled tree printed: with -o add --tree, or give them "
+				   "to kd");
 	if ((env.root || env.summary) && !env.ntargets && !env.module)
 		return usage_error("--root and --summary need a TARGET (exact mode)");
 	if (env.perfetto && !exact_wanted())
@@ -1381,9 +1408,10 @@ static int fill_meta(FILE *f, void *ctx)
 	}
 	if (env.root)
 		kfit_meta_kv(f, "root", env.root);
-	if (env.depth)
+	/* sampled: -D and --min are the tree's, the recording keeps every frame */
+	if (env.depth && !env.sampled)
 		kfit_meta_u64(f, "depth", env.depth);
-	if (env.c.has_min)
+	if (env.c.has_min && !env.sampled)
 		kfit_meta_u64(f, "min_ns", env.c.min_ns);
 	if (env.c.has_max)
 		kfit_meta_u64(f, "max_ns", env.c.max_ns);
@@ -1661,6 +1689,11 @@ static int render(void)
 			.svg_out = &env.svg_out,
 			.perfetto_out = &env.perfetto_out,
 			.verbose = env.c.verbose,
+			.min_pct = env.pct,
+			.min_pct_set = env.pct_set,
+			.min_ns = env.c.has_min ? env.c.min_ns : 0,
+			.max_depth = env.depth,
+			.width = env.width_set ? env.width : kfit_term_width(stdout),
 		}, env.tree);
 	} else {
 		kfit_err("%s", kfit_reason(err));
@@ -1729,6 +1762,7 @@ static int new_tree(void)
 		.no_interlace = env.no_interlace,
 		.sym = env.syms ? kfit_syms_name : NULL,
 		.sym_ctx = env.syms,
+		.group_unknown = !env.addresses,
 	});
 	return env.tree ? 0 : -ENOMEM;
 }

@@ -29,7 +29,7 @@
 
 enum {
 	OPT_SUMMARY = 256, OPT_EVENTS, OPT_FOLDED, OPT_SVG, OPT_PERFETTO, OPT_SINCE,
-	OPT_UNTIL, OPT_NO_INTERLACE, OPT_INFO,
+	OPT_UNTIL, OPT_NO_INTERLACE, OPT_INFO, OPT_PCT, OPT_WIDTH, OPT_ADDRESSES,
 };
 
 static const struct kfit_opt kd_opts[] = {
@@ -54,6 +54,12 @@ static const struct kfit_opt kd_opts[] = {
 	  "interrupts listed apart, not inside the task they struck" },
 	{ "info", OPT_INFO, NULL,
 	  "the file: header, machine, what was recorded, chunks, losses" },
+	{ "percent-limit", OPT_PCT, "PCT",
+	  "sampled: hide frames under PCT% of samples (0.5)" },
+	{ "depth", 'D', "N", "sampled: frames down to depth N (1: the outermost)" },
+	{ "width", OPT_WIDTH, "N", "sampled: cut lines to N columns (0: never)" },
+	{ "addresses", OPT_ADDRESSES, NULL,
+	  "sampled: unnamed frames as FILE+0xOFF each" },
 	{ NULL },
 };
 
@@ -84,6 +90,10 @@ struct env {
 	unsigned long top;
 	unsigned int fields;
 	const char *path;
+	double pct;		/* the sampled tree's options (cgview.h) */
+	bool pct_set, width_set, addresses;
+	unsigned int width;
+	__u32 depth;
 
 	struct kft_file *f;
 	bool sampled;
@@ -109,6 +119,30 @@ struct env {
 static struct env env;
 
 /* ---- command line ------------------------------------------------------ */
+
+/* The sampled tree's options, as callgraph's */
+static int parse_sampled_opt(int key, const char *arg)
+{
+	switch (key) {
+	case OPT_PCT:
+		env.pct_set = true;
+		return kfit_cgview_parse_pct("kd", arg, &env.pct);
+	case 'D':
+		return kfit_cgview_parse_depth("kd", arg, &env.depth);
+	case OPT_WIDTH:
+		env.width_set = true;
+		return kfit_cgview_parse_width("kd", arg, &env.width);
+	case OPT_ADDRESSES:
+		env.addresses = true;
+		return 0;
+	}
+	return -1;
+}
+
+static bool sampled_opts(void)
+{
+	return env.pct_set || env.depth || env.c.has_min || env.width_set || env.addresses;
+}
 
 static int parse_opt(int key, const char *arg, void *ctx)
 {
@@ -148,7 +182,7 @@ static int parse_opt(int key, const char *arg, void *ctx)
 		env.info = true;
 		return 0;
 	}
-	return -1;
+	return parse_sampled_opt(key, arg);
 }
 
 static const struct kfit_tool tool = {
@@ -165,7 +199,8 @@ static const struct kfit_tool tool = {
 		    "kd trace.kft -p 1234 --svg calls.svg --perfetto calls.json\n"
 		    "kd trace.kft --since 10:42:05 --until 10:42:06.5 -j\n"
 		    "kd trace.kft --info                 # machine, contents, losses\n",
-	.common = KFIT_OPT_PID | KFIT_OPT_TID | KFIT_OPT_COMM | KFIT_OPT_JSON,
+	.common = KFIT_OPT_PID | KFIT_OPT_TID | KFIT_OPT_COMM | KFIT_OPT_JSON |
+		  KFIT_OPT_MIN,
 	.opts = kd_opts,
 	.parse = parse_opt,
 	.ctx = &env,
@@ -199,6 +234,9 @@ static int check_args(int first, int argc, char **argv)
 	if (env.info && (env.summary || env.folded || env.svg || env.perfetto))
 		return usage_error("--info excludes the tree's outputs "
 				   "(--summary, --folded, --svg, --perfetto); -j goes with it");
+	if ((env.events || env.info) && sampled_opts())
+		return usage_error("--events and --info exclude the sampled tree's options "
+				   "(--percent-limit, -D, --min, --width, --addresses)");
 	if (env.info && (env.since_arg || env.until_arg || env.c.pid || env.c.tid ||
 			 env.c.comm[0]))
 		return usage_error("--info describes the whole file: no window, no tasks");
@@ -816,6 +854,7 @@ static int render_tree(void)
 		.no_interlace = env.no_interlace,
 		.sym = kft_sym,
 		.sym_ctx = env.f,
+		.group_unknown = !env.addresses,
 	});
 	if (!env.tree)
 		return -ENOMEM;
@@ -840,6 +879,11 @@ static int render_tree(void)
 		.svg_out = &env.svg_out,
 		.perfetto_out = &env.perfetto_out,
 		.verbose = env.c.verbose,
+		.min_pct = env.pct,
+		.min_pct_set = env.pct_set,
+		.min_ns = env.c.has_min ? env.c.min_ns : 0,
+		.max_depth = env.depth,
+		.width = env.width_set ? env.width : kfit_term_width(stdout),
 	}, env.tree);
 	/* the renderer said its error: not the input's */
 	if (err) {
@@ -903,7 +947,7 @@ static void put_data_loc(const __u8 *data, __u32 len, __u32 loc)
 	__u32 off = loc & 0xffff, n = loc >> 16;
 
 	if (off > len || n > len - off) {
-		printf("(%u bytes not kept)", n);
+		printf("(%u byte%s not kept)", n, n == 1 ? "" : "s");
 		return;
 	}
 	putchar('"');
@@ -1533,6 +1577,12 @@ static int run(void)
 		return 2;
 	if (env.until && env.until <= env.since) {
 		usage_error("--until must come after --since");
+		return 2;
+	}
+	if (!env.sampled && sampled_opts()) {
+		kfit_err("%s is an exact recording: --percent-limit, -D, --min, --width "
+			 "and --addresses go with sampled ones (callgraph -o without a "
+			 "TARGET); -D and --min of exact mode apply while recording", env.path);
 		return 2;
 	}
 	/* cut before its description ends: nothing says what it holds */

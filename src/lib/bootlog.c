@@ -1031,7 +1031,8 @@ static void judge_trace(struct kfit_bootlog *bl)
 			(unsigned long long)(bl->entries_written - bl->entries_in_buffer),
 			(unsigned long long)bl->entries_written);
 	if (bl->lost_events)
-		why_add(bl, "the trace lost %llu events", (unsigned long long)bl->lost_events);
+		why_add(bl, "the trace lost %llu event%s", (unsigned long long)bl->lost_events,
+			bl->lost_events == 1 ? "" : "s");
 	if (!strcmp(lv, "module"))
 		why_add(bl, "the trace holds module initcalls only (%zu): the boot's built-in initcalls are not in it",
 			bl->ncalls);
@@ -1079,7 +1080,8 @@ static void judge(struct kfit_bootlog *bl)
 	if (unstarted)
 		why_add(bl, "%zu initcall ends without their start", unstarted);
 	if (unfinished)
-		why_add(bl, "%zu initcalls without their end (first: %s)", unfinished, fn);
+		why_add(bl, "%zu initcall%s without their end (first: %s)", unfinished,
+			unfinished == 1 ? "" : "s", fn);
 	bl->complete = !bl->why[0];
 	if (bl->complete && bl->src == KFIT_BOOT_TRACE)
 		why_add(bl, "the trace: %zu initcalls from level %s on", bl->ncalls,

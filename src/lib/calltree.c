@@ -14,6 +14,7 @@
  * its tree in one walk (a cursor that only moves forward), so placing
  * them is O(n log n) too, whatever their number.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -593,7 +594,8 @@ static struct kfit_cnode *frame_child(struct kfit_ctree *t, struct kfit_cnode *p
 		return NULL;
 	i = hash64((__u64)(uintptr_t)parent ^ hash64((uintptr_t)name));
 	for (i &= t->fmapcap - 1; t->fmap[i].n; i = (i + 1) & (t->fmapcap - 1))
-		if (t->fmap[i].parent == parent && t->fmap[i].name == name)
+		if (t->fmap[i].parent == parent && t->fmap[i].name == name &&
+		    t->fmap[i].n->id == kernel)
 			return t->fmap[i].n;
 	n = node_new(t, KFIT_CN_FRAME);
 	if (!n)
@@ -607,14 +609,51 @@ static struct kfit_cnode *frame_child(struct kfit_ctree *t, struct kfit_cnode *p
 	return n;
 }
 
-static const char *frame_name(struct kfit_ctree *t, __u32 pid, __u64 addr, bool kernel)
+/* "FILE+0xOFF" (syms.h's unnamed address): the length of FILE, else 0 */
+static size_t file_offset_name(const char *s)
+{
+	const char *plus = strrchr(s, '+');
+	const char *h;
+
+	if (!plus || plus == s || strncmp(plus, "+0x", 3) || !plus[3] ||
+	    memchr(s, ' ', plus - s))
+		return 0;
+	for (h = plus + 3; *h; h++)
+		if (!isxdigit((unsigned char)*h))
+			return 0;
+	return plus - s;
+}
+
+const char *kfit_frame_group(const char *name, char *buf, size_t len)
+{
+	size_t n;
+
+	if (!strcmp(name, "[unknown]") || !strncmp(name, "[unknown] ", 10))
+		return "[unknown]";
+	n = file_offset_name(name);
+	if (!n)
+		return NULL;
+	snprintf(buf, len, "%.*s [unknown]", (int)n, name);
+	return buf;
+}
+
+/* The frame's name, interned; *grouped when it stands for a file's unnamed code */
+static const char *frame_name(struct kfit_ctree *t, __u32 pid, __u64 addr, bool kernel,
+			      bool *grouped)
 {
 	const char *s = t->o.sym ? t->o.sym(t->o.sym_ctx, pid, addr, kernel) : NULL;
-	char hex[24];
+	const char *g;
+	char hex[24], buf[320];
 
+	*grouped = false;
 	if (!s) {
 		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)addr);
 		s = hex;
+	}
+	g = t->o.group_unknown ? kfit_frame_group(s, buf, sizeof(buf)) : NULL;
+	if (g) {
+		*grouped = true;
+		s = g;
 	}
 	return intern(t, s, 4095);
 }
@@ -624,6 +663,7 @@ static int add_sample(struct kfit_ctree *t, const struct kfit_rec_sample *r)
 	struct thr *h = thr_get(t, thr_key(TC_PROC, KFIT_CTX_TASK, 0, r->h.pid));
 	struct kfit_cnode *n;
 	int i, nk = r->nkernel, nu = r->nuser;
+	bool grouped;
 
 	if (!h)
 		return -ENOMEM;
@@ -633,9 +673,14 @@ static int add_sample(struct kfit_ctree *t, const struct kfit_rec_sample *r)
 	/* outermost first: user frames, then kernel ones (both leaf first) */
 	for (i = nk + nu - 1; i >= 0; i--) {
 		bool kernel = i < nk;
-		const char *name = frame_name(t, r->h.pid, r->ip[i], kernel);
+		const char *name = frame_name(t, r->h.pid, r->ip[i], kernel, &grouped);
 
-		n = name ? frame_child(t, n, name, kernel) : NULL;
+		if (!name)
+			return -ENOMEM;
+		/* a run of unnamed frames in one file is one frame: its calls are unknown */
+		if (grouped && n->kind == KFIT_CN_FRAME && n->name == name && n->id == kernel)
+			continue;
+		n = frame_child(t, n, name, kernel);
 		if (!n)
 			return -ENOMEM;
 		n->samples++;

@@ -102,6 +102,7 @@ struct kfit_ctree_opts {
 	bool no_interlace;	/* interrupts stay apart, in per-CPU threads */
 	kfit_sym_fn sym;	/* sampled mode */
 	void *sym_ctx;
+	bool group_unknown;	/* sampled: unnamed frames grouped by file (kfit_frame_group) */
 };
 
 struct kfit_ctree;
@@ -139,6 +140,15 @@ const char *kfit_rec_type_name(__u8 type);
 /* An interrupt node's label: "softirq NET_RX" (vec_name), "hardirq 24", "nmi" */
 const char *kfit_ctree_irq_label(const struct kfit_cnode *n, const char *vec_name,
 				 char *buf, size_t len);
+/*
+ * Sampled mode's group of an unnamed frame: "[unknown] 0xADDR" (in no
+ * mapping) becomes "[unknown]", "FILE+0xOFF" (no symbol in FILE)
+ * "FILE [unknown]" (in buf); NULL for a symbol's name. With
+ * group_unknown, frames are named so, and a run of them in one file
+ * (callers unknown too) is one frame: a binary without symbols gives one
+ * node per file, not one per address.
+ */
+const char *kfit_frame_group(const char *name, char *buf, size_t len);
 /* Depth-first, parents before children: the next node after n (NULL: the first) under root, or NULL */
 const struct kfit_cnode *kfit_cnode_next(const struct kfit_cnode *root,
 					 const struct kfit_cnode *n);

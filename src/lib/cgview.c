@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* callgraph's output, live or from a trace file (cgview.h) */
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "diag.h"
 #include "duration.h"
 #include "export.h"
+#include "opts.h"
 #include "output.h"
 #include "treeprint.h"
 
@@ -47,6 +49,21 @@ static void print_traced(const struct kfit_cgview *v)
 		       nsys == 1 ? "" : "s");
 }
 
+/*
+ * Why a sampled run can give no sample: the event counts time on a CPU,
+ * and a process that sleeps or waits spends none there
+ */
+static void no_samples(FILE *f, const struct kfit_cgview *v)
+{
+	char d[32];
+
+	fprintf(f, "Nothing was sampled: %s samples a task only while it runs on a CPU,\n"
+		"and the tasks watched did not run in these %s (asleep or waiting?).\n"
+		"Exact mode shows the time off CPU, in the calls that wait: e.g.\n"
+		"  callgraph sys:clock_nanosleep -- sleep 1   (its OFF-CPU column)\n",
+		v->sample_event ? v->sample_event : "the sampling event", dur(elapsed(v), d));
+}
+
 /* What was traced, how, for how long, and what is missing */
 static void print_header(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
 			 const struct kfit_ctree *t)
@@ -55,8 +72,8 @@ static void print_header(const struct kfit_cgview *v, const struct kfit_cgview_o
 	int i, shown = 5;
 
 	if (v->sampled) {
-		printf("Sampled stacks at %u Hz (%s) for %s\n", v->hz,
-		       v->sample_event ? v->sample_event : "?", dur(elapsed(v), d));
+		kfit_tp_note(stdout, o->width, "Sampled stacks at %u Hz (%s) for %s", v->hz,
+			     v->sample_event ? v->sample_event : "?", dur(elapsed(v), d));
 	} else if (v->nfuncs) {
 		printf("Traced ");
 		print_traced(v);
@@ -66,16 +83,23 @@ static void print_header(const struct kfit_cgview *v, const struct kfit_cgview_o
 		printf("Traced %d tracepoint%s for %s\n", v->ntracepoints,
 		       v->ntracepoints == 1 ? "" : "s", dur(elapsed(v), d));
 	}
-	kfit_tp_counts(stdout, t);
+	if (v->sampled)
+		kfit_tp_sample_counts(stdout, t);
+	else
+		kfit_tp_counts(stdout, t);
+	if (v->sampled && !kfit_ctree_stats(t)->samples)
+		no_samples(stdout, v);
 	if (v->missed)
-		printf("%llu probe runs missed: the kernel skips a BPF program that "
-		       "fires inside another\n", (unsigned long long)v->missed);
+		printf("%llu probe run%s missed: the kernel skips a BPF program that "
+		       "fires inside another\n", (unsigned long long)v->missed,
+		       v->missed == 1 ? "" : "s");
 	if (v->too_deep)
-		printf("%llu calls nested deeper than %d not kept\n",
-		       (unsigned long long)v->too_deep, v->max_depth);
+		printf("%llu call%s nested deeper than %d not kept\n",
+		       (unsigned long long)v->too_deep, v->too_deep == 1 ? "" : "s",
+		       v->max_depth);
 	if (v->no_stack)
-		printf("%llu calls not kept: too many threads at once\n",
-		       (unsigned long long)v->no_stack);
+		printf("%llu call%s not kept: too many threads at once\n",
+		       (unsigned long long)v->no_stack, v->no_stack == 1 ? "" : "s");
 	if (v->sampled || !v->nskipped)
 		return;
 	printf("Skipped %d function%s:\n", v->nskipped, v->nskipped == 1 ? "" : "s");
@@ -90,6 +114,40 @@ static struct kfit_tp_opts tp_opts(const struct kfit_cgview *v)
 	return (struct kfit_tp_opts){ .origin = v->start_ns };
 }
 
+/* Samples of --min's duration at v's rate, rounded up: 20ms at 99 Hz is 2 */
+static __u64 min_samples(const struct kfit_cgview *v, __u64 min_ns)
+{
+	unsigned __int128 x = (unsigned __int128)min_ns * v->hz;
+
+	return (__u64)((x + KFIT_SEC - 1) / KFIT_SEC);
+}
+
+/*
+ * The sampled tree's limits: text has KFIT_CGV_PERCENT_LIMIT unless told,
+ * JSON only what it is told; "hidden in N lines" says under what
+ */
+static void sampled_limits(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
+			   bool text, struct kfit_tp_opts *to, char *note, size_t len)
+{
+	char pct[32] = "", min[32] = "";
+
+	to->min_pct = o->min_pct_set ? o->min_pct : text ? KFIT_CGV_PERCENT_LIMIT : 0;
+	to->min_samples = o->min_ns ? min_samples(v, o->min_ns) : 0;
+	to->max_depth = o->max_depth;
+	to->width = text ? o->width : 0;
+	if (to->min_pct > 0)
+		snprintf(pct, sizeof(pct), "%g%%", to->min_pct);
+	if (to->min_samples)
+		kfit_fmt_duration(o->min_ns, min, sizeof(min));
+	if (*pct && *min)
+		snprintf(note, len, "under %s or %s (--percent-limit, --min)", pct, min);
+	else if (*min)
+		snprintf(note, len, "under %s (--min)", min);
+	else
+		snprintf(note, len, "under %s (--percent-limit 0 shows all)", pct);
+	to->hidden_note = note;
+}
+
 static void json_attach(struct kfit_json *j, const struct kfit_cgv_attach *a)
 {
 	kfit_json_begin_object(j, "attach");
@@ -101,12 +159,16 @@ static void json_attach(struct kfit_json *j, const struct kfit_cgv_attach *a)
 	kfit_json_end_object(j);
 }
 
-static void print_json(const struct kfit_cgview *v, const struct kfit_ctree *t)
+static void print_json(const struct kfit_cgview *v, const struct kfit_cgview_opts *co,
+		       const struct kfit_ctree *t)
 {
 	struct kfit_tp_opts o = tp_opts(v);
 	struct kfit_json j;
+	char note[96];
 	int i;
 
+	if (v->sampled)
+		sampled_limits(v, co, false, &o, note, sizeof(note));
 	kfit_json_init(&j, stdout, false);
 	kfit_json_begin_object(&j, NULL);
 	kfit_json_str(&j, "mode", v->sampled ? "sampled" : "exact");
@@ -261,22 +323,39 @@ static int print_exports(const struct kfit_cgview *v, const struct kfit_cgview_o
 	return err;
 }
 
+/* "N thing" or "N things", then sep, at the end of buf */
+static void count_word(char *buf, size_t len, __u64 n, const char *one, const char *many,
+		       const char *sep)
+{
+	size_t m = strlen(buf);
+
+	if (m < len)
+		snprintf(buf + m, len - m, "%llu %s%s", (unsigned long long)n,
+			 n == 1 ? one : many, sep);
+}
+
 static void print_counts(const struct kfit_cgv_counts *c)
 {
 	const __u64 *t = c->types;
+	char b[512] = "";
 
-	kfit_info("%llu records read (%llu bytes): %llu calls returned, %llu "
-		  "still open at the end; %llu context switches, %llu interrupts, "
-		  "%llu tracepoint hits, %llu forks, %llu execs, %llu exits, %llu "
-		  "samples; %llu records lost, %llu returns without their entry",
-		  (unsigned long long)c->records, (unsigned long long)c->bytes,
-		  (unsigned long long)(t[KFIT_REC_CALL] - c->end_calls),
-		  (unsigned long long)c->end_calls,
-		  (unsigned long long)t[KFIT_REC_SWITCH], (unsigned long long)t[KFIT_REC_IRQ],
-		  (unsigned long long)t[KFIT_REC_EVENT], (unsigned long long)t[KFIT_REC_FORK],
-		  (unsigned long long)t[KFIT_REC_EXEC], (unsigned long long)t[KFIT_REC_EXIT],
-		  (unsigned long long)t[KFIT_REC_SAMPLE], (unsigned long long)c->lost,
-		  (unsigned long long)c->unmatched);
+	count_word(b, sizeof(b), c->records, "record", "records", " read (");
+	count_word(b, sizeof(b), c->bytes, "byte", "bytes", "): ");
+	count_word(b, sizeof(b), t[KFIT_REC_CALL] - c->end_calls, "call", "calls",
+		   " returned, ");
+	count_word(b, sizeof(b), c->end_calls, "", "", "still open at the end; ");
+	count_word(b, sizeof(b), t[KFIT_REC_SWITCH], "context switch", "context switches",
+		   ", ");
+	count_word(b, sizeof(b), t[KFIT_REC_IRQ], "interrupt", "interrupts", ", ");
+	count_word(b, sizeof(b), t[KFIT_REC_EVENT], "tracepoint hit", "tracepoint hits",
+		   ", ");
+	count_word(b, sizeof(b), t[KFIT_REC_FORK], "fork", "forks", ", ");
+	count_word(b, sizeof(b), t[KFIT_REC_EXEC], "exec", "execs", ", ");
+	count_word(b, sizeof(b), t[KFIT_REC_EXIT], "exit", "exits", ", ");
+	count_word(b, sizeof(b), t[KFIT_REC_SAMPLE], "sample", "samples", "; ");
+	count_word(b, sizeof(b), c->lost, "record", "records", " lost, ");
+	count_word(b, sizeof(b), c->unmatched, "return", "returns", " without their entry");
+	kfit_info("%s", b);
 }
 
 int kfit_cgview_render(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
@@ -286,12 +365,17 @@ int kfit_cgview_render(const struct kfit_cgview *v, const struct kfit_cgview_opt
 				!o->svg && !o->perfetto);
 	struct kfit_tp_opts to = tp_opts(v);
 	bool said = false;
+	char note[96];
 	int err = 0;
 
+	if (v->sampled)
+		sampled_limits(v, o, true, &to, note, sizeof(note));
 	if (o->verbose && v->counts)
 		print_counts(v->counts);
+	if (v->sampled && (o->json || o->folded) && !kfit_ctree_stats(t)->samples)
+		no_samples(stderr, v);
 	if (o->json) {
-		print_json(v, t);
+		print_json(v, o, t);
 	} else if (!o->folded) {
 		print_header(v, o, t);
 		if (o->summary && !v->sampled)
@@ -349,4 +433,48 @@ int kfit_cgview_add(struct kfit_ctree *t, bool sampled, const void *rec, size_t 
 	if (h->type == KFIT_REC_SAMPLE && size >= offsetof(struct kfit_rec_sample, ip))
 		return add_sample(t, rec, size);
 	return kfit_ctree_add(t, rec, size);
+}
+
+int kfit_cgview_parse_pct(const char *tool, const char *arg, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end != arg && *end == '%')
+		end++;
+	if (errno || end == arg || *end || isnan(v) || v < 0 || v > 100) {
+		fprintf(stderr, "%s: invalid percent limit '%s': 0 to 100, e.g. 0.5\n",
+			tool, arg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int kfit_cgview_parse_width(const char *tool, const char *arg, unsigned int *out)
+{
+	unsigned long v = 0;
+
+	if (strcmp(arg, "0") && (kfit_parse_uint(arg, KFIT_CGV_MAX_WIDTH, &v) ||
+				 v < KFIT_CGV_MIN_WIDTH)) {
+		fprintf(stderr, "%s: invalid width '%s': 0 (lines not cut) or %d to %d\n",
+			tool, arg, KFIT_CGV_MIN_WIDTH, KFIT_CGV_MAX_WIDTH);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int kfit_cgview_parse_depth(const char *tool, const char *arg, __u32 *out)
+{
+	unsigned long v;
+
+	if (kfit_parse_uint(arg, 65535, &v) || !v) {
+		fprintf(stderr, "%s: invalid depth '%s': a number from 1\n", tool, arg);
+		return -1;
+	}
+	*out = v;
+	return 0;
 }

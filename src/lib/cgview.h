@@ -13,6 +13,8 @@
  * What callgraph shows of a finished call tree (calltree.h): the header
  * (what was traced, how, for how long, what is missing), then the tree,
  * the summary, JSON, folded stacks, an SVG flame graph or Perfetto JSON.
+ * A sampled run without samples says why (cpu-clock sees time on a CPU
+ * only) and what shows time off CPU.
  * callgraph fills the capture from its live state, kd from a trace
  * file's metadata: the same code prints both, byte for byte.
  */
@@ -65,6 +67,9 @@ struct kfit_cgview {
 	const struct kfit_cgv_counts *counts;	/* NULL: no -v line */
 };
 
+/* Sampled text leaves out frames under this % of their process, unless told */
+#define KFIT_CGV_PERCENT_LIMIT	0.5
+
 struct kfit_cgview_opts {
 	bool summary;		/* the kd table */
 	enum kfit_fsort sort;
@@ -81,6 +86,19 @@ struct kfit_cgview_opts {
 	struct kfit_out *svg_out, *perfetto_out;
 	bool verbose;		/* every skipped function, the counts line */
 	bool tree;		/* the tree too, with any other output */
+	/*
+	 * Sampled mode's limits (treeprint.h): frames under min_pct of their
+	 * process (text: KFIT_CGV_PERCENT_LIMIT unless min_pct_set), or
+	 * sampled for less than min_ns (samples / hz: --min), left out; the
+	 * frames below depth max_depth (-D) cut; text lines fitted to width
+	 * columns (0: not cut). The text and JSON trees have them, the
+	 * folded stacks and the SVG keep every frame.
+	 */
+	double min_pct;
+	bool min_pct_set;
+	__u64 min_ns;
+	__u32 max_depth;
+	unsigned int width;
 };
 
 /*
@@ -100,5 +118,17 @@ int kfit_cgview_render(const struct kfit_cgview *v, const struct kfit_cgview_opt
 int kfit_cgview_add(struct kfit_ctree *t, bool sampled, const void *rec, size_t size);
 /* Whether a word of a sampled user stack can be no code address */
 bool kfit_cgview_no_user_address(__u64 ip);
+
+/*
+ * The sampled tree's options as callgraph and kd take them, each saying
+ * what is wrong on stderr (as TOOL: ...) and returning -1: --percent-limit
+ * PCT (0 to 100, "0.5" or "0.5%"), --width N (0: lines not cut, or 40 to
+ * 10000), -D N (1 to 65535). 0 when taken.
+ */
+#define KFIT_CGV_MIN_WIDTH	40
+#define KFIT_CGV_MAX_WIDTH	10000
+int kfit_cgview_parse_pct(const char *tool, const char *arg, double *out);
+int kfit_cgview_parse_width(const char *tool, const char *arg, unsigned int *out);
+int kfit_cgview_parse_depth(const char *tool, const char *arg, __u32 *out);
 
 #endif

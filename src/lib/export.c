@@ -692,9 +692,10 @@ static void svg_foot(const struct svg *g)
 				"than %g px not drawn", g->omitted,
 				g->omitted == 1 ? "" : "s", g->min_px);
 	if (st && (st->lost || st->bad))
-		len += snprintf(note + len, sizeof(note) - len, "%slost %llu records, "
+		len += snprintf(note + len, sizeof(note) - len, "%slost %llu record%s, "
 				"%llu malformed", len ? "; " : "",
-				(unsigned long long)st->lost, (unsigned long long)st->bad);
+				(unsigned long long)st->lost, st->lost == 1 ? "" : "s",
+				(unsigned long long)st->bad);
 	fprintf(g->f, "<text x=\"%d\" y=\"%d\" style=\"text-anchor:end\">%s</text>\n",
 		g->width - SVG_XPAD, g->height - SVG_FONT - 5, note);
 	fprintf(g->f, "<text x=\"%d\" y=\"%d\" style=\"text-anchor:end;fill:rgb(80,80,80)\">"

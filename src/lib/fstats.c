@@ -234,22 +234,24 @@ void kfit_fstats_notes(FILE *f, const struct kfit_fstats *s, const struct kfit_f
 	for (i = 0; i < s->n; i++)
 		filtered += s->f[i].filtered;
 	if (nt->has_min || nt->has_max)
-		fprintf(f, "%llu calls outside [%s, %s] left out\n",
-			(unsigned long long)filtered,
+		fprintf(f, "%llu call%s outside [%s, %s] left out\n",
+			(unsigned long long)filtered, filtered == 1 ? "" : "s",
 			nt->has_min ? kfit_fmt_duration(nt->min_ns, lo, sizeof(lo)) : "0",
 			nt->has_max ? kfit_fmt_duration(nt->max_ns, hi, sizeof(hi)) : "inf");
 	if (nt->too_deep)
-		fprintf(f, "%llu calls nested deeper than %d not measured\n",
-			(unsigned long long)nt->too_deep, nt->max_depth);
+		fprintf(f, "%llu call%s nested deeper than %d not measured\n",
+			(unsigned long long)nt->too_deep, nt->too_deep == 1 ? "" : "s",
+			nt->max_depth);
 	if (nt->no_stack)
-		fprintf(f, "%llu calls not measured: too many threads at once\n",
-			(unsigned long long)nt->no_stack);
+		fprintf(f, "%llu call%s not measured: too many threads at once\n",
+			(unsigned long long)nt->no_stack, nt->no_stack == 1 ? "" : "s");
 	if (nt->missed)
-		fprintf(f, "%llu probe runs missed: the kernel skips a BPF program that "
-			"fires inside another\n", (unsigned long long)nt->missed);
+		fprintf(f, "%llu probe run%s missed: the kernel skips a BPF program that "
+			"fires inside another\n", (unsigned long long)nt->missed,
+			nt->missed == 1 ? "" : "s");
 	if (s->incomplete)
-		fprintf(f, "%llu calls that never returned not counted\n",
-			(unsigned long long)s->incomplete);
+		fprintf(f, "%llu call%s that never returned not counted\n",
+			(unsigned long long)s->incomplete, s->incomplete == 1 ? "" : "s");
 }
 
 void kfit_fstats_table(FILE *f, const struct kfit_fstats *s, const struct kfit_fnotes *nt)

@@ -23,6 +23,7 @@ enum {
 	KFIT_OPT_TIMESTAMP	= 1 << 7,	/* -T/--timestamp */
 	KFIT_OPT_MINMAX		= 1 << 8,	/* --min DUR, --max DUR */
 	KFIT_OPT_ATTACH		= 1 << 9,	/* -k, --attach MECH, --no-deny */
+	KFIT_OPT_MIN		= 1 << 10,	/* --min DUR alone */
 	/* -v/--verbose, -h/--help, -V/--version: always */
 };
 

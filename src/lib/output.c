@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
 #include "output.h"
 
 void kfit_json_init(struct kfit_json *j, FILE *f, bool pretty)
@@ -389,4 +391,23 @@ void kfit_table_free(struct kfit_table *t)
 	free(t->headers);
 	free(t->align);
 	free(t);
+}
+
+unsigned int kfit_term_width(FILE *f)
+{
+	const char *env = getenv("COLUMNS");
+	struct winsize ws;
+	char *end;
+	long v;
+
+	if (!isatty(fileno(f)))
+		return 0;
+	if (env && *env) {
+		v = strtol(env, &end, 10);
+		if (!*end && v > 0 && v <= 100000)
+			return v;
+	}
+	if (!ioctl(fileno(f), TIOCGWINSZ, &ws) && ws.ws_col)
+		return ws.ws_col;
+	return 80;
 }

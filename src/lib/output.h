@@ -57,4 +57,10 @@ int kfit_table_cell(struct kfit_table *t, const char *fmt, ...)
 void kfit_table_print(struct kfit_table *t, FILE *f);
 void kfit_table_free(struct kfit_table *t);
 
+/*
+ * The columns of the terminal f writes to: $COLUMNS, else the window's
+ * size (TIOCGWINSZ), else 80; 0 when f is no terminal (lines not cut)
+ */
+unsigned int kfit_term_width(FILE *f);
+
 #endif

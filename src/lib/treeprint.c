@@ -15,6 +15,9 @@ struct tp {
 	const struct kfit_cthread *th;
 	__u64 origin;
 	__u32 max_depth;	/* JSON: deeper nodes show no children */
+	__u64 hid_samples, hid_lines;	/* sampled: left out by the limits */
+	__u64 deeper;		/* sampled: samples below -D */
+	__u64 all;		/* sampled: the samples of every process */
 };
 
 typedef bool (*tp_enter)(struct tp *p, const struct kfit_cnode *n);
@@ -205,21 +208,151 @@ static void text_leave(struct tp *p, const struct kfit_cnode *n)
 
 /* ---- text, sampled mode ----------------------------------------------- */
 
+#define FRAME_PREFIX	17	/* "%6.1f%% %6.1f%%  ": INCL%, SELF% */
+#define MIN_NAME	20	/* columns a name keeps however deep its frame */
+#define MIN_WIDTH	40
+
 static double pct(__u64 part, __u64 whole)
 {
 	return whole ? 100.0 * part / whole : 0;
 }
 
-static bool frame_enter(struct tp *p, const struct kfit_cnode *n)
+static bool limited(const struct kfit_tp_opts *o)
+{
+	return o->min_pct > 0 || o->min_samples || o->max_depth;
+}
+
+/* A frame (or process) of s samples among total, under the limits */
+static bool below_limit(const struct kfit_tp_opts *o, __u64 s, __u64 total)
+{
+	return pct(s, total) < o->min_pct || s < o->min_samples;
+}
+
+/* As perf report's percent limit: of all the samples, not of the process's */
+static bool frame_hidden(const struct tp *p, const struct kfit_cnode *n)
+{
+	return below_limit(p->o, n->samples, p->all);
+}
+
+/* A shown frame whose callees are below -D: they count in its "deeper" */
+static bool frame_cut(const struct tp *p, const struct kfit_cnode *n)
+{
+	return p->o->max_depth && n->depth + 1 >= p->o->max_depth && n->child;
+}
+
+/* The lines hiding n hides: n and its callees down to -D */
+static __u64 hidden_lines(const struct tp *p, const struct kfit_cnode *n)
+{
+	const struct kfit_cnode *c;
+	__u64 count = 1;
+
+	for (c = kfit_cnode_next(n, NULL); c; c = kfit_cnode_next(n, c))
+		count += !p->o->max_depth || c->depth < p->o->max_depth;
+	return count;
+}
+
+static unsigned int text_width(const struct tp *p)
+{
+	unsigned int w = p->o->width;
+
+	return w && w < MIN_WIDTH ? MIN_WIDTH : w;
+}
+
+/* s then marks in room columns: s cut with "..." first, the marks kept if they fit */
+static void fit(FILE *f, const char *s, const char *marks, int room)
+{
+	int n = strlen(s), m = strlen(marks);
+
+	if (room <= 0 || n + m <= room) {
+		fprintf(f, "%s%s", s, marks);
+		return;
+	}
+	if (m + 4 > room) {
+		m = 0;
+		marks = "";
+	}
+	if (room - m < 3) {
+		fprintf(f, "%.*s", room, s);
+		return;
+	}
+	fprintf(f, "%.*s...%s", room - m - 3, s, marks);
+}
+
+static void vnote(FILE *f, unsigned int width, const char *fmt, va_list ap)
+{
+	char buf[256];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (width && width < MIN_WIDTH)
+		width = MIN_WIDTH;
+	fit(f, buf, "", width);
+	fputc('\n', f);
+}
+
+void kfit_tp_note(FILE *f, unsigned int width, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vnote(f, width, fmt, ap);
+	va_end(ap);
+}
+
+/* A line of the tool's own (a header, a footer), cut to the width */
+static void __attribute__((format(printf, 2, 3))) text_note(struct tp *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vnote(p->f, text_width(p), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * "INCL% SELF%  NAME MARKS", indented 2 columns a level; to fit a width,
+ * a frame too deep to indent is shown at the deepest indent with its
+ * depth, "(37) name", and a name too long is cut with "...".
+ */
+static void frame_line(struct tp *p, const struct kfit_cnode *n, const char *marks)
 {
 	__u64 total = p->th->root.samples;
+	int w = text_width(p), indent = 2 * n->depth, room = 0;
+	char tag[16] = "";
 
-	if (pct(n->samples, total) < p->o->min_pct)
+	fprintf(p->f, "%6.1f%% %6.1f%%  ", pct(n->samples, total), pct(n->self, total));
+	if (w) {
+		if (FRAME_PREFIX + indent + MIN_NAME > w) {
+			indent = (w - FRAME_PREFIX - MIN_NAME) & ~1;
+			snprintf(tag, sizeof(tag), "(%u) ", n->depth);
+		}
+		room = w - FRAME_PREFIX - indent - (int)strlen(tag);
+	}
+	fprintf(p->f, "%*s%s", indent, "", tag);
+	fit(p->f, n->name ? n->name : "?", marks, room);
+	fputc('\n', p->f);
+}
+
+static bool frame_enter(struct tp *p, const struct kfit_cnode *n)
+{
+	char marks[48] = "";
+	bool cut;
+	size_t m = 0;
+
+	if (frame_hidden(p, n)) {
+		p->hid_samples += n->samples;
+		p->hid_lines += hidden_lines(p, n);
 		return false;
-	fprintf(p->f, "%6.1f%% %6.1f%%  %*s%s%s\n", pct(n->samples, total),
-		pct(n->self, total), (int)(2 * n->depth), "", n->name ? n->name : "?",
-		n->id ? " [k]" : "");
-	return true;
+	}
+	cut = frame_cut(p, n);
+	if (n->id)
+		m += snprintf(marks + m, sizeof(marks) - m, " [k]");
+	if (cut) {
+		snprintf(marks + m, sizeof(marks) - m, " [%llu deeper]",
+			 (unsigned long long)(n->samples - n->self));
+		p->deeper += n->samples - n->self;
+	}
+	frame_line(p, n, marks);
+	return !cut;
 }
 
 static void frame_leave(struct tp *p, const struct kfit_cnode *n)
@@ -228,16 +361,70 @@ static void frame_leave(struct tp *p, const struct kfit_cnode *n)
 	(void)n;
 }
 
+static void sampled_counts_reset(struct tp *p)
+{
+	p->hid_samples = p->hid_lines = p->deeper = 0;
+}
+
+static const char *plural(__u64 n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+/* What the limits left out of a process's tree */
+static void sampled_footer(struct tp *p)
+{
+	const char *why = p->o->hidden_note ? p->o->hidden_note : "under the limits";
+
+	if (p->hid_lines)
+		text_note(p, "-- %llu %s hidden in %llu %s %s",
+			  (unsigned long long)p->hid_samples,
+			  plural(p->hid_samples, "sample", "samples"),
+			  (unsigned long long)p->hid_lines,
+			  plural(p->hid_lines, "line", "lines"), why);
+	if (p->deeper)
+		text_note(p, "-- %llu %s deeper than -D %u: in the [N deeper] of their frame",
+			  (unsigned long long)p->deeper, plural(p->deeper, "sample", "samples"),
+			  p->o->max_depth);
+}
+
+static void sampled_text(struct tp *p, const struct kfit_cthread *th)
+{
+	const char *comm = th->comm[0] ? th->comm : "?";
+
+	text_note(p, "== pid %u (%s): %llu %s ==", th->pid, comm,
+		  (unsigned long long)th->samples, plural(th->samples, "sample", "samples"));
+	fprintf(p->f, "%7s %7s  %s\n", "INCL%", "SELF%", "FUNCTION");
+	sampled_counts_reset(p);
+	walk(p, &th->root, frame_enter, frame_leave);
+	sampled_footer(p);
+}
+
+/* All the samples of the sampled processes, the base of their percentages */
+static __u64 all_samples(const struct kfit_ctree *t)
+{
+	__u64 sum = 0;
+	int i;
+
+	for (i = 0; i < kfit_ctree_nthreads(t); i++)
+		if (kfit_tp_sampled(kfit_ctree_thread(t, i)))
+			sum += kfit_ctree_thread(t, i)->samples;
+	return sum;
+}
+
+/* A sampled process left out whole by the limits */
+static bool process_hidden(const struct tp *p, const struct kfit_cthread *th, __u64 all)
+{
+	return kfit_tp_sampled(th) && below_limit(p->o, th->samples, all);
+}
+
 static void text_thread(struct tp *p, const struct kfit_cthread *th)
 {
 	const char *comm = th->comm[0] ? th->comm : "?";
 
 	p->th = th;
 	if (kfit_tp_sampled(th)) {
-		fprintf(p->f, "== pid %u (%s): %llu samples ==\n", th->pid, comm,
-			(unsigned long long)th->samples);
-		fprintf(p->f, "%7s %7s  %s\n", "INCL%", "SELF%", "FUNCTION");
-		walk(p, &th->root, frame_enter, frame_leave);
+		sampled_text(p, th);
 		return;
 	}
 	if (th->ctx != KFIT_CTX_TASK)
@@ -251,35 +438,69 @@ static void text_thread(struct tp *p, const struct kfit_cthread *th)
 
 void kfit_tp_text(FILE *f, const struct kfit_ctree *t, const struct kfit_tp_opts *o)
 {
+	__u64 all, hid = 0;
+	int i, nhid = 0, shown = 0;
 	struct tp p;
-	int i;
 
 	tp_init(&p, t, o);
 	p.f = f;
+	all = p.all = all_samples(t);
 	for (i = 0; i < kfit_ctree_nthreads(t); i++) {
-		if (i)
+		const struct kfit_cthread *th = kfit_ctree_thread(t, i);
+
+		if (process_hidden(&p, th, all)) {
+			nhid++;
+			hid += th->samples;
+			continue;
+		}
+		if (shown++)
 			fputc('\n', f);
-		text_thread(&p, kfit_ctree_thread(t, i));
+		text_thread(&p, th);
 	}
+	if (!nhid)
+		return;
+	if (shown)
+		fputc('\n', f);
+	text_note(&p, "-- %d %s hidden: %llu %s %s", nhid,
+		  plural(nhid, "process", "processes"), (unsigned long long)hid,
+		  plural(hid, "sample", "samples"),
+		  p.o->hidden_note ? p.o->hidden_note : "under the limits");
+}
+
+static void count(FILE *f, const char *sep, __u64 n, const char *one, const char *many)
+{
+	fprintf(f, "%s%llu %s", sep, (unsigned long long)n, plural(n, one, many));
+}
+
+void kfit_tp_sample_counts(FILE *f, const struct kfit_ctree *t)
+{
+	const struct kfit_ctree_stats *s = kfit_ctree_stats(t);
+
+	count(f, "", s->samples, "sample", "samples");
+	fprintf(f, ", %llu lost", (unsigned long long)s->lost);
+	if (s->bad)
+		count(f, ", ", s->bad, "bad record", "bad records");
+	fputc('\n', f);
 }
 
 void kfit_tp_counts(FILE *f, const struct kfit_ctree *t)
 {
 	const struct kfit_ctree_stats *s = kfit_ctree_stats(t);
 
-	if (s->samples && !s->calls)
-		fprintf(f, "%llu samples, %llu lost", (unsigned long long)s->samples,
-			(unsigned long long)s->lost);
-	else
-		fprintf(f, "%llu calls, %llu lost, %llu dropped (--min/-D), %llu incomplete",
-			(unsigned long long)s->calls, (unsigned long long)s->lost,
-			(unsigned long long)s->dropped, (unsigned long long)s->incomplete);
+	if (s->samples && !s->calls) {
+		kfit_tp_sample_counts(f, t);
+		return;
+	}
+	count(f, "", s->calls, "call", "calls");
+	fprintf(f, ", %llu lost, %llu dropped (--min/-D), %llu incomplete",
+		(unsigned long long)s->lost, (unsigned long long)s->dropped,
+		(unsigned long long)s->incomplete);
 	if (s->orphans)
 		fprintf(f, ", %llu orphaned (caller lost)", (unsigned long long)s->orphans);
 	if (s->bad)
-		fprintf(f, ", %llu bad records", (unsigned long long)s->bad);
+		count(f, ", ", s->bad, "bad record", "bad records");
 	if (s->samples && s->calls)
-		fprintf(f, "; %llu samples", (unsigned long long)s->samples);
+		count(f, "; ", s->samples, "sample", "samples");
 	fputc('\n', f);
 }
 
@@ -407,16 +628,36 @@ static void json_leave(struct tp *p, const struct kfit_cnode *n)
 	kfit_json_end_object(p->j);
 }
 
+/* The limits as in text; a frame cut by -D has "deeper" for its callees */
 static bool jframe_enter(struct tp *p, const struct kfit_cnode *n)
 {
 	struct kfit_json *j = p->j;
 
+	if (frame_hidden(p, n)) {
+		p->hid_samples += n->samples;
+		p->hid_lines += hidden_lines(p, n);
+		return false;
+	}
 	kfit_json_begin_object(j, NULL);
 	kfit_json_str(j, "name", n->name ? n->name : "?");
 	kfit_json_bool(j, "kernel", n->id);
 	kfit_json_u64(j, "samples", n->samples);
 	kfit_json_u64(j, "self", n->self);
+	if (frame_cut(p, n)) {
+		kfit_json_u64(j, "deeper", n->samples - n->self);
+		p->deeper += n->samples - n->self;
+		return false;
+	}
 	return json_children(p, n);
+}
+
+static void jframe_leave(struct tp *p, const struct kfit_cnode *n)
+{
+	if (frame_hidden(p, n))
+		return;
+	if (!frame_cut(p, n) && n->depth < p->max_depth)
+		kfit_json_end_array(p->j);
+	kfit_json_end_object(p->j);
 }
 
 /*
@@ -449,6 +690,7 @@ static void json_thread(struct tp *p, const struct kfit_cthread *th)
 	kfit_json_str(j, "comm", th->comm);
 	if (sampled) {
 		kfit_json_u64(j, "samples", th->samples);
+		kfit_json_u64(j, "self", th->root.self);
 	} else {
 		kfit_json_str(j, "context", kfit_ctree_ctx_name(th->ctx));
 		if (th->ctx != KFIT_CTX_TASK)
@@ -458,21 +700,44 @@ static void json_thread(struct tp *p, const struct kfit_cthread *th)
 	}
 	kfit_json_begin_array(j, sampled ? "children" : "calls");
 	p->max_depth = max_depth(j->depth);
-	walk(p, &th->root, sampled ? jframe_enter : json_enter, json_leave);
+	sampled_counts_reset(p);
+	if (sampled)
+		walk(p, &th->root, jframe_enter, jframe_leave);
+	else
+		walk(p, &th->root, json_enter, json_leave);
 	kfit_json_end_array(j);
+	if (sampled && limited(p->o)) {
+		kfit_json_u64(j, "hidden_samples", p->hid_samples);
+		kfit_json_u64(j, "hidden_frames", p->hid_lines);
+		kfit_json_u64(j, "deeper_samples", p->deeper);
+	}
 	kfit_json_end_object(j);
 }
 
 void kfit_tp_json_threads(struct kfit_json *j, const struct kfit_ctree *t,
 			  const struct kfit_tp_opts *o)
 {
+	__u64 all, hid = 0;
+	int i, nhid = 0;
 	struct tp p;
-	int i;
 
 	tp_init(&p, t, o);
 	p.j = j;
+	all = p.all = all_samples(t);
 	kfit_json_begin_array(j, "threads");
-	for (i = 0; i < kfit_ctree_nthreads(t); i++)
-		json_thread(&p, kfit_ctree_thread(t, i));
+	for (i = 0; i < kfit_ctree_nthreads(t); i++) {
+		const struct kfit_cthread *th = kfit_ctree_thread(t, i);
+
+		if (process_hidden(&p, th, all)) {
+			nhid++;
+			hid += th->samples;
+			continue;
+		}
+		json_thread(&p, th);
+	}
 	kfit_json_end_array(j);
+	if (!all || !limited(p.o))
+		return;
+	kfit_json_u64(j, "hidden_processes", nhid);
+	kfit_json_u64(j, "hidden_process_samples", hid);
 }

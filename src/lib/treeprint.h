@@ -28,6 +28,16 @@
  * line stands for calls whose records were lost.
  *
  * Sampled mode, per process: "INCL% SELF% FUNCTION", frames indented.
+ * The limits leave out a frame (and its callees) with fewer samples than
+ * min_pct of all the samples (as perf report's --percent-limit; INCL% and
+ * SELF% are of the process's), or than min_samples, and so a whole
+ * process with fewer; a frame at depth max_depth
+ * has its callees cut: "[N deeper]" after its name, N their samples. What
+ * is left out is said after the tree: "-- 412 samples hidden in 58 lines
+ * HIDDEN_NOTE", "-- N samples deeper than -D 6: ...", and "-- 3 processes
+ * hidden: ...". With a width, every line of a sampled tree fits it: a
+ * name too long is cut with "...", a frame too deep to indent is shown
+ * at the deepest indent with its depth, "(37) name".
  */
 
 struct kfit_json;
@@ -36,7 +46,11 @@ struct kfit_tp_opts {
 	__u64 origin;		/* ENTRY and start_ns count from here; 0: the first record */
 	bool abs_time;		/* ENTRY and start_ns on the records' clock instead */
 	bool ns;		/* text: times and durations in plain ns */
-	double min_pct;		/* sampled: leave out frames under this % of their process */
+	double min_pct;		/* sampled: leave out frames under this % of all the samples */
+	__u64 min_samples;	/* sampled: leave out frames with fewer samples */
+	__u32 max_depth;	/* sampled: frames shown down to this depth (1: the outermost), 0: all */
+	unsigned int width;	/* sampled text: columns a line may take (40 at least), 0: any */
+	const char *hidden_note;	/* after "hidden in N lines": "under 0.5% (...)" */
 };
 
 /* Every thread's section, a blank line between them */
@@ -47,6 +61,11 @@ void kfit_tp_text(FILE *f, const struct kfit_ctree *t, const struct kfit_tp_opts
  * are any, ", N orphaned (caller lost)", ", N bad records", "; N samples"
  */
 void kfit_tp_counts(FILE *f, const struct kfit_ctree *t);
+/* A line of printf's fmt, cut with "..." to width columns (40 at least; 0: not cut) */
+void kfit_tp_note(FILE *f, unsigned int width, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Sampled mode's: "12 samples, 0 lost" (and ", N bad records") */
+void kfit_tp_sample_counts(FILE *f, const struct kfit_ctree *t);
 
 /*
  * Members of the tool's open JSON object: "calls", "lost", "dropped",
@@ -61,8 +80,14 @@ void kfit_tp_counts(FILE *f, const struct kfit_ctree *t);
  *     "state","cpu","start_ns","duration_ns"}, {"event","context","cpu",
  *     "start_ns"}, {"fork":TID,"start_ns"}, {"exec":COMM,"start_ns"},
  *     {"exit":true,"start_ns"}
- * or sampled mode {"pid","comm","samples","children":[{"name","kernel",
- * "samples","self","children"}]}. Calls nest 80 deep (so that jq 1.6
+ * or sampled mode {"pid","comm","samples","self" (samples without a
+ * frame),"children":[{"name","kernel","samples","self","children"}]}
+ * with the text's limits: a frame cut by max_depth has "deeper" (its
+ * callees' samples) instead of "children"; with any limit, each process
+ * has "hidden_samples", "hidden_frames" and "deeper_samples", and after
+ * "threads" come "hidden_processes" and "hidden_process_samples": the
+ * samples of a process are its frames' "self", its "self", its
+ * "deeper_samples" and its "hidden_samples". Calls nest 80 deep (so that jq 1.6
  * reads them); deeper ones show "omitted": N (nodes left out) instead of
  * "children".
  */

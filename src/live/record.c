@@ -107,10 +107,11 @@ void kfit_rec_summary(const char *path, __u64 records, __u64 raw_bytes, __u64 lo
 		kfit_warn("%s cannot be read back: %s", path, err);
 		return;
 	}
-	fprintf(stderr, "recorded %llu records (%llu bytes raw) into %s: %llu bytes, "
-		"%d chunks, %llu lost\n", (unsigned long long)records,
-		(unsigned long long)raw_bytes, path, (unsigned long long)kft_size(f),
-		kft_nchunks(f), (unsigned long long)lost);
+	fprintf(stderr, "recorded %llu record%s (%llu bytes raw) into %s: %llu bytes, "
+		"%d chunk%s, %llu lost\n", (unsigned long long)records,
+		records == 1 ? "" : "s", (unsigned long long)raw_bytes, path,
+		(unsigned long long)kft_size(f), kft_nchunks(f),
+		kft_nchunks(f) == 1 ? "" : "s", (unsigned long long)lost);
 	if (kft_header(f)->flags & KFT_F_FLIGHT) {
 		__u64 kept = 0;
 		int i;

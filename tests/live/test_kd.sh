@@ -269,7 +269,9 @@ test_sampled() {
 	t_assert_eq "$(head -1 "$T_OUT")" "Sampled stacks at 99 Hz (cpu-clock) for 700ms" "the header"
 	t_assert_match "$(cat "$T_OUT")" '^== pid 100 \(gen\): 10 samples ==$' "the process"
 	t_assert_match "$(cat "$T_OUT")" '^ +50\.0% +50\.0% +k_leaf \[k\]$' "k_leaf through SYMS"
-	t_assert_match "$(cat "$T_OUT")" '\[unknown\] 0x4ff000' "an unknown address"
+	t_assert_match "$(cat "$T_OUT")" '^ +[0-9.]+% +[0-9.]+% +\[unknown\]$' "an unknown address, grouped"
+	t_expect_exit 0 "$KD" s.kft --addresses
+	t_assert_match "$(cat "$T_OUT")" '\[unknown\] 0x4ff000' "an unknown address, with --addresses"
 	t_expect_exit 0 "$KD" s.kft --events
 	t_assert_match "$(cat "$T_OUT")" '^ +0\.011000 +1 gen-100 +sample +u_leaf ' "a sample's leaf"
 	t_expect_exit 0 "$KD" s.kft --folded

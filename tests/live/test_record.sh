@@ -58,9 +58,11 @@ assert_complete() {	# FILE what
 
 # callgraph's closing line, its numbers those of the file
 assert_summary() {	# FILE ERRFILE
-	local line recs
+	local line recs n unit=chunks
 	line=$(grep '^recorded ' "$2") || { t_show_file "$2" stderr; t_fail "no 'recorded ...' line"; }
-	t_assert_match "$line" "^recorded [0-9]+ records \([0-9]+ bytes raw\) into $1: $(stat -c %s "$1") bytes, $(fact "$1" chunks) chunks, $(fact "$1" stats lost) lost\$" "the closing line"
+	n=$(fact "$1" chunks)
+	[ "$n" = 1 ] && unit=chunk
+	t_assert_match "$line" "^recorded [0-9]+ records? \([0-9]+ bytes raw\) into $1: $(stat -c %s "$1") bytes, $n $unit, $(fact "$1" stats lost) lost\$" "the closing line"
 	recs=$(echo "$line" | awk '{ print $2 }')
 	t_assert_eq "$recs" "$(fact "$1" stats records)" "records said and in STATS"
 }

@@ -655,7 +655,7 @@ static void test_trace_nesting(void **state)
 	assert_false(c[5].finished);
 	assert_int_equal(bl.unmatched, 1);
 	assert_false(bl.complete);
-	assert_non_null(strstr(bl.why, "1 initcalls without their end (first: hangs)"));
+	assert_non_null(strstr(bl.why, "1 initcall without their end (first: hangs)"));
 	kfit_bootlog_free(&bl);
 }
 

@@ -18,6 +18,7 @@
 #include "calltree.h"
 #include "cgview.h"
 #include "diag.h"
+#include "treeprint.h"
 #include "testlib.h"
 
 static const char *const names[] = { "outer", "inner", "idle", "gone" };
@@ -66,6 +67,18 @@ static struct kfit_cgview view(void)
 		.start_ns = 1000, .end_ns = 2001000, .max_depth = 32,
 		.skipped = skipped, .nskipped = 6,
 	};
+}
+
+static size_t longest(const char *s)
+{
+	size_t n = 0, max = 0;
+
+	for (; *s; s++) {
+		n = *s == '\n' ? 0 : n + 1;
+		if (n > max)
+			max = n;
+	}
+	return max;
 }
 
 static bool starts(const char *s, const char *prefix)
@@ -252,7 +265,8 @@ static void test_json(void **state)
 }
 
 static struct kfit_cgv_counts counts = {
-	.records = 9, .bytes = 900, .types = { [KFIT_REC_CALL] = 5, [KFIT_REC_EVENT] = 2 },
+	.records = 9, .bytes = 900, .types = { [KFIT_REC_CALL] = 5, [KFIT_REC_EVENT] = 2,
+						[KFIT_REC_FORK] = 1, [KFIT_REC_SAMPLE] = 1 },
 	.end_calls = 1, .lost = 3, .unmatched = 4,
 };
 
@@ -283,7 +297,7 @@ static void test_verbose_counts(void **state)
 	close(saved);
 	assert_non_null(strstr(buf, "9 records read (900 bytes): 4 calls returned, 1 still "
 				    "open at the end; 0 context switches, 0 interrupts, 2 "
-				    "tracepoint hits"));
+				    "tracepoint hits, 1 fork, 0 execs, 0 exits, 1 sample; "));
 	assert_non_null(strstr(buf, "3 records lost, 4 returns without their entry"));
 	kfit_ctree_free(t);
 }
@@ -320,6 +334,242 @@ static void test_sample_trim(void **state)
 	kfit_ctree_free(t);
 }
 
+/* Unnamed frames' groups: one per file, "[unknown]" for no file */
+static void test_frame_group(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(kfit_frame_group("libc.so.6+0x1234", buf, sizeof(buf)),
+			    "libc.so.6 [unknown]");
+	assert_string_equal(kfit_frame_group("[vdso]+0xa0", buf, sizeof(buf)),
+			    "[vdso] [unknown]");
+	assert_string_equal(kfit_frame_group("[unknown] 0x5573548c0670", buf, sizeof(buf)),
+			    "[unknown]");
+	assert_string_equal(kfit_frame_group("[unknown]", buf, sizeof(buf)), "[unknown]");
+	assert_null(kfit_frame_group("malloc", buf, sizeof(buf)));
+	assert_null(kfit_frame_group("nf_hook_slow [nf_tables]", buf, sizeof(buf)));
+	assert_null(kfit_frame_group("a+b", buf, sizeof(buf)));
+	assert_null(kfit_frame_group("x+0x", buf, sizeof(buf)));
+	assert_null(kfit_frame_group("x+0x12g", buf, sizeof(buf)));
+	assert_null(kfit_frame_group("+0x12", buf, sizeof(buf)));
+	assert_null(kfit_frame_group("a b+0x12", buf, sizeof(buf)));
+}
+
+/* Names as syms.h gives them: 0x401xxx in bash, 0x7f7xxx in libc, 0x555xxx in no file */
+static const char *file_sym(void *ctx, __u32 pid, __u64 addr, bool kernel)
+{
+	static char buf[64];
+
+	(void)ctx;
+	(void)pid;
+	if (addr == 0x401500)
+		return "main";
+	if (addr == 0x7f7500)
+		return "malloc";
+	if (kernel || (addr >> 12) == 0x555)
+		snprintf(buf, sizeof(buf), "[unknown] 0x%llx", (unsigned long long)addr);
+	else
+		snprintf(buf, sizeof(buf), "%s+0x%llx",
+			 addr >> 12 == 0x401 ? "bash" : "libc.so.6",
+			 (unsigned long long)(addr & 0xfff));
+	return buf;
+}
+
+/* A sample, user frames given outermost first (as they show), then kernel ones */
+static void stack(struct kfit_ctree *t, int nk, int nu, ...)
+{
+	struct kfit_rec_sample s = { 0 };
+	va_list ap;
+	int i;
+
+	s.h = (struct kfit_rec){ .type = KFIT_REC_SAMPLE, .pid = 9, .tid = 9, .ts = 5 };
+	s.nkernel = nk;
+	s.nuser = nu;
+	s.h.size = offsetof(struct kfit_rec_sample, ip) + (nk + nu) * sizeof(__u64);
+	va_start(ap, nu);
+	for (i = nu - 1; i >= 0; i--)
+		s.ip[nk + i] = va_arg(ap, __u64);
+	for (i = nk - 1; i >= 0; i--)
+		s.ip[i] = va_arg(ap, __u64);
+	va_end(ap);
+	assert_int_equal(kfit_cgview_add(t, true, &s, s.h.size), 0);
+}
+
+static struct kfit_ctree *file_tree(bool group)
+{
+	struct kfit_ctree *t = kfit_ctree_new(&(struct kfit_ctree_opts){
+		.sym = file_sym, .group_unknown = group,
+	});
+
+	assert_non_null(t);
+	assert_int_equal(kfit_ctree_task(t, 9, 9, "bash"), 0);
+	/* main > bash+0x10 > bash+0x20 > bash+0x30 > malloc, twice, other offsets */
+	stack(t, 0, 5, 0x401500ULL, 0x401010ULL, 0x401020ULL, 0x401030ULL, 0x7f7500ULL);
+	stack(t, 0, 5, 0x401500ULL, 0x401040ULL, 0x401050ULL, 0x401060ULL, 0x7f7500ULL);
+	/* no file, no file, libc, then the kernel's unknown: not merged with the user's */
+	stack(t, 2, 3, 0x555001ULL, 0x555002ULL, 0x7f7010ULL, 0xffffffff81000001ULL,
+	      0xffffffff81000002ULL);
+	kfit_ctree_finish(t);
+	return t;
+}
+
+static char *tree_text(const struct kfit_ctree *t)
+{
+	struct t_cap c;
+
+	kfit_tp_text(t_cap_open(&c), t, NULL);
+	return t_cap_close(&c);
+}
+
+/* Unnamed frames grouped by file, a run of them one frame; or kept apart */
+static void test_grouped_tree(void **state)
+{
+	struct kfit_ctree *t = file_tree(true);
+	char *out = tree_text(t);
+
+	(void)state;
+	assert_string_equal(out,
+		"== pid 9 (bash): 3 samples ==\n"
+		"  INCL%   SELF%  FUNCTION\n"
+		"  66.7%    0.0%  main\n"
+		"  66.7%    0.0%    bash [unknown]\n"
+		"  66.7%   66.7%      malloc\n"
+		"  33.3%    0.0%  [unknown]\n"
+		"  33.3%    0.0%    libc.so.6 [unknown]\n"
+		"  33.3%   33.3%      [unknown] [k]\n");
+	free(out);
+	kfit_ctree_free(t);
+
+	t = file_tree(false);
+	out = tree_text(t);
+	assert_non_null(strstr(out, "  33.3%    0.0%    bash+0x10\n"
+				    "  33.3%    0.0%      bash+0x20\n"));
+	assert_non_null(strstr(out, "[unknown] 0x555001\n"));
+	assert_non_null(strstr(out, "[unknown] 0xffffffff81000002 [k]\n"));
+	free(out);
+	kfit_ctree_free(t);
+}
+
+static struct kfit_cgview sampled_view(void)
+{
+	return (struct kfit_cgview){
+		.sampled = true, .mechanism = "perf_event", .hz = 100,
+		.sample_event = "cpu-clock", .start_ns = 0, .end_ns = 1000000000,
+	};
+}
+
+/* 1000 samples: main 999 (hot 990, warm 9), cold 1 */
+static struct kfit_ctree *spread_tree(void)
+{
+	struct kfit_ctree *t = kfit_ctree_new(&(struct kfit_ctree_opts){ .sym = file_sym });
+	int i;
+
+	assert_non_null(t);
+	assert_int_equal(kfit_ctree_task(t, 9, 9, "prog"), 0);
+	for (i = 0; i < 990; i++)
+		stack(t, 0, 2, 0x401500ULL, 0x7f7500ULL);
+	for (i = 0; i < 9; i++)
+		stack(t, 0, 2, 0x401500ULL, 0x401010ULL);
+	stack(t, 0, 1, 0x7f7010ULL);
+	kfit_ctree_finish(t);
+	return t;
+}
+
+/* Text hides under 0.5% unless told; JSON only when told; --min in samples */
+static void test_sampled_render(void **state)
+{
+	struct kfit_ctree *t = spread_tree();
+	struct kfit_cgview v = sampled_view();
+	struct kfit_cgview_opts o = { 0 };
+	char *out;
+	int err;
+
+	(void)state;
+	out = render(&v, &o, t, &err);
+	assert_int_equal(err, 0);
+	assert_true(starts(out, "Sampled stacks at 100 Hz (cpu-clock) for 1.00s\n"
+			    "1000 samples, 0 lost\n\n"));
+	assert_non_null(strstr(out, "   0.9%    0.9%    bash+0x10\n"));
+	assert_null(strstr(out, "libc.so.6"));
+	assert_non_null(strstr(out, "-- 1 sample hidden in 1 line under 0.5% "
+				    "(--percent-limit 0 shows all)\n"));
+	free(out);
+	o.min_pct_set = true;
+	out = render(&v, &o, t, &err);
+	assert_non_null(strstr(out, "   0.1%    0.1%  libc.so.6+0x10\n"));
+	assert_null(strstr(out, "hidden"));
+	free(out);
+	/* 100 ms at 100 Hz: 10 samples */
+	o = (struct kfit_cgview_opts){ .min_pct_set = true, .min_ns = 100000000 };
+	out = render(&v, &o, t, &err);
+	assert_null(strstr(out, "bash+0x10"));
+	assert_non_null(strstr(out, "-- 10 samples hidden in 2 lines under 100ms (--min)\n"));
+	free(out);
+	o = (struct kfit_cgview_opts){ .min_ns = 90000000 };
+	out = render(&v, &o, t, &err);
+	assert_non_null(strstr(out, "   0.9%    0.9%    bash+0x10\n"));
+	assert_non_null(strstr(out, "-- 1 sample hidden in 1 line under 0.5% or 90.0ms "
+				    "(--percent-limit, --min)\n"));
+	free(out);
+	o = (struct kfit_cgview_opts){ .json = true };
+	out = render(&v, &o, t, &err);
+	assert_null(strstr(out, "hidden"));
+	assert_non_null(strstr(out, "\"samples\":1,"));
+	free(out);
+	kfit_ctree_free(t);
+}
+
+/* The options' parsers: --width 0 is "not cut", 40 the least */
+static void test_parse_opts(void **state)
+{
+	unsigned int w = 7;
+	double pct = -1;
+	__u32 d = 0;
+
+	(void)state;
+	assert_int_equal(kfit_cgview_parse_width("t", "0", &w), 0);
+	assert_int_equal(w, 0);
+	assert_int_equal(kfit_cgview_parse_width("t", "40", &w), 0);
+	assert_int_equal(w, 40);
+	assert_int_equal(kfit_cgview_parse_width("t", "39", &w), -1);
+	assert_int_equal(kfit_cgview_parse_width("t", "x", &w), -1);
+	assert_int_equal(kfit_cgview_parse_pct("t", "0.5%", &pct), 0);
+	assert_true(pct == 0.5);
+	assert_int_equal(kfit_cgview_parse_pct("t", "0", &pct), 0);
+	assert_true(pct == 0);
+	assert_int_equal(kfit_cgview_parse_pct("t", "100.5", &pct), -1);
+	assert_int_equal(kfit_cgview_parse_pct("t", "nan", &pct), -1);
+	assert_int_equal(kfit_cgview_parse_pct("t", "", &pct), -1);
+	assert_int_equal(kfit_cgview_parse_depth("t", "3", &d), 0);
+	assert_int_equal(d, 3);
+	assert_int_equal(kfit_cgview_parse_depth("t", "0", &d), -1);
+}
+
+/* No sample: said why, in the text (and on stderr with -j) */
+static void test_no_samples(void **state)
+{
+	struct kfit_ctree *t = kfit_ctree_new(&(struct kfit_ctree_opts){ .sym = file_sym });
+	struct kfit_cgview v = sampled_view();
+	struct kfit_cgview_opts o = { 0 };
+	char *out;
+	int err;
+
+	(void)state;
+	assert_non_null(t);
+	kfit_ctree_finish(t);
+	out = render(&v, &o, t, &err);
+	assert_int_equal(err, 0);
+	assert_true(starts(out, "Sampled stacks at 100 Hz (cpu-clock) for 1.00s\n"
+			    "0 samples, 0 lost\n"
+			    "Nothing was sampled: cpu-clock samples a task only while it "
+			    "runs on a CPU,\nand the tasks watched did not run in these 1.00s"));
+	assert_non_null(strstr(out, "callgraph sys:clock_nanosleep -- sleep 1"));
+	assert_true(longest(out) <= 80);
+	free(out);
+	kfit_ctree_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -328,6 +578,11 @@ int main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_verbose_counts),
 		cmocka_unit_test(test_sample_trim),
+		cmocka_unit_test(test_frame_group),
+		cmocka_unit_test(test_grouped_tree),
+		cmocka_unit_test(test_sampled_render),
+		cmocka_unit_test(test_no_samples),
+		cmocka_unit_test(test_parse_opts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -150,7 +150,7 @@ static void test_tree_table(void **state)
 		"D             2   200ns   100ns   100ns   100ns  190ns   100ns   100ns  -\n"
 		"C             3   160ns    53ns    10ns   100ns  160ns    50ns   100ns  -\n"
 		"N             2    30ns    15ns    10ns    20ns   30ns    10ns    20ns  -\n"
-		"1 calls that never returned not counted\n");
+		"1 call that never returned not counted\n");
 	free(got);
 	kfit_fstats_free(&s);
 }

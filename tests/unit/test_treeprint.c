@@ -234,7 +234,7 @@ static void test_counts(void **state)
 	kfit_ctree_add(t, &l, 8);
 	kfit_ctree_finish(t);
 	kfit_tp_counts(t_cap_open(&c), t);
-	cap_check(&c, "0 calls, 9 lost, 0 dropped (--min/-D), 0 incomplete, 1 bad records\n");
+	cap_check(&c, "0 calls, 9 lost, 0 dropped (--min/-D), 0 incomplete, 1 bad record\n");
 	kfit_ctree_free(t);
 }
 
@@ -309,9 +309,207 @@ static void test_sampled_text(void **state)
 		"  INCL%   SELF%  FUNCTION\n"
 		" 100.0%    0.0%  main\n"
 		"  90.0%   10.0%    work\n"
-		"  70.0%   70.0%      hot\n");
+		"  70.0%   70.0%      hot\n"
+		"-- 2 samples hidden in 2 lines under the limits\n");
 	kfit_tp_counts(t_cap_open(&c), t);
 	cap_check(&c, "10 samples, 0 lost\n");
+	kfit_ctree_free(t);
+}
+
+/* --min's sample count, -D's cut with "[N deeper]", what they hide said */
+static void test_sampled_limits(void **state)
+{
+	struct kfit_ctree *t = sampled_tree();
+	struct kfit_tp_opts o = { .min_samples = 2, .hidden_note = "under 2 (--min)" };
+	struct t_cap c;
+
+	(void)state;
+	kfit_tp_text(t_cap_open(&c), t, &o);
+	cap_check(&c,
+		"== pid 77 (busy): 10 samples ==\n"
+		"  INCL%   SELF%  FUNCTION\n"
+		" 100.0%    0.0%  main\n"
+		"  90.0%   10.0%    work\n"
+		"  70.0%   70.0%      hot\n"
+		"-- 2 samples hidden in 2 lines under 2 (--min)\n");
+	o = (struct kfit_tp_opts){ .max_depth = 2 };
+	kfit_tp_text(t_cap_open(&c), t, &o);
+	cap_check(&c,
+		"== pid 77 (busy): 10 samples ==\n"
+		"  INCL%   SELF%  FUNCTION\n"
+		" 100.0%    0.0%  main\n"
+		"  90.0%   10.0%    work [8 deeper]\n"
+		"  10.0%   10.0%    cold\n"
+		"-- 8 samples deeper than -D 2: in the [N deeper] of their frame\n");
+	/* both: a hidden frame's lines counted down to -D only */
+	o = (struct kfit_tp_opts){ .max_depth = 2, .min_pct = 95, .hidden_note = "under 95%" };
+	kfit_tp_text(t_cap_open(&c), t, &o);
+	cap_check(&c,
+		"== pid 77 (busy): 10 samples ==\n"
+		"  INCL%   SELF%  FUNCTION\n"
+		" 100.0%    0.0%  main\n"
+		"-- 10 samples hidden in 2 lines under 95%\n");
+	kfit_ctree_free(t);
+
+	/* one sample: singular */
+	t = kfit_ctree_new(&(struct kfit_ctree_opts){ .sym = sym });
+	assert_non_null(t);
+	sample(t, 5, 0, 1, 0ULL);
+	kfit_ctree_finish(t);
+	o = (struct kfit_tp_opts){ .min_pct = 0.5 };
+	kfit_tp_text(t_cap_open(&c), t, &o);
+	cap_check(&c,
+		"== pid 5 (?): 1 sample ==\n"
+		"  INCL%   SELF%  FUNCTION\n"
+		" 100.0%  100.0%  main\n");
+	kfit_tp_counts(t_cap_open(&c), t);
+	cap_check(&c, "1 sample, 0 lost\n");
+	kfit_ctree_free(t);
+}
+
+/* A process under the limit of all the samples is hidden whole */
+static void test_sampled_processes(void **state)
+{
+	struct kfit_ctree *t = kfit_ctree_new(&(struct kfit_ctree_opts){ .sym = sym });
+	struct kfit_tp_opts o = { .min_pct = 5, .hidden_note = "under 5%" };
+	struct t_cap c;
+	int i;
+
+	(void)state;
+	assert_non_null(t);
+	for (i = 0; i < 99; i++)
+		sample(t, 10, 0, 1, 2ULL);
+	sample(t, 11, 0, 1, 4ULL);
+	kfit_ctree_finish(t);
+	kfit_tp_text(t_cap_open(&c), t, &o);
+	cap_check(&c,
+		"== pid 10 (?): 99 samples ==\n"
+		"  INCL%   SELF%  FUNCTION\n"
+		" 100.0%  100.0%  hot\n"
+		"\n"
+		"-- 1 process hidden: 1 sample under 5%\n");
+	o.min_pct = 0;
+	kfit_tp_text(t_cap_open(&c), t, &o);
+	cap_check(&c,
+		"== pid 10 (?): 99 samples ==\n"
+		"  INCL%   SELF%  FUNCTION\n"
+		" 100.0%  100.0%  hot\n"
+		"\n"
+		"== pid 11 (?): 1 sample ==\n"
+		"  INCL%   SELF%  FUNCTION\n"
+		" 100.0%  100.0%  cold\n");
+	kfit_ctree_free(t);
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	if (strncmp(s, prefix, strlen(prefix)))
+		print_message("got:\n%s\n", s);
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* The limit is of all the samples: 5% of a process, 1% of all, is hidden */
+static void test_sampled_limit_of_all(void **state)
+{
+	struct kfit_ctree *t = kfit_ctree_new(&(struct kfit_ctree_opts){ .sym = sym });
+	struct kfit_tp_opts o = { .min_pct = 2, .hidden_note = "under 2%" };
+	struct t_cap c;
+	char *out;
+	int i;
+
+	(void)state;
+	assert_non_null(t);
+	for (i = 0; i < 19; i++)
+		sample(t, 20, 0, 2, 2ULL, 0ULL);
+	sample(t, 20, 0, 2, 4ULL, 0ULL);
+	for (i = 0; i < 80; i++)
+		sample(t, 21, 0, 1, 1ULL);
+	kfit_ctree_finish(t);
+	kfit_tp_text(t_cap_open(&c), t, &o);
+	out = t_cap_close(&c);
+	assert_true(starts_with(out,
+		"== pid 20 (?): 20 samples ==\n"
+		"  INCL%   SELF%  FUNCTION\n"
+		" 100.0%    0.0%  main\n"
+		"  95.0%   95.0%    hot\n"
+		"-- 1 sample hidden in 1 line under 2%\n"));
+	free(out);
+	kfit_ctree_free(t);
+}
+
+/* Names for the width test: a long one, and "fN" for the others */
+static const char *long_sym(void *ctx, __u32 pid, __u64 addr, bool kernel)
+{
+	static char buf[32];
+
+	(void)ctx;
+	(void)pid;
+	(void)kernel;
+	if (addr == 100)
+		return "a_function_name_much_longer_than_the_room_left_for_it";
+	snprintf(buf, sizeof(buf), "f%llu", (unsigned long long)addr);
+	return buf;
+}
+
+static size_t longest_line(const char *s)
+{
+	size_t n = 0, max = 0;
+
+	for (; *s; s++) {
+		n = *s == '\n' ? 0 : n + 1;
+		if (n > max)
+			max = n;
+	}
+	return max;
+}
+
+/* Lines cut to the width: names with "...", deep frames with their depth */
+static void test_sampled_width(void **state)
+{
+	struct kfit_ctree *t = kfit_ctree_new(&(struct kfit_ctree_opts){ .sym = long_sym });
+	struct kfit_tp_opts o = { .width = 40 };
+	struct kfit_rec_sample s = { 0 };
+	struct t_cap c;
+	char *out;
+	int i;
+
+	(void)state;
+	assert_non_null(t);
+	/* f0 > f1 > ... > f14 > the long name, one sample, one [k] frame */
+	s.h = (struct kfit_rec){ .type = KFIT_REC_SAMPLE, .pid = 3, .tid = 3, .ts = T0 };
+	s.nkernel = 1;
+	s.nuser = 16;
+	s.ip[0] = 100;
+	for (i = 1; i <= 15; i++)
+		s.ip[i] = 16 - i;
+	s.ip[16] = 0;
+	s.h.size = offsetof(struct kfit_rec_sample, ip) + 17 * sizeof(__u64);
+	add(t, &s, s.h.size);
+	kfit_ctree_finish(t);
+	kfit_tp_text(t_cap_open(&c), t, &o);
+	out = t_cap_close(&c);
+	assert_true(longest_line(out) <= 40);
+	/* depth 1: indent 2; depth 2 would take 17 + 4 + 20 > 40 columns */
+	assert_non_null(strstr(out, " 100.0%    0.0%  f0\n"));
+	assert_non_null(strstr(out, " 100.0%    0.0%    f1\n"));
+	assert_non_null(strstr(out, " 100.0%    0.0%    (2) f2\n"));
+	assert_non_null(strstr(out, " 100.0%    0.0%    (15) f15\n"));
+	/* the name cut, its kernel mark kept: 40 - 17 - 2 - 5 = 16 columns */
+	assert_non_null(strstr(out, " 100.0%  100.0%    (16) a_functio... [k]\n"));
+	free(out);
+	/* not cut without a width */
+	o.width = 0;
+	kfit_tp_text(t_cap_open(&c), t, &o);
+	out = t_cap_close(&c);
+	assert_non_null(strstr(out, "                                  "
+			       "a_function_name_much_longer_than_the_room_left_for_it [k]\n"));
+	free(out);
+	/* below 40 columns: 40 */
+	o.width = 10;
+	kfit_tp_text(t_cap_open(&c), t, &o);
+	out = t_cap_close(&c);
+	assert_int_equal(longest_line(out), 40);
+	free(out);
 	kfit_ctree_free(t);
 }
 
@@ -415,6 +613,35 @@ static void test_json_structure(void **state)
 			    ".samples == 10 and .self == 0 and .kernel == false and "
 			    ".children[0].children[1] == {\"name\":\"sys_read\","
 			    "\"kernel\":true,\"samples\":1,\"self\":1,\"children\":[]}"));
+	free(doc);
+	kfit_ctree_free(t);
+}
+
+/* JSON with the limits: every sample accounted for, shown or not */
+static void test_sampled_json_limits(void **state)
+{
+	struct kfit_ctree *t = sampled_tree();
+	struct kfit_tp_opts o = { .max_depth = 2, .min_pct = 15 };
+	char *doc;
+
+	(void)state;
+	if (!t_have("jq")) {
+		kfit_ctree_free(t);
+		skip();
+	}
+	doc = json_doc(t, &o, false);
+	assert_true(t_jq(doc, ".threads[0] | .hidden_samples == 1 and .hidden_frames == 1 "
+			    "and .deeper_samples == 8 and .self == 0"));
+	assert_true(t_jq(doc, ".threads[0].children[0].children == [{\"name\":\"work\","
+			    "\"kernel\":false,\"samples\":9,\"self\":1,\"deeper\":8}]"));
+	assert_true(t_jq(doc, ".threads[0] | ([.. | objects | .self? // 0] | add) + "
+			    ".hidden_samples + .deeper_samples == .samples"));
+	assert_true(t_jq(doc, ".hidden_processes == 0 and .hidden_process_samples == 0"));
+	free(doc);
+	/* no limit: no such members */
+	doc = json_doc(t, NULL, false);
+	assert_true(t_jq(doc, "has(\"hidden_processes\") or "
+			    "(.threads[0] | has(\"hidden_samples\")) | not"));
 	free(doc);
 	kfit_ctree_free(t);
 }
@@ -526,9 +753,14 @@ int main(void)
 		cmocka_unit_test(test_text_apart_origin_ns),
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_sampled_text),
+		cmocka_unit_test(test_sampled_limits),
+		cmocka_unit_test(test_sampled_processes),
+		cmocka_unit_test(test_sampled_limit_of_all),
+		cmocka_unit_test(test_sampled_width),
 		cmocka_unit_test(test_json_exact),
 		cmocka_unit_test(test_json_structure),
 		cmocka_unit_test(test_json_deep),
+		cmocka_unit_test(test_sampled_json_limits),
 		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_random_render),
 	};
