@@ -218,9 +218,12 @@ static int load(int start_id, int stop_id)
 {
 	struct kfit_attach_opts ao = {
 		.mech = env.c.attach,
+		.umech = env.c.uattach,
 		.pid = env.c.pid,
 		.verbose = env.c.verbose,
 		.progress = isatty(STDERR_FILENO),
+		.uprobe_limit = env.c.uprobe_limit,
+		.force = env.c.force,
 	};
 	struct kfit_attach_progs p;
 	__u64 cgid = 0;
@@ -529,8 +532,9 @@ int main(int argc, char **argv)
 	if (!err)
 		err = kfit_attacher_attach(env.att);
 	if (err || kfit_exiting) {
+		/* a signal while attaching: detached again, nothing traced */
 		cleanup();
-		return err == -EINTR || (!err && kfit_exiting) ? 0 : 1;
+		return 1;
 	}
 	kfit_attacher_activate(env.att, &env.skel->bss->kfit_ready);
 	env.start_ns = kfit_now_ns();

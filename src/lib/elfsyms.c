@@ -24,6 +24,7 @@
 struct rawsym {
 	__u64 addr, size;
 	size_t name;
+	bool ifunc;
 };
 
 struct reader {
@@ -55,7 +56,8 @@ static int push_name(struct reader *r, const char *name, size_t n, size_t *off)
 	return 0;
 }
 
-static int push_sym(struct reader *r, const char *name, __u64 addr, __u64 size)
+static int push_sym(struct reader *r, const char *name, __u64 addr, __u64 size,
+		    bool ifunc)
 {
 	struct rawsym *v;
 	size_t off;
@@ -72,7 +74,8 @@ static int push_sym(struct reader *r, const char *name, __u64 addr, __u64 size)
 	/* "malloc@@GLIBC_2.2.5" is malloc */
 	if (push_name(r, name, strcspn(name, "@"), &off))
 		return -ENOMEM;
-	r->v[r->n++] = (struct rawsym){ .addr = addr, .size = size, .name = off };
+	r->v[r->n++] = (struct rawsym){ .addr = addr, .size = size, .name = off,
+					 .ifunc = ifunc };
 	return 0;
 }
 
@@ -98,7 +101,7 @@ static int add_syms(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct reader *
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
 		if (!name || !*name || *name == '@')
 			continue;
-		err = push_sym(r, name, sym.st_value, sym.st_size);
+		err = push_sym(r, name, sym.st_value, sym.st_size, type == STT_GNU_IFUNC);
 	}
 	return err;
 }
@@ -398,7 +401,7 @@ static int index_syms(struct reader *r, struct kfit_elf *e)
 	for (i = 0; i < r->n; i++)
 		e->syms[i] = (struct kfit_elfsym){
 			.addr = r->v[i].addr, .size = r->v[i].size,
-			.name = e->strs + r->v[i].name,
+			.name = e->strs + r->v[i].name, .ifunc = r->v[i].ifunc,
 		};
 	if (r->n)
 		qsort(e->syms, r->n, sizeof(*e->syms), addr_cmp);
@@ -633,6 +636,21 @@ int kfit_elf_off_to_addr(const struct kfit_elf *e, __u64 off, __u64 *addr)
 
 		if (off >= g->offset && off - g->offset < g->filesz) {
 			*addr = g->vaddr + (off - g->offset);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int kfit_elf_addr_to_off(const struct kfit_elf *e, __u64 addr, __u64 *off)
+{
+	int i;
+
+	for (i = 0; i < e->nsegs; i++) {
+		const struct kfit_elfseg *g = &e->segs[i];
+
+		if (addr >= g->vaddr && addr - g->vaddr < g->filesz) {
+			*off = g->offset + (addr - g->vaddr);
 			return 0;
 		}
 	}

@@ -29,6 +29,7 @@ struct kfit_elfsym {
 	__u64 addr;		/* st_value */
 	__u64 size;		/* 0: unknown; it reaches the next symbol */
 	const char *name;	/* "malloc@@GLIBC_2.2.5" is "malloc" */
+	bool ifunc;		/* STT_GNU_IFUNC: addr is its resolver's */
 };
 
 struct kfit_elfseg {		/* a PT_LOAD segment */
@@ -90,6 +91,8 @@ const struct kfit_elfsym *kfit_elf_by_name(const struct kfit_elf *e, const char 
 const struct kfit_elfsym *kfit_elf_name_at(const struct kfit_elf *e, int i);
 /* The link-time address of file offset off: 0, or -ENOENT (in no PT_LOAD) */
 int kfit_elf_off_to_addr(const struct kfit_elf *e, __u64 off, __u64 *addr);
+/* The file offset of link-time address addr (a uprobe's): 0, or -ENOENT */
+int kfit_elf_addr_to_off(const struct kfit_elf *e, __u64 addr, __u64 *off);
 /* The build-id in lower-case hex into buf ("" if none); returns buf */
 const char *kfit_elf_build_id_hex(const struct kfit_elf *e, char *buf, size_t len);
 
