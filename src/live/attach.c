@@ -899,15 +899,19 @@ static void say_users(const struct kfit_users *u)
  */
 static void say_cost(const struct kfit_attacher *a, const char *path, int n)
 {
+	char c[32];
+
+	kfit_fmt_thousands(n, c, sizeof(c));
 	if (!a->o.pid && a->o.follow)
-		fprintf(stderr, "  Uprobes are per file: with no process filter (the "
-			"children of %d are followed), each call of the %d functions in "
-			"them stops at a breakpoint (a few microseconds), and return "
-			"probes rewrite their return addresses.\n", a->o.follow, n);
+		fprintf(stderr, "  Uprobes are per file, and following the children of %d\n"
+			"  leaves no process filter: in those processes each call of the\n"
+			"  %s functions would stop at a breakpoint (microseconds each),\n"
+			"  return probes rewriting their return addresses.\n",
+			a->o.follow, c);
 	if (!a->umulti)
-		fprintf(stderr, "  One by one (no uprobe_multi here), attaching and "
-			"detaching %d uprobe pairs on %s takes minutes (about 0.1 s each), "
-			"a kernel lock on the file held all along.\n", n, path);
+		fprintf(stderr, "  One by one (no uprobe_multi links here), attaching and\n"
+			"  detaching %s uprobe pairs takes 0.1 to 1 s each, minutes\n"
+			"  in all, with the kernel's uprobe lock on %s held.\n", c, path);
 }
 
 /* 0, or -EBUSY after saying which processes run path and what it would cost */
@@ -915,6 +919,7 @@ static int check_shared(struct kfit_attacher *a, const char *path, int n)
 {
 	bool unfiltered = !a->o.pid && a->o.follow;
 	struct kfit_users u;
+	char c[32];
 
 	/* system-wide, every process running it is traced: not "other" */
 	if ((!unfiltered && a->umulti) ||
@@ -923,18 +928,19 @@ static int check_shared(struct kfit_attacher *a, const char *path, int n)
 		return 0;
 	if ((unsigned long)n <= uprobe_limit(a) || a->o.force) {
 		if (unfiltered)
-			kfit_info("note: the uprobes on %s fire in %d other process%s "
-				  "running it too (not traced, slowed down): each call "
-				  "stops at a breakpoint", path, u.n, u.n == 1 ? "" : "es");
+			kfit_info("note: %d other process%s run%s %s: the uprobes fire "
+				  "there too (no process filter while following children):\n"
+				  "  not traced, but each call stops at a breakpoint", u.n,
+				  u.n == 1 ? "" : "es", u.n == 1 ? "s" : "", path);
 		return 0;
 	}
-	kfit_err("refusing %d uprobes on %s (--uprobe-limit %lu): %d other "
-		 "process%s run%s it:", n, path, uprobe_limit(a), u.n,
-		 u.n == 1 ? "" : "es", u.n == 1 ? "s" : "");
+	kfit_err("refusing %s uprobes on %s (more than --uprobe-limit %lu):\n"
+		 "  %d other process%s run%s it:", kfit_fmt_thousands(n, c, sizeof(c)),
+		 path, uprobe_limit(a), u.n, u.n == 1 ? "" : "es", u.n == 1 ? "s" : "");
 	say_users(&u);
 	say_cost(a, path, n);
-	fprintf(stderr, "  --force attaches them all the same; a narrower glob "
-		"or --uprobe-limit N changes the count\n");
+	fprintf(stderr, "  --force attaches them all the same; a narrower glob or\n"
+		"  --uprobe-limit N changes the count\n");
 	return -EBUSY;
 }
 
@@ -1189,11 +1195,12 @@ static void *detach_share(void *arg)
  * Past a second, "detaching 1,473 functions... 40%" on a terminal; a
  * signal is answered once: the detaching goes on to the end.
  */
-static void detach_progress(struct kfit_attacher *a, int total, bool *told)
+static void detach_progress(struct kfit_attacher *a, int total, int signals,
+			    bool *told)
 {
 	char n[32];
 
-	if (kfit_exiting && !*told) {
+	if (kfit_signals != signals && !*told) {
 		*told = true;
 		if (a->shown)
 			fputs("\r\033[K", stderr);
@@ -1220,6 +1227,7 @@ static void detach_all(struct kfit_attacher *a)
 	pthread_t th[DETACH_THREADS];
 	bool started[DETACH_THREADS] = {}, told = false;
 	int total = a->nlinks + a->nfds + a->nulinks, n = total / 8, k;
+	int signals = kfit_signals;	/* those before were answered */
 
 	n = n < 1 ? 1 : n > DETACH_THREADS ? DETACH_THREADS : n;
 	a->started = a->last_progress = kfit_now_ns();
@@ -1233,7 +1241,7 @@ static void detach_all(struct kfit_attacher *a)
 		if (!started[k])
 			detach_share(&s[k]);
 	while (a->undone < total) {
-		detach_progress(a, total, &told);
+		detach_progress(a, total, signals, &told);
 		poll(NULL, 0, 50);
 	}
 	for (k = 0; k < n; k++)

@@ -14,12 +14,14 @@
 #include "run.h"
 
 volatile sig_atomic_t kfit_exiting;
+volatile sig_atomic_t kfit_signals;
 static volatile sig_atomic_t armed;
 
 static void on_signal(int sig)
 {
 	if (armed) {
 		kfit_exiting = 1;
+		kfit_signals++;
 		return;
 	}
 	/* nothing to undo yet: end now, as the default action would */
