@@ -1128,14 +1128,15 @@ void kfit_attacher_announce(const struct kfit_attacher *a)
 	char what[96], d[32];
 
 	kfit_attacher_skipped(a);
+	if (a->o.verbose && a->t->nuser)
+		kfit_info("uprobes: %s", a->umulti ? "uprobe_multi links, one per "
+			  "binary and direction" : "a pair per function");
 	if (a->o.verbose)
-		kfit_info("attached %d function%s in %s (%.0f/s), %d file descriptors%s",
+		kfit_info("attached %d function%s in %s (%.0f/s), %d file descriptors",
 			  a->attached, a->attached == 1 ? "" : "s",
 			  kfit_fmt_duration(a->attach_ns, d, sizeof(d)),
 			  a->attach_ns ? a->attached / (a->attach_ns / 1e9) : 0.0,
-			  a->fds_after - a->fds_before,
-			  !a->t->nuser ? "" : a->umulti ? "; uprobes: uprobe_multi links" :
-			  "; uprobes: one pair per function");
+			  a->fds_after - a->fds_before);
 	snprintf(what, sizeof(what), "%d function%s (%s)", a->attached,
 		 a->attached == 1 ? "" : "s", kfit_attacher_mech(a));
 	kfit_tracing(what);
