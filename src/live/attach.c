@@ -894,8 +894,9 @@ static void say_users(const struct kfit_users *u)
 
 /*
  * n uprobes on path, which u's processes run too. Without a process
- * filter they fire there; one by one, their attaching and detaching holds
- * up the kernel's uprobe work on the file for every process.
+ * filter they fire there; one by one, each removal holds the kernel's
+ * event_mutex across an RCU grace period, and every tracer on the
+ * machine that opens a tracepoint or probe waits behind it.
  */
 static void say_cost(const struct kfit_attacher *a, const char *path, int n)
 {
@@ -910,8 +911,9 @@ static void say_cost(const struct kfit_attacher *a, const char *path, int n)
 			a->o.follow, c);
 	if (!a->umulti)
 		fprintf(stderr, "  One by one (no uprobe_multi links here), attaching and\n"
-			"  detaching %s uprobe pairs takes 0.1 to 1 s each, minutes\n"
-			"  in all, with the kernel's uprobe lock on %s held.\n", c, path);
+			"  detaching %s uprobe pairs on %s takes 0.1 to 1 s\n"
+			"  each, minutes in all, every other tracer's probes and\n"
+			"  tracepoints waiting behind them in the kernel.\n", c, path);
 }
 
 /* 0, or -EBUSY after saying which processes run path and what it would cost */
