@@ -62,7 +62,7 @@ static const struct common_opt common_opts[] = {
 	{ KFIT_OPT_ATTACH, { "kprobes", 'k', NULL,
 			     "kernel functions through kprobes (kprobe_multi where the kernel has it)" }, NULL },
 	{ KFIT_OPT_ATTACH, { "attach", KEY_ATTACH, "MECH",
-			     "fentry, kprobe[-single|-multi], uprobe-single|multi, auto" }, NULL },
+			     "auto, fentry, kprobe, {k,u}probe-single or -multi" }, NULL },
 	{ KFIT_OPT_ATTACH, { "no-deny", KEY_NO_DENY, NULL,
 			     "also trace the functions denied by default (see the README)" }, NULL },
 	{ KFIT_OPT_ATTACH, { "uprobe-limit", KEY_UPROBE_LIMIT, "N",
