@@ -722,6 +722,21 @@ static int first_of_path(const struct kfit_targets *t, const char *path)
 	return -1;
 }
 
+/* The functions of kind (and path, for user functions) not dropped, in idx */
+static int gather(const struct kfit_attacher *a, enum kfit_tkind kind,
+		  const char *path, int *idx)
+{
+	const struct kfit_func *f;
+	int i, n = 0;
+
+	for (i = 0; i < a->t->n; i++) {
+		f = &a->t->funcs[i];
+		if (f->kind == kind && !f->dropped && (!path || !strcmp(f->path, path)))
+			idx[n++] = i;
+	}
+	return n;
+}
+
 /* The file offsets of the user functions; those without one are dropped */
 static int user_offsets(struct kfit_attacher *a)
 {
@@ -729,7 +744,6 @@ static int user_offsets(struct kfit_attacher *a)
 	int *idx = calloc(a->t->n + 1, sizeof(int));
 	int *errs = calloc(a->t->n + 1, sizeof(int));
 	__u64 *offs = calloc(a->t->n + 1, sizeof(*offs));
-	const char *path;
 	int i, j, n, err = -ENOMEM;
 
 	a->uoff = calloc(a->t->n + 1, sizeof(*a->uoff));
@@ -742,14 +756,10 @@ static int user_offsets(struct kfit_attacher *a)
 		/* each binary once, at its first function */
 		if (f->kind != KFIT_T_USER || first_of_path(a->t, f->path) != i)
 			continue;
-		path = f->path;
-		for (n = 0, j = i; j < a->t->n; j++)
-			if (a->t->funcs[j].kind == KFIT_T_USER && !a->t->funcs[j].dropped &&
-			    !strcmp(a->t->funcs[j].path, path)) {
-				idx[n] = j;
-				names[n++] = a->t->funcs[j].name;
-			}
-		if (kfit_uprobe_offsets(path, names, n, offs, errs, msg, sizeof(msg))) {
+		n = gather(a, KFIT_T_USER, f->path, idx);
+		for (j = 0; j < n; j++)
+			names[j] = a->t->funcs[idx[j]].name;
+		if (kfit_uprobe_offsets(f->path, names, n, offs, errs, msg, sizeof(msg))) {
 			kfit_err("%s", msg);
 			err = -ENOENT;
 			break;
@@ -833,21 +843,6 @@ static int attach_each(struct kfit_attacher *a)
 		progress(a, false);
 	}
 	return 0;
-}
-
-/* The functions of kind (and path, for user functions) not dropped, in idx */
-static int gather(const struct kfit_attacher *a, enum kfit_tkind kind,
-		  const char *path, int *idx)
-{
-	const struct kfit_func *f;
-	int i, n = 0;
-
-	for (i = 0; i < a->t->n; i++) {
-		f = &a->t->funcs[i];
-		if (f->kind == kind && !f->dropped && (!path || !strcmp(f->path, path)))
-			idx[n++] = i;
-	}
-	return n;
 }
 
 /* kprobe_multi: one link per direction; uprobe_multi: per binary and direction */
