@@ -863,6 +863,11 @@ static int attach_multi_all(struct kfit_attacher *a, enum kfit_tkind kind)
 		err = n ? attach_multi(a, m, idx, n) : 0;
 		if (kind == KFIT_T_KERNEL)
 			break;
+		/* kprobe_multi's are explained by the caller */
+		if (err && err != -EINTR && err != -ENOMEM)
+			kfit_err("cannot attach uprobe_multi links to %s%s: %s", f->path,
+				 err == -ESRCH ? " (the process is gone)" : "",
+				 kfit_reason(err));
 	}
 	free(idx);
 	return err;

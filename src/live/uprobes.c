@@ -60,7 +60,8 @@ int kfit_umulti_link(int prog_fd, const char *path, const __u64 *offs,
 /*
  * As libbpf 1.3+ finds out: a link on "/" fails with EBADF where
  * uprobe_multi exists; with pid -1 it fails early with EINVAL where its
- * process filter is fixed (6.10), with ESRCH where it filtered threads.
+ * process filter is fixed (6.10), still with EBADF where it filtered
+ * threads (it looked the pid up after the path).
  */
 static int umulti_check(char *why, size_t len)
 {
