@@ -27,7 +27,7 @@
  * 6.10), else a uprobe pair per function; with pid, only in that
  * process. More than uprobe_limit on a binary that other processes run
  * are refused (-EBUSY) unless force, when they would fire in those
- * processes (no pid) or be attached one by one.
+ * processes (no pid: follow's children traced) or go one by one.
  * A function the kernel refuses is dropped (its kfit_func.dropped set)
  * and added to the targets' skipped list with the reason; the rest are
  * traced. The BPF side records nothing before activate: programs check
@@ -69,9 +69,10 @@ struct kfit_attacher *kfit_attacher_new(struct kfit_targets *t,
 int kfit_attacher_prepare(struct kfit_attacher *a, const struct kfit_attach_progs *p);
 /*
  * After load: attaches every function not dropped. Returns 0 when at
- * least one function is traced, else a negative errno after explaining;
- * -EINTR when a signal came (kfit_exiting): what was attached is
- * detached then, and the caller exits non-zero (nothing was traced).
+ * least one function is traced, else a negative errno after explaining:
+ * -EBUSY for uprobes refused on a shared binary; -EINTR when a signal
+ * came (kfit_exiting), said too: kfit_attacher_free() detaches what was
+ * attached, and the caller exits non-zero (nothing was traced).
  */
 int kfit_attacher_attach(struct kfit_attacher *a);
 void kfit_attacher_activate(struct kfit_attacher *a, volatile bool *ready);
