@@ -157,7 +157,6 @@ test_ctrl_c_while_detaching() {
 		sleep 0.1
 		i=$((i + 1))
 	done
-	[ "$(text_diff "$SLEEPER" "$PY")" -gt 0 ] || t_fail "detached already: the test cannot interrupt it"
 	t_bg_stop INT 120
 	t_assert_eq "$BG_RC" 0 "exit status (the trace was taken)"
 	t_assert_match "$(cat "$T_TMP/bg.err")" '^funcdur: still detaching [0-9]+ of [0-9]+ probes: a signal cannot stop it, nothing may stay attached' "message"
