@@ -864,11 +864,17 @@ static int start_exact(void)
 	/*
 	 * Uprobes for every process: a per-process uprobe would miss the
 	 * children of -p and of COMMAND; the BPF side filters on tracked.
+	 * The attacher says what that costs the other processes running
+	 * the binary, and refuses past a limit.
 	 */
 	struct kfit_attach_opts ao = {
 		.mech = env.c.attach,
+		.umech = env.c.uattach,
+		.follow = env.c.pid,
 		.verbose = env.c.verbose,
 		.progress = isatty(STDERR_FILENO),
+		.uprobe_limit = env.c.uprobe_limit,
+		.force = env.c.force,
 	};
 	bool refused = false;
 	int err;
@@ -895,7 +901,8 @@ static int start_exact(void)
 	if (err || !env.att)
 		return err;
 	err = kfit_attacher_attach(env.att);
-	if (err == -EINTR || err == -ENOMEM)
+	/* interrupted, out of memory, refused on a shared binary: no fallback */
+	if (err == -EINTR || err == -ENOMEM || err == -EBUSY)
 		return err;
 	return err ? 1 : 0;
 }
@@ -1844,6 +1851,7 @@ static int run(void)
 	err = start();
 	if (!err)
 		err = name_tasks();
+	/* a signal while attaching: detached again, nothing traced */
 	if (kfit_exiting)
 		return kfit_interrupted();
 	if (err)

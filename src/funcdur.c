@@ -218,9 +218,12 @@ static int load(int start_id, int stop_id)
 {
 	struct kfit_attach_opts ao = {
 		.mech = env.c.attach,
+		.umech = env.c.uattach,
 		.pid = env.c.pid,
 		.verbose = env.c.verbose,
 		.progress = isatty(STDERR_FILENO),
+		.uprobe_limit = env.c.uprobe_limit,
+		.force = env.c.force,
 	};
 	struct kfit_attach_progs p;
 	__u64 cgid = 0;
@@ -529,6 +532,7 @@ int main(int argc, char **argv)
 	if (!err)
 		err = kfit_attacher_attach(env.att);
 	if (err || kfit_exiting) {
+		/* a signal while attaching: detached again, nothing traced */
 		cleanup();
 		return kfit_exiting ? kfit_interrupted() : 1;
 	}

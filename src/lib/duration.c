@@ -161,3 +161,19 @@ char *kfit_fmt_duration(__u64 ns, char *buf, size_t len)
 	snprintf(buf, len, "%llus", (__u64)(((u128)ns + KFIT_SEC / 2) / KFIT_SEC));
 	return buf;
 }
+
+char *kfit_fmt_thousands(__u64 n, char *buf, size_t len)
+{
+	char digits[32], out[48];
+	int nd, i, k = 0;
+
+	nd = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)n);
+	for (i = 0; i < nd; i++) {
+		if (i && (nd - i) % 3 == 0)
+			out[k++] = ',';
+		out[k++] = digits[i];
+	}
+	out[k] = '\0';
+	snprintf(buf, len, "%s", out);
+	return buf;
+}

@@ -26,6 +26,8 @@ enum {
 	KEY_MAX,
 	KEY_ATTACH,
 	KEY_NO_DENY,
+	KEY_UPROBE_LIMIT,
+	KEY_FORCE,
 };
 
 struct common_opt {
@@ -61,9 +63,13 @@ static const struct common_opt common_opts[] = {
 	{ KFIT_OPT_ATTACH, { "kprobes", 'k', NULL,
 			     "kernel functions through kprobes (kprobe_multi where the kernel has it)" }, NULL },
 	{ KFIT_OPT_ATTACH, { "attach", KEY_ATTACH, "MECH",
-			     "auto (default), fentry, kprobe, kprobe-single or kprobe-multi" }, NULL },
+			     "auto, fentry, kprobe, {k,u}probe-single or -multi" }, NULL },
 	{ KFIT_OPT_ATTACH, { "no-deny", KEY_NO_DENY, NULL,
 			     "also trace the functions denied by default (see the README)" }, NULL },
+	{ KFIT_OPT_ATTACH, { "uprobe-limit", KEY_UPROBE_LIMIT, "N",
+			     "at most N uprobes on a binary other processes run (1000)" }, NULL },
+	{ KFIT_OPT_ATTACH, { "force", KEY_FORCE, NULL,
+			     "attach more uprobes than that all the same" }, NULL },
 	{ 0, { "verbose", 'v', NULL, "more messages; twice: libbpf's debug" },
 	  "more messages" },
 	{ 0, { "help", 'h', NULL, "show this help and exit" }, NULL },
@@ -88,10 +94,15 @@ const char *kfit_amech_name(enum kfit_amech m)
 }
 
 static int parse_attach(const struct kfit_tool *t, const char *arg,
-			enum kfit_amech *m)
+			struct kfit_common *c)
 {
+	enum kfit_amech *m = &c->attach;
 	int i;
 
+	if (!strcmp(arg, "uprobe-single") || !strcmp(arg, "uprobe-multi")) {
+		c->uattach = arg[7] == 's' ? KFIT_UM_SINGLE : KFIT_UM_MULTI;
+		return 0;
+	}
 	for (i = 0; i < NAMECH; i++) {
 		if (!strcmp(arg, amech_names[i])) {
 			*m = i;
@@ -99,7 +110,8 @@ static int parse_attach(const struct kfit_tool *t, const char *arg,
 		}
 	}
 	fprintf(stderr, "%s: invalid mechanism '%s' for --attach: use auto, fentry, "
-		"kprobe, kprobe-single or kprobe-multi\n", t->name, arg);
+		"kprobe, kprobe-single, kprobe-multi, uprobe-single or uprobe-multi\n",
+		t->name, arg);
 	return -1;
 }
 
@@ -515,6 +527,15 @@ static int parse_count(const struct kfit_tool *t, const char *arg, long *out)
 	return 0;
 }
 
+static int parse_limit(const struct kfit_tool *t, const char *arg, unsigned long *n)
+{
+	if (!kfit_parse_uint(arg, 1000000, n))
+		return 0;
+	fprintf(stderr, "%s: invalid number '%s' for --uprobe-limit: 1 to 1000000\n",
+		t->name, arg);
+	return -1;
+}
+
 static int parse_common(const struct kfit_tool *t, struct kfit_common *c,
 			int key, const char *arg)
 {
@@ -552,9 +573,14 @@ static int parse_common(const struct kfit_tool *t, struct kfit_common *c,
 		c->attach = KFIT_AM_KPROBE;
 		return 0;
 	case KEY_ATTACH:
-		return parse_attach(t, arg, &c->attach);
+		return parse_attach(t, arg, c);
 	case KEY_NO_DENY:
 		c->no_deny = true;
+		return 0;
+	case KEY_UPROBE_LIMIT:
+		return parse_limit(t, arg, &c->uprobe_limit);
+	case KEY_FORCE:
+		c->force = true;
 		return 0;
 	case 'T':
 		c->timestamp = true;

@@ -22,7 +22,8 @@ enum {
 	KFIT_OPT_JSON		= 1 << 6,	/* -j/--json */
 	KFIT_OPT_TIMESTAMP	= 1 << 7,	/* -T/--timestamp */
 	KFIT_OPT_MINMAX		= 1 << 8,	/* --min DUR, --max DUR */
-	KFIT_OPT_ATTACH		= 1 << 9,	/* -k, --attach MECH, --no-deny */
+	KFIT_OPT_ATTACH		= 1 << 9,	/* -k, --attach MECH, --no-deny,
+						   --uprobe-limit N, --force */
 	KFIT_OPT_MIN		= 1 << 10,	/* --min DUR alone */
 	/* -v/--verbose, -h/--help, -V/--version: always */
 };
@@ -47,6 +48,16 @@ enum kfit_amech {
 /* "auto", "fentry", "kprobe", "kprobe-single", "kprobe-multi" */
 const char *kfit_amech_name(enum kfit_amech m);
 
+/* How user functions are attached (--attach uprobe-single|uprobe-multi) */
+enum kfit_umech {
+	KFIT_UM_AUTO,		/* uprobe_multi where the kernel has it, else single */
+	KFIT_UM_SINGLE,		/* a uprobe pair per function */
+	KFIT_UM_MULTI,		/* one uprobe_multi link per binary and direction */
+};
+
+/* Uprobes on a binary that other processes run: more need --force */
+#define KFIT_UPROBE_LIMIT 1000
+
 struct kfit_cpuset {
 	bool set;	/* false: every CPU */
 	__u8 mask[KFIT_MAX_CPUS / 8];
@@ -66,7 +77,10 @@ struct kfit_common {
 	bool has_min, has_max;
 	__u64 min_ns, max_ns;
 	enum kfit_amech attach;
+	enum kfit_umech uattach;
 	bool no_deny;			/* trace the deny list's functions too */
+	unsigned long uprobe_limit;	/* 0: KFIT_UPROBE_LIMIT */
+	bool force;			/* more uprobes than that all the same */
 };
 
 /* A tool's own option; key is its short letter, or >= 256 for long only */

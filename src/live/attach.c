@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <limits.h>
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "output.h"
 #include "probe.h"
 #include "run.h"
+#include "uprobes.h"
 
 /*
  * fentry programs are bound to one function at load time. The skeleton's
@@ -72,6 +74,11 @@ struct kfit_attacher {
 	int first_err;
 	bool pinned;			/* kfit_attacher_pin: links let go */
 	struct finfo finfo[2];		/* of the fentry and fexit templates */
+	bool umulti;			/* user functions through uprobe_multi */
+	int *ulinks;			/* uprobe_multi links */
+	int nulinks;
+	bool shown;			/* a progress line is on the terminal */
+	volatile int undone;		/* detach: links and fds closed */
 };
 
 struct kfit_attacher *kfit_attacher_new(struct kfit_targets *t,
@@ -153,7 +160,8 @@ static int fds_per_func(const struct kfit_attacher *a)
 static void check_nofile(struct kfit_attacher *a)
 {
 	struct rlimit rl;
-	int need = a->t->nkernel * fds_per_func(a) + (a->t->nuser + a->t->nsys) * 4;
+	int need = a->t->nkernel * fds_per_func(a) + (a->umulti ? 0 : a->t->nuser * 4) +
+		   a->t->nsys * 4;
 
 	kfit_raise_nofile();
 	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
@@ -164,6 +172,43 @@ static void check_nofile(struct kfit_attacher *a)
 			  a->t->n, need, (unsigned long long)rl.rlim_cur,
 			  kfit_works(KFIT_M_KPROBE_MULTI) ?
 			  "; kprobe_multi (-k) needs two" : "");
+}
+
+/* uprobe_multi links where the kernel has them, unless single ones are asked for */
+static int choose_umech(struct kfit_attacher *a)
+{
+	char why[160];
+	int err;
+
+	a->umulti = false;
+	if (!a->t->nuser || a->o.umech == KFIT_UM_SINGLE)
+		return 0;
+	err = kfit_umulti_check(why, sizeof(why));
+	if (!err) {
+		a->umulti = true;
+		return 0;
+	}
+	if (a->o.umech == KFIT_UM_MULTI) {
+		kfit_err("--attach uprobe-multi: %s; uprobe-single attaches a uprobe "
+			 "pair per function", why);
+		return err;
+	}
+	kfit_debug("uprobes one by one: %s", why);
+	return 0;
+}
+
+/* uprobe_multi programs are loaded as such: they attach to nothing else */
+static int umulti_progs(struct kfit_attacher *a)
+{
+	int err = 0;
+
+	if (a->p.uprobe)
+		err = bpf_program__set_expected_attach_type(a->p.uprobe,
+							     KFIT_TRACE_UPROBE_MULTI);
+	if (!err && a->p.uretprobe)
+		err = bpf_program__set_expected_attach_type(a->p.uretprobe,
+							     KFIT_TRACE_UPROBE_MULTI);
+	return err;
 }
 
 int kfit_attacher_prepare(struct kfit_attacher *a, const struct kfit_attach_progs *p)
@@ -178,6 +223,11 @@ int kfit_attacher_prepare(struct kfit_attacher *a, const struct kfit_attach_prog
 		if (err)
 			return err;
 	}
+	err = choose_umech(a);
+	if (!err && a->umulti)
+		err = umulti_progs(a);
+	if (err)
+		return err;
 	check_nofile(a);
 	/* Every program off, then on for what is needed */
 	bpf_object__for_each_program(prog, p->obj)
@@ -278,17 +328,27 @@ static void undo(struct kfit_attacher *a, int nfds, int nlinks)
 		bpf_link__destroy(a->links[--a->nlinks]);
 }
 
-static void progress(struct kfit_attacher *a, bool last)
+/* Past a second: a line rewritten in place on the terminal, erased at the end */
+static bool progress_due(struct kfit_attacher *a, bool last)
 {
 	__u64 now = kfit_now_ns();
-	double s;
 
-	if (!a->o.progress || a->total < 50)
-		return;
-	if (!last && now - a->last_progress < 200000000ULL)
-		return;
+	if (!a->o.progress || (last && !a->shown))
+		return false;
+	if (!last && (now - a->started < 1000000000ULL ||
+		      now - a->last_progress < 200000000ULL))
+		return false;
 	a->last_progress = now;
-	s = (now - a->started) / 1e9;
+	a->shown = !last;
+	return true;
+}
+
+static void progress(struct kfit_attacher *a, bool last)
+{
+	double s = (kfit_now_ns() - a->started) / 1e9;
+
+	if (!progress_due(a, last))
+		return;
 	fprintf(stderr, "\rattaching %d/%d functions (%.0f/s)...", a->done, a->total,
 		s > 0 ? a->done / s : 0.0);
 	if (last)
@@ -503,8 +563,8 @@ static int attach_kprobe(struct kfit_attacher *a, int i)
 	return err;
 }
 
-/* Both directions for the functions idx[0..n) */
-static int multi_link(struct kfit_attacher *a, const int *idx, int n)
+/* Both directions for the kernel functions idx[0..n) */
+static int kmulti_link(struct kfit_attacher *a, const int *idx, int n)
 {
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, o);
 	const char **syms = calloc(n, sizeof(*syms));
@@ -532,8 +592,14 @@ static int multi_link(struct kfit_attacher *a, const int *idx, int n)
 	return err;
 }
 
-/* Errors that no subset of the functions would avoid */
-static bool whole_failure(int err)
+/* A multi-link kind: makes both directions' links for idx[0..n) */
+struct multi {
+	const char *name;
+	int (*link)(struct kfit_attacher *a, const int *idx, int n);
+	bool (*whole)(int err);	/* no subset of the functions would avoid err */
+};
+
+static bool kmulti_whole(int err)
 {
 	return err == -EPERM || err == -EACCES || err == -ENOMEM || err == -EMFILE ||
 	       err == -ENOTSUPP_KERNEL || err == -EOPNOTSUPP || err == -EINTR;
@@ -543,29 +609,32 @@ static bool whole_failure(int err)
  * One link for all; when the kernel refuses the set, halves are tried
  * until the functions it refuses are found and skipped.
  */
-static int attach_multi(struct kfit_attacher *a, const int *idx, int n)
+static int attach_multi(struct kfit_attacher *a, const struct multi *m,
+			const int *idx, int n)
 {
 	int err, half;
 
 	if (kfit_exiting)
 		return -EINTR;
-	err = multi_link(a, idx, n);
+	err = m->link(a, idx, n);
 	if (!err) {
 		a->attached += n;
 		a->done += n;
 		progress(a, false);
 		return 0;
 	}
-	if (whole_failure(err))
+	if (m->whole(err))
 		return err;
 	if (n == 1) {
 		a->done++;
-		return drop(a, idx[0], "kprobe_multi", err);
+		return drop(a, idx[0], m->name, err);
 	}
 	half = n / 2;
-	err = attach_multi(a, idx, half);
-	return err ? err : attach_multi(a, idx + half, n - half);
+	err = attach_multi(a, m, idx, half);
+	return err ? err : attach_multi(a, m, idx + half, n - half);
 }
+
+static const struct multi kmulti = { "kprobe_multi", kmulti_link, kmulti_whole };
 
 /* ---- user functions and system calls ------------------------------------ */
 
@@ -587,6 +656,83 @@ static int attach_user(struct kfit_attacher *a, int i)
 	if (err)
 		undo(a, a->nfds, nlinks);
 	return err;
+}
+
+static int keep_ulink(struct kfit_attacher *a, int fd)
+{
+	int *n;
+
+	if (fd < 0)
+		return fd;
+	n = realloc(a->ulinks, (a->nulinks + 1) * sizeof(*n));
+	if (!n) {
+		close(fd);
+		return -ENOMEM;
+	}
+	a->ulinks = n;
+	a->ulinks[a->nulinks++] = fd;
+	return 0;
+}
+
+/* Both directions for the user functions idx[0..n), all of one binary */
+static int umulti_link(struct kfit_attacher *a, const int *idx, int n)
+{
+	__u64 *offs = calloc(n, sizeof(*offs)), *cookies = calloc(n, sizeof(*cookies));
+	const char *path = a->t->funcs[idx[0]].path;
+	int i, nul = a->nulinks, err = -ENOMEM;
+
+	if (offs && cookies) {
+		for (i = 0; i < n; i++) {
+			offs[i] = a->t->funcs[idx[i]].offset;
+			cookies[i] = idx[i];
+		}
+		err = keep_ulink(a, kfit_umulti_link(bpf_program__fd(a->p.uprobe), path,
+						     offs, cookies, n, a->o.pid, false));
+		if (!err)
+			err = keep_ulink(a, kfit_umulti_link(bpf_program__fd(a->p.uretprobe),
+							     path, offs, cookies, n,
+							     a->o.pid, true));
+		while (err && a->nulinks > nul)
+			close(a->ulinks[--a->nulinks]);
+	}
+	free(offs);
+	free(cookies);
+	return err;
+}
+
+/* An instruction the kernel cannot probe (ENOTSUPP) is one function's */
+static bool umulti_whole(int err)
+{
+	return err == -EPERM || err == -EACCES || err == -ENOMEM || err == -EMFILE ||
+	       err == -ESRCH || err == -EINTR;
+}
+
+static const struct multi umulti = { "uprobe_multi", umulti_link, umulti_whole };
+
+/* Index of the first user function of path */
+static int first_of_path(const struct kfit_targets *t, const char *path)
+{
+	int i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->funcs[i].kind == KFIT_T_USER && !strcmp(t->funcs[i].path, path))
+			return i;
+	return -1;
+}
+
+/* The functions of kind (and path, for user functions) not dropped, in idx */
+static int gather(const struct kfit_attacher *a, enum kfit_tkind kind,
+		  const char *path, int *idx)
+{
+	const struct kfit_func *f;
+	int i, n = 0;
+
+	for (i = 0; i < a->t->n; i++) {
+		f = &a->t->funcs[i];
+		if (f->kind == kind && !f->dropped && (!path || !strcmp(f->path, path)))
+			idx[n++] = i;
+	}
+	return n;
 }
 
 static int attach_sys(struct kfit_attacher *a, int i)
@@ -633,7 +779,7 @@ static int attach_one(struct kfit_attacher *a, int i)
 	}
 }
 
-/* Every function but those kprobe_multi takes at once */
+/* Every function but those kprobe_multi and uprobe_multi take at once */
 static int attach_each(struct kfit_attacher *a)
 {
 	const struct kfit_func *f;
@@ -641,7 +787,8 @@ static int attach_each(struct kfit_attacher *a)
 
 	for (i = 0; i < a->t->n; i++) {
 		f = &a->t->funcs[i];
-		if (f->dropped || (f->kind == KFIT_T_KERNEL && a->mech == KFIT_AM_KPROBE_MULTI))
+		if (f->dropped || (f->kind == KFIT_T_KERNEL && a->mech == KFIT_AM_KPROBE_MULTI) ||
+		    (f->kind == KFIT_T_USER && a->umulti))
 			continue;
 		if (kfit_exiting)
 			return -EINTR;
@@ -657,17 +804,120 @@ static int attach_each(struct kfit_attacher *a)
 	return 0;
 }
 
-static int attach_multi_all(struct kfit_attacher *a)
+/* kprobe_multi: one link per direction; uprobe_multi: per binary and direction */
+static int attach_multi_all(struct kfit_attacher *a, enum kfit_tkind kind)
 {
+	const struct multi *m = kind == KFIT_T_KERNEL ? &kmulti : &umulti;
 	int *idx = calloc((size_t)a->t->n + 1, sizeof(int));
-	int i, n = 0, err;
+	const struct kfit_func *f;
+	int i, n, err = 0;
 
 	if (!idx)
 		return -ENOMEM;
-	for (i = 0; i < a->t->n; i++)
-		if (a->t->funcs[i].kind == KFIT_T_KERNEL && !a->t->funcs[i].dropped)
-			idx[n++] = i;
-	err = n ? attach_multi(a, idx, n) : 0;
+	for (i = 0; i < a->t->n && !err; i++) {
+		f = &a->t->funcs[i];
+		if (f->kind != kind || (kind == KFIT_T_USER && first_of_path(a->t, f->path) != i))
+			continue;
+		n = gather(a, kind, kind == KFIT_T_USER ? f->path : NULL, idx);
+		err = n ? attach_multi(a, m, idx, n) : 0;
+		if (kind == KFIT_T_KERNEL)
+			break;
+		/* kprobe_multi's are explained by the caller */
+		if (err && err != -EINTR && err != -ENOMEM)
+			kfit_err("cannot attach uprobe_multi links to %s%s: %s", f->path,
+				 err == -ESRCH ? " (the process is gone)" : "",
+				 kfit_reason(err));
+	}
+	free(idx);
+	return err;
+}
+
+/* ---- uprobes on a binary other processes run ----------------------------- */
+
+static unsigned long uprobe_limit(const struct kfit_attacher *a)
+{
+	return a->o.uprobe_limit ? a->o.uprobe_limit : KFIT_UPROBE_LIMIT;
+}
+
+static void say_users(const struct kfit_users *u)
+{
+	int i;
+
+	fprintf(stderr, "  ");
+	for (i = 0; i < u->n && i < 4; i++)
+		fprintf(stderr, "%s%d %s", i ? ", " : "", u->pid[i], u->comm[i]);
+	if (u->n > 4)
+		fprintf(stderr, " and %d more", u->n - 4);
+	fputc('\n', stderr);
+}
+
+/*
+ * n uprobes on path, which u's processes run too. Without a process
+ * filter they fire there; one by one, each removal holds the kernel's
+ * event_mutex across an RCU grace period, and every tracer on the
+ * machine that opens a tracepoint or probe waits behind it.
+ */
+static void say_cost(const struct kfit_attacher *a, const char *path, int n)
+{
+	char c[32];
+
+	kfit_fmt_thousands(n, c, sizeof(c));
+	if (!a->o.pid && a->o.follow)
+		fprintf(stderr, "  Uprobes are per file, and following the children of %d\n"
+			"  leaves no process filter: in those processes each call of the\n"
+			"  %s functions would stop at a breakpoint (microseconds each),\n"
+			"  return probes rewriting their return addresses.\n",
+			a->o.follow, c);
+	if (!a->umulti)
+		fprintf(stderr, "  One by one (no uprobe_multi links here), attaching and\n"
+			"  detaching %s uprobe pairs on %s takes 0.1 to 1 s\n"
+			"  each, minutes in all, every other tracer's probes and\n"
+			"  tracepoints waiting behind them in the kernel.\n", c, path);
+}
+
+/* 0, or -EBUSY after saying which processes run path and what it would cost */
+static int check_shared(struct kfit_attacher *a, const char *path, int n)
+{
+	bool unfiltered = !a->o.pid && a->o.follow;
+	struct kfit_users u;
+	char c[32];
+
+	/* system-wide, every process running it is traced: not "other" */
+	if ((!unfiltered && a->umulti) ||
+	    kfit_binary_users(path, a->o.pid ? a->o.pid : a->o.follow, unfiltered, &u) ||
+	    !u.n)
+		return 0;
+	if ((unsigned long)n <= uprobe_limit(a) || a->o.force) {
+		if (unfiltered)
+			kfit_info("note: %d other process%s run%s %s: the uprobes fire "
+				  "there too (no process filter while following children):\n"
+				  "  not traced, but each call stops at a breakpoint", u.n,
+				  u.n == 1 ? "" : "es", u.n == 1 ? "s" : "", path);
+		return 0;
+	}
+	kfit_err("refusing %s uprobes on %s (more than --uprobe-limit %lu):\n"
+		 "  %d other process%s run%s it:", kfit_fmt_thousands(n, c, sizeof(c)),
+		 path, uprobe_limit(a), u.n, u.n == 1 ? "" : "es", u.n == 1 ? "s" : "");
+	say_users(&u);
+	say_cost(a, path, n);
+	fprintf(stderr, "  --force attaches them all the same; a narrower glob or\n"
+		"  --uprobe-limit N changes the count\n");
+	return -EBUSY;
+}
+
+static int check_all_shared(struct kfit_attacher *a)
+{
+	int *idx = calloc((size_t)a->t->n + 1, sizeof(int));
+	const struct kfit_func *f;
+	int i, err = 0;
+
+	if (!idx)
+		return -ENOMEM;
+	for (i = 0; i < a->t->n && !err; i++) {
+		f = &a->t->funcs[i];
+		if (f->kind == KFIT_T_USER && first_of_path(a->t, f->path) == i)
+			err = check_shared(a, f->path, gather(a, KFIT_T_USER, f->path, idx));
+	}
 	free(idx);
 	return err;
 }
@@ -690,17 +940,27 @@ int kfit_attacher_attach(struct kfit_attacher *a)
 	a->fds_before = count_fds();
 	a->started = kfit_now_ns();
 	a->done = a->attached = 0;
+	if (a->t->nuser) {
+		err = check_all_shared(a);
+		if (err)
+			return err;
+	}
 	for (a->total = 0, i = 0; i < a->t->n; i++)
 		a->total += !a->t->funcs[i].dropped;
 	if (a->mech == KFIT_AM_KPROBE_MULTI)
-		err = attach_multi_all(a);
+		err = attach_multi_all(a, KFIT_T_KERNEL);
+	if (!err && a->umulti)
+		err = attach_multi_all(a, KFIT_T_USER);
 	if (!err)
 		err = attach_each(a);
 	progress(a, true);
 	a->attach_ns = kfit_now_ns() - a->started;
 	a->fds_after = count_fds();
-	if (err == -EINTR || kfit_exiting)
+	if (err == -EINTR || kfit_exiting) {
+		kfit_err("interrupted while attaching (%d of %d functions): detaching "
+			 "them, nothing traced", a->attached, a->total);
 		return -EINTR;
+	}
 	if (err && err != -ENOMEM && a->mech == KFIT_AM_KPROBE_MULTI)
 		kfit_explain(KFIT_M_KPROBE_MULTI, a->t->funcs[0].name, err);
 	if (err)
@@ -738,6 +998,11 @@ int kfit_attacher_pin(struct kfit_attacher *a, const char *dir)
 	}
 	for (i = 0; i < a->nlinks; i++) {
 		err = pin_fd(bpf_link__fd(a->links[i]), dir, n++);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < a->nulinks; i++) {
+		err = pin_fd(a->ulinks[i], dir, n++);
 		if (err)
 			return err;
 	}
@@ -822,6 +1087,9 @@ void kfit_attacher_announce(const struct kfit_attacher *a)
 	char what[192], d[32];
 
 	kfit_attacher_skipped(a);
+	if (a->o.verbose && a->t->nuser)
+		kfit_info("uprobes: %s", a->umulti ? "uprobe_multi links, one per "
+			  "binary and direction" : "a pair per function");
 	if (a->o.verbose)
 		kfit_info("attached %d function%s in %s (%.0f/s), %d file descriptors",
 			  a->attached, a->attached == 1 ? "" : "s",
@@ -848,6 +1116,8 @@ void kfit_attacher_json(const struct kfit_attacher *a, struct kfit_json *j)
 	kfit_json_u64(j, "skipped", a->t->nskipped);
 	kfit_json_u64(j, "attach_ns", a->attach_ns);
 	kfit_json_i64(j, "fds", a->fds_after - a->fds_before);
+	if (a->t->nuser)
+		kfit_json_str(j, "uprobes", a->umulti ? "uprobe_multi" : "uprobe");
 	kfit_json_end_object(j);
 }
 
@@ -860,42 +1130,86 @@ struct share {
 static void *detach_share(void *arg)
 {
 	const struct share *s = arg;
+	struct kfit_attacher *a = s->a;
 	int i;
 
-	for (i = s->k; i < s->a->nlinks; i += s->n) {
-		if (s->a->pinned)
-			close(bpf_link__fd(s->a->links[i]));
-		bpf_link__destroy(s->a->links[i]);
+	for (i = s->k; i < a->nlinks; i += s->n) {
+		if (a->pinned)
+			close(bpf_link__fd(a->links[i]));
+		bpf_link__destroy(a->links[i]);
+		__sync_fetch_and_add(&a->undone, 1);
 	}
-	for (i = s->k; i < s->a->nfds; i += s->n)
-		close(s->a->fds[i]);
+	for (i = s->k; i < a->nfds; i += s->n) {
+		close(a->fds[i]);
+		__sync_fetch_and_add(&a->undone, 1);
+	}
+	for (i = s->k; i < a->nulinks; i += s->n) {
+		close(a->ulinks[i]);
+		__sync_fetch_and_add(&a->undone, 1);
+	}
 	return NULL;
 }
 
 /*
+ * Past a second, "detaching 1,473 functions... 40%" on a terminal; a
+ * signal is answered once: the detaching goes on to the end.
+ */
+static void detach_progress(struct kfit_attacher *a, int total, int signals,
+			    bool *told)
+{
+	char n[32];
+
+	if (kfit_signals != signals && !*told) {
+		*told = true;
+		if (a->shown)
+			fputs("\r\033[K", stderr);
+		a->shown = false;
+		kfit_info("still detaching %d of %d probes: a signal cannot stop "
+			  "it, nothing may stay attached", total - a->undone, total);
+	}
+	if (!progress_due(a, false))
+		return;
+	fprintf(stderr, "\rdetaching %s functions... %d%%",
+		kfit_fmt_thousands(a->attached, n, sizeof(n)),
+		total ? (int)(100LL * a->undone / total) : 100);
+}
+
+/*
  * Each detachment waits for the kernel (RCU grace periods, text patching):
- * hundreds of them in a row take a minute. Threads overlap the waits; a
- * share a thread could not take is detached here.
+ * hundreds of them in a row take a minute. Threads overlap the waits
+ * while this one shows how far they are; a share no thread could take is
+ * detached here.
  */
 static void detach_all(struct kfit_attacher *a)
 {
 	struct share s[DETACH_THREADS];
 	pthread_t th[DETACH_THREADS];
-	bool started[DETACH_THREADS] = {};
-	int n = (a->nlinks + a->nfds) / 8, k;
+	bool started[DETACH_THREADS] = {}, told = false;
+	int total = a->nlinks + a->nfds + a->nulinks, n = total / 8, k;
+	int signals = kfit_signals;	/* those before were answered */
 
 	n = n < 1 ? 1 : n > DETACH_THREADS ? DETACH_THREADS : n;
+	a->started = a->last_progress = kfit_now_ns();
+	a->shown = false;
+	a->undone = 0;
 	for (k = 0; k < n; k++) {
 		s[k] = (struct share){ .a = a, .k = k, .n = n };
-		started[k] = k && !pthread_create(&th[k], NULL, detach_share, &s[k]);
+		started[k] = !pthread_create(&th[k], NULL, detach_share, &s[k]);
 	}
 	for (k = 0; k < n; k++)
 		if (!started[k])
 			detach_share(&s[k]);
-	for (k = 1; k < n; k++)
+	while (a->undone < total) {
+		detach_progress(a, total, signals, &told);
+		poll(NULL, 0, 50);
+	}
+	for (k = 0; k < n; k++)
 		if (started[k])
 			pthread_join(th[k], NULL);
-	a->nlinks = a->nfds = 0;
+	if (a->shown)
+		fputs("\r\033[K", stderr);
+	a->shown = false;
+	a->nlinks = a->nfds = a->nulinks = 0;
 }
 
 void kfit_attacher_free(struct kfit_attacher *a)
@@ -918,6 +1232,7 @@ void kfit_attacher_free(struct kfit_attacher *a)
 	free(a->mods);
 	free(a->fds);
 	free(a->links);
+	free(a->ulinks);
 	for (i = 0; i < 2; i++) {
 		if (a->finfo[i].btf_fd >= 0 && a->finfo[i].read)
 			close(a->finfo[i].btf_fd);

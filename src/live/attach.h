@@ -22,6 +22,12 @@
  * function, with the module's BTF object where the function is a
  * module's), else kprobe_multi links (one per direction for all
  * functions) where the kernel has them, else a kprobe pair per function.
+ * User functions go through uprobe_multi links (one per binary and
+ * direction) where the kernel has them (6.6+, process filter fixed in
+ * 6.10), else a uprobe pair per function; with pid, only in that
+ * process. More than uprobe_limit on a binary that other processes run
+ * are refused (-EBUSY) unless force, when they would fire in those
+ * processes (no pid: follow's children traced) or go one by one.
  * A function the kernel refuses is dropped (its kfit_func.dropped set)
  * and added to the targets' skipped list with the reason; the rest are
  * traced. The BPF side records nothing before activate: programs check
@@ -42,9 +48,13 @@ struct kfit_attach_progs {
 
 struct kfit_attach_opts {
 	enum kfit_amech mech;
+	enum kfit_umech umech;
 	int pid;		/* uprobes: only this process, 0: any */
+	int follow;		/* pid 0: the process whose descendants are traced */
 	int verbose;		/* -v: list every skipped function */
 	bool progress;		/* on a terminal: attaching N/M */
+	unsigned long uprobe_limit;	/* 0: KFIT_UPROBE_LIMIT */
+	bool force;		/* more uprobes than that on a shared binary */
 };
 
 struct kfit_attacher;
@@ -59,8 +69,10 @@ struct kfit_attacher *kfit_attacher_new(struct kfit_targets *t,
 int kfit_attacher_prepare(struct kfit_attacher *a, const struct kfit_attach_progs *p);
 /*
  * After load: attaches every function not dropped. Returns 0 when at
- * least one function is traced, else a negative errno after explaining;
- * -EINTR when a signal came (kfit_exiting).
+ * least one function is traced, else a negative errno after explaining:
+ * -EBUSY for uprobes refused on a shared binary; -EINTR when a signal
+ * came (kfit_exiting), said too: kfit_attacher_free() detaches what was
+ * attached, and the caller exits non-zero (nothing was traced).
  */
 int kfit_attacher_attach(struct kfit_attacher *a);
 void kfit_attacher_activate(struct kfit_attacher *a, volatile bool *ready);
@@ -71,12 +83,20 @@ void kfit_attacher_activate(struct kfit_attacher *a, volatile bool *ready);
  * 0, or -errno with nothing let go (the caller removes the pins made).
  */
 int kfit_attacher_pin(struct kfit_attacher *a, const char *dir);
-/* Detaches everything not pinned; with -v says how long it took */
+/*
+ * Detaches everything not pinned, with progress past a second on a
+ * terminal; a signal meanwhile does not stop it (nothing may stay
+ * attached) but is answered. With -v says how long it took.
+ */
 void kfit_attacher_free(struct kfit_attacher *a);
 
-/* "fentry", "kprobe", "kprobe_multi"; "uprobe" or "tracepoint" without kernel functions */
+/*
+ * "fentry", "kprobe", "kprobe_multi"; "uprobe_multi", "uprobe" or
+ * "tracepoint" without kernel functions
+ */
 const char *kfit_attacher_mech(const struct kfit_attacher *a);
 /* The JSON "mode" of earlier versions: fentry, kprobe, uprobe or tracepoint */
+/* uprobe_multi is "uprobe" there too */
 const char *kfit_attacher_mode(const struct kfit_attacher *a);
 /* Runs of the programs the kernel skipped (recursion), where it counts them */
 __u64 kfit_attacher_missed(const struct kfit_attacher *a);

@@ -14,6 +14,7 @@
 #include "run.h"
 
 volatile sig_atomic_t kfit_exiting;
+volatile sig_atomic_t kfit_signals;
 static volatile sig_atomic_t armed, caught;
 
 static const char *sig_name(int sig)
@@ -43,6 +44,7 @@ static void on_signal(int sig)
 	caught = sig;
 	if (armed) {
 		kfit_exiting = 1;
+		kfit_signals++;
 		return;
 	}
 	/*

@@ -10,6 +10,8 @@
 
 /* Set by SIGINT, SIGTERM and SIGHUP once kfit_arm_cleanup() was called */
 extern volatile sig_atomic_t kfit_exiting;
+/* How many of those signals came (a second one while detaching is answered) */
+extern volatile sig_atomic_t kfit_signals;
 
 /*
  * Common start-up: names the tool for messages, routes libbpf's messages

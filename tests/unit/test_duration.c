@@ -183,6 +183,20 @@ static void test_fmt_small_buffer(void **state)
 	assert_string_equal(kfit_fmt_duration(12345678, buf, sizeof(buf)), "12.");
 }
 
+static void test_thousands(void **state)
+{
+	char buf[32];
+
+	(void)state;
+	assert_string_equal(kfit_fmt_thousands(0, buf, sizeof(buf)), "0");
+	assert_string_equal(kfit_fmt_thousands(999, buf, sizeof(buf)), "999");
+	assert_string_equal(kfit_fmt_thousands(1473, buf, sizeof(buf)), "1,473");
+	assert_string_equal(kfit_fmt_thousands(100000, buf, sizeof(buf)), "100,000");
+	assert_string_equal(kfit_fmt_thousands(1234567, buf, sizeof(buf)), "1,234,567");
+	assert_string_equal(kfit_fmt_thousands(18446744073709551615ULL, buf, sizeof(buf)),
+			    "18,446,744,073,709,551,615");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_fmt),
 		cmocka_unit_test(test_fmt_carry),
 		cmocka_unit_test(test_fmt_small_buffer),
+		cmocka_unit_test(test_thousands),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

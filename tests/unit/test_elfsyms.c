@@ -159,7 +159,7 @@ __attribute__((noinline, used)) int kfit_etest_self(int x)
 
 static void test_self_maps(void **state)
 {
-	__u64 addr = (__u64)(uintptr_t)kfit_etest_self, vaddr = 0;
+	__u64 addr = (__u64)(uintptr_t)kfit_etest_self, vaddr = 0, off = 0;
 	struct kfit_mapline m;
 	char line[PATH_MAX + 128];
 	struct kfit_elf *e = NULL;
@@ -180,6 +180,32 @@ static void test_self_maps(void **state)
 	assert_int_equal(kfit_elf_by_name(e, "kfit_etest_self")->addr, vaddr);
 	/* Past the end of the file */
 	assert_int_equal(kfit_elf_off_to_addr(e, 1ULL << 40, &vaddr), -ENOENT);
+	/* and back: where a uprobe on it goes */
+	assert_int_equal(kfit_elf_addr_to_off(e, kfit_elf_by_name(e, "kfit_etest_self")->addr,
+					      &off), 0);
+	assert_int_equal(off, addr - m.start + m.pgoff);
+	assert_int_equal(kfit_elf_addr_to_off(e, 1ULL << 40, &off), -ENOENT);
+	assert_false(kfit_elf_by_name(e, "kfit_etest_self")->ifunc);
+	kfit_elf_free(e);
+}
+
+/* libc's memcpy is an IFUNC: its symbol is the resolver's */
+static void test_ifunc(void **state)
+{
+	const char *libc = "/lib/x86_64-linux-gnu/libc.so.6";
+	const struct kfit_elfsym *s;
+	struct kfit_elf *e;
+
+	(void)state;
+	if (access(libc, R_OK))
+		skip();
+	e = load_ok(libc, NULL);
+	s = kfit_elf_by_name(e, "memcpy");
+	assert_non_null(s);
+	assert_true(s->ifunc);
+	s = kfit_elf_by_name(e, "malloc");
+	assert_non_null(s);
+	assert_false(s->ifunc);
 	kfit_elf_free(e);
 }
 
@@ -518,6 +544,7 @@ int main(void)
 		cmocka_unit_test(test_pie_and_not),
 		cmocka_unit_test(test_no_build_id),
 		cmocka_unit_test(test_self_maps),
+		cmocka_unit_test(test_ifunc),
 		cmocka_unit_test(test_stripped),
 		cmocka_unit_test(test_debug_build_id),
 		cmocka_unit_test(test_debug_link),

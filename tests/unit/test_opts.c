@@ -168,6 +168,41 @@ static void test_long_forms(void **state)
 	assert_true(c.cpus.set);
 }
 
+/* --attach's user-function choices, --uprobe-limit and --force */
+static void test_uprobe_opts(void **state)
+{
+	static const struct kfit_tool ftool = {
+		.name = "funcdur",
+		.synopsis = "TARGET...",
+		.common = KFIT_OPT_ATTACH,
+	};
+	struct kfit_common c;
+
+	(void)state;
+	assert_int_equal(run(&ftool, &c, ARGS("x")), 1);
+	assert_int_equal(c.uattach, KFIT_UM_AUTO);
+	assert_int_equal(c.uprobe_limit, 0);
+	assert_false(c.force);
+	/* kernel and user choices side by side */
+	assert_int_equal(run(&ftool, &c, ARGS("--attach", "uprobe-single", "--attach",
+					       "kprobe-multi", "--force", "x")), 6);
+	assert_int_equal(c.uattach, KFIT_UM_SINGLE);
+	assert_int_equal(c.attach, KFIT_AM_KPROBE_MULTI);
+	assert_true(c.force);
+	assert_int_equal(run(&ftool, &c, ARGS("--attach=uprobe-multi",
+					       "--uprobe-limit", "5000", "x")), 4);
+	assert_int_equal(c.uattach, KFIT_UM_MULTI);
+	assert_int_equal(c.attach, KFIT_AM_AUTO);
+	assert_int_equal(c.uprobe_limit, 5000);
+	assert_int_equal(run(&ftool, &c, ARGS("--uprobe-limit", "0")), -1);
+	assert_string_equal(err_buf, "funcdur: invalid number '0' for --uprobe-limit: "
+			    "1 to 1000000\n");
+	assert_int_equal(run(&ftool, &c, ARGS("--attach", "uprobe")), -1);
+	assert_non_null(strstr(err_buf, "uprobe-single or uprobe-multi"));
+	/* not a flag of tools without user functions */
+	assert_int_equal(run(&tool, &c, ARGS("--force")), -1);
+}
+
 static void test_tool_opts(void **state)
 {
 	struct kfit_common c;
@@ -740,6 +775,7 @@ int main(void)
 		cmocka_unit_test(test_common_values),
 		cmocka_unit_test(test_long_forms),
 		cmocka_unit_test(test_tool_opts),
+		cmocka_unit_test(test_uprobe_opts),
 		cmocka_unit_test(test_operands),
 		cmocka_unit_test(test_command_operands),
 		cmocka_unit_test(test_unknown_options),

@@ -19,4 +19,4 @@ if grep -q ' register_fprobe_ips$' /proc/kallsyms; then
 else
 	echo "kprobe_multi: not in this kernel (no fprobe)"
 fi
-"$here/attach-run.sh" "uprobes (yardstick)" "$FD:kfit_*"
+"$here/attach-run.sh" "uprobes (yardstick)" --attach uprobe-single "$FD:kfit_*"

@@ -12,6 +12,8 @@ host() {
 	echo "== attach and detach, on this host ($(uname -r)): uprobes =="
 	"$here/attach-header.sh"
 	PATH="$top/build/bin:$PATH" "$here/attach-run.sh" "uprobes (yardstick)" \
+		--attach uprobe-single "$top/build/bin/funcdur:kfit_*"
+	PATH="$top/build/bin:$PATH" "$here/attach-run.sh" "uprobe_multi" \
 		"$top/build/bin/funcdur:kfit_*"
 }
 
