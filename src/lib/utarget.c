@@ -369,10 +369,14 @@ static bool is_script(const char *path)
 #define R_NORETURN	"never returns normally (documented no-return function): " \
 			"no return to probe"
 
-/* fnmatch patterns of functions entered by a jump or a return */
+/*
+ * fnmatch patterns of functions entered by a jump or a return; GCC's
+ * "NAME.cold" parts (-freorder-blocks-and-partition) are a function's
+ * rarely run blocks, jumped to from its body with its frame on the stack
+ */
 static const char *const jumped[] = {
 	"_start", "_dl_start_user", "__restore_rt", "_dl_runtime_resolve*",
-	"_dl_runtime_profile*", "__start_context",
+	"_dl_runtime_profile*", "__start_context", "*.cold", "*.cold.[0-9]*",
 };
 
 /*

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -905,18 +906,51 @@ static int check_shared(struct kfit_attacher *a, const char *path, int n)
 	return -EBUSY;
 }
 
+/* Whether path is the program this tool runs */
+static bool is_self(const char *path)
+{
+	struct stat me, st;
+
+	return !stat("/proc/self/exe", &me) && !stat(path, &st) &&
+	       me.st_dev == st.st_dev && me.st_ino == st.st_ino;
+}
+
+/*
+ * Without a process filter the tool's own calls would stop at its probes:
+ * on 6.18 a return probe pending in one of its threads (main, waiting for
+ * the detach) held every probe removal on the machine, event_mutex and all
+ * perf_event_open with it, until the tool was killed
+ */
+static int refuse_self(struct kfit_attacher *a, const int *idx, int n)
+{
+	int i, err = 0;
+
+	for (i = 0; i < n && !err; i++) {
+		a->t->funcs[idx[i]].dropped = true;
+		err = kfit_targets_skip(a->t, a->t->funcs[idx[i]].name,
+					"the tool's own program: without -p or a COMMAND's "
+					"filter it would trace itself");
+	}
+	return err;
+}
+
 static int check_all_shared(struct kfit_attacher *a)
 {
 	int *idx = calloc((size_t)a->t->n + 1, sizeof(int));
 	const struct kfit_func *f;
-	int i, err = 0;
+	int i, n, err = 0;
 
 	if (!idx)
 		return -ENOMEM;
 	for (i = 0; i < a->t->n && !err; i++) {
 		f = &a->t->funcs[i];
-		if (f->kind == KFIT_T_USER && first_of_path(a->t, f->path) == i)
-			err = check_shared(a, f->path, gather(a, KFIT_T_USER, f->path, idx));
+		if (f->kind != KFIT_T_USER || first_of_path(a->t, f->path) != i)
+			continue;
+		n = gather(a, KFIT_T_USER, f->path, idx);
+		if (!a->o.pid && is_self(f->path))
+			err = refuse_self(a, idx, n);
+		else
+			err = check_shared(a, f->path, n);
 	}
 	free(idx);
 	return err;

@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The mass attacher (src/live/attach.c) through funcdur, on any kernel:
-# uprobes on funcdur's own kfit_* functions (100+ of them, in the host's
+# uprobes on the kfit_* functions of a copy of funcdur that nothing runs
+# (funcdur refuses its own program system-wide: it would trace itself;
+# 100+ of them, in the host's
 # dynamic build and in the VM's static one; detaching each uprobe one by
 # one takes 0.2 s on 6.18, so the progress tests attach the 71 kfit_[a-e]*
 # one by one, the others the dozen kfit_json_*), the progress line past a
@@ -28,8 +30,35 @@ ksym_names() {	# GLOB
 		sort -u
 }
 
-many_glob() { echo "$FD:kfit_[a-e]*"; }	# 71 today: one by one, over a second
-user_glob() { echo "$FD:kfit_json_*"; }
+# A copy of funcdur in the test's directory: the same functions, run by no one
+fd_copy() {
+	[ -x "$T_TMP/fdcopy" ] || cp "$FD" "$T_TMP/fdcopy" || t_fail "cannot copy $FD"
+	echo "$T_TMP/fdcopy"
+}
+many_glob() { echo "$(fd_copy):kfit_[a-e]*"; }	# 71 today: one by one, over a second
+user_glob() { echo "$(fd_copy):kfit_json_*"; }
+
+# Its own program system-wide would be traced in the tool itself: its
+# pending return probes held every probe removal of the machine (6.18)
+test_own_program_refused() {
+	need_tool
+	t_expect_exit 1 "$FD" -d 0.2 "$FD:kfit_json_*"
+	t_assert_match "$(cat "$T_ERR")" "kfit_json_init: the tool's own program: without -p" "reason"
+	t_assert_match "$(cat "$T_ERR")" "no function could be attached" "nothing attached"
+	# the same functions in a copy nobody runs are traced
+	t_expect_exit 0 "$FD" -d 0.2 "$(user_glob)"
+	t_assert_match "$(cat "$T_OUT")" "kfit_json_init" "the copy traced"
+}
+
+# GCC's NAME.cold parts are jumped to from their function: no return probe
+test_cold_parts_skipped() {
+	need_tool
+	local cold
+	cold=$(nm "$FD" 2>/dev/null | awk '$2 ~ /^[tT]$/ && $3 ~ /^kfit_json_.*\.cold$/ { print $3; exit }')
+	[ -n "$cold" ] || t_skip "no kfit_json_*.cold part in this build of $FD"
+	t_expect_exit 0 "$FD" -v -d 0.2 "$(user_glob)"
+	t_assert_match "$(cat "$T_ERR")" "$cold: entered by a jump" "the cold part skipped"
+}
 
 test_progress_on_terminal() {
 	need_tool

@@ -123,7 +123,7 @@ test_bad_uprobe_options() {
 }
 
 # Ctrl-C while attaching one by one: it stops, detaches what it attached
-# and exits 1; the process's code is the file's again
+# and exits 130 (128 + SIGINT); the process's code is the file's again
 test_ctrl_c_while_attaching() {
 	need_tool
 	local i=0

@@ -324,12 +324,19 @@ static void test_no_retprobe_list(void **state)
 	const char *plain[] = { "malloc", "__libc_malloc" };
 	const char *resolve[] = { "_dl_runtime_resolve_xsavec" };
 	const char *init[] = { "_init" };
+	const char *cold[] = { "kfit_json_end_array.cold" };
+	const char *cold_n[] = { "main.cold.3" };
+	const char *colder[] = { "coldstart", "scold.part.0" };
 
 	(void)state;
 	assert_non_null(strstr(kfit_ufunc_no_retprobe(exit_aliases, 2), "never returns"));
 	assert_null(kfit_ufunc_no_retprobe(plain, 2));
 	assert_non_null(strstr(kfit_ufunc_no_retprobe(resolve, 1), "jump"));
 	assert_non_null(strstr(kfit_ufunc_no_retprobe(init, 1), ".init"));
+	/* a function's cold part is jumped to, with its frame on the stack */
+	assert_non_null(strstr(kfit_ufunc_no_retprobe(cold, 1), "jump"));
+	assert_non_null(strstr(kfit_ufunc_no_retprobe(cold_n, 1), "jump"));
+	assert_null(kfit_ufunc_no_retprobe(colder, 2));
 	assert_null(kfit_ufunc_no_retprobe(NULL, 0));
 }
 
