@@ -290,18 +290,23 @@ static int drop(struct kfit_attacher *a, int i, const char *mech, int err)
 	return kfit_targets_skip(a->t, a->t->funcs[i].name, reason);
 }
 
-static int keep_fd(struct kfit_attacher *a, int fd)
+/* fd appended to the list (*fds, *n); closed if there is no room */
+static int push_fd(int **fds, int *n, int fd)
 {
-	int *n;
+	int *m = realloc(*fds, (*n + 1) * sizeof(*m));
 
-	n = realloc(a->fds, (a->nfds + 1) * sizeof(*n));
-	if (!n) {
+	if (!m) {
 		close(fd);
 		return -ENOMEM;
 	}
-	a->fds = n;
-	a->fds[a->nfds++] = fd;
+	*fds = m;
+	(*fds)[(*n)++] = fd;
 	return 0;
+}
+
+static int keep_fd(struct kfit_attacher *a, int fd)
+{
+	return push_fd(&a->fds, &a->nfds, fd);
 }
 
 static int keep_link(struct kfit_attacher *a, struct bpf_link *l)
@@ -661,18 +666,7 @@ static int attach_user(struct kfit_attacher *a, int i)
 
 static int keep_ulink(struct kfit_attacher *a, int fd)
 {
-	int *n;
-
-	if (fd < 0)
-		return fd;
-	n = realloc(a->ulinks, (a->nulinks + 1) * sizeof(*n));
-	if (!n) {
-		close(fd);
-		return -ENOMEM;
-	}
-	a->ulinks = n;
-	a->ulinks[a->nulinks++] = fd;
-	return 0;
+	return fd < 0 ? fd : push_fd(&a->ulinks, &a->nulinks, fd);
 }
 
 /* Both directions for the user functions idx[0..n), all of one binary */
