@@ -84,7 +84,7 @@ static const struct kfit_opt cg_opts[] = {
 	  "shared by the rings, 8M at least; rounded up to a power of 2 pages)" },
 	{ "rings", OPT_RINGS, "N", "ring buffers, each of -b SIZE, a task's records in one "
 	  "(default 1 below 16 CPUs, else CPUs / 8)" },
-	{ "output", 'o', "FILE", "record into FILE (a kfit trace, read by kd) instead of "
+	{ "record", 'o', "FILE", "record into FILE (a kfit trace, read by kd) instead of "
 	  "printing the trees" },
 	{ "tree", OPT_TREE, NULL, "with -o: print the call tree too" },
 	{ "size", OPT_SIZE, "SIZE", "with -o: end the recording when FILE reaches SIZE (k/M/G)" },
@@ -1837,6 +1837,8 @@ int main(int argc, char **argv)
 	if (first < 0 || check_args(first, nargs, argv, nargs < argc))
 		return 2;
 	kfit_setup("callgraph", &env.c);
+	if (kfit_io_setup(env.c.output, env.cmd))
+		return 1;
 	env.argc = argc;
 	env.argv = argv;
 	env.render = rendering();
@@ -1867,5 +1869,5 @@ int main(int argc, char **argv)
 	kfit_arm_cleanup();
 	err = run();
 	cleanup();
-	return err;
+	return kfit_child_exit(&env.child, err);
 }

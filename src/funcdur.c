@@ -509,6 +509,9 @@ int main(int argc, char **argv)
 	if (first < 0 || check_args(first, nargs, argv, nargs < argc))
 		return 2;
 	kfit_setup("funcdur", &env.c);
+	/* a COMMAND that cannot run is said before anything is attached */
+	if (kfit_io_setup(env.c.output, env.cmd))
+		return 1;
 	err = resolve_targets(&start_id, &stop_id);
 	if (err)
 		return err == -EINVAL || err == -ENOENT ? 2 : 1;
@@ -549,5 +552,5 @@ int main(int argc, char **argv)
 	});
 	kfit_child_note(&env.child);
 	cleanup();
-	return err ? 1 : 0;
+	return kfit_child_exit(&env.child, err);
 }

@@ -17,6 +17,7 @@
 #include "kfit/rec.h"
 #include "calltree.h"
 #include "cgview.h"
+#include "child.h"
 #include "diag.h"
 #include "duration.h"
 #include "fstats.h"
@@ -1302,6 +1303,8 @@ int main(int argc, char **argv)
 	if (first < 0 || check_args(first, argc, argv))
 		return 2;
 	kfit_diag_setup("kd", env.c.verbose);
+	if (kfit_io_setup(env.c.output, NULL))
+		return 1;
 	err = run();
 	fflush(stdout);
 	cleanup();

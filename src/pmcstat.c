@@ -1451,10 +1451,14 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	kfit_setup("pmcstat", &env.c);
+	if (kfit_io_setup(env.c.output, env.cmd)) {
+		kfit_event_list_free(&env.evl);
+		return 1;
+	}
 	err = setup();
 	/* a signal while loading: nothing has run, nothing to report */
 	if (!err && !kfit_exiting)
 		err = run();
 	cleanup();
-	return err ? 1 : 0;
+	return kfit_child_exit(&env.child, err);
 }

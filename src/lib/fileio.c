@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -237,4 +238,21 @@ int kfit_ncpus_possible(const char *sysfs)
 	if (live <= 0)
 		live = ncpus_of("/sys");
 	return live;
+}
+
+int kfit_open_out(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+		      O_NONBLOCK | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -errno;
+	/* O_NONBLOCK was for the open of a FIFO: writes may block */
+	if (fcntl(fd, F_SETFL, 0)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
 }

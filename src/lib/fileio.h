@@ -67,4 +67,11 @@ const char *kfit_tracefs_events(const char *dir, int *why);
  */
 int kfit_ncpus_possible(const char *sysfs);
 
+/*
+ * Open an output file for writing, created 0600 or truncated: a symlink
+ * as its last component is refused (ELOOP), and a FIFO without a reader
+ * fails (ENXIO) instead of blocking. The fd (O_CLOEXEC), or -errno.
+ */
+int kfit_open_out(const char *path);
+
 #endif

@@ -26,6 +26,7 @@ enum {
 	KEY_MAX,
 	KEY_ATTACH,
 	KEY_NO_DENY,
+	KEY_OUTPUT,
 };
 
 struct common_opt {
@@ -63,6 +64,9 @@ static const struct common_opt common_opts[] = {
 			     "auto (default), fentry, kprobe, kprobe-single or kprobe-multi" }, NULL },
 	{ KFIT_OPT_ATTACH, { "no-deny", KEY_NO_DENY, NULL,
 			     "also trace the functions denied by default (see the README)" }, NULL },
+	{ 0, { "output", KEY_OUTPUT, "FILE",
+	       "write the report into FILE" },
+	  NULL },
 	{ 0, { "verbose", 'v', NULL, "more messages; twice: libbpf's debug" },
 	  "more messages" },
 	{ 0, { "help", 'h', NULL, "show this help and exit" }, NULL },
@@ -500,6 +504,9 @@ static int parse_common(const struct kfit_tool *t, struct kfit_common *c,
 		return 0;
 	case 'T':
 		c->timestamp = true;
+		return 0;
+	case KEY_OUTPUT:
+		c->output = arg;
 		return 0;
 	case 'v':
 		c->verbose++;

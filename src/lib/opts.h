@@ -66,6 +66,7 @@ struct kfit_common {
 	__u64 min_ns, max_ns;
 	enum kfit_amech attach;
 	bool no_deny;			/* trace the deny list's functions too */
+	const char *output;		/* --output FILE: the report, NULL: stdout */
 };
 
 /* A tool's own option; key is its short letter, or >= 256 for long only */

@@ -24,6 +24,7 @@
 #include <cmocka.h>
 #include "testlib.h"
 #include "child.h"
+#include "fileio.h"
 
 /* A generous bound on waiting for an end: a failure, not a measurement */
 #define GONE_TRIES 300		/* x 100 ms */
@@ -268,6 +269,177 @@ static void test_stop_running(void **state)
 	kfit_child_stop(&ch);
 	assert_true(ch.done);
 	assert_int_equal(ch.status, 128 + SIGTERM);
+}
+
+/* Run argv to its end; returns what the tool would exit with, and its note */
+static int run_note(char **argv, char *note, size_t len)
+{
+	struct kfit_child ch;
+
+	assert_int_equal(kfit_child_fork(&ch, argv), 0);
+	assert_int_equal(kfit_child_start(&ch), 0);
+	wait_gone(&ch.proc);
+	assert_true(kfit_child_reap(&ch, false));
+	capture_stderr();
+	kfit_child_note(&ch);
+	captured_stderr(note, len);
+	kfit_child_stop(&ch);
+	return kfit_child_exit(&ch, 0);
+}
+
+/* The tool exits with the command's status, a death by signal as a shell says */
+static void test_exit_as_command(void **state)
+{
+	char *f[] = { "false", NULL }, *t[] = { "true", NULL };
+	char *three[] = { "sh", "-c", "exit 3", NULL };
+	char *segv[] = { "sh", "-c", "kill -SEGV $$", NULL };
+	char note[512];
+
+	(void)state;
+	assert_int_equal(run_note(t, note, sizeof(note)), 0);
+	assert_string_equal(note, "");
+	assert_int_equal(run_note(f, note, sizeof(note)), 1);
+	assert_non_null(strstr(note, "'false' exited with status 1"));
+	assert_int_equal(run_note(three, note, sizeof(note)), 3);
+	assert_int_equal(run_note(segv, note, sizeof(note)), 128 + SIGSEGV);
+	assert_non_null(strstr(note, "'sh' killed by SIGSEGV"));
+	assert_null(strstr(note, "status"));
+}
+
+/* Stopped by the tool (-d, a signal): the tool's own status, no note */
+static void test_exit_when_stopped(void **state)
+{
+	char *argv[] = { "sleep", "100", NULL };
+	struct kfit_child ch, none = { 0 };
+	char note[512];
+
+	(void)state;
+	assert_int_equal(kfit_child_fork(&ch, argv), 0);
+	assert_int_equal(kfit_child_start(&ch), 0);
+	kfit_child_stop(&ch);
+	assert_true(ch.stopped);
+	capture_stderr();
+	kfit_child_note(&ch);
+	captured_stderr(note, sizeof(note));
+	assert_string_equal(note, "");
+	assert_int_equal(kfit_child_exit(&ch, 0), 0);
+	assert_int_equal(kfit_child_exit(&ch, -5), 1);
+	assert_int_equal(kfit_child_exit(&none, 0), 0);
+}
+
+/* Found as execvp finds it, before anything is forked */
+static void test_command_check(void **state)
+{
+	char path[PATH_MAX], err[512];
+	char *sh[] = { "sh", NULL }, *abs[] = { "/bin/sh", NULL };
+	char *none[] = { "kfit-no-such-command-in-path", NULL };
+	char *gone[] = { "/nonexistent/kfit", NULL }, *dir[] = { "/tmp", NULL };
+	char *noexec[] = { path, NULL };
+
+	(void)state;
+	assert_int_equal(kfit_command_check(sh), 0);
+	assert_int_equal(kfit_command_check(abs), 0);
+	capture_stderr();
+	assert_int_equal(kfit_command_check(none), -1);
+	captured_stderr(err, sizeof(err));
+	assert_non_null(strstr(err, "cannot run 'kfit-no-such-command-in-path': No such file or directory"));
+	capture_stderr();
+	assert_int_equal(kfit_command_check(gone), -1);
+	assert_int_equal(kfit_command_check(dir), -1);
+	path_in_tmp(path, sizeof(path), "no-x");
+	write_file(path, "#!/bin/sh\n", 0644);
+	assert_int_equal(kfit_command_check(noexec), -1);
+	captured_stderr(err, sizeof(err));
+	assert_non_null(strstr(err, "cannot run '/tmp/kfit-child."));
+	assert_non_null(strstr(err, strerror(EACCES)));
+}
+
+/* --output: created 0600, truncated, never through a symlink */
+static void test_open_out(void **state)
+{
+	char path[PATH_MAX], link[PATH_MAX], victim[PATH_MAX], buf[64];
+	struct stat st;
+	int fd;
+
+	(void)state;
+	path_in_tmp(path, sizeof(path), "report");
+	fd = kfit_open_out(path);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(write(fd, "x", 1), 1);
+	close(fd);
+	write_file(path, "old contents", 0600);
+	fd = kfit_open_out(path);
+	assert_true(fd >= 0);
+	close(fd);
+	read_file(path, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	path_in_tmp(victim, sizeof(victim), "victim");
+	path_in_tmp(link, sizeof(link), "planted");
+	write_file(victim, "keep me", 0600);
+	assert_int_equal(symlink(victim, link), 0);
+	assert_int_equal(kfit_open_out(link), -ELOOP);
+	read_file(victim, buf, sizeof(buf));
+	assert_string_equal(buf, "keep me");
+}
+
+/*
+ * A COMMAND keeps the tool's stdout; the tool's own stdout goes to its
+ * stderr (or --output's file).
+ */
+static void io_child(const char *out, const char *err, const char *output)
+{
+	char *argv[] = { "sh", "-c", "printf data", NULL };
+	struct kfit_child ch;
+	int fd;
+
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	dup2(fd, 1);
+	close(fd);
+	fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	dup2(fd, 2);
+	close(fd);
+	if (kfit_io_setup(output, argv))
+		_exit(3);
+	printf("report\n");
+	fflush(stdout);
+	if (kfit_child_fork(&ch, argv) || kfit_child_start(&ch))
+		_exit(4);
+	kfit_child_reap(&ch, true);
+	_exit(ch.status);
+}
+
+static void test_io_setup(void **state)
+{
+	char out[PATH_MAX], err[PATH_MAX], file[PATH_MAX], buf[64];
+	int st;
+	pid_t pid;
+
+	(void)state;
+	path_in_tmp(out, sizeof(out), "io.out");
+	path_in_tmp(err, sizeof(err), "io.err");
+	path_in_tmp(file, sizeof(file), "io.report");
+	pid = fork();
+	if (!pid)
+		io_child(out, err, NULL);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	read_file(out, buf, sizeof(buf));
+	assert_string_equal(buf, "data");
+	read_file(err, buf, sizeof(buf));
+	assert_string_equal(buf, "report\n");
+	pid = fork();
+	if (!pid)
+		io_child(out, err, file);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	read_file(out, buf, sizeof(buf));
+	assert_string_equal(buf, "data");
+	read_file(err, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	read_file(file, buf, sizeof(buf));
+	assert_string_equal(buf, "report\n");
 }
 
 static void test_zeroed_child(void **state)
@@ -528,6 +700,11 @@ int main(void)
 		cmocka_unit_test(test_released_after_setup),
 		cmocka_unit_test(test_stop_held),
 		cmocka_unit_test(test_stop_running),
+		cmocka_unit_test(test_exit_as_command),
+		cmocka_unit_test(test_exit_when_stopped),
+		cmocka_unit_test(test_command_check),
+		cmocka_unit_test(test_open_out),
+		cmocka_unit_test(test_io_setup),
 		cmocka_unit_test(test_zeroed_child),
 		cmocka_unit_test(test_watch_process_pidfd),
 		cmocka_unit_test(test_watch_process_proc),
