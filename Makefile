@@ -15,6 +15,8 @@ DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 DEPS += libxml2-utils chromium
 # callgraph's oracle in the tests (uftrace), peak RSS in the benchmark (time)
 DEPS += uftrace time
+# The oracle of the children followed (tests/live/test_command.sh)
+DEPS += strace
 # The recording benchmark's comparison (tools/bench/record.sh)
 DEPS += trace-cmd
 # The boot benchmark's comparison (tools/bench/bootsum.sh)

@@ -78,6 +78,9 @@ static int charge(struct task_struct *prev)
 		return 0;
 	/* -p, COMMAND: only their tasks are charged; the counters still move on */
 	t = kfit_followed(BPF_CORE_READ(prev, tgid)) ? task_of(prev, cpu) : NULL;
+	/* its name now: a COMMAND's first switches were before its exec */
+	if (t)
+		BPF_CORE_READ_STR_INTO(&t->comm, prev, comm);
 	for (i = 0; i < PMC_MAX_EVENTS; i++) {
 		if (i >= nr_events)
 			break;
@@ -130,9 +133,14 @@ int BPF_PROG(fork_raw, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
+/*
+ * A task that exits is charged now, while it is still followed: its last
+ * switch comes after it has left tracked (a short one may have no other).
+ */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(exit_btf, struct task_struct *p)
 {
+	charge(p);
 	kfit_follow_exit(p);
 	return 0;
 }
@@ -140,6 +148,7 @@ int BPF_PROG(exit_btf, struct task_struct *p)
 SEC("raw_tp/sched_process_exit")
 int BPF_PROG(exit_raw, struct task_struct *p)
 {
+	charge(p);
 	kfit_follow_exit(p);
 	return 0;
 }
