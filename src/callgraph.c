@@ -565,6 +565,8 @@ static void configure(struct callgraph_bpf *s)
 	memcpy((char *)r->comm, env.c.comm, sizeof(env.c.comm));
 	r->filter_cpu = env.c.cpus.set;
 	r->follow = env.c.pid != 0;
+	if (!r->follow)		/* preallocated: no room taken for nothing */
+		bpf_map__set_max_entries(s->maps.tracked, 1);
 	r->all_task_records = r->follow || env.sampled;
 	r->root_id = env.root_idx + 1;
 	r->max_depth = env.depth;

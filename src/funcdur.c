@@ -202,6 +202,9 @@ static void configure(struct funcdur_bpf *s, int start_id, int stop_id, __u64 cg
 {
 	s->rodata->self_tgid = getpid();
 	s->rodata->follow = following();
+	/* preallocated: no room taken when nothing is followed */
+	if (!following())
+		bpf_map__set_max_entries(s->maps.tracked, 1);
 	s->rodata->filter_tid = env.c.tid;
 	s->rodata->filter_comm = env.c.comm[0] != '\0';
 	memcpy((char *)s->rodata->comm, env.c.comm, sizeof(env.c.comm));

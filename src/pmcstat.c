@@ -490,6 +490,8 @@ static int load_bpf(void *ctx, bool btf)
 	s->rodata->nr_events = env.evl.n;
 	s->rodata->nr_cpus = env.ncpus;
 	s->rodata->follow = following();
+	if (!following())	/* preallocated: no room taken for nothing */
+		bpf_map__set_max_entries(s->maps.tracked, 1);
 	bpf_map__set_max_entries(s->maps.counters, env.evl.n * env.ncpus);
 	/* the fork and exit programs only grow and prune tracked */
 	bpf_program__set_autoload(btf ? s->progs.fork_btf : s->progs.fork_raw,
