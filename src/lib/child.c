@@ -349,7 +349,9 @@ void kfit_child_note(const struct kfit_child *ch)
 {
 	const char *name;
 
-	if (!ch->done || ch->stopped || !ch->status)
+	/* as a shell: Ctrl-C and a closed pipe go without saying */
+	if (!ch->done || ch->stopped || !ch->status || ch->signal == SIGINT ||
+	    ch->signal == SIGPIPE)
 		return;
 	if (!ch->signal) {
 		kfit_info("'%s' exited with status %d", ch->argv[0], ch->status);

@@ -82,7 +82,8 @@ bool kfit_child_reap(struct kfit_child *ch, bool block);
 void kfit_child_stop(struct kfit_child *ch);
 /*
  * On stderr, when it ended by itself and not with 0: "'CMD' exited with
- * status N", or "'CMD' killed by SIGSEGV".
+ * status N", or "'CMD' killed by SIGSEGV" (not for SIGINT and SIGPIPE,
+ * which a shell does not mention either).
  */
 void kfit_child_note(const struct kfit_child *ch);
 /*

@@ -293,6 +293,7 @@ static void test_exit_as_command(void **state)
 	char *f[] = { "false", NULL }, *t[] = { "true", NULL };
 	char *three[] = { "sh", "-c", "exit 3", NULL };
 	char *segv[] = { "sh", "-c", "kill -SEGV $$", NULL };
+	char *sigint[] = { "sh", "-c", "kill -INT $$", NULL };
 	char note[512];
 
 	(void)state;
@@ -304,6 +305,9 @@ static void test_exit_as_command(void **state)
 	assert_int_equal(run_note(segv, note, sizeof(note)), 128 + SIGSEGV);
 	assert_non_null(strstr(note, "'sh' killed by SIGSEGV"));
 	assert_null(strstr(note, "status"));
+	/* Ctrl-C: the status as a shell gives it, nothing said */
+	assert_int_equal(run_note(sigint, note, sizeof(note)), 128 + SIGINT);
+	assert_string_equal(note, "");
 }
 
 /* Stopped by the tool (-d, a signal): the tool's own status, no note */
