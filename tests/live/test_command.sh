@@ -79,6 +79,10 @@ test_output_without_command() {
 	t_expect_exit 0 "$KFIT_BIN/softirqlat" -d 0.2 -j --output sl.json
 	t_assert_eq "$(cat "$T_OUT")" "" "softirqlat --output: stdout"
 	jq -e . sl.json >/dev/null || t_fail "softirqlat --output: sl.json does not parse"
+	"$KFIT_HELPERS/kftgen" -n 3 g.kft || t_fail "kftgen failed"
+	t_expect_exit 0 "$KFIT_BIN/kd" -j --output kd.json g.kft
+	t_assert_eq "$(cat "$T_OUT")" "" "kd --output: stdout"
+	jq -e . kd.json >/dev/null || t_fail "kd --output: kd.json does not parse"
 	echo "keep me" >victim
 	ln -s victim planted
 	t_expect_exit 1 "$KFIT_BIN/tracecheck" --output planted
