@@ -32,7 +32,6 @@ const volatile __u64 min_ns;		/* --min */
 const volatile __u64 max_ns;		/* --max, 0: none */
 const volatile __u64 wake_bytes;	/* wake the reader once a ring holds this much */
 const volatile __u32 nrings = 1;	/* ring buffers: rb alone, or rings */
-const volatile bool follow;		/* -p or COMMAND: the processes in tracked */
 const volatile bool all_task_records;	/* fork/exec/exit of every chosen task, */
 					/* not only of those with traced calls */
 
@@ -57,14 +56,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct cg_stack);
 } scratch SEC(".maps");
-
-/* Processes followed: -p PID or COMMAND (seeded by the loader), and their children */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, CG_MAX_TRACKED);
-	__type(key, __u32);
-	__type(value, __u8);
-} tracked SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -132,14 +123,10 @@ static __always_inline void count(enum cg_counter c)
 
 /* ---- whose calls ------------------------------------------------------ */
 
-/* The task (in an interrupt: the one struck) passes -p/-t/--comm */
+/* The task (in an interrupt: the one struck) passes -p/-t/--comm, is followed */
 static __always_inline bool task_chosen(__u64 pid_tgid)
 {
-	__u32 tgid = pid_tgid >> 32;
-
-	if (!fc_task_wanted(pid_tgid))
-		return false;
-	return !follow || bpf_map_lookup_elem(&tracked, &tgid);
+	return fc_task_wanted(pid_tgid);
 }
 
 /*
@@ -152,7 +139,7 @@ static __always_inline bool wanted(enum kfit_ctx c, __u64 pid_tgid)
 		return false;
 	if (onlyints && c == KFIT_CTX_TASK)
 		return false;
-	if ((c == KFIT_CTX_TASK || fc_task_filters() || follow) &&
+	if ((c == KFIT_CTX_TASK || fc_task_filters()) &&
 	    !task_chosen(pid_tgid))
 		return false;
 	return fc_cpu_wanted();
@@ -746,16 +733,14 @@ static __always_inline bool task_records(__u32 tid)
 static __always_inline int on_fork(struct task_struct *parent,
 				   struct task_struct *child)
 {
-	__u32 ptgid = BPF_CORE_READ(parent, tgid);
 	__u32 ctgid = BPF_CORE_READ(child, tgid);
 	__u32 ctid = BPF_CORE_READ(child, pid);
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u8 one = 1;
 
+	/* before kfit_ready: -p's children made while attaching count too */
+	kfit_follow_fork(parent, child);
 	if (!kfit_ready)
 		return 0;
-	if (follow && ctgid != ptgid && bpf_map_lookup_elem(&tracked, &ptgid))
-		bpf_map_update_elem(&tracked, &ctgid, &one, BPF_ANY);
 	if (!task_chosen(pid_tgid))
 		return 0;
 	if (task_records((__u32)pid_tgid))
@@ -865,7 +850,6 @@ static __always_inline int on_task_exit(struct task_struct *p)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u64 key = (__u32)pid_tgid;
-	__u32 tgid = pid_tgid >> 32;
 	struct cg_stack *st;
 
 	if (!kfit_ready || !key)
@@ -878,9 +862,7 @@ static __always_inline int on_task_exit(struct task_struct *p)
 		write_task(KFIT_REC_EXIT, pid_tgid, 0, 0);
 	if (st)
 		bpf_map_delete_elem(&stacks, &key);
-	/* the last thread of a followed process: its pid may come back */
-	if (follow && !BPF_CORE_READ(p, signal, live.counter))
-		bpf_map_delete_elem(&tracked, &tgid);
+	kfit_follow_exit(p);
 	return 0;
 }
 
@@ -1088,7 +1070,7 @@ static __always_inline __u32 event_wanted(void *ctx, __u32 *id, enum kfit_ctx *c
 	sys = size && (*size & CG_EV_SYSCALL);
 	*c = sys ? KFIT_CTX_TASK : event_context();
 	/* in interrupts, current is no chosen task's work */
-	if (*c != KFIT_CTX_TASK && (fc_task_filters() || follow))
+	if (*c != KFIT_CTX_TASK && fc_task_filters())
 		return 0;
 	if (!wanted(*c, pid_tgid))
 		return 0;

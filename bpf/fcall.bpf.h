@@ -15,6 +15,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include "kfit.bpf.h"
+#include "follow.bpf.h"
 #include "kfit/fcall.h"
 
 /* Whose calls: set by the loader before load */
@@ -85,7 +86,8 @@ static __always_inline bool fc_comm_matches(void)
 /* Any filter on tasks (rodata: the verifier drops what is off) */
 static __always_inline bool fc_task_filters(void)
 {
-	return filter_tgid || filter_tid || filter_comm || filter_cgroup;
+	return filter_tgid || filter_tid || filter_comm || filter_cgroup ||
+	       follow;
 }
 
 /* Whether the current task (in an interrupt: the one struck) is chosen */
@@ -94,6 +96,8 @@ static __always_inline bool fc_task_wanted(__u64 pid_tgid)
 	if ((pid_tgid >> 32) == self_tgid)
 		return false;
 	if (filter_tgid && (pid_tgid >> 32) != filter_tgid)
+		return false;
+	if (!kfit_followed(pid_tgid >> 32))
 		return false;
 	if (filter_tid && (__u32)pid_tgid != filter_tid)
 		return false;

@@ -298,4 +298,22 @@ int fd_sys_exit(struct trace_event_raw_sys_exit *ctx)
 	return on_exit(bpf_get_attach_cookie(ctx), ctx->ret, false);
 }
 
+/*
+ * -p and COMMAND: their new processes are followed (follow.bpf.h). Raw
+ * tracepoints: they attach on every kernel that runs BPF at all.
+ */
+SEC("raw_tp/sched_process_fork")
+int BPF_PROG(fd_fork, struct task_struct *parent, struct task_struct *child)
+{
+	kfit_follow_fork(parent, child);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exit")
+int BPF_PROG(fd_exit, struct task_struct *p)
+{
+	kfit_follow_exit(p);
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "GPL";

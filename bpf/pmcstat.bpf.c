@@ -9,6 +9,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "follow.bpf.h"
 #include "kfit/pmcstat.h"
 
 const volatile __u32 nr_events;
@@ -75,7 +76,11 @@ static int charge(struct task_struct *prev)
 	st = bpf_map_lookup_elem(&state, &zero);
 	if (!st)
 		return 0;
-	t = task_of(prev, cpu);
+	/* -p, COMMAND: only their tasks are charged; the counters still move on */
+	t = kfit_followed(BPF_CORE_READ(prev, tgid)) ? task_of(prev, cpu) : NULL;
+	/* its name now: a COMMAND's first switches were before its exec */
+	if (t)
+		BPF_CORE_READ_STR_INTO(&t->comm, prev, comm);
 	for (i = 0; i < PMC_MAX_EVENTS; i++) {
 		if (i >= nr_events)
 			break;
@@ -111,6 +116,41 @@ SEC("raw_tp/sched_switch")
 int BPF_PROG(switch_raw, bool preempt, struct task_struct *prev)
 {
 	return charge(prev);
+}
+
+/* -p, COMMAND: their new processes are followed too (follow.bpf.h) */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(fork_btf, struct task_struct *parent, struct task_struct *child)
+{
+	kfit_follow_fork(parent, child);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_fork")
+int BPF_PROG(fork_raw, struct task_struct *parent, struct task_struct *child)
+{
+	kfit_follow_fork(parent, child);
+	return 0;
+}
+
+/*
+ * A task that exits is charged now, while it is still followed: its last
+ * switch comes after it has left tracked (a short one may have no other).
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(exit_btf, struct task_struct *p)
+{
+	charge(p);
+	kfit_follow_exit(p);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exit")
+int BPF_PROG(exit_raw, struct task_struct *p)
+{
+	charge(p);
+	kfit_follow_exit(p);
+	return 0;
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -20,6 +20,7 @@
 #include "bootfuncs.h"
 #include "bootrep.h"
 #include "bootstate.h"
+#include "child.h"
 #include "diag.h"
 #include "duration.h"
 #include "fileio.h"
@@ -843,6 +844,8 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc;
 	kfit_setup("bootsum", &env.c);
+	if (kfit_io_setup(env.c.output, NULL))
+		return 1;
 	if (env.early)
 		return early_main(argv + first);
 	if (env.stop)

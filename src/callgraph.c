@@ -89,7 +89,7 @@ static const struct kfit_opt cg_opts[] = {
 	  "shared by the rings, 8M at least; rounded up to a power of 2 pages)" },
 	{ "rings", OPT_RINGS, "N", "ring buffers, each of -b SIZE, a task's records in one "
 	  "(default 1 below 16 CPUs, else CPUs / 8)" },
-	{ "output", 'o', "FILE", "record into FILE (a kfit trace, read by kd) instead of "
+	{ "record", 'o', "FILE", "record into FILE (a kfit trace, read by kd) instead of "
 	  "printing the trees" },
 	{ "tree", OPT_TREE, NULL, "with -o: print the call tree too" },
 	{ "size", OPT_SIZE, "SIZE", "with -o: end the recording when FILE reaches SIZE (k/M/G)" },
@@ -585,6 +585,8 @@ static void configure(struct callgraph_bpf *s)
 	memcpy((char *)r->comm, env.c.comm, sizeof(env.c.comm));
 	r->filter_cpu = env.c.cpus.set;
 	r->follow = env.c.pid != 0;
+	if (!r->follow)		/* preallocated: no room taken for nothing */
+		bpf_map__set_max_entries(s->maps.tracked, 1);
 	r->all_task_records = r->follow || env.sampled;
 	r->root_id = env.root_idx + 1;
 	r->max_depth = env.depth;
@@ -1888,6 +1890,8 @@ int main(int argc, char **argv)
 	if (first < 0 || check_args(first, nargs, argv, nargs < argc))
 		return 2;
 	kfit_setup("callgraph", &env.c);
+	if (kfit_io_setup(env.c.output, env.cmd))
+		return 1;
 	/* one sent early waits for tracing: a flight recording is written then */
 	if (env.out)
 		kfit_catch_usr1();
@@ -1921,5 +1925,5 @@ int main(int argc, char **argv)
 	kfit_arm_cleanup();
 	err = run();
 	cleanup();
-	return err;
+	return kfit_child_exit(&env.child, err);
 }

@@ -60,6 +60,7 @@ struct env {
 	struct kfit_fstats fs;	/* tg.funcs' figures, same index */
 
 	struct funcdur_bpf *skel;
+	struct bpf_link *fork_link, *exit_link;	/* -p, COMMAND: their children */
 	struct kfit_attacher *att;
 	struct ring_buffer *rb;
 	struct kfit_fdmaps maps;	/* its maps, read into fs */
@@ -191,10 +192,19 @@ static __u64 cgroup_id(const char *path)
 	return h.id;
 }
 
+/* -p PID and COMMAND: that process, and every process it creates from now */
+static bool following(void)
+{
+	return env.c.pid != 0;
+}
+
 static void configure(struct funcdur_bpf *s, int start_id, int stop_id, __u64 cgid)
 {
 	s->rodata->self_tgid = getpid();
-	s->rodata->filter_tgid = env.c.pid;
+	s->rodata->follow = following();
+	/* preallocated: no room taken when nothing is followed */
+	if (!following())
+		bpf_map__set_max_entries(s->maps.tracked, 1);
 	s->rodata->filter_tid = env.c.tid;
 	s->rodata->filter_comm = env.c.comm[0] != '\0';
 	memcpy((char *)s->rodata->comm, env.c.comm, sizeof(env.c.comm));
@@ -216,9 +226,20 @@ static void configure(struct funcdur_bpf *s, int start_id, int stop_id, __u64 cg
 
 static int load(int start_id, int stop_id)
 {
+	/*
+	 * Followed processes: uprobes in every process, as callgraph's, the
+	 * BPF side keeping only those followed (a process's own uprobes
+	 * would miss its children).
+	 */
 	struct kfit_attach_opts ao = {
 		.mech = env.c.attach,
 		.umech = env.c.uattach,
+		/*
+		 * User functions keep the kernel's process filter: without it
+		 * every process running the binary would stop at them; the
+		 * children are followed in the kernel's functions and system
+		 * calls (the BPF side's tracked map)
+		 */
 		.pid = env.c.pid,
 		.verbose = env.c.verbose,
 		.progress = isatty(STDERR_FILENO),
@@ -245,15 +266,40 @@ static int load(int start_id, int stop_id)
 	err = kfit_attacher_prepare(env.att, &p);
 	if (err)
 		return err;
+	bpf_program__set_autoload(env.skel->progs.fd_fork, following());
+	bpf_program__set_autoload(env.skel->progs.fd_exit, following());
 	err = funcdur_bpf__load(env.skel);
 	if (err)
 		kfit_err("cannot load the BPF programs: %s", kfit_reason(err));
 	return err;
 }
 
+/* Seed the followed process, then follow its forks and exits */
+static int follow_start(void)
+{
+	__u32 pid = env.c.pid;
+	__u8 one = 1;
+	int err = 0;
+
+	if (!following())
+		return 0;
+	if (bpf_map_update_elem(bpf_map__fd(env.skel->maps.tracked), &pid, &one,
+				BPF_ANY))
+		err = -errno;
+	if (!err && !(env.fork_link = bpf_program__attach(env.skel->progs.fd_fork)))
+		err = -errno;
+	if (!err && !(env.exit_link = bpf_program__attach(env.skel->progs.fd_exit)))
+		err = -errno;
+	if (err)
+		kfit_err("cannot follow the processes of %d: %s", pid, kfit_reason(err));
+	return err;
+}
+
 static void cleanup(void)
 {
 	kfit_child_stop(&env.child);
+	bpf_link__destroy(env.fork_link);
+	bpf_link__destroy(env.exit_link);
 	ring_buffer__free(env.rb);
 	kfit_attacher_free(env.att);
 	funcdur_bpf__destroy(env.skel);
@@ -512,6 +558,9 @@ int main(int argc, char **argv)
 	if (first < 0 || check_args(first, nargs, argv, nargs < argc))
 		return 2;
 	kfit_setup("funcdur", &env.c);
+	/* a COMMAND that cannot run is said before anything is attached */
+	if (kfit_io_setup(env.c.output, env.cmd))
+		return 1;
 	err = resolve_targets(&start_id, &stop_id);
 	if (err)
 		return err == -EINVAL || err == -ENOENT ? 2 : 1;
@@ -525,6 +574,8 @@ int main(int argc, char **argv)
 		return 1;
 	kfit_arm_cleanup();
 	err = load(start_id, stop_id);
+	if (!err)
+		err = follow_start();
 	if (!err)
 		err = set_cpus();
 	if (!err)
@@ -553,5 +604,5 @@ int main(int argc, char **argv)
 	});
 	kfit_child_note(&env.child);
 	cleanup();
-	return err ? 1 : 0;
+	return kfit_child_exit(&env.child, err);
 }

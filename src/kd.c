@@ -17,6 +17,7 @@
 #include "kfit/rec.h"
 #include "calltree.h"
 #include "cgview.h"
+#include "child.h"
 #include "diag.h"
 #include "duration.h"
 #include "export.h"
@@ -1622,6 +1623,8 @@ int main(int argc, char **argv)
 	if (first < 0 || check_args(first, argc, argv))
 		return 2;
 	kfit_diag_setup("kd", env.c.verbose);
+	if (kfit_io_setup(env.c.output, NULL))
+		return 1;
 	kfit_out_catch_signals();
 	err = run();
 	fflush(stdout);

@@ -165,9 +165,22 @@ static const struct kfit_tool tool = {
 
 /* ---- targets ------------------------------------------------------------ */
 
+/* -a and -C with a COMMAND: the machine (those CPUs) while it runs */
 static bool system_wide(void)
 {
-	return env.per_task || (!env.c.pid && !env.c.tid && !env.cmd);
+	return env.per_task || env.all_cpus || env.c.cpus.set ||
+	       (!env.c.pid && !env.c.tid && !env.cmd);
+}
+
+/*
+ * --per-task of -p PID or of a COMMAND (without -a or -C): only that
+ * process's tasks, and those of every process it creates from now.
+ */
+static bool following(void)
+{
+	if (!env.per_task)
+		return false;
+	return env.c.pid || (env.cmd && !env.all_cpus && !env.c.cpus.set);
 }
 
 static bool per_cpu_rows(void)
@@ -179,7 +192,7 @@ static const char *target_name(void)
 {
 	static char buf[32];
 
-	if (env.cmd && !env.per_task)
+	if (env.cmd && !system_wide())
 		return "command";
 	if (system_wide())
 		return "system wide";
@@ -381,7 +394,7 @@ static int open_counters(void)
 		.cpus = system_wide() ? env.cpu_on : NULL,
 		.ncpus = env.ncpus,
 		.inherit = env.inherit,
-		.enable_on_exec = env.cmd && !env.per_task,
+		.enable_on_exec = env.cmd && !system_wide(),
 	};
 
 	check_nofile();
@@ -451,6 +464,16 @@ static void read_counters(void)
 
 /* ---- --per-task: BPF ------------------------------------------------------- */
 
+/* The process followed: -p PID, or the command (held before its exec) */
+static int seed_followed(struct pmcstat_bpf *s)
+{
+	__u32 pid = env.cmd ? env.child.proc.pid : env.c.pid;
+	__u8 one = 1;
+
+	return bpf_map_update_elem(bpf_map__fd(s->maps.tracked), &pid, &one,
+				   BPF_ANY) ? -errno : 0;
+}
+
 static int load_bpf(void *ctx, bool btf)
 {
 	struct pmcstat_bpf *s;
@@ -466,8 +489,18 @@ static int load_bpf(void *ctx, bool btf)
 		bpf_program__set_autoload(p, kfit_tp_wanted(p, btf));
 	s->rodata->nr_events = env.evl.n;
 	s->rodata->nr_cpus = env.ncpus;
+	s->rodata->follow = following();
+	if (!following())	/* preallocated: no room taken for nothing */
+		bpf_map__set_max_entries(s->maps.tracked, 1);
 	bpf_map__set_max_entries(s->maps.counters, env.evl.n * env.ncpus);
+	/* the fork and exit programs only grow and prune tracked */
+	bpf_program__set_autoload(btf ? s->progs.fork_btf : s->progs.fork_raw,
+				  following());
+	bpf_program__set_autoload(btf ? s->progs.exit_btf : s->progs.exit_raw,
+				  following());
 	err = pmcstat_bpf__load(s);
+	if (!err && following())
+		err = seed_followed(s);
 	fd = bpf_map__fd(s->maps.counters);
 	for (i = 0; !err && i < env.ctrs.n; i++) {
 		key = env.ctrs.c[i].ev * env.ncpus + env.ctrs.c[i].cpu;
@@ -982,10 +1015,9 @@ static struct figure task_figure(const struct task_row *share, int ev)
 	return f;
 }
 
+/* -p's and the command's tasks are the only ones charged (following()) */
 static bool task_listed(const struct task_row *row)
 {
-	if (env.c.pid && (int)row->t.pid != env.c.pid)
-		return false;
 	if (env.c.tid && (int)row->key.tid != env.c.tid)
 		return false;
 	if (env.c.comm[0] && strncmp(row->t.comm, env.c.comm, sizeof(row->t.comm)))
@@ -1217,8 +1249,11 @@ static void print_json(__u64 now, __u64 elapsed)
 		kfit_json_end_object(&j);
 	}
 	kfit_json_end_array(&j);
-	if (env.cmd && env.child.done)
+	if (env.cmd && env.child.done && !env.child.stopped) {
 		kfit_json_i64(&j, "exit_status", env.child.status);
+		if (env.child.signal)
+			kfit_json_str(&j, "signal", sigabbrev_np(env.child.signal));
+	}
 	if (env.per_task) {
 		kfit_json_str(&j, "mode", env.mode);
 		json_tasks(&j);
@@ -1324,16 +1359,16 @@ static int check_args(int first, int argc, char **argv)
 		fprintf(stderr, "pmcstat: -i and -I both given\n");
 		return -1;
 	}
-	if (env.c.cpus.set && (env.c.pid || env.c.tid || env.cmd) && !env.per_task) {
-		fprintf(stderr, "pmcstat: -C counts CPUs; a task or COMMAND is counted wherever it runs\n");
+	if (env.c.cpus.set && (env.c.pid || env.c.tid) && !env.per_task) {
+		fprintf(stderr, "pmcstat: -C counts CPUs; a task is counted wherever it runs\n");
 		return -1;
 	}
 	if (env.cmd && (env.c.pid || env.c.tid)) {
 		fprintf(stderr, "pmcstat: a COMMAND and -p/-t: choose one target\n");
 		return -1;
 	}
-	if (env.all_cpus && (env.c.pid || env.c.tid || env.cmd) && !env.per_task) {
-		fprintf(stderr, "pmcstat: -a counts every task; it does not go with -p, -t or a COMMAND (use --per-task to list tasks)\n");
+	if (env.all_cpus && (env.c.pid || env.c.tid) && !env.per_task) {
+		fprintf(stderr, "pmcstat: -a counts every task; it does not go with -p or -t (use --per-task to list tasks)\n");
 		return -1;
 	}
 	if (env.c.comm[0] && !env.per_task) {
@@ -1368,7 +1403,7 @@ static void describe(void)
 	char what[256], cpus[128];
 
 	cpus_text(cpus, sizeof(cpus));
-	if (env.cmd && !env.per_task)
+	if (env.cmd && !system_wide())
 		snprintf(what, sizeof(what), "%d event%s of '%s'",
 			 env.evl.n, env.evl.n > 1 ? "s" : "", env.cmd[0]);
 	else if (!system_wide())
@@ -1408,7 +1443,7 @@ static int run(void)
 
 	/* as perf stat: wall time from just before the command is let go */
 	env.start_ns = env.last_ns = kfit_now_ns();
-	if (!env.cmd || env.per_task)
+	if (!env.cmd || system_wide())
 		kfit_perf_ioctl_leaders(&env.ctrs, PERF_EVENT_IOC_ENABLE);
 	/* a command's counters start at its exec (enable_on_exec) */
 	if (env.cmd && kfit_child_start(&env.child))
@@ -1451,6 +1486,10 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	kfit_setup("pmcstat", &env.c);
+	if (kfit_io_setup(env.c.output, env.cmd)) {
+		kfit_event_list_free(&env.evl);
+		return 1;
+	}
 	err = setup();
 	/* a signal while loading: nothing has run, nothing to report */
 	if (!err && kfit_exiting) {
@@ -1460,5 +1499,5 @@ int main(int argc, char **argv)
 	if (!err)
 		err = run();
 	cleanup();
-	return err ? 1 : 0;
+	return kfit_child_exit(&env.child, err);
 }

@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 #include "kfit/softirqlat.h"
 #include "softirqlat.skel.h"
+#include "child.h"
 #include "diag.h"
 #include "duration.h"
 #include "hist.h"
@@ -474,7 +475,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	kfit_setup("softirqlat", &env.c);
-	if (kfit_check_privileges() || alloc_buffers())
+	if (kfit_io_setup(env.c.output, NULL) || kfit_check_privileges() || alloc_buffers())
 		return 1;
 	kfit_arm_cleanup();
 	if (start())

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include "child.h"
 #include "diag.h"
 #include "output.h"
 #include "opts.h"
@@ -100,6 +101,8 @@ int main(int argc, char **argv)
 	 * are file descriptors the kernel releases if a signal ends us.
 	 */
 	kfit_setup("tracecheck", &c);
+	if (kfit_io_setup(c.output, NULL))
+		return 1;
 	uname(&u);
 	if (c.json)
 		print_json(&u);

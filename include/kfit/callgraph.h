@@ -10,7 +10,6 @@
 #include "kfit/fcall.h"
 
 #define CG_MAX_STACKS	32768	/* threads and interrupt stacks with open calls */
-#define CG_MAX_TRACKED	8192	/* processes followed (-p, COMMAND) */
 
 /* callgraph's half of a frame: fcall.h's fc_frame is the other */
 struct cg_frame {

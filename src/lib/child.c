@@ -2,16 +2,20 @@
 /* Processes we wait for: watched ones (-p, -t) and the COMMAND we run. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "child.h"
 #include "diag.h"
+#include "fileio.h"
 
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL	/* 6.9: the pidfd of one thread */
@@ -111,6 +115,120 @@ void kfit_proc_close(struct kfit_proc *p)
 	p->fd = -1;
 }
 
+/* ---- the report's output and the command's ------------------------------ */
+
+/* fds 0-2 as the tool found them, kept for the COMMAND: -1 where closed */
+static int cmd_fd[3] = { -1, -1, -1 };
+static bool cmd_fds;
+
+/* Whether execve could run path: 0, or -errno as execve would give it */
+static int exec_ok(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EACCES;
+	return access(path, X_OK) ? -errno : 0;
+}
+
+int kfit_command_check(char **argv)
+{
+	const char *name = argv[0], *path, *p, *end;
+	char buf[PATH_MAX];
+	int err = -ENOENT, e;
+
+	if (!*name)
+		goto bad;
+	if (strchr(name, '/')) {
+		err = exec_ok(name);
+		if (err)
+			goto bad;
+		return 0;
+	}
+	/* as execvp: the first that runs; EACCES if one was there but refused */
+	path = getenv("PATH");
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (p = path;; p = end + 1) {
+		end = strchrnul(p, ':');
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", end > p ? (int)(end - p) : 1,
+			     end > p ? p : ".", name) < (int)sizeof(buf)) {
+			e = exec_ok(buf);
+			if (!e)
+				return 0;
+			if (e == -EACCES)
+				err = e;
+		}
+		if (!*end)
+			break;
+	}
+bad:
+	kfit_err("cannot run '%s': %s", name, strerror(-err));
+	return -1;
+}
+
+/* --output's file: written to a temporary, renamed into place at exit */
+static struct kfit_out report;
+
+static void commit_report(void)
+{
+	int err;
+
+	fflush(stdout);
+	if (!kfit_out_active(&report))
+		return;
+	err = kfit_out_commit(&report);
+	if (err)
+		kfit_out_err(report.path, err);
+}
+
+int kfit_io_setup(const char *output, char **cmd)
+{
+	int i, err, fd = STDERR_FILENO;
+
+	if (cmd && kfit_command_check(cmd))
+		return -1;
+	if (cmd) {
+		for (i = 0; i < 3; i++)
+			cmd_fd[i] = fcntl(i, F_DUPFD_CLOEXEC, 3);
+		cmd_fds = true;
+	}
+	if (output) {
+		err = kfit_out_open(&report, output);
+		if (err) {
+			kfit_out_err(output, err);
+			return -1;
+		}
+		fd = report.fd;
+		atexit(commit_report);
+	} else if (!cmd) {
+		return 0;
+	}
+	fflush(stdout);
+	if (dup2(fd, STDOUT_FILENO) < 0) {
+		kfit_err("cannot redirect the report: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* In the child: stdin, stdout and stderr as the tool was given them */
+static void restore_fds(void)
+{
+	int i;
+
+	if (!cmd_fds)
+		return;
+	for (i = 0; i < 3; i++) {
+		if (cmd_fd[i] < 0)
+			close(i);
+		else if (cmd_fd[i] != i)
+			dup2(cmd_fd[i], i);
+	}
+}
+
 /* ---- the command ----------------------------------------------------------- */
 
 /* In the child: wait for the go, then exec; a failed exec sends its errno */
@@ -122,6 +240,7 @@ static void __attribute__((noreturn)) held_exec(char **argv, int go, int ep)
 	signal(SIGPIPE, SIG_DFL);
 	if (read(go, &c, 1) != 1)
 		_exit(127);
+	restore_fds();
 	execvp(argv[0], argv);
 	e = errno;
 	if (write(ep, &e, sizeof(e)) < 0)
@@ -218,8 +337,9 @@ bool kfit_child_reap(struct kfit_child *ch, bool block)
 	if (waitpid(ch->proc.pid, &status, block ? 0 : WNOHANG) != ch->proc.pid)
 		return false;
 	ch->done = true;
+	ch->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 	ch->status = WIFEXITED(status) ? WEXITSTATUS(status) :
-		     128 + WTERMSIG(status);
+		     128 + ch->signal;
 	return true;
 }
 
@@ -231,8 +351,8 @@ void kfit_child_stop(struct kfit_child *ch)
 		/* held: EOF ends it (a signal could come before its read) */
 		if (ch->go_fd >= 0)
 			close_fd(&ch->go_fd);
-		else
-			kill(ch->proc.pid, SIGTERM);
+		else if (!kfit_child_reap(ch, false))
+			ch->stopped = !kill(ch->proc.pid, SIGTERM);
 		kfit_child_reap(ch, true);
 	}
 	close_fd(&ch->go_fd);
@@ -242,6 +362,28 @@ void kfit_child_stop(struct kfit_child *ch)
 
 void kfit_child_note(const struct kfit_child *ch)
 {
-	if (ch->done && ch->status)
+	const char *name;
+
+	/* as a shell: Ctrl-C and a closed pipe go without saying */
+	if (!ch->done || ch->stopped || !ch->status || ch->signal == SIGINT ||
+	    ch->signal == SIGPIPE)
+		return;
+	if (!ch->signal) {
 		kfit_info("'%s' exited with status %d", ch->argv[0], ch->status);
+		return;
+	}
+	name = sigabbrev_np(ch->signal);
+	if (name)
+		kfit_info("'%s' killed by SIG%s", ch->argv[0], name);
+	else
+		kfit_info("'%s' killed by signal %d", ch->argv[0], ch->signal);
+}
+
+int kfit_child_exit(const struct kfit_child *ch, int err)
+{
+	if (err)
+		return 1;
+	if (!ch->argv || !ch->done || ch->stopped)
+		return 0;
+	return ch->status;
 }

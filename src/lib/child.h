@@ -56,6 +56,8 @@ struct kfit_child {
 	int err_fd;		/* errno of a failed exec */
 	bool done;		/* reaped */
 	int status;		/* once done: its exit status, 128 + signal if killed */
+	int signal;		/* once done: the signal that killed it, or 0 */
+	bool stopped;		/* ended by kfit_child_stop's SIGTERM */
 };
 
 /*
@@ -78,7 +80,36 @@ bool kfit_child_reap(struct kfit_child *ch, bool block);
  * nothing for a zeroed struct that was never forked.
  */
 void kfit_child_stop(struct kfit_child *ch);
-/* "'CMD' exited with status N" on stderr, when it is done with N != 0 */
+/*
+ * On stderr, when it ended by itself and not with 0: "'CMD' exited with
+ * status N", or "'CMD' killed by SIGSEGV" (not for SIGINT and SIGPIPE,
+ * which a shell does not mention either).
+ */
 void kfit_child_note(const struct kfit_child *ch);
+/*
+ * The tool's exit status: 1 when it failed (err != 0), else the status
+ * of a command that ended by itself, as a shell gives it (128 + signal
+ * when killed), else 0 (no command, or one the tool stopped: -d, Ctrl-C).
+ */
+int kfit_child_exit(const struct kfit_child *ch, int err);
+
+/*
+ * Whether argv[0] can be run, found as execvp would find it (in PATH
+ * when it has no '/'): 0, or -1 after "cannot run 'X': REASON" on stderr.
+ * Called before anything is attached, so that nothing is for nothing.
+ */
+int kfit_command_check(char **argv);
+/*
+ * Where the report goes, before anything is printed: with a COMMAND (cmd
+ * not NULL), that command owns stdin, stdout and stderr as if run alone:
+ * they are kept for it (the child gets them back before its exec) and
+ * the tool's stdout goes to its stderr, as perf stat, strace and time
+ * report; with output (--output FILE), stdout goes into FILE, made as
+ * every output file (kfit_out: a temporary, 0600, no symlink followed,
+ * renamed into place at exit; what was there stays until then). Checks
+ * the command first
+ * (kfit_command_check). 0, or -1 after saying why (exit 1).
+ */
+int kfit_io_setup(const char *output, char **cmd);
 
 #endif

@@ -28,6 +28,7 @@ enum {
 	KEY_NO_DENY,
 	KEY_UPROBE_LIMIT,
 	KEY_FORCE,
+	KEY_OUTPUT,
 };
 
 struct common_opt {
@@ -70,6 +71,9 @@ static const struct common_opt common_opts[] = {
 			     "at most N uprobes on a binary other processes run (1000)" }, NULL },
 	{ KFIT_OPT_ATTACH, { "force", KEY_FORCE, NULL,
 			     "attach more uprobes than that all the same" }, NULL },
+	{ 0, { "output", KEY_OUTPUT, "FILE",
+	       "write the report into FILE" },
+	  NULL },
 	{ 0, { "verbose", 'v', NULL, "more messages; twice: libbpf's debug" },
 	  "more messages" },
 	{ 0, { "help", 'h', NULL, "show this help and exit" }, NULL },
@@ -584,6 +588,9 @@ static int parse_common(const struct kfit_tool *t, struct kfit_common *c,
 		return 0;
 	case 'T':
 		c->timestamp = true;
+		return 0;
+	case KEY_OUTPUT:
+		c->output = arg;
 		return 0;
 	case 'v':
 		c->verbose++;

@@ -196,9 +196,10 @@ test_command_traced_from_exec() {
 	local dt=$KFIT_HELPERS/durtarget j
 	[ -x "$dt" ] || t_fail "$dt not built"
 	t_expect_exit 0 "$FD" -j "$dt:dt_outer" "$dt:dt_inner" -d 60 -- "$dt" nest 5
-	# durtarget's own line comes first on the same stdout
-	t_assert_match "$(head -n 1 "$T_OUT")" '^durtarget: nest 5' "the command's output"
-	j=$(grep '^{' "$T_OUT")
+	# stdout is durtarget's alone; the report is on stderr
+	t_assert_eq "$(cat "$T_OUT")" "$(sed -n '/^durtarget: nest 5/p' "$T_OUT")" "the command's output"
+	t_assert_match "$(cat "$T_OUT")" '^durtarget: nest 5' "the command's output"
+	j=$(grep '^{' "$T_ERR")
 	t_assert_eq "$(printf '%s' "$j" | jq '[.functions[] | select(.name == "dt_outer")][0].count')" 5 "dt_outer calls"
 	t_assert_eq "$(printf '%s' "$j" | jq '[.functions[] | select(.name == "dt_inner")][0].count')" 15 "dt_inner calls"
 }
@@ -213,8 +214,8 @@ test_command_errors() {
 	t_assert_match "$(cat "$T_ERR")" 'no COMMAND after --' "message"
 	t_expect_exit 2 "$FD" -p 1 sys:getppid -- true
 	t_assert_match "$(cat "$T_ERR")" 'exclude each other' "message"
-	# The command's failure is reported; funcdur's own run succeeded
-	t_expect_exit 0 "$FD" sys:getppid -- sh -c 'exit 3'
+	# The command's failure is reported, and funcdur exits with its status
+	t_expect_exit 3 "$FD" sys:getppid -- sh -c 'exit 3'
 	t_assert_match "$(cat "$T_ERR")" "'sh' exited with status 3" "note"
 	t_bpf_assert_same "$snap" "after funcdur -- COMMAND"
 }

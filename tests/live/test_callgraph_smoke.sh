@@ -48,8 +48,8 @@ test_command_nest_tree() {
 	need_tool
 	local f=$T_TMP/out.json
 	t_expect_exit 0 "$CG" -j "$DT:dt_outer" "$DT:dt_inner" -- "$DT" nest 3
-	# durtarget's own line comes first on the shared stdout
-	grep '^{' "$T_OUT" >"$f"
+	# stdout is durtarget's; the report is on stderr
+	grep '^{' "$T_ERR" >"$f"
 	t_assert_eq "$(jq -r .mode "$f")" exact "mode"
 	t_assert_eq "$(jq .calls "$f")" 12 "calls"
 	t_assert_eq "$(jq .lost "$f")" 0 "lost"

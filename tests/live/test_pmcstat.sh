@@ -13,6 +13,11 @@
 . "$(dirname "$0")/../lib.sh"
 
 PS="$KFIT_BIN/pmcstat"
+# With a COMMAND the report goes to stderr (the command owns stdout):
+# "${PSC[@]}" ARGS runs pmcstat --output FILE ARGS, then prints FILE on
+# stdout, and exits with pmcstat's status
+PSC=(sh -c 'p=$1; shift; f=$(mktemp) || exit 99
+	"$p" --output "$f" "$@"; rc=$?; cat "$f"; rm -f "$f"; exit $rc' sh "$PS")
 PL="$KFIT_HELPERS/pmcload"
 PAGES=20000		# pages touched: startup faults are small beside them
 PF_PCT=2		# page-faults, msr/tsc/ rates: percent
@@ -280,7 +285,7 @@ only_event() {	# FILE
 run_json() {	# FILE pmcstat-args...
 	local f=$1
 	shift
-	t_expect_exit 0 "$PS" "$@"
+	t_expect_exit 0 "${PSC[@]}" "$@"
 	cp "$T_OUT" "$f"
 	cp "$T_ERR" "$f.err"
 	assert_json_doc "$f" "pmcstat $*"
@@ -547,7 +552,7 @@ test_tracepoint_glob_wide() {
 	n=$(labels_in_order all.json | wc -l)
 	[ "$n" -gt 100 ] || t_fail "syscalls:* gave $n events"
 	t_assert_eq "$(awk -F'\t' '$1 == "c" && $9 != "counted"' all.json.kv | head -n 3)" "" "events not counted"
-	t_expect_exit 0 "$PS" -e 'syscalls:*' -- "$PL" -q getppid 10
+	t_expect_exit 0 "${PSC[@]}" -e 'syscalls:*' -- "$PL" -q getppid 10
 	t_assert_match "$(head -n 3 "$T_OUT")" '^EVENT +total$' "the table's header: one row per event"
 	t_assert_match "$(cat "$T_OUT")" '^syscalls:sys_enter_getppid +10$' "getppid's row"
 	t_assert_eq "$(grep -c '^syscalls:' "$T_OUT")" "$n" "rows"
@@ -560,9 +565,9 @@ test_labels_and_named_groups() {
 	t_assert_eq "$(labels_in_order lab.json | paste -sd, -)" pf,cs,clk,cs "labels"
 	t_assert_eq "$(jq -r '[.counts[] | select(has("cpu") | not) | .group] | join(",")' lab.json)" ",g1,g1,g2" "groups"
 	[ "$(total lab.json pf)" -ge 100 ] || t_fail "pf (page-faults) below the 100 pages touched"
-	t_expect_exit 0 "$PS" -e 'page-faults/name=pf/,g1{cs,cpu-clock/name=clk/},g2{cs}' -- "$PL" -q pages 100
+	t_expect_exit 0 "${PSC[@]}" -e 'page-faults/name=pf/,g1{cs,cpu-clock/name=clk/},g2{cs}' -- "$PL" -q pages 100
 	t_assert_match "$(head -n 2 "$T_OUT")" '^CPU +pf +g1\{cs\} +g1\{clk\} \(ms\) +g2\{cs\}' "the table's columns"
-	t_expect_exit 0 "$PS" -x, -e 'g1{cs,page-faults/name=pf/}' -- "$PL" -q pages 100
+	t_expect_exit 0 "${PSC[@]}" -x, -e 'g1{cs,page-faults/name=pf/}' -- "$PL" -q pages 100
 	t_assert_match "$(cat "$T_OUT")" '^total,g1\{pf\},[0-9]+,' "CSV"
 }
 
@@ -635,7 +640,7 @@ issue_string() {	# STRING
 	pn=$(perf_in_order | wc -l)
 	pns=$(perf_in_order | grep -c '^<not supported>$')
 	popen=$((pn - pns))
-	timeout "$T_CMD_TIMEOUT" "$PS" -j -e "$s" -- true >"$T_TMP/s.json" 2>"$T_TMP/s.err" </dev/null
+	timeout "$T_CMD_TIMEOUT" "${PSC[@]}" -j -e "$s" -- true >"$T_TMP/s.json" 2>"$T_TMP/s.err" </dev/null
 	rc=$?
 	case $rc in
 	0)
@@ -1041,10 +1046,13 @@ test_default_events() {
 	t_assert_eq "$(cpus_of d.json cpu-clock)" "$(online_cpus | tr '\n' ' ')" "CPUs by default"
 }
 
-# COMMAND's status: pmcstat still exits 0
+# COMMAND's status: pmcstat exits with it, as perf stat does
 test_command_exit_status() {
 	need_tool
-	run_json s.json -j -e page-faults -- sh -c 'exit 3'
+	t_expect_exit 3 "${PSC[@]}" -j -e page-faults -- sh -c 'exit 3'
+	cp "$T_OUT" s.json
+	cp "$T_ERR" s.json.err
+	assert_json_doc s.json "pmcstat -j -- sh -c 'exit 3'"
 	t_assert_eq "$(dv s.json exit_status)" 3 "exit_status of sh -c 'exit 3'"
 	t_assert_match "$(cat s.json.err)" '3' "the command's status on stderr"
 }
@@ -1079,7 +1087,7 @@ test_hw_events_alone() {
 			t_assert_eq "$(cv hw.json total "$ev" status)" counted "status of $ev"
 			continue
 		fi
-		t_expect_exit 1 "$PS" -e "$ev" -- "$PL" -q pages 10
+		t_expect_exit 1 "${PSC[@]}" -e "$ev" -- "$PL" -q pages 10
 		echo "--- stderr of pmcstat -e $ev:"
 		cat "$T_ERR"
 		t_assert_match "$(cat "$T_ERR")" "^pmcstat: $ev: " "the line for $ev"
@@ -1101,9 +1109,9 @@ test_hw_event_with_software() {
 		"reason of r13c in \"unsupported\""
 	t_assert_match "$(cat m.json.err)" '^pmcstat: r13c: .*no hardware PMU' "the line for r13c on stderr"
 	# the text and CSV forms say it too
-	t_expect_exit 0 "$PS" -e r13c,page-faults -- "$PL" -q pages 10
+	t_expect_exit 0 "${PSC[@]}" -e r13c,page-faults -- "$PL" -q pages 10
 	t_assert_match "$(cat "$T_OUT")" '<not supported>' "r13c in the table"
-	t_expect_exit 0 "$PS" -x , -e r13c,page-faults -- "$PL" -q pages 10
+	t_expect_exit 0 "${PSC[@]}" -x , -e r13c,page-faults -- "$PL" -q pages 10
 	t_assert_match "$(cat "$T_OUT")" '^total,r13c,<not supported>,' "r13c's total row in CSV"
 }
 
@@ -1136,7 +1144,8 @@ test_usage_errors() {
 	bad_input '--no-such-flag|no-such-flag' "an unknown flag" --no-such-flag
 	bad_input '-i and -I' "-i and -I together" -i 1s -I 200 -e cs
 	bad_input '-i and -I' "-I and -i together" -I 200 -i 1s -e cs
-	bad_input '-C' "-C with a command" -C 0 -- true
+	bad_input '-C' "-C with -p" -C 0 -p 1
+	bad_input '-a' "-a with -p" -a -p 1
 	bad_input 'choose one target' "a command and -p" -p 1 -- true
 	bad_input 'per-task' "--comm without --per-task" --comm sh -d 1
 	bad_input 'choose one output' "-x and -j" -x , -j -d 1

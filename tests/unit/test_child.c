@@ -24,6 +24,7 @@
 #include <cmocka.h>
 #include "testlib.h"
 #include "child.h"
+#include "fileio.h"
 
 /* A generous bound on waiting for an end: a failure, not a measurement */
 #define GONE_TRIES 300		/* x 100 ms */
@@ -268,6 +269,189 @@ static void test_stop_running(void **state)
 	kfit_child_stop(&ch);
 	assert_true(ch.done);
 	assert_int_equal(ch.status, 128 + SIGTERM);
+}
+
+/* Run argv to its end; returns what the tool would exit with, and its note */
+static int run_note(char **argv, char *note, size_t len)
+{
+	struct kfit_child ch;
+
+	assert_int_equal(kfit_child_fork(&ch, argv), 0);
+	assert_int_equal(kfit_child_start(&ch), 0);
+	wait_gone(&ch.proc);
+	assert_true(kfit_child_reap(&ch, false));
+	capture_stderr();
+	kfit_child_note(&ch);
+	captured_stderr(note, len);
+	kfit_child_stop(&ch);
+	return kfit_child_exit(&ch, 0);
+}
+
+/* The tool exits with the command's status, a death by signal as a shell says */
+static void test_exit_as_command(void **state)
+{
+	char *f[] = { "false", NULL }, *t[] = { "true", NULL };
+	char *three[] = { "sh", "-c", "exit 3", NULL };
+	char *segv[] = { "sh", "-c", "kill -SEGV $$", NULL };
+	char *sigint[] = { "sh", "-c", "kill -INT $$", NULL };
+	char note[512];
+
+	(void)state;
+	assert_int_equal(run_note(t, note, sizeof(note)), 0);
+	assert_string_equal(note, "");
+	assert_int_equal(run_note(f, note, sizeof(note)), 1);
+	assert_non_null(strstr(note, "'false' exited with status 1"));
+	assert_int_equal(run_note(three, note, sizeof(note)), 3);
+	assert_int_equal(run_note(segv, note, sizeof(note)), 128 + SIGSEGV);
+	assert_non_null(strstr(note, "'sh' killed by SIGSEGV"));
+	assert_null(strstr(note, "status"));
+	/* Ctrl-C: the status as a shell gives it, nothing said */
+	assert_int_equal(run_note(sigint, note, sizeof(note)), 128 + SIGINT);
+	assert_string_equal(note, "");
+}
+
+/* Stopped by the tool (-d, a signal): the tool's own status, no note */
+static void test_exit_when_stopped(void **state)
+{
+	char *argv[] = { "sleep", "100", NULL };
+	struct kfit_child ch, none = { 0 };
+	char note[512];
+
+	(void)state;
+	assert_int_equal(kfit_child_fork(&ch, argv), 0);
+	assert_int_equal(kfit_child_start(&ch), 0);
+	kfit_child_stop(&ch);
+	assert_true(ch.stopped);
+	capture_stderr();
+	kfit_child_note(&ch);
+	captured_stderr(note, sizeof(note));
+	assert_string_equal(note, "");
+	assert_int_equal(kfit_child_exit(&ch, 0), 0);
+	assert_int_equal(kfit_child_exit(&ch, -5), 1);
+	assert_int_equal(kfit_child_exit(&none, 0), 0);
+}
+
+/* Found as execvp finds it, before anything is forked */
+static void test_command_check(void **state)
+{
+	char path[PATH_MAX], err[512];
+	char *sh[] = { "sh", NULL }, *abs[] = { "/bin/sh", NULL };
+	char *none[] = { "kfit-no-such-command-in-path", NULL };
+	char *gone[] = { "/nonexistent/kfit", NULL }, *dir[] = { "/tmp", NULL };
+	char *noexec[] = { path, NULL };
+
+	(void)state;
+	assert_int_equal(kfit_command_check(sh), 0);
+	assert_int_equal(kfit_command_check(abs), 0);
+	capture_stderr();
+	assert_int_equal(kfit_command_check(none), -1);
+	captured_stderr(err, sizeof(err));
+	assert_non_null(strstr(err, "cannot run 'kfit-no-such-command-in-path': No such file or directory"));
+	capture_stderr();
+	assert_int_equal(kfit_command_check(gone), -1);
+	assert_int_equal(kfit_command_check(dir), -1);
+	path_in_tmp(path, sizeof(path), "no-x");
+	write_file(path, "#!/bin/sh\n", 0644);
+	assert_int_equal(kfit_command_check(noexec), -1);
+	captured_stderr(err, sizeof(err));
+	assert_non_null(strstr(err, "cannot run '/tmp/kfit-child."));
+	assert_non_null(strstr(err, strerror(EACCES)));
+}
+
+/*
+ * A COMMAND keeps the tool's stdout; the tool's own stdout goes to its
+ * stderr (or --output's file).
+ */
+static void io_child(const char *out, const char *err, const char *output)
+{
+	char *argv[] = { "sh", "-c", "printf data", NULL };
+	struct kfit_child ch;
+	int fd;
+
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	dup2(fd, 1);
+	close(fd);
+	fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	dup2(fd, 2);
+	close(fd);
+	if (kfit_io_setup(output, argv))
+		_exit(3);
+	printf("report\n");
+	fflush(stdout);
+	if (kfit_child_fork(&ch, argv) || kfit_child_start(&ch))
+		_exit(4);
+	kfit_child_reap(&ch, true);
+	exit(ch.status);	/* --output's file is renamed into place at exit */
+}
+
+static void test_io_setup(void **state)
+{
+	char out[PATH_MAX], err[PATH_MAX], file[PATH_MAX], buf[64];
+	int st;
+	pid_t pid;
+
+	(void)state;
+	path_in_tmp(out, sizeof(out), "io.out");
+	path_in_tmp(err, sizeof(err), "io.err");
+	path_in_tmp(file, sizeof(file), "io.report");
+	pid = fork();
+	if (!pid)
+		io_child(out, err, NULL);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	read_file(out, buf, sizeof(buf));
+	assert_string_equal(buf, "data");
+	read_file(err, buf, sizeof(buf));
+	assert_string_equal(buf, "report\n");
+	pid = fork();
+	if (!pid)
+		io_child(out, err, file);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	read_file(out, buf, sizeof(buf));
+	assert_string_equal(buf, "data");
+	read_file(err, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	read_file(file, buf, sizeof(buf));
+	assert_string_equal(buf, "report\n");
+}
+
+/* --output's file: 0600, and never written through a planted symlink */
+static void test_io_output_safe(void **state)
+{
+	char out[PATH_MAX], err[PATH_MAX], file[PATH_MAX], link[PATH_MAX];
+	char victim[PATH_MAX], buf[512];
+	struct stat sb;
+	pid_t pid;
+	int st;
+
+	(void)state;
+	path_in_tmp(out, sizeof(out), "safe.out");
+	path_in_tmp(err, sizeof(err), "safe.err");
+	path_in_tmp(file, sizeof(file), "safe.report");
+	write_file(file, "old report", 0644);
+	pid = fork();
+	if (!pid)
+		io_child(out, err, file);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(stat(file, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0600);
+	read_file(file, buf, sizeof(buf));
+	assert_string_equal(buf, "report\n");
+	path_in_tmp(victim, sizeof(victim), "victim");
+	path_in_tmp(link, sizeof(link), "planted");
+	write_file(victim, "keep me", 0600);
+	assert_int_equal(symlink(victim, link), 0);
+	pid = fork();
+	if (!pid)
+		io_child(out, err, link);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 3);
+	read_file(victim, buf, sizeof(buf));
+	assert_string_equal(buf, "keep me");
+	read_file(err, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "symbolic link"));
 }
 
 static void test_zeroed_child(void **state)
@@ -528,6 +712,11 @@ int main(void)
 		cmocka_unit_test(test_released_after_setup),
 		cmocka_unit_test(test_stop_held),
 		cmocka_unit_test(test_stop_running),
+		cmocka_unit_test(test_exit_as_command),
+		cmocka_unit_test(test_exit_when_stopped),
+		cmocka_unit_test(test_command_check),
+		cmocka_unit_test(test_io_output_safe),
+		cmocka_unit_test(test_io_setup),
 		cmocka_unit_test(test_zeroed_child),
 		cmocka_unit_test(test_watch_process_pidfd),
 		cmocka_unit_test(test_watch_process_proc),

@@ -671,6 +671,7 @@ static void test_usage_exact(void **state)
 		"      --stack         show stacks\n"
 		"  -d, --duration DUR  stop after DUR, e.g. 10s (default unit: s)\n"
 		"  -j, --json          print JSON\n"
+		"      --output FILE   write the report into FILE\n"
 		"  -v, --verbose       more messages; twice: libbpf's debug\n"
 		"  -h, --help          show this help and exit\n"
 		"  -V, --version       show the version and exit\n"

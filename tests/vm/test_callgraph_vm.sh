@@ -160,9 +160,9 @@ udp_run() {	# callgraph-args...
 	local f=$T_TMP/udp.json fn
 	for fn in $NET_FNS; do traceable "$fn"; done
 	# shellcheck disable=SC2086
-	timeout 600 "$CG" -j "$@" $NET_FNS -- bash -c \
+	timeout 600 "$CG" -j --output "$f" "$@" $NET_FNS -- bash -c \
 		'for ((i = 0; i < '$UDP_SENDS'; i++)); do echo x >/dev/udp/127.0.0.1/9; done' \
-		>"$f" 2>"$T_TMP/udp.err" || { t_show_file "$T_TMP/udp.err" stderr; t_fail "callgraph $* exited $?"; }
+		>/dev/null 2>"$T_TMP/udp.err" || { t_show_file "$T_TMP/udp.err" stderr; t_fail "callgraph $* exited $?"; }
 	cg_json "$f" "callgraph -j $* (UDP to 127.0.0.1)" "$T_TMP/udp.err"
 	echo "$*: $(cg_d "$f" calls) calls, $(cg_d "$f" lost) lost;" \
 		"$(task_irqs "$f") interrupt nodes in task trees, $(cg_ncalls "$f" '$5 == "net_rx_action"') net_rx_action calls"
@@ -213,11 +213,11 @@ module_tree() {	# MODE
 	ip addr add 10.99.0.1/24 dev kd0 && ip link set kd0 up || t_fail "kd0 setup failed"
 	snap=$(t_bpf_snapshot)
 	# shellcheck disable=SC2086
-	timeout 600 "$CG" -j $1 --module dummy -- bash -c '
+	timeout 600 "$CG" -j --output "$f" $1 --module dummy -- bash -c '
 		for i in $(seq '$XMITS'); do echo x >/dev/udp/10.99.0.2/9; done
 		for i in $(seq '$CARRIERS'); do echo 1 >/sys/class/net/kd0/carrier; done
 		for i in $(seq '$READS'); do read -r x </sys/class/net/kd0/statistics/tx_packets; done' \
-		>"$f" 2>"$T_TMP/mod.err" || { t_show_file "$T_TMP/mod.err" stderr; t_fail "callgraph $1 --module dummy exited $?"; }
+		>/dev/null 2>"$T_TMP/mod.err" || { t_show_file "$T_TMP/mod.err" stderr; t_fail "callgraph $1 --module dummy exited $?"; }
 	cg_json "$f" "callgraph -j $1 --module dummy" "$T_TMP/mod.err"
 	assert_mech "$f" "$1"
 	n=$(sed -nE 's/^Tracing ([0-9]+) functions.*/\1/p' "$T_TMP/mod.err")
@@ -253,9 +253,9 @@ many() {	# MODE
 	nc -l -p "$port" >/dev/null 2>&1 &
 	t_on_exit "kill $! 2>/dev/null"
 	# shellcheck disable=SC2086
-	timeout 900 "$CG" -j $1 'tcp_*' -- bash -c \
+	timeout 900 "$CG" -j --output "$f" $1 'tcp_*' -- bash -c \
 		'exec 3<>/dev/tcp/127.0.0.1/'$port'; echo hello >&3; exec 3>&-' \
-		>"$f" 2>"$T_TMP/tcp.err" || { t_show_file "$T_TMP/tcp.err" stderr; t_fail "callgraph $1 'tcp_*' exited $?"; }
+		>/dev/null 2>"$T_TMP/tcp.err" || { t_show_file "$T_TMP/tcp.err" stderr; t_fail "callgraph $1 'tcp_*' exited $?"; }
 	cg_json "$f" "callgraph -j $1 'tcp_*'" "$T_TMP/tcp.err"
 	assert_mech "$f" "$1"
 	n=$(sed -nE 's/^Tracing ([0-9]+) functions.*/\1/p' "$T_TMP/tcp.err")

@@ -268,11 +268,11 @@ module_run() {	# what funcdur-args...
 	echo 1 >/proc/sys/net/ipv6/conf/kd0/disable_ipv6
 	ip addr add 10.99.0.1/24 dev kd0 && ip link set kd0 up || t_fail "kd0 setup failed"
 	snap=$(t_bpf_snapshot)
-	timeout 600 "$FD" -j "$@" 'dummy_*' -- bash -c '
+	timeout 600 "$FD" -j --output "$F" "$@" 'dummy_*' -- bash -c '
 		for i in $(seq '$XMITS'); do echo x >/dev/udp/10.99.0.2/9; done
 		for i in $(seq '$CARRIERS'); do echo 1 >/sys/class/net/kd0/carrier; done
 		for i in $(seq '$READS'); do read -r x </sys/class/net/kd0/statistics/tx_packets; done' \
-		>"$F" 2>"$T_TMP/mod.err" || { t_show_file "$T_TMP/mod.err" stderr; t_fail "$what exited $?"; }
+		>/dev/null 2>"$T_TMP/mod.err" || { t_show_file "$T_TMP/mod.err" stderr; t_fail "$what exited $?"; }
 	assert_json "$F" "$what"
 	echo "$what: $(jq -c '[.functions[] | {name, count}]' "$F"), $(jq -c .attach "$F")"
 	jq -r '.skipped[] | "  skipped \(.name): \(.reason)"' "$F"

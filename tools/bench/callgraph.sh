@@ -109,8 +109,9 @@ stream() {
 	printf '%12s %14s %10s %8s\n' RATE REACHED CALLS LOST
 	while [ "$rate" -le 16000000 ]; do
 		n=$rate
-		"$CG" --summary "$CGS:cg_leaf" -- sh -c 'exec "$0" "$@" >"'"$tmp"'/rate.line"' \
-			"$CGS" rate "$n" "$rate" >"$tmp/rate.out" 2>"$tmp/rate.err" || {
+		"$CG" --summary --output "$tmp/rate.out" "$CGS:cg_leaf" -- \
+			sh -c 'exec "$0" "$@" >"'"$tmp"'/rate.line"' \
+			"$CGS" rate "$n" "$rate" >/dev/null 2>"$tmp/rate.err" || {
 			echo "callgraph bench: callgraph failed at $rate calls/s:" >&2
 			tail -n 5 "$tmp/rate.err" >&2
 			return 1

@@ -179,8 +179,8 @@ row_untraced() {
 row_kfit() {
 	local f=$tmp/kfit.kft t line ev lost
 	[ -x "$BIN/callgraph" ] || { echo "$BIN/callgraph not built (make)" >"$tmp/kfit.why"; return 1; }
-	"$BIN/callgraph" --help 2>&1 | grep -q -- '--output' || {
-		echo "$BIN/callgraph has no -o/--output (the recorder is not merged)" >"$tmp/kfit.why"
+	"$BIN/callgraph" --help 2>&1 | grep -q -- '--record' || {
+		echo "$BIN/callgraph has no -o/--record (the recorder is not merged)" >"$tmp/kfit.why"
 		return 1
 	}
 	t=$(measure kfit ready_bpf -- "$BIN/callgraph" -o "$f" -e "$EVENT") || return 1
