@@ -87,7 +87,7 @@ test_output_without_command() {
 	ln -s victim planted
 	t_expect_exit 1 "$KFIT_BIN/tracecheck" --output planted
 	t_assert_eq "$(cat victim)" "keep me" "the symlink's target"
-	t_assert_match "$(cat "$T_ERR")" "cannot write 'planted'" "the error"
+	t_assert_match "$(cat "$T_ERR")" "cannot write planted: a symbolic link" "the error"
 }
 
 # gzip -c > FILE: FILE is gzip's output alone, it decompresses as it was
