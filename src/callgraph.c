@@ -1923,7 +1923,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	kfit_arm_cleanup();
-	err = run();
+	err = run();	/* an exit status: 130 for a SIGINT in start-up */
 	cleanup();
-	return kfit_child_exit(&env.child, err);
+	return err ? err : kfit_child_exit(&env.child, 0);
 }

@@ -54,7 +54,8 @@ test_own_program_refused() {
 test_cold_parts_skipped() {
 	need_tool
 	local cold
-	cold=$(nm "$FD" 2>/dev/null | awk '$2 ~ /^[tT]$/ && $3 ~ /^kfit_json_.*\.cold$/ { print $3; exit }')
+	# the symbol table's strings (no nm in the VM's initramfs)
+	cold=$(grep -ao 'kfit_json_[a-z_]*\.cold' "$FD" | head -n 1)
 	[ -n "$cold" ] || t_skip "no kfit_json_*.cold part in this build of $FD"
 	t_expect_exit 0 "$FD" -v -d 0.2 "$(user_glob)"
 	t_assert_match "$(cat "$T_ERR")" "$cold: entered by a jump" "the cold part skipped"

@@ -280,7 +280,7 @@ test_from_too_long() {
 	[ -x "$BS" ] || t_fail "$BS not built"
 	t_expect_exit 1 bash -c "ulimit -v 1048576; exec '$BS' --from /dev/zero"
 	t_assert_match "$(cat "$T_ERR")" "/dev/zero: longer than 64 MiB: not a kernel log" "--from /dev/zero"
-	t_expect_exit 1 bash -c "ulimit -v 1048576; head -c 70M /dev/zero | '$BS' --from -"
+	t_expect_exit 1 bash -c "ulimit -v 1048576; head -c 73400320 /dev/zero | '$BS' --from -"
 	t_assert_match "$(cat "$T_ERR")" "^bootsum: -: longer than 64 MiB" "--from - (70 MiB)"
 	t_expect_exit 0 bash -c "ulimit -v 1048576; exec '$BS' --from '$FIX/6.12-dmesg-initcall_debug.txt' --kallsyms /dev/zero"
 	t_assert_match "$(cat "$T_ERR")" "/dev/zero: longer than 64 MiB: not a kallsyms" "--kallsyms /dev/zero"

@@ -41,8 +41,12 @@ elif [ -f "$TESTS/live/run.sh" ]; then
 	# test_record.sh's workloads are coreutils' (busybox's applets here
 	# exec under other names); a recording made here is read on the host
 	# by test_record_vm.sh; test_uprobes.sh traces Debian's python3, which
-	# the initramfs lacks (test_attach.sh's uprobes run here)
-	export KFIT_LIVE_EXCLUDE="test_record_vm.sh test_bootsum_vm.sh test_kd.sh test_record.sh test_uprobes.sh"
+	# the initramfs lacks (test_attach.sh's uprobes run here); so do
+	# test_utargets.sh (python3, bash and gzip's own binaries, libc's
+	# IFUNCs: the tools here are static), test_callgraph_sampled.sh
+	# (python3, gzip) and test_command.sh (coreutils' programs, perf);
+	# test_repo.sh reads the source tree
+	export KFIT_LIVE_EXCLUDE="test_record_vm.sh test_bootsum_vm.sh test_kd.sh test_record.sh test_uprobes.sh test_utargets.sh test_callgraph_sampled.sh test_command.sh test_repo.sh"
 	echo "=== test_kd.sh, test_record.sh run on the host; recording in the VM: test_record_vm.sh; boots: test_bootsum_vm.sh"
 	if [ "${KFIT_VM_ALL_LIVE:-}" != 1 ]; then
 		export KFIT_LIVE_EXCLUDE="$KFIT_LIVE_EXCLUDE test_callgraph.sh"
