@@ -352,8 +352,8 @@ static const struct kfit_tool tool = {
 		   "functions,\nnested, with the interrupts, context switches and "
 		   "tracepoints around them; or,\nwithout a TARGET (or where the "
 		   "kernel refuses), stacks sampled by perf events.\n"
-		   "TARGET: FUNC or GLOB (kernel), sys:NAME (system call), "
-		   "BINARY:FUNC or LIB:FUNC\n(user, GLOB allowed).\n"
+		   "TARGET: FUNC or GLOB (kernel), sys:NAME or sys:GLOB (system "
+		   "calls),\nBINARY:FUNC or LIB:FUNC (user functions, GLOB allowed).\n"
 		   "-p PID and a COMMAND are followed into the threads and "
 		   "children they create.",
 	.synopsis = "[OPTIONS] [TARGET...] [-- COMMAND [ARGS]]",
