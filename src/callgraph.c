@@ -1925,5 +1925,5 @@ int main(int argc, char **argv)
 	kfit_arm_cleanup();
 	err = run();	/* an exit status: 130 for a SIGINT in start-up */
 	cleanup();
-	return err ? err : kfit_child_exit(&env.child, 0);
+	return kfit_child_exit(&env.child, err);
 }

@@ -382,7 +382,7 @@ void kfit_child_note(const struct kfit_child *ch)
 int kfit_child_exit(const struct kfit_child *ch, int err)
 {
 	if (err)
-		return 1;
+		return err > 0 ? err : 1;
 	if (!ch->argv || !ch->done || ch->stopped)
 		return 0;
 	return ch->status;

@@ -87,7 +87,8 @@ void kfit_child_stop(struct kfit_child *ch);
  */
 void kfit_child_note(const struct kfit_child *ch);
 /*
- * The tool's exit status: 1 when it failed (err != 0), else the status
+ * The tool's exit status: err when it is one (> 0: 130 for a SIGINT in
+ * start-up), 1 when the tool failed otherwise (err < 0), else the status
  * of a command that ended by itself, as a shell gives it (128 + signal
  * when killed), else 0 (no command, or one the tool stopped: -d, Ctrl-C).
  */

@@ -328,6 +328,7 @@ static void test_exit_when_stopped(void **state)
 	assert_string_equal(note, "");
 	assert_int_equal(kfit_child_exit(&ch, 0), 0);
 	assert_int_equal(kfit_child_exit(&ch, -5), 1);
+	assert_int_equal(kfit_child_exit(&ch, 130), 130);	/* an exit status kept */
 	assert_int_equal(kfit_child_exit(&none, 0), 0);
 }
 
