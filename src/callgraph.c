@@ -848,6 +848,9 @@ static int load_exact(bool btf, bool *refused)
 			.kmulti = s->progs.cg_kmulti, .kmulti_ret = s->progs.cg_kmulti_ret,
 			.uprobe = s->progs.cg_uprobe, .uretprobe = s->progs.cg_uretprobe,
 			.sys_enter = s->progs.cg_sys_enter, .sys_exit = s->progs.cg_sys_exit,
+			.follow_rb = s->maps.follow_rb,
+			.follow_notify = &s->bss->follow_notify,
+			.follow_lost = &s->bss->follow_lost,
 		});
 		*refused = err != 0;
 		if (err)
@@ -863,16 +866,12 @@ static int load_exact(bool btf, bool *refused)
 /* Returns 0, 1 when exact tracing is refused here (sampled mode then), or -errno */
 static int start_exact(void)
 {
-	/*
-	 * Uprobes for every process: a per-process uprobe would miss the
-	 * children of -p and of COMMAND; the BPF side filters on tracked.
-	 * The attacher says what that costs the other processes running
-	 * the binary, and refuses past a limit.
-	 */
+	/* Uprobes in -p's process or COMMAND's and the processes they create */
 	struct kfit_attach_opts ao = {
 		.mech = env.c.attach,
 		.umech = env.c.uattach,
-		.follow = env.c.pid,
+		.pid = env.c.pid,
+		.follow = env.c.pid != 0,
 		.verbose = env.c.verbose,
 		.progress = isatty(STDERR_FILENO),
 		.uprobe_limit = env.c.uprobe_limit,

@@ -226,21 +226,12 @@ static void configure(struct funcdur_bpf *s, int start_id, int stop_id, __u64 cg
 
 static int load(int start_id, int stop_id)
 {
-	/*
-	 * Followed processes: uprobes in every process, as callgraph's, the
-	 * BPF side keeping only those followed (a process's own uprobes
-	 * would miss its children).
-	 */
+	/* Uprobes in -p's process or COMMAND's and the processes they create */
 	struct kfit_attach_opts ao = {
 		.mech = env.c.attach,
 		.umech = env.c.uattach,
-		/*
-		 * User functions keep the kernel's process filter: without it
-		 * every process running the binary would stop at them; the
-		 * children are followed in the kernel's functions and system
-		 * calls (the BPF side's tracked map)
-		 */
 		.pid = env.c.pid,
+		.follow = following(),
 		.verbose = env.c.verbose,
 		.progress = isatty(STDERR_FILENO),
 		.uprobe_limit = env.c.uprobe_limit,

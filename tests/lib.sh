@@ -68,6 +68,11 @@ t_assert_match() {	# STRING REGEX what (grep -E, multi-line STRING: any line)
 		t_fail "${3:-output}: '$(_t_short "$1")' does not match /$2/"
 }
 
+t_assert_no_match() {	# STRING REGEX what (no line matches)
+	! printf '%s\n' "$1" | grep -Eq -- "$2" ||
+		t_fail "${3:-output}: '$(_t_short "$1")' matches /$2/"
+}
+
 # |ACTUAL - EXPECTED| <= |EXPECTED| * PCT / 100, in floating point
 t_within_pct() {	# ACTUAL EXPECTED PCT what
 	_t_is_num "$1" || t_fail "${4:-value}: '$1' is not a number"

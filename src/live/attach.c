@@ -25,6 +25,7 @@
 #include "output.h"
 #include "probe.h"
 #include "run.h"
+#include "ufollow.h"
 #include "uprobes.h"
 
 /*
@@ -78,6 +79,7 @@ struct kfit_attacher {
 	bool umulti;			/* user functions through uprobe_multi */
 	int *ulinks;			/* uprobe_multi links */
 	int nulinks;
+	struct kfit_ufollow *uf;	/* o.follow: the new processes' uprobes */
 	bool shown;			/* a progress line is on the terminal */
 	volatile int undone;		/* detach: links and fds closed */
 };
@@ -161,8 +163,8 @@ static int fds_per_func(const struct kfit_attacher *a)
 static void check_nofile(struct kfit_attacher *a)
 {
 	struct rlimit rl;
-	int need = a->t->nkernel * fds_per_func(a) + (a->umulti ? 0 : a->t->nuser * 4) +
-		   a->t->nsys * 4;
+	int need = a->t->nkernel * fds_per_func(a) + a->t->nsys * 4 +
+		   (a->umulti ? 0 : a->t->nuser * 4);
 
 	kfit_raise_nofile();
 	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
@@ -659,6 +661,11 @@ static int attach_user(struct kfit_attacher *a, int i)
 	if (!err)
 		err = keep_link(a, bpf_program__attach_uprobe_opts(a->p.uretprobe, pid,
 								   f->path, f->offset, &o));
+	/* the process's new ones get uprobes of their own */
+	if (!err && a->uf)
+		err = kfit_ufollow_set(a->uf, bpf_program__fd(a->p.uprobe),
+				       bpf_program__fd(a->p.uretprobe), f->path,
+				       &f->offset, &(__u64){ i }, 1);
 	if (err)
 		undo(a, a->nfds, nlinks);
 	return err;
@@ -687,6 +694,11 @@ static int umulti_link(struct kfit_attacher *a, const int *idx, int n)
 			err = keep_ulink(a, kfit_umulti_link(bpf_program__fd(a->p.uretprobe),
 							     path, offs, cookies, n,
 							     a->o.pid, true));
+		/* the process's new ones get links of their own */
+		if (!err && a->uf)
+			err = kfit_ufollow_set(a->uf, bpf_program__fd(a->p.uprobe),
+					       bpf_program__fd(a->p.uretprobe), path,
+					       offs, cookies, n);
 		while (err && a->nulinks > nul)
 			close(a->ulinks[--a->nulinks]);
 	}
@@ -857,12 +869,10 @@ static void say_cost(const struct kfit_attacher *a, const char *path, int n)
 	char c[32];
 
 	kfit_fmt_thousands(n, c, sizeof(c));
-	if (!a->o.pid && a->o.follow)
-		fprintf(stderr, "  Uprobes are per file, and following the children of %d\n"
-			"  leaves no process filter: in those processes each call of the\n"
-			"  %s functions would stop at a breakpoint (microseconds each),\n"
-			"  return probes rewriting their return addresses.\n",
-			a->o.follow, c);
+	if (!a->o.pid)
+		fprintf(stderr, "  Without a process filter, in those processes each call of\n"
+			"  the %s functions would stop at a breakpoint (microseconds\n"
+			"  each), return probes rewriting their return addresses.\n", c);
 	if (!a->umulti)
 		fprintf(stderr, "  One by one (no uprobe_multi links here), attaching and\n"
 			"  detaching %s uprobe pairs on %s takes 0.1 to 1 s\n"
@@ -873,23 +883,17 @@ static void say_cost(const struct kfit_attacher *a, const char *path, int n)
 /* 0, or -EBUSY after saying which processes run path and what it would cost */
 static int check_shared(struct kfit_attacher *a, const char *path, int n)
 {
-	bool unfiltered = !a->o.pid && a->o.follow;
 	struct kfit_users u;
 	char c[32];
 
-	/* system-wide, every process running it is traced: not "other" */
-	if ((!unfiltered && a->umulti) ||
-	    kfit_binary_users(path, a->o.pid ? a->o.pid : a->o.follow, unfiltered, &u) ||
-	    !u.n)
+	/*
+	 * uprobe_multi: one link, process filter or not (system-wide, every
+	 * process running it is traced: none is "other")
+	 */
+	if (a->umulti || kfit_binary_users(path, a->o.pid, a->o.follow, &u) || !u.n)
 		return 0;
-	if ((unsigned long)n <= uprobe_limit(a) || a->o.force) {
-		if (unfiltered)
-			kfit_info("note: %d other process%s run%s %s: the uprobes fire "
-				  "there too (no process filter while following children):\n"
-				  "  not traced, but each call stops at a breakpoint", u.n,
-				  u.n == 1 ? "" : "es", u.n == 1 ? "s" : "", path);
+	if ((unsigned long)n <= uprobe_limit(a) || a->o.force)
 		return 0;
-	}
 	kfit_err("refusing %s uprobes on %s (more than --uprobe-limit %lu):\n"
 		 "  %d other process%s run%s it:", kfit_fmt_thousands(n, c, sizeof(c)),
 		 path, uprobe_limit(a), u.n, u.n == 1 ? "" : "es", u.n == 1 ? "s" : "");
@@ -950,6 +954,39 @@ static int check_all_shared(struct kfit_attacher *a)
 	return err;
 }
 
+/*
+ * The processes pid creates: their uprobe_multi links are made as the BPF
+ * side says they fork, from now (a fork while attaching waits in the ring)
+ */
+static int follow_begin(struct kfit_attacher *a)
+{
+	if (!a->o.follow || !a->o.pid)
+		return 0;
+	a->uf = kfit_ufollow_new(a->o.pid, a->umulti);
+	if (!a->uf)
+		return -ENOMEM;
+	if (a->p.follow_notify)
+		*a->p.follow_notify = true;
+	return 0;
+}
+
+static int follow_watch(struct kfit_attacher *a)
+{
+	int err;
+
+	if (!a->uf)
+		return 0;
+	if (!a->p.follow_rb) {
+		kfit_err("internal: following processes without follow_rb");
+		return -EINVAL;
+	}
+	err = kfit_ufollow_start(a->uf, bpf_map__fd(a->p.follow_rb));
+	if (err)
+		kfit_err("cannot watch for the new processes of %d: %s", a->o.pid,
+			 kfit_reason(err));
+	return err;
+}
+
 /* Nothing attached: say why, from the first refusal */
 static int none_attached(struct kfit_attacher *a)
 {
@@ -970,6 +1007,8 @@ int kfit_attacher_attach(struct kfit_attacher *a)
 	a->done = a->attached = 0;
 	if (a->t->nuser) {
 		err = check_all_shared(a);
+		if (!err)
+			err = follow_begin(a);
 		if (err)
 			return err;
 	}
@@ -981,6 +1020,8 @@ int kfit_attacher_attach(struct kfit_attacher *a)
 		err = attach_multi_all(a, KFIT_T_USER);
 	if (!err)
 		err = attach_each(a);
+	if (!err)
+		err = follow_watch(a);
 	progress(a, true);
 	a->attach_ns = kfit_now_ns() - a->started;
 	a->fds_after = count_fds();
@@ -1240,6 +1281,34 @@ static void detach_all(struct kfit_attacher *a)
 	a->nlinks = a->nfds = a->nulinks = 0;
 }
 
+/*
+ * After detaching: what following the new processes missed is said, as
+ * lost data always is
+ */
+static void follow_end(struct kfit_attacher *a)
+{
+	struct kfit_ufollow_stats st;
+	unsigned long lost = a->p.follow_lost ? (unsigned long)*a->p.follow_lost : 0;
+	char d[32];
+
+	kfit_ufollow_stats(a->uf, &st);
+	kfit_ufollow_free(a->uf);
+	a->uf = NULL;
+	if (!st.procs && !lost)
+		return;
+	kfit_fmt_duration(st.max_late_ns, d, sizeof(d));
+	if (st.gone || st.failed || lost)
+		kfit_warn("user functions of %lu of %lu new processes were not traced: "
+			  "%lu ended before their uprobes were made (up to %s after "
+			  "a fork), %lu refused them%s; system-wide with --comm NAME "
+			  "traces such processes from their first call",
+			  st.gone + st.failed + lost, st.procs + lost, st.gone, d, st.failed,
+			  lost ? ", and the ring that says a process started was full" : "");
+	else if (a->o.verbose)
+		kfit_info("uprobes of %lu new process%s made up to %s after their fork",
+			  st.procs, st.procs == 1 ? "" : "es", d);
+}
+
 void kfit_attacher_free(struct kfit_attacher *a)
 {
 	__u64 t0 = kfit_now_ns();
@@ -1249,7 +1318,11 @@ void kfit_attacher_free(struct kfit_attacher *a)
 	if (!a)
 		return;
 	n = a->attached;
+	if (a->p.follow_notify)
+		*a->p.follow_notify = false;
+	kfit_ufollow_stop(a->uf, &a->ulinks, &a->nulinks);
 	detach_all(a);
+	follow_end(a);
 	if (a->o.verbose && n)
 		kfit_info("detached %d function%s in %s", n, n == 1 ? "" : "s",
 			  kfit_fmt_duration(kfit_now_ns() - t0, d, sizeof(d)));

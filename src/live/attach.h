@@ -25,9 +25,10 @@
  * User functions go through uprobe_multi links (one per binary and
  * direction) where the kernel has them (6.6+, process filter fixed in
  * 6.10), else a uprobe pair per function; with pid, only in that
- * process. More than uprobe_limit on a binary that other processes run
- * are refused (-EBUSY) unless force, when they would fire in those
- * processes (no pid: follow's children traced) or go one by one.
+ * process, and with follow in the processes it creates too, the kernel
+ * keeping them out of any other (ufollow.h). More than uprobe_limit on
+ * a binary that other processes run are refused (-EBUSY) unless force,
+ * where they go one by one (or would fire in every process: no pid).
  * A function the kernel refuses is dropped (its kfit_func.dropped set)
  * and added to the targets' skipped list with the reason; the rest are
  * traced. The BPF side records nothing before activate: programs check
@@ -44,13 +45,17 @@ struct kfit_attach_progs {
 	struct bpf_program *kmulti, *kmulti_ret;
 	struct bpf_program *uprobe, *uretprobe;
 	struct bpf_program *sys_enter, *sys_exit;
+	/* follow.bpf.h's, when pid's new processes are followed */
+	struct bpf_map *follow_rb;
+	bool *follow_notify;
+	__u64 *follow_lost;
 };
 
 struct kfit_attach_opts {
 	enum kfit_amech mech;
 	enum kfit_umech umech;
 	int pid;		/* uprobes: only this process, 0: any */
-	int follow;		/* pid 0: the process whose descendants are traced */
+	bool follow;		/* and the processes it creates (ufollow.h) */
 	int verbose;		/* -v: list every skipped function */
 	bool progress;		/* on a terminal: attaching N/M */
 	unsigned long uprobe_limit;	/* 0: KFIT_UPROBE_LIMIT */

@@ -26,6 +26,9 @@ struct kfit_attach_progs kfit_fd_progs(const struct funcdur_bpf *s)
 		.uretprobe = s->progs.fd_uretprobe,
 		.sys_enter = s->progs.fd_sys_enter,
 		.sys_exit = s->progs.fd_sys_exit,
+		.follow_rb = s->maps.follow_rb,
+		.follow_notify = &s->bss->follow_notify,
+		.follow_lost = &s->bss->follow_lost,
 	};
 }
 

@@ -170,30 +170,60 @@ test_ctrl_c_while_detaching() {
 }
 
 # More than --uprobe-limit on a binary another process runs: refused where
-# they would fire there (callgraph follows children: no process filter)
-# or go one by one; said with the processes and the cost
+# they go one by one (or would fire there: no process filter), said with
+# the processes and the cost; uprobe_multi with a process filter is not
 test_refused_on_shared_binary() {
 	need_tool
 	local err
 	sleeper 120
-	t_expect_exit 1 "$CG" --uprobe-limit 20 "$PY:Py_*" -- "$PY" -c pass
+	t_expect_exit 1 "$CG" --attach uprobe-single --uprobe-limit 20 "$PY:Py_*" -- "$PY" -c pass
 	err=$(cat "$T_ERR")
 	t_assert_match "$err" "^callgraph: refusing [0-9]+ uprobes on $PY \\(more than --uprobe-limit 20\\):" "message"
 	t_assert_match "$err" "^  [0-9]+ other process(es)? runs? it:" "the count of processes"
 	printf '%s\n' "$err" | grep -Eq "(^  | )$SLEEPER python3|and [0-9]+ more" ||
 		t_fail "python3 $SLEEPER not named: $err"
-	t_assert_match "$err" 'no process filter' "the cost (no process filter)"
+	t_assert_match "$err" 'One by one .*attaching and' "the cost (one by one)"
 	t_assert_match "$err" '--force' "the way out"
 	t_assert_eq "$(text_diff "$SLEEPER" "$PY")" 0 "code of the other python3 (nothing attached)"
-	# one by one, with a process filter: refused for the time it takes
-	t_expect_exit 1 "$FD" --attach uprobe-single --uprobe-limit 20 "$PY:Py_*" -- "$PY" -c pass
-	t_assert_match "$(cat "$T_ERR")" 'One by one .*attaching and' "the cost (one by one)"
+	# system-wide, one by one: every process's calls stop at them
+	t_expect_exit 1 "$FD" --attach uprobe-single --uprobe-limit 20 "$PY:Py_*"
+	t_assert_match "$(cat "$T_ERR")" 'Without a process filter' "the cost (no process filter)"
 	# uprobe_multi with a process filter costs the others nothing: allowed
 	t_expect_exit 0 "$FD" --uprobe-limit 20 "$PY:Py_*" -- "$PY" -c pass
+	t_expect_exit 0 "$CG" --uprobe-limit 20 "$PY:Py_*" -- "$PY" -c pass
 	# and --force
-	t_expect_exit 0 "$CG" --force --uprobe-limit 20 "$PY:Py_*" -- "$PY" -c pass
-	t_assert_match "$(cat "$T_ERR")" "^callgraph: note: [0-9]+ other process(es)? runs? $PY: the uprobes fire" "the note"
+	t_expect_exit 0 "$CG" --attach uprobe-single --force --uprobe-limit 20 "$PY:Py_*" -- "$PY" -c pass
 	wait_text_clean "$SLEEPER" "after callgraph --force"
+}
+
+# The command's children are followed into user functions, in their
+# uprobes only: another python3 running meanwhile keeps its code as is.
+# Py_FinalizeEx runs once per python3, at its end: after its uprobes are in.
+test_children_followed_in_user_functions() {
+	need_tool
+	local tool mech n R=$T_TMP/r.json
+	local kid="$PY -c 'import time; time.sleep(0.5)'"
+	sleeper 120
+	for tool in "$FD" "$CG"; do
+		for mech in uprobe-multi uprobe-single; do
+			t_bg_start "$tool" -j --attach "$mech" --output "$R" "$PY:Py_FinalizeEx" \
+				-- sh -c "$kid; $kid"
+			t_bg_wait_tracing 60
+			t_assert_eq "$(text_diff "$SLEEPER" "$PY")" 0 \
+				"${tool##*/} $mech: code of a python3 that is not followed"
+			t_bg_wait_exit 60
+			t_assert_eq "$BG_RC" 0 "${tool##*/} $mech: exit status"
+			if [ "$tool" = "$FD" ]; then
+				n=$(fcount "$R" Py_FinalizeEx)
+			else
+				n=$(jq '[.. | objects | select(.name? == "Py_FinalizeEx")] | length' "$R")
+			fi
+			t_assert_eq "$n" 2 "${tool##*/} $mech: Py_FinalizeEx in the two children"
+			t_assert_no_match "$(cat "$T_TMP/bg.err")" 'were not traced' \
+				"${tool##*/} $mech: no child missed"
+		done
+	done
+	wait_text_clean "$SLEEPER" "after following children"
 }
 
 # What another python3 prints and its status, run alone
@@ -223,10 +253,10 @@ test_other_processes_unaffected() {
 	t_bg_wait_exit 60
 	t_assert_eq "$BG_RC" 0 "funcdur's exit status"
 	t_assert_eq "$(fcount "$R" Py_BytesMain)" 1 "funcdur: Py_BytesMain calls (the command's only)"
-	# callgraph: children followed, no process filter; said, never counted
+	# callgraph: children followed, each in its own uprobes
 	t_bg_start "$CG" -j --output "$R" "$PY:Py_*" -- "$PY" -c 'import time; time.sleep(4)'
 	t_bg_wait_tracing 60
-	t_assert_match "$(cat "$T_TMP/bg.err")" "^callgraph: note: [0-9]+ other process(es)? runs? $PY" "the note"
+	t_assert_eq "$(text_diff "$SLEEPER" "$PY")" 0 "callgraph: code of a python3 running before"
 	check_others callgraph
 	t_bg_wait_exit 60
 	t_assert_eq "$BG_RC" 0 "callgraph's exit status"
