@@ -872,6 +872,7 @@ static int start_exact(void)
 		.umech = env.c.uattach,
 		.pid = env.c.pid,
 		.follow = env.c.pid != 0,
+		.unfiltered = env.c.no_ufilter,
 		.verbose = env.c.verbose,
 		.progress = isatty(STDERR_FILENO),
 		.uprobe_limit = env.c.uprobe_limit,

@@ -232,6 +232,7 @@ static int load(int start_id, int stop_id)
 		.umech = env.c.uattach,
 		.pid = env.c.pid,
 		.follow = following(),
+		.unfiltered = env.c.no_ufilter,
 		.verbose = env.c.verbose,
 		.progress = isatty(STDERR_FILENO),
 		.uprobe_limit = env.c.uprobe_limit,

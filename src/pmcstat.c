@@ -1480,15 +1480,16 @@ int main(int argc, char **argv)
 		kfit_event_list_free(&env.evl);
 		return 2;
 	}
-	if (env.list) {
-		kfit_events_list(stdout, &env.pmu);
-		kfit_event_list_free(&env.evl);
-		return 0;
-	}
 	kfit_setup("pmcstat", &env.c);
 	if (kfit_io_setup(env.c.output, env.cmd)) {
 		kfit_event_list_free(&env.evl);
 		return 1;
+	}
+	/* after the output is set up: -l --output FILE lists into FILE */
+	if (env.list) {
+		kfit_events_list(stdout, &env.pmu);
+		kfit_event_list_free(&env.evl);
+		return 0;
 	}
 	err = setup();
 	/* a signal while loading: nothing has run, nothing to report */

@@ -236,7 +236,10 @@ cg_targets() {	# SCENARIO
 	nest) f="cg_a cg_b cg_c cg_d" ;;
 	recurse) f="cg_rec cg_fib" ;;
 	threads) f="cg_thread_0 cg_thread_1 cg_thread_2 cg_thread_3 cg_leaf" ;;
-	fork) f="cg_forker cg_wait cg_child cg_leaf" ;;
+	fork)	# the children call at once, before uprobes of their own are
+		# made: without the process filter, traced from their fork
+		printf '%s\n' --no-uprobe-filter
+		f="cg_forker cg_wait cg_child cg_leaf" ;;
 	signal) f="cg_sig_victim cg_handler cg_leaf" ;;
 	exit) f="cg_exit_outer cg_exit_mid cg_exit_inner cg_leaf" ;;
 	longjmp) f="cg_jmp_outer cg_jmp_mid cg_jmp_inner cg_after_jump cg_leaf" ;;

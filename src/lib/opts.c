@@ -28,6 +28,7 @@ enum {
 	KEY_NO_DENY,
 	KEY_UPROBE_LIMIT,
 	KEY_FORCE,
+	KEY_NO_UFILTER,
 	KEY_OUTPUT,
 };
 
@@ -71,6 +72,8 @@ static const struct common_opt common_opts[] = {
 			     "at most N uprobes on a binary other processes run (1000)" }, NULL },
 	{ KFIT_OPT_ATTACH, { "force", KEY_FORCE, NULL,
 			     "attach more uprobes than that all the same" }, NULL },
+	{ KFIT_OPT_ATTACH, { "no-uprobe-filter", KEY_NO_UFILTER, NULL,
+			     "children from their fork: uprobes in every process" }, NULL },
 	{ 0, { "output", KEY_OUTPUT, "FILE",
 	       "write the report into FILE" },
 	  NULL },
@@ -585,6 +588,9 @@ static int parse_common(const struct kfit_tool *t, struct kfit_common *c,
 		return parse_limit(t, arg, &c->uprobe_limit);
 	case KEY_FORCE:
 		c->force = true;
+		return 0;
+	case KEY_NO_UFILTER:
+		c->no_ufilter = true;
 		return 0;
 	case 'T':
 		c->timestamp = true;

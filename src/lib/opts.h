@@ -81,6 +81,7 @@ struct kfit_common {
 	bool no_deny;			/* trace the deny list's functions too */
 	unsigned long uprobe_limit;	/* 0: KFIT_UPROBE_LIMIT */
 	bool force;			/* more uprobes than that all the same */
+	bool no_ufilter;		/* uprobes in every process (children exact) */
 	const char *output;		/* --output FILE: the report, NULL: stdout */
 };
 

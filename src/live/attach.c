@@ -255,6 +255,12 @@ int kfit_attacher_prepare(struct kfit_attacher *a, const struct kfit_attach_prog
 
 /* ---- bookkeeping -------------------------------------------------------- */
 
+/* The uprobes' process filter: 0 for none */
+static int upid(const struct kfit_attacher *a)
+{
+	return a->o.unfiltered ? 0 : a->o.pid;
+}
+
 static const char *why(const struct kfit_attacher *a, int err)
 {
 	struct rlimit rl;
@@ -274,6 +280,13 @@ static const char *why(const struct kfit_attacher *a, int err)
 	return kfit_reason(err);
 }
 
+/* Function i is not traced, for reason */
+static int skip(struct kfit_attacher *a, int i, const char *reason)
+{
+	a->t->funcs[i].dropped = true;
+	return kfit_targets_skip(a->t, a->t->funcs[i].name, reason);
+}
+
 /* The function cannot be traced: skipped, with the mechanism and why */
 static int drop(struct kfit_attacher *a, int i, const char *mech, int err)
 {
@@ -282,14 +295,13 @@ static int drop(struct kfit_attacher *a, int i, const char *mech, int err)
 
 	if (!a->first_err)
 		a->first_err = err;
-	a->t->funcs[i].dropped = true;
 	if (f->kind == KFIT_T_USER && err == -ENOENT)
 		snprintf(reason, sizeof(reason), "uprobe refused: no code at offset "
 			 "0x%llx of %s (the file changed since it was read?)",
 			 f->offset, f->path);
 	else
 		snprintf(reason, sizeof(reason), "%s refused: %s", mech, why(a, err));
-	return kfit_targets_skip(a->t, a->t->funcs[i].name, reason);
+	return skip(a, i, reason);
 }
 
 /* fd appended to the list (*fds, *n); closed if there is no room */
@@ -652,7 +664,7 @@ static int attach_user(struct kfit_attacher *a, int i)
 	/* At the offset target.c found (an IFUNC's implementation), else by name */
 	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = i,
 		    .func_name = f->offset ? NULL : f->name);
-	pid_t pid = a->o.pid ? a->o.pid : -1;
+	pid_t pid = upid(a) ? upid(a) : -1;
 	int nlinks = a->nlinks, err;
 
 	err = keep_link(a, bpf_program__attach_uprobe_opts(a->p.uprobe, pid, f->path,
@@ -689,11 +701,11 @@ static int umulti_link(struct kfit_attacher *a, const int *idx, int n)
 			cookies[i] = idx[i];
 		}
 		err = keep_ulink(a, kfit_umulti_link(bpf_program__fd(a->p.uprobe), path,
-						     offs, cookies, n, a->o.pid, false));
+						     offs, cookies, n, upid(a), false));
 		if (!err)
 			err = keep_ulink(a, kfit_umulti_link(bpf_program__fd(a->p.uretprobe),
 							     path, offs, cookies, n,
-							     a->o.pid, true));
+							     upid(a), true));
 		/* the process's new ones get links of their own */
 		if (!err && a->uf)
 			err = kfit_ufollow_set(a->uf, bpf_program__fd(a->p.uprobe),
@@ -811,10 +823,14 @@ static int attach_each(struct kfit_attacher *a)
 	return 0;
 }
 
-/* kprobe_multi: one link per direction; uprobe_multi: per binary and direction */
-static int attach_multi_all(struct kfit_attacher *a, enum kfit_tkind kind)
+/*
+ * fn on the functions of kind not dropped, in idx[0..n): all at once for
+ * kernel functions, binary by binary for user functions (path set)
+ */
+static int each_group(struct kfit_attacher *a, enum kfit_tkind kind,
+		      int (*fn)(struct kfit_attacher *a, const char *path,
+				const int *idx, int n))
 {
-	const struct multi *m = kind == KFIT_T_KERNEL ? &kmulti : &umulti;
 	int *idx = calloc((size_t)a->t->n + 1, sizeof(int));
 	const struct kfit_func *f;
 	int i, n, err = 0;
@@ -826,16 +842,29 @@ static int attach_multi_all(struct kfit_attacher *a, enum kfit_tkind kind)
 		if (f->kind != kind || (kind == KFIT_T_USER && first_of_path(a->t, f->path) != i))
 			continue;
 		n = gather(a, kind, kind == KFIT_T_USER ? f->path : NULL, idx);
-		err = n ? attach_multi(a, m, idx, n) : 0;
-		if (kind == KFIT_T_KERNEL)
+		err = n ? fn(a, kind == KFIT_T_USER ? f->path : NULL, idx, n) : 0;
+		if (kind != KFIT_T_USER)
 			break;
-		/* kprobe_multi's are explained by the caller */
-		if (err && err != -EINTR && err != -ENOMEM)
-			kfit_err("cannot attach uprobe_multi links to %s%s: %s", f->path,
-				 err == -ESRCH ? " (the process is gone)" : "",
-				 kfit_reason(err));
 	}
 	free(idx);
+	return err;
+}
+
+/* kprobe_multi: one link per direction (explained by the caller) */
+static int kmulti_group(struct kfit_attacher *a, const char *path, const int *idx, int n)
+{
+	(void)path;
+	return attach_multi(a, &kmulti, idx, n);
+}
+
+/* uprobe_multi: a link per binary and direction */
+static int umulti_group(struct kfit_attacher *a, const char *path, const int *idx, int n)
+{
+	int err = attach_multi(a, &umulti, idx, n);
+
+	if (err && err != -EINTR && err != -ENOMEM)
+		kfit_err("cannot attach uprobe_multi links to %s%s: %s", path,
+			 err == -ESRCH ? " (the process is gone)" : "", kfit_reason(err));
 	return err;
 }
 
@@ -869,7 +898,7 @@ static void say_cost(const struct kfit_attacher *a, const char *path, int n)
 	char c[32];
 
 	kfit_fmt_thousands(n, c, sizeof(c));
-	if (!a->o.pid)
+	if (!upid(a))
 		fprintf(stderr, "  Without a process filter, in those processes each call of\n"
 			"  the %s functions would stop at a breakpoint (microseconds\n"
 			"  each), return probes rewriting their return addresses.\n", c);
@@ -890,10 +919,17 @@ static int check_shared(struct kfit_attacher *a, const char *path, int n)
 	 * uprobe_multi: one link, process filter or not (system-wide, every
 	 * process running it is traced: none is "other")
 	 */
-	if (a->umulti || kfit_binary_users(path, a->o.pid, a->o.follow, &u) || !u.n)
+	if ((a->umulti && !a->o.unfiltered) ||
+	    kfit_binary_users(path, a->o.pid, a->o.follow, &u) || !u.n)
 		return 0;
-	if ((unsigned long)n <= uprobe_limit(a) || a->o.force)
+	if ((unsigned long)n <= uprobe_limit(a) || a->o.force) {
+		if (a->o.unfiltered)
+			kfit_info("note: %d other process%s run%s %s: the uprobes fire "
+				  "there too (--no-uprobe-filter):\n  not traced, but each "
+				  "call stops at a breakpoint", u.n, u.n == 1 ? "" : "es",
+				  u.n == 1 ? "s" : "", path);
 		return 0;
+	}
 	kfit_err("refusing %s uprobes on %s (more than --uprobe-limit %lu):\n"
 		 "  %d other process%s run%s it:", kfit_fmt_thousands(n, c, sizeof(c)),
 		 path, uprobe_limit(a), u.n, u.n == 1 ? "" : "es", u.n == 1 ? "s" : "");
@@ -923,35 +959,18 @@ static int refuse_self(struct kfit_attacher *a, const int *idx, int n)
 {
 	int i, err = 0;
 
-	for (i = 0; i < n && !err; i++) {
-		a->t->funcs[idx[i]].dropped = true;
-		err = kfit_targets_skip(a->t, a->t->funcs[idx[i]].name,
-					"the tool's own program: without -p or a COMMAND's "
-					"filter it would trace itself");
-	}
+	for (i = 0; i < n && !err; i++)
+		err = skip(a, idx[i], "the tool's own program: without -p or a "
+			   "COMMAND's filter it would trace itself");
 	return err;
 }
 
-static int check_all_shared(struct kfit_attacher *a)
+/* A binary's uprobes: refused on the tool's own program, or where too costly */
+static int check_group(struct kfit_attacher *a, const char *path, const int *idx, int n)
 {
-	int *idx = calloc((size_t)a->t->n + 1, sizeof(int));
-	const struct kfit_func *f;
-	int i, n, err = 0;
-
-	if (!idx)
-		return -ENOMEM;
-	for (i = 0; i < a->t->n && !err; i++) {
-		f = &a->t->funcs[i];
-		if (f->kind != KFIT_T_USER || first_of_path(a->t, f->path) != i)
-			continue;
-		n = gather(a, KFIT_T_USER, f->path, idx);
-		if (!a->o.pid && is_self(f->path))
-			err = refuse_self(a, idx, n);
-		else
-			err = check_shared(a, f->path, n);
-	}
-	free(idx);
-	return err;
+	if (!upid(a) && is_self(path))
+		return refuse_self(a, idx, n);
+	return check_shared(a, path, n);
 }
 
 /*
@@ -960,7 +979,7 @@ static int check_all_shared(struct kfit_attacher *a)
  */
 static int follow_begin(struct kfit_attacher *a)
 {
-	if (!a->o.follow || !a->o.pid)
+	if (!a->o.follow || !upid(a))
 		return 0;
 	a->uf = kfit_ufollow_new(a->o.pid, a->umulti);
 	if (!a->uf)
@@ -1006,7 +1025,7 @@ int kfit_attacher_attach(struct kfit_attacher *a)
 	a->started = kfit_now_ns();
 	a->done = a->attached = 0;
 	if (a->t->nuser) {
-		err = check_all_shared(a);
+		err = each_group(a, KFIT_T_USER, check_group);
 		if (!err)
 			err = follow_begin(a);
 		if (err)
@@ -1015,16 +1034,17 @@ int kfit_attacher_attach(struct kfit_attacher *a)
 	for (a->total = 0, i = 0; i < a->t->n; i++)
 		a->total += !a->t->funcs[i].dropped;
 	if (a->mech == KFIT_AM_KPROBE_MULTI)
-		err = attach_multi_all(a, KFIT_T_KERNEL);
+		err = each_group(a, KFIT_T_KERNEL, kmulti_group);
 	if (!err && a->umulti)
-		err = attach_multi_all(a, KFIT_T_USER);
+		err = each_group(a, KFIT_T_USER, umulti_group);
 	if (!err)
 		err = attach_each(a);
-	if (!err)
-		err = follow_watch(a);
 	progress(a, true);
 	a->attach_ns = kfit_now_ns() - a->started;
 	a->fds_after = count_fds();
+	/* the watcher's fds are not the functions' */
+	if (!err)
+		err = follow_watch(a);
 	if (err == -EINTR || kfit_exiting) {
 		kfit_err("interrupted while attaching (%d of %d functions): detaching "
 			 "them, nothing traced", a->attached, a->total);
@@ -1299,14 +1319,15 @@ static void follow_end(struct kfit_attacher *a)
 	kfit_fmt_duration(st.max_late_ns, d, sizeof(d));
 	if (st.gone || st.failed || lost)
 		kfit_warn("user functions of %lu of %lu new processes were not traced: "
-			  "%lu ended before their uprobes were made (up to %s after "
-			  "a fork), %lu refused them%s; system-wide with --comm NAME "
+			  "%lu ended before their uprobes were made (which took up to "
+			  "%s after a fork), %lu refused them%s; system-wide with --comm NAME "
 			  "traces such processes from their first call",
 			  st.gone + st.failed + lost, st.procs + lost, st.gone, d, st.failed,
 			  lost ? ", and the ring that says a process started was full" : "");
-	else if (a->o.verbose)
-		kfit_info("uprobes of %lu new process%s made up to %s after their fork",
-			  st.procs, st.procs == 1 ? "" : "es", d);
+	else
+		kfit_info("note: user functions of %lu new process%s traced once their "
+			  "uprobes were made, up to %s after a fork (--no-uprobe-filter: "
+			  "from the fork)", st.procs, st.procs == 1 ? "" : "es", d);
 }
 
 void kfit_attacher_free(struct kfit_attacher *a)

@@ -56,6 +56,12 @@ struct kfit_attach_opts {
 	enum kfit_umech umech;
 	int pid;		/* uprobes: only this process, 0: any */
 	bool follow;		/* and the processes it creates (ufollow.h) */
+	/*
+	 * follow without the kernel's process filter: uprobes in every
+	 * process running the binary, the BPF side keeping those followed
+	 * (a child's calls from its fork; the others stop at each call)
+	 */
+	bool unfiltered;
 	int verbose;		/* -v: list every skipped function */
 	bool progress;		/* on a terminal: attaching N/M */
 	unsigned long uprobe_limit;	/* 0: KFIT_UPROBE_LIMIT */

@@ -157,20 +157,26 @@ static int set_links(struct kfit_ufollow *u, const struct uset *s, struct proc *
 	__u32 i;
 	int fd, err = 0;
 
+	/*
+	 * Returns first: the process runs meanwhile, and each takes a grace
+	 * period; an entry without its return would look like a call that
+	 * never ends, a return without its entry is dropped
+	 */
 	if (u->multi) {
-		fd = kfit_umulti_link(s->entry_fd, s->path, s->offs, s->cookies, s->n,
-				      p->pid, false);
+		fd = kfit_umulti_link(s->ret_fd, s->path, s->offs, s->cookies, s->n,
+				      p->pid, true);
 		err = fd < 0 ? fd : add_fd(p, fd);
 		if (err)
 			return err;
-		fd = kfit_umulti_link(s->ret_fd, s->path, s->offs, s->cookies, s->n,
-				      p->pid, true);
+		fd = kfit_umulti_link(s->entry_fd, s->path, s->offs, s->cookies, s->n,
+				      p->pid, false);
 		return fd < 0 ? fd : add_fd(p, fd);
 	}
 	for (i = 0; i < s->n && !err; i++) {
-		err = uprobe_link(p, s->entry_fd, s->path, s->offs[i], s->cookies[i], false);
+		err = uprobe_link(p, s->ret_fd, s->path, s->offs[i], s->cookies[i], true);
 		if (!err)
-			err = uprobe_link(p, s->ret_fd, s->path, s->offs[i], s->cookies[i], true);
+			err = uprobe_link(p, s->entry_fd, s->path, s->offs[i], s->cookies[i],
+					  false);
 	}
 	return err;
 }

@@ -1073,6 +1073,10 @@ test_list() {
 	if has_msr_tsc; then
 		grep -q 'msr' "$T_OUT" || t_fail "-l does not list the msr PMU"
 	fi
+	# --output: the list goes there, nothing to stdout
+	t_expect_exit 0 "$PS" -l --output "$T_TMP/list.txt"
+	t_assert_eq "$(wc -c <"$T_OUT")" 0 "stdout with -l --output"
+	cmp -s "$T_TMP/list.txt" <("$PS" -l) || t_fail "-l --output FILE differs from -l"
 }
 
 # ---- hardware events ---------------------------------------------------------------
