@@ -1269,13 +1269,12 @@ static void detach_progress(struct kfit_attacher *a, int total, int signals,
  * while this one shows how far they are; a share no thread could take is
  * detached here.
  */
-static void detach_all(struct kfit_attacher *a)
+static void detach_all(struct kfit_attacher *a, int signals)
 {
 	struct share s[DETACH_THREADS];
 	pthread_t th[DETACH_THREADS];
 	bool started[DETACH_THREADS] = {}, told = false;
 	int total = a->nlinks + a->nfds + a->nulinks, n = total / 8, k;
-	int signals = kfit_signals;	/* those before were answered */
 
 	n = n < 1 ? 1 : n > DETACH_THREADS ? DETACH_THREADS : n;
 	a->started = a->last_progress = kfit_now_ns();
@@ -1308,7 +1307,7 @@ static void detach_all(struct kfit_attacher *a)
 static void follow_end(struct kfit_attacher *a)
 {
 	struct kfit_ufollow_stats st;
-	unsigned long lost = a->p.follow_lost ? (unsigned long)*a->p.follow_lost : 0;
+	unsigned long n, lost = a->p.follow_lost ? (unsigned long)*a->p.follow_lost : 0;
 	char d[32];
 
 	kfit_ufollow_stats(a->uf, &st);
@@ -1317,32 +1316,34 @@ static void follow_end(struct kfit_attacher *a)
 	if (!st.procs && !lost)
 		return;
 	kfit_fmt_duration(st.max_late_ns, d, sizeof(d));
+	n = st.procs - st.gone - st.failed;
+	if (n)
+		kfit_info("note: user functions of %lu new process%s traced from their "
+			  "uprobes, made up to %s after a fork: calls before are missed "
+			  "(--no-uprobe-filter: from the fork)", n, n == 1 ? "" : "es", d);
 	if (st.gone || st.failed || lost)
 		kfit_warn("user functions of %lu of %lu new processes were not traced: "
-			  "%lu ended before their uprobes were made (which took up to "
-			  "%s after a fork), %lu refused them%s; system-wide with --comm NAME "
-			  "traces such processes from their first call",
-			  st.gone + st.failed + lost, st.procs + lost, st.gone, d, st.failed,
-			  lost ? ", and the ring that says a process started was full" : "");
-	else
-		kfit_info("note: user functions of %lu new process%s traced once their "
-			  "uprobes were made, up to %s after a fork (--no-uprobe-filter: "
-			  "from the fork)", st.procs, st.procs == 1 ? "" : "es", d);
+			  "%lu ended before their uprobes were made, %lu refused them%s; "
+			  "system-wide with --comm NAME traces such processes from their "
+			  "first call", st.gone + st.failed + lost, st.procs + lost, st.gone,
+			  st.failed, lost ? ", and the ring that says a process started "
+			  "was full" : "");
 }
 
 void kfit_attacher_free(struct kfit_attacher *a)
 {
 	__u64 t0 = kfit_now_ns();
 	char d[32];
-	int i, n;
+	int i, n, signals;
 
 	if (!a)
 		return;
 	n = a->attached;
+	signals = kfit_signals;	/* those before were answered */
 	if (a->p.follow_notify)
 		*a->p.follow_notify = false;
 	kfit_ufollow_stop(a->uf, &a->ulinks, &a->nulinks);
-	detach_all(a);
+	detach_all(a, signals);
 	follow_end(a);
 	if (a->o.verbose && n)
 		kfit_info("detached %d function%s in %s", n, n == 1 ? "" : "s",

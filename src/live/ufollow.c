@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,6 +296,27 @@ static void *reap(void *arg)
 	return NULL;
 }
 
+/* The threads, born with every signal blocked: the main thread takes them */
+static int start_threads(struct kfit_ufollow *u)
+{
+	sigset_t all, old;
+	int err;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&u->reaper, NULL, reap, u);
+	if (!err) {
+		err = pthread_create(&u->th, NULL, watch, u);
+		if (err) {
+			close(u->reap[1]);	/* the reaper ends */
+			u->reap[1] = -1;
+			pthread_join(u->reaper, NULL);
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return -err;
+}
+
 int kfit_ufollow_start(struct kfit_ufollow *u, int rb_fd)
 {
 	int err;
@@ -306,20 +328,13 @@ int kfit_ufollow_start(struct kfit_ufollow *u, int rb_fd)
 		return -errno;
 	if (pipe2(u->reap, O_CLOEXEC))
 		return -errno;
-	err = pthread_create(&u->reaper, NULL, reap, u);
+	err = start_threads(u);
 	if (err) {
 		close(u->reap[0]);
-		close(u->reap[1]);
+		if (u->reap[1] >= 0)
+			close(u->reap[1]);
 		u->reap[0] = u->reap[1] = -1;
-		return -err;
-	}
-	err = pthread_create(&u->th, NULL, watch, u);
-	if (err) {
-		close(u->reap[1]);
-		pthread_join(u->reaper, NULL);
-		close(u->reap[0]);
-		u->reap[0] = u->reap[1] = -1;
-		return -err;
+		return err;
 	}
 	u->running = true;
 	return 0;

@@ -168,7 +168,7 @@ static void test_long_forms(void **state)
 	assert_true(c.cpus.set);
 }
 
-/* --attach's user-function choices, --uprobe-limit and --force */
+/* --attach's user-function choices, --uprobe-limit, --force, --no-uprobe-filter */
 static void test_uprobe_opts(void **state)
 {
 	static const struct kfit_tool ftool = {
@@ -183,6 +183,9 @@ static void test_uprobe_opts(void **state)
 	assert_int_equal(c.uattach, KFIT_UM_AUTO);
 	assert_int_equal(c.uprobe_limit, 0);
 	assert_false(c.force);
+	assert_false(c.no_ufilter);
+	assert_int_equal(run(&ftool, &c, ARGS("--no-uprobe-filter", "x")), 2);
+	assert_true(c.no_ufilter);
 	/* kernel and user choices side by side */
 	assert_int_equal(run(&ftool, &c, ARGS("--attach", "uprobe-single", "--attach",
 					       "kprobe-multi", "--force", "x")), 6);
@@ -199,8 +202,9 @@ static void test_uprobe_opts(void **state)
 			    "1 to 1000000\n");
 	assert_int_equal(run(&ftool, &c, ARGS("--attach", "uprobe")), -1);
 	assert_non_null(strstr(err_buf, "uprobe-single or uprobe-multi"));
-	/* not a flag of tools without user functions */
+	/* not flags of tools without user functions */
 	assert_int_equal(run(&tool, &c, ARGS("--force")), -1);
+	assert_int_equal(run(&tool, &c, ARGS("--no-uprobe-filter")), -1);
 }
 
 static void test_tool_opts(void **state)
