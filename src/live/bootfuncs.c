@@ -438,9 +438,12 @@ int kfit_bootfuncs_disable(__u32 funcs_id, __u64 *kib)
 		return bfd;
 	memset(&info, 0, sizeof(info));
 	err = bpf_obj_get_info_by_fd(bfd, &info, &len) ? -errno : 0;
-	if (!err && info.value_size < sizeof(*bss))
+	/* the section's size: the struct's, but for its tail padding */
+	if (!err && info.value_size < offsetof(struct funcdur_bpf__bss, kfit_ready) +
+				      sizeof(bss->kfit_ready))
 		err = -EINVAL;
-	if (!err && !(bss = calloc(1, info.value_size)))
+	if (!err && !(bss = calloc(1, info.value_size > sizeof(*bss) ?
+					info.value_size : sizeof(*bss))))
 		err = -ENOMEM;
 	if (!err && bpf_map_lookup_elem(bfd, &zero, bss))
 		err = -errno;
