@@ -18,6 +18,8 @@ TEST_DEPS += libxml2-utils chromium
 TEST_DEPS += uftrace systemd-bootchart
 # make fuzz (in make check): clang's libFuzzer and sanitizer runtimes
 TEST_DEPS += libclang-rt-14-dev
+# the manual pages (make man; tests/live/test_docs.sh): pandoc, man-db
+TEST_DEPS += pandoc man-db
 # The comparisons: Debian's libbpf-tools, perf, bpftrace, uftrace, trace-cmd
 # (tools/bench/record.sh), systemd-bootchart (tools/bench/bootsum.sh); peak
 # RSS (time); the VM benchmarks (qemu, an initramfs of busybox)
@@ -73,7 +75,7 @@ LIVE_TESTS := $(filter-out $(CORE_TESTS),$(UNIT_BINS))
 HELPER_SRCS := $(wildcard tests/helpers/*.c)
 HELPERS := $(HELPER_SRCS:tests/helpers/%.c=$(OUT)/tests/%)
 
-.PHONY: all deps deps-build deps-test deps-bench vmlinux install uninstall clean check unit unit-asan live vm \
+.PHONY: all man deps deps-build deps-test deps-bench vmlinux install uninstall clean check unit unit-asan live vm \
 	bench demo help static fuzz fuzz-short fuzz-build
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -363,12 +365,29 @@ demo: deps-build
 	build/bin/tracecheck
 	build/bin/softirqlat -d 5s
 
+# A manual page per tool, section 8 as bcc's: docs/TOOL.md through pandoc
+# (uftrace builds its own the same way), when pandoc is installed
+MANS := $(TOOLS:%=build/man/kfit-%.8)
+
+build/man/kfit-%.8: docs/%.md
+	@mkdir -p $(@D)
+	pandoc -s -t man $< -o $@
+
+man:
+	@command -v pandoc >/dev/null || { echo "make man needs pandoc (apt-get install pandoc)"; exit 1; }
+	$(MAKE) $(MANS)
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+	@if command -v pandoc >/dev/null; then \
+		$(MAKE) man && install -d $(DESTDIR)$(PREFIX)/share/man/man8 && \
+		install -m 0644 $(MANS) $(DESTDIR)$(PREFIX)/share/man/man8/; \
+	else echo "no pandoc: manual pages not installed (make man needs it)"; fi
 
 uninstall:
 	rm -f $(TOOLS:%=$(DESTDIR)$(PREFIX)/bin/%)
+	rm -f $(TOOLS:%=$(DESTDIR)$(PREFIX)/share/man/man8/kfit-%.8)
 
 clean:
 	rm -rf build

@@ -1443,7 +1443,7 @@ static int fill_meta(FILE *f, void *ctx)
 static int fill_funcs(FILE *f, void *ctx)
 {
 	(void)ctx;
-	return kfit_rec_funcs(f, &env.tg);
+	return kfit_record_funcs(f, &env.tg);
 }
 
 static int fill_events(FILE *f, void *ctx)
@@ -1483,7 +1483,7 @@ static int fill_stats(FILE *f, void *ctx)
 		if (env.cap.cpu_recs[i])
 			fprintf(f, "records.cpu%d=%llu\n", i,
 				(unsigned long long)env.cap.cpu_recs[i]);
-	kfit_rec_lost(f, lost, ncpus > KFIT_MAX_CPUS ? KFIT_MAX_CPUS : ncpus);
+	kfit_record_lost(f, lost, ncpus > KFIT_MAX_CPUS ? KFIT_MAX_CPUS : ncpus);
 	for (i = 0; i < CG_NCOUNTERS; i++)
 		fprintf(f, "counter.%s=%llu\n", counter_names[i],
 			(unsigned long long)env.cap.counters[i]);
@@ -1512,7 +1512,7 @@ static void flight_dump(void)
 		return;
 	}
 	give_names();
-	stats = kfit_rec_text(fill_stats, NULL, &len);
+	stats = kfit_record_text(fill_stats, NULL, &len);
 	err = stats ? kft_writer_dump(env.w, stats, len) : -ENOMEM;
 	free(stats);
 	if (err)
@@ -1538,13 +1538,13 @@ static int begin_recording(void)
 	env.names = open_memstream(&env.names_buf, &env.names_len);
 	if (!env.names)
 		return -ENOMEM;
-	err = kfit_rec_block(w, KFT_B_META, fill_meta, NULL);
+	err = kfit_record_block(w, KFT_B_META, fill_meta, NULL);
 	if (!err)
 		err = kft_writer_layout(w);
 	if (!err && env.tg.n)
-		err = kfit_rec_block(w, KFT_B_FUNCS, fill_funcs, NULL);
+		err = kfit_record_block(w, KFT_B_FUNCS, fill_funcs, NULL);
 	if (!err && env.tps.n)
-		err = kfit_rec_block(w, KFT_B_EVENTS, fill_events, NULL);
+		err = kfit_record_block(w, KFT_B_EVENTS, fill_events, NULL);
 	if (!err)
 		err = kft_writer_block(w, KFT_B_TASKS, env.tasks ? env.tasks : "",
 				       env.tasks_len);
@@ -1564,10 +1564,10 @@ static int end_recording(void)
 
 	for (i = 0; env.cap.lost && i < env.cap.ncpus && i < KFIT_MAX_CPUS; i++)
 		lost += env.cap.lost[i];
-	if (env.symset && !(syms = kfit_rec_text(fill_syms, NULL, &slen)))
+	if (env.symset && !(syms = kfit_record_text(fill_syms, NULL, &slen)))
 		kfit_warn("cannot name the sampled addresses: out of memory");
 	give_names();
-	stats = kfit_rec_text(fill_stats, NULL, &len);
+	stats = kfit_record_text(fill_stats, NULL, &len);
 	kft_writer_stats(env.w, &ws);
 	err = stats ? kft_writer_close(env.w, syms, slen, stats, len) : -ENOMEM;
 	env.w = NULL;
@@ -1581,7 +1581,7 @@ static int end_recording(void)
 		kfit_info("size cap reached");
 	if (env.triggered)
 		kfit_info("%s returned: the recording ends", env.tg.funcs[env.trigger_idx].name);
-	kfit_rec_summary(env.out, ws.records, ws.raw_bytes, lost);
+	kfit_record_summary(env.out, ws.records, ws.raw_bytes, lost);
 	return 0;
 }
 
@@ -1811,7 +1811,7 @@ static int name_tasks(void)
 {
 	if (!env.out)
 		return fill_tasks(NULL, NULL);
-	env.tasks = kfit_rec_text(fill_tasks, NULL, &env.tasks_len);
+	env.tasks = kfit_record_text(fill_tasks, NULL, &env.tasks_len);
 	return env.tasks ? 0 : -ENOMEM;
 }
 

@@ -1028,7 +1028,7 @@ static void put_call(const struct kfit_rec_call *r)
 	if (r->off_preempt)
 		printf(" off_preempt=%s", dur(r->off_preempt, p));
 	if (r->h.flags & KFIT_RF_INCOMPLETE)
-		printf(" [incomplete: %s]", kfit_tp_incomplete_reason(r->h.flags));
+		printf(" [incomplete: %s]", kfit_treeprint_incomplete_reason(r->h.flags));
 	if (r->h.flags & KFIT_RF_FORKED)
 		printf(" [inherited]");
 	if (r->dropped)

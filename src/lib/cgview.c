@@ -72,7 +72,7 @@ static void print_header(const struct kfit_cgview *v, const struct kfit_cgview_o
 	int i, shown = 5;
 
 	if (v->sampled) {
-		kfit_tp_note(stdout, o->width, "Sampled stacks at %u Hz (%s) for %s", v->hz,
+		kfit_treeprint_note(stdout, o->width, "Sampled stacks at %u Hz (%s) for %s", v->hz,
 			     v->sample_event ? v->sample_event : "?", dur(elapsed(v), d));
 	} else if (v->nfuncs) {
 		printf("Traced ");
@@ -84,9 +84,9 @@ static void print_header(const struct kfit_cgview *v, const struct kfit_cgview_o
 		       v->ntracepoints == 1 ? "" : "s", dur(elapsed(v), d));
 	}
 	if (v->sampled)
-		kfit_tp_sample_counts(stdout, t);
+		kfit_treeprint_sample_counts(stdout, t);
 	else
-		kfit_tp_counts(stdout, t);
+		kfit_treeprint_counts(stdout, t);
 	if (v->sampled && !kfit_ctree_stats(t)->samples)
 		no_samples(stdout, v);
 	if (v->missed)
@@ -109,9 +109,9 @@ static void print_header(const struct kfit_cgview *v, const struct kfit_cgview_o
 		printf("  ... and %d more (-v lists them all)\n", v->nskipped - i);
 }
 
-static struct kfit_tp_opts tp_opts(const struct kfit_cgview *v)
+static struct kfit_treeprint_opts tp_opts(const struct kfit_cgview *v)
 {
-	return (struct kfit_tp_opts){ .origin = v->start_ns };
+	return (struct kfit_treeprint_opts){ .origin = v->start_ns };
 }
 
 /* Samples of --min's duration at v's rate, rounded up: 20ms at 99 Hz is 2 */
@@ -127,7 +127,7 @@ static __u64 min_samples(const struct kfit_cgview *v, __u64 min_ns)
  * JSON only what it is told; "hidden in N lines" says under what
  */
 static void sampled_limits(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
-			   bool text, struct kfit_tp_opts *to, char *note, size_t len)
+			   bool text, struct kfit_treeprint_opts *to, char *note, size_t len)
 {
 	char pct[32] = "", min[32] = "";
 
@@ -162,7 +162,7 @@ static void json_attach(struct kfit_json *j, const struct kfit_cgv_attach *a)
 static void print_json(const struct kfit_cgview *v, const struct kfit_cgview_opts *co,
 		       const struct kfit_ctree *t)
 {
-	struct kfit_tp_opts o = tp_opts(v);
+	struct kfit_treeprint_opts o = tp_opts(v);
 	struct kfit_json j;
 	char note[96];
 	int i;
@@ -174,7 +174,7 @@ static void print_json(const struct kfit_cgview *v, const struct kfit_cgview_opt
 	kfit_json_str(&j, "mode", v->sampled ? "sampled" : "exact");
 	kfit_json_str(&j, "mechanism", v->mechanism);
 	kfit_json_u64(&j, "elapsed_ns", elapsed(v));
-	kfit_tp_json_counts(&j, t);
+	kfit_treeprint_json_counts(&j, t);
 	kfit_json_u64(&j, "missed", v->missed);
 	kfit_json_u64(&j, "too_deep", v->too_deep);
 	kfit_json_u64(&j, "no_stack", v->no_stack);
@@ -192,7 +192,7 @@ static void print_json(const struct kfit_cgview *v, const struct kfit_cgview_opt
 		kfit_json_u64(&j, "hz", v->hz);
 		kfit_json_str(&j, "event", v->sample_event ? v->sample_event : "?");
 	}
-	kfit_tp_json_threads(&j, t, &o);
+	kfit_treeprint_json_threads(&j, t, &o);
 	kfit_json_end_object(&j);
 	kfit_json_finish(&j);
 }
@@ -363,7 +363,7 @@ int kfit_cgview_render(const struct kfit_cgview *v, const struct kfit_cgview_opt
 {
 	bool tree = o->tree || (!o->summary && !o->folded && !o->json &&
 				!o->svg && !o->perfetto);
-	struct kfit_tp_opts to = tp_opts(v);
+	struct kfit_treeprint_opts to = tp_opts(v);
 	bool said = false;
 	char note[96];
 	int err = 0;
@@ -382,7 +382,7 @@ int kfit_cgview_render(const struct kfit_cgview *v, const struct kfit_cgview_opt
 			err = print_summary(v, o, t);
 		else if (tree || o->summary) {
 			putchar('\n');
-			kfit_tp_text(stdout, t, &to);
+			kfit_treeprint_text(stdout, t, &to);
 		}
 	}
 	if (!err && (o->folded || o->svg || o->perfetto))

@@ -871,7 +871,7 @@ static int ev_call(struct trace *x, const struct kfit_cnode *n)
 	if (n->dropped)
 		kfit_json_u64(&x->j, "dropped", n->dropped);
 	if (n->flags & KFIT_RF_INCOMPLETE)
-		kfit_json_str(&x->j, "incomplete", kfit_tp_incomplete_reason(n->flags));
+		kfit_json_str(&x->j, "incomplete", kfit_treeprint_incomplete_reason(n->flags));
 	if (n->flags & KFIT_RF_FORKED)
 		kfit_json_bool(&x->j, "forked", true);
 	if (n->flags & KFIT_RF_LOST)

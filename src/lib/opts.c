@@ -67,7 +67,7 @@ static const struct common_opt common_opts[] = {
 	{ KFIT_OPT_ATTACH, { "attach", KEY_ATTACH, "MECH",
 			     "auto, fentry, kprobe, {k,u}probe-single or -multi" }, NULL },
 	{ KFIT_OPT_ATTACH, { "no-deny", KEY_NO_DENY, NULL,
-			     "also trace the functions denied by default (see the README)" }, NULL },
+			     "also trace the functions denied by default (man kfit-funcdur)" }, NULL },
 	{ KFIT_OPT_ATTACH, { "uprobe-limit", KEY_UPROBE_LIMIT, "N",
 			     "at most N uprobes on a binary other processes run (1000)" }, NULL },
 	{ KFIT_OPT_ATTACH, { "force", KEY_FORCE, NULL,

@@ -11,7 +11,7 @@ struct tp {
 	FILE *f;
 	struct kfit_json *j;
 	const struct kfit_ctree *t;
-	const struct kfit_tp_opts *o;
+	const struct kfit_treeprint_opts *o;
 	const struct kfit_cthread *th;
 	__u64 origin;
 	__u32 max_depth;	/* JSON: deeper nodes show no children */
@@ -48,9 +48,9 @@ static void walk(struct tp *p, const struct kfit_cnode *root, tp_enter enter,
 	}
 }
 
-static const struct kfit_tp_opts no_opts;
+static const struct kfit_treeprint_opts no_opts;
 
-static void tp_init(struct tp *p, const struct kfit_ctree *t, const struct kfit_tp_opts *o)
+static void tp_init(struct tp *p, const struct kfit_ctree *t, const struct kfit_treeprint_opts *o)
 {
 	memset(p, 0, sizeof(*p));
 	p->t = t;
@@ -61,13 +61,13 @@ static void tp_init(struct tp *p, const struct kfit_ctree *t, const struct kfit_
 
 /* ---- shared helpers --------------------------------------------------- */
 
-const char *kfit_tp_irq_label(const struct kfit_ctree *t, const struct kfit_cnode *n,
+const char *kfit_treeprint_irq_label(const struct kfit_ctree *t, const struct kfit_cnode *n,
 			      char *buf, size_t len)
 {
 	return kfit_ctree_irq_label(n, kfit_ctree_name(t, n), buf, len);
 }
 
-const char *kfit_tp_incomplete_reason(__u8 flags)
+const char *kfit_treeprint_incomplete_reason(__u8 flags)
 {
 	if (!(flags & KFIT_RF_INCOMPLETE))
 		return "";
@@ -82,7 +82,7 @@ const char *kfit_tp_incomplete_reason(__u8 flags)
 	return "unknown";
 }
 
-bool kfit_tp_sampled(const struct kfit_cthread *th)
+bool kfit_treeprint_sampled(const struct kfit_cthread *th)
 {
 	return th->samples || (th->root.child && th->root.child->kind == KFIT_CN_FRAME);
 }
@@ -151,7 +151,7 @@ static void call_line(struct tp *p, const struct kfit_cnode *n)
 	snprintf(dur, sizeof(dur), "%s%s", n->flags & KFIT_RF_INCOMPLETE ? ">" : "", d);
 	if (n->flags & KFIT_RF_INCOMPLETE)
 		m += snprintf(marks + m, sizeof(marks) - m, " [incomplete: %s]",
-			      kfit_tp_incomplete_reason(n->flags));
+			      kfit_treeprint_incomplete_reason(n->flags));
 	if (n->flags & KFIT_RF_FORKED)
 		m += snprintf(marks + m, sizeof(marks) - m, " [inherited]");
 	if (n->dropped)
@@ -171,7 +171,7 @@ static bool text_enter(struct tp *p, const struct kfit_cnode *n)
 		break;
 	case KFIT_CN_IRQ:
 		line(p, n->start, "", "", "", n->cpu, n->depth, "==> %s (cpu %u)",
-		     kfit_tp_irq_label(p->t, n, label, sizeof(label)), n->cpu);
+		     kfit_treeprint_irq_label(p->t, n, label, sizeof(label)), n->cpu);
 		break;
 	case KFIT_CN_SWITCH:
 		line(p, n->start, "", "", "", n->cpu, n->depth, "-- off CPU %s (%s)",
@@ -202,7 +202,7 @@ static void text_leave(struct tp *p, const struct kfit_cnode *n)
 	if (n->kind != KFIT_CN_IRQ)
 		return;
 	line(p, n->start + n->dur, "", "", "", n->cpu, n->depth, "<== %s %s",
-	     kfit_tp_irq_label(p->t, n, label, sizeof(label)),
+	     kfit_treeprint_irq_label(p->t, n, label, sizeof(label)),
 	     fmt_dur(p, n->dur, d, sizeof(d)));
 }
 
@@ -217,13 +217,13 @@ static double pct(__u64 part, __u64 whole)
 	return whole ? 100.0 * part / whole : 0;
 }
 
-static bool limited(const struct kfit_tp_opts *o)
+static bool limited(const struct kfit_treeprint_opts *o)
 {
 	return o->min_pct > 0 || o->min_samples || o->max_depth;
 }
 
 /* A frame (or process) of s samples among total, under the limits */
-static bool below_limit(const struct kfit_tp_opts *o, __u64 s, __u64 total)
+static bool below_limit(const struct kfit_treeprint_opts *o, __u64 s, __u64 total)
 {
 	return pct(s, total) < o->min_pct || s < o->min_samples;
 }
@@ -289,7 +289,7 @@ static void vnote(FILE *f, unsigned int width, const char *fmt, va_list ap)
 	fputc('\n', f);
 }
 
-void kfit_tp_note(FILE *f, unsigned int width, const char *fmt, ...)
+void kfit_treeprint_note(FILE *f, unsigned int width, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -407,7 +407,7 @@ static __u64 all_samples(const struct kfit_ctree *t)
 	int i;
 
 	for (i = 0; i < kfit_ctree_nthreads(t); i++)
-		if (kfit_tp_sampled(kfit_ctree_thread(t, i)))
+		if (kfit_treeprint_sampled(kfit_ctree_thread(t, i)))
 			sum += kfit_ctree_thread(t, i)->samples;
 	return sum;
 }
@@ -415,7 +415,7 @@ static __u64 all_samples(const struct kfit_ctree *t)
 /* A sampled process left out whole by the limits */
 static bool process_hidden(const struct tp *p, const struct kfit_cthread *th, __u64 all)
 {
-	return kfit_tp_sampled(th) && below_limit(p->o, th->samples, all);
+	return kfit_treeprint_sampled(th) && below_limit(p->o, th->samples, all);
 }
 
 static void text_thread(struct tp *p, const struct kfit_cthread *th)
@@ -423,7 +423,7 @@ static void text_thread(struct tp *p, const struct kfit_cthread *th)
 	const char *comm = th->comm[0] ? th->comm : "?";
 
 	p->th = th;
-	if (kfit_tp_sampled(th)) {
+	if (kfit_treeprint_sampled(th)) {
 		sampled_text(p, th);
 		return;
 	}
@@ -436,7 +436,7 @@ static void text_thread(struct tp *p, const struct kfit_cthread *th)
 	walk(p, &th->root, text_enter, text_leave);
 }
 
-void kfit_tp_text(FILE *f, const struct kfit_ctree *t, const struct kfit_tp_opts *o)
+void kfit_treeprint_text(FILE *f, const struct kfit_ctree *t, const struct kfit_treeprint_opts *o)
 {
 	__u64 all, hid = 0;
 	int i, nhid = 0, shown = 0;
@@ -472,7 +472,7 @@ static void count(FILE *f, const char *sep, __u64 n, const char *one, const char
 	fprintf(f, "%s%llu %s", sep, (unsigned long long)n, plural(n, one, many));
 }
 
-void kfit_tp_sample_counts(FILE *f, const struct kfit_ctree *t)
+void kfit_treeprint_sample_counts(FILE *f, const struct kfit_ctree *t)
 {
 	const struct kfit_ctree_stats *s = kfit_ctree_stats(t);
 
@@ -483,12 +483,12 @@ void kfit_tp_sample_counts(FILE *f, const struct kfit_ctree *t)
 	fputc('\n', f);
 }
 
-void kfit_tp_counts(FILE *f, const struct kfit_ctree *t)
+void kfit_treeprint_counts(FILE *f, const struct kfit_ctree *t)
 {
 	const struct kfit_ctree_stats *s = kfit_ctree_stats(t);
 
 	if (s->samples && !s->calls) {
-		kfit_tp_sample_counts(f, t);
+		kfit_treeprint_sample_counts(f, t);
 		return;
 	}
 	count(f, "", s->calls, "call", "calls");
@@ -506,7 +506,7 @@ void kfit_tp_counts(FILE *f, const struct kfit_ctree *t)
 
 /* ---- JSON ------------------------------------------------------------- */
 
-void kfit_tp_json_counts(struct kfit_json *j, const struct kfit_ctree *t)
+void kfit_treeprint_json_counts(struct kfit_json *j, const struct kfit_ctree *t)
 {
 	const struct kfit_ctree_stats *s = kfit_ctree_stats(t);
 
@@ -546,7 +546,7 @@ static void json_call(struct tp *p, const struct kfit_cnode *n)
 	kfit_json_u64(j, "offcpu_preempt_ns", n->off_preempt);
 	kfit_json_bool(j, "complete", !(n->flags & KFIT_RF_INCOMPLETE));
 	if (n->flags & KFIT_RF_INCOMPLETE)
-		kfit_json_str(j, "incomplete_reason", kfit_tp_incomplete_reason(n->flags));
+		kfit_json_str(j, "incomplete_reason", kfit_treeprint_incomplete_reason(n->flags));
 	if (n->flags & KFIT_RF_FORKED)
 		kfit_json_bool(j, "inherited", true);
 	if (n->flags & KFIT_RF_LOST)
@@ -561,7 +561,7 @@ static void json_marker(struct tp *p, const struct kfit_cnode *n)
 
 	switch (n->kind) {
 	case KFIT_CN_IRQ:
-		kfit_json_str(j, "irq", kfit_tp_irq_label(p->t, n, label, sizeof(label)));
+		kfit_json_str(j, "irq", kfit_treeprint_irq_label(p->t, n, label, sizeof(label)));
 		kfit_json_str(j, "context", kfit_ctree_ctx_name(n->ctx));
 		kfit_json_u64(j, "vector", n->id);
 		kfit_json_u64(j, "cpu", n->cpu);
@@ -680,7 +680,7 @@ static __u32 max_depth(int outer)
 static void json_thread(struct tp *p, const struct kfit_cthread *th)
 {
 	struct kfit_json *j = p->j;
-	bool sampled = kfit_tp_sampled(th);
+	bool sampled = kfit_treeprint_sampled(th);
 
 	p->th = th;
 	kfit_json_begin_object(j, NULL);
@@ -714,8 +714,8 @@ static void json_thread(struct tp *p, const struct kfit_cthread *th)
 	kfit_json_end_object(j);
 }
 
-void kfit_tp_json_threads(struct kfit_json *j, const struct kfit_ctree *t,
-			  const struct kfit_tp_opts *o)
+void kfit_treeprint_json_threads(struct kfit_json *j, const struct kfit_ctree *t,
+			  const struct kfit_treeprint_opts *o)
 {
 	__u64 all, hid = 0;
 	int i, nhid = 0;

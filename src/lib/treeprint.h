@@ -42,7 +42,7 @@
 
 struct kfit_json;
 
-struct kfit_tp_opts {
+struct kfit_treeprint_opts {
 	__u64 origin;		/* ENTRY and start_ns count from here; 0: the first record */
 	bool abs_time;		/* ENTRY and start_ns on the records' clock instead */
 	bool ns;		/* text: times and durations in plain ns */
@@ -54,18 +54,18 @@ struct kfit_tp_opts {
 };
 
 /* Every thread's section, a blank line between them */
-void kfit_tp_text(FILE *f, const struct kfit_ctree *t, const struct kfit_tp_opts *o);
+void kfit_treeprint_text(FILE *f, const struct kfit_ctree *t, const struct kfit_treeprint_opts *o);
 
 /*
  * "12 calls, 0 lost, 3 dropped (--min/-D), 1 incomplete" and, when there
  * are any, ", N orphaned (caller lost)", ", N bad records", "; N samples"
  */
-void kfit_tp_counts(FILE *f, const struct kfit_ctree *t);
+void kfit_treeprint_counts(FILE *f, const struct kfit_ctree *t);
 /* A line of printf's fmt, cut with "..." to width columns (40 at least; 0: not cut) */
-void kfit_tp_note(FILE *f, unsigned int width, const char *fmt, ...)
+void kfit_treeprint_note(FILE *f, unsigned int width, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Sampled mode's: "12 samples, 0 lost" (and ", N bad records") */
-void kfit_tp_sample_counts(FILE *f, const struct kfit_ctree *t);
+void kfit_treeprint_sample_counts(FILE *f, const struct kfit_ctree *t);
 
 /*
  * Members of the tool's open JSON object: "calls", "lost", "dropped",
@@ -91,16 +91,16 @@ void kfit_tp_sample_counts(FILE *f, const struct kfit_ctree *t);
  * reads them); deeper ones show "omitted": N (nodes left out) instead of
  * "children".
  */
-void kfit_tp_json_counts(struct kfit_json *j, const struct kfit_ctree *t);
-void kfit_tp_json_threads(struct kfit_json *j, const struct kfit_ctree *t,
-			  const struct kfit_tp_opts *o);
+void kfit_treeprint_json_counts(struct kfit_json *j, const struct kfit_ctree *t);
+void kfit_treeprint_json_threads(struct kfit_json *j, const struct kfit_ctree *t,
+			  const struct kfit_treeprint_opts *o);
 
 /* "softirq NET_RX", "hardirq 24", "nmi" */
-const char *kfit_tp_irq_label(const struct kfit_ctree *t, const struct kfit_cnode *n,
+const char *kfit_treeprint_irq_label(const struct kfit_ctree *t, const struct kfit_cnode *n,
 			      char *buf, size_t len);
 /* Why a call is incomplete: "exited", "exec", "longjmp", "end", or "" */
-const char *kfit_tp_incomplete_reason(__u8 flags);
+const char *kfit_treeprint_incomplete_reason(__u8 flags);
 /* A process's tree of sampled mode (its nodes are FRAMEs) */
-bool kfit_tp_sampled(const struct kfit_cthread *th);
+bool kfit_treeprint_sampled(const struct kfit_cthread *th);
 
 #endif

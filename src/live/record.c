@@ -10,7 +10,7 @@
 #include "ksyms.h"
 #include "record.h"
 
-char *kfit_rec_text(kfit_rec_fill fill, void *ctx, size_t *len)
+char *kfit_record_text(kfit_record_fill fill, void *ctx, size_t *len)
 {
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
@@ -26,11 +26,11 @@ char *kfit_rec_text(kfit_rec_fill fill, void *ctx, size_t *len)
 	return buf;
 }
 
-int kfit_rec_block(struct kft_writer *w, enum kft_block_type type,
-		   kfit_rec_fill fill, void *ctx)
+int kfit_record_block(struct kft_writer *w, enum kft_block_type type,
+		   kfit_record_fill fill, void *ctx)
 {
 	size_t len = 0;
-	char *buf = kfit_rec_text(fill, ctx, &len);
+	char *buf = kfit_record_text(fill, ctx, &len);
 	int err;
 
 	if (!buf)
@@ -57,7 +57,7 @@ static const char *build_id(const char *path, char *prev, char *id, size_t len)
 	return id;
 }
 
-int kfit_rec_funcs(FILE *f, const struct kfit_targets *tg)
+int kfit_record_funcs(FILE *f, const struct kfit_targets *tg)
 {
 	char prev[PATH_MAX] = "", id[2 * KFIT_BUILD_ID_MAX + 1] = "";
 	struct kfit_ksyms *ks = tg->nkernel ? kfit_ksyms_load(NULL) : NULL;
@@ -84,7 +84,7 @@ int kfit_rec_funcs(FILE *f, const struct kfit_targets *tg)
 	return ferror(f) ? -ENOMEM : 0;
 }
 
-void kfit_rec_lost(FILE *f, const __u64 *lost, int ncpus)
+void kfit_record_lost(FILE *f, const __u64 *lost, int ncpus)
 {
 	__u64 sum = 0;
 	int cpu;
@@ -97,7 +97,7 @@ void kfit_rec_lost(FILE *f, const __u64 *lost, int ncpus)
 			fprintf(f, "lost.cpu%d=%llu\n", cpu, (unsigned long long)lost[cpu]);
 }
 
-void kfit_rec_summary(const char *path, __u64 records, __u64 raw_bytes, __u64 lost)
+void kfit_record_summary(const char *path, __u64 records, __u64 raw_bytes, __u64 lost)
 {
 	struct kft_file *f;
 	char err[256];

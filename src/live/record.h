@@ -13,26 +13,26 @@
  */
 
 /* A text block: fill(f, ctx) writes it into a memory stream; 0 or -errno */
-typedef int (*kfit_rec_fill)(FILE *f, void *ctx);
+typedef int (*kfit_record_fill)(FILE *f, void *ctx);
 /* The text fill writes, malloc'd (*len bytes), or NULL (its error, or no memory) */
-char *kfit_rec_text(kfit_rec_fill fill, void *ctx, size_t *len);
-int kfit_rec_block(struct kft_writer *w, enum kft_block_type type,
-		   kfit_rec_fill fill, void *ctx);
+char *kfit_record_text(kfit_record_fill fill, void *ctx, size_t *len);
+int kfit_record_block(struct kft_writer *w, enum kft_block_type type,
+		   kfit_record_fill fill, void *ctx);
 
 /*
  * FUNCS: the function table of tg, its ids the indexes: kernel functions
  * with their module ("vmlinux" for the kernel's own; system calls too),
  * user ones with their binary and its build-id.
  */
-int kfit_rec_funcs(FILE *f, const struct kfit_targets *tg);
+int kfit_record_funcs(FILE *f, const struct kfit_targets *tg);
 
 /* STATS' "lost=N" and "lost.cpuN=N" (CPUs that lost some) */
-void kfit_rec_lost(FILE *f, const __u64 *lost, int ncpus);
+void kfit_record_lost(FILE *f, const __u64 *lost, int ncpus);
 
 /*
  * The closing line on stderr: "recorded N records (B bytes raw) into
  * FILE: S bytes, C chunks, L lost", S and C read back from the file.
  */
-void kfit_rec_summary(const char *path, __u64 records, __u64 raw_bytes, __u64 lost);
+void kfit_record_summary(const char *path, __u64 records, __u64 raw_bytes, __u64 lost);
 
 #endif

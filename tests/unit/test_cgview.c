@@ -418,7 +418,7 @@ static char *tree_text(const struct kfit_ctree *t)
 {
 	struct t_cap c;
 
-	kfit_tp_text(t_cap_open(&c), t, NULL);
+	kfit_treeprint_text(t_cap_open(&c), t, NULL);
 	return t_cap_close(&c);
 }
 

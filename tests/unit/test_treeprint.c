@@ -154,7 +154,7 @@ static void test_text_interlaced(void **state)
 	struct t_cap c;
 
 	(void)state;
-	kfit_tp_text(t_cap_open(&c), t, NULL);
+	kfit_treeprint_text(t_cap_open(&c), t, NULL);
 	cap_check(&c,
 		"== pid 1234 tid 1235 (sh) ==\n"
 		COLS
@@ -182,12 +182,12 @@ static void test_text_interlaced(void **state)
 static void test_text_apart_origin_ns(void **state)
 {
 	struct kfit_ctree *t = sample_tree(true);
-	struct kfit_tp_opts o = { .origin = T0, .ns = true };
+	struct kfit_treeprint_opts o = { .origin = T0, .ns = true };
 	struct t_cap c;
 	char *got;
 
 	(void)state;
-	kfit_tp_text(t_cap_open(&c), t, &o);
+	kfit_treeprint_text(t_cap_open(&c), t, &o);
 	fclose(c.f);
 	got = c.buf;
 	/* the interrupt in its own section, after the tasks */
@@ -202,13 +202,13 @@ static void test_text_apart_origin_ns(void **state)
 	free(got);
 
 	/* on the records' clock, and before the origin */
-	o = (struct kfit_tp_opts){ .abs_time = true };
-	kfit_tp_text(t_cap_open(&c), t, &o);
+	o = (struct kfit_treeprint_opts){ .abs_time = true };
+	kfit_treeprint_text(t_cap_open(&c), t, &o);
 	fclose(c.f);
 	assert_non_null(strstr(c.buf, "1.000123s     20.3ms     20.3ms"));
 	free(c.buf);
-	o = (struct kfit_tp_opts){ .origin = T0 + 1000000 };
-	kfit_tp_text(t_cap_open(&c), t, &o);
+	o = (struct kfit_treeprint_opts){ .origin = T0 + 1000000 };
+	kfit_treeprint_text(t_cap_open(&c), t, &o);
 	fclose(c.f);
 	assert_non_null(strstr(c.buf, "-0.000877s     20.3ms"));
 	free(c.buf);
@@ -224,7 +224,7 @@ static void test_counts(void **state)
 	struct t_cap c;
 
 	(void)state;
-	kfit_tp_counts(t_cap_open(&c), t);
+	kfit_treeprint_counts(t_cap_open(&c), t);
 	cap_check(&c, "7 calls, 0 lost, 3 dropped (--min/-D), 2 incomplete, "
 		      "1 orphaned (caller lost)\n");
 	kfit_ctree_free(t);
@@ -233,7 +233,7 @@ static void test_counts(void **state)
 	add(t, &l, sizeof(l));
 	kfit_ctree_add(t, &l, 8);
 	kfit_ctree_finish(t);
-	kfit_tp_counts(t_cap_open(&c), t);
+	kfit_treeprint_counts(t_cap_open(&c), t);
 	cap_check(&c, "0 calls, 9 lost, 0 dropped (--min/-D), 0 incomplete, 1 bad record\n");
 	kfit_ctree_free(t);
 }
@@ -289,11 +289,11 @@ static struct kfit_ctree *sampled_tree(void)
 static void test_sampled_text(void **state)
 {
 	struct kfit_ctree *t = sampled_tree();
-	struct kfit_tp_opts o = { .min_pct = 5 };
+	struct kfit_treeprint_opts o = { .min_pct = 5 };
 	struct t_cap c;
 
 	(void)state;
-	kfit_tp_text(t_cap_open(&c), t, NULL);
+	kfit_treeprint_text(t_cap_open(&c), t, NULL);
 	cap_check(&c,
 		"== pid 77 (busy): 10 samples ==\n"
 		"  INCL%   SELF%  FUNCTION\n"
@@ -303,7 +303,7 @@ static void test_sampled_text(void **state)
 		"  10.0%   10.0%      sys_read [k]\n"
 		"  10.0%   10.0%    cold\n");
 	o.min_pct = 50;
-	kfit_tp_text(t_cap_open(&c), t, &o);
+	kfit_treeprint_text(t_cap_open(&c), t, &o);
 	cap_check(&c,
 		"== pid 77 (busy): 10 samples ==\n"
 		"  INCL%   SELF%  FUNCTION\n"
@@ -311,7 +311,7 @@ static void test_sampled_text(void **state)
 		"  90.0%   10.0%    work\n"
 		"  70.0%   70.0%      hot\n"
 		"-- 2 samples hidden in 2 lines under the limits\n");
-	kfit_tp_counts(t_cap_open(&c), t);
+	kfit_treeprint_counts(t_cap_open(&c), t);
 	cap_check(&c, "10 samples, 0 lost\n");
 	kfit_ctree_free(t);
 }
@@ -320,11 +320,11 @@ static void test_sampled_text(void **state)
 static void test_sampled_limits(void **state)
 {
 	struct kfit_ctree *t = sampled_tree();
-	struct kfit_tp_opts o = { .min_samples = 2, .hidden_note = "under 2 (--min)" };
+	struct kfit_treeprint_opts o = { .min_samples = 2, .hidden_note = "under 2 (--min)" };
 	struct t_cap c;
 
 	(void)state;
-	kfit_tp_text(t_cap_open(&c), t, &o);
+	kfit_treeprint_text(t_cap_open(&c), t, &o);
 	cap_check(&c,
 		"== pid 77 (busy): 10 samples ==\n"
 		"  INCL%   SELF%  FUNCTION\n"
@@ -332,8 +332,8 @@ static void test_sampled_limits(void **state)
 		"  90.0%   10.0%    work\n"
 		"  70.0%   70.0%      hot\n"
 		"-- 2 samples hidden in 2 lines under 2 (--min)\n");
-	o = (struct kfit_tp_opts){ .max_depth = 2 };
-	kfit_tp_text(t_cap_open(&c), t, &o);
+	o = (struct kfit_treeprint_opts){ .max_depth = 2 };
+	kfit_treeprint_text(t_cap_open(&c), t, &o);
 	cap_check(&c,
 		"== pid 77 (busy): 10 samples ==\n"
 		"  INCL%   SELF%  FUNCTION\n"
@@ -342,8 +342,8 @@ static void test_sampled_limits(void **state)
 		"  10.0%   10.0%    cold\n"
 		"-- 8 samples deeper than -D 2: in the [N deeper] of their frame\n");
 	/* both: a hidden frame's lines counted down to -D only */
-	o = (struct kfit_tp_opts){ .max_depth = 2, .min_pct = 95, .hidden_note = "under 95%" };
-	kfit_tp_text(t_cap_open(&c), t, &o);
+	o = (struct kfit_treeprint_opts){ .max_depth = 2, .min_pct = 95, .hidden_note = "under 95%" };
+	kfit_treeprint_text(t_cap_open(&c), t, &o);
 	cap_check(&c,
 		"== pid 77 (busy): 10 samples ==\n"
 		"  INCL%   SELF%  FUNCTION\n"
@@ -356,13 +356,13 @@ static void test_sampled_limits(void **state)
 	assert_non_null(t);
 	sample(t, 5, 0, 1, 0ULL);
 	kfit_ctree_finish(t);
-	o = (struct kfit_tp_opts){ .min_pct = 0.5 };
-	kfit_tp_text(t_cap_open(&c), t, &o);
+	o = (struct kfit_treeprint_opts){ .min_pct = 0.5 };
+	kfit_treeprint_text(t_cap_open(&c), t, &o);
 	cap_check(&c,
 		"== pid 5 (?): 1 sample ==\n"
 		"  INCL%   SELF%  FUNCTION\n"
 		" 100.0%  100.0%  main\n");
-	kfit_tp_counts(t_cap_open(&c), t);
+	kfit_treeprint_counts(t_cap_open(&c), t);
 	cap_check(&c, "1 sample, 0 lost\n");
 	kfit_ctree_free(t);
 }
@@ -371,7 +371,7 @@ static void test_sampled_limits(void **state)
 static void test_sampled_processes(void **state)
 {
 	struct kfit_ctree *t = kfit_ctree_new(&(struct kfit_ctree_opts){ .sym = sym });
-	struct kfit_tp_opts o = { .min_pct = 5, .hidden_note = "under 5%" };
+	struct kfit_treeprint_opts o = { .min_pct = 5, .hidden_note = "under 5%" };
 	struct t_cap c;
 	int i;
 
@@ -381,7 +381,7 @@ static void test_sampled_processes(void **state)
 		sample(t, 10, 0, 1, 2ULL);
 	sample(t, 11, 0, 1, 4ULL);
 	kfit_ctree_finish(t);
-	kfit_tp_text(t_cap_open(&c), t, &o);
+	kfit_treeprint_text(t_cap_open(&c), t, &o);
 	cap_check(&c,
 		"== pid 10 (?): 99 samples ==\n"
 		"  INCL%   SELF%  FUNCTION\n"
@@ -389,7 +389,7 @@ static void test_sampled_processes(void **state)
 		"\n"
 		"-- 1 process hidden: 1 sample under 5%\n");
 	o.min_pct = 0;
-	kfit_tp_text(t_cap_open(&c), t, &o);
+	kfit_treeprint_text(t_cap_open(&c), t, &o);
 	cap_check(&c,
 		"== pid 10 (?): 99 samples ==\n"
 		"  INCL%   SELF%  FUNCTION\n"
@@ -412,7 +412,7 @@ static bool starts_with(const char *s, const char *prefix)
 static void test_sampled_limit_of_all(void **state)
 {
 	struct kfit_ctree *t = kfit_ctree_new(&(struct kfit_ctree_opts){ .sym = sym });
-	struct kfit_tp_opts o = { .min_pct = 2, .hidden_note = "under 2%" };
+	struct kfit_treeprint_opts o = { .min_pct = 2, .hidden_note = "under 2%" };
 	struct t_cap c;
 	char *out;
 	int i;
@@ -425,7 +425,7 @@ static void test_sampled_limit_of_all(void **state)
 	for (i = 0; i < 80; i++)
 		sample(t, 21, 0, 1, 1ULL);
 	kfit_ctree_finish(t);
-	kfit_tp_text(t_cap_open(&c), t, &o);
+	kfit_treeprint_text(t_cap_open(&c), t, &o);
 	out = t_cap_close(&c);
 	assert_true(starts_with(out,
 		"== pid 20 (?): 20 samples ==\n"
@@ -467,7 +467,7 @@ static size_t longest_line(const char *s)
 static void test_sampled_width(void **state)
 {
 	struct kfit_ctree *t = kfit_ctree_new(&(struct kfit_ctree_opts){ .sym = long_sym });
-	struct kfit_tp_opts o = { .width = 40 };
+	struct kfit_treeprint_opts o = { .width = 40 };
 	struct kfit_rec_sample s = { 0 };
 	struct t_cap c;
 	char *out;
@@ -486,7 +486,7 @@ static void test_sampled_width(void **state)
 	s.h.size = offsetof(struct kfit_rec_sample, ip) + 17 * sizeof(__u64);
 	add(t, &s, s.h.size);
 	kfit_ctree_finish(t);
-	kfit_tp_text(t_cap_open(&c), t, &o);
+	kfit_treeprint_text(t_cap_open(&c), t, &o);
 	out = t_cap_close(&c);
 	assert_true(longest_line(out) <= 40);
 	/* depth 1: indent 2; depth 2 would take 17 + 4 + 20 > 40 columns */
@@ -499,14 +499,14 @@ static void test_sampled_width(void **state)
 	free(out);
 	/* not cut without a width */
 	o.width = 0;
-	kfit_tp_text(t_cap_open(&c), t, &o);
+	kfit_treeprint_text(t_cap_open(&c), t, &o);
 	out = t_cap_close(&c);
 	assert_non_null(strstr(out, "                                  "
 			       "a_function_name_much_longer_than_the_room_left_for_it [k]\n"));
 	free(out);
 	/* below 40 columns: 40 */
 	o.width = 10;
-	kfit_tp_text(t_cap_open(&c), t, &o);
+	kfit_treeprint_text(t_cap_open(&c), t, &o);
 	out = t_cap_close(&c);
 	assert_int_equal(longest_line(out), 40);
 	free(out);
@@ -515,7 +515,7 @@ static void test_sampled_width(void **state)
 
 /* ---- JSON ------------------------------------------------------------- */
 
-static char *json_doc(const struct kfit_ctree *t, const struct kfit_tp_opts *o,
+static char *json_doc(const struct kfit_ctree *t, const struct kfit_treeprint_opts *o,
 		      bool pretty)
 {
 	struct t_cap c;
@@ -523,8 +523,8 @@ static char *json_doc(const struct kfit_ctree *t, const struct kfit_tp_opts *o,
 
 	kfit_json_init(&j, t_cap_open(&c), pretty);
 	kfit_json_begin_object(&j, NULL);
-	kfit_tp_json_counts(&j, t);
-	kfit_tp_json_threads(&j, t, o);
+	kfit_treeprint_json_counts(&j, t);
+	kfit_treeprint_json_threads(&j, t, o);
 	kfit_json_end_object(&j);
 	kfit_json_finish(&j);
 	assert_int_equal(j.depth, 0);
@@ -621,7 +621,7 @@ static void test_json_structure(void **state)
 static void test_sampled_json_limits(void **state)
 {
 	struct kfit_ctree *t = sampled_tree();
-	struct kfit_tp_opts o = { .max_depth = 2, .min_pct = 15 };
+	struct kfit_treeprint_opts o = { .max_depth = 2, .min_pct = 15 };
 	char *doc;
 
 	(void)state;
@@ -673,7 +673,7 @@ static void test_json_deep(void **state)
 		size_t lines = 0;
 		char *p;
 
-		kfit_tp_text(t_cap_open(&c), t, NULL);
+		kfit_treeprint_text(t_cap_open(&c), t, NULL);
 		fclose(c.f);
 		for (p = c.buf; *p; p++)
 			lines += *p == '\n';
@@ -692,20 +692,20 @@ static void test_labels(void **state)
 	char buf[64];
 
 	(void)state;
-	assert_string_equal(kfit_tp_irq_label(t, &n, buf, sizeof(buf)), "softirq RCU");
+	assert_string_equal(kfit_treeprint_irq_label(t, &n, buf, sizeof(buf)), "softirq RCU");
 	n.id = 10;
-	assert_string_equal(kfit_tp_irq_label(t, &n, buf, sizeof(buf)), "softirq ?");
+	assert_string_equal(kfit_treeprint_irq_label(t, &n, buf, sizeof(buf)), "softirq ?");
 	n.ctx = KFIT_CTX_HARDIRQ;
 	n.id = 24;
-	assert_string_equal(kfit_tp_irq_label(t, &n, buf, sizeof(buf)), "hardirq 24");
+	assert_string_equal(kfit_treeprint_irq_label(t, &n, buf, sizeof(buf)), "hardirq 24");
 	n.ctx = KFIT_CTX_NMI;
-	assert_string_equal(kfit_tp_irq_label(t, &n, buf, sizeof(buf)), "nmi");
-	assert_string_equal(kfit_tp_incomplete_reason(0), "");
-	assert_string_equal(kfit_tp_incomplete_reason(KFIT_RF_EXITED), "");
-	assert_string_equal(kfit_tp_incomplete_reason(KFIT_RF_INCOMPLETE), "unknown");
-	assert_string_equal(kfit_tp_incomplete_reason(KFIT_RF_INCOMPLETE | KFIT_RF_EXEC),
+	assert_string_equal(kfit_treeprint_irq_label(t, &n, buf, sizeof(buf)), "nmi");
+	assert_string_equal(kfit_treeprint_incomplete_reason(0), "");
+	assert_string_equal(kfit_treeprint_incomplete_reason(KFIT_RF_EXITED), "");
+	assert_string_equal(kfit_treeprint_incomplete_reason(KFIT_RF_INCOMPLETE), "unknown");
+	assert_string_equal(kfit_treeprint_incomplete_reason(KFIT_RF_INCOMPLETE | KFIT_RF_EXEC),
 			    "exec");
-	assert_string_equal(kfit_tp_incomplete_reason(KFIT_RF_INCOMPLETE | KFIT_RF_JUMPED),
+	assert_string_equal(kfit_treeprint_incomplete_reason(KFIT_RF_INCOMPLETE | KFIT_RF_JUMPED),
 			    "longjmp");
 	kfit_ctree_finish(t);
 	kfit_ctree_free(t);
@@ -735,7 +735,7 @@ static void test_random_render(void **state)
 		}
 		kfit_ctree_add_all(t, buf, sizeof(buf));
 		kfit_ctree_finish(t);
-		kfit_tp_text(t_cap_open(&c), t, NULL);
+		kfit_treeprint_text(t_cap_open(&c), t, NULL);
 		fclose(c.f);
 		free(c.buf);
 		doc = json_doc(t, NULL, false);
