@@ -47,18 +47,32 @@ else
 OUT := build
 endif
 
+# The core's wings (src/lib/WING/), each on the ones it may include:
+# a file of a wing is compiled with only those on its include path, so
+# that an include past them fails in the build (test_layers says the same)
+WINGS := base symbols tree boot targets perf trace
+USES_base :=
+USES_symbols := base
+USES_tree := base
+USES_boot := base
+USES_targets := base symbols
+USES_perf := base targets
+USES_trace := base symbols targets
+LIB_INC := $(WINGS:%=-Isrc/lib/%)
+
 CFLAGS ?= -O2 -g
-KFIT_CFLAGS := $(CFLAGS) $(SAN_FLAGS) -std=gnu11 -Wall -Wextra -Werror \
-	-D_GNU_SOURCE -Iinclude -Isrc/lib -Isrc/live -Ibuild/skel -Ibuild/gen -MMD -MP
+BASE_CFLAGS := $(CFLAGS) $(SAN_FLAGS) -std=gnu11 -Wall -Wextra -Werror \
+	-D_GNU_SOURCE -Iinclude -Ibuild/gen -MMD -MP
+KFIT_CFLAGS := $(BASE_CFLAGS) $(LIB_INC) -Isrc/live -Ibuild/skel
 CORE_LDLIBS := -lelf -lz
 LDLIBS := -lbpf $(CORE_LDLIBS)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
 	-Ivmlinux -Iinclude -Ibpf
 
-# The library in two: src/lib/ (the core) never includes <bpf/...> and
-# links without libbpf; src/live/ talks to the kernel through libbpf.
-# Every .c in either directory goes into its archive.
-CORE_SRCS := $(wildcard src/lib/*.c)
+# The library in two: src/lib/ (the core, in wings) never includes
+# <bpf/...> and links without libbpf; src/live/ talks to the kernel through
+# libbpf. Every .c in either goes into its archive. The tools are src/cmd/.
+CORE_SRCS := $(wildcard src/lib/*/*.c)
 CORE_OBJS := $(CORE_SRCS:src/lib/%.c=$(OUT)/obj/lib/%.o)
 CORE_LIB := $(OUT)/libkfit-core.a
 LIVE_SRCS := $(wildcard src/live/*.c)
@@ -69,8 +83,8 @@ SKELS := $(BPF_SRCS:bpf/%.bpf.c=build/skel/%.skel.h)
 BINS := $(TOOLS:%=$(OUT)/bin/%)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/tests/%)
-# test_NAME of a core module (src/lib/NAME.c) links the core alone
-CORE_TESTS := $(filter $(CORE_SRCS:src/lib/%.c=$(OUT)/tests/test_%),$(UNIT_BINS))
+# test_NAME of a core module (src/lib/WING/NAME.c) links the core alone
+CORE_TESTS := $(filter $(addprefix $(OUT)/tests/test_,$(notdir $(CORE_SRCS:.c=))),$(UNIT_BINS))
 LIVE_TESTS := $(filter-out $(CORE_TESTS),$(UNIT_BINS))
 HELPER_SRCS := $(wildcard tests/helpers/*.c)
 HELPERS := $(HELPER_SRCS:tests/helpers/%.c=$(OUT)/tests/%)
@@ -133,12 +147,20 @@ build/skel/%.skel.h: build/bpf/%.bpf.o
 	@mkdir -p $(@D)
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
 
-# The core needs no skeleton (nor clang, nor bpftool)
-$(OUT)/obj/lib/%.o: src/lib/%.c
+# The core needs no skeleton (nor clang, nor bpftool): a wing's file sees
+# include/, build/gen and the wings it may use, nothing else
+define wing_rule
+$$(OUT)/obj/lib/$(1)/%.o: src/lib/$(1)/%.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(BASE_CFLAGS) $(foreach w,$(1) $(USES_$(1)),-Isrc/lib/$(w)) -c $$< -o $$@
+endef
+$(foreach w,$(WINGS),$(eval $(call wing_rule,$(w))))
+
+$(OUT)/obj/live/%.o: src/live/%.c | $(SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -c $< -o $@
 
-$(OUT)/obj/%.o: src/%.c | $(SKELS)
+$(OUT)/obj/%.o: src/cmd/%.c | $(SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -c $< -o $@
 
@@ -150,7 +172,7 @@ build/gen/syscall_table.h: $(SYSCALL_HDR)
 	awk '$$1 == "#define" && $$2 ~ /^__NR_/ && $$3 ~ /^[0-9]+$$/ \
 		{ printf "\t{ \"%s\", %s },\n", substr($$2, 6), $$3 }' $< > $@
 
-$(OUT)/obj/lib/syscalls.o: build/gen/syscall_table.h
+$(OUT)/obj/lib/targets/syscalls.o: build/gen/syscall_table.h
 
 $(CORE_LIB): $(CORE_OBJS)
 	@rm -f $@
@@ -166,7 +188,7 @@ $(OUT)/bin/%: $(OUT)/obj/%.o $(LIVE_LIB) $(CORE_LIB)
 	$(CC) $(SAN_FLAGS) $(STATIC_LDFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 # kd reads trace files on any machine: the core alone, no libbpf, no skeleton
-$(OUT)/obj/kd.o: src/kd.c
+$(OUT)/obj/kd.o: src/cmd/kd.c
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -c $< -o $@
 
@@ -290,7 +312,7 @@ FUZZ_SECONDS ?= 60
 comma := ,
 FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=all -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
-	-Iinclude -Isrc/lib -Ibuild/gen -Itests/fuzz -MMD -MP
+	-Iinclude $(LIB_INC) -Ibuild/gen -Itests/fuzz -MMD -MP
 FUZZ_LDFLAGS := -fsanitize=fuzzer,address,undefined
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_ALL := $(FUZZ_SRCS:tests/fuzz/%.c=build/fuzz/%)
@@ -301,7 +323,7 @@ build/fuzz/obj/lib/%.o: src/lib/%.c
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CFLAGS) -c $< -o $@
 
-build/fuzz/obj/lib/syscalls.o: build/gen/syscall_table.h
+build/fuzz/obj/lib/targets/syscalls.o: build/gen/syscall_table.h
 
 build/fuzz/obj/%.o: tests/fuzz/%.c
 	@mkdir -p $(@D)

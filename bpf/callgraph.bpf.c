@@ -3,7 +3,7 @@
  * callgraph: every call of the traced functions, as one record written
  * into the ring buffer rb when it returns (include/kfit/rec.h), with its
  * entry time and its depth on its stack: user space rebuilds the trees
- * from returns alone (src/lib/calltree.c).
+ * from returns alone (src/lib/tree/calltree.c).
  *
  * With many CPUs the records are spread over nrings ring buffers, each
  * stack's in one of them (ring_of), so that its records keep their order.

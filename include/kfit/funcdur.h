@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Types shared by bpf/funcdur.bpf.c and src/funcdur.c */
+/* Types shared by bpf/funcdur.bpf.c and src/cmd/funcdur.c */
 #ifndef KFIT_FUNCDUR_H
 #define KFIT_FUNCDUR_H
 

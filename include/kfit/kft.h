@@ -24,7 +24,7 @@
  *
  * Text block formats:
  *   META   "key=value" lines: what was recorded and on which machine (see
- *          src/lib/kft.h for the keys callgraph writes).
+ *          src/lib/trace/kft.h for the keys callgraph writes).
  *   LAYOUT "TYPE NAME SIZE" lines, one per record type of rec.h, then
  *          "  FIELD OFFSET SIZE" lines for its fields: a reader checks that
  *          the layout it was built with is the file's.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The record stream of callgraph: what bpf/callgraph.bpf.c writes into its
- * ring buffer, what src/lib/calltree.c decodes into trees, and (issue 9)
+ * ring buffer, what src/lib/tree/calltree.c decodes into trees, and (issue 9)
  * the payload of a trace file's chunks. Records are 8-byte aligned and
  * carry their own size, so a reader skips types it does not know.
  *

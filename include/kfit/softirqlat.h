@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Map layout shared by bpf/softirqlat.bpf.c and src/softirqlat.c */
+/* Map layout shared by bpf/softirqlat.bpf.c and src/cmd/softirqlat.c */
 #ifndef KFIT_SOFTIRQLAT_H
 #define KFIT_SOFTIRQLAT_H
 

@@ -5,8 +5,8 @@
  * bootsum's recorded state in the kernel (bpf/bootsum.bpf.c): started by
  * `bootsum --early` before the real init, found again by a later bootsum
  * (pinned, else by map id through bs_meta), read into plain arrays for
- * the report (src/lib/bootrep.h), and stopped. And the kernel's own
- * record of the boot as text for src/lib/bootlog.c: tracefs, dmesg,
+ * the report (src/lib/boot/bootrep.h), and stopped. And the kernel's own
+ * record of the boot as text for src/lib/boot/bootlog.c: tracefs, dmesg,
  * kallsyms.
  */
 #include <signal.h>

@@ -9,7 +9,7 @@
 
 /*
  * What a tool recording into a trace file (callgraph -o) needs beyond
- * the writer (src/lib/kft.h) and the metadata text (src/lib/kftmeta.h).
+ * the writer (src/lib/trace/kft.h) and the metadata text (src/lib/trace/kftmeta.h).
  */
 
 /* A text block: fill(f, ctx) writes it into a memory stream; 0 or -errno */

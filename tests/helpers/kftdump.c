@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kftdump FILE: what the recording tests check of a trace file, through
- * the reader (src/lib/kft.h), one fact a line:
+ * the reader (src/lib/trace/kft.h), one fact a line:
  *   complete 0|1, missing BYTES, size BYTES, flags N, chunks N,
  *   meta KEY=VALUE, stats KEY=VALUE, func ID KIND NAME OBJECT BUILD_ID,
  *   event ID NAME, task PID TID PPID COMM,

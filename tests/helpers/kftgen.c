@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kftgen: writes a trace file of known synthetic records with the
- * library's writer (src/lib/kft.h), so that kd is tested without BPF.
+ * library's writer (src/lib/trace/kft.h), so that kd is tested without BPF.
  *
  *   kftgen [-s] [-n N] [-c BYTES] [--cut BYTES] [--corrupt I] [--corrupt-meta] OUT
  *

@@ -4,7 +4,7 @@
 # shared flags' letters meaning the same thing in every tool.
 . "$(dirname "$0")/../lib.sh"
 
-# The shared flags (src/lib/opts.h): letter and long name
+# The shared flags (src/lib/base/opts.h): letter and long name
 SHARED="p:pid t:tid C:cpu d:duration i:interval j:json T:timestamp
 v:verbose h:help V:version"
 

@@ -428,7 +428,7 @@ test_truncated() {
 	t_assert_match "$(cat "$T_ERR")" "t.kft is truncated: read [0-9]+ chunks" "kd's warning"
 }
 
-# ---- the file's creation (src/lib/fileio.c kfit_out_*) -----------------------
+# ---- the file's creation (src/lib/base/fileio.c kfit_out_*) -----------------------
 
 # The files in the current directory but NAMES: none (no temporary left)
 assert_only() {	# NAMES...

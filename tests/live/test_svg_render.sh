@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The flame graph kfit draws (src/lib/export.c, through the helper
+# The flame graph kfit draws (src/lib/tree/export.c, through the helper
 # flamesample's tree of known shape) rendered by headless Chromium
 # (tools/svgshot.sh), screenshots read by the helper pngstat: frames are
 # on screen where the SVG puts them, in their colours, and a click zooms.

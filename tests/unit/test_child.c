@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The command runner and the process watch of src/lib/child.c, on real
+ * The command runner and the process watch of src/lib/base/child.c, on real
  * processes: /bin/true, /bin/false, sh, a missing command; forked children
  * and threads of this test to watch, with and without pidfds.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * src/lib/perfev.c on this process's software events (any kernel with
+ * src/lib/perf/perfev.c on this process's software events (any kernel with
  * perf events has them; root or perf_event_paranoid <= 2 may count one's
  * own task): groups, enabling, per-CPU sets, and tasks that do not exist.
  */

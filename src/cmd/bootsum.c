@@ -3,7 +3,7 @@
  * bootsum: where a boot went. The kernel phase from what the kernel
  * recorded itself (initcall_debug dmesg, the initcall trace events), the
  * user-space phase from BPF programs that `bootsum --early` loaded as the
- * first process, both on one time axis (src/lib/bootrep.c renders them).
+ * first process, both on one time axis (src/lib/boot/bootrep.c renders them).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -20,7 +20,7 @@ void kfit_meta_kv(FILE *f, const char *key, const char *val);
 void kfit_meta_u64(FILE *f, const char *key, __u64 val);
 
 /*
- * META's machine keys (src/lib/kft.h): kfit_version, cmdline (argv, the
+ * META's machine keys (src/lib/trace/kft.h): kfit_version, cmdline (argv, the
  * words with blanks or quotes quoted as a shell takes them), created,
  * uname.*, ncpus, page_size, clock and its offsets to CLOCK_REALTIME and
  * CLOCK_BOOTTIME (start_ns is the tool's: when its recording began).

@@ -4,7 +4,7 @@
  * traced functions, with the interrupts, context switches and chosen
  * tracepoints around them; sampled mode: perf-event stack samples.
  * BPF side: bpf/callgraph.bpf.c, records: include/kfit/rec.h, trees:
- * src/lib/calltree.c.
+ * src/lib/tree/calltree.c.
  */
 #include <ctype.h>
 #include <stddef.h>
@@ -1623,7 +1623,7 @@ static const char *mechanism(void)
 	return env.att ? kfit_attacher_mech(env.att) : "tracepoint";
 }
 
-/* The live state as cgview (src/lib/cgview.h) shows it */
+/* The live state as cgview (src/lib/tree/cgview.h) shows it */
 static struct kfit_cgview view(struct kfit_cgv_func *funcs, struct kfit_cgv_skip *skipped,
 			       struct kfit_cgv_attach *at, struct kfit_cgv_counts *counts)
 {

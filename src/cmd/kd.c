@@ -2,7 +2,7 @@
 /*
  * kd: KFI's offline analyser. Reads a trace file (include/kfit/kft.h)
  * that callgraph -o wrote, here or on another machine, and renders what
- * callgraph renders live, through the same code (src/lib/cgview.c); or
+ * callgraph renders live, through the same code (src/lib/tree/cgview.c); or
  * lists its records one per line (--events), or describes it (--info).
  * Core library only: no libbpf, no root, no kernel access.
  */
