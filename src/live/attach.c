@@ -22,6 +22,7 @@
 #include "diag.h"
 #include "duration.h"
 #include "explain.h"
+#include "fileio.h"
 #include "output.h"
 #include "probe.h"
 #include "run.h"
@@ -304,23 +305,9 @@ static int drop(struct kfit_attacher *a, int i, const char *mech, int err)
 	return skip(a, i, reason);
 }
 
-/* fd appended to the list (*fds, *n); closed if there is no room */
-static int push_fd(int **fds, int *n, int fd)
-{
-	int *m = realloc(*fds, (*n + 1) * sizeof(*m));
-
-	if (!m) {
-		close(fd);
-		return -ENOMEM;
-	}
-	*fds = m;
-	(*fds)[(*n)++] = fd;
-	return 0;
-}
-
 static int keep_fd(struct kfit_attacher *a, int fd)
 {
-	return push_fd(&a->fds, &a->nfds, fd);
+	return kfit_fd_push(&a->fds, &a->nfds, fd);
 }
 
 static int keep_link(struct kfit_attacher *a, struct bpf_link *l)
@@ -685,7 +672,7 @@ static int attach_user(struct kfit_attacher *a, int i)
 
 static int keep_ulink(struct kfit_attacher *a, int fd)
 {
-	return fd < 0 ? fd : push_fd(&a->ulinks, &a->nulinks, fd);
+	return fd < 0 ? fd : kfit_fd_push(&a->ulinks, &a->nulinks, fd);
 }
 
 /* Both directions for the user functions idx[0..n), all of one binary */

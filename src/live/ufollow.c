@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 #include "kfit/follow.h"
 #include "diag.h"
+#include "fileio.h"
 #include "ufollow.h"
 #include "uprobes.h"
 
@@ -52,19 +53,6 @@ struct kfit_ufollow {
 	int reap[2];		/* past DEAD_MAX, to the reaper thread */
 	struct kfit_ufollow_stats st;
 };
-
-static int add_fd(struct proc *p, int fd)
-{
-	int *m = realloc(p->fds, (p->nfds + 1) * sizeof(*m));
-
-	if (!m) {
-		close(fd);
-		return -ENOMEM;
-	}
-	p->fds = m;
-	p->fds[p->nfds++] = fd;
-	return 0;
-}
 
 /* ---- a uprobe pair per function, where there is no uprobe_multi ---------- */
 
@@ -119,7 +107,8 @@ static int uprobe_link(struct proc *p, int prog_fd, const char *path, __u64 off,
 		close(pfd);
 		return lfd;
 	}
-	return add_fd(p, lfd) ? -ENOMEM : add_fd(p, pfd);
+	return kfit_fd_push(&p->fds, &p->nfds, lfd) ? -ENOMEM :
+	       kfit_fd_push(&p->fds, &p->nfds, pfd);
 }
 
 /* ---- links per process --------------------------------------- */
@@ -166,12 +155,12 @@ static int set_links(struct kfit_ufollow *u, const struct uset *s, struct proc *
 	if (u->multi) {
 		fd = kfit_umulti_link(s->ret_fd, s->path, s->offs, s->cookies, s->n,
 				      p->pid, true);
-		err = fd < 0 ? fd : add_fd(p, fd);
+		err = fd < 0 ? fd : kfit_fd_push(&p->fds, &p->nfds, fd);
 		if (err)
 			return err;
 		fd = kfit_umulti_link(s->entry_fd, s->path, s->offs, s->cookies, s->n,
 				      p->pid, false);
-		return fd < 0 ? fd : add_fd(p, fd);
+		return fd < 0 ? fd : kfit_fd_push(&p->fds, &p->nfds, fd);
 	}
 	for (i = 0; i < s->n && !err; i++) {
 		err = uprobe_link(p, s->ret_fd, s->path, s->offs[i], s->cookies[i], true);
@@ -340,20 +329,6 @@ int kfit_ufollow_start(struct kfit_ufollow *u, int rb_fd)
 	return 0;
 }
 
-/* fd to the caller's list; closed if there is no room */
-static int give(int **fds, int *n, int fd)
-{
-	int *m = realloc(*fds, (*n + 1) * sizeof(*m));
-
-	if (!m) {
-		close(fd);
-		return -ENOMEM;
-	}
-	*fds = m;
-	(*fds)[(*n)++] = fd;
-	return 0;
-}
-
 int kfit_ufollow_stop(struct kfit_ufollow *u, int **fds, int *n)
 {
 	int i, k, err = 0;
@@ -367,12 +342,12 @@ int kfit_ufollow_stop(struct kfit_ufollow *u, int **fds, int *n)
 	close(u->reap[0]);
 	u->running = false;
 	for (i = 0; i < u->ndead; i++)
-		if (give(fds, n, u->dead[i]))
+		if (kfit_fd_push(fds, n, u->dead[i]))
 			err = -ENOMEM;
 	u->ndead = 0;
 	for (i = 0; i < u->nprocs; i++) {
 		for (k = 0; k < u->procs[i].nfds; k++)
-			if (give(fds, n, u->procs[i].fds[k]))
+			if (kfit_fd_push(fds, n, u->procs[i].fds[k]))
 				err = -ENOMEM;
 		free(u->procs[i].fds);
 	}

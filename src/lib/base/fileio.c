@@ -523,3 +523,16 @@ void kfit_out_err(const char *path, int err)
 {
 	kfit_err("cannot write %s: %s", path, kfit_out_reason(err));
 }
+
+int kfit_fd_push(int **fds, int *n, int fd)
+{
+	int *m = realloc(*fds, (*n + 1) * sizeof(*m));
+
+	if (!m) {
+		close(fd);
+		return -ENOMEM;
+	}
+	*fds = m;
+	(*fds)[(*n)++] = fd;
+	return 0;
+}

@@ -46,6 +46,9 @@ enum kfit_fs {
 
 /* Whether path is a mounted filesystem of type magic (statfs's f_type) */
 bool kfit_is_fs(const char *path, long magic);
+
+/* fd appended to the list (*fds, *n): 0, or -ENOMEM with fd closed */
+int kfit_fd_push(int **fds, int *n, int fd);
 /* Where fs is mounted (the first of its usual places that has it), or NULL */
 const char *kfit_fs_path(enum kfit_fs fs);
 /* Mount fs at its usual place unless it is there: 0, or -errno (needs root) */
