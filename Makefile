@@ -160,7 +160,15 @@ $(OUT)/obj/live/%.o: src/live/%.c | $(SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -c $< -o $@
 
+# A command is src/cmd/TOOL.c, or every .c of src/cmd/TOOL/ (a big one,
+# its parts over a private state.h)
+tool_objs = $(if $(wildcard src/cmd/$(1)/*.c),$(patsubst src/cmd/%.c,$(OUT)/obj/cmd/%.o,$(wildcard src/cmd/$(1)/*.c)),$(OUT)/obj/$(1).o)
+
 $(OUT)/obj/%.o: src/cmd/%.c | $(SKELS)
+	@mkdir -p $(@D)
+	$(CC) $(KFIT_CFLAGS) -c $< -o $@
+
+$(OUT)/obj/cmd/%.o: src/cmd/%.c | $(SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -c $< -o $@
 
@@ -182,19 +190,25 @@ $(LIVE_LIB): $(LIVE_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-# live before core: the live archive uses the core
-$(OUT)/bin/%: $(OUT)/obj/%.o $(LIVE_LIB) $(CORE_LIB)
-	@mkdir -p $(@D)
-	$(CC) $(SAN_FLAGS) $(STATIC_LDFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
-
 # kd reads trace files on any machine: the core alone, no libbpf, no skeleton
 $(OUT)/obj/kd.o: src/cmd/kd.c
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -c $< -o $@
 
-$(OUT)/bin/kd: $(OUT)/obj/kd.o $(CORE_LIB)
+$(OUT)/obj/cmd/kd/%.o: src/cmd/kd/%.c
+	@mkdir -p $(@D)
+	$(CC) $(KFIT_CFLAGS) -c $< -o $@
+
+.SECONDEXPANSION:
+
+$(OUT)/bin/kd: $$(call tool_objs,kd) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(SAN_FLAGS) $(STATIC_LDFLAGS) $(LDFLAGS) $^ $(CORE_LDLIBS) -o $@
+
+# live before core: the live archive uses the core
+$(OUT)/bin/%: $$(call tool_objs,$$*) $(LIVE_LIB) $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(SAN_FLAGS) $(STATIC_LDFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 # kftgen writes kd's test files with the core library's writer
 $(OUT)/tests/kftgen: tests/helpers/kftgen.c $(CORE_LIB)
