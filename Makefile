@@ -141,7 +141,7 @@ build/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.bpf.h) $(wildcard include/kfit/*
 	$(LLVM_STRIP) -g $@
 
 # bootsum takes indexes with atomic fetch-and-add (BPF ISA v3, kernel 5.12+)
-build/bpf/bootsum.bpf.o: BPF_CFLAGS += -mcpu=v3
+build/bpf/bootrec.bpf.o: BPF_CFLAGS += -mcpu=v3
 
 build/skel/%.skel.h: build/bpf/%.bpf.o
 	@mkdir -p $(@D)

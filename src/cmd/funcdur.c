@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * funcdur: per-function wall-time durations, KFI style.
- * BPF side: bpf/funcdur.bpf.c. Shared types: include/kfit/funcdur.h.
+ * BPF side: bpf/calltime.bpf.c. Shared types: include/kfit/calltime.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,14 +13,14 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "kfit/funcdur.h"
-#include "funcdur.skel.h"
+#include "kfit/calltime.h"
+#include "calltime.skel.h"
 #include "attach.h"
 #include "child.h"
 #include "diag.h"
 #include "duration.h"
 #include "explain.h"
-#include "fdmaps.h"
+#include "calltime.h"
 #include "fstats.h"
 #include "hist.h"
 #include "opts.h"
@@ -59,11 +59,11 @@ struct env {
 	struct kfit_targets tg;
 	struct kfit_fstats fs;	/* tg.funcs' figures, same index */
 
-	struct funcdur_bpf *skel;
+	struct calltime_bpf *skel;
 	struct bpf_link *fork_link, *exit_link;	/* -p, COMMAND: their children */
 	struct kfit_attacher *att;
 	struct ring_buffer *rb;
-	struct kfit_fdmaps maps;	/* its maps, read into fs */
+	struct kfit_calltime maps;	/* its maps, read into fs */
 	__u64 start_ns, nevents, last_lost;
 	__u64 missed;		/* program runs the kernel skipped, this report */
 	__u64 counters[FD_NCOUNTERS];
@@ -198,7 +198,7 @@ static bool following(void)
 	return env.c.pid != 0;
 }
 
-static void configure(struct funcdur_bpf *s, int start_id, int stop_id, __u64 cgid)
+static void configure(struct calltime_bpf *s, int start_id, int stop_id, __u64 cgid)
 {
 	s->rodata->self_tgid = getpid();
 	s->rodata->follow = following();
@@ -250,17 +250,17 @@ static int load(int start_id, int stop_id)
 		}
 	}
 	env.att = kfit_attacher_new(&env.tg, &ao);
-	env.skel = funcdur_bpf__open();
+	env.skel = calltime_bpf__open();
 	if (!env.att || !env.skel)
 		return -ENOMEM;
 	configure(env.skel, start_id, stop_id, cgid);
-	p = kfit_fd_progs(env.skel);
+	p = kfit_calltime_progs(env.skel);
 	err = kfit_attacher_prepare(env.att, &p);
 	if (err)
 		return err;
 	bpf_program__set_autoload(env.skel->progs.fd_fork, following());
 	bpf_program__set_autoload(env.skel->progs.fd_exit, following());
-	err = funcdur_bpf__load(env.skel);
+	err = calltime_bpf__load(env.skel);
 	if (err)
 		kfit_err("cannot load the BPF programs: %s", kfit_reason(err));
 	return err;
@@ -294,10 +294,10 @@ static void cleanup(void)
 	bpf_link__destroy(env.exit_link);
 	ring_buffer__free(env.rb);
 	kfit_attacher_free(env.att);
-	funcdur_bpf__destroy(env.skel);
+	calltime_bpf__destroy(env.skel);
 	kfit_targets_free(&env.tg);
 	kfit_fstats_free(&env.fs);
-	kfit_fdmaps_free(&env.maps);
+	kfit_calltime_free(&env.maps);
 }
 
 /* ---- output ----------------------------------------------------------- */
@@ -444,7 +444,7 @@ static int report(void *ctx, bool last)
 		env.missed -= missed;
 		missed += env.missed;
 	}
-	kfit_fdmaps_counters(&env.maps, cur);
+	kfit_calltime_counters(&env.maps, cur);
 	for (k = 0; k < FD_NCOUNTERS; k++)
 		d[k] = cur[k] - prev[k];
 	memcpy(prev, cur, sizeof(prev));
@@ -458,7 +458,7 @@ static int report(void *ctx, bool last)
 	/* the attacher drops the functions the kernel refused */
 	for (k = 0; k < env.fs.n; k++)
 		env.fs.f[k].hidden = env.tg.funcs[k].dropped;
-	err = kfit_fdmaps_read(&env.maps, half, &env.fs, KFIT_FD_CLEAR);
+	err = kfit_calltime_read(&env.maps, half, &env.fs, KFIT_CALLTIME_CLEAR);
 	if (err) {
 		kfit_err("cannot read the statistics: %s", kfit_reason(err));
 		return err;
@@ -488,7 +488,7 @@ static int setup_buffers(void)
 {
 	int err;
 
-	err = kfit_fdmaps_init(&env.maps, env.skel);
+	err = kfit_calltime_init(&env.maps, env.skel);
 	if (err)
 		return err;
 	if (!env.events)

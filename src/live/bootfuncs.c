@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bootsum --funcs: funcdur's programs and maps (fdmaps.h) recorded from
+ * bootsum --funcs: the calltime engine (calltime.h) recording from
  * the first process on and read back by a later bootsum. The recording
  * outlives its loader through pinned links; the table bs_funcs names the
  * functions and the maps' ids, so that the report finds everything from
@@ -15,14 +15,14 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "kfit/bootsum.h"
-#include "kfit/funcdur.h"
-#include "funcdur.skel.h"
+#include "kfit/bootrec.h"
+#include "kfit/calltime.h"
+#include "calltime.skel.h"
 #include "attach.h"
 #include "bootfuncs.h"
 #include "diag.h"
 #include "duration.h"
-#include "fdmaps.h"
+#include "calltime.h"
 #include "fileio.h"
 #include "fstats.h"
 #include "output.h"
@@ -62,7 +62,7 @@ struct start {
 	const struct kfit_bootfuncs_opts *o;
 	char dir[PATH_MAX];		/* DIR/funcs */
 	struct kfit_targets tg;
-	struct funcdur_bpf *skel;
+	struct calltime_bpf *skel;
 	struct kfit_attacher *att;
 	char why[sizeof(((struct bs_funcs_head *)0)->why)];
 };
@@ -106,7 +106,7 @@ static int resolve(struct start *s)
 /* funcdur's rodata: every task from the first process on, calls >= --min */
 static void configure(struct start *s)
 {
-	struct funcdur_bpf *k = s->skel;
+	struct calltime_bpf *k = s->skel;
 
 	/* bootsum execs the init it records: no tgid is its own (pids < 2^22) */
 	k->rodata->self_tgid = ~0U;
@@ -126,11 +126,11 @@ static int load(struct start *s)
 	int err;
 
 	s->att = kfit_attacher_new(&s->tg, &ao);
-	s->skel = funcdur_bpf__open();
+	s->skel = calltime_bpf__open();
 	if (!s->att || !s->skel)
 		return -ENOMEM;
 	configure(s);
-	p = kfit_fd_progs(s->skel);
+	p = kfit_calltime_progs(s->skel);
 	err = kfit_attacher_prepare(s->att, &p);
 	if (err) {
 		if (s->tg.nkernel && s->o->mech == KFIT_AM_AUTO &&
@@ -140,7 +140,7 @@ static int load(struct start *s)
 			because(s, "%s", kfit_reason(err));
 		return err;
 	}
-	err = funcdur_bpf__load(s->skel);
+	err = calltime_bpf__load(s->skel);
 	if (err)
 		because(s, "cannot load the BPF programs: %s",
 			 kfit_reason(err));
@@ -296,7 +296,7 @@ static int pin_all(struct start *s, __u32 *id)
 static void start_free(struct start *s)
 {
 	kfit_attacher_free(s->att);
-	funcdur_bpf__destroy(s->skel);
+	calltime_bpf__destroy(s->skel);
 	kfit_targets_free(&s->tg);
 }
 
@@ -419,7 +419,7 @@ static __u64 map_bytes(__u32 id)
 
 int kfit_bootfuncs_disable(__u32 funcs_id, __u64 *kib)
 {
-	struct funcdur_bpf__bss *bss = NULL;
+	struct calltime_bpf__bss *bss = NULL;
 	struct bpf_map_info info;
 	__u32 len = sizeof(info), zero = 0;
 	union bs_fent e;
@@ -439,7 +439,7 @@ int kfit_bootfuncs_disable(__u32 funcs_id, __u64 *kib)
 	memset(&info, 0, sizeof(info));
 	err = bpf_obj_get_info_by_fd(bfd, &info, &len) ? -errno : 0;
 	/* the section's size: the struct's, but for its tail padding */
-	if (!err && info.value_size < offsetof(struct funcdur_bpf__bss, kfit_ready) +
+	if (!err && info.value_size < offsetof(struct calltime_bpf__bss, kfit_ready) +
 				      sizeof(bss->kfit_ready))
 		err = -EINVAL;
 	if (!err && !(bss = calloc(1, info.value_size > sizeof(*bss) ?
@@ -528,7 +528,7 @@ static int read_funcs(struct kfit_bootfuncs *b, int fd)
 
 static int read_stats(struct kfit_bootfuncs *b)
 {
-	struct kfit_fdmaps m;
+	struct kfit_calltime m;
 	int stats, edges, counters, err;
 	__u32 i;
 
@@ -537,16 +537,16 @@ static int read_stats(struct kfit_bootfuncs *b)
 	counters = kfit_map_by_id(b->h.counters_id);
 	err = stats < 0 ? stats : edges < 0 ? edges : counters < 0 ? counters : 0;
 	if (!err)
-		err = kfit_fdmaps_init_fds(&m, stats, -1, edges, counters);
+		err = kfit_calltime_init_fds(&m, stats, -1, edges, counters);
 	if (!err) {
 		for (i = 0; i < b->h.nfuncs; i++) {
 			b->fs.f[i].name = b->funcs[i].name;
 			b->fs.f[i].hidden = b->funcs[i].flags & BS_F_DROPPED;
 		}
 		/* kfit_epoch never flips: everything is in half 0 */
-		err = kfit_fdmaps_read(&m, 0, &b->fs, 0);
-		kfit_fdmaps_counters(&m, b->counters);
-		kfit_fdmaps_free(&m);
+		err = kfit_calltime_read(&m, 0, &b->fs, 0);
+		kfit_calltime_counters(&m, b->counters);
+		kfit_calltime_free(&m);
 	}
 	if (stats >= 0)
 		close(stats);

@@ -2,10 +2,10 @@
 #ifndef KFIT_BOOTFUNCS_H
 #define KFIT_BOOTFUNCS_H
 /*
- * bootsum --funcs GLOB --min DUR: funcdur's programs (bpf/funcdur.bpf.c)
+ * bootsum --funcs GLOB --min DUR: funcdur's programs (bpf/calltime.bpf.c)
  * loaded by bootsum --early from the first process on, their links and
  * maps pinned under DIR/funcs, the traced functions in map bs_funcs
- * (include/kfit/bootsum.h) whose id goes into bs_meta.funcs_id; a later
+ * (include/kfit/bootrec.h) whose id goes into bs_meta.funcs_id; a later
  * bootsum reads them as funcdur does and prints funcdur's table.
  */
 #include <stdbool.h>

@@ -18,7 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "bootsum.skel.h"
+#include "bootrec.skel.h"
 #include "bootfuncs.h"
 #include "bootstate.h"
 #include "btfq.h"
@@ -114,7 +114,7 @@ static bool preempt_count_known(void)
 }
 
 /* This process, recorded before anything else: the first process */
-static int record_self(struct bootsum_bpf *s, __u64 now)
+static int record_self(struct bootrec_bpf *s, __u64 now)
 {
 	struct bs_proc p;
 	__u32 idx = 0, pid = getpid();
@@ -140,7 +140,7 @@ static int record_self(struct bootsum_bpf *s, __u64 now)
 	return 0;
 }
 
-static void fill_meta(struct bootsum_bpf *s, struct bs_meta *m,
+static void fill_meta(struct bootrec_bpf *s, struct bs_meta *m,
 		      const struct kfit_early_opts *o, __u64 now)
 {
 	m->version = BS_VERSION;
@@ -159,7 +159,7 @@ static void fill_meta(struct bootsum_bpf *s, struct bs_meta *m,
 }
 
 /* Pins in the stage; a kill in between leaves them where --stop looks */
-static int pin_all(struct bootsum_bpf *s, const char *dir)
+static int pin_all(struct bootrec_bpf *s, const char *dir)
 {
 	const struct bpf_prog_skeleton *ps = s->skeleton->progs;
 	struct bpf_map *map;
@@ -187,20 +187,20 @@ static bool cancelled(const struct kfit_early_opts *o)
 	return o->cancel && *o->cancel;
 }
 
-static int early_fail(struct bootsum_bpf *s, const char *stage, int r)
+static int early_fail(struct bootrec_bpf *s, const char *stage, int r)
 {
 	/* pins first: a pinned link outlives the skeleton's destroy */
 	if (stage)
 		kfit_pin_remove(stage);
 	unmap_meta(early_meta);
 	early_meta = NULL;
-	bootsum_bpf__destroy(s);
+	bootrec_bpf__destroy(s);
 	return r;
 }
 
 int kfit_boot_early(const struct kfit_early_opts *o, char *err, size_t errlen)
 {
-	struct bootsum_bpf *s;
+	struct bootrec_bpf *s;
 	struct bs_meta *m;
 	bool guessed;
 	__u64 now;
@@ -216,7 +216,7 @@ int kfit_boot_early(const struct kfit_early_opts *o, char *err, size_t errlen)
 			 "bootsum needs CONFIG_DEBUG_INFO_BTF");
 		return -ENOENT;
 	}
-	s = bootsum_bpf__open();
+	s = bootrec_bpf__open();
 	if (!s) {
 		r = -errno;
 		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(-r));
@@ -238,7 +238,7 @@ int kfit_boot_early(const struct kfit_early_opts *o, char *err, size_t errlen)
 		bpf_program__set_autoload(s->progs.bs_module_load, false);
 	guessed = !preempt_count_known();
 	bpf_program__set_autoload(guessed ? s->progs.bs_waking : s->progs.bs_waking_idle, false);
-	r = bootsum_bpf__load(s);
+	r = bootrec_bpf__load(s);
 	if (r) {
 		snprintf(err, errlen, "loading the BPF programs failed: %s",
 			 kfit_reason(r));
@@ -260,7 +260,7 @@ int kfit_boot_early(const struct kfit_early_opts *o, char *err, size_t errlen)
 	}
 	fill_meta(s, m, o, now);
 	m->irq_guessed = guessed;
-	r = bootsum_bpf__attach(s);
+	r = bootrec_bpf__attach(s);
 	if (r) {
 		snprintf(err, errlen, "attaching the BPF programs failed: %s", kfit_reason(r));
 		return early_fail(s, NULL, r);
@@ -287,7 +287,7 @@ int kfit_boot_early(const struct kfit_early_opts *o, char *err, size_t errlen)
 	}
 	kfit_kmsg("boot clock %llu ns", (unsigned long long)boot_ns());
 	/* the pins hold everything now; this process's fds may go */
-	bootsum_bpf__destroy(s);
+	bootrec_bpf__destroy(s);
 	return 0;
 }
 

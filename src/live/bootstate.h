@@ -2,7 +2,7 @@
 #ifndef KFIT_BOOTSTATE_H
 #define KFIT_BOOTSTATE_H
 /*
- * bootsum's recorded state in the kernel (bpf/bootsum.bpf.c): started by
+ * bootsum's recorded state in the kernel (bpf/bootrec.bpf.c): started by
  * `bootsum --early` before the real init, found again by a later bootsum
  * (pinned, else by map id through bs_meta), read into plain arrays for
  * the report (src/lib/boot/bootrep.h), and stopped. And the kernel's own
@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
-#include "kfit/bootsum.h"
+#include "kfit/bootrec.h"
 #include "bootrep.h"
 #include "pin.h"
 

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
-#include "kfit/bootsum.h"
+#include "kfit/bootrec.h"
 #include "bootlog.h"
 
 struct kfit_bootuser {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bootsum: the user-space phase of a boot. Loaded by `bootsum --early`
- * before the first process runs, pinned, and read later: every process
- * (fork, exec, exit, parent, command line), its time on a CPU, runnable
- * and blocked, its block I/O, the long waits with who ended them, and
- * module loads with their init functions. See include/kfit/bootsum.h.
+ * The bootrec engine, bootsum's recorder: the user-space phase of a boot.
+ * Loaded by `bootsum --early` before the first process runs, pinned, and
+ * read later: every process (fork, exec, exit, parent, command line), its
+ * time on a CPU, runnable and blocked, its block I/O, the long waits with
+ * who ended them, and module loads with their init functions. See include/kfit/bootrec.h.
  *
  * Everything is bounded: an index taken past a map's end is a drop,
  * counted in bs_meta. Programs return at once once bs_meta.stopped is set.
@@ -14,7 +14,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "kfit.bpf.h"
-#include "kfit/bootsum.h"
+#include "kfit/bootrec.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

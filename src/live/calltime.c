@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * funcdur's programs and maps from user space (fdmaps.h): funcdur reads a
- * half per interval and clears it, bootsum reads a recording that outlived
- * its loader and leaves it as it is.
+ * The calltime engine (bpf/calltime.bpf.c) from user space (calltime.h):
+ * funcdur reads a half per interval and clears it, bootsum --funcs reads a
+ * recording that outlived its loader and leaves it as it is.
  */
 #include <errno.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "fdmaps.h"
-#include "funcdur.skel.h"
+#include "calltime.h"
+#include "calltime.skel.h"
 #include "hist.h"
 
-struct kfit_attach_progs kfit_fd_progs(const struct funcdur_bpf *s)
+struct kfit_attach_progs kfit_calltime_progs(const struct calltime_bpf *s)
 {
 	return (struct kfit_attach_progs){
 		.obj = s->obj,
@@ -32,7 +32,7 @@ struct kfit_attach_progs kfit_fd_progs(const struct funcdur_bpf *s)
 	};
 }
 
-int kfit_fdmaps_init_fds(struct kfit_fdmaps *m, int stats, int linhists, int edges,
+int kfit_calltime_init_fds(struct kfit_calltime *m, int stats, int linhists, int edges,
 			 int counters)
 {
 	int err;
@@ -48,19 +48,19 @@ int kfit_fdmaps_init_fds(struct kfit_fdmaps *m, int stats, int linhists, int edg
 	if (!err)
 		err = kfit_percpu_init(&m->pcounts, sizeof(__u64), 0);
 	if (err)
-		kfit_fdmaps_free(m);
+		kfit_calltime_free(m);
 	return err;
 }
 
-int kfit_fdmaps_init(struct kfit_fdmaps *m, const struct funcdur_bpf *s)
+int kfit_calltime_init(struct kfit_calltime *m, const struct calltime_bpf *s)
 {
-	return kfit_fdmaps_init_fds(m, bpf_map__fd(s->maps.stats),
+	return kfit_calltime_init_fds(m, bpf_map__fd(s->maps.stats),
 				    bpf_map__fd(s->maps.linhists),
 				    bpf_map__fd(s->maps.edges),
 				    bpf_map__fd(s->maps.counters));
 }
 
-void kfit_fdmaps_free(struct kfit_fdmaps *m)
+void kfit_calltime_free(struct kfit_calltime *m)
 {
 	kfit_percpu_free(&m->pstats);
 	kfit_percpu_free(&m->plins);
@@ -68,7 +68,7 @@ void kfit_fdmaps_free(struct kfit_fdmaps *m)
 	kfit_entries_free(&m->pedges);
 }
 
-static int read_one(struct kfit_fdmaps *m, struct kfit_fstats *fs, int half, int i,
+static int read_one(struct kfit_calltime *m, struct kfit_fstats *fs, int half, int i,
 		    unsigned int flags)
 {
 	struct kfit_fstat *f = &fs->f[i];
@@ -86,7 +86,7 @@ static int read_one(struct kfit_fdmaps *m, struct kfit_fstats *fs, int half, int
 		f->local_ns += s->local_ns;
 		f->filtered += s->filtered;
 	}
-	if ((flags & KFIT_FD_CLEAR) && (err = kfit_percpu_clear(&m->pstats, m->stats, &key)))
+	if ((flags & KFIT_CALLTIME_CLEAR) && (err = kfit_percpu_clear(&m->pstats, m->stats, &key)))
 		return err;
 	if (!fs->lin_step || m->linhists < 0)
 		return 0;
@@ -95,7 +95,7 @@ static int read_one(struct kfit_fdmaps *m, struct kfit_fstats *fs, int half, int
 		return err;
 	for (cpu = 0; cpu < m->plins.ncpus; cpu++)
 		kfit_linhist_merge(&f->l, kfit_percpu_at(&m->plins, cpu));
-	if (flags & KFIT_FD_CLEAR)
+	if (flags & KFIT_CALLTIME_CLEAR)
 		err = kfit_percpu_clear(&m->plins, m->linhists, &key);
 	return err;
 }
@@ -106,7 +106,7 @@ static bool in_half(const void *key, void *half)
 }
 
 /* Max-sub per function from the caller/callee times of this half */
-static int read_edges(struct kfit_fdmaps *m, struct kfit_fstats *fs, int half,
+static int read_edges(struct kfit_calltime *m, struct kfit_fstats *fs, int half,
 		      unsigned int flags)
 {
 	const struct fd_edge *key;
@@ -115,7 +115,7 @@ static int read_edges(struct kfit_fdmaps *m, struct kfit_fstats *fs, int half,
 	int i, err;
 
 	err = kfit_hash_read(m->edges, in_half, &h,
-			     flags & KFIT_FD_CLEAR ? KFIT_HASH_DELETE : 0, &m->pedges);
+			     flags & KFIT_CALLTIME_CLEAR ? KFIT_HASH_DELETE : 0, &m->pedges);
 	for (i = 0; !err && i < m->pedges.n; i++) {
 		key = kfit_entry_key(&m->pedges, i);
 		ns = *(__u64 *)kfit_entry_value(&m->pedges, i);
@@ -124,7 +124,7 @@ static int read_edges(struct kfit_fdmaps *m, struct kfit_fstats *fs, int half,
 	return err;
 }
 
-int kfit_fdmaps_read(struct kfit_fdmaps *m, int half, struct kfit_fstats *fs,
+int kfit_calltime_read(struct kfit_calltime *m, int half, struct kfit_fstats *fs,
 		     unsigned int flags)
 {
 	int i, err;
@@ -137,7 +137,7 @@ int kfit_fdmaps_read(struct kfit_fdmaps *m, int half, struct kfit_fstats *fs,
 	return read_edges(m, fs, half, flags);
 }
 
-void kfit_fdmaps_counters(struct kfit_fdmaps *m, __u64 out[FD_NCOUNTERS])
+void kfit_calltime_counters(struct kfit_calltime *m, __u64 out[FD_NCOUNTERS])
 {
 	__u32 k;
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * funcdur: wall-time duration of every call of the traced functions.
+ * The calltime engine: wall-time duration of every call of the traced
+ * functions. funcdur loads it, and bootsum --funcs from the first process
+ * on (src/live/calltime.c reads it for both).
  *
  * Each attachment carries the function's id as its BPF cookie (the mass
  * attacher, src/live/attach.c, sets it, and kfit_ready once all are
@@ -15,7 +17,7 @@
 #include <bpf/bpf_tracing.h>
 #include "kfit.bpf.h"
 #include "fcall.bpf.h"
-#include "kfit/funcdur.h"
+#include "kfit/calltime.h"
 
 /* Configuration, set by the loader before load; the filters: fcall.bpf.h */
 const volatile __u64 min_ns;

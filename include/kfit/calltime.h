@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Types shared by bpf/funcdur.bpf.c and src/cmd/funcdur.c */
-#ifndef KFIT_FUNCDUR_H
-#define KFIT_FUNCDUR_H
+/* The calltime engine's types: bpf/calltime.bpf.c and its readers */
+#ifndef KFIT_CALLTIME_H
+#define KFIT_CALLTIME_H
 
 #include "kfit/fcall.h"
 #include "kfit/hist.h"

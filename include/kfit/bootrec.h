@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * bootsum's recorded state, shared by bpf/bootsum.bpf.c and user space.
+ * bootsum's recorded state, shared by bpf/bootrec.bpf.c and user space.
  * `bootsum --early` loads the programs before the first process, pins
  * them and execs the real init; a later `bootsum` reads these maps (by
  * pinned path, else by map id found through bs_meta) and reports.
  * Every array is bounded; what did not fit is counted in bs_meta.
  * Times are CLOCK_BOOTTIME nanoseconds (bpf_ktime_get_boot_ns).
  */
-#ifndef KFIT_BOOTSUM_H
-#define KFIT_BOOTSUM_H
+#ifndef KFIT_BOOTREC_H
+#define KFIT_BOOTREC_H
 
 #include <linux/types.h>
 
@@ -119,7 +119,7 @@ struct bs_meta {
 };
 
 /*
- * bootsum --funcs GLOB: funcdur's programs (bpf/funcdur.bpf.c), loaded by
+ * bootsum --funcs GLOB: funcdur's programs (bpf/calltime.bpf.c), loaded by
  * bootsum --early, their maps read later as funcdur reads them. Map
  * bs_funcs (ARRAY of BS_FENT-byte values, bs_meta.funcs_id) says where the
  * rest is: entry 0 a bs_funcs_head, entries 1..nfuncs the functions in

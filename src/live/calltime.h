@@ -1,51 +1,51 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef KFIT_FDMAPS_H
-#define KFIT_FDMAPS_H
+#ifndef KFIT_CALLTIME_LIVE_H
+#define KFIT_CALLTIME_LIVE_H
 
 #include <stdbool.h>
-#include "kfit/funcdur.h"
+#include "kfit/calltime.h"
 #include "attach.h"
 #include "fstats.h"
 #include "maps.h"
 
 /*
- * funcdur's BPF side (bpf/funcdur.bpf.c) from user space, for every loader
+ * The calltime engine (bpf/calltime.bpf.c) from user space, for every loader
  * of it (funcdur, bootsum --funcs): its programs for the attacher, and its
  * maps read into a kfit_fstats. The maps go by file descriptor, so that
  * maps found again by id (a recording that outlived its loader) read the
  * same way as a skeleton's.
  */
-struct funcdur_bpf;
+struct calltime_bpf;
 
 /* The skeleton's programs, for kfit_attacher_prepare() */
-struct kfit_attach_progs kfit_fd_progs(const struct funcdur_bpf *s);
+struct kfit_attach_progs kfit_calltime_progs(const struct calltime_bpf *s);
 
-struct kfit_fdmaps {
+struct kfit_calltime {
 	int stats, linhists, edges, counters;	/* map fds; linhists -1: none */
 	struct kfit_percpu pstats, plins, pcounts;	/* values read */
 	struct kfit_entries pedges;
 };
 
 /* fds of the maps of s (the caller's: not closed here), buffers; 0 or -errno */
-int kfit_fdmaps_init(struct kfit_fdmaps *m, const struct funcdur_bpf *s);
+int kfit_calltime_init(struct kfit_calltime *m, const struct calltime_bpf *s);
 /* The same from fds the caller opened (by id or pin); 0 or -errno */
-int kfit_fdmaps_init_fds(struct kfit_fdmaps *m, int stats, int linhists, int edges,
+int kfit_calltime_init_fds(struct kfit_calltime *m, int stats, int linhists, int edges,
 			 int counters);
-void kfit_fdmaps_free(struct kfit_fdmaps *m);
+void kfit_calltime_free(struct kfit_calltime *m);
 
 enum {
-	KFIT_FD_CLEAR = 1 << 0,	/* zero what was read: the next report starts afresh */
+	KFIT_CALLTIME_CLEAR = 1 << 0,	/* zero what was read: the next report starts afresh */
 };
 
 /*
  * Half half's figures (fd_key) of every function of fs, max-sub included,
  * into fs: reset first, f->hidden left as the caller set it. Linear
- * histograms where fs->lin_step. With KFIT_FD_CLEAR the maps are emptied
+ * histograms where fs->lin_step. With KFIT_CALLTIME_CLEAR the maps are emptied
  * as read: only for a half that nothing writes (kfit_epoch_flip). 0 or -errno.
  */
-int kfit_fdmaps_read(struct kfit_fdmaps *m, int half, struct kfit_fstats *fs,
+int kfit_calltime_read(struct kfit_calltime *m, int half, struct kfit_fstats *fs,
 		     unsigned int flags);
 /* The counters (enum fd_counter) summed over CPUs; 0 where unreadable */
-void kfit_fdmaps_counters(struct kfit_fdmaps *m, __u64 out[FD_NCOUNTERS]);
+void kfit_calltime_counters(struct kfit_calltime *m, __u64 out[FD_NCOUNTERS]);
 
 #endif
