@@ -46,7 +46,7 @@ elif [ -f "$TESTS/live/run.sh" ]; then
 	# IFUNCs: the tools here are static), test_callgraph_sampled.sh
 	# (python3, gzip) and test_command.sh (coreutils' programs, perf);
 	# test_repo.sh reads the source tree
-	export KFIT_LIVE_EXCLUDE="test_record_vm.sh test_bootsum_vm.sh test_kd.sh test_record.sh test_uprobes.sh test_utargets.sh test_callgraph_sampled.sh test_command.sh test_repo.sh"
+	export KFIT_LIVE_EXCLUDE="test_record_vm.sh test_bootsum_vm.sh test_kd.sh test_record.sh test_uprobes.sh test_utargets.sh test_callgraph_sampled.sh test_command.sh test_repo.sh test_docs.sh"
 	echo "=== test_kd.sh, test_record.sh run on the host; recording in the VM: test_record_vm.sh; boots: test_bootsum_vm.sh"
 	if [ "${KFIT_VM_ALL_LIVE:-}" != 1 ]; then
 		export KFIT_LIVE_EXCLUDE="$KFIT_LIVE_EXCLUDE test_callgraph.sh"
