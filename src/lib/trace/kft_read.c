@@ -18,7 +18,7 @@
 #include <zlib.h>
 #include "kfit/rec.h"
 #include "kft.h"
-#include "kft_int.h"
+#include "kft_codec.h"
 
 /* Table ids above this are refused: allocations stay sane */
 #define ID_MAX		(1U << 20)
