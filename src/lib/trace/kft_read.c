@@ -19,80 +19,12 @@
 #include "kfit/rec.h"
 #include "kft.h"
 #include "kft_codec.h"
+#include "kft_file.h"
 
 /* Table ids above this are refused: allocations stay sane */
 #define ID_MAX		(1U << 20)
 /* The most bytes one byte of deflate data inflates to, with slack */
 #define ZLIB_RATIO	1032
-
-struct sym {
-	__u64 addr;
-	__u32 pid;
-	bool kernel;
-	__u32 order;		/* in the file: the first of duplicates wins */
-	const char *name;
-};
-
-struct unknown {
-	__u64 addr;
-	__u32 pid;
-	bool kernel;
-	char *name;
-};
-
-struct kvs {
-	struct kft_kv *kv;
-	int n, alloc;
-};
-
-struct kft_file {
-	int fd;			/* -1: mem */
-	const unsigned char *mem;
-	__u64 size;
-	struct kft_header hdr;
-	bool complete;
-	__u64 missing;
-
-	char **texts;		/* what the strings point into */
-	size_t ntexts;
-	struct kvs meta, stats;
-	struct kft_func *funcs;
-	int nfuncs;
-	struct kft_event *events;
-	int nevents;
-	struct kft_task *tasks;
-	int ntasks;
-	struct kft_name *names;
-	int nnames;
-	struct sym *syms;
-	size_t nsyms, asyms;
-	struct unknown *unk;	/* names of addresses not in SYMS, a hash */
-	size_t nunk, unkmask;
-	bool has_layout;
-
-	struct kft_chunkinfo *chunks;
-	int nchunks, achunks;
-	int duplicates;		/* chunks found twice: the later copies left out */
-	__u64 stats_at;		/* where the STATS block was (0: none) */
-
-	char *err;
-	size_t errlen;
-};
-
-static int fail(struct kft_file *f, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int fail(struct kft_file *f, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (f->err && f->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(f->err, f->errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EBADMSG;
-}
 
 /* len bytes at off, all within the file: 0, -EBADMSG (beyond it), -EIO */
 static int read_at(struct kft_file *f, void *buf, size_t len, __u64 off)
@@ -242,7 +174,7 @@ static int parse_kv(struct kft_file *f, struct kvs *t, char *p, char *end)
 			continue;
 		*eq = '\0';
 		if (kv_add(t, l, eq + 1))
-			return fail(f, "out of memory");
+			return kft_file_fail(f, "out of memory");
 	}
 	return 0;
 }
@@ -283,11 +215,11 @@ static int parse_funcs(struct kft_file *f, char *p, char *end)
 	char *l, *fld[6];
 
 	if (f->funcs)
-		return fail(f, "corrupt trace file: two FUNCS blocks");
+		return kft_file_fail(f, "corrupt trace file: two FUNCS blocks");
 	t = calloc(max, sizeof(*t));
 	ids = calloc(max, sizeof(*ids));
 	if (!t || !ids) {
-		rc = fail(f, "out of memory");
+		rc = kft_file_fail(f, "out of memory");
 		goto out;
 	}
 	while ((l = next_line(&p, end))) {
@@ -295,7 +227,8 @@ static int parse_funcs(struct kft_file *f, char *p, char *end)
 			continue;
 		if (split(l, fld, 6) != 6 || parse_id(fld[0], &ids[n]) ||
 		    (strcmp(fld[1], "k") && strcmp(fld[1], "u")) || !*fld[2]) {
-			rc = fail(f, "corrupt trace file: bad line %d of its FUNCS block", n + 1);
+			rc = kft_file_fail(f, "corrupt trace file: bad line %d of its FUNCS block",
+					   n + 1);
 			goto out;
 		}
 		t[n] = (struct kft_func){
@@ -309,11 +242,11 @@ static int parse_funcs(struct kft_file *f, char *p, char *end)
 	pos = malloc((n ? n : 1) * sizeof(*pos));
 	out = calloc(n ? n : 1, sizeof(*out));
 	if (!pos || !out) {
-		rc = fail(f, "out of memory");
+		rc = kft_file_fail(f, "out of memory");
 		goto out;
 	}
 	if (dense_ids(ids, n, pos)) {
-		rc = fail(f, "corrupt trace file: the ids of its FUNCS block are not 0..%d once each", n - 1);
+		rc = kft_file_fail(f, "corrupt trace file: the ids of its FUNCS block are not 0..%d once each", n - 1);
 		goto out;
 	}
 	for (i = 0; i < n; i++)
@@ -411,7 +344,7 @@ static int parse_format(struct kft_file *f, struct kft_event *ev, char *p, char 
 	char *l;
 
 	if (!fl)
-		return fail(f, "out of memory");
+		return kft_file_fail(f, "out of memory");
 	while ((l = next_line(&p, end))) {
 		l += strspn(l, " \t");
 		if (strncmp(l, "field:", 6))
@@ -419,14 +352,14 @@ static int parse_format(struct kft_file *f, struct kft_event *ev, char *p, char 
 		r = parse_field(l, &fl[n]);
 		if (r < 0) {
 			free(fl);
-			return fail(f, "corrupt trace file: a bad field line in the format of %s", ev->name);
+			return kft_file_fail(f, "corrupt trace file: a bad field line in the format of %s", ev->name);
 		}
 		n += r;
 	}
 	/* The array lives in f->texts, freed with the rest */
 	if (!keep_text(f, (const char *)fl, n * sizeof(*fl))) {
 		free(fl);
-		return fail(f, "out of memory");
+		return kft_file_fail(f, "out of memory");
 	}
 	ev->fields = (const struct kft_field *)f->texts[f->ntexts - 1];
 	ev->nfields = n;
@@ -445,11 +378,11 @@ static int parse_events(struct kft_file *f, char *p, char *end)
 	__u32 *ids = NULL;
 
 	if (f->events)
-		return fail(f, "corrupt trace file: two EVENTS blocks");
+		return kft_file_fail(f, "corrupt trace file: two EVENTS blocks");
 	t = calloc(max, sizeof(*t));
 	ids = calloc(max, sizeof(*ids));
 	if (!t || !ids) {
-		rc = fail(f, "out of memory");
+		rc = kft_file_fail(f, "out of memory");
 		goto out;
 	}
 	while (p < end) {
@@ -462,18 +395,18 @@ static int parse_events(struct kft_file *f, char *p, char *end)
 			continue;
 		}
 		if (nl - l < 7 || memcmp(l, "event ", 6)) {
-			rc = fail(f, "corrupt trace file: its EVENTS block has text outside an event");
+			rc = kft_file_fail(f, "corrupt trace file: its EVENTS block has text outside an event");
 			goto out;
 		}
 		*nl = '\0';
 		sp = strchr(l + 6, ' ');
 		if (!sp || !sp[1] || strchr(sp + 1, ' ')) {
-			rc = fail(f, "corrupt trace file: a bad event line in its EVENTS block");
+			rc = kft_file_fail(f, "corrupt trace file: a bad event line in its EVENTS block");
 			goto out;
 		}
 		*sp = '\0';
 		if (parse_id(l + 6, &ids[n])) {
-			rc = fail(f, "corrupt trace file: a bad event id in its EVENTS block");
+			rc = kft_file_fail(f, "corrupt trace file: a bad event id in its EVENTS block");
 			goto out;
 		}
 		t[n].id = ids[n];
@@ -493,7 +426,7 @@ static int parse_events(struct kft_file *f, char *p, char *end)
 			fend = fmt;
 		copy = keep_text(f, fmt, fend - fmt);
 		if (!copy || !keep_text(f, fmt, fend - fmt)) {
-			rc = fail(f, "out of memory");
+			rc = kft_file_fail(f, "out of memory");
 			goto out;
 		}
 		t[n].format = copy;
@@ -506,11 +439,11 @@ static int parse_events(struct kft_file *f, char *p, char *end)
 	pos = malloc((n ? n : 1) * sizeof(*pos));
 	out = calloc(n ? n : 1, sizeof(*out));
 	if (!pos || !out) {
-		rc = fail(f, "out of memory");
+		rc = kft_file_fail(f, "out of memory");
 		goto out;
 	}
 	if (dense_ids(ids, n, pos)) {
-		rc = fail(f, "corrupt trace file: the ids of its EVENTS block are not 0..%d once each", n - 1);
+		rc = kft_file_fail(f, "corrupt trace file: the ids of its EVENTS block are not 0..%d once each", n - 1);
 		goto out;
 	}
 	for (i = 0; i < n; i++)
@@ -534,7 +467,7 @@ static int parse_tasks(struct kft_file *f, char *p, char *end)
 	char *l, *fld[4];
 
 	if (!t)
-		return fail(f, "out of memory");
+		return kft_file_fail(f, "out of memory");
 	f->tasks = t;
 	while ((l = next_line(&p, end))) {
 		if (!*l)
@@ -542,8 +475,8 @@ static int parse_tasks(struct kft_file *f, char *p, char *end)
 		memset(&t[n], 0, sizeof(t[n]));
 		if (split(l, fld, 4) != 4 || parse_u32(fld[0], &t[n].pid) ||
 		    parse_u32(fld[1], &t[n].tid) || parse_u32(fld[2], &t[n].ppid))
-			return fail(f, "corrupt trace file: bad line %d of its TASKS block",
-				    n - f->ntasks + 1);
+			return kft_file_fail(f, "corrupt trace file: bad line %d of its TASKS block",
+					     n - f->ntasks + 1);
 		snprintf(t[n].comm, sizeof(t[n].comm), "%s", fld[3]);
 		n++;
 		f->ntasks = n;
@@ -568,7 +501,7 @@ static int parse_names(struct kft_file *f, char *p, char *end)
 	char *l, *fld[4];
 
 	if (!t)
-		return fail(f, "out of memory");
+		return kft_file_fail(f, "out of memory");
 	f->names = t;
 	while ((l = next_line(&p, end))) {
 		if (!*l)
@@ -576,8 +509,8 @@ static int parse_names(struct kft_file *f, char *p, char *end)
 		memset(&t[n], 0, sizeof(t[n]));
 		if (split(l, fld, 4) != 4 || parse_u64(fld[0], 10, &t[n].ts) ||
 		    parse_u32(fld[1], &t[n].pid) || parse_u32(fld[2], &t[n].tid))
-			return fail(f, "corrupt trace file: bad line %d of its NAMES block",
-				    n - f->nnames + 1);
+			return kft_file_fail(f, "corrupt trace file: bad line %d of its NAMES block",
+					     n - f->nnames + 1);
 		snprintf(t[n].comm, sizeof(t[n].comm), "%s", fld[3]);
 		n++;
 		f->nnames = n;
@@ -614,7 +547,7 @@ static int parse_syms(struct kft_file *f, char *p, char *end)
 	int line = 0;
 
 	if (!s)
-		return fail(f, "out of memory");
+		return kft_file_fail(f, "out of memory");
 	f->syms = s;
 	while ((l = next_line(&p, end))) {
 		line++;
@@ -624,7 +557,8 @@ static int parse_syms(struct kft_file *f, char *p, char *end)
 		    parse_u64(fld[1], 16, &addr) ||
 		    (strcmp(fld[2], "k") && strcmp(fld[2], "u"))) {
 			f->nsyms = before;	/* those sorted before stay usable */
-			return fail(f, "corrupt trace file: bad line %d of its SYMS block", line);
+			return kft_file_fail(f, "corrupt trace file: bad line %d of its SYMS block",
+					     line);
 		}
 		s[f->nsyms] = (struct sym){
 			.addr = addr, .kernel = fld[2][0] == 'k',
@@ -647,24 +581,26 @@ static int parse_block(struct kft_file *f, const struct kft_block *b, __u64 off)
 	int err;
 
 	if (b->flags || b->raw_size != b->size)
-		return fail(f, "corrupt trace file: its %s block has flags %#x", name, b->flags);
+		return kft_file_fail(f, "corrupt trace file: its %s block has flags %#x",
+				     name, b->flags);
 	if (claim_ok(f, off + sizeof(*b), b->size))
-		return fail(f, "corrupt trace file: its %s block at offset %llu claims %u bytes "
-			    "the file does not hold (a hole)", name, (unsigned long long)off,
-			    b->size);
+		return kft_file_fail(f, "corrupt trace file: its %s block at offset %llu claims %u bytes "
+				     "the file does not hold (a hole)", name,
+				     (unsigned long long)off, b->size);
 	text = malloc((size_t)b->size + 1);
 	if (!text)
-		return fail(f, "out of memory");
+		return kft_file_fail(f, "out of memory");
 	err = read_at(f, text, b->size, off + sizeof(*b));
 	if (err) {
 		free(text);
-		return err == -EBADMSG ? fail(f, "corrupt trace file: its %s block runs past the end", name)
-				       : fail(f, "read error: %s", strerror(-err));
+		return err == -EBADMSG ?
+		       kft_file_fail(f, "corrupt trace file: its %s block runs past the end", name) :
+		       kft_file_fail(f, "read error: %s", strerror(-err));
 	}
 	if (kft_crc(text, b->size) != b->crc) {
 		free(text);
-		return fail(f, "corrupt trace file: the %s block at offset %llu fails its CRC",
-			    name, (unsigned long long)off);
+		return kft_file_fail(f, "corrupt trace file: the %s block at offset %llu fails its CRC",
+				     name, (unsigned long long)off);
 	}
 	text[b->size] = '\0';
 	end = text + b->size;
@@ -673,7 +609,7 @@ static int parse_block(struct kft_file *f, const struct kft_block *b, __u64 off)
 
 		if (!t) {
 			free(text);
-			return fail(f, "out of memory");
+			return kft_file_fail(f, "out of memory");
 		}
 		f->texts = t;
 		f->texts[f->ntexts++] = text;
@@ -688,7 +624,7 @@ static int parse_block(struct kft_file *f, const struct kft_block *b, __u64 off)
 		char why[256];
 
 		if (kft_layout_check(text, b->size, why, sizeof(why)))
-			return fail(f, "%s", why);
+			return kft_file_fail(f, "%s", why);
 		f->has_layout = true;
 		return 0;
 	}
@@ -742,7 +678,7 @@ static int add_chunk(struct kft_file *f, const struct kft_chunkinfo *ci)
 		struct kft_chunkinfo *c = realloc(f->chunks, n * sizeof(*c));
 
 		if (!c)
-			return fail(f, "out of memory");
+			return kft_file_fail(f, "out of memory");
 		f->chunks = c;
 		f->achunks = n;
 	}
@@ -776,7 +712,7 @@ static int read_index(struct kft_file *f, __u64 *index_off, __u64 *stats_off)
 		return 0;
 	ent = malloc(b.size ? b.size : 1);
 	if (!ent)
-		return fail(f, "out of memory");
+		return kft_file_fail(f, "out of memory");
 	if (read_at(f, ent, b.size, ft.index_off + sizeof(b)) ||
 	    kft_crc(ent, b.size) != b.crc)
 		goto out;
@@ -818,8 +754,8 @@ static int walk_meta(struct kft_file *f, __u64 pos, __u64 stop)
 		if (stop - pos < sizeof(b) || read_at(f, &b, sizeof(b), pos) ||
 		    kft_block_check(&b) || stop - pos - sizeof(b) < b.size ||
 		    b.type == KFT_B_CHUNK || b.type == KFT_B_INDEX)
-			return fail(f, "corrupt trace file: a bad block at offset %llu",
-				    (unsigned long long)pos);
+			return kft_file_fail(f, "corrupt trace file: a bad block at offset %llu",
+					     (unsigned long long)pos);
 		if (is_meta(b.type)) {
 			err = parse_block(f, &b, pos);
 			if (err)
@@ -871,24 +807,26 @@ static int check_header(struct kft_file *f)
 
 	if (f->size < sizeof(h->magic) || read_at(f, &f->hdr, sizeof(h->magic), 0) ||
 	    memcmp(h->magic, KFT_MAGIC, sizeof(h->magic)))
-		return fail(f, "not a kfit trace file");
+		return kft_file_fail(f, "not a kfit trace file");
 	if (f->size < sizeof(*h) || read_at(f, &f->hdr, sizeof(*h), 0))
-		return fail(f, "truncated trace file: it ends inside its header");
+		return kft_file_fail(f, "truncated trace file: it ends inside its header");
 	if (h->endian == bswap_32(KFT_ENDIAN))
-		return fail(f, "written on a %s-endian machine: this kd reads %s-endian files only",
-			    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? "big" : "little",
-			    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? "little" : "big");
+		return kft_file_fail(f, "written on a %s-endian machine: this kd reads %s-endian files only",
+				     __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? "big" : "little",
+				     __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? "little" : "big");
 	if (h->endian != KFT_ENDIAN)
-		return fail(f, "corrupt trace file: its header's byte order mark is %#x", h->endian);
+		return kft_file_fail(f, "corrupt trace file: its header's byte order mark is %#x",
+				     h->endian);
 	if (h->version != KFT_VERSION)
-		return fail(f, "written by kfit trace format version %u; this kd reads %d",
-			    h->version, KFT_VERSION);
+		return kft_file_fail(f, "written by kfit trace format version %u; this kd reads %d",
+				     h->version, KFT_VERSION);
 	if (h->header_size != sizeof(*h) || h->block_size != sizeof(struct kft_block))
-		return fail(f, "corrupt trace file: header size %u, block size %u (expected %zu, %zu)",
-			    h->header_size, h->block_size, sizeof(*h), sizeof(struct kft_block));
+		return kft_file_fail(f, "corrupt trace file: header size %u, block size %u (expected %zu, %zu)",
+				     h->header_size, h->block_size, sizeof(*h),
+				     sizeof(struct kft_block));
 	if (h->rec_version != KFIT_REC_VERSION)
-		return fail(f, "its records are of version %u; this kd reads %d",
-			    h->rec_version, KFIT_REC_VERSION);
+		return kft_file_fail(f, "its records are of version %u; this kd reads %d",
+				     h->rec_version, KFIT_REC_VERSION);
 	return 0;
 }
 
@@ -929,7 +867,7 @@ static int drop_duplicates(struct kft_file *f)
 		return 0;
 	v = malloc(f->nchunks * sizeof(*v));
 	if (!v)
-		return fail(f, "out of memory");
+		return kft_file_fail(f, "out of memory");
 	for (i = 0; i < f->nchunks; i++)
 		v[i] = &f->chunks[i];
 	qsort(v, f->nchunks, sizeof(*v), dup_cmp);
@@ -974,14 +912,14 @@ static int load(struct kft_file *f)
 				pos = next + sizeof(struct kft_block) + f->chunks[i].size;
 		}
 		if (f->stats_at != stats_off)
-			return fail(f, "corrupt trace file: its footer does not point at its STATS block");
+			return kft_file_fail(f, "corrupt trace file: its footer does not point at its STATS block");
 	} else {
 		rc = walk_all(f);
 		if (rc)
 			return rc;
 	}
 	if (f->nchunks && !f->has_layout)
-		return fail(f, "corrupt trace file: it has chunks but no record layout (LAYOUT block)");
+		return kft_file_fail(f, "corrupt trace file: it has chunks but no record layout (LAYOUT block)");
 	return drop_duplicates(f);
 }
 
