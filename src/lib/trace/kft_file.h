@@ -4,7 +4,8 @@
 
 /*
  * The reader's open file (struct kft_file, opaque in kft.h) and what its
- * parts share: private to the reader, kft_read.c
+ * parts share: private to the reader, kft_read.c, and kft_text.c, which
+ * parses its description blocks
  */
 
 #include <errno.h>
@@ -84,5 +85,21 @@ static inline int kft_file_fail(struct kft_file *f, const char *fmt, ...)
 	}
 	return -EBADMSG;
 }
+
+/*
+ * kft_text.c: a description block's text (p to end, NUL-terminated, the
+ * file's own) parsed in place into f's tables: 0, or -EBADMSG with why
+ * in f's err (out of memory too).
+ */
+int kft_text_parse_kv(struct kft_file *f, struct kvs *t, char *p, char *end);
+int kft_text_parse_funcs(struct kft_file *f, char *p, char *end);
+int kft_text_parse_events(struct kft_file *f, char *p, char *end);
+int kft_text_parse_tasks(struct kft_file *f, char *p, char *end);
+int kft_text_parse_names(struct kft_file *f, char *p, char *end);
+int kft_text_parse_syms(struct kft_file *f, char *p, char *end);
+/* A whole unsigned number in base (no sign, no spaces): 0 or -1 */
+int kft_text_parse_u64(const char *s, int base, __u64 *v);
+/* SYMS entries in their sorted order (kft_sym looks them up by it) */
+int kft_text_sym_cmp(const void *a, const void *b);
 
 #endif

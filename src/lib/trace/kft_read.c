@@ -2,13 +2,12 @@
 /*
  * The trace file's reader: what kd and the fuzzer open. Every byte is
  * outside input: sizes are checked against the file before any read,
- * CRCs before any parse, and text is parsed without fixed buffers.
+ * CRCs before any parse, and text is parsed (kft_text.c) without fixed
+ * buffers.
  */
 #include <byteswap.h>
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,8 +20,6 @@
 #include "kft_codec.h"
 #include "kft_file.h"
 
-/* Table ids above this are refused: allocations stay sane */
-#define ID_MAX		(1U << 20)
 /* The most bytes one byte of deflate data inflates to, with slack */
 #define ZLIB_RATIO	1032
 
@@ -74,504 +71,13 @@ static int claim_ok(struct kft_file *f, __u64 off, __u64 len)
 	return (__u64)hole < off + len ? -EBADMSG : 0;
 }
 
-/* ---- text parsing -------------------------------------------------------- */
+/* ---- blocks -------------------------------------------------------------- */
 
 static const char *const block_names[KFT_B_NTYPES] = {
 	[KFT_B_META] = "META", [KFT_B_LAYOUT] = "LAYOUT", [KFT_B_FUNCS] = "FUNCS",
 	[KFT_B_EVENTS] = "EVENTS", [KFT_B_TASKS] = "TASKS", [KFT_B_SYMS] = "SYMS",
 	[KFT_B_CHUNK] = "CHUNK", [KFT_B_STATS] = "STATS", [KFT_B_INDEX] = "INDEX",
 };
-
-/* The next line of *p (NUL-terminated in place), or NULL at the end */
-static char *next_line(char **p, char *end)
-{
-	char *l = *p, *nl;
-
-	if (l >= end)
-		return NULL;
-	nl = memchr(l, '\n', end - l);
-	if (!nl)
-		nl = end;
-	*nl = '\0';
-	*p = nl + 1;
-	return l;
-}
-
-/* Split at tabs into at most max fields, the last taking the rest: how many */
-static int split(char *line, char **fld, int max)
-{
-	int n = 0;
-
-	fld[n++] = line;
-	while (n < max) {
-		char *t = strchr(fld[n - 1], '\t');
-
-		if (!t)
-			break;
-		*t = '\0';
-		fld[n++] = t + 1;
-	}
-	return n;
-}
-
-/* A whole unsigned number in base (no sign, no spaces): 0 or -1 */
-static int parse_u64(const char *s, int base, __u64 *v)
-{
-	unsigned long long x;
-	char *end;
-
-	if (base == 16 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		s += 2;
-	/* strtoull would take spaces and signs */
-	if (!isxdigit((unsigned char)s[0]) || (base == 10 && !isdigit((unsigned char)s[0])))
-		return -1;
-	errno = 0;
-	x = strtoull(s, &end, base);
-	if (errno || *end)
-		return -1;
-	*v = x;
-	return 0;
-}
-
-static int parse_u32(const char *s, __u32 *v)
-{
-	__u64 x;
-
-	if (parse_u64(s, 10, &x) || x > UINT32_MAX)
-		return -1;
-	*v = x;
-	return 0;
-}
-
-static int parse_id(const char *s, __u32 *v)
-{
-	return parse_u32(s, v) || *v >= ID_MAX ? -1 : 0;
-}
-
-static int kv_add(struct kvs *t, const char *key, const char *val)
-{
-	if (t->n == t->alloc) {
-		int n = t->alloc ? 2 * t->alloc : 32;
-		struct kft_kv *kv = realloc(t->kv, n * sizeof(*kv));
-
-		if (!kv)
-			return -ENOMEM;
-		t->kv = kv;
-		t->alloc = n;
-	}
-	t->kv[t->n++] = (struct kft_kv){ key, val };
-	return 0;
-}
-
-/* "key=value" lines; lines without '=' carry nothing and are skipped */
-static int parse_kv(struct kft_file *f, struct kvs *t, char *p, char *end)
-{
-	char *l, *eq;
-
-	while ((l = next_line(&p, end))) {
-		eq = strchr(l, '=');
-		if (!eq || eq == l)
-			continue;
-		*eq = '\0';
-		if (kv_add(t, l, eq + 1))
-			return kft_file_fail(f, "out of memory");
-	}
-	return 0;
-}
-
-static int count_lines(const char *p, const char *end)
-{
-	int n = 0;
-
-	for (; p < end; p++)
-		n += *p == '\n';
-	return n + 1;
-}
-
-/*
- * Each id of n entries once, all below n: ids[] (by the position of each
- * entry) become the table's order. 0 or -1.
- */
-static int dense_ids(const __u32 *ids, int n, int *pos)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		pos[i] = -1;
-	for (i = 0; i < n; i++) {
-		if (ids[i] >= (__u32)n || pos[ids[i]] >= 0)
-			return -1;
-		pos[ids[i]] = i;
-	}
-	return 0;
-}
-
-/* FUNCS: "ID\tKIND\tNAME\tOBJECT\tBUILD_ID\tFLAGS", ids 0..N-1 */
-static int parse_funcs(struct kft_file *f, char *p, char *end)
-{
-	int max = count_lines(p, end), n = 0, i, *pos = NULL, rc = 0;
-	struct kft_func *t = NULL, *out = NULL;
-	__u32 *ids = NULL;
-	char *l, *fld[6];
-
-	if (f->funcs)
-		return kft_file_fail(f, "corrupt trace file: two FUNCS blocks");
-	t = calloc(max, sizeof(*t));
-	ids = calloc(max, sizeof(*ids));
-	if (!t || !ids) {
-		rc = kft_file_fail(f, "out of memory");
-		goto out;
-	}
-	while ((l = next_line(&p, end))) {
-		if (!*l)
-			continue;
-		if (split(l, fld, 6) != 6 || parse_id(fld[0], &ids[n]) ||
-		    (strcmp(fld[1], "k") && strcmp(fld[1], "u")) || !*fld[2]) {
-			rc = kft_file_fail(f, "corrupt trace file: bad line %d of its FUNCS block",
-					   n + 1);
-			goto out;
-		}
-		t[n] = (struct kft_func){
-			.id = ids[n], .kernel = fld[1][0] == 'k',
-			.dropped = strstr(fld[5], "dropped") != NULL,
-			.name = fld[2], .object = fld[3],
-			.build_id = strcmp(fld[4], "-") ? fld[4] : "",
-		};
-		n++;
-	}
-	pos = malloc((n ? n : 1) * sizeof(*pos));
-	out = calloc(n ? n : 1, sizeof(*out));
-	if (!pos || !out) {
-		rc = kft_file_fail(f, "out of memory");
-		goto out;
-	}
-	if (dense_ids(ids, n, pos)) {
-		rc = kft_file_fail(f, "corrupt trace file: the ids of its FUNCS block are not 0..%d once each", n - 1);
-		goto out;
-	}
-	for (i = 0; i < n; i++)
-		out[i] = t[pos[i]];
-	f->funcs = out;
-	f->nfuncs = n;
-	out = NULL;
-out:
-	free(out);
-	free(pos);
-	free(ids);
-	free(t);
-	return rc;
-}
-
-/* A text of the file's own, kept until kft_close */
-static char *keep_text(struct kft_file *f, const char *s, size_t len)
-{
-	char **t = realloc(f->texts, (f->ntexts + 1) * sizeof(*t));
-	char *c;
-
-	if (!t)
-		return NULL;
-	f->texts = t;
-	c = malloc(len + 1);
-	if (!c)
-		return NULL;
-	memcpy(c, s, len);
-	c[len] = '\0';
-	f->texts[f->ntexts++] = c;
-	return c;
-}
-
-/* The number after key in s (up to its ';'): 0, or -1 when none */
-static int field_num(const char *s, const char *key, __u32 *v)
-{
-	const char *k = strstr(s, key);
-	char num[16];
-	size_t n;
-
-	if (!k)
-		return -1;
-	k += strlen(key);
-	n = strcspn(k, ";");
-	if (!n || n >= sizeof(num) || !k[n])
-		return -1;
-	memcpy(num, k, n);
-	num[n] = '\0';
-	return parse_u32(num, v);
-}
-
-/*
- * One "\tfield:TYPE NAME;\toffset:N;\tsize:N;\tsigned:N;" line (in place):
- * 1 a field, 0 a common_ one, -1 malformed.
- */
-static int parse_field(char *l, struct kft_field *fl)
-{
-	char *decl = l, *semi, *sp, *br;
-	__u32 sig = 0;
-
-	decl += strlen("field:");
-	semi = strchr(decl, ';');
-	if (!semi)
-		return -1;
-	*semi = '\0';
-	if (field_num(semi + 1, "offset:", &fl->offset) ||
-	    field_num(semi + 1, "size:", &fl->size) ||
-	    fl->offset > 0xffff || fl->size > 0xffff)
-		return -1;
-	if (strstr(semi + 1, "signed:") && field_num(semi + 1, "signed:", &sig))
-		return -1;
-	while (*decl == ' ')
-		decl++;
-	sp = strrchr(decl, ' ');
-	if (!sp || sp == decl || !sp[1])
-		return -1;
-	*sp = '\0';
-	fl->type = decl;
-	fl->name = sp + 1;
-	br = strchr(fl->name, '[');
-	fl->is_array = br != NULL;
-	if (br)
-		*br = '\0';
-	fl->is_signed = sig != 0;
-	if (!*fl->name)
-		return -1;
-	return strncmp(fl->name, "common_", 7) ? 1 : 0;
-}
-
-/* An event's format text (from *p to end, in place): its fields */
-static int parse_format(struct kft_file *f, struct kft_event *ev, char *p, char *end)
-{
-	int max = count_lines(p, end), n = 0, r;
-	struct kft_field *fl = calloc(max, sizeof(*fl));
-	char *l;
-
-	if (!fl)
-		return kft_file_fail(f, "out of memory");
-	while ((l = next_line(&p, end))) {
-		l += strspn(l, " \t");
-		if (strncmp(l, "field:", 6))
-			continue;
-		r = parse_field(l, &fl[n]);
-		if (r < 0) {
-			free(fl);
-			return kft_file_fail(f, "corrupt trace file: a bad field line in the format of %s", ev->name);
-		}
-		n += r;
-	}
-	/* The array lives in f->texts, freed with the rest */
-	if (!keep_text(f, (const char *)fl, n * sizeof(*fl))) {
-		free(fl);
-		return kft_file_fail(f, "out of memory");
-	}
-	ev->fields = (const struct kft_field *)f->texts[f->ntexts - 1];
-	ev->nfields = n;
-	free(fl);
-	return 0;
-}
-
-/*
- * EVENTS: "event ID CAT:NAME", then its format file's lines up to the next
- * "event " line (the format has empty lines of its own).
- */
-static int parse_events(struct kft_file *f, char *p, char *end)
-{
-	int max = count_lines(p, end), n = 0, i, *pos = NULL, rc = 0;
-	struct kft_event *t = NULL, *out = NULL;
-	__u32 *ids = NULL;
-
-	if (f->events)
-		return kft_file_fail(f, "corrupt trace file: two EVENTS blocks");
-	t = calloc(max, sizeof(*t));
-	ids = calloc(max, sizeof(*ids));
-	if (!t || !ids) {
-		rc = kft_file_fail(f, "out of memory");
-		goto out;
-	}
-	while (p < end) {
-		char *l = p, *nl = memchr(p, '\n', end - p), *fmt, *fend, *sp, *copy;
-
-		if (!nl)
-			nl = end;
-		if (l == nl) {		/* empty lines between events */
-			p = nl + 1;
-			continue;
-		}
-		if (nl - l < 7 || memcmp(l, "event ", 6)) {
-			rc = kft_file_fail(f, "corrupt trace file: its EVENTS block has text outside an event");
-			goto out;
-		}
-		*nl = '\0';
-		sp = strchr(l + 6, ' ');
-		if (!sp || !sp[1] || strchr(sp + 1, ' ')) {
-			rc = kft_file_fail(f, "corrupt trace file: a bad event line in its EVENTS block");
-			goto out;
-		}
-		*sp = '\0';
-		if (parse_id(l + 6, &ids[n])) {
-			rc = kft_file_fail(f, "corrupt trace file: a bad event id in its EVENTS block");
-			goto out;
-		}
-		t[n].id = ids[n];
-		t[n].name = sp + 1;
-		/* Its format: to the next "event " line */
-		fmt = fend = nl < end ? nl + 1 : end;
-		while (fend < end && !(end - fend >= 6 && !memcmp(fend, "event ", 6))) {
-			char *e = memchr(fend, '\n', end - fend);
-
-			fend = e ? e + 1 : end;
-		}
-		p = fend;
-		/* Without the empty lines that end it */
-		while (fend > fmt + 1 && fend[-1] == '\n' && fend[-2] == '\n')
-			fend--;
-		if (fend == fmt + 1 && fmt[0] == '\n')
-			fend = fmt;
-		copy = keep_text(f, fmt, fend - fmt);
-		if (!copy || !keep_text(f, fmt, fend - fmt)) {
-			rc = kft_file_fail(f, "out of memory");
-			goto out;
-		}
-		t[n].format = copy;
-		copy = f->texts[f->ntexts - 1];
-		rc = parse_format(f, &t[n], copy, copy + (fend - fmt));
-		if (rc)
-			goto out;
-		n++;
-	}
-	pos = malloc((n ? n : 1) * sizeof(*pos));
-	out = calloc(n ? n : 1, sizeof(*out));
-	if (!pos || !out) {
-		rc = kft_file_fail(f, "out of memory");
-		goto out;
-	}
-	if (dense_ids(ids, n, pos)) {
-		rc = kft_file_fail(f, "corrupt trace file: the ids of its EVENTS block are not 0..%d once each", n - 1);
-		goto out;
-	}
-	for (i = 0; i < n; i++)
-		out[i] = t[pos[i]];
-	f->events = out;
-	f->nevents = n;
-	out = NULL;
-out:
-	free(out);
-	free(pos);
-	free(ids);
-	free(t);
-	return rc;
-}
-
-/* TASKS: "PID\tTID\tPPID\tCOMM" */
-static int parse_tasks(struct kft_file *f, char *p, char *end)
-{
-	int max = count_lines(p, end), n = f->ntasks;
-	struct kft_task *t = realloc(f->tasks, (n + max) * sizeof(*t));
-	char *l, *fld[4];
-
-	if (!t)
-		return kft_file_fail(f, "out of memory");
-	f->tasks = t;
-	while ((l = next_line(&p, end))) {
-		if (!*l)
-			continue;
-		memset(&t[n], 0, sizeof(t[n]));
-		if (split(l, fld, 4) != 4 || parse_u32(fld[0], &t[n].pid) ||
-		    parse_u32(fld[1], &t[n].tid) || parse_u32(fld[2], &t[n].ppid))
-			return kft_file_fail(f, "corrupt trace file: bad line %d of its TASKS block",
-					     n - f->ntasks + 1);
-		snprintf(t[n].comm, sizeof(t[n].comm), "%s", fld[3]);
-		n++;
-		f->ntasks = n;
-	}
-	return 0;
-}
-
-static int name_cmp(const void *a, const void *b)
-{
-	const struct kft_name *x = a, *y = b;
-
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
-/* NAMES: "TS\tPID\tTID\tCOMM" */
-static int parse_names(struct kft_file *f, char *p, char *end)
-{
-	int max = count_lines(p, end), n = f->nnames;
-	struct kft_name *t = realloc(f->names, (n + max) * sizeof(*t));
-	char *l, *fld[4];
-
-	if (!t)
-		return kft_file_fail(f, "out of memory");
-	f->names = t;
-	while ((l = next_line(&p, end))) {
-		if (!*l)
-			continue;
-		memset(&t[n], 0, sizeof(t[n]));
-		if (split(l, fld, 4) != 4 || parse_u64(fld[0], 10, &t[n].ts) ||
-		    parse_u32(fld[1], &t[n].pid) || parse_u32(fld[2], &t[n].tid))
-			return kft_file_fail(f, "corrupt trace file: bad line %d of its NAMES block",
-					     n - f->nnames + 1);
-		snprintf(t[n].comm, sizeof(t[n].comm), "%s", fld[3]);
-		n++;
-		f->nnames = n;
-	}
-	/* CPUs' records are drained apart: nearly sorted */
-	qsort(f->names, f->nnames, sizeof(*f->names), name_cmp);
-	return 0;
-}
-
-static int sym_cmp(const void *a, const void *b)
-{
-	const struct sym *x = a, *y = b;
-
-	if (x->kernel != y->kernel)
-		return x->kernel < y->kernel ? -1 : 1;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->order != y->order)
-		return x->order < y->order ? -1 : 1;
-	return 0;
-}
-
-/* SYMS: "file\tPATH\tBUILD_ID" lines, then "PID\tADDR\tK\tNAME" ones */
-static int parse_syms(struct kft_file *f, char *p, char *end)
-{
-	size_t max = count_lines(p, end);
-	struct sym *s = realloc(f->syms, (f->nsyms + max) * sizeof(*s));
-	size_t before = f->nsyms;
-	char *l, *fld[4];
-	__u64 addr;
-	__u32 pid;
-	int line = 0;
-
-	if (!s)
-		return kft_file_fail(f, "out of memory");
-	f->syms = s;
-	while ((l = next_line(&p, end))) {
-		line++;
-		if (!*l || !strncmp(l, "file\t", 5))
-			continue;
-		if (split(l, fld, 4) != 4 || parse_u32(fld[0], &pid) ||
-		    parse_u64(fld[1], 16, &addr) ||
-		    (strcmp(fld[2], "k") && strcmp(fld[2], "u"))) {
-			f->nsyms = before;	/* those sorted before stay usable */
-			return kft_file_fail(f, "corrupt trace file: bad line %d of its SYMS block",
-					     line);
-		}
-		s[f->nsyms] = (struct sym){
-			.addr = addr, .kernel = fld[2][0] == 'k',
-			.pid = fld[2][0] == 'k' ? 0 : pid,
-			.order = f->nsyms, .name = fld[3],
-		};
-		f->nsyms++;
-	}
-	qsort(f->syms, f->nsyms, sizeof(*f->syms), sym_cmp);
-	return 0;
-}
-
-/* ---- blocks -------------------------------------------------------------- */
 
 /* A metadata block's payload (block at off): parsed. 0 or -EBADMSG/-errno */
 static int parse_block(struct kft_file *f, const struct kft_block *b, __u64 off)
@@ -616,10 +122,10 @@ static int parse_block(struct kft_file *f, const struct kft_block *b, __u64 off)
 	}
 	switch (b->type) {
 	case KFT_B_META:
-		return parse_kv(f, &f->meta, text, end);
+		return kft_text_parse_kv(f, &f->meta, text, end);
 	case KFT_B_STATS:
 		f->stats_at = off;
-		return parse_kv(f, &f->stats, text, end);
+		return kft_text_parse_kv(f, &f->stats, text, end);
 	case KFT_B_LAYOUT: {
 		char why[256];
 
@@ -629,15 +135,15 @@ static int parse_block(struct kft_file *f, const struct kft_block *b, __u64 off)
 		return 0;
 	}
 	case KFT_B_FUNCS:
-		return parse_funcs(f, text, end);
+		return kft_text_parse_funcs(f, text, end);
 	case KFT_B_EVENTS:
-		return parse_events(f, text, end);
+		return kft_text_parse_events(f, text, end);
 	case KFT_B_TASKS:
-		return parse_tasks(f, text, end);
+		return kft_text_parse_tasks(f, text, end);
 	case KFT_B_NAMES:
-		return parse_names(f, text, end);
+		return kft_text_parse_names(f, text, end);
 	case KFT_B_SYMS:
-		return parse_syms(f, text, end);
+		return kft_text_parse_syms(f, text, end);
 	}
 	return 0;
 }
@@ -1046,7 +552,7 @@ static __u64 kv_u64(const struct kvs *t, const char *key, __u64 def)
 	const char *v = kv_get(t, key);
 	__u64 x;
 
-	return v && !parse_u64(v, 10, &x) ? x : def;
+	return v && !kft_text_parse_u64(v, 10, &x) ? x : def;
 }
 
 int kft_nmeta(const struct kft_file *f)
@@ -1187,7 +693,7 @@ const char *kft_sym(void *ctx, __u32 pid, __u64 addr, bool kernel)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (sym_cmp(&f->syms[mid], &key) < 0)
+		if (kft_text_sym_cmp(&f->syms[mid], &key) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
