@@ -194,10 +194,6 @@ $(LIVE_LIB): $(LIVE_OBJS)
 	$(AR) rcs $@ $^
 
 # kd reads trace files on any machine: the core alone, no libbpf, no skeleton
-$(OUT)/obj/kd.o: src/cmd/kd.c
-	@mkdir -p $(@D)
-	$(CC) $(KFIT_CFLAGS) -c $< -o $@
-
 $(OUT)/obj/cmd/kd/%.o: src/cmd/kd/%.c
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -c $< -o $@

@@ -27,6 +27,7 @@
 #include "opts.h"
 #include "output.h"
 #include "treeprint.h"
+#include "state.h"
 
 enum {
 	OPT_SUMMARY = 256, OPT_EVENTS, OPT_FOLDED, OPT_SVG, OPT_PERFETTO, OPT_SINCE,
@@ -64,60 +65,7 @@ static const struct kfit_opt kd_opts[] = {
 	{ NULL },
 };
 
-/* What kd knows of a task: its name now, while reading in order */
-struct task {
-	__u32 tid, pid;
-	bool named;		/* given to the decoder */
-	char comm[16];
-	__u64 exec_ts;		/* its last exec read, 0: none */
-};
-
-struct tasks {
-	struct task *v;		/* open addressing, tid 0 an empty slot */
-	unsigned int mask, n;
-};
-
-/* A record kept for --events until no later chunk can hold an earlier one */
-struct pend {
-	__u64 ts, seq;
-	struct kfit_rec *r;
-};
-
-struct env {
-	struct kfit_common c;
-	bool summary, folded, events, info, no_interlace;
-	const char *svg, *perfetto, *since_arg, *until_arg;
-	enum kfit_fsort sort;
-	unsigned long top;
-	unsigned int fields;
-	const char *path;
-	double pct;		/* the sampled tree's options (cgview.h) */
-	bool pct_set, width_set, addresses;
-	unsigned int width;
-	__u32 depth;
-
-	struct kft_file *f;
-	bool sampled;
-	__u64 start_ns, end_ns;		/* the recording's */
-	__u64 since, until;		/* the window on the file's clock; until 0: none */
-	const char **fnames, **enames;
-	struct kfit_cgv_func *funcs;
-	struct kfit_cgv_skip *skipped;
-	int nfuncs, nevents, nskipped;
-	struct kfit_ctree *tree;
-	struct tasks tasks;
-	struct kfit_cgv_counts counts;
-	int chunks_read, chunks_bad;
-	struct pend *pend;
-	size_t npend, cappend;
-	__u64 seq;
-	struct kfit_out svg_out, perfetto_out;	/* made before the file is read */
-	struct kfit_xsample *samples;	/* sampled --perfetto: its timeline */
-	size_t nsamples, capsamples;
-	bool said;			/* an error already said (an output's) */
-};
-
-static struct env env;
+struct env env;
 
 /* ---- command line ------------------------------------------------------ */
 
@@ -283,7 +231,7 @@ static int parse_wall(const char *s, __u64 *out)
 }
 
 /* T of --since/--until into ns on the file's clock; 0, or -1 after saying why */
-static int parse_time(const char *opt, const char *s, __u64 *out)
+int kd_parse_time(const char *opt, const char *s, __u64 *out)
 {
 	__u64 ns;
 	char *end;
@@ -323,7 +271,7 @@ bad:
  * as trace-cmd and perf print: the line of a time T covers [T, T + 1us),
  * as --since/--until T take it
  */
-static const char *rel_time(__u64 ts, char *buf, size_t len)
+const char *kd_rel_time(__u64 ts, char *buf, size_t len)
 {
 	bool neg = ts < env.start_ns;
 	__u64 d = neg ? env.start_ns - ts : ts - env.start_ns;
@@ -338,7 +286,7 @@ static const char *rel_time(__u64 ts, char *buf, size_t len)
  * HH:MM:SS takes it: "2026-11-25 10:42:05.001000" (iso: "2026-11-25T10:42:05.001000+0100");
  * NULL when the file has no realtime offset
  */
-static const char *wall_time(__u64 ts, bool iso, char *buf, size_t len)
+const char *kd_wall_time(__u64 ts, bool iso, char *buf, size_t len)
 {
 	__u64 off = kft_meta_u64(env.f, "clock.realtime_offset_ns", 0), ns;
 	char day[32], zone[8];
@@ -357,9 +305,14 @@ static const char *wall_time(__u64 ts, bool iso, char *buf, size_t len)
 	return buf;
 }
 
+const char *kd_dur(__u64 ns, char *buf)
+{
+	return kfit_fmt_duration(ns, buf, 32);
+}
+
 /* ---- tasks ------------------------------------------------------------- */
 
-static struct task *task_find(__u32 tid)
+struct task *kd_task_find(__u32 tid)
 {
 	unsigned int i;
 
@@ -385,7 +338,7 @@ static struct task *task_slot(struct tasks *s, __u32 tid)
 }
 
 /* The task tid, made if new; NULL: no memory */
-static struct task *task_get(__u32 tid)
+struct task *kd_task_get(__u32 tid)
 {
 	struct tasks *s = &env.tasks, big;
 	unsigned int i;
@@ -411,7 +364,7 @@ static int task_set(__u32 pid, __u32 tid, const char *comm)
 
 	if (!tid)
 		return 0;
-	t = task_get(tid);
+	t = kd_task_get(tid);
 	if (!t)
 		return -ENOMEM;
 	t->pid = pid;
@@ -419,9 +372,9 @@ static int task_set(__u32 pid, __u32 tid, const char *comm)
 	return 0;
 }
 
-static const char *comm_of(__u32 tid)
+const char *kd_comm_of(__u32 tid)
 {
-	const struct task *t = task_find(tid);
+	const struct task *t = kd_task_find(tid);
 
 	return t && t->comm[0] ? t->comm : "<...>";
 }
@@ -430,7 +383,7 @@ static const char *comm_of(__u32 tid)
  * Names follow fork (the parent's program) and exec, in reading order;
  * a child's exec may be read before its fork (another ring buffer).
  */
-static int track(const struct kfit_rec *h, size_t size)
+int kd_track(const struct kfit_rec *h, size_t size)
 {
 	const struct kfit_rec_task *t = (const void *)h;
 	struct task *k;
@@ -439,29 +392,29 @@ static int track(const struct kfit_rec *h, size_t size)
 	    h->ctx != KFIT_CTX_TASK)
 		return 0;
 	if (h->type == KFIT_REC_FORK) {
-		k = task_find(t->child_tid);
+		k = kd_task_find(t->child_tid);
 		if (k && k->exec_ts > h->ts)
 			return 0;
-		return task_set(t->child_pid, t->child_tid, comm_of(h->tid));
+		return task_set(t->child_pid, t->child_tid, kd_comm_of(h->tid));
 	}
 	if (h->type == KFIT_REC_EXEC) {
 		if (task_set(h->pid, h->tid, t->comm))
 			return -ENOMEM;
-		k = task_find(h->tid);
+		k = kd_task_find(h->tid);
 		if (k && h->ts > k->exec_ts)
 			k->exec_ts = h->ts;
 		return 0;
 	}
-	return task_find(h->tid) ? 0 : task_set(h->pid, h->tid, t->comm);
+	return kd_task_find(h->tid) ? 0 : task_set(h->pid, h->tid, t->comm);
 }
 
-static bool chosen(__u32 pid, __u32 tid)
+bool kd_chosen(__u32 pid, __u32 tid)
 {
 	if (env.c.pid && pid != (__u32)env.c.pid)
 		return false;
 	if (env.c.tid && tid != (__u32)env.c.tid)
 		return false;
-	return !env.c.comm[0] || !strcmp(comm_of(tid), env.c.comm);
+	return !env.c.comm[0] || !strcmp(kd_comm_of(tid), env.c.comm);
 }
 
 /* Losses are always shown; the rest inside the window, of the tasks chosen */
@@ -471,13 +424,13 @@ static bool wanted(const struct kfit_rec *h)
 		return true;
 	if (h->ts < env.since || (env.until && h->ts >= env.until))
 		return false;
-	return chosen(h->pid, h->tid);
+	return kd_chosen(h->pid, h->tid);
 }
 
 /* The decoder's names, as callgraph gives them live: before a task's first record */
 static int name(__u32 pid, __u32 tid, const char *comm)
 {
-	struct task *t = task_get(tid);
+	struct task *t = kd_task_get(tid);
 
 	if (!t)
 		return -ENOMEM;
@@ -491,13 +444,13 @@ static int name_task(const struct kfit_rec *h, size_t size)
 	const struct task *k;
 
 	if (h->type == KFIT_REC_FORK && size >= sizeof(*t) && t->child_tid &&
-	    !((k = task_find(t->child_tid)) && k->named)) {
-		int err = name(t->child_pid, t->child_tid, comm_of(t->child_tid));
+	    !((k = kd_task_find(t->child_tid)) && k->named)) {
+		int err = name(t->child_pid, t->child_tid, kd_comm_of(t->child_tid));
 
 		if (err)
 			return err;
 	}
-	if (h->ctx != KFIT_CTX_TASK || !h->tid || ((k = task_find(h->tid)) && k->named))
+	if (h->ctx != KFIT_CTX_TASK || !h->tid || ((k = kd_task_find(h->tid)) && k->named))
 		return 0;
 	if (!k || !k->comm[0])
 		return 0;	/* never named: the decoder shows what it has */
@@ -506,7 +459,7 @@ static int name_task(const struct kfit_rec *h, size_t size)
 
 /* ---- the file's description --------------------------------------------- */
 
-static int load_funcs(void)
+int kd_load_funcs(void)
 {
 	int i, n = kft_nfuncs(env.f);
 
@@ -535,7 +488,7 @@ static int load_funcs(void)
 }
 
 /* META's skipped.N lines: "NAME\tREASON" */
-static int load_skipped(void)
+int kd_load_skipped(void)
 {
 	int i, n = 0, nm = kft_nmeta(env.f);
 
@@ -557,7 +510,7 @@ static int load_skipped(void)
 	return 0;
 }
 
-static __u64 first_ts(void)
+__u64 kd_first_ts(void)
 {
 	__u64 t = 0;
 	int i;
@@ -568,7 +521,7 @@ static __u64 first_ts(void)
 	return t;
 }
 
-static __u64 last_ts(void)
+__u64 kd_last_ts(void)
 {
 	__u64 t = 0;
 	int i;
@@ -579,20 +532,20 @@ static __u64 last_ts(void)
 	return t;
 }
 
-static void load_times(void)
+void kd_load_times(void)
 {
 	const char *mode = kft_meta(env.f, "mode");
 
 	env.sampled = mode && !strcmp(mode, "sampled");
 	env.start_ns = kft_meta_u64(env.f, "start_ns", 0);
 	if (!env.start_ns)
-		env.start_ns = first_ts();
+		env.start_ns = kd_first_ts();
 	env.end_ns = kft_stat_u64(env.f, "end_ns", 0);
 	if (!env.end_ns)
-		env.end_ns = last_ts();
+		env.end_ns = kd_last_ts();
 }
 
-static const char *mechanism(void)
+const char *kd_mechanism(void)
 {
 	const char *m = kft_meta(env.f, "mechanism");
 
@@ -610,7 +563,7 @@ static struct kfit_cgview view(struct kfit_cgv_attach *at)
 
 	if (attached)
 		*at = (struct kfit_cgv_attach){
-			.mechanism = mechanism(),
+			.mechanism = kd_mechanism(),
 			.functions = kft_meta_u64(env.f, "attach.functions", 0),
 			.skipped = kft_meta_u64(env.f, "attach.skipped", 0),
 			.attach_ns = kft_meta_u64(env.f, "attach.ns", 0),
@@ -621,7 +574,7 @@ static struct kfit_cgview view(struct kfit_cgv_attach *at)
 	env.counts.unmatched = kft_stat_u64(env.f, "counter.unmatched", 0);
 	return (struct kfit_cgview){
 		.sampled = env.sampled,
-		.mechanism = mechanism(),
+		.mechanism = kd_mechanism(),
 		.hz = kft_meta_u64(env.f, "hz", 0),
 		.sample_event = kft_meta(env.f, "sample_event"),
 		.funcs = env.funcs,
@@ -643,13 +596,11 @@ static struct kfit_cgview view(struct kfit_cgv_attach *at)
 
 /* ---- reading ------------------------------------------------------------ */
 
-typedef int (*rec_fn)(const struct kfit_rec *h, size_t size);
-
 /*
  * Chunk i's records to fn, in file order. A corrupt chunk is said,
  * counted and skipped: 0; -ENOMEM or fn's error otherwise.
  */
-static int read_chunk(int i, rec_fn fn)
+int kd_read_chunk(int i, rec_fn fn)
 {
 	const struct kft_chunkinfo *ci = kft_chunk(env.f, i);
 	void *buf = NULL;
@@ -680,7 +631,7 @@ static int read_chunk(int i, rec_fn fn)
 	return err;
 }
 
-static int count(const struct kfit_rec *h, size_t size)
+int kd_count(const struct kfit_rec *h, size_t size)
 {
 	env.counts.records++;
 	env.counts.bytes += size;
@@ -720,17 +671,17 @@ static int keep_sample(const struct kfit_rec_sample *r, size_t size)
 		.ts = r->h.ts, .pid = r->h.pid, .tid = r->h.tid, .cpu = r->h.cpu,
 		.nframes = k, .frames = fr,
 	};
-	snprintf(x->comm, sizeof(x->comm), "%s", comm_of(r->h.tid));
+	snprintf(x->comm, sizeof(x->comm), "%s", kd_comm_of(r->h.tid));
 	return 0;
 }
 
 static int to_tree(const struct kfit_rec *h, size_t size)
 {
-	int err = track(h, size);
+	int err = kd_track(h, size);
 
 	if (err || !wanted(h))
 		return err;
-	count(h, size);
+	kd_count(h, size);
 	err = name_task(h, size);
 	if (!err && env.sampled && env.perfetto && h->type == KFIT_REC_SAMPLE)
 		err = keep_sample((const void *)h, size);
@@ -768,7 +719,7 @@ static int names_before(int first)
 
 	if (!kft_nnames(env.f)) {
 		for (i = 0; i < first && !err; i++)
-			err = read_chunk(i, track);
+			err = kd_read_chunk(i, kd_track);
 		return err;
 	}
 	for (i = 0; i < kft_nnames(env.f) && !err; i++) {
@@ -782,7 +733,7 @@ static int names_before(int first)
 }
 
 /* The chunks of the window, [*first, *last]; -ENOENT: none */
-static int window(int *first, int *last)
+int kd_window(int *first, int *last)
 {
 	int err;
 
@@ -797,22 +748,22 @@ static int window(int *first, int *last)
 }
 
 /* Chunks after last may hold LOST records: losses are always counted */
-static int read_window(rec_fn fn)
+int kd_read_window(rec_fn fn)
 {
 	int first, last, i, n = kft_nchunks(env.f), err;
 
-	err = window(&first, &last);
+	err = kd_window(&first, &last);
 	if (err == -ENOENT)
 		first = n, last = n - 1, err = 0;
 	for (i = first; i <= last && !err; i++)
-		err = read_chunk(i, fn);
+		err = kd_read_chunk(i, fn);
 	for (i = last + 1; i < n && !err && env.until; i++)
 		if (kft_chunk(env.f, i)->lost)
-			err = read_chunk(i, fn);
+			err = kd_read_chunk(i, fn);
 	return err;
 }
 
-static int load_tasks(void)
+int kd_load_tasks(void)
 {
 	int i, err = 0;
 
@@ -832,13 +783,13 @@ static int name_start_tasks(void)
 	for (i = 0; i < kft_ntasks(env.f) && !err; i++) {
 		const struct kft_task *t = kft_task(env.f, i);
 
-		if (t->tid && chosen(t->pid, t->tid))
+		if (t->tid && kd_chosen(t->pid, t->tid))
 			err = name(t->pid, t->tid, t->comm);
 	}
 	return err;
 }
 
-static int render_tree(void)
+int kd_render_tree(void)
 {
 	struct kfit_cgv_attach at = { 0 };
 	struct kfit_cgview v;
@@ -861,7 +812,7 @@ static int render_tree(void)
 		return -ENOMEM;
 	err = name_start_tasks();
 	if (!err)
-		err = read_window(to_tree);
+		err = kd_read_window(to_tree);
 	if (err)
 		return err;
 	if (!env.chunks_read && env.chunks_bad)
@@ -895,11 +846,6 @@ static int render_tree(void)
 }
 
 /* ---- --events ------------------------------------------------------------ */
-
-static const char *dur(__u64 ns, char *buf)
-{
-	return kfit_fmt_duration(ns, buf, 32);
-}
 
 static void put_string(const __u8 *p, size_t n)
 {
@@ -1022,11 +968,11 @@ static void put_call(const struct kfit_rec_call *r)
 	char d[32], b[32], p[32];
 
 	printf("%s dur=%s depth=%u", r->id < (__u32)env.nfuncs ? env.fnames[r->id] : "?",
-	       dur(r->dur, d), r->depth);
+	       kd_dur(r->dur, d), r->depth);
 	if (r->off_blocked)
-		printf(" off_blocked=%s", dur(r->off_blocked, b));
+		printf(" off_blocked=%s", kd_dur(r->off_blocked, b));
 	if (r->off_preempt)
-		printf(" off_preempt=%s", dur(r->off_preempt, p));
+		printf(" off_preempt=%s", kd_dur(r->off_preempt, p));
 	if (r->h.flags & KFIT_RF_INCOMPLETE)
 		printf(" [incomplete: %s]", kfit_treeprint_incomplete_reason(r->h.flags));
 	if (r->h.flags & KFIT_RF_FORKED)
@@ -1042,7 +988,7 @@ static void put_irq(const struct kfit_rec_irq *r)
 
 	printf("%s dur=%s calls=%u",
 	       kfit_ctree_irq_label(&n, kfit_ctree_name(env.tree, &n), label, sizeof(label)),
-	       dur(r->dur, d), r->ncalls);
+	       kd_dur(r->dur, d), r->ncalls);
 }
 
 static void put_sample(const struct kfit_rec_sample *r, size_t size)
@@ -1069,8 +1015,8 @@ static void put_record(const struct kfit_rec *h)
 	if (h->type == KFIT_REC_LOST)
 		snprintf(who, sizeof(who), "-");
 	else
-		snprintf(who, sizeof(who), "%s-%u", comm_of(h->tid), h->tid);
-	printf("%12s %3u %-22s %-6s ", rel_time(h->ts, t, sizeof(t)), h->cpu, who,
+		snprintf(who, sizeof(who), "%s-%u", kd_comm_of(h->tid), h->tid);
+	printf("%12s %3u %-22s %-6s ", kd_rel_time(h->ts, t, sizeof(t)), h->cpu, who,
 	       kfit_rec_type_name(h->type));
 	if (h->ctx != KFIT_CTX_TASK && h->type != KFIT_REC_IRQ && h->type != KFIT_REC_LOST)
 		printf("[%s] ", kfit_ctree_ctx_name(h->ctx));
@@ -1081,7 +1027,7 @@ static void put_record(const struct kfit_rec *h)
 	case KFIT_REC_SWITCH: {
 		const struct kfit_rec_switch *s = r;
 
-		printf("off CPU dur=%s %s state=%u depth=%u", dur(s->dur, d),
+		printf("off CPU dur=%s %s state=%u depth=%u", kd_dur(s->dur, d),
 		       s->state ? "blocked" : "preempted", s->state, s->depth);
 		break;
 	}
@@ -1120,7 +1066,7 @@ static int keep(const struct kfit_rec *h, size_t size)
 
 	/* before the window: only the names it changes count */
 	if (h->type != KFIT_REC_LOST && h->ts < env.since)
-		return track(h, size);
+		return kd_track(h, size);
 	if (h->type != KFIT_REC_LOST &&
 	    (h->ts < env.since || (env.until && h->ts >= env.until) ||
 	     (env.c.pid && h->pid != (__u32)env.c.pid) ||
@@ -1173,10 +1119,10 @@ static int flush(__u64 limit)
 			continue;
 		}
 		if (!err)
-			err = track(h, h->size);
+			err = kd_track(h, h->size);
 		if (!err && kfit_rec_whole(h, h->size) &&
-		    (h->type == KFIT_REC_LOST || !env.c.comm[0] || chosen(h->pid, h->tid))) {
-			count(h, h->size);
+		    (h->type == KFIT_REC_LOST || !env.c.comm[0] || kd_chosen(h->pid, h->tid))) {
+			kd_count(h, h->size);
 			put_record(h);
 		}
 		free(h);
@@ -1185,7 +1131,7 @@ static int flush(__u64 limit)
 	return err;
 }
 
-static int print_events(void)
+int kd_print_events(void)
 {
 	int first, last, i, err;
 	__u64 *later;
@@ -1194,7 +1140,7 @@ static int print_events(void)
 	if (!env.tree)
 		return -ENOMEM;
 	printf("%12s %3s %-22s %-6s %s\n", "TIME_S", "CPU", "COMM-TID", "TYPE", "DETAILS");
-	err = window(&first, &last);
+	err = kd_window(&first, &last);
 	if (err == -ENOENT)
 		first = 0, last = -1, err = 0;
 	if (err)
@@ -1210,14 +1156,14 @@ static int print_events(void)
 		later[i - first] = t < later[i - first + 1] ? t : later[i - first + 1];
 	}
 	for (i = first; i <= last && !err; i++) {
-		err = read_chunk(i, keep);
+		err = kd_read_chunk(i, keep);
 		if (!err)
 			err = flush(later[i - first + 1]);
 	}
 	/* losses are always shown: the LOST records after the window */
 	for (i = last + 1; i < kft_nchunks(env.f) && !err && env.until; i++)
 		if (kft_chunk(env.f, i)->lost)
-			err = read_chunk(i, keep_lost);
+			err = kd_read_chunk(i, keep_lost);
 	if (!err)
 		err = flush(ULLONG_MAX);
 	free(later);
@@ -1299,8 +1245,8 @@ static void info_wall(void)
 		printf("wall clock: no records\n");
 		return;
 	}
-	if (!wall_time(first_ts(), false, a, sizeof(a)) ||
-	    !wall_time(last_ts(), false, b, sizeof(b))) {
+	if (!kd_wall_time(kd_first_ts(), false, a, sizeof(a)) ||
+	    !kd_wall_time(kd_last_ts(), false, b, sizeof(b))) {
 		printf("wall clock: unknown (no clock.realtime_offset_ns)\n");
 		return;
 	}
@@ -1329,7 +1275,7 @@ static void json_time(struct kfit_json *j, const char *key, __u64 ts)
 	kfit_json_begin_object(j, key);
 	kfit_json_u64(j, "ns", ts);
 	kfit_json_i64(j, "from_start_ns", (__s64)(ts - env.start_ns));
-	if (wall_time(ts, true, buf, sizeof(buf)))
+	if (kd_wall_time(ts, true, buf, sizeof(buf)))
 		kfit_json_str(j, "wall", buf);
 	else
 		kfit_json_null(j, "wall");
@@ -1355,7 +1301,7 @@ static void info_json(void)
 	kfit_json_bool(&j, "flight", hd->flags & KFT_F_FLIGHT);
 	kfit_json_u64(&j, "created_ns", hd->created_ns);
 	kfit_json_str(&j, "mode", env.sampled ? "sampled" : "exact");
-	kfit_json_str(&j, "mechanism", mechanism());
+	kfit_json_str(&j, "mechanism", kd_mechanism());
 	for (i = 0; i < env.nfuncs; i++) {
 		kernel += env.funcs[i].kernel;
 		dropped += env.funcs[i].dropped;
@@ -1395,8 +1341,8 @@ static void info_json(void)
 	json_time(&j, "end", env.end_ns);
 	kfit_json_u64(&j, "duration_ns", env.end_ns > env.start_ns ? env.end_ns - env.start_ns : 0);
 	if (n) {
-		json_time(&j, "first_record", first_ts());
-		json_time(&j, "last_record", last_ts());
+		json_time(&j, "first_record", kd_first_ts());
+		json_time(&j, "last_record", kd_last_ts());
 	} else {
 		kfit_json_null(&j, "first_record");
 		kfit_json_null(&j, "last_record");
@@ -1408,7 +1354,7 @@ static void info_json(void)
 	kfit_json_finish(&j);
 }
 
-static int print_info(void)
+int kd_print_info(void)
 {
 	const struct kft_header *hd = kft_header(env.f);
 	time_t created = hd->created_ns / 1000000000ULL;
@@ -1418,7 +1364,7 @@ static int print_info(void)
 	int i, err = 0, n = kft_nchunks(env.f);
 
 	for (i = 0; i < n && !err; i++)
-		err = read_chunk(i, count);
+		err = kd_read_chunk(i, kd_count);
 	if (err)
 		return err;
 	if (env.c.json) {
@@ -1439,7 +1385,7 @@ static int print_info(void)
 	printf("clocks:     %s; realtime = ts + %s ns, boottime = ts + %s ns\n",
 	       meta("clock"), meta("clock.realtime_offset_ns"), meta("clock.boottime_offset_ns"));
 	printf("recorded:   by kfit %s: %s\n", meta("kfit_version"), meta("cmdline"));
-	printf("mode:       %s, %s", env.sampled ? "sampled" : "exact", mechanism());
+	printf("mode:       %s, %s", env.sampled ? "sampled" : "exact", kd_mechanism());
 	if (env.sampled)
 		printf(", %s Hz (%s)", meta("hz"), meta("sample_event"));
 	printf("\n");
@@ -1462,12 +1408,12 @@ static int print_info(void)
 		       i + 1 < KFIT_REC_NTYPES ? "," : "");
 	printf("\n");
 	printf("time:       %s (start_ns %llu to end_ns %llu)\n",
-	       dur(env.end_ns > env.start_ns ? env.end_ns - env.start_ns : 0, d),
+	       kd_dur(env.end_ns > env.start_ns ? env.end_ns - env.start_ns : 0, d),
 	       (unsigned long long)env.start_ns, (unsigned long long)env.end_ns);
 	info_wall();
 	if (kft_header(env.f)->flags & KFT_F_FLIGHT && kft_nchunks(env.f))
 		printf("kept:       from %s on (a flight recording: %llu older chunks dropped)\n",
-		       dur(kft_chunk(env.f, 0)->first_ts > env.start_ns ?
+		       kd_dur(kft_chunk(env.f, 0)->first_ts > env.start_ns ?
 			   kft_chunk(env.f, 0)->first_ts - env.start_ns : 0, d),
 		       (unsigned long long)kft_stat_u64(env.f, "chunks_dropped", 0));
 	info_losses();
@@ -1488,7 +1434,7 @@ static int print_info(void)
 /* A --since/--until window that holds no record of the file: said, 1 */
 static int window_outside(void)
 {
-	__u64 first = first_ts(), last = last_ts();
+	__u64 first = kd_first_ts(), last = kd_last_ts();
 	char a[32], b[32], wa[64], wb[64];
 
 	if (!env.since_arg && !env.until_arg)
@@ -1503,12 +1449,12 @@ static int window_outside(void)
 		 "%ss to %ss after its start%s%s%s%s%s", env.since_arg ? "--since " : "",
 		 env.since_arg ? env.since_arg : "", env.since_arg && env.until_arg ? " " : "",
 		 env.until_arg ? "--until " : "", env.until_arg ? env.until_arg : "",
-		 rel_time(first, a, sizeof(a)), rel_time(last, b, sizeof(b)),
-		 wall_time(first, false, wa, sizeof(wa)) ? ", " : "",
-		 wall_time(first, false, wa, sizeof(wa)) ? wa : "",
-		 wall_time(last, false, wb, sizeof(wb)) ? " to " : "",
-		 wall_time(last, false, wb, sizeof(wb)) ? wb : "",
-		 wall_time(last, false, wb, sizeof(wb)) ? " wall clock" : "");
+		 kd_rel_time(first, a, sizeof(a)), kd_rel_time(last, b, sizeof(b)),
+		 kd_wall_time(first, false, wa, sizeof(wa)) ? ", " : "",
+		 kd_wall_time(first, false, wa, sizeof(wa)) ? wa : "",
+		 kd_wall_time(last, false, wb, sizeof(wb)) ? " to " : "",
+		 kd_wall_time(last, false, wb, sizeof(wb)) ? wb : "",
+		 kd_wall_time(last, false, wb, sizeof(wb)) ? " wall clock" : "");
 	return 1;
 }
 
@@ -1516,7 +1462,7 @@ static void warn_truncated(void)
 {
 	char d[32];
 	int n = kft_nchunks(env.f);
-	__u64 end = last_ts();
+	__u64 end = kd_last_ts();
 
 	if (kft_duplicates(env.f))
 		kfit_warn("%s: %d chunk%s found twice (copied within the file): the copies "
@@ -1526,7 +1472,7 @@ static void warn_truncated(void)
 		return;
 	kfit_warn("%s is truncated: read %d chunk%s up to %s; %llu bytes after it "
 		  "unreadable", env.path, n, n == 1 ? "" : "s",
-		  dur(end > env.start_ns ? end - env.start_ns : 0, d),
+		  kd_dur(end > env.start_ns ? end - env.start_ns : 0, d),
 		  (unsigned long long)kft_missing(env.f));
 }
 
@@ -1572,9 +1518,9 @@ static int run(void)
 		kfit_err("%s: %s", env.path, msg[0] ? msg : strerror(errno));
 		return 1;
 	}
-	load_times();
-	if ((env.since_arg && parse_time("--since", env.since_arg, &env.since)) ||
-	    (env.until_arg && parse_time("--until", env.until_arg, &env.until)))
+	kd_load_times();
+	if ((env.since_arg && kd_parse_time("--since", env.since_arg, &env.since)) ||
+	    (env.until_arg && kd_parse_time("--until", env.until_arg, &env.until)))
 		return 2;
 	if (env.until && env.until <= env.since) {
 		usage_error("--until must come after --since");
@@ -1596,13 +1542,14 @@ static int run(void)
 	warn_truncated();
 	if (window_outside())
 		return 1;
-	err = load_funcs();
+	err = kd_load_funcs();
 	if (!err)
-		err = load_skipped();
+		err = kd_load_skipped();
 	if (!err)
-		err = load_tasks();
+		err = kd_load_tasks();
 	if (!err)
-		err = env.info ? print_info() : env.events ? print_events() : render_tree();
+		err = env.info ? kd_print_info() :
+		      env.events ? kd_print_events() : kd_render_tree();
 	if (env.chunks_bad)
 		kfit_warn("%s: %d corrupt chunk%s skipped, %d read", env.path, env.chunks_bad,
 			  env.chunks_bad == 1 ? "" : "s", env.chunks_read);
