@@ -74,20 +74,20 @@ extern struct env env;
 
 typedef int (*rec_fn)(const struct kfit_rec *h, size_t size);
 
-/* times on the file's clock */
+/* read.c: times on the file's clock */
 int kd_parse_time(const char *opt, const char *s, __u64 *out);
 const char *kd_rel_time(__u64 ts, char *buf, size_t len);
 const char *kd_wall_time(__u64 ts, bool iso, char *buf, size_t len);
 const char *kd_dur(__u64 ns, char *buf);
 
-/* the tasks, named as the records go */
+/* read.c: the tasks, named as the records go */
 struct task *kd_task_find(__u32 tid);
 struct task *kd_task_get(__u32 tid);
 const char *kd_comm_of(__u32 tid);
 int kd_track(const struct kfit_rec *h, size_t size);
 bool kd_chosen(__u32 pid, __u32 tid);
 
-/* the file's description */
+/* read.c: the file's description */
 int kd_load_funcs(void);
 int kd_load_skipped(void);
 __u64 kd_first_ts(void);
@@ -95,7 +95,7 @@ __u64 kd_last_ts(void);
 void kd_load_times(void);
 const char *kd_mechanism(void);
 
-/* the chunks */
+/* read.c: the chunks */
 int kd_read_chunk(int i, rec_fn fn);
 int kd_count(const struct kfit_rec *h, size_t size);
 int kd_window(int *first, int *last);
