@@ -102,7 +102,7 @@ int kd_window(int *first, int *last);
 int kd_read_window(rec_fn fn);
 int kd_load_tasks(void);
 
-/* the call trees and their views */
+/* tree.c: the call trees and their views */
 int kd_render_tree(void);
 
 /* --events */
