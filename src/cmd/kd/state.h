@@ -105,7 +105,7 @@ int kd_load_tasks(void);
 /* tree.c: the call trees and their views */
 int kd_render_tree(void);
 
-/* --events */
+/* events.c: --events */
 int kd_print_events(void);
 
 /* --info */
