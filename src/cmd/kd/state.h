@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kd's state, and what its parts (the .c files of src/cmd/kd/) share
+ * kd's state, and what its parts share: main.c parses the options and
+ * dispatches; read.c reads the file (its times, tasks, description and
+ * chunks) for the outputs, tree.c (the call trees and callgraph's views
+ * of them), events.c (--events) and info.c (--info).
  */
 #ifndef KFIT_KD_STATE_H
 #define KFIT_KD_STATE_H
@@ -108,7 +111,7 @@ int kd_render_tree(void);
 /* events.c: --events */
 int kd_print_events(void);
 
-/* --info */
+/* info.c: --info */
 int kd_print_info(void);
 
 #endif
