@@ -83,8 +83,11 @@ SKELS := $(BPF_SRCS:bpf/%.bpf.c=build/skel/%.skel.h)
 BINS := $(TOOLS:%=$(OUT)/bin/%)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/tests/%)
-# test_NAME of a core module (src/lib/WING/NAME.c) links the core alone
-CORE_TESTS := $(filter $(addprefix $(OUT)/tests/test_,$(notdir $(CORE_SRCS:.c=))),$(UNIT_BINS))
+# test_NAME of a core module (src/lib/WING/NAME.c, or one in parts,
+# NAME_PART.c: test_kft of kft_codec.c, kft_read.c...) links the core alone
+CORE_NAMES := $(notdir $(CORE_SRCS:.c=))
+CORE_NAMES += $(foreach n,$(CORE_NAMES),$(firstword $(subst _, ,$(n))))
+CORE_TESTS := $(filter $(addprefix $(OUT)/tests/test_,$(CORE_NAMES)),$(UNIT_BINS))
 LIVE_TESTS := $(filter-out $(CORE_TESTS),$(UNIT_BINS))
 HELPER_SRCS := $(wildcard tests/helpers/*.c)
 HELPERS := $(HELPER_SRCS:tests/helpers/%.c=$(OUT)/tests/%)
@@ -191,10 +194,6 @@ $(LIVE_LIB): $(LIVE_OBJS)
 	$(AR) rcs $@ $^
 
 # kd reads trace files on any machine: the core alone, no libbpf, no skeleton
-$(OUT)/obj/kd.o: src/cmd/kd.c
-	@mkdir -p $(@D)
-	$(CC) $(KFIT_CFLAGS) -c $< -o $@
-
 $(OUT)/obj/cmd/kd/%.o: src/cmd/kd/%.c
 	@mkdir -p $(@D)
 	$(CC) $(KFIT_CFLAGS) -c $< -o $@

@@ -51,7 +51,7 @@
 #include <unistd.h>
 #include "kfit/rec.h"
 #include "kft.h"
-#include "kft_int.h"
+#include "kft_codec.h"
 #include "tpformats.h"
 
 #define T0	1000000000ULL

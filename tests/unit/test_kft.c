@@ -25,7 +25,7 @@
 #include "testlib.h"
 #include "kfit/rec.h"
 #include "kft.h"
-#include "kft_int.h"
+#include "kft_codec.h"
 #include "../helpers/tpformats.h"
 
 static char dir[64];

@@ -2,13 +2,12 @@
 /*
  * The trace file's reader: what kd and the fuzzer open. Every byte is
  * outside input: sizes are checked against the file before any read,
- * CRCs before any parse, and text is parsed without fixed buffers.
+ * CRCs before any parse, and text is parsed (kft_text.c) without fixed
+ * buffers.
  */
 #include <byteswap.h>
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,81 +17,11 @@
 #include <zlib.h>
 #include "kfit/rec.h"
 #include "kft.h"
-#include "kft_int.h"
+#include "kft_codec.h"
+#include "kft_file.h"
 
-/* Table ids above this are refused: allocations stay sane */
-#define ID_MAX		(1U << 20)
 /* The most bytes one byte of deflate data inflates to, with slack */
 #define ZLIB_RATIO	1032
-
-struct sym {
-	__u64 addr;
-	__u32 pid;
-	bool kernel;
-	__u32 order;		/* in the file: the first of duplicates wins */
-	const char *name;
-};
-
-struct unknown {
-	__u64 addr;
-	__u32 pid;
-	bool kernel;
-	char *name;
-};
-
-struct kvs {
-	struct kft_kv *kv;
-	int n, alloc;
-};
-
-struct kft_file {
-	int fd;			/* -1: mem */
-	const unsigned char *mem;
-	__u64 size;
-	struct kft_header hdr;
-	bool complete;
-	__u64 missing;
-
-	char **texts;		/* what the strings point into */
-	size_t ntexts;
-	struct kvs meta, stats;
-	struct kft_func *funcs;
-	int nfuncs;
-	struct kft_event *events;
-	int nevents;
-	struct kft_task *tasks;
-	int ntasks;
-	struct kft_name *names;
-	int nnames;
-	struct sym *syms;
-	size_t nsyms, asyms;
-	struct unknown *unk;	/* names of addresses not in SYMS, a hash */
-	size_t nunk, unkmask;
-	bool has_layout;
-
-	struct kft_chunkinfo *chunks;
-	int nchunks, achunks;
-	int duplicates;		/* chunks found twice: the later copies left out */
-	__u64 stats_at;		/* where the STATS block was (0: none) */
-
-	char *err;
-	size_t errlen;
-};
-
-static int fail(struct kft_file *f, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int fail(struct kft_file *f, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (f->err && f->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(f->err, f->errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EBADMSG;
-}
 
 /* len bytes at off, all within the file: 0, -EBADMSG (beyond it), -EIO */
 static int read_at(struct kft_file *f, void *buf, size_t len, __u64 off)
@@ -142,502 +71,13 @@ static int claim_ok(struct kft_file *f, __u64 off, __u64 len)
 	return (__u64)hole < off + len ? -EBADMSG : 0;
 }
 
-/* ---- text parsing -------------------------------------------------------- */
+/* ---- blocks -------------------------------------------------------------- */
 
 static const char *const block_names[KFT_B_NTYPES] = {
 	[KFT_B_META] = "META", [KFT_B_LAYOUT] = "LAYOUT", [KFT_B_FUNCS] = "FUNCS",
 	[KFT_B_EVENTS] = "EVENTS", [KFT_B_TASKS] = "TASKS", [KFT_B_SYMS] = "SYMS",
 	[KFT_B_CHUNK] = "CHUNK", [KFT_B_STATS] = "STATS", [KFT_B_INDEX] = "INDEX",
 };
-
-/* The next line of *p (NUL-terminated in place), or NULL at the end */
-static char *next_line(char **p, char *end)
-{
-	char *l = *p, *nl;
-
-	if (l >= end)
-		return NULL;
-	nl = memchr(l, '\n', end - l);
-	if (!nl)
-		nl = end;
-	*nl = '\0';
-	*p = nl + 1;
-	return l;
-}
-
-/* Split at tabs into at most max fields, the last taking the rest: how many */
-static int split(char *line, char **fld, int max)
-{
-	int n = 0;
-
-	fld[n++] = line;
-	while (n < max) {
-		char *t = strchr(fld[n - 1], '\t');
-
-		if (!t)
-			break;
-		*t = '\0';
-		fld[n++] = t + 1;
-	}
-	return n;
-}
-
-/* A whole unsigned number in base (no sign, no spaces): 0 or -1 */
-static int parse_u64(const char *s, int base, __u64 *v)
-{
-	unsigned long long x;
-	char *end;
-
-	if (base == 16 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		s += 2;
-	/* strtoull would take spaces and signs */
-	if (!isxdigit((unsigned char)s[0]) || (base == 10 && !isdigit((unsigned char)s[0])))
-		return -1;
-	errno = 0;
-	x = strtoull(s, &end, base);
-	if (errno || *end)
-		return -1;
-	*v = x;
-	return 0;
-}
-
-static int parse_u32(const char *s, __u32 *v)
-{
-	__u64 x;
-
-	if (parse_u64(s, 10, &x) || x > UINT32_MAX)
-		return -1;
-	*v = x;
-	return 0;
-}
-
-static int parse_id(const char *s, __u32 *v)
-{
-	return parse_u32(s, v) || *v >= ID_MAX ? -1 : 0;
-}
-
-static int kv_add(struct kvs *t, const char *key, const char *val)
-{
-	if (t->n == t->alloc) {
-		int n = t->alloc ? 2 * t->alloc : 32;
-		struct kft_kv *kv = realloc(t->kv, n * sizeof(*kv));
-
-		if (!kv)
-			return -ENOMEM;
-		t->kv = kv;
-		t->alloc = n;
-	}
-	t->kv[t->n++] = (struct kft_kv){ key, val };
-	return 0;
-}
-
-/* "key=value" lines; lines without '=' carry nothing and are skipped */
-static int parse_kv(struct kft_file *f, struct kvs *t, char *p, char *end)
-{
-	char *l, *eq;
-
-	while ((l = next_line(&p, end))) {
-		eq = strchr(l, '=');
-		if (!eq || eq == l)
-			continue;
-		*eq = '\0';
-		if (kv_add(t, l, eq + 1))
-			return fail(f, "out of memory");
-	}
-	return 0;
-}
-
-static int count_lines(const char *p, const char *end)
-{
-	int n = 0;
-
-	for (; p < end; p++)
-		n += *p == '\n';
-	return n + 1;
-}
-
-/*
- * Each id of n entries once, all below n: ids[] (by the position of each
- * entry) become the table's order. 0 or -1.
- */
-static int dense_ids(const __u32 *ids, int n, int *pos)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		pos[i] = -1;
-	for (i = 0; i < n; i++) {
-		if (ids[i] >= (__u32)n || pos[ids[i]] >= 0)
-			return -1;
-		pos[ids[i]] = i;
-	}
-	return 0;
-}
-
-/* FUNCS: "ID\tKIND\tNAME\tOBJECT\tBUILD_ID\tFLAGS", ids 0..N-1 */
-static int parse_funcs(struct kft_file *f, char *p, char *end)
-{
-	int max = count_lines(p, end), n = 0, i, *pos = NULL, rc = 0;
-	struct kft_func *t = NULL, *out = NULL;
-	__u32 *ids = NULL;
-	char *l, *fld[6];
-
-	if (f->funcs)
-		return fail(f, "corrupt trace file: two FUNCS blocks");
-	t = calloc(max, sizeof(*t));
-	ids = calloc(max, sizeof(*ids));
-	if (!t || !ids) {
-		rc = fail(f, "out of memory");
-		goto out;
-	}
-	while ((l = next_line(&p, end))) {
-		if (!*l)
-			continue;
-		if (split(l, fld, 6) != 6 || parse_id(fld[0], &ids[n]) ||
-		    (strcmp(fld[1], "k") && strcmp(fld[1], "u")) || !*fld[2]) {
-			rc = fail(f, "corrupt trace file: bad line %d of its FUNCS block", n + 1);
-			goto out;
-		}
-		t[n] = (struct kft_func){
-			.id = ids[n], .kernel = fld[1][0] == 'k',
-			.dropped = strstr(fld[5], "dropped") != NULL,
-			.name = fld[2], .object = fld[3],
-			.build_id = strcmp(fld[4], "-") ? fld[4] : "",
-		};
-		n++;
-	}
-	pos = malloc((n ? n : 1) * sizeof(*pos));
-	out = calloc(n ? n : 1, sizeof(*out));
-	if (!pos || !out) {
-		rc = fail(f, "out of memory");
-		goto out;
-	}
-	if (dense_ids(ids, n, pos)) {
-		rc = fail(f, "corrupt trace file: the ids of its FUNCS block are not 0..%d once each", n - 1);
-		goto out;
-	}
-	for (i = 0; i < n; i++)
-		out[i] = t[pos[i]];
-	f->funcs = out;
-	f->nfuncs = n;
-	out = NULL;
-out:
-	free(out);
-	free(pos);
-	free(ids);
-	free(t);
-	return rc;
-}
-
-/* A text of the file's own, kept until kft_close */
-static char *keep_text(struct kft_file *f, const char *s, size_t len)
-{
-	char **t = realloc(f->texts, (f->ntexts + 1) * sizeof(*t));
-	char *c;
-
-	if (!t)
-		return NULL;
-	f->texts = t;
-	c = malloc(len + 1);
-	if (!c)
-		return NULL;
-	memcpy(c, s, len);
-	c[len] = '\0';
-	f->texts[f->ntexts++] = c;
-	return c;
-}
-
-/* The number after key in s (up to its ';'): 0, or -1 when none */
-static int field_num(const char *s, const char *key, __u32 *v)
-{
-	const char *k = strstr(s, key);
-	char num[16];
-	size_t n;
-
-	if (!k)
-		return -1;
-	k += strlen(key);
-	n = strcspn(k, ";");
-	if (!n || n >= sizeof(num) || !k[n])
-		return -1;
-	memcpy(num, k, n);
-	num[n] = '\0';
-	return parse_u32(num, v);
-}
-
-/*
- * One "\tfield:TYPE NAME;\toffset:N;\tsize:N;\tsigned:N;" line (in place):
- * 1 a field, 0 a common_ one, -1 malformed.
- */
-static int parse_field(char *l, struct kft_field *fl)
-{
-	char *decl = l, *semi, *sp, *br;
-	__u32 sig = 0;
-
-	decl += strlen("field:");
-	semi = strchr(decl, ';');
-	if (!semi)
-		return -1;
-	*semi = '\0';
-	if (field_num(semi + 1, "offset:", &fl->offset) ||
-	    field_num(semi + 1, "size:", &fl->size) ||
-	    fl->offset > 0xffff || fl->size > 0xffff)
-		return -1;
-	if (strstr(semi + 1, "signed:") && field_num(semi + 1, "signed:", &sig))
-		return -1;
-	while (*decl == ' ')
-		decl++;
-	sp = strrchr(decl, ' ');
-	if (!sp || sp == decl || !sp[1])
-		return -1;
-	*sp = '\0';
-	fl->type = decl;
-	fl->name = sp + 1;
-	br = strchr(fl->name, '[');
-	fl->is_array = br != NULL;
-	if (br)
-		*br = '\0';
-	fl->is_signed = sig != 0;
-	if (!*fl->name)
-		return -1;
-	return strncmp(fl->name, "common_", 7) ? 1 : 0;
-}
-
-/* An event's format text (from *p to end, in place): its fields */
-static int parse_format(struct kft_file *f, struct kft_event *ev, char *p, char *end)
-{
-	int max = count_lines(p, end), n = 0, r;
-	struct kft_field *fl = calloc(max, sizeof(*fl));
-	char *l;
-
-	if (!fl)
-		return fail(f, "out of memory");
-	while ((l = next_line(&p, end))) {
-		l += strspn(l, " \t");
-		if (strncmp(l, "field:", 6))
-			continue;
-		r = parse_field(l, &fl[n]);
-		if (r < 0) {
-			free(fl);
-			return fail(f, "corrupt trace file: a bad field line in the format of %s", ev->name);
-		}
-		n += r;
-	}
-	/* The array lives in f->texts, freed with the rest */
-	if (!keep_text(f, (const char *)fl, n * sizeof(*fl))) {
-		free(fl);
-		return fail(f, "out of memory");
-	}
-	ev->fields = (const struct kft_field *)f->texts[f->ntexts - 1];
-	ev->nfields = n;
-	free(fl);
-	return 0;
-}
-
-/*
- * EVENTS: "event ID CAT:NAME", then its format file's lines up to the next
- * "event " line (the format has empty lines of its own).
- */
-static int parse_events(struct kft_file *f, char *p, char *end)
-{
-	int max = count_lines(p, end), n = 0, i, *pos = NULL, rc = 0;
-	struct kft_event *t = NULL, *out = NULL;
-	__u32 *ids = NULL;
-
-	if (f->events)
-		return fail(f, "corrupt trace file: two EVENTS blocks");
-	t = calloc(max, sizeof(*t));
-	ids = calloc(max, sizeof(*ids));
-	if (!t || !ids) {
-		rc = fail(f, "out of memory");
-		goto out;
-	}
-	while (p < end) {
-		char *l = p, *nl = memchr(p, '\n', end - p), *fmt, *fend, *sp, *copy;
-
-		if (!nl)
-			nl = end;
-		if (l == nl) {		/* empty lines between events */
-			p = nl + 1;
-			continue;
-		}
-		if (nl - l < 7 || memcmp(l, "event ", 6)) {
-			rc = fail(f, "corrupt trace file: its EVENTS block has text outside an event");
-			goto out;
-		}
-		*nl = '\0';
-		sp = strchr(l + 6, ' ');
-		if (!sp || !sp[1] || strchr(sp + 1, ' ')) {
-			rc = fail(f, "corrupt trace file: a bad event line in its EVENTS block");
-			goto out;
-		}
-		*sp = '\0';
-		if (parse_id(l + 6, &ids[n])) {
-			rc = fail(f, "corrupt trace file: a bad event id in its EVENTS block");
-			goto out;
-		}
-		t[n].id = ids[n];
-		t[n].name = sp + 1;
-		/* Its format: to the next "event " line */
-		fmt = fend = nl < end ? nl + 1 : end;
-		while (fend < end && !(end - fend >= 6 && !memcmp(fend, "event ", 6))) {
-			char *e = memchr(fend, '\n', end - fend);
-
-			fend = e ? e + 1 : end;
-		}
-		p = fend;
-		/* Without the empty lines that end it */
-		while (fend > fmt + 1 && fend[-1] == '\n' && fend[-2] == '\n')
-			fend--;
-		if (fend == fmt + 1 && fmt[0] == '\n')
-			fend = fmt;
-		copy = keep_text(f, fmt, fend - fmt);
-		if (!copy || !keep_text(f, fmt, fend - fmt)) {
-			rc = fail(f, "out of memory");
-			goto out;
-		}
-		t[n].format = copy;
-		copy = f->texts[f->ntexts - 1];
-		rc = parse_format(f, &t[n], copy, copy + (fend - fmt));
-		if (rc)
-			goto out;
-		n++;
-	}
-	pos = malloc((n ? n : 1) * sizeof(*pos));
-	out = calloc(n ? n : 1, sizeof(*out));
-	if (!pos || !out) {
-		rc = fail(f, "out of memory");
-		goto out;
-	}
-	if (dense_ids(ids, n, pos)) {
-		rc = fail(f, "corrupt trace file: the ids of its EVENTS block are not 0..%d once each", n - 1);
-		goto out;
-	}
-	for (i = 0; i < n; i++)
-		out[i] = t[pos[i]];
-	f->events = out;
-	f->nevents = n;
-	out = NULL;
-out:
-	free(out);
-	free(pos);
-	free(ids);
-	free(t);
-	return rc;
-}
-
-/* TASKS: "PID\tTID\tPPID\tCOMM" */
-static int parse_tasks(struct kft_file *f, char *p, char *end)
-{
-	int max = count_lines(p, end), n = f->ntasks;
-	struct kft_task *t = realloc(f->tasks, (n + max) * sizeof(*t));
-	char *l, *fld[4];
-
-	if (!t)
-		return fail(f, "out of memory");
-	f->tasks = t;
-	while ((l = next_line(&p, end))) {
-		if (!*l)
-			continue;
-		memset(&t[n], 0, sizeof(t[n]));
-		if (split(l, fld, 4) != 4 || parse_u32(fld[0], &t[n].pid) ||
-		    parse_u32(fld[1], &t[n].tid) || parse_u32(fld[2], &t[n].ppid))
-			return fail(f, "corrupt trace file: bad line %d of its TASKS block",
-				    n - f->ntasks + 1);
-		snprintf(t[n].comm, sizeof(t[n].comm), "%s", fld[3]);
-		n++;
-		f->ntasks = n;
-	}
-	return 0;
-}
-
-static int name_cmp(const void *a, const void *b)
-{
-	const struct kft_name *x = a, *y = b;
-
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
-/* NAMES: "TS\tPID\tTID\tCOMM" */
-static int parse_names(struct kft_file *f, char *p, char *end)
-{
-	int max = count_lines(p, end), n = f->nnames;
-	struct kft_name *t = realloc(f->names, (n + max) * sizeof(*t));
-	char *l, *fld[4];
-
-	if (!t)
-		return fail(f, "out of memory");
-	f->names = t;
-	while ((l = next_line(&p, end))) {
-		if (!*l)
-			continue;
-		memset(&t[n], 0, sizeof(t[n]));
-		if (split(l, fld, 4) != 4 || parse_u64(fld[0], 10, &t[n].ts) ||
-		    parse_u32(fld[1], &t[n].pid) || parse_u32(fld[2], &t[n].tid))
-			return fail(f, "corrupt trace file: bad line %d of its NAMES block",
-				    n - f->nnames + 1);
-		snprintf(t[n].comm, sizeof(t[n].comm), "%s", fld[3]);
-		n++;
-		f->nnames = n;
-	}
-	/* CPUs' records are drained apart: nearly sorted */
-	qsort(f->names, f->nnames, sizeof(*f->names), name_cmp);
-	return 0;
-}
-
-static int sym_cmp(const void *a, const void *b)
-{
-	const struct sym *x = a, *y = b;
-
-	if (x->kernel != y->kernel)
-		return x->kernel < y->kernel ? -1 : 1;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->order != y->order)
-		return x->order < y->order ? -1 : 1;
-	return 0;
-}
-
-/* SYMS: "file\tPATH\tBUILD_ID" lines, then "PID\tADDR\tK\tNAME" ones */
-static int parse_syms(struct kft_file *f, char *p, char *end)
-{
-	size_t max = count_lines(p, end);
-	struct sym *s = realloc(f->syms, (f->nsyms + max) * sizeof(*s));
-	size_t before = f->nsyms;
-	char *l, *fld[4];
-	__u64 addr;
-	__u32 pid;
-	int line = 0;
-
-	if (!s)
-		return fail(f, "out of memory");
-	f->syms = s;
-	while ((l = next_line(&p, end))) {
-		line++;
-		if (!*l || !strncmp(l, "file\t", 5))
-			continue;
-		if (split(l, fld, 4) != 4 || parse_u32(fld[0], &pid) ||
-		    parse_u64(fld[1], 16, &addr) ||
-		    (strcmp(fld[2], "k") && strcmp(fld[2], "u"))) {
-			f->nsyms = before;	/* those sorted before stay usable */
-			return fail(f, "corrupt trace file: bad line %d of its SYMS block", line);
-		}
-		s[f->nsyms] = (struct sym){
-			.addr = addr, .kernel = fld[2][0] == 'k',
-			.pid = fld[2][0] == 'k' ? 0 : pid,
-			.order = f->nsyms, .name = fld[3],
-		};
-		f->nsyms++;
-	}
-	qsort(f->syms, f->nsyms, sizeof(*f->syms), sym_cmp);
-	return 0;
-}
-
-/* ---- blocks -------------------------------------------------------------- */
 
 /* A metadata block's payload (block at off): parsed. 0 or -EBADMSG/-errno */
 static int parse_block(struct kft_file *f, const struct kft_block *b, __u64 off)
@@ -647,24 +87,26 @@ static int parse_block(struct kft_file *f, const struct kft_block *b, __u64 off)
 	int err;
 
 	if (b->flags || b->raw_size != b->size)
-		return fail(f, "corrupt trace file: its %s block has flags %#x", name, b->flags);
+		return kft_file_fail(f, "corrupt trace file: its %s block has flags %#x",
+				     name, b->flags);
 	if (claim_ok(f, off + sizeof(*b), b->size))
-		return fail(f, "corrupt trace file: its %s block at offset %llu claims %u bytes "
-			    "the file does not hold (a hole)", name, (unsigned long long)off,
-			    b->size);
+		return kft_file_fail(f, "corrupt trace file: its %s block at offset %llu claims %u bytes "
+				     "the file does not hold (a hole)", name,
+				     (unsigned long long)off, b->size);
 	text = malloc((size_t)b->size + 1);
 	if (!text)
-		return fail(f, "out of memory");
+		return kft_file_fail(f, "out of memory");
 	err = read_at(f, text, b->size, off + sizeof(*b));
 	if (err) {
 		free(text);
-		return err == -EBADMSG ? fail(f, "corrupt trace file: its %s block runs past the end", name)
-				       : fail(f, "read error: %s", strerror(-err));
+		return err == -EBADMSG ?
+		       kft_file_fail(f, "corrupt trace file: its %s block runs past the end", name) :
+		       kft_file_fail(f, "read error: %s", strerror(-err));
 	}
 	if (kft_crc(text, b->size) != b->crc) {
 		free(text);
-		return fail(f, "corrupt trace file: the %s block at offset %llu fails its CRC",
-			    name, (unsigned long long)off);
+		return kft_file_fail(f, "corrupt trace file: the %s block at offset %llu fails its CRC",
+				     name, (unsigned long long)off);
 	}
 	text[b->size] = '\0';
 	end = text + b->size;
@@ -673,35 +115,35 @@ static int parse_block(struct kft_file *f, const struct kft_block *b, __u64 off)
 
 		if (!t) {
 			free(text);
-			return fail(f, "out of memory");
+			return kft_file_fail(f, "out of memory");
 		}
 		f->texts = t;
 		f->texts[f->ntexts++] = text;
 	}
 	switch (b->type) {
 	case KFT_B_META:
-		return parse_kv(f, &f->meta, text, end);
+		return kft_text_parse_kv(f, &f->meta, text, end);
 	case KFT_B_STATS:
 		f->stats_at = off;
-		return parse_kv(f, &f->stats, text, end);
+		return kft_text_parse_kv(f, &f->stats, text, end);
 	case KFT_B_LAYOUT: {
 		char why[256];
 
 		if (kft_layout_check(text, b->size, why, sizeof(why)))
-			return fail(f, "%s", why);
+			return kft_file_fail(f, "%s", why);
 		f->has_layout = true;
 		return 0;
 	}
 	case KFT_B_FUNCS:
-		return parse_funcs(f, text, end);
+		return kft_text_parse_funcs(f, text, end);
 	case KFT_B_EVENTS:
-		return parse_events(f, text, end);
+		return kft_text_parse_events(f, text, end);
 	case KFT_B_TASKS:
-		return parse_tasks(f, text, end);
+		return kft_text_parse_tasks(f, text, end);
 	case KFT_B_NAMES:
-		return parse_names(f, text, end);
+		return kft_text_parse_names(f, text, end);
 	case KFT_B_SYMS:
-		return parse_syms(f, text, end);
+		return kft_text_parse_syms(f, text, end);
 	}
 	return 0;
 }
@@ -742,7 +184,7 @@ static int add_chunk(struct kft_file *f, const struct kft_chunkinfo *ci)
 		struct kft_chunkinfo *c = realloc(f->chunks, n * sizeof(*c));
 
 		if (!c)
-			return fail(f, "out of memory");
+			return kft_file_fail(f, "out of memory");
 		f->chunks = c;
 		f->achunks = n;
 	}
@@ -776,7 +218,7 @@ static int read_index(struct kft_file *f, __u64 *index_off, __u64 *stats_off)
 		return 0;
 	ent = malloc(b.size ? b.size : 1);
 	if (!ent)
-		return fail(f, "out of memory");
+		return kft_file_fail(f, "out of memory");
 	if (read_at(f, ent, b.size, ft.index_off + sizeof(b)) ||
 	    kft_crc(ent, b.size) != b.crc)
 		goto out;
@@ -818,8 +260,8 @@ static int walk_meta(struct kft_file *f, __u64 pos, __u64 stop)
 		if (stop - pos < sizeof(b) || read_at(f, &b, sizeof(b), pos) ||
 		    kft_block_check(&b) || stop - pos - sizeof(b) < b.size ||
 		    b.type == KFT_B_CHUNK || b.type == KFT_B_INDEX)
-			return fail(f, "corrupt trace file: a bad block at offset %llu",
-				    (unsigned long long)pos);
+			return kft_file_fail(f, "corrupt trace file: a bad block at offset %llu",
+					     (unsigned long long)pos);
 		if (is_meta(b.type)) {
 			err = parse_block(f, &b, pos);
 			if (err)
@@ -871,24 +313,26 @@ static int check_header(struct kft_file *f)
 
 	if (f->size < sizeof(h->magic) || read_at(f, &f->hdr, sizeof(h->magic), 0) ||
 	    memcmp(h->magic, KFT_MAGIC, sizeof(h->magic)))
-		return fail(f, "not a kfit trace file");
+		return kft_file_fail(f, "not a kfit trace file");
 	if (f->size < sizeof(*h) || read_at(f, &f->hdr, sizeof(*h), 0))
-		return fail(f, "truncated trace file: it ends inside its header");
+		return kft_file_fail(f, "truncated trace file: it ends inside its header");
 	if (h->endian == bswap_32(KFT_ENDIAN))
-		return fail(f, "written on a %s-endian machine: this kd reads %s-endian files only",
-			    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? "big" : "little",
-			    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? "little" : "big");
+		return kft_file_fail(f, "written on a %s-endian machine: this kd reads %s-endian files only",
+				     __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? "big" : "little",
+				     __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? "little" : "big");
 	if (h->endian != KFT_ENDIAN)
-		return fail(f, "corrupt trace file: its header's byte order mark is %#x", h->endian);
+		return kft_file_fail(f, "corrupt trace file: its header's byte order mark is %#x",
+				     h->endian);
 	if (h->version != KFT_VERSION)
-		return fail(f, "written by kfit trace format version %u; this kd reads %d",
-			    h->version, KFT_VERSION);
+		return kft_file_fail(f, "written by kfit trace format version %u; this kd reads %d",
+				     h->version, KFT_VERSION);
 	if (h->header_size != sizeof(*h) || h->block_size != sizeof(struct kft_block))
-		return fail(f, "corrupt trace file: header size %u, block size %u (expected %zu, %zu)",
-			    h->header_size, h->block_size, sizeof(*h), sizeof(struct kft_block));
+		return kft_file_fail(f, "corrupt trace file: header size %u, block size %u (expected %zu, %zu)",
+				     h->header_size, h->block_size, sizeof(*h),
+				     sizeof(struct kft_block));
 	if (h->rec_version != KFIT_REC_VERSION)
-		return fail(f, "its records are of version %u; this kd reads %d",
-			    h->rec_version, KFIT_REC_VERSION);
+		return kft_file_fail(f, "its records are of version %u; this kd reads %d",
+				     h->rec_version, KFIT_REC_VERSION);
 	return 0;
 }
 
@@ -929,7 +373,7 @@ static int drop_duplicates(struct kft_file *f)
 		return 0;
 	v = malloc(f->nchunks * sizeof(*v));
 	if (!v)
-		return fail(f, "out of memory");
+		return kft_file_fail(f, "out of memory");
 	for (i = 0; i < f->nchunks; i++)
 		v[i] = &f->chunks[i];
 	qsort(v, f->nchunks, sizeof(*v), dup_cmp);
@@ -974,14 +418,14 @@ static int load(struct kft_file *f)
 				pos = next + sizeof(struct kft_block) + f->chunks[i].size;
 		}
 		if (f->stats_at != stats_off)
-			return fail(f, "corrupt trace file: its footer does not point at its STATS block");
+			return kft_file_fail(f, "corrupt trace file: its footer does not point at its STATS block");
 	} else {
 		rc = walk_all(f);
 		if (rc)
 			return rc;
 	}
 	if (f->nchunks && !f->has_layout)
-		return fail(f, "corrupt trace file: it has chunks but no record layout (LAYOUT block)");
+		return kft_file_fail(f, "corrupt trace file: it has chunks but no record layout (LAYOUT block)");
 	return drop_duplicates(f);
 }
 
@@ -1108,7 +552,7 @@ static __u64 kv_u64(const struct kvs *t, const char *key, __u64 def)
 	const char *v = kv_get(t, key);
 	__u64 x;
 
-	return v && !parse_u64(v, 10, &x) ? x : def;
+	return v && !kft_text_parse_u64(v, 10, &x) ? x : def;
 }
 
 int kft_nmeta(const struct kft_file *f)
@@ -1249,7 +693,7 @@ const char *kft_sym(void *ctx, __u32 pid, __u64 addr, bool kernel)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (sym_cmp(&f->syms[mid], &key) < 0)
+		if (kft_text_sym_cmp(&f->syms[mid], &key) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;

@@ -18,7 +18,7 @@
 #include "kfit/rec.h"
 #include "fileio.h"
 #include "kft.h"
-#include "kft_int.h"
+#include "kft_codec.h"
 
 /* A queued chunk (buf: raw records) or metadata block (buf: its payload) */
 struct item {

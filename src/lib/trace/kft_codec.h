@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef KFIT_KFT_INT_H
-#define KFIT_KFT_INT_H
+#ifndef KFIT_KFT_CODEC_H
+#define KFIT_KFT_CODEC_H
 
-/* What the trace file's writer and reader share (src/lib/kft*.c only) */
+/* The codec the trace file's writer and reader share (src/lib/trace/kft*.c only) */
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <zlib.h>
 #include "kfit/rec.h"
-#include "kft_int.h"
+#include "kft_codec.h"
 
 __u32 kft_crc(const void *buf, size_t len)
 {

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kd: KFI's offline analyser. Reads a trace file (include/kfit/kft.h)
+ * that callgraph -o wrote, here or on another machine, and renders what
+ * callgraph renders live, through the same code (src/lib/tree/cgview.c); or
+ * lists its records one per line (--events), or describes it (--info).
+ * Core library only: no libbpf, no root, no kernel access.
+ *
+ * Here the options, their checks and the dispatch: to tree.c (the call
+ * trees), events.c (--events) or info.c (--info), which read the file
+ * through read.c; state.h holds what they share.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "calltree.h"
+#include "cgview.h"
+#include "child.h"
+#include "diag.h"
+#include "fileio.h"
+#include "fstats.h"
+#include "kft.h"
+#include "opts.h"
+#include "state.h"
+
+enum {
+	OPT_SUMMARY = 256, OPT_EVENTS, OPT_FOLDED, OPT_SVG, OPT_PERFETTO, OPT_SINCE,
+	OPT_UNTIL, OPT_NO_INTERLACE, OPT_INFO, OPT_PCT, OPT_WIDTH, OPT_ADDRESSES,
+};
+
+static const struct kfit_opt kd_opts[] = {
+	{ "summary", OPT_SUMMARY, NULL,
+	  "per function: COUNT TOTAL AVG MIN MAX LOCAL P50 P99 MAX-SUB" },
+	{ "sort", 's', "KEY", "with --summary: time (default), local, count, avg or max" },
+	{ "top", 'n', "N", "with --summary: the top N functions" },
+	{ "fields", 'f', "LIST",
+	  "with --summary: the columns, of count,time,avg,min,max,local,p50,p99,maxsub" },
+	{ "events", OPT_EVENTS, NULL,
+	  "one line per record in time order: TIME CPU COMM-TID TYPE DETAILS" },
+	{ "folded", OPT_FOLDED, NULL,
+	  "folded stacks on stdout (self ns; samples in sampled mode)" },
+	{ "svg", OPT_SVG, "FILE", "a flame graph into FILE (SVG)" },
+	{ "perfetto", OPT_PERFETTO, "FILE",
+	  "Chrome trace-event JSON into FILE (ui.perfetto.dev)" },
+	{ "since", OPT_SINCE, "T",
+	  "records from T: a time from the start (1.5s), @NS (the file's clock) "
+	  "or HH:MM:SS[.frac] (wall time)" },
+	{ "until", OPT_UNTIL, "T", "records before T (as --since)" },
+	{ "no-interlace", OPT_NO_INTERLACE, NULL,
+	  "interrupts listed apart, not inside the task they struck" },
+	{ "info", OPT_INFO, NULL,
+	  "the file: header, machine, what was recorded, chunks, losses" },
+	{ "percent-limit", OPT_PCT, "PCT",
+	  "sampled: hide frames under PCT% of samples (0.5)" },
+	{ "depth", 'D', "N", "sampled: frames down to depth N (1: the outermost)" },
+	{ "width", OPT_WIDTH, "N", "sampled: cut lines to N columns (0: never)" },
+	{ "addresses", OPT_ADDRESSES, NULL,
+	  "sampled: unnamed frames as FILE+0xOFF each" },
+	{ NULL },
+};
+
+/* ---- command line ------------------------------------------------------ */
+
+/* The sampled tree's options, as callgraph's */
+static int parse_sampled_opt(int key, const char *arg)
+{
+	switch (key) {
+	case OPT_PCT:
+		env.pct_set = true;
+		return kfit_cgview_parse_pct("kd", arg, &env.pct);
+	case 'D':
+		return kfit_cgview_parse_depth("kd", arg, &env.depth);
+	case OPT_WIDTH:
+		env.width_set = true;
+		return kfit_cgview_parse_width("kd", arg, &env.width);
+	case OPT_ADDRESSES:
+		env.addresses = true;
+		return 0;
+	}
+	return -1;
+}
+
+static bool sampled_opts(void)
+{
+	return env.pct_set || env.depth || env.c.has_min || env.width_set || env.addresses;
+}
+
+static int parse_opt(int key, const char *arg, void *ctx)
+{
+	(void)ctx;
+	switch (key) {
+	case OPT_SUMMARY:
+		env.summary = true;
+		return 0;
+	case 's':
+		return kfit_fstats_parse_sort("kd", arg, &env.sort);
+	case 'n':
+		return kfit_fstats_parse_top("kd", arg, &env.top);
+	case 'f':
+		return kfit_fstats_parse_fields("kd", arg, &env.fields);
+	case OPT_EVENTS:
+		env.events = true;
+		return 0;
+	case OPT_FOLDED:
+		env.folded = true;
+		return 0;
+	case OPT_SVG:
+		env.svg = arg;
+		return 0;
+	case OPT_PERFETTO:
+		env.perfetto = arg;
+		return 0;
+	case OPT_SINCE:
+		env.since_arg = arg;
+		return 0;
+	case OPT_UNTIL:
+		env.until_arg = arg;
+		return 0;
+	case OPT_NO_INTERLACE:
+		env.no_interlace = true;
+		return 0;
+	case OPT_INFO:
+		env.info = true;
+		return 0;
+	}
+	return parse_sampled_opt(key, arg);
+}
+
+static const struct kfit_tool tool = {
+	.name = "kd",
+	.summary = "KFI's kd: analyse a trace file that callgraph -o recorded, here or "
+		   "on another\nmachine (no root, no BPF): the call trees as callgraph "
+		   "prints them live, the\nsummary, the records one per line, flame "
+		   "graphs, Perfetto traces, or what the\nfile holds.",
+	.synopsis = "[OPTIONS] FILE",
+	.examples = "kd trace.kft                        # the call trees\n"
+		    "kd trace.kft --summary -s local -n 10 -f count,time,local\n"
+		    "kd trace.kft --events --since 1.5s --until 2s\n"
+		    "kd trace.kft --comm nginx --folded > nginx.folded\n"
+		    "kd trace.kft -p 1234 --svg calls.svg --perfetto calls.json\n"
+		    "kd trace.kft --since 10:42:05 --until 10:42:06.5 -j\n"
+		    "kd trace.kft --info                 # machine, contents, losses\n",
+	.common = KFIT_OPT_PID | KFIT_OPT_TID | KFIT_OPT_COMM | KFIT_OPT_JSON |
+		  KFIT_OPT_MIN,
+	.opts = kd_opts,
+	.parse = parse_opt,
+	.ctx = &env,
+	.recorded_ids = true,
+};
+
+static int usage_error(const char *msg)
+{
+	fprintf(stderr, "kd: %s\nTry 'kd --help' for more information.\n", msg);
+	return -1;
+}
+
+static int check_args(int first, int argc, char **argv)
+{
+	int forms = env.summary + env.folded + env.c.json;
+
+	if (first >= argc)
+		return usage_error("no FILE: kd FILE");
+	if (argc - first > 1)
+		return usage_error("one FILE only");
+	env.path = argv[first];
+	if (forms > 1)
+		return usage_error("--summary, --folded and -j exclude each other");
+	if ((env.sort || env.top || env.fields) && !env.summary)
+		return usage_error("-s, -n and -f go with --summary");
+	if (env.events + env.info > 1)
+		return usage_error("--events and --info exclude each other");
+	if (env.events && (forms || env.svg || env.perfetto))
+		return usage_error("--events excludes the tree's outputs "
+				   "(--summary, --folded, -j, --svg, --perfetto)");
+	if (env.info && (env.summary || env.folded || env.svg || env.perfetto))
+		return usage_error("--info excludes the tree's outputs "
+				   "(--summary, --folded, --svg, --perfetto); -j goes with it");
+	if ((env.events || env.info) && sampled_opts())
+		return usage_error("--events and --info exclude the sampled tree's options "
+				   "(--percent-limit, -D, --min, --width, --addresses)");
+	if (env.info && (env.since_arg || env.until_arg || env.c.pid || env.c.tid ||
+			 env.c.comm[0]))
+		return usage_error("--info describes the whole file: no window, no tasks");
+	return 0;
+}
+
+/* ---- main --------------------------------------------------------------- */
+
+/* A --since/--until window that holds no record of the file: said, 1 */
+static int window_outside(void)
+{
+	__u64 first = kd_first_ts(), last = kd_last_ts();
+	char a[32], b[32], wa[64], wb[64];
+
+	if (!env.since_arg && !env.until_arg)
+		return 0;
+	if (!kft_nchunks(env.f)) {
+		kfit_err("%s holds no records: no window of it can be shown", env.path);
+		return 1;
+	}
+	if (env.since <= last && (!env.until || env.until > first))
+		return 0;
+	kfit_err("the window (%s%s%s%s%s) is outside the recording: its records run from "
+		 "%ss to %ss after its start%s%s%s%s%s", env.since_arg ? "--since " : "",
+		 env.since_arg ? env.since_arg : "", env.since_arg && env.until_arg ? " " : "",
+		 env.until_arg ? "--until " : "", env.until_arg ? env.until_arg : "",
+		 kd_rel_time(first, a, sizeof(a)), kd_rel_time(last, b, sizeof(b)),
+		 kd_wall_time(first, false, wa, sizeof(wa)) ? ", " : "",
+		 kd_wall_time(first, false, wa, sizeof(wa)) ? wa : "",
+		 kd_wall_time(last, false, wb, sizeof(wb)) ? " to " : "",
+		 kd_wall_time(last, false, wb, sizeof(wb)) ? wb : "",
+		 kd_wall_time(last, false, wb, sizeof(wb)) ? " wall clock" : "");
+	return 1;
+}
+
+static void warn_truncated(void)
+{
+	char d[32];
+	int n = kft_nchunks(env.f);
+	__u64 end = kd_last_ts();
+
+	if (kft_duplicates(env.f))
+		kfit_warn("%s: %d chunk%s found twice (copied within the file): the copies "
+			  "skipped", env.path, kft_duplicates(env.f),
+			  kft_duplicates(env.f) == 1 ? "" : "s");
+	if (kft_complete(env.f))
+		return;
+	kfit_warn("%s is truncated: read %d chunk%s up to %s; %llu bytes after it "
+		  "unreadable", env.path, n, n == 1 ? "" : "s",
+		  kd_dur(end > env.start_ns ? end - env.start_ns : 0, d),
+		  (unsigned long long)kft_missing(env.f));
+}
+
+static void cleanup(void)
+{
+	int i;
+
+	for (i = 0; i < (int)env.npend; i++)
+		free(env.pend[i].r);
+	free(env.pend);
+	kfit_ctree_free(env.tree);
+	for (i = 0; i < env.nskipped; i++)
+		free((void *)env.skipped[i].name);
+	free(env.skipped);
+	free(env.fnames);
+	free(env.enames);
+	free(env.funcs);
+	free(env.tasks.v);
+	for (i = 0; i < (int)env.nsamples; i++)
+		free((void *)env.samples[i].frames);
+	free(env.samples);
+	kfit_out_abort(&env.svg_out);
+	kfit_out_abort(&env.perfetto_out);
+	kft_close(env.f);
+}
+
+static int run(void)
+{
+	char msg[512] = "";
+	int err;
+
+	/* the outputs first: a bad path fails before a big file is read */
+	if (env.svg && (err = kfit_out_open(&env.svg_out, env.svg))) {
+		kfit_out_err(env.svg, err);
+		return 1;
+	}
+	if (env.perfetto && (err = kfit_out_open(&env.perfetto_out, env.perfetto))) {
+		kfit_out_err(env.perfetto, err);
+		return 1;
+	}
+	env.f = kft_open(env.path, msg, sizeof(msg));
+	if (!env.f) {
+		kfit_err("%s: %s", env.path, msg[0] ? msg : strerror(errno));
+		return 1;
+	}
+	kd_load_times();
+	if ((env.since_arg && kd_parse_time("--since", env.since_arg, &env.since)) ||
+	    (env.until_arg && kd_parse_time("--until", env.until_arg, &env.until)))
+		return 2;
+	if (env.until && env.until <= env.since) {
+		usage_error("--until must come after --since");
+		return 2;
+	}
+	if (!env.sampled && sampled_opts()) {
+		kfit_err("%s is an exact recording: --percent-limit, -D, --min, --width "
+			 "and --addresses go with sampled ones (callgraph -o without a "
+			 "TARGET); -D and --min of exact mode apply while recording", env.path);
+		return 2;
+	}
+	/* cut before its description ends: nothing says what it holds */
+	if (!kft_complete(env.f) && !kft_nmeta(env.f)) {
+		kfit_err("%s: cut short after %llu bytes, before the description of "
+			 "what was recorded: nothing to read", env.path,
+			 (unsigned long long)kft_size(env.f));
+		return 1;
+	}
+	warn_truncated();
+	if (window_outside())
+		return 1;
+	err = kd_load_funcs();
+	if (!err)
+		err = kd_load_skipped();
+	if (!err)
+		err = kd_load_tasks();
+	if (!err)
+		err = env.info ? kd_print_info() :
+		      env.events ? kd_print_events() : kd_render_tree();
+	if (env.chunks_bad)
+		kfit_warn("%s: %d corrupt chunk%s skipped, %d read", env.path, env.chunks_bad,
+			  env.chunks_bad == 1 ? "" : "s", env.chunks_read);
+	if (err == -EBADMSG) {
+		kfit_err("%s: nothing could be read: every chunk is corrupt", env.path);
+		return 1;
+	}
+	if (err && !env.said)
+		kfit_err("%s: %s", env.path, strerror(-err));
+	return err ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	int first, err;
+
+	first = kfit_parse_args(&tool, &env.c, argc, argv);
+	if (first < 0 || check_args(first, argc, argv))
+		return 2;
+	kfit_diag_setup("kd", env.c.verbose);
+	if (kfit_io_setup(env.c.output, NULL))
+		return 1;
+	kfit_out_catch_signals();
+	err = run();
+	fflush(stdout);
+	cleanup();
+	return err;
+}

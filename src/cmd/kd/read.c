@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kd's reading of the file, which its outputs share: times on its clock,
+ * the tasks as its records name them, its description, its chunks and
+ * the window of them --since and --until take.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "kfit/rec.h"
+#include "cgview.h"
+#include "diag.h"
+#include "duration.h"
+#include "kft.h"
+#include "state.h"
+
+/* The state all of kd's parts share (state.h) */
+struct env env;
+
+/* ---- times ------------------------------------------------------------ */
+
+static int parse_wall(const char *s, __u64 *out)
+{
+	__u64 off = kft_meta_u64(env.f, "clock.realtime_offset_ns", 0);
+	unsigned int h, m, sec;
+	time_t day;
+	struct tm tm;
+	__u64 frac = 0, scale = 100000000;
+	const char *p;
+	int n = 0;
+
+	if (sscanf(s, "%2u:%2u:%2u%n", &h, &m, &sec, &n) != 3 || h > 23 || m > 59 ||
+	    sec > 60)
+		return -EINVAL;
+	p = s + n;
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10)
+			frac += (*p - '0') * scale;
+	}
+	if (*p)
+		return -EINVAL;
+	if (!off)
+		return -ENOENT;
+	day = (env.start_ns + off) / 1000000000ULL;
+	if (!localtime_r(&day, &tm))
+		return -EINVAL;
+	tm.tm_hour = h;
+	tm.tm_min = m;
+	tm.tm_sec = sec;
+	tm.tm_isdst = -1;
+	day = mktime(&tm);
+	if (day == (time_t)-1 || (__u64)day * 1000000000ULL + frac < off)
+		return -ERANGE;
+	*out = (__u64)day * 1000000000ULL + frac - off;
+	return 0;
+}
+
+/* T of --since/--until into ns on the file's clock; 0, or -1 after saying why */
+int kd_parse_time(const char *opt, const char *s, __u64 *out)
+{
+	__u64 ns;
+	char *end;
+	int err;
+
+	if (*s == '@') {
+		errno = 0;
+		ns = strtoull(s + 1, &end, 10);
+		if (errno || end == s + 1 || *end || s[1] == '-')
+			goto bad;
+		*out = ns;
+		return 0;
+	}
+	if (strchr(s, ':')) {
+		err = parse_wall(s, out);
+		if (err == -ENOENT) {
+			kfit_err("%s has no realtime clock offset: give %s as a time from "
+				 "the start or @NS", env.path, opt);
+			return -1;
+		}
+		if (err)
+			goto bad;
+		return 0;
+	}
+	if (kfit_parse_duration(s, KFIT_SEC, &ns))
+		goto bad;
+	*out = env.start_ns + ns;
+	return 0;
+bad:
+	fprintf(stderr, "kd: invalid time '%s' for %s: a time from the start "
+		"(1.5s, 200ms), @NS, or HH:MM:SS[.frac]\n", s, opt);
+	return -1;
+}
+
+/*
+ * "SEC.USEC" from the start (negative before it), cut to the microsecond
+ * as trace-cmd and perf print: the line of a time T covers [T, T + 1us),
+ * as --since/--until T take it
+ */
+const char *kd_rel_time(__u64 ts, char *buf, size_t len)
+{
+	bool neg = ts < env.start_ns;
+	__u64 d = neg ? env.start_ns - ts : ts - env.start_ns;
+
+	snprintf(buf, len, "%s%llu.%06llu", neg ? "-" : "", d / 1000000000ULL,
+		 d % 1000000000ULL / 1000);
+	return buf;
+}
+
+/*
+ * The wall-clock time of ts (the file's clock) in local time, as --since
+ * HH:MM:SS takes it: "2026-11-25 10:42:05.001000" (iso: "2026-11-25T10:42:05.001000+0100");
+ * NULL when the file has no realtime offset
+ */
+const char *kd_wall_time(__u64 ts, bool iso, char *buf, size_t len)
+{
+	__u64 off = kft_meta_u64(env.f, "clock.realtime_offset_ns", 0), ns;
+	char day[32], zone[8];
+	struct tm tm;
+	time_t sec;
+
+	if (!off)
+		return NULL;
+	ns = ts + off;
+	sec = ns / 1000000000ULL;
+	if (!localtime_r(&sec, &tm) ||
+	    !strftime(day, sizeof(day), iso ? "%Y-%m-%dT%H:%M:%S" : "%Y-%m-%d %H:%M:%S", &tm) ||
+	    !strftime(zone, sizeof(zone), "%z", &tm))
+		return NULL;
+	snprintf(buf, len, "%.31s.%06llu%.7s", day, ns % 1000000000ULL / 1000, iso ? zone : "");
+	return buf;
+}
+
+const char *kd_dur(__u64 ns, char *buf)
+{
+	return kfit_fmt_duration(ns, buf, 32);
+}
+
+/* ---- tasks ------------------------------------------------------------- */
+
+struct task *kd_task_find(__u32 tid)
+{
+	unsigned int i;
+
+	if (!tid || !env.tasks.v)
+		return NULL;
+	for (i = (tid * 2654435761u) & env.tasks.mask; env.tasks.v[i].tid;
+	     i = (i + 1) & env.tasks.mask)
+		if (env.tasks.v[i].tid == tid)
+			return &env.tasks.v[i];
+	return NULL;
+}
+
+static struct task *task_slot(struct tasks *s, __u32 tid)
+{
+	unsigned int i;
+
+	for (i = (tid * 2654435761u) & s->mask; s->v[i].tid; i = (i + 1) & s->mask)
+		if (s->v[i].tid == tid)
+			return &s->v[i];
+	s->v[i].tid = tid;
+	s->n++;
+	return &s->v[i];
+}
+
+/* The task tid, made if new; NULL: no memory */
+struct task *kd_task_get(__u32 tid)
+{
+	struct tasks *s = &env.tasks, big;
+	unsigned int i;
+
+	if (s->v && 2 * (s->n + 1) <= s->mask + 1)
+		return task_slot(s, tid);
+	big.mask = s->v ? 2 * s->mask + 1 : 1023;
+	big.n = 0;
+	big.v = calloc(big.mask + 1, sizeof(*big.v));
+	if (!big.v)
+		return NULL;
+	for (i = 0; s->v && i <= s->mask; i++)
+		if (s->v[i].tid)
+			*task_slot(&big, s->v[i].tid) = s->v[i];
+	free(s->v);
+	*s = big;
+	return task_slot(s, tid);
+}
+
+static int task_set(__u32 pid, __u32 tid, const char *comm)
+{
+	struct task *t;
+
+	if (!tid)
+		return 0;
+	t = kd_task_get(tid);
+	if (!t)
+		return -ENOMEM;
+	t->pid = pid;
+	snprintf(t->comm, sizeof(t->comm), "%.*s", (int)sizeof(t->comm) - 1, comm);
+	return 0;
+}
+
+const char *kd_comm_of(__u32 tid)
+{
+	const struct task *t = kd_task_find(tid);
+
+	return t && t->comm[0] ? t->comm : "<...>";
+}
+
+/*
+ * Names follow fork (the parent's program) and exec, in reading order;
+ * a child's exec may be read before its fork (another ring buffer).
+ */
+int kd_track(const struct kfit_rec *h, size_t size)
+{
+	const struct kfit_rec_task *t = (const void *)h;
+	struct task *k;
+
+	if (h->type < KFIT_REC_FORK || h->type > KFIT_REC_EXIT || size < sizeof(*t) ||
+	    h->ctx != KFIT_CTX_TASK)
+		return 0;
+	if (h->type == KFIT_REC_FORK) {
+		k = kd_task_find(t->child_tid);
+		if (k && k->exec_ts > h->ts)
+			return 0;
+		return task_set(t->child_pid, t->child_tid, kd_comm_of(h->tid));
+	}
+	if (h->type == KFIT_REC_EXEC) {
+		if (task_set(h->pid, h->tid, t->comm))
+			return -ENOMEM;
+		k = kd_task_find(h->tid);
+		if (k && h->ts > k->exec_ts)
+			k->exec_ts = h->ts;
+		return 0;
+	}
+	return kd_task_find(h->tid) ? 0 : task_set(h->pid, h->tid, t->comm);
+}
+
+bool kd_chosen(__u32 pid, __u32 tid)
+{
+	if (env.c.pid && pid != (__u32)env.c.pid)
+		return false;
+	if (env.c.tid && tid != (__u32)env.c.tid)
+		return false;
+	return !env.c.comm[0] || !strcmp(kd_comm_of(tid), env.c.comm);
+}
+
+/* ---- the file's description --------------------------------------------- */
+
+int kd_load_funcs(void)
+{
+	int i, n = kft_nfuncs(env.f);
+
+	env.fnames = calloc(n + 1, sizeof(*env.fnames));
+	env.funcs = calloc(n + 1, sizeof(*env.funcs));
+	if (!env.fnames || !env.funcs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct kft_func *fn = kft_func(env.f, i);
+
+		env.fnames[i] = fn ? fn->name : "?";
+		env.funcs[i] = (struct kfit_cgv_func){
+			.name = env.fnames[i], .kernel = fn && fn->kernel,
+			.dropped = fn && fn->dropped,
+		};
+	}
+	env.nfuncs = n;
+	n = kft_nevents(env.f);
+	env.enames = calloc(n + 1, sizeof(*env.enames));
+	if (!env.enames)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		env.enames[i] = kft_event(env.f, i) ? kft_event(env.f, i)->name : "?";
+	env.nevents = n;
+	return 0;
+}
+
+/* META's skipped.N lines: "NAME\tREASON" */
+int kd_load_skipped(void)
+{
+	int i, n = 0, nm = kft_nmeta(env.f);
+
+	env.skipped = calloc(nm + 1, sizeof(*env.skipped));
+	if (!env.skipped)
+		return -ENOMEM;
+	for (i = 0; i < nm; i++) {
+		const struct kft_kv *kv = kft_meta_at(env.f, i);
+		const char *tab;
+
+		if (strncmp(kv->key, "skipped.", 8) || !(tab = strchr(kv->val, '\t')))
+			continue;
+		env.skipped[n].name = strndup(kv->val, tab - kv->val);
+		if (!env.skipped[n].name)
+			return -ENOMEM;
+		env.skipped[n++].reason = tab + 1;
+	}
+	env.nskipped = n;
+	return 0;
+}
+
+__u64 kd_first_ts(void)
+{
+	__u64 t = 0;
+	int i;
+
+	for (i = 0; i < kft_nchunks(env.f); i++)
+		if (!t || kft_chunk(env.f, i)->first_ts < t)
+			t = kft_chunk(env.f, i)->first_ts;
+	return t;
+}
+
+__u64 kd_last_ts(void)
+{
+	__u64 t = 0;
+	int i;
+
+	for (i = 0; i < kft_nchunks(env.f); i++)
+		if (kft_chunk(env.f, i)->last_ts > t)
+			t = kft_chunk(env.f, i)->last_ts;
+	return t;
+}
+
+void kd_load_times(void)
+{
+	const char *mode = kft_meta(env.f, "mode");
+
+	env.sampled = mode && !strcmp(mode, "sampled");
+	env.start_ns = kft_meta_u64(env.f, "start_ns", 0);
+	if (!env.start_ns)
+		env.start_ns = kd_first_ts();
+	env.end_ns = kft_stat_u64(env.f, "end_ns", 0);
+	if (!env.end_ns)
+		env.end_ns = kd_last_ts();
+}
+
+const char *kd_mechanism(void)
+{
+	const char *m = kft_meta(env.f, "mechanism");
+
+	if (m && *m)
+		return m;
+	if (env.sampled)
+		return "perf_event";
+	return env.nfuncs ? "?" : "tracepoint";
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+/*
+ * Chunk i's records to fn, in file order. A corrupt chunk is said,
+ * counted and skipped: 0; -ENOMEM or fn's error otherwise.
+ */
+int kd_read_chunk(int i, rec_fn fn)
+{
+	const struct kft_chunkinfo *ci = kft_chunk(env.f, i);
+	void *buf = NULL;
+	size_t len = 0, off;
+	int err;
+
+	err = kft_read_chunk(env.f, i, &buf, &len);
+	if (err == -ENOMEM)
+		return err;
+	if (err) {
+		kfit_warn("%s: chunk %d (at byte %llu, %llu records) is unreadable: %s; "
+			  "skipped", env.path, i, (unsigned long long)ci->offset,
+			  (unsigned long long)ci->nrecs,
+			  err == -EBADMSG ? "corrupt" : strerror(-err));
+		env.chunks_bad++;
+		return 0;
+	}
+	env.chunks_read++;
+	for (off = 0, err = 0; !err && len - off >= sizeof(struct kfit_rec); ) {
+		const struct kfit_rec *h = (const void *)((char *)buf + off);
+
+		if (h->size < sizeof(*h) || h->size > len - off)
+			break;	/* the reader checked: cannot happen */
+		err = fn(h, h->size);
+		off += h->size;
+	}
+	free(buf);
+	return err;
+}
+
+int kd_count(const struct kfit_rec *h, size_t size)
+{
+	env.counts.records++;
+	env.counts.bytes += size;
+	if (h->type < KFIT_REC_NTYPES)
+		env.counts.types[h->type]++;
+	return 0;
+}
+
+/*
+ * The tasks' names at the window's start: from the NAMES block, written
+ * at the end of the recording; a file cut short has none, and the task
+ * records of the chunks before the window are read instead.
+ */
+static int names_before(int first)
+{
+	int i, err = 0;
+
+	if (!kft_nnames(env.f)) {
+		for (i = 0; i < first && !err; i++)
+			err = kd_read_chunk(i, kd_track);
+		return err;
+	}
+	for (i = 0; i < kft_nnames(env.f) && !err; i++) {
+		const struct kft_name *n = kft_name(env.f, i);
+
+		if (n->ts >= env.since)
+			break;
+		err = task_set(n->pid, n->tid, n->comm);
+	}
+	return err;
+}
+
+/* The chunks of the window, [*first, *last]; -ENOENT: none */
+int kd_window(int *first, int *last)
+{
+	int err;
+
+	if (!kft_nchunks(env.f))
+		return -ENOENT;
+	err = kft_chunks_between(env.f, env.since, env.until, first, last);
+	if (err)
+		return err;
+	if (*first > 0 || env.since)
+		err = names_before(*first);
+	return err;
+}
+
+/* Chunks after last may hold LOST records: losses are always counted */
+int kd_read_window(rec_fn fn)
+{
+	int first, last, i, n = kft_nchunks(env.f), err;
+
+	err = kd_window(&first, &last);
+	if (err == -ENOENT)
+		first = n, last = n - 1, err = 0;
+	for (i = first; i <= last && !err; i++)
+		err = kd_read_chunk(i, fn);
+	for (i = last + 1; i < n && !err && env.until; i++)
+		if (kft_chunk(env.f, i)->lost)
+			err = kd_read_chunk(i, fn);
+	return err;
+}
+
+int kd_load_tasks(void)
+{
+	int i, err = 0;
+
+	for (i = 0; i < kft_ntasks(env.f) && !err; i++) {
+		const struct kft_task *t = kft_task(env.f, i);
+
+		err = task_set(t->pid, t->tid, t->comm);
+	}
+	return err;
+}

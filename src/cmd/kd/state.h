@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kd's state, and what its parts share: main.c parses the options and
+ * dispatches; read.c reads the file (its times, tasks, description and
+ * chunks) for the outputs, tree.c (the call trees and callgraph's views
+ * of them), events.c (--events) and info.c (--info).
+ */
+#ifndef KFIT_KD_STATE_H
+#define KFIT_KD_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include "kfit/rec.h"
+#include "calltree.h"
+#include "cgview.h"
+#include "export.h"
+#include "fileio.h"
+#include "fstats.h"
+#include "kft.h"
+#include "opts.h"
+
+/* What kd knows of a task: its name now, while reading in order */
+struct task {
+	__u32 tid, pid;
+	bool named;		/* given to the decoder */
+	char comm[16];
+	__u64 exec_ts;		/* its last exec read, 0: none */
+};
+
+struct tasks {
+	struct task *v;		/* open addressing, tid 0 an empty slot */
+	unsigned int mask, n;
+};
+
+/* A record kept for --events until no later chunk can hold an earlier one */
+struct pend {
+	__u64 ts, seq;
+	struct kfit_rec *r;
+};
+
+struct env {
+	struct kfit_common c;
+	bool summary, folded, events, info, no_interlace;
+	const char *svg, *perfetto, *since_arg, *until_arg;
+	enum kfit_fsort sort;
+	unsigned long top;
+	unsigned int fields;
+	const char *path;
+	double pct;		/* the sampled tree's options (cgview.h) */
+	bool pct_set, width_set, addresses;
+	unsigned int width;
+	__u32 depth;
+
+	struct kft_file *f;
+	bool sampled;
+	__u64 start_ns, end_ns;		/* the recording's */
+	__u64 since, until;		/* the window on the file's clock; until 0: none */
+	const char **fnames, **enames;
+	struct kfit_cgv_func *funcs;
+	struct kfit_cgv_skip *skipped;
+	int nfuncs, nevents, nskipped;
+	struct kfit_ctree *tree;
+	struct tasks tasks;
+	struct kfit_cgv_counts counts;
+	int chunks_read, chunks_bad;
+	struct pend *pend;
+	size_t npend, cappend;
+	__u64 seq;
+	struct kfit_out svg_out, perfetto_out;	/* made before the file is read */
+	struct kfit_xsample *samples;	/* sampled --perfetto: its timeline */
+	size_t nsamples, capsamples;
+	bool said;			/* an error already said (an output's) */
+};
+
+extern struct env env;
+
+typedef int (*rec_fn)(const struct kfit_rec *h, size_t size);
+
+/* read.c: times on the file's clock */
+int kd_parse_time(const char *opt, const char *s, __u64 *out);
+const char *kd_rel_time(__u64 ts, char *buf, size_t len);
+const char *kd_wall_time(__u64 ts, bool iso, char *buf, size_t len);
+const char *kd_dur(__u64 ns, char *buf);
+
+/* read.c: the tasks, named as the records go */
+struct task *kd_task_find(__u32 tid);
+struct task *kd_task_get(__u32 tid);
+const char *kd_comm_of(__u32 tid);
+int kd_track(const struct kfit_rec *h, size_t size);
+bool kd_chosen(__u32 pid, __u32 tid);
+
+/* read.c: the file's description */
+int kd_load_funcs(void);
+int kd_load_skipped(void);
+__u64 kd_first_ts(void);
+__u64 kd_last_ts(void);
+void kd_load_times(void);
+const char *kd_mechanism(void);
+
+/* read.c: the chunks */
+int kd_read_chunk(int i, rec_fn fn);
+int kd_count(const struct kfit_rec *h, size_t size);
+int kd_window(int *first, int *last);
+int kd_read_window(rec_fn fn);
+int kd_load_tasks(void);
+
+/* tree.c: the call trees and their views */
+int kd_render_tree(void);
+
+/* events.c: --events */
+int kd_print_events(void);
+
+/* info.c: --info */
+int kd_print_info(void);
+
+#endif
