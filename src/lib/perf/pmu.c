@@ -21,22 +21,13 @@
 #include <linux/hw_breakpoint.h>
 #include "caps.h"
 #include "fileio.h"
-#include "pmu.h"
+#include "pmu_int.h"
 #include "strdist.h"
 #include "tpglob.h"
 
-#define SYSFS_PMUS	"/sys/bus/event_source/devices"
 #define PARANOID	"/proc/sys/kernel/perf_event_paranoid"
-#define MAX_RANGES	8	/* bit ranges of one format field */
-#define LINE_LEN	512	/* longest sysfs line read (an alias's terms) */
 
-struct named {
-	const char *name;
-	__u32 type;
-	__u64 config;
-};
-
-static const struct named named[] = {
+const struct named pmu_names_named[] = {
 	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
 	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
 	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
@@ -74,9 +65,7 @@ static const struct named named[] = {
  * PERF_COUNT_HW_CACHE_*, _OP_* and _RESULT_*; the first word is the one
  * --list shows.
  */
-#define MAX_SPELLINGS	5
-
-static const char *const caches[][MAX_SPELLINGS] = {
+const char *const pmu_names_caches[][MAX_SPELLINGS] = {
 	{ "L1-dcache", "l1-d", "l1d", "L1-data" },
 	{ "L1-icache", "l1-i", "l1i", "L1-instruction" },
 	{ "LLC", "L2" },
@@ -86,19 +75,19 @@ static const char *const caches[][MAX_SPELLINGS] = {
 	{ "node" },
 };
 
-static const char *const cache_ops[][MAX_SPELLINGS] = {
+const char *const pmu_names_cache_ops[][MAX_SPELLINGS] = {
 	{ "load", "loads", "read" },
 	{ "store", "stores", "write" },
 	{ "prefetch", "prefetches", "speculative-read", "speculative-load" },
 };
 
-static const char *const cache_results[][MAX_SPELLINGS] = {
+const char *const pmu_names_cache_results[][MAX_SPELLINGS] = {
 	{ "refs", "Reference", "ops", "access" },
 	{ "misses", "miss" },
 };
 
 /* The operations each cache has (perf refuses the others): a bit per op */
-static const unsigned char cache_has_op[] = { 7, 5, 7, 7, 1, 1, 7 };
+const unsigned char pmu_names_cache_has_op[] = { 7, 5, 7, 7, 1, 1, 7 };
 
 /* What --list shows: each cache with these suffixes */
 static const struct cache_op {
@@ -114,16 +103,15 @@ static const struct cache_op {
 	{ "prefetch-misses", PERF_COUNT_HW_CACHE_OP_PREFETCH, PERF_COUNT_HW_CACHE_RESULT_MISS },
 };
 
-#define NR_NAMED	((int)(sizeof(named) / sizeof(named[0])))
-#define NR_CACHES	((int)(sizeof(caches) / sizeof(caches[0])))
-#define NR_OPS		((int)(sizeof(list_ops) / sizeof(list_ops[0])))
-#define NR_ALL		(NR_NAMED + NR_CACHES * NR_OPS)
+#define ROWS(t)	(sizeof(t) / sizeof(t[0]))
 
-/* Every name the tables know, for suggestions */
-struct all_names {
-	const char *v[NR_ALL];
-	char cache[NR_CACHES * NR_OPS][32];
-};
+/* The rows pmu_int.h gives the files that see these tables only through it */
+_Static_assert(ROWS(pmu_names_named) == NR_NAMED, "NR_NAMED");
+_Static_assert(ROWS(pmu_names_caches) == NR_CACHES, "NR_CACHES");
+_Static_assert(ROWS(pmu_names_cache_has_op) == NR_CACHES, "NR_CACHES");
+_Static_assert(ROWS(pmu_names_cache_ops) == NR_CACHE_OPS, "NR_CACHE_OPS");
+_Static_assert(ROWS(pmu_names_cache_results) == NR_CACHE_RESULTS, "NR_CACHE_RESULTS");
+_Static_assert(ROWS(list_ops) == NR_OPS, "NR_OPS");
 
 struct parse {
 	struct kfit_event_list *l;	/* its n is put back if the parse fails */
@@ -131,21 +119,6 @@ struct parse {
 	const char *tracefs;		/* NULL: the usual places */
 	char *err;
 	size_t errlen;
-};
-
-/* Where a format field's value goes: bit ranges of config, config1 or config2 */
-struct field {
-	__u64 *dst;
-	int nr;
-	int lo[MAX_RANGES];
-	int hi[MAX_RANGES];
-	int bits;
-};
-
-/* Entries of a directory, sorted */
-struct names {
-	struct dirent **d;
-	int n;
 };
 
 static int __attribute__((format(printf, 2, 3)))
@@ -162,8 +135,8 @@ fail(struct parse *p, const char *fmt, ...)
 }
 
 /* snprintf at buf + off; returns the new offset, which may pass len */
-static size_t __attribute__((format(printf, 4, 5)))
-append(char *buf, size_t len, size_t off, const char *fmt, ...)
+size_t __attribute__((format(printf, 4, 5)))
+pmu_names_append(char *buf, size_t len, size_t off, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -193,18 +166,18 @@ static int parse_u64(const char *s, __u64 *v)
 	return errno || *end ? -1 : 0;
 }
 
-static int no_dots(const struct dirent *d)
+int pmu_names_no_dots(const struct dirent *d)
 {
 	return d->d_name[0] != '.';
 }
 
 static int only_dirs(const struct dirent *d)
 {
-	return no_dots(d) && (d->d_type == DT_DIR || d->d_type == DT_UNKNOWN);
+	return pmu_names_no_dots(d) && (d->d_type == DT_DIR || d->d_type == DT_UNKNOWN);
 }
 
 /* events/ holds X, X.unit, X.scale and the like: only X is an event */
-static bool is_alias(const char *name)
+bool pmu_names_is_alias(const char *name)
 {
 	static const char *const meta[] = { ".unit", ".scale", ".snapshot", ".per-pkg" };
 	const char *dot = strrchr(name, '.');
@@ -216,9 +189,9 @@ static bool is_alias(const char *name)
 	return name[0] != '.';
 }
 
-static int alias_filter(const struct dirent *d)
+int pmu_names_alias_filter(const struct dirent *d)
 {
-	return is_alias(d->d_name);
+	return pmu_names_is_alias(d->d_name);
 }
 
 /* PMUs that count something on a machine without a CPU PMU (msr, power, ...) */
@@ -232,12 +205,12 @@ static int other_pmu_filter(const struct dirent *d)
 	for (i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
 		if (!strcmp(d->d_name, skip[i]))
 			return 0;
-	return no_dots(d) && strncmp(d->d_name, "cpu", 3);
+	return pmu_names_no_dots(d) && strncmp(d->d_name, "cpu", 3);
 }
 
 /* Returns how many, or -errno (nm is then empty) */
-static int __attribute__((format(printf, 3, 4)))
-names_read(struct names *nm, int (*filter)(const struct dirent *), const char *fmt, ...)
+int __attribute__((format(printf, 3, 4)))
+pmu_names_read(struct names *nm, int (*filter)(const struct dirent *), const char *fmt, ...)
 {
 	char dir[PATH_MAX];
 	va_list ap;
@@ -259,7 +232,7 @@ names_read(struct names *nm, int (*filter)(const struct dirent *), const char *f
 	return r;
 }
 
-static void names_free(struct names *nm)
+void pmu_names_free(struct names *nm)
 {
 	int i;
 
@@ -271,8 +244,8 @@ static void names_free(struct names *nm)
 }
 
 /* "a, b, c" (each followed by suffix) into buf, "..." after max of them */
-static void names_join(const struct names *nm, int max, const char *suffix,
-		       char *buf, size_t len)
+void pmu_names_join(const struct names *nm, int max, const char *suffix,
+		    char *buf, size_t len)
 {
 	size_t off = 0;
 	int i;
@@ -280,17 +253,17 @@ static void names_join(const struct names *nm, int max, const char *suffix,
 	buf[0] = '\0';
 	for (i = 0; i < nm->n; i++) {
 		if (i == max) {
-			append(buf, len, off, ", ...");
+			pmu_names_append(buf, len, off, ", ...");
 			return;
 		}
-		off = append(buf, len, off, "%s%s%s", i ? ", " : "",
+		off = pmu_names_append(buf, len, off, "%s%s%s", i ? ", " : "",
 			     nm->d[i]->d_name, suffix);
 	}
 }
 
 /* The closest of the names in a and b to word, into buf ("" if none) */
-static int names_closest(const char *word, const struct names *a,
-			 const struct names *b, char *buf, size_t len)
+int pmu_names_closest(const char *word, const struct names *a,
+		      const struct names *b, char *buf, size_t len)
 {
 	const char **v = calloc(a->n + b->n + 1, sizeof(*v));
 	int i, n = 0, r;
@@ -307,16 +280,16 @@ static int names_closest(const char *word, const struct names *a,
 	return r;
 }
 
-static void all_names(struct all_names *a)
+void pmu_names_all(struct all_names *a)
 {
 	int i, j, n = 0;
 
 	for (i = 0; i < NR_NAMED; i++)
-		a->v[n++] = named[i].name;
+		a->v[n++] = pmu_names_named[i].name;
 	for (i = 0; i < NR_CACHES; i++)
 		for (j = 0; j < NR_OPS; j++) {
 			snprintf(a->cache[i * NR_OPS + j], sizeof(a->cache[0]),
-				 "%s-%s", caches[i][0], list_ops[j].suffix);
+				 "%s-%s", pmu_names_caches[i][0], list_ops[j].suffix);
 			a->v[n++] = a->cache[i * NR_OPS + j];
 		}
 }
@@ -487,8 +460,6 @@ static int spelling(const char *s, const char *const (*words)[MAX_SPELLINGS],
 	return row;
 }
 
-#define NR_ROWS(t)	((int)(sizeof(t) / sizeof(t[0])))
-
 /*
  * CACHE[-OP][-RESULT] as perf reads it: two words at most after the
  * cache, in either order, each an operation or a result; a second of the
@@ -501,24 +472,24 @@ static int lookup_cache(const char *s, struct perf_event_attr *a, const char **w
 	int cache, op = -1, result = -1, w, r, i;
 	size_t n;
 
-	cache = spelling(s, caches, NR_CACHES, &n);
+	cache = spelling(s, pmu_names_caches, NR_CACHES, &n);
 	if (cache < 0)
 		return 1;
 	for (i = 0, s += n; *s == '-' && i < 2; i++, s += n) {
 		s++;
-		w = spelling(s, cache_ops, NR_ROWS(cache_ops), &n);
+		w = spelling(s, pmu_names_cache_ops, NR_CACHE_OPS, &n);
 		if (w >= 0) {
 			op = op < 0 ? w : op;
 			continue;
 		}
-		r = spelling(s, cache_results, NR_ROWS(cache_results), &n);
+		r = spelling(s, pmu_names_cache_results, NR_CACHE_RESULTS, &n);
 		if (r < 0)
 			return 1;
 		result = result < 0 ? r : result;
 	}
 	if (*s)
 		return 1;
-	if (op >= 0 && !(cache_has_op[cache] & 1 << op)) {
+	if (op >= 0 && !(pmu_names_cache_has_op[cache] & 1 << op)) {
 		*why = "that cache has no such operation";
 		return -1;
 	}
@@ -536,10 +507,10 @@ static int lookup_named(const char *s, struct perf_event_attr *a, const char **w
 	int i;
 
 	for (i = 0; i < NR_NAMED; i++) {
-		if (strcasecmp(s, named[i].name))
+		if (strcasecmp(s, pmu_names_named[i].name))
 			continue;
-		a->type = named[i].type;
-		a->config = named[i].config;
+		a->type = pmu_names_named[i].type;
+		a->config = pmu_names_named[i].config;
 		return 0;
 	}
 	i = lookup_cache(s, a, why);
@@ -596,13 +567,13 @@ static void pmu_of_type(struct parse *p, struct kfit_event *e)
 		return;
 	}
 	snprintf(e->pmu, sizeof(e->pmu), "type %u", e->attr.type);
-	names_read(&nm, no_dots, "%s", p->sysfs);
+	pmu_names_read(&nm, pmu_names_no_dots, "%s", p->sysfs);
 	for (i = 0; i < nm.n; i++)
 		if (!kfit_read_linef(buf, sizeof(buf), "%s/%s/type", p->sysfs,
 				     nm.d[i]->d_name) &&
 		    !parse_u64(buf, &v) && v == e->attr.type)
 			snprintf(e->pmu, sizeof(e->pmu), "%.31s", nm.d[i]->d_name);
-	names_free(&nm);
+	pmu_names_free(&nm);
 }
 
 /* A named or numeric event (what may carry /terms/): 0, 1 if s is neither, -1 */
@@ -627,7 +598,7 @@ static int parse_named(struct parse *p, struct kfit_event *e, const char *s)
 
 	if (r <= 0)
 		return r;
-	all_names(&all);
+	pmu_names_all(&all);
 	if (kfit_closest(s, all.v, NR_ALL, 1, best, sizeof(best)))
 		return fail(p, "unknown event '%s' (did you mean '%s'?)", s, best);
 	return fail(p, "unknown event '%s' (pmcstat --list shows them)", s);
@@ -674,7 +645,7 @@ static int split_mods(struct parse *p, char *s, char **mods)
 }
 
 /* "config1:0-15", "config:0-7,32-35", "config:63" into f */
-static int format_parse(const char *s, struct perf_event_attr *a, struct field *f)
+int pmu_format_parse(const char *s, struct perf_event_attr *a, struct field *f)
 {
 	char *end;
 	long lo, hi;
@@ -745,19 +716,19 @@ static int unknown_term(struct parse *p, const char *pmu, const char *t)
 	struct names fields, events;
 	char best[64], fl[256], el[256];
 
-	names_read(&fields, no_dots, "%s/%s/format", p->sysfs, pmu);
-	names_read(&events, alias_filter, "%s/%s/events", p->sysfs, pmu);
-	if (names_closest(t, &fields, &events, best, sizeof(best))) {
+	pmu_names_read(&fields, pmu_names_no_dots, "%s/%s/format", p->sysfs, pmu);
+	pmu_names_read(&events, pmu_names_alias_filter, "%s/%s/events", p->sysfs, pmu);
+	if (pmu_names_closest(t, &fields, &events, best, sizeof(best))) {
 		fail(p, "PMU '%s' has no format field or event '%s' (did you mean '%s'?)",
 		     pmu, t, best);
 	} else {
-		names_join(&fields, 16, "", fl, sizeof(fl));
-		names_join(&events, 8, "", el, sizeof(el));
+		pmu_names_join(&fields, 16, "", fl, sizeof(fl));
+		pmu_names_join(&events, 8, "", el, sizeof(el));
 		fail(p, "PMU '%s' has no format field or event '%s' (fields: %s; events: %s)",
 		     pmu, t, *fl ? fl : "none", *el ? el : "none");
 	}
-	names_free(&fields);
-	names_free(&events);
+	pmu_names_free(&fields);
+	pmu_names_free(&events);
 	return -1;
 }
 
@@ -773,7 +744,8 @@ static int apply_alias(struct parse *p, struct kfit_event *e, const char *pmu,
 	double scale;
 	int r;
 
-	if (!is_alias(t) || kfit_pathf(path, sizeof(path), "%s/%s/events/%s", p->sysfs, pmu, t))
+	if (!pmu_names_is_alias(t) ||
+	    kfit_pathf(path, sizeof(path), "%s/%s/events/%s", p->sysfs, pmu, t))
 		return unknown_term(p, pmu, t);
 	r = kfit_read_line(path, buf, sizeof(buf));
 	if (r == -ENOENT)
@@ -840,7 +812,7 @@ static int apply_term(struct parse *p, struct kfit_event *e, const char *pmu,
 		if (r)
 			return fail(p, "cannot read %s/%s/format/%s: %s", p->sysfs,
 				    pmu, t, strerror(-r));
-		if (format_parse(buf, &e->attr, &f))
+		if (pmu_format_parse(buf, &e->attr, &f))
 			return fail(p, "bad format '%s' in %s/%s/format/%s", buf,
 				    p->sysfs, pmu, t);
 	}
@@ -884,9 +856,9 @@ static int pmu_type(struct parse *p, const char *pmu, __u32 *type)
 	r = pmu[0] == '.' ? -ENOENT :
 	    kfit_read_linef(buf, sizeof(buf), "%s/%s/type", p->sysfs, pmu);
 	if (r == -ENOENT || r == -ENOTDIR || r == -ENAMETOOLONG) {
-		names_read(&nm, no_dots, "%s", p->sysfs);
-		names_join(&nm, 32, "", list, sizeof(list));
-		names_free(&nm);
+		pmu_names_read(&nm, pmu_names_no_dots, "%s", p->sysfs);
+		pmu_names_join(&nm, 32, "", list, sizeof(list));
+		pmu_names_free(&nm);
 		if (!*list)
 			return fail(p, "no PMU '%s' (none in %s)", pmu, p->sysfs);
 		return fail(p, "no PMU '%s' (PMUs here: %s)", pmu, list);
@@ -952,16 +924,16 @@ static int tp_unknown(struct parse *p, const char *tfs, const char *s, int catle
 		return fail(p, "'%s' cannot be counted: an event of the tracer itself, not a "
 			    "tracepoint (no id in %s/events/%.*s/%s; perf stat says <not supported>)",
 			    s, tfs, catlen, s, name);
-	r = names_read(&nm, only_dirs, "%s/events/%.*s", tfs, catlen, s);
+	r = pmu_names_read(&nm, only_dirs, "%s/events/%.*s", tfs, catlen, s);
 	if (r < 0)
 		return fail(p, "no tracepoint '%s' in %s/events (no category '%.*s')",
 			    s, tfs, catlen, s);
-	if (names_closest(name, &nm, &none, best, sizeof(best)))
+	if (pmu_names_closest(name, &nm, &none, best, sizeof(best)))
 		fail(p, "no tracepoint '%s' in %s/events (did you mean '%.*s:%s'?)",
 		     s, tfs, catlen, s, best);
 	else
 		fail(p, "no tracepoint '%s' in %s/events", s, tfs);
-	names_free(&nm);
+	pmu_names_free(&nm);
 	return -1;
 }
 
@@ -1473,9 +1445,9 @@ static const char *no_cpu_pmu(const char *sysfs, char *buf, size_t len)
 	struct names nm;
 	char list[256];
 
-	names_read(&nm, other_pmu_filter, "%s", sysfs);
-	names_join(&nm, 8, "/", list, sizeof(list));
-	names_free(&nm);
+	pmu_names_read(&nm, other_pmu_filter, "%s", sysfs);
+	pmu_names_join(&nm, 8, "/", list, sizeof(list));
+	pmu_names_free(&nm);
 	if (!*list)
 		snprintf(buf, len, "this machine exposes no hardware PMU (usual in VMs); only software events work");
 	else
@@ -1569,18 +1541,18 @@ static void pmu_template(const char *sysfs, const char *pmu, char *buf, size_t l
 	size_t off = 0;
 	int i;
 
-	names_read(&nm, no_dots, "%s/%s/format", sysfs, pmu);
+	pmu_names_read(&nm, pmu_names_no_dots, "%s/%s/format", sysfs, pmu);
 	snprintf(buf, len, "config=N");
 	for (i = 0; i < nm.n; i++) {
 		const char *t = nm.d[i]->d_name;
 
 		if (kfit_read_linef(fmt, sizeof(fmt), "%s/%s/format/%s", sysfs, pmu, t) ||
-		    format_parse(fmt, &a, &f))
+		    pmu_format_parse(fmt, &a, &f))
 			continue;
-		off = append(buf, len, off, "%s%s%s", off ? "," : "", t,
+		off = pmu_names_append(buf, len, off, "%s%s%s", off ? "," : "", t,
 			     f.bits == 1 ? "" : "=N");
 	}
-	names_free(&nm);
+	pmu_names_free(&nm);
 }
 
 static void list_pmu(FILE *f, const char *sysfs, const char *pmu)
@@ -1593,7 +1565,7 @@ static void list_pmu(FILE *f, const char *sysfs, const char *pmu)
 		return;
 	pmu_template(sysfs, pmu, terms, sizeof(terms));
 	fprintf(f, "PMU %s (type %s): %s/%s/\n", pmu, type, pmu, terms);
-	names_read(&ev, alias_filter, "%s/%s/events", sysfs, pmu);
+	pmu_names_read(&ev, pmu_names_alias_filter, "%s/%s/events", sysfs, pmu);
 	for (i = 0; i < ev.n; i++) {
 		const char *name = ev.d[i]->d_name;
 
@@ -1603,7 +1575,7 @@ static void list_pmu(FILE *f, const char *sysfs, const char *pmu)
 		else
 			fprintf(f, "  %s/%s/ (%s)\n", pmu, name, unit);
 	}
-	names_free(&ev);
+	pmu_names_free(&ev);
 }
 
 void kfit_events_list(FILE *f, const struct kfit_pmu_env *env)
@@ -1614,24 +1586,24 @@ void kfit_events_list(FILE *f, const struct kfit_pmu_env *env)
 	const char *tfs;
 	int i, why;
 
-	all_names(&all);
+	pmu_names_all(&all);
 	tfs = kfit_tracefs_events(env ? env->tracefs : NULL, &why);
 	fprintf(f, "hardware events (the CPU's PMU):\n");
 	for (i = 0; i < NR_NAMED; i++)
-		if (named[i].type == PERF_TYPE_HARDWARE)
-			fprintf(f, "  %s\n", named[i].name);
+		if (pmu_names_named[i].type == PERF_TYPE_HARDWARE)
+			fprintf(f, "  %s\n", pmu_names_named[i].name);
 	fprintf(f, "hardware cache events (the CPU's PMU):\n");
 	for (i = NR_NAMED; i < NR_ALL; i++)
 		fprintf(f, "  %s\n", all.v[i]);
 	fprintf(f, "software events (the kernel):\n");
 	for (i = 0; i < NR_NAMED; i++)
-		if (named[i].type == PERF_TYPE_SOFTWARE)
-			fprintf(f, "  %s\n", named[i].name);
+		if (pmu_names_named[i].type == PERF_TYPE_SOFTWARE)
+			fprintf(f, "  %s\n", pmu_names_named[i].name);
 	fprintf(f, "raw CPU events: rNNN, NNN the config in hex (e.g. r13c)\n");
-	names_read(&nm, no_dots, "%s", sysfs);
+	pmu_names_read(&nm, pmu_names_no_dots, "%s", sysfs);
 	for (i = 0; i < nm.n; i++)
 		list_pmu(f, sysfs, nm.d[i]->d_name);
-	names_free(&nm);
+	pmu_names_free(&nm);
 	if (tfs)
 		fprintf(f, "tracepoints: category:name, e.g. sched:sched_switch; see %s/available_events\n",
 			tfs);

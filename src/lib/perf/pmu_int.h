@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the perf event grammar (pmu.c) shares with the tables, sysfs
+ * names and suggestions (pmu_names.c) and with --list and the reasons
+ * an event is refused (pmu_list.c)
+ */
+#ifndef KFIT_PMU_INT_H
+#define KFIT_PMU_INT_H
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/perf_event.h>
+#include "pmu.h"
+
+#define SYSFS_PMUS	"/sys/bus/event_source/devices"
+#define MAX_RANGES	8	/* bit ranges of one format field */
+#define LINE_LEN	512	/* longest sysfs line read (an alias's terms) */
+
+struct named {
+	const char *name;
+	__u32 type;
+	__u64 config;
+};
+
+/* Spellings of one part of a cache event's name (pmu_names.c) */
+#define MAX_SPELLINGS	5
+
+/* The tables' rows: pmu_names.c checks them against the tables */
+#define NR_NAMED	28	/* pmu_names_named */
+#define NR_CACHES	7	/* pmu_names_caches */
+#define NR_CACHE_OPS	3	/* pmu_names_cache_ops */
+#define NR_CACHE_RESULTS 2	/* pmu_names_cache_results */
+#define NR_OPS		6	/* the suffixes --list shows on each cache */
+#define NR_ALL		(NR_NAMED + NR_CACHES * NR_OPS)
+
+extern const struct named pmu_names_named[];
+extern const char *const pmu_names_caches[][MAX_SPELLINGS];
+extern const char *const pmu_names_cache_ops[][MAX_SPELLINGS];
+extern const char *const pmu_names_cache_results[][MAX_SPELLINGS];
+extern const unsigned char pmu_names_cache_has_op[];
+
+/* Every name the tables know, for suggestions */
+struct all_names {
+	const char *v[NR_ALL];
+	char cache[NR_CACHES * NR_OPS][32];
+};
+
+/* Where a format field's value goes: bit ranges of config, config1 or config2 */
+struct field {
+	__u64 *dst;
+	int nr;
+	int lo[MAX_RANGES];
+	int hi[MAX_RANGES];
+	int bits;
+};
+
+/* Entries of a directory, sorted */
+struct names {
+	struct dirent **d;
+	int n;
+};
+
+size_t __attribute__((format(printf, 4, 5)))
+pmu_names_append(char *buf, size_t len, size_t off, const char *fmt, ...);
+int pmu_names_no_dots(const struct dirent *d);
+bool pmu_names_is_alias(const char *name);
+int pmu_names_alias_filter(const struct dirent *d);
+int __attribute__((format(printf, 3, 4)))
+pmu_names_read(struct names *nm, int (*filter)(const struct dirent *), const char *fmt, ...);
+void pmu_names_free(struct names *nm);
+void pmu_names_join(const struct names *nm, int max, const char *suffix,
+		    char *buf, size_t len);
+int pmu_names_closest(const char *word, const struct names *a,
+		      const struct names *b, char *buf, size_t len);
+void pmu_names_all(struct all_names *a);
+
+int pmu_format_parse(const char *s, struct perf_event_attr *a, struct field *f);
+
+#endif
