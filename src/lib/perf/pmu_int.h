@@ -7,9 +7,14 @@
 #ifndef KFIT_PMU_INT_H
 #define KFIT_PMU_INT_H
 
+#include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <linux/perf_event.h>
 #include "pmu.h"
 
@@ -60,6 +65,45 @@ struct names {
 	struct dirent **d;
 	int n;
 };
+
+/* One kfit_events_parse() */
+struct parse {
+	struct kfit_event_list *l;	/* its n is put back if the parse fails */
+	const char *sysfs;
+	const char *tracefs;		/* NULL: the usual places */
+	char *err;
+	size_t errlen;
+};
+
+static inline int __attribute__((format(printf, 2, 3)))
+fail(struct parse *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!p->errlen)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(p->err, p->errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Decimal, or hex after 0x; nothing else (no sign, no space, no octal) */
+static inline int parse_u64(const char *s, __u64 *v)
+{
+	int base = 10;
+	char *end;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		s += 2;
+		base = 16;
+	}
+	if (!(base == 16 ? isxdigit((unsigned char)*s) : isdigit((unsigned char)*s)))
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, base);
+	return errno || *end ? -1 : 0;
+}
 
 size_t __attribute__((format(printf, 4, 5)))
 pmu_names_append(char *buf, size_t len, size_t off, const char *fmt, ...);
