@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the perf event grammar (pmu.c) shares with the tables, sysfs
- * names and suggestions (pmu_names.c) and with --list and the reasons
- * an event is refused (pmu_list.c)
+ * What the parts of the perf event grammar share, from the bottom up:
+ * pmu_names.c (the tables, the names sysfs gives, suggestions),
+ * pmu_sysfs.c (the events sysfs and tracefs describe), pmu.c (the
+ * grammar) and, beside it, pmu_list.c (--list, why an event is refused).
  */
 #ifndef KFIT_PMU_INT_H
 #define KFIT_PMU_INT_H
@@ -119,6 +120,11 @@ int pmu_names_closest(const char *word, const struct names *a,
 		      const struct names *b, char *buf, size_t len);
 void pmu_names_all(struct all_names *a);
 
-int pmu_format_parse(const char *s, struct perf_event_attr *a, struct field *f);
+void pmu_sysfs_pmu_of_type(struct parse *p, struct kfit_event *e);
+int pmu_sysfs_format_parse(const char *s, struct perf_event_attr *a, struct field *f);
+int pmu_sysfs_set_name(struct parse *p, struct kfit_event *e, const char *v,
+		       const char *what);
+int pmu_sysfs_parse_pmu_event(struct parse *p, struct kfit_event *e, const char *s);
+int pmu_sysfs_parse_tracepoint(struct parse *p, struct kfit_event *e, const char *s);
 
 #endif

@@ -151,7 +151,7 @@ static void pmu_template(const char *sysfs, const char *pmu, char *buf, size_t l
 		const char *t = nm.d[i]->d_name;
 
 		if (kfit_read_linef(fmt, sizeof(fmt), "%s/%s/format/%s", sysfs, pmu, t) ||
-		    pmu_format_parse(fmt, &a, &f))
+		    pmu_sysfs_format_parse(fmt, &a, &f))
 			continue;
 		off = pmu_names_append(buf, len, off, "%s%s%s", off ? "," : "", t,
 			     f.bits == 1 ? "" : "=N");
