@@ -7,27 +7,22 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
-#include <sys/resource.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
-#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "kfit/pmcstat.h"
 #include "pmcstat.skel.h"
 #include "child.h"
 #include "diag.h"
-#include "maps.h"
 #include "opts.h"
 #include "output.h"
 #include "perfev.h"
 #include "pmu.h"
-#include "probe.h"
 #include "run.h"
+#include "state.h"
 
 enum {
 	OPT_AGGR = 256, OPT_PER_TASK,
@@ -48,44 +43,8 @@ static const struct kfit_opt pmcstat_opts[] = {
 	{ NULL },
 };
 
-/* A task's counts, as read from the BPF map */
-struct task_row {
-	struct pmc_task_key key;
-	struct pmc_task t;
-};
-
-struct env {
-	struct kfit_common c;
-	struct kfit_event_list evl;
-	bool all_cpus, aggr, per_task, list;
-	const char *sep;		/* -x: CSV */
-	unsigned long top;
-	unsigned long interval_ms;	/* -I */
-	const char *bad_event;		/* -e parse error already printed */
-	char **cmd;			/* -- COMMAND */
-
-	int ncpus;			/* possible CPUs */
-	bool *cpu_on;			/* counted CPUs */
-	pid_t *threads;			/* -1 alone: system wide */
-	int nthreads;
-	bool inherit;
-	struct kfit_perf_set ctrs;	/* ctrs.err[ev]: 0 if opened somewhere */
-	struct pmc_reading *cur, *prev;	/* [ev * ncpus + cpu], cumulative */
-
-	struct kfit_child child;	/* -- COMMAND */
-
-	struct pmcstat_bpf *skel;
-	const char *mode;		/* "tp_btf" or "raw_tracepoint" */
-	struct task_row *tasks, *ptasks;
-	int ntasks, nptasks;
-
-	__u64 start_ns, last_ns;
-	__u64 read_errors;
-	int not_switched;		/* CPUs flush_cpus() could not reach */
-	struct kfit_pmu_env pmu;
-};
-
-static struct env env = { .top = 10 };
+/* The state the parts share (state.h) */
+struct env env = { .top = 10 };
 
 static int add_events(const char *spec)
 {
@@ -164,24 +123,6 @@ static const struct kfit_tool tool = {
 };
 
 /* ---- targets ------------------------------------------------------------ */
-
-/* -a and -C with a COMMAND: the machine (those CPUs) while it runs */
-static bool system_wide(void)
-{
-	return env.per_task || env.all_cpus || env.c.cpus.set ||
-	       (!env.c.pid && !env.c.tid && !env.cmd);
-}
-
-/*
- * --per-task of -p PID or of a COMMAND (without -a or -C): only that
- * process's tasks, and those of every process it creates from now.
- */
-static bool following(void)
-{
-	if (!env.per_task)
-		return false;
-	return env.c.pid || (env.cmd && !env.all_cpus && !env.c.cpus.set);
-}
 
 static bool per_cpu_rows(void)
 {
@@ -335,418 +276,12 @@ static int choose_threads(void)
 	return one_thread(env.c.tid);
 }
 
-/*
- * How an event is shown: its label (the name= term, else as written),
- * inside its group's name when the group has one: "group1{cycles}".
- */
-static const char *shown_name(const struct kfit_event *e)
-{
-	static char buf[KFIT_EVENT_NAME_LEN + 40];
-
-	if (!e->group[0])
-		return e->label;
-	snprintf(buf, sizeof(buf), "%s{%s}", e->group, e->label);
-	return buf;
-}
-
-/* For messages: the label, and what was written when name= renamed it */
-static const char *said_name(const struct kfit_event *e)
-{
-	static char buf[2 * KFIT_EVENT_NAME_LEN + 48];
-
-	/* its own copy: shown_name()'s buffer is reused for a leader's name */
-	if (!strcmp(e->label, e->name))
-		snprintf(buf, sizeof(buf), "%s", shown_name(e));
-	else
-		snprintf(buf, sizeof(buf), "%s (%s)", shown_name(e), e->name);
-	return buf;
-}
-
-/* ---- counters ------------------------------------------------------------- */
-
-/* A tracepoint glob opens hundreds of counters: one fd each per CPU */
-static void check_nofile(void)
-{
-	long need = (long)env.evl.n * env.nthreads;
-	struct rlimit rl;
-	int cpu;
-
-	if (system_wide()) {
-		for (need = 0, cpu = 0; cpu < env.ncpus; cpu++)
-			need += env.cpu_on[cpu];
-		need *= env.evl.n;
-	}
-	kfit_raise_nofile();
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
-		return;
-	if ((rlim_t)need + 64 > rl.rlim_cur)
-		kfit_warn("%d events need %ld file descriptors, about RLIMIT_NOFILE (%llu) or more: the last ones will be refused",
-			  env.evl.n, need, (unsigned long long)rl.rlim_cur);
-}
-
-/* Opens what it can; an event that opens nowhere keeps its first error */
-static int open_counters(void)
-{
-	struct kfit_perf_where w = {
-		.tids = env.threads,
-		.ntids = env.nthreads,
-		/* a task is counted wherever it runs, into slot 0 */
-		.cpus = system_wide() ? env.cpu_on : NULL,
-		.ncpus = env.ncpus,
-		.inherit = env.inherit,
-		.enable_on_exec = env.cmd && !system_wide(),
-	};
-
-	check_nofile();
-	return kfit_perf_set_open(&env.ctrs, &env.evl, &w);
-}
-
-/* Why event ev opened nowhere */
-static const char *event_why(int ev, char *buf, size_t len)
-{
-	const struct kfit_event *e = &env.evl.ev[ev];
-	int err = env.ctrs.err[ev];
-	struct rlimit rl;
-
-	/* a member fails with its leader: say so, not the leader's reason */
-	if (e->leader != ev && env.ctrs.err[e->leader]) {
-		snprintf(buf, len, "not counted: its group's leader %s was refused",
-			 shown_name(&env.evl.ev[e->leader]));
-		return buf;
-	}
-	if (err == -EMFILE && !getrlimit(RLIMIT_NOFILE, &rl)) {
-		snprintf(buf, len, "no file descriptor left (RLIMIT_NOFILE %llu)",
-			 (unsigned long long)rl.rlim_cur);
-		return buf;
-	}
-	return kfit_event_why(e, err, &env.pmu, buf, len);
-}
-
-static int report_unsupported(void)
-{
-	char why[256];
-	int ev, n = 0;
-
-	for (ev = 0; ev < env.evl.n; ev++) {
-		if (!env.ctrs.err[ev]) {
-			n++;
-			continue;
-		}
-		kfit_err("%s: %s", said_name(&env.evl.ev[ev]),
-			 event_why(ev, why, sizeof(why)));
-	}
-	if (!n)
-		kfit_err("no event could be counted");
-	return n ? 0 : -1;
-}
-
-/* Sum every counter's reading into cur[ev * ncpus + cpu] (a task's: cpu 0) */
-static void read_counters(void)
-{
-	const struct kfit_perf_counter *k;
-	struct kfit_perf_count r;
-	struct pmc_reading *c;
-	int i;
-
-	memset(env.cur, 0, (size_t)env.evl.n * env.ncpus * sizeof(*env.cur));
-	for (i = 0; i < env.ctrs.n; i++) {
-		k = &env.ctrs.c[i];
-		if (kfit_perf_read(k->fd, &r)) {
-			env.read_errors++;
-			continue;
-		}
-		c = &env.cur[k->ev * env.ncpus + (k->cpu < 0 ? 0 : k->cpu)];
-		c->counter += r.value;
-		c->enabled += r.enabled;
-		c->running += r.running;
-	}
-}
-
-/* ---- --per-task: BPF ------------------------------------------------------- */
-
-/* The process followed: -p PID, or the command (held before its exec) */
-static int seed_followed(struct pmcstat_bpf *s)
-{
-	__u32 pid = env.cmd ? env.child.proc.pid : env.c.pid;
-	__u8 one = 1;
-
-	return bpf_map_update_elem(bpf_map__fd(s->maps.tracked), &pid, &one,
-				   BPF_ANY) ? -errno : 0;
-}
-
-static int load_bpf(void *ctx, bool btf)
-{
-	struct pmcstat_bpf *s;
-	struct bpf_program *p;
-	__u32 key;
-	int i, err, fd;
-
-	(void)ctx;
-	s = pmcstat_bpf__open();
-	if (!s)
-		return -errno;
-	bpf_object__for_each_program(p, s->obj)
-		bpf_program__set_autoload(p, kfit_tp_wanted(p, btf));
-	s->rodata->nr_events = env.evl.n;
-	s->rodata->nr_cpus = env.ncpus;
-	s->rodata->follow = following();
-	if (!following())	/* preallocated: no room taken for nothing */
-		bpf_map__set_max_entries(s->maps.tracked, 1);
-	bpf_map__set_max_entries(s->maps.counters, env.evl.n * env.ncpus);
-	/* the fork and exit programs only grow and prune tracked */
-	bpf_program__set_autoload(btf ? s->progs.fork_btf : s->progs.fork_raw,
-				  following());
-	bpf_program__set_autoload(btf ? s->progs.exit_btf : s->progs.exit_raw,
-				  following());
-	err = pmcstat_bpf__load(s);
-	if (!err && following())
-		err = seed_followed(s);
-	fd = bpf_map__fd(s->maps.counters);
-	for (i = 0; !err && i < env.ctrs.n; i++) {
-		key = env.ctrs.c[i].ev * env.ncpus + env.ctrs.c[i].cpu;
-		if (bpf_map_update_elem(fd, &key, &env.ctrs.c[i].fd, BPF_ANY))
-			err = -errno;
-	}
-	if (!err)
-		err = pmcstat_bpf__attach(s);
-	if (err) {
-		pmcstat_bpf__destroy(s);
-		return err;
-	}
-	env.skel = s;
-	return 0;
-}
-
-static int start_bpf(void)
-{
-	if (kfit_check_privileges())
-		return -1;
-	return kfit_tp_start(load_bpf, NULL, "sched_switch", &env.mode) ? -1 : 0;
-}
-
-static int cmp_key(const void *a, const void *b)
-{
-	const struct pmc_task_key *x = a, *y = b;
-
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
-}
-
-static struct kfit_entries task_ents;	/* the tasks map, as last read */
-
-static int read_tasks(void)
-{
-	int fd = bpf_map__fd(env.skel->maps.tasks);
-	struct task_row *rows;
-	int i, n, err;
-
-	err = kfit_hash_read(fd, NULL, NULL, 0, &task_ents);
-	if (err) {
-		kfit_err("cannot read the tasks map: %s", kfit_reason(err));
-		return err;
-	}
-	n = task_ents.n;
-	rows = malloc((n + 1) * sizeof(*rows));
-	if (!rows)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		memcpy(&rows[i].key, kfit_entry_key(&task_ents, i), sizeof(rows[i].key));
-		memcpy(&rows[i].t, kfit_entry_value(&task_ents, i), sizeof(rows[i].t));
-	}
-	if (n)	/* rows is NULL when the map is empty */
-		qsort(rows, n, sizeof(*rows), cmp_key);
-	free(env.ptasks);
-	env.ptasks = env.tasks;
-	env.nptasks = env.ntasks;
-	env.tasks = rows;
-	env.ntasks = n;
-	return 0;
-}
-
-/*
- * Make every counted CPU switch once, after the counters were stopped:
- * each CPU's last stretch is then charged to the task that ran it.
- */
-static void flush_cpus(void)
-{
-	cpu_set_t old, one;
-	int cpu;
-
-	if (sched_getaffinity(0, sizeof(old), &old))
-		return;
-	for (cpu = 0; cpu < env.ncpus && cpu < CPU_SETSIZE; cpu++) {
-		if (!env.cpu_on[cpu])
-			continue;
-		CPU_ZERO(&one);
-		CPU_SET(cpu, &one);
-		if (sched_setaffinity(0, sizeof(one), &one)) {
-			kfit_warn("cannot run on CPU %d (%s): its counts since its last switch are charged to no task",
-				  cpu, strerror(errno));
-			env.not_switched++;
-			continue;
-		}
-		usleep(1000);
-	}
-	sched_setaffinity(0, sizeof(old), &old);
-}
-
-/* ---- figures -------------------------------------------------------------- */
-
-struct figure {
-	__u64 raw, enabled, running;
-	double value;		/* scaled for multiplexing */
-	int status;		/* 0 counted, 1 not counted, 2 not supported */
-};
-
 static const char *const status_name[] = { "counted", "not counted", "not supported" };
 static const char *const status_text[] = { "", "<not counted>", "<not supported>" };
-
-static struct figure figure_of(const struct pmc_reading *r, int ev)
-{
-	struct figure f = { .raw = r->counter, .enabled = r->enabled,
-			    .running = r->running };
-
-	if (env.ctrs.err[ev])
-		f.status = 2;
-	else if (!r->running)
-		f.status = 1;
-	else
-		f.value = r->running < r->enabled ?
-			  (double)r->counter * r->enabled / r->running : r->counter;
-	return f;
-}
-
-static struct pmc_reading delta(int ev, int cpu)
-{
-	const struct pmc_reading *c = &env.cur[ev * env.ncpus + cpu];
-	const struct pmc_reading *p = &env.prev[ev * env.ncpus + cpu];
-
-	return (struct pmc_reading){ c->counter - p->counter,
-				     c->enabled - p->enabled,
-				     c->running - p->running };
-}
-
-/* cpu -1: the total over the counted CPUs (sums of scaled values) */
-static struct figure figure_at(int ev, int cpu)
-{
-	struct figure f, one;
-	struct pmc_reading d;
-	int i;
-
-	if (cpu >= 0) {
-		d = delta(ev, cpu);
-		return figure_of(&d, ev);
-	}
-	memset(&f, 0, sizeof(f));
-	f.status = env.ctrs.err[ev] ? 2 : 1;
-	for (i = 0; i < env.ncpus; i++) {
-		if (!env.cpu_on[i])
-			continue;
-		one = figure_at(ev, i);
-		f.raw += one.raw;
-		f.enabled += one.enabled;
-		f.running += one.running;
-		f.value += one.value;
-		if (one.status == 0)
-			f.status = 0;
-	}
-	return f;
-}
 
 static bool is_clock(const struct kfit_event *e)
 {
 	return !strcmp(e->unit, "ns");
-}
-
-/* Derived ratios, shown where both sides are counted */
-struct ratio {
-	const char *name;
-	__u32 type;
-	__u64 num, den;
-	double mult;
-};
-
-#define CACHE(id, op, res) ((id) | (op) << 8 | (res) << 16)
-#define L1D_R(res) CACHE(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ, res)
-#define LLC_R(res) CACHE(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_READ, res)
-#define DTLB_R(res) CACHE(PERF_COUNT_HW_CACHE_DTLB, PERF_COUNT_HW_CACHE_OP_READ, res)
-
-static const struct ratio ratios[] = {
-	{ "IPC", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS,
-	  PERF_COUNT_HW_CPU_CYCLES, 1 },
-	{ "cache-miss%", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES,
-	  PERF_COUNT_HW_CACHE_REFERENCES, 100 },
-	{ "branch-miss%", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES,
-	  PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 100 },
-	{ "L1d-miss%", PERF_TYPE_HW_CACHE, L1D_R(PERF_COUNT_HW_CACHE_RESULT_MISS),
-	  L1D_R(PERF_COUNT_HW_CACHE_RESULT_ACCESS), 100 },
-	{ "LLC-miss%", PERF_TYPE_HW_CACHE, LLC_R(PERF_COUNT_HW_CACHE_RESULT_MISS),
-	  LLC_R(PERF_COUNT_HW_CACHE_RESULT_ACCESS), 100 },
-	{ "dTLB-miss%", PERF_TYPE_HW_CACHE, DTLB_R(PERF_COUNT_HW_CACHE_RESULT_MISS),
-	  DTLB_R(PERF_COUNT_HW_CACHE_RESULT_ACCESS), 100 },
-};
-
-#define NRATIOS (int)(sizeof(ratios) / sizeof(ratios[0]))
-
-static int find_event(__u32 type, __u64 config)
-{
-	int ev;
-
-	for (ev = 0; ev < env.evl.n; ev++)
-		if (env.evl.ev[ev].attr.type == type &&
-		    env.evl.ev[ev].attr.config == config && !env.ctrs.err[ev])
-			return ev;
-	return -1;
-}
-
-/* "CPUs utilized": task-clock, or cpu-clock when counting tasks */
-static int clock_event(void)
-{
-	int ev = find_event(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
-
-	if (ev < 0 && !system_wide())
-		ev = find_event(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
-	return ev;
-}
-
-/* Returns false when the ratio does not apply or a side was not counted */
-static bool ratio_value(int r, int cpu, __u64 elapsed, double *out)
-{
-	struct figure n, d;
-	int num, den;
-
-	if (r == NRATIOS) {
-		num = clock_event();
-		if (num < 0 || !elapsed)
-			return false;
-		n = figure_at(num, cpu);
-		*out = n.value / elapsed;
-		return n.status == 0;
-	}
-	num = find_event(ratios[r].type, ratios[r].num);
-	den = find_event(ratios[r].type, ratios[r].den);
-	if (num < 0 || den < 0)
-		return false;
-	n = figure_at(num, cpu);
-	d = figure_at(den, cpu);
-	if (n.status || d.status || d.value == 0)
-		return false;
-	*out = ratios[r].mult * n.value / d.value;
-	return true;
-}
-
-static bool ratio_shown(int r)
-{
-	if (r == NRATIOS)
-		return clock_event() >= 0;
-	return find_event(ratios[r].type, ratios[r].num) >= 0 &&
-	       find_event(ratios[r].type, ratios[r].den) >= 0;
-}
-
-static const char *ratio_name(int r)
-{
-	return r == NRATIOS ? "CPUs utilized" : ratios[r].name;
 }
 
 /* ---- text ----------------------------------------------------------------- */
@@ -806,10 +341,10 @@ static char *column_name(const struct kfit_event *e)
 	char *s;
 
 	if (is_clock(e))
-		return asprintf(&s, "%s (ms)", shown_name(e)) < 0 ? NULL : s;
+		return asprintf(&s, "%s (ms)", pmcstat_shown_name(e)) < 0 ? NULL : s;
 	if (*e->unit)
-		return asprintf(&s, "%s (%s)", shown_name(e), e->unit) < 0 ? NULL : s;
-	return strdup(shown_name(e));
+		return asprintf(&s, "%s (%s)", pmcstat_shown_name(e), e->unit) < 0 ? NULL : s;
+	return strdup(pmcstat_shown_name(e));
 }
 
 /*
@@ -821,7 +356,7 @@ static int nitems(void)
 	int r, n = env.evl.n;
 
 	for (r = 0; r <= NRATIOS; r++)
-		n += ratio_shown(r);
+		n += pmcstat_ratio_shown(r);
 	return n;
 }
 
@@ -832,7 +367,7 @@ static int item_ratio(int i)
 
 	i -= env.evl.n;
 	for (r = 0; r <= NRATIOS; r++)
-		if (ratio_shown(r) && i-- == 0)
+		if (pmcstat_ratio_shown(r) && i-- == 0)
 			break;
 	return r;
 }
@@ -841,7 +376,7 @@ static char *item_name(int i)
 {
 	if (i < env.evl.n)
 		return column_name(&env.evl.ev[i]);
-	return strdup(ratio_name(item_ratio(i)));
+	return strdup(pmcstat_ratio_name(item_ratio(i)));
 }
 
 static void item_text(char *buf, size_t len, int i, int cpu, __u64 elapsed)
@@ -850,9 +385,9 @@ static void item_text(char *buf, size_t len, int i, int cpu, __u64 elapsed)
 	double v;
 
 	if (i < env.evl.n) {
-		f = figure_at(i, cpu);
+		f = pmcstat_figure_at(i, cpu);
 		value_text(buf, len, &env.evl.ev[i], &f);
-	} else if (ratio_value(item_ratio(i), cpu, elapsed, &v)) {
+	} else if (pmcstat_ratio_value(item_ratio(i), cpu, elapsed, &v)) {
 		snprintf(buf, len, "%.2f", v);
 	} else {
 		snprintf(buf, len, "-");
@@ -996,7 +531,7 @@ static struct task_row task_share(const struct task_row *row)
 
 	if (env.c.interval_ns && env.nptasks)
 		p = bsearch(&row->key, env.ptasks, env.nptasks,
-			    sizeof(*env.ptasks), cmp_key);
+			    sizeof(*env.ptasks), pmcstat_cmp_key);
 	for (ev = 0; p && ev < env.evl.n; ev++) {
 		d.t.sum[ev].counter -= p->t.sum[ev].counter;
 		d.t.sum[ev].enabled -= p->t.sum[ev].enabled;
@@ -1007,7 +542,7 @@ static struct task_row task_share(const struct task_row *row)
 
 static struct figure task_figure(const struct task_row *share, int ev)
 {
-	struct figure f = figure_of(&share->t.sum[ev], ev);
+	struct figure f = pmcstat_figure_of(&share->t.sum[ev], ev);
 
 	/* a task that ran no counted time (e.g. only after the stop) counted 0 */
 	if (f.status == 1)
@@ -1040,7 +575,7 @@ static int by_first_event(const void *a, const void *b)
 
 	if (vx != vy)
 		return vx > vy ? -1 : 1;
-	return cmp_key(a, b);
+	return pmcstat_cmp_key(a, b);
 }
 
 /* The listed tasks' shares of this report, busiest first (by the first event) */
@@ -1105,16 +640,6 @@ static int print_tasks_table(void)
 	return 0;
 }
 
-static __u64 bss_dropped(void)
-{
-	return env.skel ? env.skel->bss->dropped : 0;
-}
-
-static __u64 bss_read_errors(void)
-{
-	return env.skel ? env.skel->bss->read_errors : 0;
-}
-
 /* ---- reports -------------------------------------------------------------- */
 
 static void print_text(__u64 now, __u64 elapsed)
@@ -1135,8 +660,8 @@ static void print_text(__u64 now, __u64 elapsed)
 	if (env.per_task) {
 		print_tasks_table();
 		printf("%llu switches not charged (tasks map full), %llu counter reads failed\n",
-		       (unsigned long long)bss_dropped(),
-		       (unsigned long long)bss_read_errors());
+		       (unsigned long long)pmcstat_bss_dropped(),
+		       (unsigned long long)pmcstat_bss_read_errors());
 	}
 	if (env.read_errors)
 		printf("%llu counter reads failed\n", (unsigned long long)env.read_errors);
@@ -1146,7 +671,7 @@ static void print_text(__u64 now, __u64 elapsed)
 static void json_count(struct kfit_json *j, int ev, int cpu)
 {
 	const struct kfit_event *e = &env.evl.ev[ev];
-	struct figure f = figure_at(ev, cpu);
+	struct figure f = pmcstat_figure_at(ev, cpu);
 
 	kfit_json_begin_object(j, NULL);
 	kfit_json_str(j, "event", e->label);
@@ -1201,9 +726,9 @@ static void json_tasks(struct kfit_json *j)
 		kfit_json_end_object(j);
 	}
 	kfit_json_end_array(j);
-	kfit_json_u64(j, "tasks_dropped", bss_dropped());
+	kfit_json_u64(j, "tasks_dropped", pmcstat_bss_dropped());
 	kfit_json_u64(j, "cpus_not_switched", env.not_switched);
-	kfit_json_u64(j, "read_errors", bss_read_errors() + env.read_errors);
+	kfit_json_u64(j, "read_errors", pmcstat_bss_read_errors() + env.read_errors);
 	free(v);
 }
 
@@ -1229,10 +754,10 @@ static void print_json(__u64 now, __u64 elapsed)
 	kfit_json_end_array(&j);
 	kfit_json_begin_array(&j, "ratios");
 	for (r = 0; r <= NRATIOS; r++) {
-		if (!ratio_value(r, -1, elapsed, &v))
+		if (!pmcstat_ratio_value(r, -1, elapsed, &v))
 			continue;
 		kfit_json_begin_object(&j, NULL);
-		kfit_json_str(&j, "name", ratio_name(r));
+		kfit_json_str(&j, "name", pmcstat_ratio_name(r));
 		kfit_json_double(&j, "value", v);
 		kfit_json_end_object(&j);
 	}
@@ -1245,7 +770,7 @@ static void print_json(__u64 now, __u64 elapsed)
 		kfit_json_str(&j, "event", env.evl.ev[ev].label);
 		kfit_json_str(&j, "group", env.evl.ev[ev].group);
 		kfit_json_str(&j, "written", env.evl.ev[ev].name);
-		kfit_json_str(&j, "reason", event_why(ev, why, sizeof(why)));
+		kfit_json_str(&j, "reason", pmcstat_event_why(ev, why, sizeof(why)));
 		kfit_json_end_object(&j);
 	}
 	kfit_json_end_array(&j);
@@ -1267,7 +792,7 @@ static void print_json(__u64 now, __u64 elapsed)
 static void csv_row(int ev, int cpu, __u64 now)
 {
 	const struct kfit_event *e = &env.evl.ev[ev];
-	struct figure f = figure_at(ev, cpu);
+	struct figure f = pmcstat_figure_at(ev, cpu);
 	const char *s = env.sep;
 
 	if (env.c.interval_ns)
@@ -1276,7 +801,7 @@ static void csv_row(int ev, int cpu, __u64 now)
 		printf("%d%s", cpu, s);
 	else
 		printf("total%s", s);
-	printf("%s%s", shown_name(e), s);
+	printf("%s%s", pmcstat_shown_name(e), s);
 	if (f.status)
 		printf("%s%s", status_text[f.status], s);
 	else
@@ -1316,11 +841,11 @@ static int report(void *ctx, bool last)
 		/* stop counting first, so that tasks and totals see the same end */
 		kfit_perf_ioctl_leaders(&env.ctrs, PERF_EVENT_IOC_DISABLE);
 		if (env.per_task)
-			flush_cpus();
+			pmcstat_flush_cpus();
 	}
 	now = kfit_now_ns();
-	read_counters();
-	if (env.per_task && read_tasks())
+	pmcstat_read_counters();
+	if (env.per_task && pmcstat_read_tasks())
 		return -ENOMEM;
 	elapsed = now - env.last_ns;
 	if (env.c.timestamp && !env.sep && !env.c.json)
@@ -1424,15 +949,15 @@ static int setup(void)
 		return -1;
 	if (choose_threads())
 		return -1;
-	if (open_counters()) {
+	if (pmcstat_open_counters()) {
 		kfit_err("out of memory");
 		return -1;
 	}
-	if (report_unsupported())
+	if (pmcstat_report_unsupported())
 		return -1;
 	/* from here a signal ends the run with its report: BPF, the command */
 	kfit_arm_cleanup();
-	if (env.per_task && start_bpf())
+	if (env.per_task && pmcstat_start_bpf())
 		return -1;
 	return 0;
 }
