@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pmcstat's state, and what its parts share: main.c (options, checks,
- * the run, the reports) and counts.c (the counters, --per-task's BPF,
- * the figures and ratios), which uses nothing of main.c.
+ * pmcstat's state, and what its parts share. From the top: main.c
+ * (options, checks, the run), display.c (text, CSV, JSON) and counts.c
+ * (the counters, --per-task's BPF, the figures and ratios); each calls
+ * only the parts under it.
  */
 #ifndef KFIT_PMCSTAT_STATE_H
 #define KFIT_PMCSTAT_STATE_H
@@ -92,5 +93,12 @@ struct figure pmcstat_figure_at(int ev, int cpu);
 bool pmcstat_ratio_value(int r, int cpu, __u64 elapsed, double *out);
 bool pmcstat_ratio_shown(int r);
 const char *pmcstat_ratio_name(int r);
+
+/* display.c */
+const char *pmcstat_target_name(void);
+void pmcstat_cpus_text(char *buf, size_t len);
+void pmcstat_print_text(__u64 now, __u64 elapsed);
+void pmcstat_print_json(__u64 now, __u64 elapsed);
+void pmcstat_print_csv(__u64 now);
 
 #endif
