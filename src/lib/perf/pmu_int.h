@@ -67,7 +67,10 @@ struct names {
 	int n;
 };
 
-/* One kfit_events_parse() */
+/*
+ * One kfit_events_parse(). fail() and parse_u64() are here, inline, so
+ * that pmu.c and pmu_sysfs.c, below it, can both use them.
+ */
 struct parse {
 	struct kfit_event_list *l;	/* its n is put back if the parse fails */
 	const char *sysfs;
@@ -106,6 +109,7 @@ static inline int parse_u64(const char *s, __u64 *v)
 	return errno || *end ? -1 : 0;
 }
 
+/* pmu_names.c */
 size_t __attribute__((format(printf, 4, 5)))
 pmu_names_append(char *buf, size_t len, size_t off, const char *fmt, ...);
 int pmu_names_no_dots(const struct dirent *d);
@@ -120,6 +124,7 @@ int pmu_names_closest(const char *word, const struct names *a,
 		      const struct names *b, char *buf, size_t len);
 void pmu_names_all(struct all_names *a);
 
+/* pmu_sysfs.c */
 void pmu_sysfs_pmu_of_type(struct parse *p, struct kfit_event *e);
 int pmu_sysfs_format_parse(const char *s, struct perf_event_attr *a, struct field *f);
 int pmu_sysfs_set_name(struct parse *p, struct kfit_event *e, const char *v,
