@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* pmcstat: types shared by bpf/pmcstat.bpf.c and src/cmd/pmcstat.c */
+/* pmcstat: types shared by bpf/pmcstat.bpf.c and src/cmd/pmcstat/ */
 #ifndef KFIT_PMCSTAT_H
 #define KFIT_PMCSTAT_H
 

@@ -2,324 +2,19 @@
 /*
  * perf event names, as `perf stat -e` spells them, into perf_event_attr.
  *
- * Named events come from the tables below; everything else is looked up
- * where the kernel describes it: a PMU's type, format fields and event
- * aliases under sysfs, a tracepoint's id under tracefs. A parse that
- * fails leaves the caller's list as it was (its n).
+ * Named events come from the tables of pmu_names.c; everything else is
+ * looked up where the kernel describes it (pmu_sysfs.c): a PMU's type,
+ * format fields and event aliases under sysfs, a tracepoint's id under
+ * tracefs. A parse that fails leaves the caller's list as it was (its n).
  */
 #include <ctype.h>
-#include <dirent.h>
-#include <errno.h>
-#include <limits.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/stat.h>
 #include <linux/hw_breakpoint.h>
-#include "caps.h"
-#include "fileio.h"
-#include "pmu.h"
+#include "pmu_int.h"
 #include "strdist.h"
 #include "tpglob.h"
-
-#define SYSFS_PMUS	"/sys/bus/event_source/devices"
-#define PARANOID	"/proc/sys/kernel/perf_event_paranoid"
-#define MAX_RANGES	8	/* bit ranges of one format field */
-#define LINE_LEN	512	/* longest sysfs line read (an alias's terms) */
-
-struct named {
-	const char *name;
-	__u32 type;
-	__u64 config;
-};
-
-static const struct named named[] = {
-	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
-	{ "cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
-	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
-	{ "branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
-	{ "bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES },
-	{ "stalled-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND },
-	{ "idle-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND },
-	{ "stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
-	{ "idle-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
-	{ "ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
-	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
-	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
-	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
-	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
-	{ "alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS },
-	{ "emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS },
-	{ "cgroup-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CGROUP_SWITCHES },
-	{ "dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY },
-};
-
-/*
- * perf's spellings of the cache events: CACHE[-OP][-RESULT], each part
- * one of these words (perf's tools/perf/util/evsel.c tables), matched
- * whole and case-sensitive as perf's lexer does. Rows in the order of
- * PERF_COUNT_HW_CACHE_*, _OP_* and _RESULT_*; the first word is the one
- * --list shows.
- */
-#define MAX_SPELLINGS	5
-
-static const char *const caches[][MAX_SPELLINGS] = {
-	{ "L1-dcache", "l1-d", "l1d", "L1-data" },
-	{ "L1-icache", "l1-i", "l1i", "L1-instruction" },
-	{ "LLC", "L2" },
-	{ "dTLB", "d-tlb", "Data-TLB" },
-	{ "iTLB", "i-tlb", "Instruction-TLB" },
-	{ "branch", "branches", "bpu", "btb", "bpc" },
-	{ "node" },
-};
-
-static const char *const cache_ops[][MAX_SPELLINGS] = {
-	{ "load", "loads", "read" },
-	{ "store", "stores", "write" },
-	{ "prefetch", "prefetches", "speculative-read", "speculative-load" },
-};
-
-static const char *const cache_results[][MAX_SPELLINGS] = {
-	{ "refs", "Reference", "ops", "access" },
-	{ "misses", "miss" },
-};
-
-/* The operations each cache has (perf refuses the others): a bit per op */
-static const unsigned char cache_has_op[] = { 7, 5, 7, 7, 1, 1, 7 };
-
-/* What --list shows: each cache with these suffixes */
-static const struct cache_op {
-	const char *suffix;
-	int op;
-	int result;
-} list_ops[] = {
-	{ "loads", PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_ACCESS },
-	{ "load-misses", PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_MISS },
-	{ "stores", PERF_COUNT_HW_CACHE_OP_WRITE, PERF_COUNT_HW_CACHE_RESULT_ACCESS },
-	{ "store-misses", PERF_COUNT_HW_CACHE_OP_WRITE, PERF_COUNT_HW_CACHE_RESULT_MISS },
-	{ "prefetches", PERF_COUNT_HW_CACHE_OP_PREFETCH, PERF_COUNT_HW_CACHE_RESULT_ACCESS },
-	{ "prefetch-misses", PERF_COUNT_HW_CACHE_OP_PREFETCH, PERF_COUNT_HW_CACHE_RESULT_MISS },
-};
-
-#define NR_NAMED	((int)(sizeof(named) / sizeof(named[0])))
-#define NR_CACHES	((int)(sizeof(caches) / sizeof(caches[0])))
-#define NR_OPS		((int)(sizeof(list_ops) / sizeof(list_ops[0])))
-#define NR_ALL		(NR_NAMED + NR_CACHES * NR_OPS)
-
-/* Every name the tables know, for suggestions */
-struct all_names {
-	const char *v[NR_ALL];
-	char cache[NR_CACHES * NR_OPS][32];
-};
-
-struct parse {
-	struct kfit_event_list *l;	/* its n is put back if the parse fails */
-	const char *sysfs;
-	const char *tracefs;		/* NULL: the usual places */
-	char *err;
-	size_t errlen;
-};
-
-/* Where a format field's value goes: bit ranges of config, config1 or config2 */
-struct field {
-	__u64 *dst;
-	int nr;
-	int lo[MAX_RANGES];
-	int hi[MAX_RANGES];
-	int bits;
-};
-
-/* Entries of a directory, sorted */
-struct names {
-	struct dirent **d;
-	int n;
-};
-
-static int __attribute__((format(printf, 2, 3)))
-fail(struct parse *p, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!p->errlen)
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(p->err, p->errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-/* snprintf at buf + off; returns the new offset, which may pass len */
-static size_t __attribute__((format(printf, 4, 5)))
-append(char *buf, size_t len, size_t off, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (off >= len)
-		return off;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + off, len - off, fmt, ap);
-	va_end(ap);
-	return n < 0 ? off : off + n;
-}
-
-/* Decimal, or hex after 0x; nothing else (no sign, no space, no octal) */
-static int parse_u64(const char *s, __u64 *v)
-{
-	int base = 10;
-	char *end;
-
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		s += 2;
-		base = 16;
-	}
-	if (!(base == 16 ? isxdigit((unsigned char)*s) : isdigit((unsigned char)*s)))
-		return -1;
-	errno = 0;
-	*v = strtoull(s, &end, base);
-	return errno || *end ? -1 : 0;
-}
-
-static int no_dots(const struct dirent *d)
-{
-	return d->d_name[0] != '.';
-}
-
-static int only_dirs(const struct dirent *d)
-{
-	return no_dots(d) && (d->d_type == DT_DIR || d->d_type == DT_UNKNOWN);
-}
-
-/* events/ holds X, X.unit, X.scale and the like: only X is an event */
-static bool is_alias(const char *name)
-{
-	static const char *const meta[] = { ".unit", ".scale", ".snapshot", ".per-pkg" };
-	const char *dot = strrchr(name, '.');
-	size_t i;
-
-	for (i = 0; dot && i < sizeof(meta) / sizeof(meta[0]); i++)
-		if (!strcmp(dot, meta[i]))
-			return false;
-	return name[0] != '.';
-}
-
-static int alias_filter(const struct dirent *d)
-{
-	return is_alias(d->d_name);
-}
-
-/* PMUs that count something on a machine without a CPU PMU (msr, power, ...) */
-static int other_pmu_filter(const struct dirent *d)
-{
-	static const char *const skip[] = {
-		"software", "tracepoint", "breakpoint", "uprobe", "kprobe",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
-		if (!strcmp(d->d_name, skip[i]))
-			return 0;
-	return no_dots(d) && strncmp(d->d_name, "cpu", 3);
-}
-
-/* Returns how many, or -errno (nm is then empty) */
-static int __attribute__((format(printf, 3, 4)))
-names_read(struct names *nm, int (*filter)(const struct dirent *), const char *fmt, ...)
-{
-	char dir[PATH_MAX];
-	va_list ap;
-	int r;
-
-	nm->d = NULL;
-	nm->n = 0;
-	va_start(ap, fmt);
-	r = kfit_vpathf(dir, sizeof(dir), fmt, ap);
-	va_end(ap);
-	if (r)
-		return r;
-	r = scandir(dir, &nm->d, filter, alphasort);
-	if (r < 0) {
-		nm->d = NULL;
-		return -errno;
-	}
-	nm->n = r;
-	return r;
-}
-
-static void names_free(struct names *nm)
-{
-	int i;
-
-	for (i = 0; i < nm->n; i++)
-		free(nm->d[i]);
-	free(nm->d);
-	nm->d = NULL;
-	nm->n = 0;
-}
-
-/* "a, b, c" (each followed by suffix) into buf, "..." after max of them */
-static void names_join(const struct names *nm, int max, const char *suffix,
-		       char *buf, size_t len)
-{
-	size_t off = 0;
-	int i;
-
-	buf[0] = '\0';
-	for (i = 0; i < nm->n; i++) {
-		if (i == max) {
-			append(buf, len, off, ", ...");
-			return;
-		}
-		off = append(buf, len, off, "%s%s%s", i ? ", " : "",
-			     nm->d[i]->d_name, suffix);
-	}
-}
-
-/* The closest of the names in a and b to word, into buf ("" if none) */
-static int names_closest(const char *word, const struct names *a,
-			 const struct names *b, char *buf, size_t len)
-{
-	const char **v = calloc(a->n + b->n + 1, sizeof(*v));
-	int i, n = 0, r;
-
-	buf[0] = '\0';
-	if (!v)
-		return 0;
-	for (i = 0; i < a->n; i++)
-		v[n++] = a->d[i]->d_name;
-	for (i = 0; i < b->n; i++)
-		v[n++] = b->d[i]->d_name;
-	r = kfit_closest(word, v, n, 1, buf, len);
-	free(v);
-	return r;
-}
-
-static void all_names(struct all_names *a)
-{
-	int i, j, n = 0;
-
-	for (i = 0; i < NR_NAMED; i++)
-		a->v[n++] = named[i].name;
-	for (i = 0; i < NR_CACHES; i++)
-		for (j = 0; j < NR_OPS; j++) {
-			snprintf(a->cache[i * NR_OPS + j], sizeof(a->cache[0]),
-				 "%s-%s", caches[i][0], list_ops[j].suffix);
-			a->v[n++] = a->cache[i * NR_OPS + j];
-		}
-}
 
 /*
  * perf's modifier letters. P (highest precision) and S (sample read)
@@ -487,8 +182,6 @@ static int spelling(const char *s, const char *const (*words)[MAX_SPELLINGS],
 	return row;
 }
 
-#define NR_ROWS(t)	((int)(sizeof(t) / sizeof(t[0])))
-
 /*
  * CACHE[-OP][-RESULT] as perf reads it: two words at most after the
  * cache, in either order, each an operation or a result; a second of the
@@ -501,24 +194,24 @@ static int lookup_cache(const char *s, struct perf_event_attr *a, const char **w
 	int cache, op = -1, result = -1, w, r, i;
 	size_t n;
 
-	cache = spelling(s, caches, NR_CACHES, &n);
+	cache = spelling(s, pmu_names_caches, NR_CACHES, &n);
 	if (cache < 0)
 		return 1;
 	for (i = 0, s += n; *s == '-' && i < 2; i++, s += n) {
 		s++;
-		w = spelling(s, cache_ops, NR_ROWS(cache_ops), &n);
+		w = spelling(s, pmu_names_cache_ops, NR_CACHE_OPS, &n);
 		if (w >= 0) {
 			op = op < 0 ? w : op;
 			continue;
 		}
-		r = spelling(s, cache_results, NR_ROWS(cache_results), &n);
+		r = spelling(s, pmu_names_cache_results, NR_CACHE_RESULTS, &n);
 		if (r < 0)
 			return 1;
 		result = result < 0 ? r : result;
 	}
 	if (*s)
 		return 1;
-	if (op >= 0 && !(cache_has_op[cache] & 1 << op)) {
+	if (op >= 0 && !(pmu_names_cache_has_op[cache] & 1 << op)) {
 		*why = "that cache has no such operation";
 		return -1;
 	}
@@ -536,10 +229,10 @@ static int lookup_named(const char *s, struct perf_event_attr *a, const char **w
 	int i;
 
 	for (i = 0; i < NR_NAMED; i++) {
-		if (strcasecmp(s, named[i].name))
+		if (strcasecmp(s, pmu_names_named[i].name))
 			continue;
-		a->type = named[i].type;
-		a->config = named[i].config;
+		a->type = pmu_names_named[i].type;
+		a->config = pmu_names_named[i].config;
 		return 0;
 	}
 	i = lookup_cache(s, a, why);
@@ -568,43 +261,6 @@ static int lookup_numeric(const char *s, struct perf_event_attr *a)
 	return 0;
 }
 
-/* The PMU of a type number: the kernel's own, else the sysfs PMU that has it */
-static void pmu_of_type(struct parse *p, struct kfit_event *e)
-{
-	struct names nm;
-	char buf[32];
-	__u64 v;
-	int i;
-
-	switch (e->attr.type) {
-	case PERF_TYPE_HARDWARE:
-	case PERF_TYPE_HW_CACHE:
-	case PERF_TYPE_RAW:
-		strcpy(e->pmu, "cpu");
-		return;
-	case PERF_TYPE_SOFTWARE:
-		strcpy(e->pmu, "software");
-		if (e->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
-		    e->attr.config == PERF_COUNT_SW_TASK_CLOCK)
-			strcpy(e->unit, "ns");
-		return;
-	case PERF_TYPE_TRACEPOINT:
-		strcpy(e->pmu, "tracepoint");
-		return;
-	case PERF_TYPE_BREAKPOINT:
-		strcpy(e->pmu, "breakpoint");
-		return;
-	}
-	snprintf(e->pmu, sizeof(e->pmu), "type %u", e->attr.type);
-	names_read(&nm, no_dots, "%s", p->sysfs);
-	for (i = 0; i < nm.n; i++)
-		if (!kfit_read_linef(buf, sizeof(buf), "%s/%s/type", p->sysfs,
-				     nm.d[i]->d_name) &&
-		    !parse_u64(buf, &v) && v == e->attr.type)
-			snprintf(e->pmu, sizeof(e->pmu), "%.31s", nm.d[i]->d_name);
-	names_free(&nm);
-}
-
 /* A named or numeric event (what may carry /terms/): 0, 1 if s is neither, -1 */
 static int event_base(struct parse *p, struct kfit_event *e, const char *s)
 {
@@ -615,7 +271,7 @@ static int event_base(struct parse *p, struct kfit_event *e, const char *s)
 		return fail(p, "'%s': %s", s, why);
 	if (r && lookup_numeric(s, &e->attr))
 		return 1;
-	pmu_of_type(p, e);
+	pmu_sysfs_pmu_of_type(p, e);
 	return 0;
 }
 
@@ -627,7 +283,7 @@ static int parse_named(struct parse *p, struct kfit_event *e, const char *s)
 
 	if (r <= 0)
 		return r;
-	all_names(&all);
+	pmu_names_all(&all);
 	if (kfit_closest(s, all.v, NR_ALL, 1, best, sizeof(best)))
 		return fail(p, "unknown event '%s' (did you mean '%s'?)", s, best);
 	return fail(p, "unknown event '%s' (pmcstat --list shows them)", s);
@@ -671,336 +327,6 @@ static int split_mods(struct parse *p, char *s, char **mods)
 	must = slash || strchr(s, ':') || lookup_named(s, &a, &why) <= 0;
 	*colon = ':';
 	return must ? bad_mods(p, colon + 1, s) : 0;
-}
-
-/* "config1:0-15", "config:0-7,32-35", "config:63" into f */
-static int format_parse(const char *s, struct perf_event_attr *a, struct field *f)
-{
-	char *end;
-	long lo, hi;
-
-	if (!strncmp(s, "config:", 7)) {
-		f->dst = &a->config;
-		s += 7;
-	} else if (!strncmp(s, "config1:", 8)) {
-		f->dst = &a->config1;
-		s += 8;
-	} else if (!strncmp(s, "config2:", 8)) {
-		f->dst = &a->config2;
-		s += 8;
-	} else {
-		return -1;
-	}
-	f->nr = f->bits = 0;
-	for (;;) {
-		if (!isdigit((unsigned char)*s))
-			return -1;
-		lo = hi = strtol(s, &end, 10);
-		if (*end == '-') {
-			s = end + 1;
-			if (!isdigit((unsigned char)*s))
-				return -1;
-			hi = strtol(s, &end, 10);
-		}
-		if (lo > hi || hi > 63 || f->nr == MAX_RANGES)
-			return -1;
-		f->lo[f->nr] = lo;
-		f->hi[f->nr++] = hi;
-		f->bits += hi - lo + 1;
-		if (f->bits > 64)
-			return -1;
-		if (!*end)
-			return 0;
-		if (*end != ',')
-			return -1;
-		s = end + 1;
-	}
-}
-
-static void field_whole(struct field *f, __u64 *dst)
-{
-	f->dst = dst;
-	f->nr = 1;
-	f->lo[0] = 0;
-	f->hi[0] = 63;
-	f->bits = 64;
-}
-
-/* Spreads v over the field's ranges, low bits first */
-static void field_set(const struct field *f, __u64 v)
-{
-	__u64 mask;
-	int i, w;
-
-	for (i = 0; i < f->nr; i++) {
-		w = f->hi[i] - f->lo[i] + 1;
-		mask = w == 64 ? ~0ULL : (1ULL << w) - 1;
-		*f->dst = (*f->dst & ~(mask << f->lo[i])) | (v & mask) << f->lo[i];
-		v = w == 64 ? 0 : v >> w;
-	}
-}
-
-static int unknown_term(struct parse *p, const char *pmu, const char *t)
-{
-	struct names fields, events;
-	char best[64], fl[256], el[256];
-
-	names_read(&fields, no_dots, "%s/%s/format", p->sysfs, pmu);
-	names_read(&events, alias_filter, "%s/%s/events", p->sysfs, pmu);
-	if (names_closest(t, &fields, &events, best, sizeof(best))) {
-		fail(p, "PMU '%s' has no format field or event '%s' (did you mean '%s'?)",
-		     pmu, t, best);
-	} else {
-		names_join(&fields, 16, "", fl, sizeof(fl));
-		names_join(&events, 8, "", el, sizeof(el));
-		fail(p, "PMU '%s' has no format field or event '%s' (fields: %s; events: %s)",
-		     pmu, t, *fl ? fl : "none", *el ? el : "none");
-	}
-	names_free(&fields);
-	names_free(&events);
-	return -1;
-}
-
-static int apply_terms(struct parse *p, struct kfit_event *e, const char *pmu,
-		       char *terms, const char *what, bool in_alias);
-
-/* An events/ alias: its terms, then its unit and scale if it has them */
-static int apply_alias(struct parse *p, struct kfit_event *e, const char *pmu,
-		       const char *t, const char *v)
-{
-	char path[PATH_MAX], buf[LINE_LEN], val[64];
-	char *end;
-	double scale;
-	int r;
-
-	if (!is_alias(t) || kfit_pathf(path, sizeof(path), "%s/%s/events/%s", p->sysfs, pmu, t))
-		return unknown_term(p, pmu, t);
-	r = kfit_read_line(path, buf, sizeof(buf));
-	if (r == -ENOENT)
-		return unknown_term(p, pmu, t);
-	if (r)
-		return fail(p, "cannot read %s: %s", path, strerror(-r));
-	if (v)
-		return fail(p, "'%s' is an event of PMU '%s': it takes no value", t, pmu);
-	if (apply_terms(p, e, pmu, buf, path, true))
-		return -1;
-	if (!kfit_read_linef(val, sizeof(val), "%s.unit", path))
-		snprintf(e->unit, sizeof(e->unit), "%.*s", (int)sizeof(e->unit) - 1, val);
-	if (kfit_read_linef(val, sizeof(val), "%s.scale", path))
-		return 0;
-	errno = 0;
-	scale = strtod(val, &end);
-	if (errno || end == val || *end || !isfinite(scale) || scale <= 0)
-		return fail(p, "bad scale '%s' in %s.scale", val, path);
-	e->scale = scale;
-	return 0;
-}
-
-static int set_name(struct parse *p, struct kfit_event *e, const char *v,
-		    const char *what)
-{
-	if (!v || !*v)
-		return fail(p, "empty name= in '%s'", what);
-	if (strlen(v) >= sizeof(e->label))
-		return fail(p, "name '%s' too long (at most %zu characters)",
-			    v, sizeof(e->label) - 1);
-	strcpy(e->label, v);
-	return 0;
-}
-
-/*
- * One term t[=v]: name=, config*=, a format field, or (not inside an
- * alias) an alias. A field or config without a value is set to 1.
- */
-static int apply_term(struct parse *p, struct kfit_event *e, const char *pmu,
-		      const char *t, const char *v, const char *what, bool in_alias)
-{
-	char buf[LINE_LEN];
-	struct field f;
-	__u64 val;
-	int r;
-
-	if (!strcmp(t, "name"))
-		return set_name(p, e, v, what);
-	if (!strcmp(t, "config")) {
-		field_whole(&f, &e->attr.config);
-	} else if (!strcmp(t, "config1")) {
-		field_whole(&f, &e->attr.config1);
-	} else if (!strcmp(t, "config2")) {
-		field_whole(&f, &e->attr.config2);
-	} else {
-		/* A name like ".." must not walk out of format/ */
-		r = t[0] == '.' ? -ENOENT :
-		    kfit_read_linef(buf, sizeof(buf), "%s/%s/format/%s", p->sysfs, pmu, t);
-		if (r == -ENOENT && in_alias)
-			return fail(p, "PMU '%s' has no format field '%s' (in %s)",
-				    pmu, t, what);
-		if (r == -ENOENT)
-			return apply_alias(p, e, pmu, t, v);
-		if (r)
-			return fail(p, "cannot read %s/%s/format/%s: %s", p->sysfs,
-				    pmu, t, strerror(-r));
-		if (format_parse(buf, &e->attr, &f))
-			return fail(p, "bad format '%s' in %s/%s/format/%s", buf,
-				    p->sysfs, pmu, t);
-	}
-	if (!v)
-		v = "1";
-	if (parse_u64(v, &val))
-		return fail(p, "bad value '%s' for '%s' in '%s' (decimal or 0x hex)",
-			    v, t, what);
-	if (f.bits < 64 && val >> f.bits)
-		return fail(p, "value %s does not fit field '%s' (%d bit%s)", v, t,
-			    f.bits, f.bits == 1 ? "" : "s");
-	field_set(&f, val);
-	return 0;
-}
-
-/* "event=0x3c,umask=1,edge", applied in order: a later term wins */
-static int apply_terms(struct parse *p, struct kfit_event *e, const char *pmu,
-		       char *terms, const char *what, bool in_alias)
-{
-	char *t, *v;
-
-	while ((t = strsep(&terms, ",")) != NULL) {
-		v = strchr(t, '=');
-		if (v)
-			*v++ = '\0';
-		if (!*t)
-			return fail(p, "empty term in '%s'", what);
-		if (apply_term(p, e, pmu, t, v, what, in_alias))
-			return -1;
-	}
-	return 0;
-}
-
-static int pmu_type(struct parse *p, const char *pmu, __u32 *type)
-{
-	struct names nm;
-	char buf[32], list[512];
-	__u64 v;
-	int r;
-
-	r = pmu[0] == '.' ? -ENOENT :
-	    kfit_read_linef(buf, sizeof(buf), "%s/%s/type", p->sysfs, pmu);
-	if (r == -ENOENT || r == -ENOTDIR || r == -ENAMETOOLONG) {
-		names_read(&nm, no_dots, "%s", p->sysfs);
-		names_join(&nm, 32, "", list, sizeof(list));
-		names_free(&nm);
-		if (!*list)
-			return fail(p, "no PMU '%s' (none in %s)", pmu, p->sysfs);
-		return fail(p, "no PMU '%s' (PMUs here: %s)", pmu, list);
-	}
-	if (r)
-		return fail(p, "cannot read %s/%s/type: %s", p->sysfs, pmu, strerror(-r));
-	if (parse_u64(buf, &v) || v > UINT32_MAX)
-		return fail(p, "bad type '%s' in %s/%s/type", buf, p->sysfs, pmu);
-	*type = v;
-	return 0;
-}
-
-/* "pmu/term,term=value,.../" */
-static int parse_pmu_event(struct parse *p, struct kfit_event *e, const char *s)
-{
-	const char *open = strchr(s, '/'), *close = strrchr(s, '/');
-	size_t n = open - s;
-	char *terms;
-	int r;
-
-	if (open == close)
-		return fail(p, "missing closing '/' in '%s'", s);
-	if (close[1])
-		return fail(p, "unexpected '%s' after the closing '/' in '%s' (only :u, :k, :h may follow)",
-			    close + 1, s);
-	if (strchr(open + 1, '/') != close)
-		return fail(p, "too many '/' in '%s'", s);
-	if (!n)
-		return fail(p, "missing PMU name in '%s'", s);
-	if (n >= sizeof(e->pmu))
-		return fail(p, "no PMU '%.*s' (name too long)", (int)n, s);
-	memcpy(e->pmu, s, n);
-	e->pmu[n] = '\0';
-	if (pmu_type(p, e->pmu, &e->attr.type))
-		return -1;
-	/* "msr//": perf takes no terms as config 0 */
-	if (close == open + 1)
-		return 0;
-	terms = strndup(open + 1, close - open - 1);
-	if (!terms)
-		return fail(p, "out of memory");
-	r = apply_terms(p, e, e->pmu, terms, s, false);
-	free(terms);
-	return r;
-}
-
-static bool tp_char_ok(char c)
-{
-	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
-}
-
-static int tp_unknown(struct parse *p, const char *tfs, const char *s, int catlen)
-{
-	struct names nm, none = { NULL, 0 };
-	const char *name = s + catlen + 1;
-	char best[64], dir[PATH_MAX];
-	struct stat st;
-	int r;
-
-	/* ftrace's own records (ftrace:bprint, ftrace:function) have a directory, no id */
-	if (!kfit_pathf(dir, sizeof(dir), "%s/events/%.*s/%s", tfs, catlen, s, name) &&
-	    !stat(dir, &st) && S_ISDIR(st.st_mode))
-		return fail(p, "'%s' cannot be counted: an event of the tracer itself, not a "
-			    "tracepoint (no id in %s/events/%.*s/%s; perf stat says <not supported>)",
-			    s, tfs, catlen, s, name);
-	r = names_read(&nm, only_dirs, "%s/events/%.*s", tfs, catlen, s);
-	if (r < 0)
-		return fail(p, "no tracepoint '%s' in %s/events (no category '%.*s')",
-			    s, tfs, catlen, s);
-	if (names_closest(name, &nm, &none, best, sizeof(best)))
-		fail(p, "no tracepoint '%s' in %s/events (did you mean '%.*s:%s'?)",
-		     s, tfs, catlen, s, best);
-	else
-		fail(p, "no tracepoint '%s' in %s/events", s, tfs);
-	names_free(&nm);
-	return -1;
-}
-
-/* "category:name" */
-static int parse_tracepoint(struct parse *p, struct kfit_event *e, const char *s)
-{
-	const char *colon = strchr(s, ':'), *tfs, *c;
-	int catlen = colon - s, why, r;
-	char path[PATH_MAX], buf[32], denied[200];
-	__u64 id;
-
-	for (c = s; *c; c++)
-		if (c != colon && !tp_char_ok(*c))
-			return fail(p, "bad character '%c' in tracepoint '%s'", *c, s);
-	if (!catlen || !colon[1] || s[0] == '.' || colon[1] == '.')
-		return fail(p, "bad tracepoint '%s' (category:name, e.g. sched:sched_switch)", s);
-	tfs = kfit_tracefs_events(p->tracefs, &why);
-	if (!tfs && why == EACCES)
-		return fail(p, "cannot look up tracepoint '%s': %s", s,
-			    kfit_tracefs_denied(p->tracefs ? p->tracefs : "/sys/kernel/tracing/events",
-						denied, sizeof(denied)));
-	if (!tfs && p->tracefs)
-		return fail(p, "cannot look up tracepoint '%s': no tracefs at %s (%s)", s,
-			    p->tracefs, strerror(why));
-	if (!tfs)
-		return fail(p, "cannot look up tracepoint '%s': tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)", s);
-	if (kfit_pathf(path, sizeof(path), "%s/events/%.*s/%s/id", tfs, catlen, s, colon + 1))
-		return fail(p, "tracepoint name '%s' too long", s);
-	r = kfit_read_line(path, buf, sizeof(buf));
-	if (r == -ENOENT || r == -ENOTDIR)
-		return tp_unknown(p, tfs, s, catlen);
-	if (r)
-		return fail(p, "cannot read %s: %s", path, strerror(-r));
-	if (parse_u64(buf, &id))
-		return fail(p, "bad id '%s' in %s", buf, path);
-	e->attr.type = PERF_TYPE_TRACEPOINT;
-	e->attr.config = id;
-	strcpy(e->pmu, "tracepoint");
-	return 0;
 }
 
 /* The next event of the list, zeroed but for perf's defaults; NULL if none can be */
@@ -1114,7 +440,7 @@ static int event_term(struct parse *p, struct kfit_event *e, const char *t,
 	__u64 *dst = NULL, val;
 
 	if (!strcmp(t, "name"))
-		return set_name(p, e, v, what);
+		return pmu_sysfs_set_name(p, e, v, what);
 	if (!strcmp(t, "config"))
 		dst = &e->attr.config;
 	else if (!strcmp(t, "config1"))
@@ -1181,14 +507,14 @@ static int resolve(struct parse *p, struct kfit_event *e, char *s)
 		return fail(p, "missing event name in '%s'", e->name);
 	if (strchr(s, '/')) {
 		r = parse_event_terms(p, e, s);
-		return r <= 0 ? r : parse_pmu_event(p, e, s);
+		return r <= 0 ? r : pmu_sysfs_parse_pmu_event(p, e, s);
 	}
 	if (strchr(s, ':') && !lookup_numeric(s, &e->attr)) {
-		pmu_of_type(p, e);
+		pmu_sysfs_pmu_of_type(p, e);
 		return 0;
 	}
 	if (strchr(s, ':'))
-		return parse_tracepoint(p, e, s);
+		return pmu_sysfs_parse_tracepoint(p, e, s);
 	return parse_named(p, e, s);
 }
 
@@ -1214,7 +540,7 @@ static int parse_tp_glob(struct parse *p, const char *s, const char *mods, int l
 			 p->l->n + tps.n, KFIT_MAX_EVENTS, s, tps.n);
 	for (i = 0; !r && i < tps.n; i++) {
 		e = new_event(p, leader);
-		if (!e || parse_tracepoint(p, e, tps.tp[i].name))
+		if (!e || pmu_sysfs_parse_tracepoint(p, e, tps.tp[i].name))
 			r = -1;
 		else
 			snprintf(e->name, sizeof(e->name), "%s%s%s", tps.tp[i].name,
@@ -1451,195 +777,4 @@ void kfit_event_list_free(struct kfit_event_list *l)
 {
 	free(l->ev);
 	memset(l, 0, sizeof(*l));
-}
-
-bool kfit_has_cpu_pmu(const char *sysfs)
-{
-	static const char *const cpus[] = { "cpu", "cpu_core", "cpu_atom" };
-	char path[PATH_MAX];
-	size_t i;
-
-	if (!sysfs)
-		sysfs = SYSFS_PMUS;
-	for (i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++)
-		if (!kfit_pathf(path, sizeof(path), "%s/%s", sysfs, cpus[i]) &&
-		    !access(path, F_OK))
-			return true;
-	return false;
-}
-
-static const char *no_cpu_pmu(const char *sysfs, char *buf, size_t len)
-{
-	struct names nm;
-	char list[256];
-
-	names_read(&nm, other_pmu_filter, "%s", sysfs);
-	names_join(&nm, 8, "/", list, sizeof(list));
-	names_free(&nm);
-	if (!*list)
-		snprintf(buf, len, "this machine exposes no hardware PMU (usual in VMs); only software events work");
-	else
-		snprintf(buf, len, "this machine exposes no hardware PMU (usual in VMs); software events and %s counters work",
-			 list);
-	return buf;
-}
-
-const char *kfit_perf_denied(char *buf, size_t len)
-{
-	char paranoid[32];
-
-	if (kfit_read_line(PARANOID, paranoid, sizeof(paranoid)))
-		snprintf(paranoid, sizeof(paranoid), "unreadable");
-	snprintf(buf, len, "not permitted (" PARANOID " is %s): needs root or CAP_PERFMON, or a lower perf_event_paranoid",
-		 paranoid);
-	return buf;
-}
-
-const char *kfit_event_why(const struct kfit_event *e, int err,
-			   const struct kfit_pmu_env *env, char *buf, size_t len)
-{
-	const char *sysfs = env && env->sysfs ? env->sysfs : SYSFS_PMUS;
-	bool cpu = !strcmp(e->pmu, "cpu");
-
-	if (!len)
-		return buf;
-	if (err < 0)
-		err = -err;
-	if (cpu && (err == ENOENT || err == EOPNOTSUPP || err == ENODEV) &&
-	    !kfit_has_cpu_pmu(sysfs))
-		return no_cpu_pmu(sysfs, buf, len);
-	switch (err) {
-	case ENOENT:
-		if (cpu)
-			snprintf(buf, len, "the CPU's PMU does not know this event");
-		else
-			snprintf(buf, len, "the %s PMU does not know this event", e->pmu);
-		break;
-	case EOPNOTSUPP:
-		snprintf(buf, len, "the %s PMU does not support counting it this way (modifiers?)",
-			 cpu ? "CPU's" : e->pmu);
-		break;
-	case ENODEV:
-		snprintf(buf, len, "the %s PMU cannot count on this CPU",
-			 cpu ? "CPU's" : e->pmu);
-		break;
-	case EACCES:
-	case EPERM:
-		kfit_perf_denied(buf, len);
-		break;
-	case EMFILE:
-		snprintf(buf, len, "too many open files (raise ulimit -n)");
-		break;
-	case ENOSPC:
-		if (e->attr.type == PERF_TYPE_BREAKPOINT)
-			snprintf(buf, len, "no debug register left (x86 has 4 per CPU, for every breakpoint there)");
-		else
-			snprintf(buf, len, "%s", strerror(err));
-		break;
-	case EINVAL:
-		/* x86 traps on writes, reads and writes, or execution */
-		if (e->attr.type == PERF_TYPE_BREAKPOINT && e->attr.bp_type == HW_BREAKPOINT_R)
-			snprintf(buf, len, "x86 breakpoints cannot trap reads alone: use :rw");
-		else if (e->attr.type == PERF_TYPE_BREAKPOINT)
-			snprintf(buf, len, "the kernel refused this breakpoint: LEN must be 1, 2, 4 or 8 (8 for :x) and ADDR a multiple of it");
-		/* uncore-like PMUs (msr, power) count everything or nothing */
-		else if (!cpu && (e->attr.exclude_user || e->attr.exclude_kernel))
-			snprintf(buf, len, "the %s PMU cannot count by privilege level: drop the :u/:k/:h modifier",
-				 e->pmu);
-		else
-			snprintf(buf, len, "the kernel rejected its attributes (modifier or PMU term not supported?)");
-		break;
-	case EBUSY:
-		snprintf(buf, len, "the counter is in use by someone else (e.g. the NMI watchdog: sysctl kernel.nmi_watchdog=0)");
-		break;
-	default:
-		snprintf(buf, len, "%s", strerror(err));
-		break;
-	}
-	return buf;
-}
-
-/* "event=N,umask=N,edge": how to write the PMU's terms */
-static void pmu_template(const char *sysfs, const char *pmu, char *buf, size_t len)
-{
-	struct perf_event_attr a;
-	char fmt[LINE_LEN];
-	struct names nm;
-	struct field f;
-	size_t off = 0;
-	int i;
-
-	names_read(&nm, no_dots, "%s/%s/format", sysfs, pmu);
-	snprintf(buf, len, "config=N");
-	for (i = 0; i < nm.n; i++) {
-		const char *t = nm.d[i]->d_name;
-
-		if (kfit_read_linef(fmt, sizeof(fmt), "%s/%s/format/%s", sysfs, pmu, t) ||
-		    format_parse(fmt, &a, &f))
-			continue;
-		off = append(buf, len, off, "%s%s%s", off ? "," : "", t,
-			     f.bits == 1 ? "" : "=N");
-	}
-	names_free(&nm);
-}
-
-static void list_pmu(FILE *f, const char *sysfs, const char *pmu)
-{
-	char type[32], terms[LINE_LEN], unit[64];
-	struct names ev;
-	int i;
-
-	if (kfit_read_linef(type, sizeof(type), "%s/%s/type", sysfs, pmu))
-		return;
-	pmu_template(sysfs, pmu, terms, sizeof(terms));
-	fprintf(f, "PMU %s (type %s): %s/%s/\n", pmu, type, pmu, terms);
-	names_read(&ev, alias_filter, "%s/%s/events", sysfs, pmu);
-	for (i = 0; i < ev.n; i++) {
-		const char *name = ev.d[i]->d_name;
-
-		if (kfit_read_linef(unit, sizeof(unit), "%s/%s/events/%s.unit", sysfs,
-			       pmu, name) || !*unit)
-			fprintf(f, "  %s/%s/\n", pmu, name);
-		else
-			fprintf(f, "  %s/%s/ (%s)\n", pmu, name, unit);
-	}
-	names_free(&ev);
-}
-
-void kfit_events_list(FILE *f, const struct kfit_pmu_env *env)
-{
-	const char *sysfs = env && env->sysfs ? env->sysfs : SYSFS_PMUS;
-	struct all_names all;
-	struct names nm;
-	const char *tfs;
-	int i, why;
-
-	all_names(&all);
-	tfs = kfit_tracefs_events(env ? env->tracefs : NULL, &why);
-	fprintf(f, "hardware events (the CPU's PMU):\n");
-	for (i = 0; i < NR_NAMED; i++)
-		if (named[i].type == PERF_TYPE_HARDWARE)
-			fprintf(f, "  %s\n", named[i].name);
-	fprintf(f, "hardware cache events (the CPU's PMU):\n");
-	for (i = NR_NAMED; i < NR_ALL; i++)
-		fprintf(f, "  %s\n", all.v[i]);
-	fprintf(f, "software events (the kernel):\n");
-	for (i = 0; i < NR_NAMED; i++)
-		if (named[i].type == PERF_TYPE_SOFTWARE)
-			fprintf(f, "  %s\n", named[i].name);
-	fprintf(f, "raw CPU events: rNNN, NNN the config in hex (e.g. r13c)\n");
-	names_read(&nm, no_dots, "%s", sysfs);
-	for (i = 0; i < nm.n; i++)
-		list_pmu(f, sysfs, nm.d[i]->d_name);
-	names_free(&nm);
-	if (tfs)
-		fprintf(f, "tracepoints: category:name, e.g. sched:sched_switch; see %s/available_events\n",
-			tfs);
-	else
-		fprintf(f, "tracepoints: category:name, e.g. sched:sched_switch (but tracefs is %s)\n",
-			why == EACCES ? "not readable: root needed" : "not mounted");
-	fprintf(f, "hardware breakpoints: mem:ADDR[/LEN][:rwx], e.g. mem:0x1000/8:w\n");
-	fprintf(f, "by number: TYPE:CONFIG, e.g. 1:1 (task-clock); terms on any event: cycles/name=cyc,config1=N/\n");
-	fprintf(f, "modifiers: :u user, :k kernel, :h hypervisor, :G guest, :H host, :I no idle, :p..ppp precise, :D pinned, :e exclusive (P, S accepted)\n");
-	fprintf(f, "groups: {cycles,instructions}:u, named: g1{cycles,instructions},g2{...}\n");
 }
