@@ -166,21 +166,10 @@ test_deny_list_skips_with_reasons() {
 	t_bpf_assert_same "$snap" "after funcdur"
 }
 
-test_only_denied_is_usage_error() {
+# No kernel function: the mechanism asked for does not matter (a bad one,
+# and only denied functions: tests/cases/usage/funcdur.case)
+test_attach_mechanism_without_kernel_function() {
 	need_tool
-	t_expect_exit 2 "$FD" -d 0.2 _raw_spin_lock
-	t_assert_match "$(cat "$T_ERR")" 'nothing to trace' "message"
-	t_assert_match "$(cat "$T_ERR")" '_raw_spin_lock: denied by default .*--no-deny' "the reason"
-	[ -s "$T_OUT" ] && t_fail "output on stdout"
-	return 0
-}
-
-test_bad_attach_mechanism() {
-	need_tool
-	t_expect_exit 2 "$FD" --attach bogus sys:read
-	t_assert_match "$(cat "$T_ERR")" "invalid mechanism 'bogus' for --attach" "message"
-	t_assert_match "$(cat "$T_ERR")" 'kprobe-multi' "the mechanisms listed"
-	# No kernel function: the mechanism asked for does not matter
 	t_expect_exit 0 "$FD" --attach fentry -d 0.2 sys:read
 }
 
@@ -209,12 +198,8 @@ test_command_errors() {
 	need_tool
 	local snap
 	snap=$(t_bpf_snapshot)
-	t_expect_exit 1 "$FD" sys:getppid -- /nonexistent/cmd
-	t_assert_match "$(cat "$T_ERR")" "cannot run '/nonexistent/cmd': No such file" "message"
-	t_expect_exit 2 "$FD" sys:getppid --
-	t_assert_match "$(cat "$T_ERR")" 'no COMMAND after --' "message"
-	t_expect_exit 2 "$FD" -p 1 sys:getppid -- true
-	t_assert_match "$(cat "$T_ERR")" 'exclude each other' "message"
+	# a missing COMMAND, none after --, -p with one:
+	# tests/cases/usage/funcdur.case
 	# The command's failure is reported, and funcdur exits with its status
 	t_expect_exit 3 "$FD" sys:getppid -- sh -c 'exit 3'
 	t_assert_match "$(cat "$T_ERR")" "'sh' exited with status 3" "note"

@@ -255,20 +255,9 @@ test_refuses_twice() {
 	t_expect_exit 0 "$BS" --stop
 }
 
-test_usage() {
+# The usage errors: tests/cases/usage/bootsum.case
+test_help() {
 	[ -x "$BS" ] || t_fail "$BS not built"
-	t_expect_exit 2 "$BS" --early
-	t_expect_exit 2 "$BS" --stop -j
-	t_expect_exit 2 "$BS" --max-procs 10
-	t_expect_exit 2 "$BS" --early -j -- true
-	t_expect_exit 2 "$BS" --early --stop -- true
-	t_expect_exit 2 "$BS" --bogus
-	t_expect_exit 2 "$BS" --min 5xs
-	t_expect_exit 2 "$BS" --max 5ms
-	t_expect_exit 2 "$BS" -n 0
-	t_expect_exit 2 "$BS" --wait-min 0ms --early -- true
-	t_expect_exit 2 "$BS" extra
-	t_expect_exit 2 "$BS" --kallsyms /proc/kallsyms
 	t_expect_exit 0 "$BS" -h
 	t_assert_match "$(cat "$T_OUT")" "rdinit=" "-h: the kernel words"
 }

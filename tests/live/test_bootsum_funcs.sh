@@ -4,7 +4,8 @@
 # its tracepoints (counted at least as often as the workload made it);
 # kernel functions where neither fentry nor kprobes work (this host): the
 # rest of the boot is recorded and the report says why the functions are
-# not; usage. Kernel functions recorded: tests/vm/test_bootsum_funcs.sh.
+# not. Kernel functions recorded: tests/vm/test_bootsum_funcs.sh; usage
+# errors: tests/cases/usage/bootsum.case.
 . "$(dirname "$0")/../lib.sh"
 
 BS="$KFIT_BIN/bootsum"
@@ -62,13 +63,6 @@ test_kernel_functions_refused() {
 	t_assert_match "$(cat "$T_OUT")" "^Functions \\(--funcs $fn\\): not recorded: .*$why" "text report"
 	t_expect_exit 0 "$BS" --stop
 	t_bpf_assert_same "$snap" "after bootsum --stop"
-}
-
-test_funcs_usage() {
-	[ -x "$BS" ] || t_fail "$BS not built"
-	t_expect_exit 2 "$BS" --funcs vfs_read
-	t_assert_match "$(cat "$T_ERR")" 'funcs.*--early' "message"
-	t_expect_exit 2 "$BS" --stop --funcs vfs_read
 }
 
 t_run_all

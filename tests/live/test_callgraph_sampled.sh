@@ -272,31 +272,10 @@ test_kd_sampled_options() {
 	t_expect_exit 0 "$KD" s.kft --percent-limit 0
 	[ "$(wc -l <"$T_OUT")" -gt "$(jq '[.. | objects | select(has("kernel"))] | length' kd.json)" ] ||
 		t_fail "kd --percent-limit 0 shows no more than -D 2 --percent-limit 1"
-	# --max is exact mode's, applied while recording: kd has none
-	t_expect_exit 2 "$KD" s.kft --max 1ms
 	# an exact recording: its -D and --min were applied while recording
 	t_expect_exit 0 "$CG" -o e.kft -e syscalls:sys_enter_getpid -d 0.2
 	t_expect_exit 2 "$KD" e.kft -D 2
 	t_assert_match "$(cat "$T_ERR")" 'is an exact recording' "kd -D on an exact recording"
-}
-
-# ---- usage ---------------------------------------------------------------
-
-test_sampled_usage() {
-	need_tool
-	t_expect_exit 2 "$CG" -S --max 1ms -d 1
-	t_assert_match "$(cat "$T_ERR")" '--max need.*exact mode' "--max in sampled mode"
-	t_expect_exit 2 "$CG" --percent-limit 1 'sys:getpid' -d 1
-	t_assert_match "$(cat "$T_ERR")" 'go with sampled mode' "--percent-limit with a TARGET"
-	t_expect_exit 2 "$CG" -S --percent-limit 101 -d 1
-	t_assert_match "$(cat "$T_ERR")" "invalid percent limit '101'" "--percent-limit 101"
-	t_expect_exit 2 "$CG" -S --width 20 -d 1
-	t_assert_match "$(cat "$T_ERR")" "invalid width '20'" "--width 20"
-	# the recording keeps every frame: -D alone with -o would do nothing
-	t_expect_exit 2 "$CG" -S -o x.kft -D 3 -d 1
-	t_assert_match "$(cat "$T_ERR")" 'with -o add --tree, or give them to kd' "-D with -o"
-	[ -e x.kft ] && t_fail "-D with -o: x.kft written"
-	true
 }
 
 t_run_all

@@ -21,21 +21,6 @@ test_help() {
 	t_assert_match "$(cat "$T_OUT")" 'callgraph --root vfs_read' "examples"
 }
 
-test_usage_errors() {
-	t_expect_exit 2 "$CG" -S 99 vfs_read
-	t_assert_match "$(cat "$T_ERR")" 'takes no TARGET' "-S with a TARGET"
-	t_expect_exit 2 "$CG" -b 12x vfs_read
-	t_expect_exit 2 "$CG" --root vfs_read
-	t_expect_exit 2 "$CG" -e nocolon
-	t_expect_exit 2 "$CG" --summary --folded "$DT:dt_inner"
-	t_expect_exit 2 "$CG" -S 0
-	# a bad rate is -S's error, not a TARGET
-	t_expect_exit 2 "$CG" -S abc
-	t_assert_match "$(cat "$T_ERR")" "invalid sampling rate 'abc' for -S" "-S abc"
-	t_expect_exit 2 "$CG" --sample 5x -- true
-	t_assert_match "$(cat "$T_ERR")" "invalid sampling rate '5x' for -S" "--sample 5x"
-}
-
 test_unknown_event() {
 	need_tool
 	t_expect_exit 2 "$CG" -e 'sched:sched_no_such_event'

@@ -89,17 +89,8 @@ recorded_run() {	# FILE SCENARIO N callgraph-args...
 }
 
 # ---- usage ----------------------------------------------------------------
-
-test_usage() {
-	t_expect_exit 2 "$CG" --size 1M -e syscalls:sys_enter_write
-	t_assert_match "$(cat "$T_ERR")" 'go with -o FILE' "--size without -o"
-	t_expect_exit 2 "$CG" -o x.kft --size 1M --flight 1M -e syscalls:sys_enter_write
-	t_assert_match "$(cat "$T_ERR")" 'exclude each other' "--size with --flight"
-	t_expect_exit 2 "$CG" -o x.kft --chunk 1k -e syscalls:sys_enter_write
-	t_expect_exit 2 "$CG" -o x.kft --size 12q -e syscalls:sys_enter_write
-	t_expect_exit 2 "$CG" --tree -e syscalls:sys_enter_write
-	[ ! -e x.kft ] || t_fail "a usage error left x.kft"
-}
+# -o's options misused (--size, --flight, --chunk, --tree), no file left:
+# tests/cases/usage/callgraph.case
 
 # Nothing attached, nothing left: the path is checked first
 test_unwritable() {

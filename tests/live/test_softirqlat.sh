@@ -260,24 +260,13 @@ test_linear_without_H() {
 	t_assert_match "$(cat "$T_OUT")" 'distribution' "--linear without -H output"
 }
 
-test_bad_duration() {
-	need_tool
-	t_expect_exit 2 "$SL" -d 5x
-	t_assert_match "$(cat "$T_ERR")" '5x' "message for -d 5x"
-}
-
+# A bad duration, unknown flags: tests/cases/usage/softirqlat.case. -C 99
+# is refused where there is no CPU 99
 test_bad_cpu() {
 	need_tool
 	[ -e /sys/devices/system/cpu/cpu99 ] && t_skip "this machine has a CPU 99"
 	t_expect_exit 2 "$SL" -C 99
 	t_assert_match "$(cat "$T_ERR")" '99' "message for -C 99"
-}
-
-test_unknown_flag() {
-	need_tool
-	t_expect_exit 2 "$SL" --no-such-flag
-	t_assert_match "$(cat "$T_ERR")" 'no-such-flag' "message for an unknown flag"
-	t_expect_exit 2 "$SL" -q
 }
 
 test_sigterm_text_report() {

@@ -114,14 +114,6 @@ test_single_fallback_same_counts() {
 	[ "$(jq '[.functions[].count] | add' "$R")" -gt 100 ] || t_fail "PyTuple_* hardly called: $single"
 }
 
-test_bad_uprobe_options() {
-	need_tool
-	t_expect_exit 2 "$FD" --uprobe-limit 0 sys:read
-	t_assert_match "$(cat "$T_ERR")" "invalid number '0' for --uprobe-limit" "message"
-	t_expect_exit 2 "$FD" --attach uprobe-bogus sys:read
-	t_assert_match "$(cat "$T_ERR")" 'uprobe-single or uprobe-multi' "the mechanisms listed"
-}
-
 # Ctrl-C while attaching one by one: it stops, detaches what it attached
 # and exits 130 (128 + SIGINT); the process's code is the file's again
 test_ctrl_c_while_attaching() {

@@ -131,18 +131,8 @@ test_gzip_libc_glob() {
 	t_assert_match "$(cat "$T_ERR")" '  exit: never returns' "exit skipped with the reason"
 }
 
-# Named explicitly: refused with the reason, exit 2, nothing run
-test_named_refused() {
-	need_tool
-	need_prog "$BASH"
-	t_expect_exit 2 "$FD" "$BASH:_start" -- true
-	t_assert_match "$(cat "$T_ERR")" "cannot trace '_start' in '.*bash': the program's entry point" \
-		"message for bash:_start"
-	t_expect_exit 2 "$FD" c:exit -- true
-	t_assert_match "$(cat "$T_ERR")" "cannot trace 'exit' in .*never returns" "message for c:exit"
-	t_expect_exit 2 "$CG" c:longjmp -- true
-	t_assert_match "$(cat "$T_ERR")" "cannot trace 'longjmp'" "callgraph: message for c:longjmp"
-}
+# Named explicitly (bash:_start, c:exit, c:longjmp), they are refused with
+# the reason, exit 2: tests/cases/usage/funcdur.case and callgraph.case
 
 # ---- IFUNCs ------------------------------------------------------------------
 
