@@ -43,6 +43,7 @@
 #include "target.h"
 #include "tpglob.h"
 #include "treeprint.h"
+#include "state.h"
 
 #define DEFAULT_HZ	KFIT_SAMPLE_HZ
 #define MAX_HZ		100000
@@ -101,82 +102,8 @@ static const struct kfit_opt cg_opts[] = {
 	{ NULL },
 };
 
-/* Records of each type, and what the BPF side counted */
-struct capture {
-	__u64 types[KFIT_REC_NTYPES];
-	__u64 end_calls;	/* still open at the end: written by us */
-	__u64 counters[CG_NCOUNTERS];
-	__u64 *lost;		/* per CPU */
-	int ncpus;
-	__u64 cpu_recs[KFIT_MAX_CPUS];	/* records written on each CPU */
-};
-
-struct env {
-	struct kfit_common c;
-	const char *module, *root;
-	unsigned long depth;
-	char **event_specs;
-	int nevent_specs;
-	bool sample;
-	unsigned long hz;
-	double pct;		/* --percent-limit */
-	bool pct_set, width_set, addresses;
-	unsigned int width;
-	bool summary, folded, no_interlace;
-	const char *svg, *perfetto;
-	enum kfit_fsort sort;
-	unsigned long top;
-	__u64 buffer;
-	bool buffer_set;
-	unsigned long nrings;	/* --rings, 0: by the CPUs */
-	int *ring_fds;		/* [0]: rb's; the others made and closed here */
-	const char *out;	/* -o */
-	bool tree_too;		/* --tree */
-	__u64 size_cap, flight, chunk;
-	const char *stop_at;
-	int argc;		/* the command line, for META */
-	char **argv;
-	char **targets;
-	int ntargets;
-	char **cmd;		/* -- COMMAND: traced as -p, from its exec */
-	struct kfit_child child;
-
-	struct kfit_targets tg;
-	const char **fnames;	/* tg's names: the decoder's function table */
-	int nfuncs;
-	const char **enames;	/* tps' names: its event table */
-	struct kfit_ctree *tree;
-	struct kfit_syms *syms;
-	int root_idx;		/* --root's function, -1: none */
-	struct kfit_tps tps;	/* -e */
-	struct callgraph_bpf *skel;
-	struct kfit_attacher *att;
-	struct bpf_link **links;	/* tracepoints */
-	int nlinks;
-	struct kfit_sampler *sampler;
-	struct kfit_events *ev;
-	const char *tp_mode;	/* "tp_btf" or "raw_tracepoint" */
-	bool sampled;		/* the mode running */
-	__u64 start_ns, end_ns;
-	struct capture cap;
-
-	/* -o */
-	struct kft_writer *w;
-	struct kfit_out svg_out, perfetto_out;	/* --svg, --perfetto: made at the start */
-	struct kfit_symset *symset;	/* sampled mode: the addresses seen */
-	int trigger_idx;		/* --stop-at's, or --flight's --root: -1 none */
-	bool triggered, capped, usr1_noted;
-	bool write_failed;		/* -o's writer failed: said once, by record() */
-	FILE *names;		/* the NAMES block: tasks' names over time */
-	char *names_buf;
-	size_t names_len;
-	__u64 names_dropped;
-	bool render;			/* rendering(), once the options are known */
-	char *tasks;			/* the TASKS block, read before the start */
-	size_t tasks_len;
-};
-
-static struct env env = {
+/* The state every part shares (state.h) */
+struct env env = {
 	.hz = DEFAULT_HZ, .buffer = DEFAULT_BUFFER, .root_idx = -1, .trigger_idx = -1,
 };
 
@@ -418,11 +345,6 @@ static int take_rate(int *argc, char **argv)
 	return 0;
 }
 
-static bool exact_wanted(void)
-{
-	return env.ntargets || env.module || env.nevent_specs || env.stop_at;
-}
-
 /* Trees printed: always without -o, with -o when an output form is asked too */
 static bool rendering(void)
 {
@@ -456,23 +378,23 @@ static int check_args(int first, int argc, char **argv, bool dashdash)
 		return usage_error("no COMMAND after --");
 	if (env.cmd && (env.c.pid || env.c.tid))
 		return usage_error("-p/-t and a COMMAND exclude each other");
-	if (env.sample && exact_wanted())
+	if (env.sample && cg_exact_wanted())
 		return usage_error("-S samples stacks: it takes no TARGET, --module or -e");
-	if (!exact_wanted() && (env.root || env.c.has_max))
+	if (!cg_exact_wanted() && (env.root || env.c.has_max))
 		return usage_error("--root and --max need a TARGET (exact mode): a sampled "
 				   "frame is no call, with no duration to cap");
-	if (exact_wanted() && (env.pct_set || env.width_set || env.addresses))
+	if (cg_exact_wanted() && (env.pct_set || env.width_set || env.addresses))
 		return usage_error("--percent-limit, --width and --addresses go with "
 				   "sampled mode (no TARGET)");
 	/* sampled: they shape the tree printed, the recording keeps every frame */
-	if (!exact_wanted() && !rendering() &&
+	if (!cg_exact_wanted() && !rendering() &&
 	    (env.depth || env.c.has_min || env.pct_set || env.width_set || env.addresses))
 		return usage_error("-D, --min, --percent-limit, --width and --addresses shape "
 				   "the sampled tree printed: with -o add --tree, or give them "
 				   "to kd");
 	if ((env.root || env.summary) && !env.ntargets && !env.module)
 		return usage_error("--root and --summary need a TARGET (exact mode)");
-	if (env.perfetto && !exact_wanted())
+	if (env.perfetto && !cg_exact_wanted())
 		return usage_error("--perfetto needs a TARGET or -e: sampled stacks have no timeline");
 	stdout_forms = env.summary + env.folded + env.c.json;
 	if (stdout_forms > 1)
@@ -954,7 +876,7 @@ static int start(void)
 {
 	int err;
 
-	if (!exact_wanted())
+	if (!cg_exact_wanted())
 		return start_sampled();
 	err = start_exact();
 	if (err <= 0)
@@ -1905,7 +1827,7 @@ int main(int argc, char **argv)
 		env.buffer = RECORD_BUFFER / env.nrings > DEFAULT_BUFFER ?
 			     RECORD_BUFFER / env.nrings : DEFAULT_BUFFER;
 	env.buffer = ring_size(env.buffer);
-	if (exact_wanted()) {
+	if (cg_exact_wanted()) {
 		err = resolve_targets();
 		if (err) {
 			cleanup();
