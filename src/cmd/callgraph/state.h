@@ -111,4 +111,13 @@ static inline bool cg_exact_wanted(void)
 	return env.ntargets || env.module || env.nevent_specs || env.stop_at;
 }
 
+/* capture.c: the BPF side, its rings, the decoder */
+int cg_start(void);
+void cg_unload(void);
+int cg_stop_capture(void);
+void cg_read_counters(void);
+const char *cg_mechanism(void);
+int cg_name(__u32 pid, __u32 tid, const char *comm);
+void cg_names_free(void);
+
 #endif
