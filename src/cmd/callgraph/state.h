@@ -38,6 +38,7 @@ struct capture {
 	__u64 cpu_recs[KFIT_MAX_CPUS];	/* records written on each CPU */
 };
 
+/* The options, what is traced and how, the capture and -o's file: one run's */
 struct env {
 	struct kfit_common c;
 	const char *module, *root;
@@ -119,5 +120,12 @@ void cg_read_counters(void);
 const char *cg_mechanism(void);
 int cg_name(__u32 pid, __u32 tid, const char *comm);
 void cg_names_free(void);
+
+/* recording.c: -o's file */
+int cg_open_recording(void);
+int cg_name_tasks(void);
+int cg_begin_recording(void);
+int cg_end_recording(void);
+void cg_flight_dump(void);
 
 #endif
