@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shared by bpf/callgraph.bpf.c and src/cmd/callgraph.c: the stacks the
+ * Shared by bpf/callgraph.bpf.c and src/cmd/callgraph/: the stacks the
  * loader walks at the end (for the calls still open) and the counters.
  * What the programs write is include/kfit/rec.h.
  */

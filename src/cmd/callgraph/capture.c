@@ -1,0 +1,802 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * callgraph's capture: the BPF side loaded and attached (exact mode, or
+ * sampled where the kernel refuses), its rings read, each record counted,
+ * written to -o's file and decoded, and at the end the calls still open.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "kfit/callgraph.h"
+#include "callgraph.skel.h"
+#include "attach.h"
+#include "calltree.h"
+#include "cgview.h"
+#include "diag.h"
+#include "events.h"
+#include "explain.h"
+#include "fileio.h"
+#include "kft.h"
+#include "kftmeta.h"
+#include "maps.h"
+#include "opts.h"
+#include "run.h"
+#include "sampler.h"
+#include "syms.h"
+#include "target.h"
+#include "tpglob.h"
+#include "state.h"
+
+/* ---- loading and attaching ------------------------------------------- */
+
+static void configure(struct callgraph_bpf *s)
+{
+	struct callgraph_bpf__rodata *r = s->rodata;
+
+	r->self_tgid = getpid();
+	r->filter_tid = env.c.tid;
+	r->filter_comm = env.c.comm[0] != '\0';
+	memcpy((char *)r->comm, env.c.comm, sizeof(env.c.comm));
+	r->filter_cpu = env.c.cpus.set;
+	r->follow = env.c.pid != 0;
+	if (!r->follow)		/* preallocated: no room taken for nothing */
+		bpf_map__set_max_entries(s->maps.tracked, 1);
+	r->all_task_records = r->follow || env.sampled;
+	r->root_id = env.root_idx + 1;
+	r->max_depth = env.depth;
+	r->min_ns = env.c.has_min ? env.c.min_ns : 0;
+	r->max_ns = env.c.has_max ? env.c.max_ns : 0;
+	r->wake_bytes = env.buffer / 4;
+	r->nrings = env.nrings;
+	bpf_map__set_max_entries(s->maps.rb, env.buffer);
+	/* one ring: the programs never look at rings */
+	bpf_map__set_max_entries(s->maps.rings, env.nrings);
+	bpf_map__set_autocreate(s->maps.rings, env.nrings > 1);
+	bpf_map__set_max_entries(s->maps.ev_size, env.tps.n ? env.tps.n : 1);
+}
+
+/*
+ * The tracepoint programs of a flavour (tp_btf, or raw for kernels that
+ * refuse it): fork, exec and exit always (they grow and prune tracked),
+ * context switches and interrupts in exact mode. Returns how many.
+ */
+static int tp_progs(struct callgraph_bpf *s, bool btf, bool exact,
+		    struct bpf_program **out)
+{
+	struct bpf_program *all[][2] = {
+		{ s->progs.fork_btf, s->progs.fork_raw },
+		{ s->progs.exec_btf, s->progs.exec_raw },
+		{ s->progs.exit_btf, s->progs.exit_raw },
+		{ s->progs.switch_btf, s->progs.switch_raw },
+		{ s->progs.irq_entry_btf, s->progs.irq_entry_raw },
+		{ s->progs.irq_exit_btf, s->progs.irq_exit_raw },
+		{ s->progs.softirq_entry_btf, s->progs.softirq_entry_raw },
+		{ s->progs.softirq_exit_btf, s->progs.softirq_exit_raw },
+	};
+	int i, n = exact ? 8 : 3;
+
+	for (i = 0; i < n; i++)
+		out[i] = all[i][btf ? 0 : 1];
+	return n;
+}
+
+static int keep_link(struct bpf_link *l)
+{
+	struct bpf_link **v;
+
+	if (!l)
+		return -errno;
+	v = realloc(env.links, (env.nlinks + 1) * sizeof(*v));
+	if (!v) {
+		bpf_link__destroy(l);
+		return -ENOMEM;
+	}
+	env.links = v;
+	env.links[env.nlinks++] = l;
+	return 0;
+}
+
+/*
+ * The rings beyond rb (nrings > 1), each of -b SIZE, into rings: before
+ * any program runs, so that no record is written to none.
+ */
+static int make_rings(void)
+{
+	__u32 i, n = env.nrings;
+	int fd, outer = bpf_map__fd(env.skel->maps.rings);
+
+	env.ring_fds = calloc(n, sizeof(*env.ring_fds));
+	if (!env.ring_fds)
+		return -ENOMEM;
+	env.ring_fds[0] = bpf_map__fd(env.skel->maps.rb);
+	for (i = 1; i < n; i++)
+		env.ring_fds[i] = -1;
+	for (i = 0; i < n; i++) {
+		fd = i ? bpf_map_create(BPF_MAP_TYPE_RINGBUF, "cg_rb", 0, 0,
+					env.buffer, NULL) : env.ring_fds[0];
+		if (fd < 0)
+			return -errno;
+		env.ring_fds[i] = fd;
+		if (n > 1 && bpf_map_update_elem(outer, &i, &fd, BPF_ANY))
+			return -errno;
+	}
+	kfit_debug("%u ring buffer%s of %llu bytes", n, n > 1 ? "s" : "",
+		   (unsigned long long)env.buffer);
+	return 0;
+}
+
+static void free_rings(void)
+{
+	__u32 i;
+
+	for (i = 1; env.ring_fds && i < env.nrings; i++)
+		if (env.ring_fds[i] >= 0)
+			close(env.ring_fds[i]);
+	free(env.ring_fds);
+	env.ring_fds = NULL;
+}
+
+/* Everything but the functions' links (the attacher's): nothing stays attached */
+void cg_unload(void)
+{
+	while (env.nlinks)
+		bpf_link__destroy(env.links[--env.nlinks]);
+	kfit_sampler_free(env.sampler);
+	env.sampler = NULL;
+	kfit_events_free(env.ev);
+	env.ev = NULL;
+	free_rings();
+	kfit_attacher_free(env.att);
+	env.att = NULL;
+	callgraph_bpf__destroy(env.skel);
+	env.skel = NULL;
+}
+
+static int seed_maps(void)
+{
+	struct callgraph_bpf *s = env.skel;
+	__u32 pid = env.c.pid, cpu, i;
+	__u8 one = 1;
+
+	if (pid && bpf_map_update_elem(bpf_map__fd(s->maps.tracked), &pid, &one, BPF_ANY))
+		return -errno;
+	for (cpu = 0; env.c.cpus.set && cpu < KFIT_MAX_CPUS; cpu++)
+		if (kfit_cpu_selected(&env.c.cpus, cpu) &&
+		    bpf_map_update_elem(bpf_map__fd(s->maps.cpus), &cpu, &one, BPF_ANY))
+			return -errno;
+	for (i = 0; i < (__u32)env.tps.n; i++) {
+		/* the first bytes of __data_loc strings too */
+		__u32 v = env.tps.tp[i].dynamic ? KFIT_EVENT_DATA : env.tps.tp[i].size;
+
+		if (!strncmp(env.tps.tp[i].name, "syscalls:", 9))
+			v |= CG_EV_SYSCALL;
+		if (bpf_map_update_elem(bpf_map__fd(s->maps.ev_size), &i, &v, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+static int on_record(void *ctx, const void *data, size_t size);
+
+static int open_events(void)
+{
+	struct kfit_events_opts o = {
+		.rb_fds = env.ring_fds,
+		.nrings = env.nrings,
+		.lost_fd = bpf_map__fd(env.skel->maps.counters),
+		.lost_key = CG_LOST,
+		.fn = on_record,
+	};
+
+	env.ev = kfit_events_new(&o);
+	return env.ev ? 0 : -errno;
+}
+
+static int attach_tps(bool btf, bool exact)
+{
+	struct bpf_program *p[8];
+	int i, n, err = 0;
+
+	n = tp_progs(env.skel, btf, exact, p);
+	for (i = 0; i < n && !err; i++)
+		err = keep_link(bpf_program__attach(p[i]));
+	return err;
+}
+
+/*
+ * The program of an event: the one that loads its size class straight
+ * from the context when its record's size is a multiple of 8 (the kernel
+ * lets it read no further), else (or when strings follow the record's
+ * fields) the one that copies with bpf_probe_read_kernel.
+ */
+static struct bpf_program *event_prog(struct callgraph_bpf *s, unsigned int size,
+				      bool dynamic)
+{
+	struct bpf_program *direct[] = {
+		s->progs.cg_event8, s->progs.cg_event16, s->progs.cg_event24,
+		s->progs.cg_event32, s->progs.cg_event40, s->progs.cg_event48,
+		s->progs.cg_event56, s->progs.cg_event64,
+	};
+
+	if (!size || size % 8 || dynamic)
+		return s->progs.cg_event;
+	if (size > KFIT_EVENT_DATA)
+		size = KFIT_EVENT_DATA;
+	return direct[size / 8 - 1];
+}
+
+/* -e: each tracepoint with its index as cookie */
+static int attach_events(void)
+{
+	LIBBPF_OPTS(bpf_tracepoint_opts, o);
+	char cat[256];
+	const char *name;
+	int i, err;
+
+	for (i = 0; i < env.tps.n; i++) {
+		/* a signal in a long start-up (sys:*): undone and said at once */
+		if (kfit_exiting)
+			return -EINTR;
+		name = strchr(env.tps.tp[i].name, ':') + 1;
+		snprintf(cat, sizeof(cat), "%.*s", (int)(name - 1 - env.tps.tp[i].name),
+			 env.tps.tp[i].name);
+		o.bpf_cookie = i;
+		err = keep_link(bpf_program__attach_tracepoint_opts(
+				event_prog(env.skel, env.tps.tp[i].size,
+					   env.tps.tp[i].dynamic), cat, name, &o));
+		if (err) {
+			kfit_explain_attach("tracepoint", env.tps.tp[i].name, err);
+			return err;
+		}
+	}
+	return 0;
+}
+
+static void autoload_tps(bool btf, bool exact)
+{
+	struct bpf_program *p[8];
+	int i, n;
+
+	n = tp_progs(env.skel, btf, exact, p);
+	for (i = 0; i < n; i++)
+		bpf_program__set_autoload(p[i], true);
+}
+
+/* Both modes, once the programs are chosen: load, fill the maps, attach the tracepoints */
+static int load_rest(bool btf, bool exact)
+{
+	int err = callgraph_bpf__load(env.skel);
+
+	if (!err)
+		err = make_rings();
+	if (!err)
+		err = seed_maps();
+	if (!err)
+		err = open_events();
+	if (!err)
+		err = attach_tps(btf, exact);
+	return err;
+}
+
+/*
+ * Open and load for exact mode: the attacher chooses the functions'
+ * programs (*refused: no mechanism works here for them).
+ */
+static int load_exact(bool btf, bool *refused)
+{
+	struct callgraph_bpf *s;
+	struct bpf_program *p;
+	int i, err;
+
+	s = env.skel = callgraph_bpf__open();
+	if (!s)
+		return -errno;
+	configure(s);
+	bpf_object__for_each_program(p, s->obj)
+		bpf_program__set_autoload(p, false);
+	if (env.att) {
+		err = kfit_attacher_prepare(env.att, &(struct kfit_attach_progs){
+			.obj = s->obj,
+			.fentry = s->progs.cg_fentry, .fexit = s->progs.cg_fexit,
+			.kprobe = s->progs.cg_kprobe, .kretprobe = s->progs.cg_kretprobe,
+			.kmulti = s->progs.cg_kmulti, .kmulti_ret = s->progs.cg_kmulti_ret,
+			.uprobe = s->progs.cg_uprobe, .uretprobe = s->progs.cg_uretprobe,
+			.sys_enter = s->progs.cg_sys_enter, .sys_exit = s->progs.cg_sys_exit,
+			.follow_rb = s->maps.follow_rb,
+			.follow_notify = &s->bss->follow_notify,
+			.follow_lost = &s->bss->follow_lost,
+		});
+		*refused = err != 0;
+		if (err)
+			return err;
+	}
+	autoload_tps(btf, true);
+	for (i = 0; i < env.tps.n; i++)
+		bpf_program__set_autoload(event_prog(s, env.tps.tp[i].size,
+						     env.tps.tp[i].dynamic), true);
+	return load_rest(btf, true);
+}
+
+/* Returns 0, 1 when exact tracing is refused here (sampled mode then), or -errno */
+static int start_exact(void)
+{
+	/* Uprobes in -p's process or COMMAND's and the processes they create */
+	struct kfit_attach_opts ao = {
+		.mech = env.c.attach,
+		.umech = env.c.uattach,
+		.pid = env.c.pid,
+		.follow = env.c.pid != 0,
+		.unfiltered = env.c.no_ufilter,
+		.verbose = env.c.verbose,
+		.progress = isatty(STDERR_FILENO),
+		.uprobe_limit = env.c.uprobe_limit,
+		.force = env.c.force,
+	};
+	bool refused = false;
+	int err;
+
+	if (env.tg.n && !(env.att = kfit_attacher_new(&env.tg, &ao)))
+		return -ENOMEM;
+	env.tp_mode = "tp_btf";
+	err = load_exact(true, &refused);
+	if (err && !refused && err != -ENOMEM) {
+		kfit_debug("tp_btf failed (%s); trying raw tracepoints", kfit_reason(err));
+		cg_unload();
+		if (env.tg.n && !(env.att = kfit_attacher_new(&env.tg, &ao)))
+			return -ENOMEM;
+		env.tp_mode = "raw_tracepoint";
+		err = load_exact(false, &refused);
+	}
+	if (refused)
+		return 1;
+	if (err) {
+		kfit_err("cannot load the BPF programs: %s", kfit_reason(err));
+		return err;
+	}
+	err = attach_events();
+	if (err || !env.att)
+		return err;
+	err = kfit_attacher_attach(env.att);
+	/* interrupted, out of memory, refused on a shared binary: no fallback */
+	if (err == -EINTR || err == -ENOMEM || err == -EBUSY)
+		return err;
+	return err ? 1 : 0;
+}
+
+/* ---- sampled mode ------------------------------------------------------ */
+
+static int load_sampled(bool btf)
+{
+	struct callgraph_bpf *s;
+	struct bpf_program *p;
+
+	s = env.skel = callgraph_bpf__open();
+	if (!s)
+		return -errno;
+	configure(s);
+	bpf_object__for_each_program(p, s->obj)
+		bpf_program__set_autoload(p, false);
+	autoload_tps(btf, false);
+	bpf_program__set_autoload(s->progs.cg_sample, true);
+	return load_rest(btf, false);
+}
+
+static int start_sampled(void)
+{
+	int err;
+
+	env.sampled = true;
+	env.tp_mode = "tp_btf";
+	err = load_sampled(true);
+	if (err && err != -ENOMEM) {
+		kfit_debug("tp_btf failed (%s); trying raw tracepoints", kfit_reason(err));
+		cg_unload();
+		env.tp_mode = "raw_tracepoint";
+		err = load_sampled(false);
+	}
+	if (err) {
+		kfit_err("cannot load the BPF programs: %s", kfit_reason(err));
+		return err;
+	}
+	return kfit_sampler_open(env.skel->progs.cg_sample, &(struct kfit_sampler_opts){
+		.hz = env.hz,
+		.cpus = &env.c.cpus,
+	}, &env.sampler);
+}
+
+int cg_start(void)
+{
+	int err;
+
+	if (!cg_exact_wanted())
+		return start_sampled();
+	err = start_exact();
+	if (err <= 0)
+		return err;
+	cg_unload();
+	kfit_warn("exact tracing is refused here (above): sampling stacks instead "
+		  "(-S %lu)", env.hz);
+	return start_sampled();
+}
+
+/* What traces: perf events, the attacher's mechanism, or tracepoints alone */
+const char *cg_mechanism(void)
+{
+	if (env.sampled)
+		return "perf_event";
+	return env.att ? kfit_attacher_mech(env.att) : "tracepoint";
+}
+
+/* ---- task names -------------------------------------------------------- */
+
+/* The tids named so far: open addressing, 0 an empty slot */
+struct tidset {
+	__u32 *v;
+	unsigned int mask;
+	unsigned int n;
+};
+
+static struct tidset named, unreadable;	/* unreadable: /proc had no comm */
+
+static bool tid_has(const struct tidset *s, __u32 tid)
+{
+	unsigned int i;
+
+	for (i = (tid * 2654435761u) & s->mask; s->v && s->v[i]; i = (i + 1) & s->mask)
+		if (s->v[i] == tid)
+			return true;
+	return false;
+}
+
+/* 1 added, 0 there already */
+static int tid_put(struct tidset *s, __u32 tid)
+{
+	unsigned int i;
+
+	for (i = (tid * 2654435761u) & s->mask; s->v[i]; i = (i + 1) & s->mask)
+		if (s->v[i] == tid)
+			return 0;
+	s->v[i] = tid;
+	s->n++;
+	return 1;
+}
+
+/* 1 added, 0 there already, -ENOMEM */
+static int tid_add(struct tidset *s, __u32 tid)
+{
+	struct tidset big;
+	unsigned int i;
+
+	if (s->v && 2 * (s->n + 1) <= s->mask + 1)
+		return tid_put(s, tid);
+	big.mask = s->v ? 2 * s->mask + 1 : 1023;
+	big.n = 0;
+	big.v = calloc(big.mask + 1, sizeof(*big.v));
+	if (!big.v)
+		return -ENOMEM;
+	for (i = 0; s->v && i <= s->mask; i++)
+		if (s->v[i])
+			tid_put(&big, s->v[i]);
+	free(s->v);
+	*s = big;
+	return tid_put(s, tid);
+}
+
+int cg_name(__u32 pid, __u32 tid, const char *comm)
+{
+	int r = tid_add(&named, tid);
+
+	return r < 0 ? r : kfit_ctree_task(env.tree, pid, tid, comm);
+}
+
+/*
+ * Tasks are named before their first record: from /proc while they
+ * live, else from their fork (as their parent) or exit record; exec
+ * records rename them in the decoder.
+ */
+static int name_task(const struct kfit_rec *h, const void *data, size_t size)
+{
+	const struct kfit_rec_task *t = data;
+	bool task_rec = h->type >= KFIT_REC_FORK && h->type <= KFIT_REC_EXIT &&
+			size >= sizeof(*t);
+	char comm[KFIT_COMM_LEN + 16];
+	int err;
+
+	if (task_rec && h->type == KFIT_REC_FORK && t->child_tid &&
+	    !tid_has(&named, t->child_tid)) {
+		err = cg_name(t->child_pid, t->child_tid, t->comm);
+		if (err)
+			return err;
+	}
+	if (h->ctx != KFIT_CTX_TASK || !h->tid || tid_has(&named, h->tid))
+		return 0;
+	if (task_rec)
+		return cg_name(h->pid, h->tid, t->comm);
+	if (tid_has(&unreadable, h->tid))
+		return 0;
+	if (!kfit_read_linef(comm, sizeof(comm), "/proc/%u/task/%u/comm", h->pid, h->tid))
+		return cg_name(h->pid, h->tid, comm);
+	/* gone already: its exit record will name it */
+	err = tid_add(&unreadable, h->tid);
+	return err < 0 ? err : 0;
+}
+
+/* At exit: the tids named, and those /proc could not */
+void cg_names_free(void)
+{
+	free(named.v);
+	free(unreadable.v);
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+/* Every record goes to the decoder: what is shown is what it makes of them */
+static int decode(const void *data, size_t size)
+{
+	const struct kfit_rec *h = data;
+	int err;
+
+	if (size < sizeof(*h))
+		return kfit_ctree_add(env.tree, data, size);
+	err = name_task(h, data, size);
+	if (err)
+		return err;
+	/* a new program: its addresses mean something else now */
+	if (h->type == KFIT_REC_EXEC && env.syms)
+		kfit_syms_forget(env.syms, h->pid);
+	return kfit_cgview_add(env.tree, env.sampled, data, size);
+}
+
+/* ---- recording (-o) ---------------------------------------------------- */
+
+/* A sample's addresses, named now while its process lives: the SYMS block */
+static int sample_syms(const struct kfit_rec_sample *r, size_t size)
+{
+	int i, n = r->nkernel + r->nuser, err = 0;
+
+	if (!kfit_rec_whole(r, size))
+		return 0;
+	for (i = 0; i < n && !err; i++) {
+		if (i >= r->nkernel && kfit_cgview_no_user_address(r->ip[i]))
+			continue;
+		err = kfit_symset_add(env.symset, r->h.pid, r->ip[i], i < r->nkernel);
+	}
+	return err;
+}
+
+#define MAX_NAMES_BYTES	(64U << 20)
+
+/*
+ * A name a task took (a child's at fork, a program's at exec), for the
+ * NAMES block: kd names the tasks of a window from it. Rare records: a
+ * line each, up to a bound, past which they are counted.
+ */
+static void add_name(const struct kfit_rec_task *t)
+{
+	bool fork = t->h.type == KFIT_REC_FORK;
+	char comm[sizeof(t->comm) + 1];
+
+	if (!env.names || ftell(env.names) > MAX_NAMES_BYTES) {
+		env.names_dropped++;
+		return;
+	}
+	snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(t->comm), t->comm);
+	kfit_meta_name(env.names, t->h.ts, fork ? t->child_pid : t->h.pid,
+		       fork ? t->child_tid : t->h.tid, comm);
+}
+
+/*
+ * Into the file as it came (the writer copies it): nothing decoded. A
+ * full file (--size) ends the run; samples' addresses are named.
+ */
+static int record(const void *data, size_t size)
+{
+	const struct kfit_rec *h = data;
+	int r;
+
+	if (env.capped)
+		return 0;
+	r = kft_writer_rec(env.w, data, size);
+	if (r == 1) {
+		env.capped = true;
+		kfit_exiting = 1;
+		return 0;
+	}
+	if (r < 0) {
+		kfit_out_err(env.out, r);
+		env.write_failed = true;
+		return r;
+	}
+	if ((h->type == KFIT_REC_FORK || h->type == KFIT_REC_EXEC) &&
+	    size >= sizeof(struct kfit_rec_task))
+		add_name(data);
+	if (!env.sampled || size < sizeof(*h))
+		return 0;
+	if (h->type == KFIT_REC_EXEC)
+		kfit_syms_forget(env.syms, h->pid);
+	if (h->type == KFIT_REC_SAMPLE && env.symset)
+		return sample_syms(data, size);
+	return 0;
+}
+
+/* --stop-at's function (or --flight's --root) returned: the run ends */
+static void check_trigger(const void *data, size_t size)
+{
+	const struct kfit_rec_call *c = data;
+
+	if (size < sizeof(*c) || c->id != (__u32)env.trigger_idx ||
+	    (c->h.flags & KFIT_RF_END))
+		return;
+	env.triggered = true;
+	kfit_exiting = 1;
+}
+
+static int on_record(void *ctx, const void *data, size_t size)
+{
+	const struct kfit_rec *h = data;
+	int err;
+
+	(void)ctx;
+	if (size >= sizeof(*h) && h->type < KFIT_REC_NTYPES) {
+		env.cap.types[h->type]++;
+		if (h->cpu < KFIT_MAX_CPUS)
+			env.cap.cpu_recs[h->cpu]++;
+		if (h->type == KFIT_REC_CALL && env.trigger_idx >= 0 && !env.triggered)
+			check_trigger(data, size);
+	}
+	if (env.w) {
+		err = record(data, size);
+		if (err || !env.render)
+			return err;
+	}
+	return decode(data, size);
+}
+
+/* What the BPF side writes for a call, for one still open at the end */
+static int end_call(__u64 key, const struct cg_stack *st, int i,
+		    __u64 blocked, __u64 preempt, __u32 dropped)
+{
+	const struct fc_frame *f = &st->s.f[i];
+	const struct cg_frame *x = &st->x[i];
+	int ctx = fc_key_ctx(key);
+	struct kfit_rec_call r = {
+		.h = {
+			.type = KFIT_REC_CALL,
+			.ctx = ctx,
+			.flags = KFIT_RF_INCOMPLETE | KFIT_RF_END |
+				 (f->flags & FC_F_FORKED ? KFIT_RF_FORKED : 0),
+			.size = sizeof(r),
+			/* a task's CPU is not known: interrupt stacks are per CPU */
+			.cpu = (key >> 32) ? (__u32)key : 0,
+			.pid = st->pid,
+			.tid = st->tid,
+			.ts = f->ts,
+		},
+		.dur = env.end_ns > f->ts ? env.end_ns - f->ts : 0,
+		.off_blocked = blocked - x->blocked,
+		.off_preempt = preempt - x->preempt,
+		.id = f->id,
+		.depth = x->rdepth,
+		.dropped = x->dropped + dropped,
+	};
+
+	env.cap.end_calls++;
+	return on_record(NULL, &r, sizeof(r));
+}
+
+/*
+ * The calls still open on a stack, innermost first (the order returns
+ * come in), each as incomplete (KFIT_RF_END), as the BPF side would
+ * write it: those it leaves out counted by their callers.
+ */
+static int end_stack(__u64 key, const struct cg_stack *st)
+{
+	__u32 dropped[FC_MAX_DEPTH] = { 0 };
+	__u64 blocked = st->blocked, preempt = st->preempt;
+	int i, err, d = st->s.depth < FC_MAX_DEPTH ? st->s.depth : FC_MAX_DEPTH;
+
+	/* off CPU when the capture ended: that time counts too */
+	if (st->off_ts && st->off_ts < env.end_ns) {
+		if (st->off_state)
+			blocked += env.end_ns - st->off_ts;
+		else
+			preempt += env.end_ns - st->off_ts;
+	}
+	for (i = d - 1; i >= 0; i--) {
+		if (st->s.f[i].flags & FC_F_REC) {
+			err = end_call(key, st, i, blocked, preempt, dropped[i]);
+			if (err)
+				return err;
+			continue;
+		}
+		if (i)
+			dropped[i - 1] += dropped[i] + st->x[i].dropped + 1;
+	}
+	return 0;
+}
+
+static int end_stacks(void)
+{
+	struct kfit_entries e = { 0 };
+	int i, err;
+
+	err = kfit_hash_read(bpf_map__fd(env.skel->maps.stacks), NULL, NULL, 0, &e);
+	for (i = 0; !err && i < e.n; i++)
+		err = end_stack(*(__u64 *)kfit_entry_key(&e, i), kfit_entry_value(&e, i));
+	kfit_entries_free(&e);
+	return err;
+}
+
+/* The records the BPF side had no room for, per CPU, as LOST records */
+static int lost_records(void)
+{
+	struct kfit_rec_lost r = { .h = { .type = KFIT_REC_LOST, .size = sizeof(r) } };
+	int cpu, n, err;
+
+	env.cap.lost = calloc(KFIT_MAX_CPUS, sizeof(__u64));
+	if (!env.cap.lost)
+		return -ENOMEM;
+	n = kfit_events_lost(env.ev, env.cap.lost, KFIT_MAX_CPUS);
+	if (n < 0)
+		return n;
+	env.cap.ncpus = n;
+	for (cpu = 0; cpu < n && cpu < KFIT_MAX_CPUS; cpu++) {
+		if (!env.cap.lost[cpu])
+			continue;
+		r.h.cpu = cpu;
+		r.h.ts = env.end_ns;
+		r.count = env.cap.lost[cpu];
+		err = on_record(NULL, &r, sizeof(r));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+void cg_read_counters(void)
+{
+	struct kfit_percpu p;
+	__u32 k;
+	int fd = bpf_map__fd(env.skel->maps.counters);
+
+	if (kfit_percpu_init(&p, sizeof(__u64), 0))
+		return;
+	for (k = 0; k < CG_NCOUNTERS; k++)
+		env.cap.counters[k] = kfit_percpu_read(&p, fd, &k) ? 0 :
+				      kfit_percpu_sum(&p, 0);
+	kfit_percpu_free(&p);
+}
+
+/*
+ * The end: programs stop recording, and once none can still be running
+ * (the grace period of kfit_epoch_flip) the ring is drained, and the
+ * calls left open and the losses are added to the stream.
+ */
+int cg_stop_capture(void)
+{
+	int err;
+
+	env.skel->bss->kfit_ready = false;
+	env.end_ns = kfit_now_ns();
+	if (env.sampler)
+		kfit_sampler_disable(env.sampler);
+	/* only its wait: no program runs any more once it returns */
+	kfit_epoch_flip(&env.skel->bss->kfit_epoch);
+	err = kfit_events_drain(env.ev);
+	if (err < 0) {
+		if (!env.write_failed)
+			kfit_err("reading the records failed: %s", kfit_reason(err));
+		return err;
+	}
+	cg_read_counters();
+	err = env.sampled ? 0 : end_stacks();
+	if (!err)
+		err = lost_records();
+	if (err)
+		kfit_err("cannot read the open calls: %s", kfit_reason(err));
+	return err;
+}
