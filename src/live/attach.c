@@ -17,7 +17,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "attach.h"
+#include "attach_int.h"
 #include "btfq.h"
 #include "diag.h"
 #include "duration.h"
@@ -28,62 +28,6 @@
 #include "run.h"
 #include "ufollow.h"
 #include "uprobes.h"
-
-/*
- * fentry programs are bound to one function at load time. The skeleton's
- * copy is loaded for the function the fentry probe (tracecheck) attaches
- * to, so that it loads wherever fentry works, and is never attached:
- * each traced function gets a copy of its relocated instructions.
- */
-#define FENTRY_TEMPLATE "vfs_read"
-#define ENOTSUPP_KERNEL 524
-#define SHOW_SKIPPED 5
-#define DETACH_THREADS 16
-
-struct modbtf {
-	__u32 id;
-	int fd;
-	struct btf *btf;
-};
-
-/*
- * A copy of a program with subprograms passed as callbacks (bpf_loop)
- * loads only with BTF func_info: the template's, read once.
- */
-struct finfo {
-	bool read;
-	int btf_fd;			/* -1: none needed (or none found) */
-	struct bpf_func_info *rec;
-	__u32 n;
-};
-
-struct kfit_attacher {
-	struct kfit_targets *t;
-	struct kfit_attach_opts o;
-	struct kfit_attach_progs p;
-	enum kfit_amech mech;		/* FENTRY, KPROBE_SINGLE or KPROBE_MULTI */
-	int attached;
-	struct bpf_link **links;
-	int nlinks;
-	int *fds;			/* fentry copies and their links */
-	int nfds;
-	struct modbtf *mods;		/* module BTF, read when first needed */
-	int nmods;
-	bool mods_read;
-	int fds_before, fds_after;
-	__u64 attach_ns;
-	__u64 started, last_progress;
-	int done, total;
-	int first_err;
-	bool pinned;			/* kfit_attacher_pin: links let go */
-	struct finfo finfo[2];		/* of the fentry and fexit templates */
-	bool umulti;			/* user functions through uprobe_multi */
-	int *ulinks;			/* uprobe_multi links */
-	int nulinks;
-	struct kfit_ufollow *uf;	/* o.follow: the new processes' uprobes */
-	bool shown;			/* a progress line is on the terminal */
-	volatile int undone;		/* detach: links and fds closed */
-};
 
 struct kfit_attacher *kfit_attacher_new(struct kfit_targets *t,
 					const struct kfit_attach_opts *o)
@@ -305,11 +249,6 @@ static int drop(struct kfit_attacher *a, int i, const char *mech, int err)
 	return skip(a, i, reason);
 }
 
-static int keep_fd(struct kfit_attacher *a, int fd)
-{
-	return kfit_fd_push(&a->fds, &a->nfds, fd);
-}
-
 static int keep_link(struct kfit_attacher *a, struct bpf_link *l)
 {
 	struct bpf_link **n;
@@ -327,7 +266,7 @@ static int keep_link(struct kfit_attacher *a, struct bpf_link *l)
 }
 
 /* Undo the last attachments down to nfds and nlinks (a half-attached function) */
-static void undo(struct kfit_attacher *a, int nfds, int nlinks)
+void attach_undo(struct kfit_attacher *a, int nfds, int nlinks)
 {
 	while (a->nfds > nfds)
 		close(a->fds[--a->nfds]);
@@ -336,7 +275,7 @@ static void undo(struct kfit_attacher *a, int nfds, int nlinks)
 }
 
 /* Past a second: a line rewritten in place on the terminal, erased at the end */
-static bool progress_due(struct kfit_attacher *a, bool last)
+bool attach_progress_due(struct kfit_attacher *a, bool last)
 {
 	__u64 now = kfit_now_ns();
 
@@ -354,203 +293,12 @@ static void progress(struct kfit_attacher *a, bool last)
 {
 	double s = (kfit_now_ns() - a->started) / 1e9;
 
-	if (!progress_due(a, last))
+	if (!attach_progress_due(a, last))
 		return;
 	fprintf(stderr, "\rattaching %d/%d functions (%.0f/s)...", a->done, a->total,
 		s > 0 ? a->done / s : 0.0);
 	if (last)
 		fputs("\r\033[K", stderr);
-}
-
-/* ---- fentry ------------------------------------------------------------- */
-
-static int read_mods(struct kfit_attacher *a)
-{
-	struct bpf_btf_info info;
-	__u32 id = 0, len;
-	char name[64];
-	int fd;
-
-	a->mods_read = true;
-	while (!bpf_btf_get_next_id(id, &id)) {
-		struct modbtf *m;
-
-		fd = bpf_btf_get_fd_by_id(id);
-		if (fd < 0)
-			continue;
-		memset(&info, 0, sizeof(info));
-		info.name = (__u64)(unsigned long)name;
-		info.name_len = sizeof(name);
-		len = sizeof(info);
-		name[0] = '\0';
-		if (bpf_obj_get_info_by_fd(fd, &info, &len) || !info.kernel_btf ||
-		    !strcmp(name, "vmlinux")) {
-			close(fd);
-			continue;
-		}
-		m = realloc(a->mods, (a->nmods + 1) * sizeof(*m));
-		if (!m) {
-			close(fd);
-			return -ENOMEM;
-		}
-		a->mods = m;
-		m = &a->mods[a->nmods++];
-		m->id = id;
-		m->fd = fd;
-		m->btf = btf__load_from_kernel_by_id_split(id, kfit_btf_vmlinux());
-	}
-	return 0;
-}
-
-/* The function's BTF id, and the fd of the module BTF that holds it (0: vmlinux) */
-static int btf_id_of(struct kfit_attacher *a, const char *name, int *obj_fd)
-{
-	struct btf *vml = kfit_btf_vmlinux();
-	int i, id;
-
-	*obj_fd = 0;
-	id = vml ? btf__find_by_name_kind(vml, name, BTF_KIND_FUNC) : -ENOENT;
-	if (id > 0)
-		return id;
-	if (!a->mods_read && read_mods(a))
-		return -ENOMEM;
-	for (i = 0; i < a->nmods; i++) {
-		if (!a->mods[i].btf)
-			continue;
-		id = btf__find_by_name_kind(a->mods[i].btf, name, BTF_KIND_FUNC);
-		if (id > 0) {
-			*obj_fd = a->mods[i].fd;
-			return id;
-		}
-	}
-	return -ESRCH;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Where each function of the copied instructions starts: n of them, or -E2BIG */
-static int func_starts(const struct bpf_program *prog, __u32 *start, __u32 room)
-{
-	const struct bpf_insn *in = bpf_program__insns(prog);
-	size_t i, cnt = bpf_program__insn_cnt(prog);
-	__u32 n = 1, j, off;
-
-	start[0] = 0;
-	for (i = 0; i < cnt; i++) {
-		bool call = in[i].code == (BPF_JMP | BPF_CALL) &&
-			    in[i].src_reg == BPF_PSEUDO_CALL;
-		bool func = in[i].code == (BPF_LD | BPF_IMM | BPF_DW) &&
-			    in[i].src_reg == BPF_PSEUDO_FUNC;
-
-		if (!call && !func)
-			continue;
-		off = i + in[i].imm + 1;
-		for (j = 0; j < n && start[j] != off; j++)
-			;
-		if (j < n)
-			continue;
-		if (n == room)
-			return -E2BIG;
-		start[n++] = off;
-	}
-	qsort(start, n, sizeof(*start), cmp_u32);
-	return n;
-}
-
-/*
- * The template's BTF and function types, in order, at the starts of its
- * functions in the instructions copied: the kernel reports them at their
- * offsets after its own rewriting, which a copy must not take.
- */
-static void read_finfo(const struct bpf_program *prog, struct finfo *fi)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info), *start = NULL, i;
-	int n;
-
-	fi->read = true;
-	fi->btf_fd = -1;
-	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) ||
-	    info.nr_func_info <= 1)
-		return;
-	n = info.nr_func_info;
-	fi->rec = calloc(n, sizeof(*fi->rec));
-	start = calloc(n, sizeof(*start));
-	memset(&info, 0, sizeof(info));
-	info.nr_func_info = n;
-	info.func_info_rec_size = sizeof(*fi->rec);
-	info.func_info = (__u64)(unsigned long)fi->rec;
-	len = sizeof(info);
-	if (!fi->rec || !start || bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) ||
-	    func_starts(prog, start, n) != n) {
-		free(start);
-		return;
-	}
-	for (i = 0; i < (__u32)n; i++)
-		fi->rec[i].insn_off = start[i];
-	free(start);
-	fi->n = n;
-	fi->btf_fd = bpf_btf_get_fd_by_id(info.btf_id);
-}
-
-static int clone_prog(struct kfit_attacher *a, const struct bpf_program *prog,
-		      int btf_id, int obj_fd)
-{
-	struct finfo *fi = &a->finfo[prog == a->p.fexit];
-	LIBBPF_OPTS(bpf_prog_load_opts, o,
-		    .expected_attach_type = bpf_program__expected_attach_type(prog),
-		    .attach_btf_id = btf_id,
-		    .attach_btf_obj_fd = obj_fd);
-	int fd;
-
-	if (!fi->read)
-		read_finfo(prog, fi);
-	if (fi->btf_fd >= 0) {
-		o.prog_btf_fd = fi->btf_fd;
-		o.func_info = fi->rec;
-		o.func_info_cnt = fi->n;
-		o.func_info_rec_size = sizeof(*fi->rec);
-	}
-	fd = bpf_prog_load(bpf_program__type(prog), bpf_program__name(prog), "GPL",
-			   bpf_program__insns(prog), bpf_program__insn_cnt(prog), &o);
-	if (fd < 0)
-		return -errno;
-	return keep_fd(a, fd) ? -ENOMEM : fd;
-}
-
-static int fentry_link(struct kfit_attacher *a, const struct bpf_program *prog,
-		       int i, int btf_id, int obj_fd)
-{
-	LIBBPF_OPTS(bpf_link_create_opts, o, .tracing.cookie = i);
-	int fd, lfd;
-
-	fd = clone_prog(a, prog, btf_id, obj_fd);
-	if (fd < 0)
-		return fd;
-	lfd = bpf_link_create(fd, 0, bpf_program__expected_attach_type(prog), &o);
-	if (lfd < 0)
-		return -errno;
-	return keep_fd(a, lfd);
-}
-
-static int attach_fentry(struct kfit_attacher *a, int i)
-{
-	int nfds = a->nfds, obj_fd, id, err;
-
-	id = btf_id_of(a, a->t->funcs[i].name, &obj_fd);
-	if (id < 0)
-		return id;
-	err = fentry_link(a, a->p.fentry, i, id, obj_fd);
-	if (!err)
-		err = fentry_link(a, a->p.fexit, i, id, obj_fd);
-	if (err)
-		undo(a, nfds, a->nlinks);
-	return err;
 }
 
 /* ---- kprobes ------------------------------------------------------------ */
@@ -566,7 +314,7 @@ static int attach_kprobe(struct kfit_attacher *a, int i)
 	if (!err)
 		err = keep_link(a, bpf_program__attach_kprobe_opts(a->p.kretprobe, name, &o));
 	if (err)
-		undo(a, a->nfds, nlinks);
+		attach_undo(a, a->nfds, nlinks);
 	return err;
 }
 
@@ -592,7 +340,7 @@ static int kmulti_link(struct kfit_attacher *a, const int *idx, int n)
 			err = keep_link(a, bpf_program__attach_kprobe_multi_opts(a->p.kmulti_ret,
 										  NULL, &o));
 		if (err)
-			undo(a, a->nfds, nlinks);
+			attach_undo(a, a->nfds, nlinks);
 	}
 	free(syms);
 	free(cookies);
@@ -666,7 +414,7 @@ static int attach_user(struct kfit_attacher *a, int i)
 				       bpf_program__fd(a->p.uretprobe), f->path,
 				       &f->offset, &(__u64){ i }, 1);
 	if (err)
-		undo(a, a->nfds, nlinks);
+		attach_undo(a, a->nfds, nlinks);
 	return err;
 }
 
@@ -758,7 +506,7 @@ static int attach_sys(struct kfit_attacher *a, int i)
 		err = keep_link(a, bpf_program__attach_tracepoint_opts(a->p.sys_exit,
 								      "syscalls", tp, &o));
 	if (err)
-		undo(a, a->nfds, nlinks);
+		attach_undo(a, a->nfds, nlinks);
 	return err;
 }
 
@@ -1092,261 +840,4 @@ int kfit_attacher_pin(struct kfit_attacher *a, const char *dir)
 		bpf_link__disconnect(a->links[i]);
 	a->pinned = true;
 	return 0;
-}
-
-/* ---- reports ------------------------------------------------------------ */
-
-const char *kfit_attacher_mech(const struct kfit_attacher *a)
-{
-	if (a->mech == KFIT_AM_FENTRY)
-		return "fentry";
-	if (a->mech == KFIT_AM_KPROBE_MULTI)
-		return "kprobe_multi";
-	if (a->mech == KFIT_AM_KPROBE_SINGLE)
-		return "kprobe";
-	return a->t->nuser ? "uprobe" : "tracepoint";
-}
-
-const char *kfit_attacher_mode(const struct kfit_attacher *a)
-{
-	if (a->mech == KFIT_AM_FENTRY || a->mech == KFIT_AM_AUTO)
-		return kfit_attacher_mech(a);
-	return "kprobe";	/* kprobe_multi is kprobes too */
-}
-
-static __u64 prog_missed(int fd)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-
-	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
-		return 0;
-	return info.recursion_misses;
-}
-
-__u64 kfit_attacher_missed(const struct kfit_attacher *a)
-{
-	const struct bpf_program *ps[] = {
-		a->p.kprobe, a->p.kretprobe, a->p.kmulti, a->p.kmulti_ret,
-		a->p.uprobe, a->p.uretprobe, a->p.sys_enter, a->p.sys_exit,
-	};
-	__u64 n = 0;
-	size_t i;
-	int k;
-
-	/* fentry: each copy's fd is followed by its link's */
-	for (k = 0; k < a->nfds; k += 2)
-		n += prog_missed(a->fds[k]);
-	for (i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
-		if (ps[i] && bpf_program__autoload(ps[i]))
-			n += prog_missed(bpf_program__fd(ps[i]));
-	return n;
-}
-
-void kfit_attacher_skipped(const struct kfit_attacher *a)
-{
-	const struct kfit_targets *t = a->t;
-	int i, n = a->o.verbose ? t->nskipped : SHOW_SKIPPED;
-
-	if (!t->nskipped)
-		return;
-	fprintf(stderr, "Skipped %d function%s that cannot be traced:\n", t->nskipped,
-		t->nskipped == 1 ? "" : "s");
-	for (i = 0; i < t->nskipped && i < n; i++)
-		fprintf(stderr, "  %s: %s\n", t->skipped[i].name, t->skipped[i].reason);
-	if (t->nskipped > n)
-		fprintf(stderr, "  ... and %d more (-v lists them all)\n", t->nskipped - n);
-}
-
-void kfit_attacher_announce(const struct kfit_attacher *a)
-{
-	char what[192], d[32];
-
-	kfit_attacher_skipped(a);
-	if (a->o.verbose && a->t->nuser)
-		kfit_info("uprobes: %s", a->umulti ? "uprobe_multi links, one per "
-			  "binary and direction" : "a pair per function");
-	if (a->o.verbose)
-		kfit_info("attached %d function%s in %s (%.0f/s), %d file descriptors",
-			  a->attached, a->attached == 1 ? "" : "s",
-			  kfit_fmt_duration(a->attach_ns, d, sizeof(d)),
-			  a->attach_ns ? a->attached / (a->attach_ns / 1e9) : 0.0,
-			  a->fds_after - a->fds_before);
-	/* Per kind: "1 function (uprobe) and 2 system calls (tracepoints)" */
-	kfit_tracing(kfit_targets_describe(a->t, kfit_attacher_mech(a), what, sizeof(what)));
-}
-
-void kfit_attacher_facts(const struct kfit_attacher *a, __u64 *functions,
-			 __u64 *attach_ns, __s64 *fds)
-{
-	*functions = a->attached;
-	*attach_ns = a->attach_ns;
-	*fds = a->fds_after - a->fds_before;
-}
-
-void kfit_attacher_json(const struct kfit_attacher *a, struct kfit_json *j)
-{
-	kfit_json_begin_object(j, "attach");
-	kfit_json_str(j, "mechanism", kfit_attacher_mech(a));
-	kfit_json_u64(j, "functions", a->attached);
-	kfit_json_u64(j, "skipped", a->t->nskipped);
-	kfit_json_u64(j, "attach_ns", a->attach_ns);
-	kfit_json_i64(j, "fds", a->fds_after - a->fds_before);
-	if (a->t->nuser)
-		kfit_json_str(j, "uprobes", a->umulti ? "uprobe_multi" : "uprobe");
-	kfit_json_end_object(j);
-}
-
-/* One detaching thread's share: every nth link and fd from the kth */
-struct share {
-	struct kfit_attacher *a;
-	int k, n;
-};
-
-static void *detach_share(void *arg)
-{
-	const struct share *s = arg;
-	struct kfit_attacher *a = s->a;
-	int i;
-
-	for (i = s->k; i < a->nlinks; i += s->n) {
-		if (a->pinned)
-			close(bpf_link__fd(a->links[i]));
-		bpf_link__destroy(a->links[i]);
-		__sync_fetch_and_add(&a->undone, 1);
-	}
-	for (i = s->k; i < a->nfds; i += s->n) {
-		close(a->fds[i]);
-		__sync_fetch_and_add(&a->undone, 1);
-	}
-	for (i = s->k; i < a->nulinks; i += s->n) {
-		close(a->ulinks[i]);
-		__sync_fetch_and_add(&a->undone, 1);
-	}
-	return NULL;
-}
-
-/*
- * Past a second, "detaching 1,473 functions... 40%" on a terminal; a
- * signal is answered once: the detaching goes on to the end.
- */
-static void detach_progress(struct kfit_attacher *a, int total, int signals,
-			    bool *told)
-{
-	char n[32];
-
-	if (kfit_signals != signals && !*told) {
-		*told = true;
-		if (a->shown)
-			fputs("\r\033[K", stderr);
-		a->shown = false;
-		kfit_info("still detaching %d of %d probes: a signal cannot stop "
-			  "it, nothing may stay attached", total - a->undone, total);
-	}
-	if (!progress_due(a, false))
-		return;
-	fprintf(stderr, "\rdetaching %s functions... %d%%",
-		kfit_fmt_thousands(a->attached, n, sizeof(n)),
-		total ? (int)(100LL * a->undone / total) : 100);
-}
-
-/*
- * Each detachment waits for the kernel (RCU grace periods, text patching):
- * hundreds of them in a row take a minute. Threads overlap the waits
- * while this one shows how far they are; a share no thread could take is
- * detached here.
- */
-static void detach_all(struct kfit_attacher *a, int signals)
-{
-	struct share s[DETACH_THREADS];
-	pthread_t th[DETACH_THREADS];
-	bool started[DETACH_THREADS] = {}, told = false;
-	int total = a->nlinks + a->nfds + a->nulinks, n = total / 8, k;
-
-	n = n < 1 ? 1 : n > DETACH_THREADS ? DETACH_THREADS : n;
-	a->started = a->last_progress = kfit_now_ns();
-	a->shown = false;
-	a->undone = 0;
-	for (k = 0; k < n; k++) {
-		s[k] = (struct share){ .a = a, .k = k, .n = n };
-		started[k] = !pthread_create(&th[k], NULL, detach_share, &s[k]);
-	}
-	for (k = 0; k < n; k++)
-		if (!started[k])
-			detach_share(&s[k]);
-	while (a->undone < total) {
-		detach_progress(a, total, signals, &told);
-		poll(NULL, 0, 50);
-	}
-	for (k = 0; k < n; k++)
-		if (started[k])
-			pthread_join(th[k], NULL);
-	if (a->shown)
-		fputs("\r\033[K", stderr);
-	a->shown = false;
-	a->nlinks = a->nfds = a->nulinks = 0;
-}
-
-/*
- * After detaching: what following the new processes missed is said, as
- * lost data always is
- */
-static void follow_end(struct kfit_attacher *a)
-{
-	struct kfit_ufollow_stats st;
-	unsigned long n, lost = a->p.follow_lost ? (unsigned long)*a->p.follow_lost : 0;
-	char d[32];
-
-	kfit_ufollow_stats(a->uf, &st);
-	kfit_ufollow_free(a->uf);
-	a->uf = NULL;
-	if (!st.procs && !lost)
-		return;
-	kfit_fmt_duration(st.max_late_ns, d, sizeof(d));
-	n = st.procs - st.gone - st.failed;
-	if (n)
-		kfit_info("note: user functions of %lu new process%s traced from their "
-			  "uprobes, made up to %s after a fork: calls before are missed "
-			  "(--no-uprobe-filter: from the fork)", n, n == 1 ? "" : "es", d);
-	if (st.gone || st.failed || lost)
-		kfit_warn("user functions of %lu of %lu new processes were not traced: "
-			  "%lu ended before their uprobes were made, %lu refused them%s; "
-			  "system-wide with --comm NAME traces such processes from their "
-			  "first call", st.gone + st.failed + lost, st.procs + lost, st.gone,
-			  st.failed, lost ? ", and the ring that says a process started "
-			  "was full" : "");
-}
-
-void kfit_attacher_free(struct kfit_attacher *a)
-{
-	__u64 t0 = kfit_now_ns();
-	char d[32];
-	int i, n, signals;
-
-	if (!a)
-		return;
-	n = a->attached;
-	signals = kfit_signals;	/* those before were answered */
-	if (a->p.follow_notify)
-		*a->p.follow_notify = false;
-	kfit_ufollow_stop(a->uf, &a->ulinks, &a->nulinks);
-	detach_all(a, signals);
-	follow_end(a);
-	if (a->o.verbose && n)
-		kfit_info("detached %d function%s in %s", n, n == 1 ? "" : "s",
-			  kfit_fmt_duration(kfit_now_ns() - t0, d, sizeof(d)));
-	for (i = 0; i < a->nmods; i++) {
-		btf__free(a->mods[i].btf);
-		close(a->mods[i].fd);
-	}
-	free(a->mods);
-	free(a->fds);
-	free(a->links);
-	free(a->ulinks);
-	for (i = 0; i < 2; i++) {
-		if (a->finfo[i].btf_fd >= 0 && a->finfo[i].read)
-			close(a->finfo[i].btf_fd);
-		free(a->finfo[i].rec);
-	}
-	free(a);
 }
