@@ -22,6 +22,35 @@ __attribute__((constructor)) static void linebuf(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 }
 
+void t_int_eq_at(const char *name, const char *what, long long got,
+		 long long want, const char *file, int line)
+{
+	if (got == want)
+		return;
+	print_error("case '%s': %s is %lld, want %lld\n", name, what, got, want);
+	_fail(file, line);
+}
+
+void t_str_eq_at(const char *name, const char *what, const char *got,
+		 const char *want, const char *file, int line)
+{
+	if (got == want || (got && want && !strcmp(got, want)))
+		return;
+	print_error("case '%s': %s is %s%s%s, want %s%s%s\n", name, what,
+		    got ? "'" : "", got ? got : "NULL", got ? "'" : "",
+		    want ? "'" : "", want ? want : "NULL", want ? "'" : "");
+	_fail(file, line);
+}
+
+void t_true_at(const char *name, const char *what, bool cond,
+	       const char *file, int line)
+{
+	if (cond)
+		return;
+	print_error("case '%s': %s is false\n", name, what);
+	_fail(file, line);
+}
+
 const char *t_stderr_of(void (*fn)(void), char *buf, size_t len)
 {
 	FILE *tmp = tmpfile();

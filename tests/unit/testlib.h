@@ -6,6 +6,27 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* The number of entries of the array a */
+#define T_N(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Checks for a table of cases: on a mismatch, fail saying the case's name,
+ * the expression and both values (t_str_eq takes NULL as a value)
+ */
+#define t_int_eq(name, got, want) \
+	t_int_eq_at(name, #got, (long long)(got), (long long)(want), \
+		    __FILE__, __LINE__)
+#define t_str_eq(name, got, want) \
+	t_str_eq_at(name, #got, got, want, __FILE__, __LINE__)
+#define t_true(name, cond) \
+	t_true_at(name, #cond, cond, __FILE__, __LINE__)
+void t_int_eq_at(const char *name, const char *what, long long got,
+		 long long want, const char *file, int line);
+void t_str_eq_at(const char *name, const char *what, const char *got,
+		 const char *want, const char *file, int line);
+void t_true_at(const char *name, const char *what, bool cond,
+	       const char *file, int line);
+
 /* What fn wrote on stderr, NUL-terminated in buf (cut at len - 1) */
 const char *t_stderr_of(void (*fn)(void), char *buf, size_t len);
 
