@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 /* The number of entries of the array a */
 #define T_N(a) (sizeof(a) / sizeof((a)[0]))
@@ -26,6 +27,19 @@ void t_str_eq_at(const char *name, const char *what, const char *got,
 		 const char *want, const char *file, int line);
 void t_true_at(const char *name, const char *what, bool cond,
 	       const char *file, int line);
+
+/* Each of the strings, a list, stands in doc; else fail naming the first one missing */
+#define T_STRS(...) ((const char *const []){ __VA_ARGS__, NULL })
+#define t_has_all(doc, ...) \
+	t_has_all_at(doc, "strstr(" #doc ", this)", T_STRS(__VA_ARGS__), \
+		     __FILE__, __LINE__)
+static inline void t_has_all_at(const char *doc, const char *what,
+				const char *const *want, const char *file,
+				int line)
+{
+	for (; *want; want++)
+		t_true_at(*want, what, doc && strstr(doc, *want), file, line);
+}
 
 /* What fn wrote on stderr, NUL-terminated in buf (cut at len - 1) */
 const char *t_stderr_of(void (*fn)(void), char *buf, size_t len);
