@@ -67,6 +67,17 @@ bool t_have(const char *tool);
 
 /* Whether jq -e EXPR holds on the JSON document DOC */
 bool t_jq(const char *doc, const char *expr);
+/* Each jq expression of the list holds on doc; else fail naming the first that does not */
+#define t_jq_all(doc, ...) \
+	t_jq_all_at(doc, "t_jq(" #doc ", this)", T_STRS(__VA_ARGS__), \
+		    __FILE__, __LINE__)
+static inline void t_jq_all_at(const char *doc, const char *what,
+			       const char *const *expr, const char *file,
+			       int line)
+{
+	for (; *expr; expr++)
+		t_true_at(*expr, what, t_jq(doc, *expr), file, line);
+}
 
 /* Remove a test's temporary tree; 0 or -1 */
 int t_rm_rf(const char *dir);
