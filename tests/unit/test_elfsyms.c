@@ -25,22 +25,17 @@
 
 static char dir[64];
 
-/* dir/NAME, in a static buffer of its own per call site's slot */
+/* dir/NAME in buffer slot (t_path_slot) */
 static const char *at(int slot, const char *name)
 {
-	static char paths[8][256];
-
-	snprintf(paths[slot], sizeof(paths[slot]), "%s/%s", dir, name);
-	return paths[slot];
+	return t_path_slot(slot, dir, name);
 }
 
 static int setup(void **state)
 {
 	(void)state;
-	strcpy(dir, "/tmp/kfit-elfsyms-XXXXXX");
-	if (!mkdtemp(dir))
-		return -1;
-	return t_symtarget(dir, KFIT_TOP "/tests/helpers/symtarget.c");
+	return t_symtarget_dir(dir, sizeof(dir), "elfsyms",
+			       KFIT_TOP "/tests/helpers/symtarget.c");
 }
 
 static int teardown(void **state)
@@ -66,25 +61,27 @@ static void check_sym(const struct kfit_elf *e, const char *oracle, const char *
 	const struct kfit_elfsym *s = kfit_elf_by_name(e, name);
 	unsigned long long addr, size, i;
 
-	assert_int_equal(t_nm(oracle, name, &addr, &size), 0);
+	t_int_eq(name, t_nm(oracle, name, &addr, &size), 0);
 	if (!s)
 		fail_msg("%s: no %s", e->path, name);
-	assert_string_equal(s->name, name);
-	assert_int_equal(s->addr, addr);
-	assert_int_equal(s->size, size);
+	t_str_eq(name, s->name, name);
+	t_int_eq(name, s->addr, addr);
+	t_int_eq(name, s->size, size);
 	for (i = 0; i < size; i++)
-		assert_string_equal(kfit_elf_by_addr(e, addr + i)->name, name);
+		t_str_eq(name, kfit_elf_by_addr(e, addr + i)->name, name);
 }
 
 /* What symtarget has, wherever it comes from (oracle: the unstripped file) */
 static void check_symtarget(const struct kfit_elf *e, const char *oracle)
 {
+	static const char *const names[] = {
+		"st_global", "st_local", "st_after", "st_nosize",
+	};
 	const struct kfit_elfsym *g, *nosize, *after;
+	size_t i;
 
-	check_sym(e, oracle, "st_global");
-	check_sym(e, oracle, "st_local");
-	check_sym(e, oracle, "st_after");
-	check_sym(e, oracle, "st_nosize");
+	for (i = 0; i < T_N(names); i++)
+		check_sym(e, oracle, names[i]);
 	/* A second name: by name itself, by address the plainer */
 	g = kfit_elf_by_name(e, "st_global");
 	assert_int_equal(kfit_elf_by_name(e, "__st_alias")->addr, g->addr);
@@ -489,31 +486,48 @@ static void test_cache(void **state)
 
 static void test_mapline(void **state)
 {
-	char l1[] = "7f12a000-7f12b000 r-xp 00028000 fd:01 1234   /usr/lib/x86_64-linux-gnu/libc.so.6\n";
-	char l2[] = "7ffd1000-7ffd3000 r-xp 00000000 00:00 0                          [vdso]\n";
-	char l3[] = "55d0e000-55d0f000 rw-p 00000000 00:00 0 \n";
-	char l4[] = "7f00-7f01 r-xp 00001000 08:02 99 /tmp/a b (deleted)\n";
-	char bad[] = "hello world\n";
+	static const struct {
+		const char *name, *line;
+		int ret;	/* the rest if 0 */
+		__u64 start, end, pgoff;
+		const char *perms;
+		unsigned int major, minor;
+		unsigned long ino;
+		const char *path;
+	} cases[] = {
+		{ "a library", "7f12a000-7f12b000 r-xp 00028000 fd:01 1234   "
+		  "/usr/lib/x86_64-linux-gnu/libc.so.6\n", 0, 0x7f12a000, 0x7f12b000,
+		  0x28000, "r-xp", 0xfd, 1, 1234, "/usr/lib/x86_64-linux-gnu/libc.so.6" },
+		{ "the vDSO",
+		  "7ffd1000-7ffd3000 r-xp 00000000 00:00 0                          [vdso]\n",
+		  0, 0x7ffd1000, 0x7ffd3000, 0, "r-xp", 0, 0, 0, "[vdso]" },
+		{ "anonymous", "55d0e000-55d0f000 rw-p 00000000 00:00 0 \n",
+		  0, 0x55d0e000, 0x55d0f000, 0, "rw-p", 0, 0, 0, "" },
+		{ "deleted, spaces", "7f00-7f01 r-xp 00001000 08:02 99 /tmp/a b (deleted)\n",
+		  0, 0x7f00, 0x7f01, 0x1000, "r-xp", 8, 2, 99, "/tmp/a b (deleted)" },
+		{ .name = "not a maps line", .line = "hello world\n", .ret = -EINVAL },
+	};
 	struct kfit_mapline m;
+	char line[256];
+	const char *n;
+	size_t i;
 
 	(void)state;
-	assert_int_equal(kfit_parse_mapline(l1, &m), 0);
-	assert_int_equal(m.start, 0x7f12a000);
-	assert_int_equal(m.end, 0x7f12b000);
-	assert_int_equal(m.pgoff, 0x28000);
-	assert_string_equal(m.perms, "r-xp");
-	assert_int_equal(major(m.dev), 0xfd);
-	assert_int_equal(minor(m.dev), 1);
-	assert_int_equal(m.ino, 1234);
-	assert_string_equal(m.path, "/usr/lib/x86_64-linux-gnu/libc.so.6");
-	assert_int_equal(kfit_parse_mapline(l2, &m), 0);
-	assert_string_equal(m.path, "[vdso]");
-	assert_int_equal(kfit_parse_mapline(l3, &m), 0);
-	assert_string_equal(m.path, "");
-	assert_string_equal(m.perms, "rw-p");
-	assert_int_equal(kfit_parse_mapline(l4, &m), 0);
-	assert_string_equal(m.path, "/tmp/a b (deleted)");
-	assert_int_equal(kfit_parse_mapline(bad, &m), -EINVAL);
+	for (i = 0; i < T_N(cases); i++) {
+		n = cases[i].name;
+		snprintf(line, sizeof(line), "%s", cases[i].line);
+		t_int_eq(n, kfit_parse_mapline(line, &m), cases[i].ret);
+		if (cases[i].ret)
+			continue;
+		t_int_eq(n, m.start, cases[i].start);
+		t_int_eq(n, m.end, cases[i].end);
+		t_int_eq(n, m.pgoff, cases[i].pgoff);
+		t_str_eq(n, m.perms, cases[i].perms);
+		t_int_eq(n, major(m.dev), cases[i].major);
+		t_int_eq(n, minor(m.dev), cases[i].minor);
+		t_int_eq(n, m.ino, cases[i].ino);
+		t_str_eq(n, m.path, cases[i].path);
+	}
 }
 
 static void test_proc_path(void **state)

@@ -31,21 +31,17 @@ static const kfit_sym_fn sym_fn = kfit_syms_name;
 
 static char dir[64];
 
+/* dir/NAME in buffer slot (t_path_slot) */
 static const char *at(int slot, const char *name)
 {
-	static char paths[8][256];
-
-	snprintf(paths[slot], sizeof(paths[slot]), "%s/%s", dir, name);
-	return paths[slot];
+	return t_path_slot(slot, dir, name);
 }
 
 static int setup(void **state)
 {
 	(void)state;
-	strcpy(dir, "/tmp/kfit-syms-XXXXXX");
-	if (!mkdtemp(dir))
-		return -1;
-	return t_symtarget(dir, KFIT_TOP "/tests/helpers/symtarget.c");
+	return t_symtarget_dir(dir, sizeof(dir), "syms",
+			       KFIT_TOP "/tests/helpers/symtarget.c");
 }
 
 static int teardown(void **state)
@@ -391,9 +387,25 @@ static void test_fixture_refresh(void **state)
 
 static void test_fixture_kernel(void **state)
 {
+	/* Kernel addresses (of task pid) and their names in the kallsyms below */
+	static const struct {
+		__u32 pid;
+		__u64 addr;
+		const char *want;
+	} cases[] = {
+		{ 0, 0xffffffff81000100ULL, "vfs_read" },
+		{ 1, 0xffffffff81000150ULL, "vfs_read" },
+		{ 1, 0xffffffff81000200ULL, "helper_local" },
+		{ 1, 0xffffffffc0001010ULL, "mod_func [mymod]" },
+		/* Data, below everything, and too far past the last function */
+		{ 1, 0xffffffff82000010ULL, "[unknown] 0xffffffff82000010" },
+		{ 1, 0xffffffff80000000ULL, "[unknown] 0xffffffff80000000" },
+		{ 1, 0xffffffffc0201000ULL, "[unknown] 0xffffffffc0201000" },
+	};
 	struct kfit_syms_src src = { 0 };
 	struct kfit_syms *s;
-	char ks[PATH_MAX];
+	char ks[PATH_MAX], name[32];
+	size_t i;
 
 	(void)state;
 	src.proc = fix_proc();
@@ -405,17 +417,10 @@ static void test_fixture_kernel(void **state)
 		   "ffffffffc0001000 t mod_func\t[mymod]\n");
 	s = kfit_syms_new(&src);
 	assert_null(kfit_syms_kernel_note(s));
-	assert_string_equal(sym_fn(s, 0, 0xffffffff81000100ULL, true), "vfs_read");
-	assert_string_equal(sym_fn(s, 1, 0xffffffff81000150ULL, true), "vfs_read");
-	assert_string_equal(sym_fn(s, 1, 0xffffffff81000200ULL, true), "helper_local");
-	assert_string_equal(sym_fn(s, 1, 0xffffffffc0001010ULL, true), "mod_func [mymod]");
-	/* Data, below everything, and too far past the last function */
-	assert_string_equal(sym_fn(s, 1, 0xffffffff82000010ULL, true),
-			    "[unknown] 0xffffffff82000010");
-	assert_string_equal(sym_fn(s, 1, 0xffffffff80000000ULL, true),
-			    "[unknown] 0xffffffff80000000");
-	assert_string_equal(sym_fn(s, 1, 0xffffffffc0201000ULL, true),
-			    "[unknown] 0xffffffffc0201000");
+	for (i = 0; i < T_N(cases); i++) {
+		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)cases[i].addr);
+		t_str_eq(name, sym_fn(s, cases[i].pid, cases[i].addr, true), cases[i].want);
+	}
 	kfit_syms_free(s);
 	/* kptr_restrict: every address 0 */
 	write_file(ks, "0000000000000000 T _stext\n0000000000000000 T vfs_read\n");

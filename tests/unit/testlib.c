@@ -89,6 +89,15 @@ const char *t_path(const char *dir, const char *name)
 	return p;
 }
 
+const char *t_path_slot(int slot, const char *dir, const char *name)
+{
+	static char paths[8][PATH_MAX];
+
+	assert_in_range(slot, 0, 7);
+	snprintf(paths[slot], PATH_MAX, "%s/%s", dir, name);
+	return paths[slot];
+}
+
 int t_rm_rf(const char *dir)
 {
 	char cmd[PATH_MAX + 16];
@@ -151,6 +160,13 @@ int t_symtarget(const char *dir, const char *src)
 		    "objcopy --strip-all --add-gnu-debuglink=$f.debug $f $f.stripped && "
 		    "objcopy --strip-all $f $f.bare || exit 1; "
 		    "done", dir);
+}
+
+int t_symtarget_dir(char *dir, size_t len, const char *name, const char *src)
+{
+	if (t_mkdtemp(dir, len, name))
+		return -1;
+	return t_symtarget(dir, src);
 }
 
 size_t t_self_mapping_size(unsigned long start)

@@ -86,6 +86,8 @@ int t_rm_rf(const char *dir);
 int t_mkdtemp(char *dir, size_t len, const char *name);
 /* dir/name, in one of four buffers used in turn */
 const char *t_path(const char *dir, const char *name);
+/* dir/name, in buffer slot (0 to 7): it holds until slot's next use */
+const char *t_path_slot(int slot, const char *dir, const char *name);
 
 /* Run a shell command made like printf: its status (0: success), said if not 0 */
 int t_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -106,5 +108,7 @@ size_t t_self_mapping_size(unsigned long start);
 #define T_ID_PIE	"0123456789abcdef0123456789abcdef01234567"
 #define T_ID_NOPIE	"fedcba9876543210fedcba9876543210fedcba98"
 int t_symtarget(const char *dir, const char *src);
+/* t_mkdtemp(dir, len, name), then t_symtarget(dir, src) there: 0, or -1 */
+int t_symtarget_dir(char *dir, size_t len, const char *name, const char *src);
 
 #endif
