@@ -6,6 +6,7 @@
  * the sanitizer runtime refuses to follow).
  */
 #include <stdarg.h>
+#include <errno.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 #include "testlib.h"
 
@@ -96,6 +98,47 @@ const char *t_path_slot(int slot, const char *dir, const char *name)
 	assert_in_range(slot, 0, 7);
 	snprintf(paths[slot], PATH_MAX, "%s/%s", dir, name);
 	return paths[slot];
+}
+
+char t_tmpdir[64];
+
+int t_tmpdir_setup(void **state)
+{
+	const char *name = program_invocation_short_name;
+
+	(void)state;
+	if (!strncmp(name, "test_", 5))
+		name += 5;
+	return t_mkdtemp(t_tmpdir, sizeof(t_tmpdir), name);
+}
+
+int t_tmpdir_teardown(void **state)
+{
+	(void)state;
+	return t_rm_rf(t_tmpdir);
+}
+
+const char *t_tmp(const char *name)
+{
+	return t_path(t_tmpdir, name);
+}
+
+const char *t_tmp_mkdir(const char *name, unsigned int mode)
+{
+	static char d[PATH_MAX];
+
+	snprintf(d, sizeof(d), "%s/%s", t_tmpdir, name);
+	assert_int_equal(mkdir(d, mode), 0);
+	return d;
+}
+
+void t_put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
 }
 
 int t_rm_rf(const char *dir)

@@ -89,6 +89,22 @@ const char *t_path(const char *dir, const char *name);
 /* dir/name, in buffer slot (0 to 7): it holds until slot's next use */
 const char *t_path_slot(int slot, const char *dir, const char *name);
 
+/*
+ * The group's temporary directory: t_tmpdir_setup, a cmocka group setup,
+ * makes /tmp/kfit-NAME-XXXXXX (NAME: this program's, past "test_");
+ * t_tmpdir_teardown removes it
+ */
+extern char t_tmpdir[64];
+int t_tmpdir_setup(void **state);
+int t_tmpdir_teardown(void **state);
+/* t_tmpdir/name (t_path) */
+const char *t_tmp(const char *name);
+/* A new directory t_tmpdir/name of mode: its path, until the next call */
+const char *t_tmp_mkdir(const char *name, unsigned int mode);
+
+/* text into the file path, created or emptied */
+void t_put(const char *path, const char *text);
+
 /* Run a shell command made like printf: its status (0: success), said if not 0 */
 int t_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
