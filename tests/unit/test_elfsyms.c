@@ -23,25 +23,18 @@
 #include "testlib.h"
 
 
-static char dir[64];
-
-/* dir/NAME in buffer slot (t_path_slot) */
+/* t_tmpdir/NAME in buffer slot (t_path_slot) */
 static const char *at(int slot, const char *name)
 {
-	return t_path_slot(slot, dir, name);
+	return t_path_slot(slot, t_tmpdir, name);
 }
 
+/* symtarget built in t_tmpdir */
 static int setup(void **state)
 {
-	(void)state;
-	return t_symtarget_dir(dir, sizeof(dir), "elfsyms",
-			       KFIT_TOP "/tests/helpers/symtarget.c");
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	return t_rm_rf(dir);
+	if (t_tmpdir_setup(state))
+		return -1;
+	return t_symtarget(t_tmpdir, KFIT_TOP "/tests/helpers/symtarget.c");
 }
 
 static struct kfit_elf *load_ok(const char *path, const struct kfit_elf_opts *o)
@@ -225,10 +218,10 @@ static void test_stripped(void **state)
 	kfit_elf_free(bare);
 }
 
-/* A fresh directory under dir holding name; returns its path */
+/* A fresh directory under t_tmpdir holding name; returns its path */
 static const char *subdir(int slot, const char *name)
 {
-	assert_int_equal(t_sh("mkdir -p %s/%s", dir, name), 0);
+	assert_int_equal(t_sh("mkdir -p %s/%s", t_tmpdir, name), 0);
 	return at(slot, name);
 }
 
@@ -266,13 +259,13 @@ static void test_debug_build_id(void **state)
 	assert_int_equal(t_sh("mkdir -p %s/.build-id/01 && "
 			      "cp %s/pie.debug %s/.build-id/01/23456789abcdef0123456789abcdef01234567.debug && "
 			      "objcopy --strip-all %s/pie %s/pie",
-			      root, dir, root, dir, bin), 0);
+			      root, t_tmpdir, root, t_tmpdir, bin), 0);
 	snprintf(path, sizeof(path), "%s/pie", bin);
 	snprintf(debug, sizeof(debug), "%s/.build-id/01/23456789abcdef0123456789abcdef01234567.debug",
 		 root);
 	check_debug(path, root, debug, at(0, "pie"));
 	/* Another build's debug file under that build-id is not it */
-	assert_int_equal(t_sh("cp %s/nopie.debug %s", dir, debug), 0);
+	assert_int_equal(t_sh("cp %s/nopie.debug %s", t_tmpdir, debug), 0);
 	check_no_debug(path, root);
 }
 
@@ -284,10 +277,10 @@ static void test_debug_link(void **state)
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/pie.stripped", bin);
-	assert_int_equal(t_sh("cp %s/pie.stripped %s", dir, bin), 0);
+	assert_int_equal(t_sh("cp %s/pie.stripped %s", t_tmpdir, bin), 0);
 	check_no_debug(path, root);
 	/* Next to the file */
-	assert_int_equal(t_sh("cp %s/pie.debug %s", dir, bin), 0);
+	assert_int_equal(t_sh("cp %s/pie.debug %s", t_tmpdir, bin), 0);
 	snprintf(debug, sizeof(debug), "%s/pie.debug", bin);
 	check_debug(path, root, debug, at(0, "pie"));
 	/* In .debug/ there */
@@ -299,7 +292,7 @@ static void test_debug_link(void **state)
 	snprintf(debug, sizeof(debug), "%s%s/pie.debug", root, bin);
 	check_debug(path, root, debug, at(0, "pie"));
 	/* The wrong one under the right name */
-	assert_int_equal(t_sh("cp %s/nopie.debug %s", dir, debug), 0);
+	assert_int_equal(t_sh("cp %s/nopie.debug %s", t_tmpdir, debug), 0);
 	check_no_debug(path, root);
 }
 
@@ -313,7 +306,8 @@ static void test_debug_crc(void **state)
 	(void)state;
 	snprintf(path, sizeof(path), "%s/noid.stripped", bin);
 	snprintf(debug, sizeof(debug), "%s/noid.debug", bin);
-	assert_int_equal(t_sh("cp %s/noid.stripped %s/noid.debug %s", dir, dir, bin), 0);
+	assert_int_equal(t_sh("cp %s/noid.stripped %s/noid.debug %s", t_tmpdir, t_tmpdir,
+			      bin), 0);
 	check_debug(path, root, debug, at(0, "noid"));
 	/* One byte more: not the file the link was made for */
 	assert_int_equal(t_sh("printf x >> %s", debug), 0);
@@ -430,7 +424,7 @@ static void test_errors(void **state)
 			 -ENOENT);
 	assert_null(e);
 	assert_string_equal(err, "cannot open '/nonexistent/x': No such file or directory");
-	assert_int_equal(t_sh("echo hello > %s/text && : > %s/empty", dir, dir), 0);
+	assert_int_equal(t_sh("echo hello > %s/text && : > %s/empty", t_tmpdir, t_tmpdir), 0);
 	assert_int_equal(kfit_elf_load(at(0, "text"), NULL, &e, err, sizeof(err)), -ENOEXEC);
 	assert_null(e);
 	assert_non_null(strstr(err, "text' is not an ELF file"));
@@ -450,8 +444,8 @@ static void test_cache(void **state)
 	(void)state;
 	assert_non_null(c);
 	assert_int_equal(t_sh("mkdir %s/cache-dir && cp %s/pie.stripped %s/pie.debug "
-			      "%s/cache-dir/", dir, dir, dir, dir), 0);
-	snprintf(path, sizeof(path), "%s/cache-dir/pie.stripped", dir);
+			      "%s/cache-dir/", t_tmpdir, t_tmpdir, t_tmpdir, t_tmpdir), 0);
+	snprintf(path, sizeof(path), "%s/cache-dir/pie.stripped", t_tmpdir);
 	a = kfit_elfcache_get(c, path, err, sizeof(err));
 	assert_non_null(a);
 	/* The options reach the files: a debug file next to it */
@@ -469,7 +463,7 @@ static void test_cache(void **state)
 	assert_ptr_equal(kfit_elfcache_get(c, path, err, sizeof(err)), b);
 	assert_int_equal(kfit_elfcache_count(c), 2);
 	/* Failures are kept, with their reason */
-	snprintf(path, sizeof(path), "%s/text", dir);
+	snprintf(path, sizeof(path), "%s/text", t_tmpdir);
 	assert_int_equal(t_sh("echo hello > %s", path), 0);
 	assert_null(kfit_elfcache_get(c, path, err, sizeof(err)));
 	assert_non_null(strstr(err, "is not an ELF file"));
@@ -572,5 +566,5 @@ int main(void)
 		cmocka_unit_test(test_proc_path),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, t_tmpdir_teardown);
 }

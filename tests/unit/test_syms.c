@@ -29,25 +29,18 @@
 /* The symbolizer is what the call-tree decoder takes */
 static const kfit_sym_fn sym_fn = kfit_syms_name;
 
-static char dir[64];
-
-/* dir/NAME in buffer slot (t_path_slot) */
+/* t_tmpdir/NAME in buffer slot (t_path_slot) */
 static const char *at(int slot, const char *name)
 {
-	return t_path_slot(slot, dir, name);
+	return t_path_slot(slot, t_tmpdir, name);
 }
 
+/* symtarget built in t_tmpdir */
 static int setup(void **state)
 {
-	(void)state;
-	return t_symtarget_dir(dir, sizeof(dir), "syms",
-			       KFIT_TOP "/tests/helpers/symtarget.c");
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	return t_rm_rf(dir);
+	if (t_tmpdir_setup(state))
+		return -1;
+	return t_symtarget(t_tmpdir, KFIT_TOP "/tests/helpers/symtarget.c");
 }
 
 /* A running symtarget and the addresses it printed */
@@ -475,5 +468,5 @@ int main(void)
 		cmocka_unit_test(test_live_kernel),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, t_tmpdir_teardown);
 }

@@ -205,13 +205,6 @@ int t_symtarget(const char *dir, const char *src)
 		    "done", dir);
 }
 
-int t_symtarget_dir(char *dir, size_t len, const char *name, const char *src)
-{
-	if (t_mkdtemp(dir, len, name))
-		return -1;
-	return t_symtarget(dir, src);
-}
-
 size_t t_self_mapping_size(unsigned long start)
 {
 	unsigned long s, e;
@@ -266,6 +259,11 @@ int t_count(const char *s, const char *what)
 		s += strlen(what);
 	}
 	return n;
+}
+
+bool t_has(const char *doc, const char *s)
+{
+	return doc && strstr(doc, s);
 }
 
 bool t_have(const char *tool)

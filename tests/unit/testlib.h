@@ -5,7 +5,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <string.h>
 
 /* The number of entries of the array a */
 #define T_N(a) (sizeof(a) / sizeof((a)[0]))
@@ -28,18 +27,24 @@ void t_str_eq_at(const char *name, const char *what, const char *got,
 void t_true_at(const char *name, const char *what, bool cond,
 	       const char *file, int line);
 
-/* Each of the strings, a list, stands in doc; else fail naming the first one missing */
+/* Lists of strings (T_STRS) each checked on a document (T_ALL) */
 #define T_STRS(...) ((const char *const []){ __VA_ARGS__, NULL })
-#define t_has_all(doc, ...) \
-	t_has_all_at(doc, "strstr(" #doc ", this)", T_STRS(__VA_ARGS__), \
-		     __FILE__, __LINE__)
-static inline void t_has_all_at(const char *doc, const char *what,
-				const char *const *want, const char *file,
-				int line)
+#define T_ALL(doc, holds, what, ...) \
+	t_all_at(doc, holds, what, T_STRS(__VA_ARGS__), __FILE__, __LINE__)
+static inline void t_all_at(const char *doc,
+			    bool (*holds)(const char *doc, const char *s),
+			    const char *what, const char *const *list,
+			    const char *file, int line)
 {
-	for (; *want; want++)
-		t_true_at(*want, what, doc && strstr(doc, *want), file, line);
+	for (; *list; list++)
+		t_true_at(*list, what, holds(doc, *list), file, line);
 }
+
+/* Whether s stands in doc (NULL: no) */
+bool t_has(const char *doc, const char *s);
+/* Each string stands in doc; else fail naming the first one missing */
+#define t_has_all(doc, ...) \
+	T_ALL(doc, t_has, "t_has(" #doc ", this)", __VA_ARGS__)
 
 /* What fn wrote on stderr, NUL-terminated in buf (cut at len - 1) */
 const char *t_stderr_of(void (*fn)(void), char *buf, size_t len);
@@ -67,17 +72,9 @@ bool t_have(const char *tool);
 
 /* Whether jq -e EXPR holds on the JSON document DOC */
 bool t_jq(const char *doc, const char *expr);
-/* Each jq expression of the list holds on doc; else fail naming the first that does not */
+/* Each jq expression holds on doc; else fail naming the first that does not */
 #define t_jq_all(doc, ...) \
-	t_jq_all_at(doc, "t_jq(" #doc ", this)", T_STRS(__VA_ARGS__), \
-		    __FILE__, __LINE__)
-static inline void t_jq_all_at(const char *doc, const char *what,
-			       const char *const *expr, const char *file,
-			       int line)
-{
-	for (; *expr; expr++)
-		t_true_at(*expr, what, t_jq(doc, *expr), file, line);
-}
+	T_ALL(doc, t_jq, "t_jq(" #doc ", this)", __VA_ARGS__)
 
 /* Remove a test's temporary tree; 0 or -1 */
 int t_rm_rf(const char *dir);
@@ -124,7 +121,5 @@ size_t t_self_mapping_size(unsigned long start);
 #define T_ID_PIE	"0123456789abcdef0123456789abcdef01234567"
 #define T_ID_NOPIE	"fedcba9876543210fedcba9876543210fedcba98"
 int t_symtarget(const char *dir, const char *src);
-/* t_mkdtemp(dir, len, name), then t_symtarget(dir, src) there: 0, or -1 */
-int t_symtarget_dir(char *dir, size_t len, const char *name, const char *src);
 
 #endif
