@@ -23,20 +23,6 @@
 #include "testlib.h"
 
 
-/* t_tmpdir/NAME in buffer slot (t_path_slot) */
-static const char *at(int slot, const char *name)
-{
-	return t_path_slot(slot, t_tmpdir, name);
-}
-
-/* symtarget built in t_tmpdir */
-static int setup(void **state)
-{
-	if (t_tmpdir_setup(state))
-		return -1;
-	return t_symtarget(t_tmpdir, KFIT_TOP "/tests/helpers/symtarget.c");
-}
-
 static struct kfit_elf *load_ok(const char *path, const struct kfit_elf_opts *o)
 {
 	struct kfit_elf *e;
@@ -97,13 +83,13 @@ static void test_pie_and_not(void **state)
 	int i, exec = 0;
 
 	(void)state;
-	pie = load_ok(at(0, "pie"), NULL);
-	nopie = load_ok(at(1, "nopie"), NULL);
+	pie = load_ok(t_at(0, "pie"), NULL);
+	nopie = load_ok(t_at(1, "nopie"), NULL);
 	assert_true(pie->pie);
 	assert_false(nopie->pie);
 	assert_null(pie->debug_path);
-	check_symtarget(pie, at(0, "pie"));
-	check_symtarget(nopie, at(1, "nopie"));
+	check_symtarget(pie, t_at(0, "pie"));
+	check_symtarget(nopie, t_at(1, "nopie"));
 	assert_string_equal(kfit_elf_build_id_hex(pie, hex, sizeof(hex)), T_ID_PIE);
 	assert_string_equal(kfit_elf_build_id_hex(nopie, hex, sizeof(hex)), T_ID_NOPIE);
 	/* Too small a buffer: whole bytes only */
@@ -130,13 +116,13 @@ static void test_pie_and_not(void **state)
 
 static void test_no_build_id(void **state)
 {
-	struct kfit_elf *e = load_ok(at(0, "noid"), NULL);
+	struct kfit_elf *e = load_ok(t_at(0, "noid"), NULL);
 	char hex[8] = "x";
 
 	(void)state;
 	assert_int_equal(e->build_id_len, 0);
 	assert_string_equal(kfit_elf_build_id_hex(e, hex, sizeof(hex)), "");
-	check_symtarget(e, at(0, "noid"));
+	check_symtarget(e, t_at(0, "noid"));
 	kfit_elf_free(e);
 }
 
@@ -203,9 +189,9 @@ static void test_ifunc(void **state)
 static void test_stripped(void **state)
 {
 	struct kfit_elf_opts no = { .debug = false };
-	struct kfit_elf *e = load_ok(at(0, "pie.stripped"), &no);
-	struct kfit_elf_opts want = { .debug = true, .debug_root = at(2, "nonexistent") };
-	struct kfit_elf *bare = load_ok(at(1, "pie.bare"), &want);
+	struct kfit_elf *e = load_ok(t_at(0, "pie.stripped"), &no);
+	struct kfit_elf_opts want = { .debug = true, .debug_root = t_at(2, "nonexistent") };
+	struct kfit_elf *bare = load_ok(t_at(1, "pie.bare"), &want);
 
 	(void)state;
 	assert_null(kfit_elf_by_name(e, "st_global"));
@@ -222,7 +208,7 @@ static void test_stripped(void **state)
 static const char *subdir(int slot, const char *name)
 {
 	assert_int_equal(t_sh("mkdir -p %s/%s", t_tmpdir, name), 0);
-	return at(slot, name);
+	return t_at(slot, name);
 }
 
 static void check_debug(const char *path, const char *root, const char *debug,
@@ -263,7 +249,7 @@ static void test_debug_build_id(void **state)
 	snprintf(path, sizeof(path), "%s/pie", bin);
 	snprintf(debug, sizeof(debug), "%s/.build-id/01/23456789abcdef0123456789abcdef01234567.debug",
 		 root);
-	check_debug(path, root, debug, at(0, "pie"));
+	check_debug(path, root, debug, t_at(0, "pie"));
 	/* Another build's debug file under that build-id is not it */
 	assert_int_equal(t_sh("cp %s/nopie.debug %s", t_tmpdir, debug), 0);
 	check_no_debug(path, root);
@@ -282,15 +268,15 @@ static void test_debug_link(void **state)
 	/* Next to the file */
 	assert_int_equal(t_sh("cp %s/pie.debug %s", t_tmpdir, bin), 0);
 	snprintf(debug, sizeof(debug), "%s/pie.debug", bin);
-	check_debug(path, root, debug, at(0, "pie"));
+	check_debug(path, root, debug, t_at(0, "pie"));
 	/* In .debug/ there */
 	assert_int_equal(t_sh("mkdir %s/.debug && mv %s %s/.debug/", bin, debug, bin), 0);
 	snprintf(debug, sizeof(debug), "%s/.debug/pie.debug", bin);
-	check_debug(path, root, debug, at(0, "pie"));
+	check_debug(path, root, debug, t_at(0, "pie"));
 	/* Under the root, at the file's directory */
 	assert_int_equal(t_sh("mkdir -p %s%s && mv %s %s%s/", root, bin, debug, root, bin), 0);
 	snprintf(debug, sizeof(debug), "%s%s/pie.debug", root, bin);
-	check_debug(path, root, debug, at(0, "pie"));
+	check_debug(path, root, debug, t_at(0, "pie"));
 	/* The wrong one under the right name */
 	assert_int_equal(t_sh("cp %s/nopie.debug %s", t_tmpdir, debug), 0);
 	check_no_debug(path, root);
@@ -308,7 +294,7 @@ static void test_debug_crc(void **state)
 	snprintf(debug, sizeof(debug), "%s/noid.debug", bin);
 	assert_int_equal(t_sh("cp %s/noid.stripped %s/noid.debug %s", t_tmpdir, t_tmpdir,
 			      bin), 0);
-	check_debug(path, root, debug, at(0, "noid"));
+	check_debug(path, root, debug, t_at(0, "noid"));
 	/* One byte more: not the file the link was made for */
 	assert_int_equal(t_sh("printf x >> %s", debug), 0);
 	check_no_debug(path, root);
@@ -357,7 +343,7 @@ static void test_flags_entry(void **state)
 	__u64 off = 0, addr = 0, slot = 0;
 
 	(void)state;
-	e = load_ok(at(0, "pie"), NULL);
+	e = load_ok(t_at(0, "pie"), NULL);
 	assert_true(e->program);
 	s = kfit_elf_by_name(e, "_start");
 	assert_non_null(s);
@@ -425,10 +411,10 @@ static void test_errors(void **state)
 	assert_null(e);
 	assert_string_equal(err, "cannot open '/nonexistent/x': No such file or directory");
 	assert_int_equal(t_sh("echo hello > %s/text && : > %s/empty", t_tmpdir, t_tmpdir), 0);
-	assert_int_equal(kfit_elf_load(at(0, "text"), NULL, &e, err, sizeof(err)), -ENOEXEC);
+	assert_int_equal(kfit_elf_load(t_at(0, "text"), NULL, &e, err, sizeof(err)), -ENOEXEC);
 	assert_null(e);
 	assert_non_null(strstr(err, "text' is not an ELF file"));
-	assert_int_equal(kfit_elf_load(at(0, "empty"), NULL, &e, err, sizeof(err)), -ENOEXEC);
+	assert_int_equal(kfit_elf_load(t_at(0, "empty"), NULL, &e, err, sizeof(err)), -ENOEXEC);
 	assert_int_equal(kfit_elf_load_mem("hello", 5, "mem", &e, err, sizeof(err)), -ENOEXEC);
 	assert_string_equal(err, "'mem' is not an ELF file");
 }
@@ -566,5 +552,5 @@ int main(void)
 		cmocka_unit_test(test_proc_path),
 	};
 
-	return cmocka_run_group_tests(tests, setup, t_tmpdir_teardown);
+	return cmocka_run_group_tests(tests, t_symtarget_setup, t_tmpdir_teardown);
 }

@@ -91,15 +91,6 @@ const char *t_path(const char *dir, const char *name)
 	return p;
 }
 
-const char *t_path_slot(int slot, const char *dir, const char *name)
-{
-	static char paths[8][PATH_MAX];
-
-	assert_in_range(slot, 0, 7);
-	snprintf(paths[slot], PATH_MAX, "%s/%s", dir, name);
-	return paths[slot];
-}
-
 char t_tmpdir[64];
 
 int t_tmpdir_setup(void **state)
@@ -121,6 +112,15 @@ int t_tmpdir_teardown(void **state)
 const char *t_tmp(const char *name)
 {
 	return t_path(t_tmpdir, name);
+}
+
+const char *t_at(int slot, const char *name)
+{
+	static char paths[8][PATH_MAX];
+
+	assert_in_range(slot, 0, 7);
+	snprintf(paths[slot], PATH_MAX, "%s/%s", t_tmpdir, name);
+	return paths[slot];
 }
 
 const char *t_tmp_mkdir(const char *name, unsigned int mode)
@@ -192,8 +192,12 @@ int t_nm(const char *file, const char *name, unsigned long long *addr,
 	return found;
 }
 
-int t_symtarget(const char *dir, const char *src)
+int t_symtarget_setup(void **state)
 {
+	const char *dir = t_tmpdir, *src = KFIT_TOP "/tests/helpers/symtarget.c";
+
+	if (t_tmpdir_setup(state))
+		return -1;
 	if (t_sh("cd %s && cc -O1 -g -fpie -pie -Wl,--build-id=0x" T_ID_PIE " %s -o pie && "
 		 "cc -O1 -g -fno-pie -no-pie -Wl,--build-id=0x" T_ID_NOPIE " %s -o nopie && "
 		 "cc -O1 -g -Wl,--build-id=none %s -o noid", dir, src, src, src))

@@ -83,8 +83,6 @@ int t_rm_rf(const char *dir);
 int t_mkdtemp(char *dir, size_t len, const char *name);
 /* dir/name, in one of four buffers used in turn */
 const char *t_path(const char *dir, const char *name);
-/* dir/name, in buffer slot (0 to 7): it holds until slot's next use */
-const char *t_path_slot(int slot, const char *dir, const char *name);
 
 /*
  * The group's temporary directory: t_tmpdir_setup, a cmocka group setup,
@@ -96,6 +94,8 @@ int t_tmpdir_setup(void **state);
 int t_tmpdir_teardown(void **state);
 /* t_tmpdir/name (t_path) */
 const char *t_tmp(const char *name);
+/* t_tmpdir/name in buffer slot (0 to 7): it holds until slot's next use */
+const char *t_at(int slot, const char *name);
 /* A new directory t_tmpdir/name of mode: its path, until the next call */
 const char *t_tmp_mkdir(const char *name, unsigned int mode);
 
@@ -113,13 +113,14 @@ int t_nm(const char *file, const char *name, unsigned long long *addr,
 size_t t_self_mapping_size(unsigned long start);
 
 /*
- * Build src, tests/helpers/symtarget.c, into dir: pie and nopie (build-ids
- * T_ID_PIE, T_ID_NOPIE), noid (none); of each F, F.debug (objcopy
- * --only-keep-debug), F.stripped (no .symtab, a .gnu_debuglink to
- * F.debug) and F.bare (no .symtab, no link). 0, or -1 (said why).
+ * A cmocka group setup: t_tmpdir_setup, then tests/helpers/symtarget.c
+ * built there: pie and nopie (build-ids T_ID_PIE, T_ID_NOPIE), noid
+ * (none); of each F, F.debug (objcopy --only-keep-debug), F.stripped (no
+ * .symtab, a .gnu_debuglink to F.debug) and F.bare (no .symtab, no link).
+ * 0, or -1 (said why).
  */
 #define T_ID_PIE	"0123456789abcdef0123456789abcdef01234567"
 #define T_ID_NOPIE	"fedcba9876543210fedcba9876543210fedcba98"
-int t_symtarget(const char *dir, const char *src);
+int t_symtarget_setup(void **state);
 
 #endif
