@@ -412,13 +412,6 @@ static void test_sampled_processes(void **state)
 	kfit_ctree_free(t);
 }
 
-static bool starts_with(const char *s, const char *prefix)
-{
-	if (strncmp(s, prefix, strlen(prefix)))
-		print_message("got:\n%s\n", s);
-	return !strncmp(s, prefix, strlen(prefix));
-}
-
 /* The limit is of all the samples: 5% of a process, 1% of all, is hidden */
 static void test_sampled_limit_of_all(void **state)
 {
@@ -436,7 +429,7 @@ static void test_sampled_limit_of_all(void **state)
 		sample(t, 21, 0, 1, 1ULL);
 	kfit_ctree_finish(t);
 	out = text_of(t, &o);
-	assert_true(starts_with(out,
+	assert_true(t_starts(out,
 		"== pid 20 (?): 20 samples ==\n"
 		"  INCL%   SELF%  FUNCTION\n"
 		" 100.0%    0.0%  main\n"
@@ -458,18 +451,6 @@ static const char *long_sym(void *ctx, __u32 pid, __u64 addr, bool kernel)
 		return "a_function_name_much_longer_than_the_room_left_for_it";
 	snprintf(buf, sizeof(buf), "f%llu", (unsigned long long)addr);
 	return buf;
-}
-
-static size_t longest_line(const char *s)
-{
-	size_t n = 0, max = 0;
-
-	for (; *s; s++) {
-		n = *s == '\n' ? 0 : n + 1;
-		if (n > max)
-			max = n;
-	}
-	return max;
 }
 
 /* Lines cut to the width: names with "...", deep frames with their depth */
@@ -495,7 +476,7 @@ static void test_sampled_width(void **state)
 	add(t, &s, s.h.size);
 	kfit_ctree_finish(t);
 	out = text_of(t, &o);
-	assert_true(longest_line(out) <= 40);
+	assert_true(t_longest_line(out) <= 40);
 	/* depth 1: indent 2; depth 2 would take 17 + 4 + 20 > 40 columns */
 	t_has_all(out,
 		  " 100.0%    0.0%  f0\n",
@@ -514,7 +495,7 @@ static void test_sampled_width(void **state)
 	/* below 40 columns: 40 */
 	o.width = 10;
 	out = text_of(t, &o);
-	assert_int_equal(longest_line(out), 40);
+	assert_int_equal(t_longest_line(out), 40);
 	free(out);
 	kfit_ctree_free(t);
 }

@@ -265,6 +265,26 @@ int t_count(const char *s, const char *what)
 	return n;
 }
 
+bool t_starts(const char *s, const char *prefix)
+{
+	if (!strncmp(s, prefix, strlen(prefix)))
+		return true;
+	print_message("got:\n%s\n", s);
+	return false;
+}
+
+size_t t_longest_line(const char *s)
+{
+	size_t n = 0, max = 0;
+
+	for (; *s; s++) {
+		n = *s == '\n' ? 0 : n + 1;
+		if (n > max)
+			max = n;
+	}
+	return max;
+}
+
 bool t_has(const char *doc, const char *s)
 {
 	return doc && strstr(doc, s);

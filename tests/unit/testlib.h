@@ -67,6 +67,12 @@ void t_to_file(const char *text, char *path, size_t size, const char *name,
 /* How many times WHAT stands in S, not overlapping */
 int t_count(const char *s, const char *what);
 
+/* Whether s starts with prefix (if not, s is printed) */
+bool t_starts(const char *s, const char *prefix);
+
+/* The length of s's longest line */
+size_t t_longest_line(const char *s);
+
 /* Whether the command TOOL is on PATH */
 bool t_have(const char *tool);
 
