@@ -250,12 +250,13 @@ $(OUT)/tests/cgshape-pg: tests/helpers/cgshape.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -O1 -pg $< -o $@ -lpthread
 
+# KFIT_TOP: where the unit tests find the sources test_layers checks, the
+# fixtures and the helpers (testlib builds tests/helpers/symtarget.c)
+TEST_CFLAGS = $(KFIT_CFLAGS) -DKFIT_TOP='"$(CURDIR)"'
+
 $(OUT)/tests/testlib.o: tests/unit/testlib.c
 	@mkdir -p $(@D)
-	$(CC) $(KFIT_CFLAGS) -c $< -o $@
-
-# KFIT_TOP: where test_layers finds the sources it checks
-TEST_CFLAGS = $(KFIT_CFLAGS) -DKFIT_TOP='"$(CURDIR)"'
+	$(CC) $(TEST_CFLAGS) -c $< -o $@
 
 # A core test may use libbpf itself, as an oracle (test_opts counts CPUs with it)
 ORACLE_LIBS = $(if $(shell grep -l '<bpf/' $<),-lbpf)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "calltree.h"
+#include "testlib.h"
 
 static const char *const funcs[] = { "A", "B", "C", "D", "E", "f", "N", "H" };
 enum { A, B, C, D, E, F, N, H, NFUNCS };
@@ -70,6 +71,25 @@ static void call_flags(struct kfit_ctree *t, __u32 tid, __u64 ts, __u64 dur,
 
 	r.h.flags = flags;
 	assert_int_equal(kfit_ctree_add(t, &r, sizeof(r)), 0);
+}
+
+/* A task call: call()'s arguments */
+struct crec {
+	__u32 tid;
+	__u64 ts, dur;
+	__u32 id;
+	__u16 depth;
+};
+
+/* A tree of these task calls, finished */
+static struct kfit_ctree *tree_of(const struct crec *c, size_t n)
+{
+	struct kfit_ctree *t = new_tree(false);
+
+	for (; n--; c++)
+		call(t, c->tid, c->ts, c->dur, c->id, c->depth);
+	kfit_ctree_finish(t);
+	return t;
 }
 
 /* A call in interrupt context ctx on cpu, striking task tid */
@@ -203,6 +223,19 @@ static void check_shape(const struct kfit_ctree *t, int i, const char *want)
 	free(got);
 }
 
+/* Exactly these threads, in order, of these shapes (SHAPES: a list) */
+#define SHAPES(...) ((const char *const []){ __VA_ARGS__, NULL })
+static void check_shapes(const struct kfit_ctree *t, const char *const *want)
+{
+	int i, n = 0;
+
+	while (want[n])
+		n++;
+	assert_int_equal(kfit_ctree_nthreads(t), n);
+	for (i = 0; i < n; i++)
+		check_shape(t, i, want[i]);
+}
+
 /* Links consistent, rendered depths right, no cycle: n nodes at most */
 static size_t check_links(const struct kfit_cthread *th, size_t max)
 {
@@ -248,20 +281,18 @@ static const struct kfit_cnode *find(const struct kfit_ctree *t, int thread,
 
 static void test_nesting(void **state)
 {
-	struct kfit_ctree *t = new_tree(false);
+	/* post-order: C, B, D, then A */
+	static const struct crec calls[] = {
+		{ PID, 120, 10, C, 2 }, { PID, 110, 30, B, 1 },
+		{ PID, 150, 40, D, 1 }, { PID, 100, 100, A, 0 },
+	};
+	struct kfit_ctree *t = tree_of(calls, T_N(calls));
 	const struct kfit_ctree_stats *s;
 	const struct kfit_cthread *th;
 	const struct kfit_cnode *a, *b;
 
 	(void)state;
-	/* post-order: C, B, D, then A */
-	call(t, PID, 120, 10, C, 2);
-	call(t, PID, 110, 30, B, 1);
-	call(t, PID, 150, 40, D, 1);
-	call(t, PID, 100, 100, A, 0);
-	kfit_ctree_finish(t);
-	assert_int_equal(kfit_ctree_nthreads(t), 1);
-	check_shape(t, 0, "A(B(C) D)");
+	check_shapes(t, SHAPES("A(B(C) D)"));
 	th = kfit_ctree_thread(t, 0);
 	assert_int_equal(th->pid, PID);
 	assert_int_equal(th->tid, PID);
@@ -291,18 +322,15 @@ static void test_nesting(void **state)
 
 static void test_recursion(void **state)
 {
-	struct kfit_ctree *t = new_tree(false);
+	static const struct crec calls[] = {
+		{ PID, 20, 60, F, 2 }, { PID, 10, 80, F, 1 }, { PID, 0, 100, F, 0 },
+		/* a second recursion, two calls at the deepest level */
+		{ PID, 202, 2, F, 2 }, { PID, 205, 2, F, 2 },
+		{ PID, 201, 8, F, 1 }, { PID, 200, 10, F, 0 },
+	};
+	struct kfit_ctree *t = tree_of(calls, T_N(calls));
 
 	(void)state;
-	call(t, PID, 20, 60, F, 2);
-	call(t, PID, 10, 80, F, 1);
-	call(t, PID, 0, 100, F, 0);
-	/* a second recursion, two calls at the deepest level */
-	call(t, PID, 202, 2, F, 2);
-	call(t, PID, 205, 2, F, 2);
-	call(t, PID, 201, 8, F, 1);
-	call(t, PID, 200, 10, F, 0);
-	kfit_ctree_finish(t);
 	check_shape(t, 0, "f(f(f)) f(f(f f))");
 	assert_int_equal(kfit_ctree_thread(t, 0)->root.child->next->child->local, 4);
 	kfit_ctree_free(t);
@@ -322,10 +350,7 @@ static void test_siblings_threads(void **state)
 	call(t, PID, 10, 10, B, 0);
 	call(t, PID, 20, 10, C, 0);
 	kfit_ctree_finish(t);
-	assert_int_equal(kfit_ctree_nthreads(t), 3);
-	check_shape(t, 0, "A B C");
-	check_shape(t, 1, "D");
-	check_shape(t, 2, "E");
+	check_shapes(t, SHAPES("A B C", "D", "E"));
 	assert_int_equal(kfit_ctree_thread(t, 1)->tid, 101);
 	assert_int_equal(kfit_ctree_thread(t, 2)->pid, 200);
 	assert_int_equal(kfit_ctree_thread(t, 2)->root.child->cpu, 3);
@@ -366,16 +391,14 @@ static void test_lost_middle(void **state)
 /* A gap of two levels between direct children: one stand-in for the run */
 static void test_depth_gap(void **state)
 {
-	struct kfit_ctree *t = new_tree(false);
+	static const struct crec calls[] = {
+		{ PID, 110, 10, B, 1 }, { PID, 130, 10, E, 3 }, { PID, 150, 10, E, 3 },
+		{ PID, 170, 10, D, 1 }, { PID, 100, 100, A, 0 },
+	};
+	struct kfit_ctree *t = tree_of(calls, T_N(calls));
 	const struct kfit_cnode *l;
 
 	(void)state;
-	call(t, PID, 110, 10, B, 1);
-	call(t, PID, 130, 10, E, 3);
-	call(t, PID, 150, 10, E, 3);
-	call(t, PID, 170, 10, D, 1);
-	call(t, PID, 100, 100, A, 0);
-	kfit_ctree_finish(t);
 	check_shape(t, 0, "A(B [lost](E E) D)");
 	l = kfit_ctree_thread(t, 0)->root.child->child->next;
 	assert_int_equal(l->start, 130);
@@ -389,13 +412,14 @@ static void test_depth_gap(void **state)
 /* Calls whose caller never came stay roots, in time order */
 static void test_orphan_roots(void **state)
 {
-	struct kfit_ctree *t = new_tree(false);
+	static const struct crec calls[] = {
+		{ PID, 300, 10, C, 2 },		/* outside A: not adopted */
+		{ PID, 100, 100, A, 0 },
+		{ PID, 400, 10, B, 1 },		/* its caller never returned */
+	};
+	struct kfit_ctree *t = tree_of(calls, T_N(calls));
 
 	(void)state;
-	call(t, PID, 300, 10, C, 2);	/* outside A: not adopted */
-	call(t, PID, 100, 100, A, 0);
-	call(t, PID, 400, 10, B, 1);	/* its caller never returned */
-	kfit_ctree_finish(t);
 	check_shape(t, 0, "A C B");
 	assert_int_equal(kfit_ctree_stats(t)->orphans, 2);
 	kfit_ctree_free(t);
@@ -490,9 +514,8 @@ static void test_interrupts_interlaced(void **state)
 	(void)state;
 	irq_stream(t);
 	kfit_ctree_finish(t);
-	assert_int_equal(kfit_ctree_nthreads(t), 2);
-	check_shape(t, 0, "A(B(H) <NET_RX>(N(*irq:softirq_raise <hardirq>(H))))");
-	check_shape(t, 1, "<TIMER>(N)");
+	check_shapes(t, SHAPES("A(B(H) <NET_RX>(N(*irq:softirq_raise <hardirq>(H))))",
+			       "<TIMER>(N)"));
 	th = kfit_ctree_thread(t, 1);
 	assert_int_equal(th->ctx, KFIT_CTX_SOFTIRQ);
 	assert_int_equal(th->cpu, 1);
@@ -523,11 +546,8 @@ static void test_interrupts_apart(void **state)
 	(void)state;
 	irq_stream(t);
 	kfit_ctree_finish(t);
-	assert_int_equal(kfit_ctree_nthreads(t), 4);
-	check_shape(t, 0, "A(B)");
-	check_shape(t, 1, "<NET_RX>(N(*irq:softirq_raise)) <TIMER>(N)");
-	check_shape(t, 2, "H");
-	check_shape(t, 3, "<hardirq>(H)");
+	check_shapes(t, SHAPES("A(B)", "<NET_RX>(N(*irq:softirq_raise)) <TIMER>(N)",
+			       "H", "<hardirq>(H)"));
 	assert_int_equal(kfit_ctree_thread(t, 1)->ctx, KFIT_CTX_SOFTIRQ);
 	assert_int_equal(kfit_ctree_thread(t, 2)->ctx, KFIT_CTX_HARDIRQ);
 	assert_int_equal(kfit_ctree_thread(t, 2)->cpu, 0);
@@ -615,10 +635,8 @@ static void test_fork_exec_names(void **state)
 	}
 	kfit_ctree_finish(t);
 	/* the named task without records is not listed */
-	assert_int_equal(kfit_ctree_nthreads(t), 3);
-	check_shape(t, 0, "A(+fork:300 +fork:101)");
-	check_shape(t, 1, "D");
-	check_shape(t, 2, "B +exec:a-sixteen-char- C +exit");
+	check_shapes(t, SHAPES("A(+fork:300 +fork:101)", "D",
+			       "B +exec:a-sixteen-char- C +exit"));
 	assert_string_equal(kfit_ctree_thread(t, 0)->comm, "parent");
 	assert_string_equal(kfit_ctree_thread(t, 1)->comm, "parent");
 	assert_int_equal(kfit_ctree_thread(t, 1)->pid, PID);
@@ -675,10 +693,8 @@ static void test_fork_any_order(void **state)
 			parent_recs(t);
 		}
 		kfit_ctree_finish(t);
-		assert_int_equal(kfit_ctree_nthreads(t), 3);
-		check_shape(t, 0, "A(+fork:300 +fork:101)");
-		check_shape(t, 1, "D");
-		check_shape(t, 2, "A +exec:child C +exit");
+		check_shapes(t, SHAPES("A(+fork:300 +fork:101)", "D",
+				       "A +exec:child C +exit"));
 		assert_string_equal(kfit_ctree_thread(t, 1)->comm, "parent");
 		assert_string_equal(kfit_ctree_thread(t, 2)->comm, "child");
 		assert_int_equal(kfit_ctree_thread(t, 2)->pid, 300);
@@ -691,13 +707,40 @@ static void test_fork_any_order(void **state)
 
 /* ---- malformed input -------------------------------------------------- */
 
-static void add_bad(struct kfit_ctree *t, const void *r, size_t size)
+/* r, size bytes of it, is taken (0) and counted bad */
+static void add_bad(const char *name, struct kfit_ctree *t, const void *r,
+		    size_t size)
 {
 	__u64 bad = kfit_ctree_stats(t)->bad;
 
-	assert_int_equal(kfit_ctree_add(t, r, size), 0);
-	assert_int_equal(kfit_ctree_stats(t)->bad, bad + 1);
+	t_int_eq(name, kfit_ctree_add(t, r, size), 0);
+	t_int_eq(name, kfit_ctree_stats(t)->bad, bad + 1);
 }
+
+#define CALL_SIZE sizeof(struct kfit_rec_call)
+
+/* Call records (task, cpu 0, pid and tid PID, dur 10) that are bad */
+static const struct {
+	const char *name;
+	size_t given;		/* bytes handed to kfit_ctree_add */
+	__u16 size;
+	__u8 type, ctx;
+	__u32 id;
+	__u64 ts;
+} bad_calls[] = {
+	{ "shorter than a header", 8, CALL_SIZE, KFIT_REC_CALL, KFIT_CTX_TASK, A, 0 },
+	{ "not a multiple of 8", CALL_SIZE, 60, KFIT_REC_CALL, KFIT_CTX_TASK, A, 0 },
+	{ "shorter than its type", CALL_SIZE, 24, KFIT_REC_CALL, KFIT_CTX_TASK, A, 0 },
+	{ "longer than given", CALL_SIZE, CALL_SIZE + 8, KFIT_REC_CALL,
+	  KFIT_CTX_TASK, A, 0 },
+	{ "unknown type", CALL_SIZE, CALL_SIZE, 99, KFIT_CTX_TASK, A, 0 },
+	{ "type 0", CALL_SIZE, CALL_SIZE, 0, KFIT_CTX_TASK, A, 0 },
+	{ "past the function table", CALL_SIZE, CALL_SIZE, KFIT_REC_CALL,
+	  KFIT_CTX_TASK, NFUNCS, 0 },
+	{ "unknown context", CALL_SIZE, CALL_SIZE, KFIT_REC_CALL, KFIT_NCTX, A, 0 },
+	{ "ends past the clock", CALL_SIZE, CALL_SIZE, KFIT_REC_CALL,
+	  KFIT_CTX_TASK, A, ~0ULL - 5 },
+};
 
 static void test_malformed(void **state)
 {
@@ -717,38 +760,29 @@ static void test_malformed(void **state)
 		.h = hdr(KFIT_REC_SWITCH, sizeof(w), KFIT_CTX_SOFTIRQ, 0, PID, PID, 0),
 	};
 	struct kfit_rec_call c;
+	size_t i;
 
 	(void)state;
-	add_bad(t, &r, 8);				/* shorter than a header */
-	c = r, c.h.size = 60;
-	add_bad(t, &c, sizeof(c));			/* not a multiple of 8 */
-	c = r, c.h.size = 24;
-	add_bad(t, &c, sizeof(c));			/* shorter than its type */
-	c = r, c.h.size = sizeof(c) + 8;
-	add_bad(t, &c, sizeof(c));			/* longer than given */
-	c = r, c.h.type = 99;
-	add_bad(t, &c, sizeof(c));			/* unknown type */
-	c = r, c.h.type = 0;
-	add_bad(t, &c, sizeof(c));
-	c = r, c.id = NFUNCS;
-	add_bad(t, &c, sizeof(c));			/* past the function table */
-	c = r, c.h.ctx = KFIT_NCTX;
-	add_bad(t, &c, sizeof(c));			/* unknown context */
-	c = r, c.h.ts = ~0ULL - 5;
-	add_bad(t, &c, sizeof(c));			/* ends past the clock */
-	add_bad(t, &q, sizeof(q));			/* an interrupt in a task */
-	add_bad(t, &w, sizeof(w));			/* a switch in an interrupt */
+	for (i = 0; i < T_N(bad_calls); i++) {
+		c = mk_call(bad_calls[i].ctx, 0, PID, bad_calls[i].ts, 10,
+			    bad_calls[i].id, 0);
+		c.h.size = bad_calls[i].size;
+		c.h.type = bad_calls[i].type;
+		add_bad(bad_calls[i].name, t, &c, bad_calls[i].given);
+	}
+	add_bad("an interrupt in a task", t, &q, sizeof(q));
+	add_bad("a switch in an interrupt", t, &w, sizeof(w));
 	e.id = 2;
-	add_bad(t, &e, sizeof(e));			/* past the event table */
+	add_bad("past the event table", t, &e, sizeof(e));
 	e.id = 0, e.len = KFIT_EVENT_DATA + 1;
-	add_bad(t, &e, sizeof(e));
+	add_bad("event data too long", t, &e, sizeof(e));
 	e.len = 16, e.h.size = offsetof(struct kfit_rec_event, data) + 8;
-	add_bad(t, &e, sizeof(e));			/* its data past its size */
+	add_bad("event data past its size", t, &e, sizeof(e));
 	e.h.size = offsetof(struct kfit_rec_event, data) - 8;
-	add_bad(t, &e, sizeof(e));			/* shorter than its header */
-	add_bad(t, &s, sizeof(s));			/* two frames in one's room */
+	add_bad("shorter than the event header", t, &e, sizeof(e));
+	add_bad("two frames in one's room", t, &s, sizeof(s));
 	s.h.size = 48, s.nkernel = KFIT_STACK_MAX + 1, s.nuser = 0;
-	add_bad(t, &s, sizeof(s));
+	add_bad("more frames than KFIT_STACK_MAX", t, &s, sizeof(s));
 	assert_int_equal(kfit_ctree_stats(t)->records, 0);
 	/* a good record still decodes */
 	assert_int_equal(kfit_ctree_add(t, &r, sizeof(r)), 0);
@@ -812,7 +846,7 @@ static void test_no_tables(void **state)
 
 	(void)state;
 	assert_non_null(t);
-	add_bad(t, &r, sizeof(r));
+	add_bad("no function table", t, &r, sizeof(r));
 	kfit_ctree_finish(t);
 	assert_int_equal(kfit_ctree_nthreads(t), 0);
 	kfit_ctree_free(t);
@@ -1058,8 +1092,7 @@ static void test_sampled(void **state)
 	sample(t, 500, NULL, 0, odd, 2);
 	sample(t, 500, NULL, 0, NULL, 0);
 	kfit_ctree_finish(t);
-	assert_int_equal(kfit_ctree_nthreads(t), 1);
-	check_shape(t, 0, "u0:5/0(u1:4/1(u2:3/0(k0:3/0(k1:3/3))) 0xdead:1/1)");
+	check_shapes(t, SHAPES("u0:5/0(u1:4/1(u2:3/0(k0:3/0(k1:3/3))) 0xdead:1/1)"));
 	th = kfit_ctree_thread(t, 0);
 	assert_int_equal(th->samples, 6);
 	assert_int_equal(th->root.samples, 6);
@@ -1086,9 +1119,7 @@ static void test_sampled_hex(void **state)
 	sample(t, 500, NULL, 0, u, 1);
 	sample(t, 500, NULL, 0, u, 1);
 	kfit_ctree_finish(t);
-	assert_int_equal(kfit_ctree_nthreads(t), 2);
-	check_shape(t, 0, "0x1234:2/2 0x10:1/1");
-	check_shape(t, 1, "0x10:1/0(0x1234:1/1)");
+	check_shapes(t, SHAPES("0x1234:2/2 0x10:1/1", "0x10:1/0(0x1234:1/1)"));
 	assert_string_equal(kfit_ctree_thread(t, 1)->comm, "");
 	kfit_ctree_free(t);
 }
@@ -1131,18 +1162,24 @@ static void test_sampled_long_names(void **state)
 
 static void test_names_walk(void **state)
 {
-	struct kfit_ctree *t = new_tree(false);
+	static const struct crec calls[] = {
+		{ PID, 2, 1, C, 2 }, { PID, 1, 3, B, 1 },
+		{ PID, 0, 10, A, 0 }, { PID, 20, 1, D, 0 },
+	};
+	static const struct {
+		int ctx;
+		const char *name;
+	} ctxs[] = {
+		{ KFIT_CTX_TASK, "task" }, { KFIT_CTX_SOFTIRQ, "softirq" },
+		{ KFIT_CTX_HARDIRQ, "hardirq" }, { KFIT_CTX_NMI, "nmi" }, { 9, "?" },
+	};
+	struct kfit_ctree *t = tree_of(calls, T_N(calls));
 	const struct kfit_cthread *th;
 	const struct kfit_cnode *n;
 	const char *want[] = { "A", "B", "C", "D" };
-	int i = 0;
+	size_t i = 0;
 
 	(void)state;
-	call(t, PID, 2, 1, C, 2);
-	call(t, PID, 1, 3, B, 1);
-	call(t, PID, 0, 10, A, 0);
-	call(t, PID, 20, 1, D, 0);
-	kfit_ctree_finish(t);
 	th = kfit_ctree_thread(t, 0);
 	for (n = kfit_cnode_next(&th->root, NULL); n; n = kfit_cnode_next(&th->root, n))
 		assert_string_equal(kfit_ctree_name(t, n), want[i++]);
@@ -1151,11 +1188,8 @@ static void test_names_walk(void **state)
 	/* a walk of a subtree stays in it */
 	n = th->root.child;
 	assert_ptr_equal(kfit_cnode_next(n, n->child->child), NULL);
-	assert_string_equal(kfit_ctree_ctx_name(KFIT_CTX_TASK), "task");
-	assert_string_equal(kfit_ctree_ctx_name(KFIT_CTX_SOFTIRQ), "softirq");
-	assert_string_equal(kfit_ctree_ctx_name(KFIT_CTX_HARDIRQ), "hardirq");
-	assert_string_equal(kfit_ctree_ctx_name(KFIT_CTX_NMI), "nmi");
-	assert_string_equal(kfit_ctree_ctx_name(9), "?");
+	for (i = 0; i < T_N(ctxs); i++)
+		t_str_eq(ctxs[i].name, kfit_ctree_ctx_name(ctxs[i].ctx), ctxs[i].name);
 	kfit_ctree_free(t);
 }
 

@@ -69,25 +69,6 @@ static struct kfit_cgview view(void)
 	};
 }
 
-static size_t longest(const char *s)
-{
-	size_t n = 0, max = 0;
-
-	for (; *s; s++) {
-		n = *s == '\n' ? 0 : n + 1;
-		if (n > max)
-			max = n;
-	}
-	return max;
-}
-
-static bool starts(const char *s, const char *prefix)
-{
-	if (strncmp(s, prefix, strlen(prefix)))
-		print_message("got:\n%s\n", s);
-	return !strncmp(s, prefix, strlen(prefix));
-}
-
 /* What render wrote on stdout, malloc'd, and its result in *err */
 static char *render(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
 		    const struct kfit_ctree *t, int *err)
@@ -131,7 +112,7 @@ static void test_header_functions(void **state)
 	v.no_stack = 5;
 	out = render(&v, &(struct kfit_cgview_opts){ .summary = true }, t, &err);
 	assert_int_equal(err, 0);
-	assert_true(starts(out,
+	assert_true(t_starts(out,
 		"Traced 3 functions (uprobe) and tracepoints, inside --root for 2.00ms\n"
 		"4 calls, 0 lost, 0 dropped (--min/-D), 0 incomplete\n"
 		"3 probe runs missed: the kernel skips a BPF program that fires inside another\n"
@@ -172,7 +153,7 @@ static void test_header_forms(void **state)
 	v.nskipped = 1;
 	v.ntracepoints = 1;
 	out = render(&v, &(struct kfit_cgview_opts){ 0 }, t, &err);
-	assert_true(starts(out, "Traced 1 tracepoint for 2.00ms\n"));
+	assert_true(t_starts(out, "Traced 1 tracepoint for 2.00ms\n"));
 	free(out);
 	/* System calls are tracepoints, whatever the functions' mechanism */
 	{
@@ -186,20 +167,20 @@ static void test_header_forms(void **state)
 		v.nfuncs = 4;
 		v.ntracepoints = 0;
 		out = render(&v, &(struct kfit_cgview_opts){ 0 }, t, &err);
-		assert_true(starts(out, "Traced 1 function (uprobe) and 2 system calls "
+		assert_true(t_starts(out, "Traced 1 function (uprobe) and 2 system calls "
 				   "(tracepoints) for 2.00ms\n"));
 		free(out);
 		v.ntracepoints = 2;
 		v.funcs = mix + 1;
 		v.nfuncs = 1;
 		out = render(&v, &(struct kfit_cgview_opts){ 0 }, t, &err);
-		assert_true(starts(out, "Traced 1 system call (tracepoint) and tracepoints "
+		assert_true(t_starts(out, "Traced 1 system call (tracepoint) and tracepoints "
 				   "for 2.00ms\n"));
 		free(out);
 		v.funcs = mix;
 		v.nfuncs = 3;
 		out = render(&v, &(struct kfit_cgview_opts){ 0 }, t, &err);
-		assert_true(starts(out, "Traced 1 function (uprobe), 2 system calls "
+		assert_true(t_starts(out, "Traced 1 function (uprobe), 2 system calls "
 				   "(tracepoints) and tracepoints for 2.00ms\n"));
 		free(out);
 	}
@@ -218,7 +199,7 @@ static void test_header_forms(void **state)
 	v.sample_event = "cpu-clock";
 	out = render(&v, &(struct kfit_cgview_opts){ 0 }, t, &err);
 	/* no skipped list in sampled mode */
-	assert_true(starts(out, "Sampled stacks at 99 Hz (cpu-clock) for 2.00ms\n"));
+	assert_true(t_starts(out, "Sampled stacks at 99 Hz (cpu-clock) for 2.00ms\n"));
 	assert_null(strstr(out, "Skipped"));
 	free(out);
 	/* folded alone: no header */
@@ -242,7 +223,7 @@ static void test_json(void **state)
 	(void)state;
 	v.nskipped = 1;
 	out = render(&v, &(struct kfit_cgview_opts){ .json = true }, t, &err);
-	assert_true(starts(out, "{\"mode\":\"exact\",\"mechanism\":\"uprobe\","
+	assert_true(t_starts(out, "{\"mode\":\"exact\",\"mechanism\":\"uprobe\","
 				"\"elapsed_ns\":2000000,\"calls\":4,"));
 	assert_non_null(strstr(out, "\"missed\":0,\"too_deep\":0,\"no_stack\":0,"
 				    "\"skipped\":[{\"name\":\"s1\",\"reason\":\"r1\"}],"
@@ -488,7 +469,7 @@ static void test_sampled_render(void **state)
 	(void)state;
 	out = render(&v, &o, t, &err);
 	assert_int_equal(err, 0);
-	assert_true(starts(out, "Sampled stacks at 100 Hz (cpu-clock) for 1.00s\n"
+	assert_true(t_starts(out, "Sampled stacks at 100 Hz (cpu-clock) for 1.00s\n"
 			    "1000 samples, 0 lost\n\n"));
 	assert_non_null(strstr(out, "   0.9%    0.9%    bash+0x10\n"));
 	assert_null(strstr(out, "libc.so.6"));
@@ -560,12 +541,12 @@ static void test_no_samples(void **state)
 	kfit_ctree_finish(t);
 	out = render(&v, &o, t, &err);
 	assert_int_equal(err, 0);
-	assert_true(starts(out, "Sampled stacks at 100 Hz (cpu-clock) for 1.00s\n"
+	assert_true(t_starts(out, "Sampled stacks at 100 Hz (cpu-clock) for 1.00s\n"
 			    "0 samples, 0 lost\n"
 			    "Nothing was sampled: cpu-clock samples a task only while it "
 			    "runs on a CPU,\nand the tasks watched did not run in these 1.00s"));
 	assert_non_null(strstr(out, "callgraph sys:clock_nanosleep -- sleep 1"));
-	assert_true(longest(out) <= 80);
+	assert_true(t_longest_line(out) <= 80);
 	free(out);
 	kfit_ctree_free(t);
 }

@@ -23,32 +23,6 @@
 #include "testlib.h"
 
 
-static char dir[64];
-
-/* dir/NAME, in a static buffer of its own per call site's slot */
-static const char *at(int slot, const char *name)
-{
-	static char paths[8][256];
-
-	snprintf(paths[slot], sizeof(paths[slot]), "%s/%s", dir, name);
-	return paths[slot];
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	strcpy(dir, "/tmp/kfit-elfsyms-XXXXXX");
-	if (!mkdtemp(dir))
-		return -1;
-	return t_symtarget(dir, KFIT_TOP "/tests/helpers/symtarget.c");
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	return t_rm_rf(dir);
-}
-
 static struct kfit_elf *load_ok(const char *path, const struct kfit_elf_opts *o)
 {
 	struct kfit_elf *e;
@@ -66,25 +40,27 @@ static void check_sym(const struct kfit_elf *e, const char *oracle, const char *
 	const struct kfit_elfsym *s = kfit_elf_by_name(e, name);
 	unsigned long long addr, size, i;
 
-	assert_int_equal(t_nm(oracle, name, &addr, &size), 0);
+	t_int_eq(name, t_nm(oracle, name, &addr, &size), 0);
 	if (!s)
 		fail_msg("%s: no %s", e->path, name);
-	assert_string_equal(s->name, name);
-	assert_int_equal(s->addr, addr);
-	assert_int_equal(s->size, size);
+	t_str_eq(name, s->name, name);
+	t_int_eq(name, s->addr, addr);
+	t_int_eq(name, s->size, size);
 	for (i = 0; i < size; i++)
-		assert_string_equal(kfit_elf_by_addr(e, addr + i)->name, name);
+		t_str_eq(name, kfit_elf_by_addr(e, addr + i)->name, name);
 }
 
 /* What symtarget has, wherever it comes from (oracle: the unstripped file) */
 static void check_symtarget(const struct kfit_elf *e, const char *oracle)
 {
+	static const char *const names[] = {
+		"st_global", "st_local", "st_after", "st_nosize",
+	};
 	const struct kfit_elfsym *g, *nosize, *after;
+	size_t i;
 
-	check_sym(e, oracle, "st_global");
-	check_sym(e, oracle, "st_local");
-	check_sym(e, oracle, "st_after");
-	check_sym(e, oracle, "st_nosize");
+	for (i = 0; i < T_N(names); i++)
+		check_sym(e, oracle, names[i]);
 	/* A second name: by name itself, by address the plainer */
 	g = kfit_elf_by_name(e, "st_global");
 	assert_int_equal(kfit_elf_by_name(e, "__st_alias")->addr, g->addr);
@@ -107,13 +83,13 @@ static void test_pie_and_not(void **state)
 	int i, exec = 0;
 
 	(void)state;
-	pie = load_ok(at(0, "pie"), NULL);
-	nopie = load_ok(at(1, "nopie"), NULL);
+	pie = load_ok(t_at(0, "pie"), NULL);
+	nopie = load_ok(t_at(1, "nopie"), NULL);
 	assert_true(pie->pie);
 	assert_false(nopie->pie);
 	assert_null(pie->debug_path);
-	check_symtarget(pie, at(0, "pie"));
-	check_symtarget(nopie, at(1, "nopie"));
+	check_symtarget(pie, t_at(0, "pie"));
+	check_symtarget(nopie, t_at(1, "nopie"));
 	assert_string_equal(kfit_elf_build_id_hex(pie, hex, sizeof(hex)), T_ID_PIE);
 	assert_string_equal(kfit_elf_build_id_hex(nopie, hex, sizeof(hex)), T_ID_NOPIE);
 	/* Too small a buffer: whole bytes only */
@@ -140,13 +116,13 @@ static void test_pie_and_not(void **state)
 
 static void test_no_build_id(void **state)
 {
-	struct kfit_elf *e = load_ok(at(0, "noid"), NULL);
+	struct kfit_elf *e = load_ok(t_at(0, "noid"), NULL);
 	char hex[8] = "x";
 
 	(void)state;
 	assert_int_equal(e->build_id_len, 0);
 	assert_string_equal(kfit_elf_build_id_hex(e, hex, sizeof(hex)), "");
-	check_symtarget(e, at(0, "noid"));
+	check_symtarget(e, t_at(0, "noid"));
 	kfit_elf_free(e);
 }
 
@@ -213,9 +189,9 @@ static void test_ifunc(void **state)
 static void test_stripped(void **state)
 {
 	struct kfit_elf_opts no = { .debug = false };
-	struct kfit_elf *e = load_ok(at(0, "pie.stripped"), &no);
-	struct kfit_elf_opts want = { .debug = true, .debug_root = at(2, "nonexistent") };
-	struct kfit_elf *bare = load_ok(at(1, "pie.bare"), &want);
+	struct kfit_elf *e = load_ok(t_at(0, "pie.stripped"), &no);
+	struct kfit_elf_opts want = { .debug = true, .debug_root = t_at(2, "nonexistent") };
+	struct kfit_elf *bare = load_ok(t_at(1, "pie.bare"), &want);
 
 	(void)state;
 	assert_null(kfit_elf_by_name(e, "st_global"));
@@ -228,11 +204,11 @@ static void test_stripped(void **state)
 	kfit_elf_free(bare);
 }
 
-/* A fresh directory under dir holding name; returns its path */
+/* A fresh directory under t_tmpdir holding name; returns its path */
 static const char *subdir(int slot, const char *name)
 {
-	assert_int_equal(t_sh("mkdir -p %s/%s", dir, name), 0);
-	return at(slot, name);
+	assert_int_equal(t_sh("mkdir -p %s/%s", t_tmpdir, name), 0);
+	return t_at(slot, name);
 }
 
 static void check_debug(const char *path, const char *root, const char *debug,
@@ -269,13 +245,13 @@ static void test_debug_build_id(void **state)
 	assert_int_equal(t_sh("mkdir -p %s/.build-id/01 && "
 			      "cp %s/pie.debug %s/.build-id/01/23456789abcdef0123456789abcdef01234567.debug && "
 			      "objcopy --strip-all %s/pie %s/pie",
-			      root, dir, root, dir, bin), 0);
+			      root, t_tmpdir, root, t_tmpdir, bin), 0);
 	snprintf(path, sizeof(path), "%s/pie", bin);
 	snprintf(debug, sizeof(debug), "%s/.build-id/01/23456789abcdef0123456789abcdef01234567.debug",
 		 root);
-	check_debug(path, root, debug, at(0, "pie"));
+	check_debug(path, root, debug, t_at(0, "pie"));
 	/* Another build's debug file under that build-id is not it */
-	assert_int_equal(t_sh("cp %s/nopie.debug %s", dir, debug), 0);
+	assert_int_equal(t_sh("cp %s/nopie.debug %s", t_tmpdir, debug), 0);
 	check_no_debug(path, root);
 }
 
@@ -287,22 +263,22 @@ static void test_debug_link(void **state)
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/pie.stripped", bin);
-	assert_int_equal(t_sh("cp %s/pie.stripped %s", dir, bin), 0);
+	assert_int_equal(t_sh("cp %s/pie.stripped %s", t_tmpdir, bin), 0);
 	check_no_debug(path, root);
 	/* Next to the file */
-	assert_int_equal(t_sh("cp %s/pie.debug %s", dir, bin), 0);
+	assert_int_equal(t_sh("cp %s/pie.debug %s", t_tmpdir, bin), 0);
 	snprintf(debug, sizeof(debug), "%s/pie.debug", bin);
-	check_debug(path, root, debug, at(0, "pie"));
+	check_debug(path, root, debug, t_at(0, "pie"));
 	/* In .debug/ there */
 	assert_int_equal(t_sh("mkdir %s/.debug && mv %s %s/.debug/", bin, debug, bin), 0);
 	snprintf(debug, sizeof(debug), "%s/.debug/pie.debug", bin);
-	check_debug(path, root, debug, at(0, "pie"));
+	check_debug(path, root, debug, t_at(0, "pie"));
 	/* Under the root, at the file's directory */
 	assert_int_equal(t_sh("mkdir -p %s%s && mv %s %s%s/", root, bin, debug, root, bin), 0);
 	snprintf(debug, sizeof(debug), "%s%s/pie.debug", root, bin);
-	check_debug(path, root, debug, at(0, "pie"));
+	check_debug(path, root, debug, t_at(0, "pie"));
 	/* The wrong one under the right name */
-	assert_int_equal(t_sh("cp %s/nopie.debug %s", dir, debug), 0);
+	assert_int_equal(t_sh("cp %s/nopie.debug %s", t_tmpdir, debug), 0);
 	check_no_debug(path, root);
 }
 
@@ -316,8 +292,9 @@ static void test_debug_crc(void **state)
 	(void)state;
 	snprintf(path, sizeof(path), "%s/noid.stripped", bin);
 	snprintf(debug, sizeof(debug), "%s/noid.debug", bin);
-	assert_int_equal(t_sh("cp %s/noid.stripped %s/noid.debug %s", dir, dir, bin), 0);
-	check_debug(path, root, debug, at(0, "noid"));
+	assert_int_equal(t_sh("cp %s/noid.stripped %s/noid.debug %s", t_tmpdir, t_tmpdir,
+			      bin), 0);
+	check_debug(path, root, debug, t_at(0, "noid"));
 	/* One byte more: not the file the link was made for */
 	assert_int_equal(t_sh("printf x >> %s", debug), 0);
 	check_no_debug(path, root);
@@ -366,7 +343,7 @@ static void test_flags_entry(void **state)
 	__u64 off = 0, addr = 0, slot = 0;
 
 	(void)state;
-	e = load_ok(at(0, "pie"), NULL);
+	e = load_ok(t_at(0, "pie"), NULL);
 	assert_true(e->program);
 	s = kfit_elf_by_name(e, "_start");
 	assert_non_null(s);
@@ -433,11 +410,11 @@ static void test_errors(void **state)
 			 -ENOENT);
 	assert_null(e);
 	assert_string_equal(err, "cannot open '/nonexistent/x': No such file or directory");
-	assert_int_equal(t_sh("echo hello > %s/text && : > %s/empty", dir, dir), 0);
-	assert_int_equal(kfit_elf_load(at(0, "text"), NULL, &e, err, sizeof(err)), -ENOEXEC);
+	assert_int_equal(t_sh("echo hello > %s/text && : > %s/empty", t_tmpdir, t_tmpdir), 0);
+	assert_int_equal(kfit_elf_load(t_at(0, "text"), NULL, &e, err, sizeof(err)), -ENOEXEC);
 	assert_null(e);
 	assert_non_null(strstr(err, "text' is not an ELF file"));
-	assert_int_equal(kfit_elf_load(at(0, "empty"), NULL, &e, err, sizeof(err)), -ENOEXEC);
+	assert_int_equal(kfit_elf_load(t_at(0, "empty"), NULL, &e, err, sizeof(err)), -ENOEXEC);
 	assert_int_equal(kfit_elf_load_mem("hello", 5, "mem", &e, err, sizeof(err)), -ENOEXEC);
 	assert_string_equal(err, "'mem' is not an ELF file");
 }
@@ -453,8 +430,8 @@ static void test_cache(void **state)
 	(void)state;
 	assert_non_null(c);
 	assert_int_equal(t_sh("mkdir %s/cache-dir && cp %s/pie.stripped %s/pie.debug "
-			      "%s/cache-dir/", dir, dir, dir, dir), 0);
-	snprintf(path, sizeof(path), "%s/cache-dir/pie.stripped", dir);
+			      "%s/cache-dir/", t_tmpdir, t_tmpdir, t_tmpdir, t_tmpdir), 0);
+	snprintf(path, sizeof(path), "%s/cache-dir/pie.stripped", t_tmpdir);
 	a = kfit_elfcache_get(c, path, err, sizeof(err));
 	assert_non_null(a);
 	/* The options reach the files: a debug file next to it */
@@ -472,7 +449,7 @@ static void test_cache(void **state)
 	assert_ptr_equal(kfit_elfcache_get(c, path, err, sizeof(err)), b);
 	assert_int_equal(kfit_elfcache_count(c), 2);
 	/* Failures are kept, with their reason */
-	snprintf(path, sizeof(path), "%s/text", dir);
+	snprintf(path, sizeof(path), "%s/text", t_tmpdir);
 	assert_int_equal(t_sh("echo hello > %s", path), 0);
 	assert_null(kfit_elfcache_get(c, path, err, sizeof(err)));
 	assert_non_null(strstr(err, "is not an ELF file"));
@@ -489,31 +466,48 @@ static void test_cache(void **state)
 
 static void test_mapline(void **state)
 {
-	char l1[] = "7f12a000-7f12b000 r-xp 00028000 fd:01 1234   /usr/lib/x86_64-linux-gnu/libc.so.6\n";
-	char l2[] = "7ffd1000-7ffd3000 r-xp 00000000 00:00 0                          [vdso]\n";
-	char l3[] = "55d0e000-55d0f000 rw-p 00000000 00:00 0 \n";
-	char l4[] = "7f00-7f01 r-xp 00001000 08:02 99 /tmp/a b (deleted)\n";
-	char bad[] = "hello world\n";
+	static const struct {
+		const char *name, *line;
+		int ret;	/* the rest if 0 */
+		__u64 start, end, pgoff;
+		const char *perms;
+		unsigned int major, minor;
+		unsigned long ino;
+		const char *path;
+	} cases[] = {
+		{ "a library", "7f12a000-7f12b000 r-xp 00028000 fd:01 1234   "
+		  "/usr/lib/x86_64-linux-gnu/libc.so.6\n", 0, 0x7f12a000, 0x7f12b000,
+		  0x28000, "r-xp", 0xfd, 1, 1234, "/usr/lib/x86_64-linux-gnu/libc.so.6" },
+		{ "the vDSO",
+		  "7ffd1000-7ffd3000 r-xp 00000000 00:00 0                          [vdso]\n",
+		  0, 0x7ffd1000, 0x7ffd3000, 0, "r-xp", 0, 0, 0, "[vdso]" },
+		{ "anonymous", "55d0e000-55d0f000 rw-p 00000000 00:00 0 \n",
+		  0, 0x55d0e000, 0x55d0f000, 0, "rw-p", 0, 0, 0, "" },
+		{ "deleted, spaces", "7f00-7f01 r-xp 00001000 08:02 99 /tmp/a b (deleted)\n",
+		  0, 0x7f00, 0x7f01, 0x1000, "r-xp", 8, 2, 99, "/tmp/a b (deleted)" },
+		{ .name = "not a maps line", .line = "hello world\n", .ret = -EINVAL },
+	};
 	struct kfit_mapline m;
+	char line[256];
+	const char *n;
+	size_t i;
 
 	(void)state;
-	assert_int_equal(kfit_parse_mapline(l1, &m), 0);
-	assert_int_equal(m.start, 0x7f12a000);
-	assert_int_equal(m.end, 0x7f12b000);
-	assert_int_equal(m.pgoff, 0x28000);
-	assert_string_equal(m.perms, "r-xp");
-	assert_int_equal(major(m.dev), 0xfd);
-	assert_int_equal(minor(m.dev), 1);
-	assert_int_equal(m.ino, 1234);
-	assert_string_equal(m.path, "/usr/lib/x86_64-linux-gnu/libc.so.6");
-	assert_int_equal(kfit_parse_mapline(l2, &m), 0);
-	assert_string_equal(m.path, "[vdso]");
-	assert_int_equal(kfit_parse_mapline(l3, &m), 0);
-	assert_string_equal(m.path, "");
-	assert_string_equal(m.perms, "rw-p");
-	assert_int_equal(kfit_parse_mapline(l4, &m), 0);
-	assert_string_equal(m.path, "/tmp/a b (deleted)");
-	assert_int_equal(kfit_parse_mapline(bad, &m), -EINVAL);
+	for (i = 0; i < T_N(cases); i++) {
+		n = cases[i].name;
+		snprintf(line, sizeof(line), "%s", cases[i].line);
+		t_int_eq(n, kfit_parse_mapline(line, &m), cases[i].ret);
+		if (cases[i].ret)
+			continue;
+		t_int_eq(n, m.start, cases[i].start);
+		t_int_eq(n, m.end, cases[i].end);
+		t_int_eq(n, m.pgoff, cases[i].pgoff);
+		t_str_eq(n, m.perms, cases[i].perms);
+		t_int_eq(n, major(m.dev), cases[i].major);
+		t_int_eq(n, minor(m.dev), cases[i].minor);
+		t_int_eq(n, m.ino, cases[i].ino);
+		t_str_eq(n, m.path, cases[i].path);
+	}
 }
 
 static void test_proc_path(void **state)
@@ -558,5 +552,5 @@ int main(void)
 		cmocka_unit_test(test_proc_path),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, t_symtarget_setup, t_tmpdir_teardown);
 }

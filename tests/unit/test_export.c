@@ -197,18 +197,26 @@ static void build_sampled(struct fixture *fx)
 
 /* ---- folded ---- */
 
-static void test_folded_exact(void **state)
+/* kfit_export_folded of src: 0, and exactly want */
+static void check_folded(const struct kfit_xsrc *src, const char *want)
 {
-	struct fixture fx;
 	struct t_cap o;
 	char *got;
 
+	t_cap_open(&o);
+	assert_int_equal(kfit_export_folded(src, o.f), 0);
+	got = t_cap_close(&o);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_folded_exact(void **state)
+{
+	struct fixture fx;
+
 	(void)state;
 	build_exact(&fx);
-	t_cap_open(&o);
-	assert_int_equal(kfit_export_folded(&fx.src, o.f), 0);
-	got = t_cap_close(&o);
-	assert_string_equal(got,
+	check_folded(&fx.src,
 		"[softirq];[irq] softirq TIMER 100\n"
 		"[softirq];[irq] softirq TIMER;run_timer_softirq 200\n"
 		"reader;vfs_read 5000\n"
@@ -220,25 +228,18 @@ static void test_folded_exact(void **state)
 		"worker;loop 4000\n"
 		"worker;op<int>&'\" 300\n"
 		"worker;weird:name x 700\n");
-	free(got);
 }
 
 static void test_folded_sampled(void **state)
 {
 	struct fixture fx;
-	struct t_cap o;
-	char *got;
 
 	(void)state;
 	build_sampled(&fx);
-	t_cap_open(&o);
-	assert_int_equal(kfit_export_folded(&fx.src, o.f), 0);
-	got = t_cap_close(&o);
-	assert_string_equal(got,
+	check_folded(&fx.src,
 		"busy;main 1\n"
 		"busy;main;compute 7\n"
 		"busy;main;compute;asm_sysvec_apic_timer_interrupt 2\n");
-	free(got);
 }
 
 /* Threads of the same comm merge; control characters and ';' in names */
@@ -248,8 +249,6 @@ static void test_folded_merge_sanitize(void **state)
 	const struct kfit_cthread *ptr[2] = { &a, &b };
 	struct kfit_xsrc src = { .threads = ptr, .nthreads = 2, .name = names };
 	struct kfit_cnode *f1, *f2;
-	struct t_cap o;
-	char *got;
 
 	(void)state;
 	npool = 0;
@@ -265,11 +264,7 @@ static void test_folded_merge_sanitize(void **state)
 	f2 = add(&b.root, KFIT_CN_FRAME, 0, 0, 0);
 	f2->name = "";
 	f2->self = 1;
-	t_cap_open(&o);
-	assert_int_equal(kfit_export_folded(&src, o.f), 0);
-	got = t_cap_close(&o);
-	assert_string_equal(got, "sh:x?y;[unknown] 1\nsh:x?y;f?n 7\n");
-	free(got);
+	check_folded(&src, "sh:x?y;[unknown] 1\nsh:x?y;f?n 7\n");
 }
 
 /* ---- a random tree, well nested: what must hold whatever its shape ---- */
@@ -466,18 +461,20 @@ static void test_svg_exact(void **state)
 	assert_int_equal(t_count(svg, "<g class=\"f\">"), 15);
 	assert_int_equal(t_count(svg, "<rect x="), 16);	/* and the background */
 	/* 16.3 us in all: vfs_read 11 us */
-	assert_non_null(strstr(svg, "<title>all (16.3us, 100.00%)</title>"));
-	assert_non_null(strstr(svg, "<title>vfs_read (11.0us, 67.48%)</title>"));
-	assert_non_null(strstr(svg, "<title>[off-cpu] blocked (3.00us, 18.40%)</title>"));
-	assert_non_null(strstr(svg, "<title>[irq] softirq NET_RX (1.00us, 6.13%)</title>"));
-	assert_non_null(strstr(svg, ">callgraph &lt;vfs_*&gt;</text>"));
-	assert_non_null(strstr(svg, ">exact: wall time &amp; calls</text>"));
-	assert_non_null(strstr(svg, "<title>op&lt;int&gt;&amp;&apos;&quot; (300ns, 1.84%)"));
+	t_has_all(svg,
+		  "<title>all (16.3us, 100.00%)</title>",
+		  "<title>vfs_read (11.0us, 67.48%)</title>",
+		  "<title>[off-cpu] blocked (3.00us, 18.40%)</title>",
+		  "<title>[irq] softirq NET_RX (1.00us, 6.13%)</title>",
+		  ">callgraph &lt;vfs_*&gt;</text>",
+		  ">exact: wall time &amp; calls</text>",
+		  "<title>op&lt;int&gt;&amp;&apos;&quot; (300ns, 1.84%)");
 	/* 500 ns of 16.3 us in 1180 px: 36.2 px, 4 characters of Verdana 12 */
-	assert_non_null(strstr(svg, ">se..</text>"));
-	assert_non_null(strstr(svg, ">vfs_read</text>"));
-	assert_non_null(strstr(svg, "<script type=\"text/ecmascript\">"));
-	assert_non_null(strstr(svg, "orange: kernel, red: user"));
+	t_has_all(svg,
+		  ">se..</text>",
+		  ">vfs_read</text>",
+		  "<script type=\"text/ecmascript\">",
+		  "orange: kernel, red: user");
 	check_palette(svg, "vfs_read", "loop");
 	frame_rgb(svg, "[irq] softirq NET_RX", c);
 	assert_true(c[2] >= 200 && c[0] >= 150 && c[0] < 200 && c[1] < 140);
@@ -524,11 +521,12 @@ static void test_svg_sampled(void **state)
 	svg = svg_of(&fx.src, NULL);
 	check_xml(svg);
 	assert_int_equal(t_count(svg, "<g class=\"f\">"), 5);
-	assert_non_null(strstr(svg, "<title>all (10 samples, 100.00%)</title>"));
-	assert_non_null(strstr(svg, "<title>compute (9 samples, 90.00%)</title>"));
-	assert_non_null(strstr(svg, "<title>asm_sysvec_apic_timer_interrupt (2 samples, 20.00%)</title>"));
-	assert_non_null(strstr(svg, ">Flame Graph</text>"));
-	assert_non_null(strstr(svg, "lost 12 records, 0 malformed"));
+	t_has_all(svg,
+		  "<title>all (10 samples, 100.00%)</title>",
+		  "<title>compute (9 samples, 90.00%)</title>",
+		  "<title>asm_sysvec_apic_timer_interrupt (2 samples, 20.00%)</title>",
+		  ">Flame Graph</text>",
+		  "lost 12 records, 0 malformed");
 	free(svg);
 }
 
@@ -571,8 +569,9 @@ static void test_svg_bytes(void **state)
 	f->self = 1;
 	svg = svg_of(&src, NULL);
 	check_xml(svg);
-	assert_non_null(strstr(svg, "caf\xc3\xa9?"));
-	assert_non_null(strstr(svg, "bad\xef\xbf\xbd\xef\xbf\xbd]]&gt;--?"));
+	t_has_all(svg,
+		  "caf\xc3\xa9?",
+		  "bad\xef\xbf\xbd\xef\xbf\xbd]]&gt;--?");
 	free(svg);
 }
 
@@ -646,14 +645,15 @@ static void test_perfetto_exact(void **state)
 	js = trace_of(&fx.src);
 	check_trace(js, 0);
 	assert_true(!strncmp(js, "{\"traceEvents\":[", 16));
-	assert_non_null(strstr(js, "],\"displayTimeUnit\":\"ns\",\"otherData\":{\"calls\":9,"
-			       "\"lost\":2,"));
-	assert_non_null(strstr(js, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":100,"
-			       "\"tid\":100,\"args\":{\"name\":\"reader\"}}"));
-	assert_non_null(strstr(js, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":100,"
-			       "\"tid\":101,\"args\":{\"name\":\"worker\"}}"));
-	assert_non_null(strstr(js, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":4194304,"
-			       "\"tid\":4194304,\"args\":{\"name\":\"interrupts\"}}"));
+	t_has_all(js,
+		  "],\"displayTimeUnit\":\"ns\",\"otherData\":{\"calls\":9,"
+		    "\"lost\":2,",
+		  "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":100,"
+		    "\"tid\":100,\"args\":{\"name\":\"reader\"}}",
+		  "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":100,"
+		    "\"tid\":101,\"args\":{\"name\":\"worker\"}}",
+		  "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":4194304,"
+		    "\"tid\":4194304,\"args\":{\"name\":\"interrupts\"}}");
 	/* the reader's track, in order */
 	assert_non_null(strstr(js,
 		EV("X", "vfs_read", "kernel", "1.000", 100, 100) ",\"dur\":10.000,"
@@ -677,18 +677,19 @@ static void test_perfetto_exact(void **state)
 			"\"args\":{\"cpu\":0,\"local_ns\":0,\"incomplete\":\"end\"}}"));
 	assert_non_null(strstr(js, "\"name\":\"op<int>&'\\\"\""));
 	/* interrupts: their own tracks, per CPU and context */
-	assert_non_null(strstr(js, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":4194304,"
-			       "\"tid\":4194306,\"args\":{\"name\":\"softirq cpu 0\"}},"
-		EV("X", "softirq TIMER", "irq", "2.000", 4194304, 4194306) ",\"dur\":0.300,"
-			"\"args\":{\"cpu\":0,\"calls\":0}},"
-		EV("X", "run_timer_softirq", "kernel", "2.050", 4194304, 4194306)
-			",\"dur\":0.200,"));
-	assert_non_null(strstr(js, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":4194304,"
-			       "\"tid\":4194310,\"args\":{\"name\":\"softirq cpu 1\"}},"
-		EV("X", "softirq NET_RX", "irq", "8.000", 4194304, 4194310) ",\"dur\":1.000,"
-			"\"args\":{\"cpu\":1,\"calls\":1,\"struck_pid\":100,\"struck_tid\":100}},"
-		EV("X", "net_rx_action", "kernel", "8.100", 4194304, 4194310)
-			",\"dur\":0.800,"));
+	t_has_all(js,
+		  "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":4194304,"
+		    "\"tid\":4194306,\"args\":{\"name\":\"softirq cpu 0\"}},"
+		    EV("X", "softirq TIMER", "irq", "2.000", 4194304, 4194306) ",\"dur\":0.300,"
+		    "\"args\":{\"cpu\":0,\"calls\":0}},"
+		    EV("X", "run_timer_softirq", "kernel", "2.050", 4194304, 4194306)
+		    ",\"dur\":0.200,",
+		  "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":4194304,"
+		    "\"tid\":4194310,\"args\":{\"name\":\"softirq cpu 1\"}},"
+		    EV("X", "softirq NET_RX", "irq", "8.000", 4194304, 4194310) ",\"dur\":1.000,"
+		    "\"args\":{\"cpu\":1,\"calls\":1,\"struck_pid\":100,\"struck_tid\":100}},"
+		    EV("X", "net_rx_action", "kernel", "8.100", 4194304, 4194310)
+		    ",\"dur\":0.800,");
 	assert_int_equal(t_count(js, "\"ph\":\"X\""), 12);
 	assert_int_equal(t_count(js, "\"ph\":\"i\""), 2);
 	assert_int_equal(t_count(js, "\"ph\":\"M\""), 6);
@@ -719,18 +720,19 @@ static void test_perfetto_clamp(void **state)
 	call(&t.root, 3, 150, 10);		/* [200, 200): no time left */
 	js = trace_of(&src);
 	check_trace(js, 0);
-	assert_non_null(strstr(js, "\"name\":\"vfs_read\",\"cat\":\"call\",\"ts\":0.000,"
-			       "\"pid\":7,\"tid\":7,\"dur\":0.010,"));
-	assert_non_null(strstr(js, "\"name\":\"vfs_read\",\"cat\":\"call\",\"ts\":0.050,"
-			       "\"pid\":7,\"tid\":7,\"dur\":0.100,"));
-	assert_non_null(strstr(js, "\"name\":\"rw_verify_area\",\"cat\":\"call\",\"ts\":0.050,"
-			       "\"pid\":7,\"tid\":7,\"dur\":0.040,"));
-	assert_non_null(strstr(js, "\"name\":\"sched:sched_wakeup\",\"cat\":\"tracepoint\","
-			       "\"ts\":0.090,"));
-	assert_non_null(strstr(js, "\"name\":\"security_file_permission\",\"cat\":\"call\","
-			       "\"ts\":0.090,\"pid\":7,\"tid\":7,\"dur\":0.060,"));
-	assert_non_null(strstr(js, "\"name\":\"net_rx_action\",\"cat\":\"call\",\"ts\":0.150,"
-			       "\"pid\":7,\"tid\":7,\"dur\":0.000,"));
+	t_has_all(js,
+		  "\"name\":\"vfs_read\",\"cat\":\"call\",\"ts\":0.000,"
+		    "\"pid\":7,\"tid\":7,\"dur\":0.010,",
+		  "\"name\":\"vfs_read\",\"cat\":\"call\",\"ts\":0.050,"
+		    "\"pid\":7,\"tid\":7,\"dur\":0.100,",
+		  "\"name\":\"rw_verify_area\",\"cat\":\"call\",\"ts\":0.050,"
+		    "\"pid\":7,\"tid\":7,\"dur\":0.040,",
+		  "\"name\":\"sched:sched_wakeup\",\"cat\":\"tracepoint\","
+		    "\"ts\":0.090,",
+		  "\"name\":\"security_file_permission\",\"cat\":\"call\","
+		    "\"ts\":0.090,\"pid\":7,\"tid\":7,\"dur\":0.060,",
+		  "\"name\":\"net_rx_action\",\"cat\":\"call\",\"ts\":0.150,"
+		    "\"pid\":7,\"tid\":7,\"dur\":0.000,");
 	free(js);
 }
 
@@ -794,14 +796,15 @@ static void test_perfetto_samples(void **state)
 	json = t_cap_close(&o);
 	check_trace(json, 0);
 	/* main [10, 13) ms, then [22, 23) ms; work [10, 12); leaf [10, 11); other [12, 13) */
-	assert_non_null(strstr(json, "{\"ph\":\"X\",\"name\":\"main\",\"cat\":\"sample\",\"ts\":0.000,\"dur\":3000.000,\"pid\":5,\"tid\":5}"));
-	assert_non_null(strstr(json, "{\"ph\":\"X\",\"name\":\"main\",\"cat\":\"sample\",\"ts\":12000.000,\"dur\":1000.000,\"pid\":5,\"tid\":5}"));
-	assert_non_null(strstr(json, "{\"ph\":\"X\",\"name\":\"work\",\"cat\":\"sample\",\"ts\":0.000,\"dur\":2000.000,\"pid\":5,\"tid\":5}"));
-	assert_non_null(strstr(json, "{\"ph\":\"X\",\"name\":\"leaf\",\"cat\":\"sample\",\"ts\":0.000,\"dur\":1000.000,\"pid\":5,\"tid\":5}"));
-	assert_non_null(strstr(json, "{\"ph\":\"X\",\"name\":\"other\",\"cat\":\"sample\",\"ts\":2000.000,\"dur\":1000.000,\"pid\":5,\"tid\":5}"));
-	assert_non_null(strstr(json, "{\"ph\":\"X\",\"name\":\"work\",\"cat\":\"sample\",\"ts\":1000.000,\"dur\":1000.000,\"pid\":5,\"tid\":6}"));
-	assert_non_null(strstr(json, "\"name\":\"process_name\",\"pid\":5,\"tid\":5,\"args\":{\"name\":\"prog\"}"));
-	assert_non_null(strstr(json, "\"name\":\"thread_name\",\"pid\":5,\"tid\":6,\"args\":{\"name\":\"worker\"}"));
+	t_has_all(json,
+		  "{\"ph\":\"X\",\"name\":\"main\",\"cat\":\"sample\",\"ts\":0.000,\"dur\":3000.000,\"pid\":5,\"tid\":5}",
+		  "{\"ph\":\"X\",\"name\":\"main\",\"cat\":\"sample\",\"ts\":12000.000,\"dur\":1000.000,\"pid\":5,\"tid\":5}",
+		  "{\"ph\":\"X\",\"name\":\"work\",\"cat\":\"sample\",\"ts\":0.000,\"dur\":2000.000,\"pid\":5,\"tid\":5}",
+		  "{\"ph\":\"X\",\"name\":\"leaf\",\"cat\":\"sample\",\"ts\":0.000,\"dur\":1000.000,\"pid\":5,\"tid\":5}",
+		  "{\"ph\":\"X\",\"name\":\"other\",\"cat\":\"sample\",\"ts\":2000.000,\"dur\":1000.000,\"pid\":5,\"tid\":5}",
+		  "{\"ph\":\"X\",\"name\":\"work\",\"cat\":\"sample\",\"ts\":1000.000,\"dur\":1000.000,\"pid\":5,\"tid\":6}",
+		  "\"name\":\"process_name\",\"pid\":5,\"tid\":5,\"args\":{\"name\":\"prog\"}",
+		  "\"name\":\"thread_name\",\"pid\":5,\"tid\":6,\"args\":{\"name\":\"worker\"}");
 	free(json);
 	/* none: an empty trace, still valid */
 	t_cap_open(&o);
@@ -875,8 +878,6 @@ static void test_folded_irq_kinds(void **state)
 	const struct kfit_cthread *ptr = &t;
 	struct kfit_xsrc src = { .threads = &ptr, .nthreads = 1, .name = names };
 	struct kfit_cnode *c, *i;
-	struct t_cap o;
-	char *got;
 
 	(void)state;
 	npool = 0;
@@ -889,16 +890,12 @@ static void test_folded_irq_kinds(void **state)
 	add(c, KFIT_CN_SWITCH, 0, 400, 300);
 	c = call(&t.root, 1, 2000, 50);
 	c->flags = KFIT_RF_LOST;
-	t_cap_open(&o);
-	assert_int_equal(kfit_export_folded(&src, o.f), 0);
-	got = t_cap_close(&o);
-	assert_string_equal(got,
+	check_folded(&src,
 		"sh;[lost] 50\n"
 		"sh;vfs_read 600\n"
 		"sh;vfs_read;[irq] hardirq 24 90\n"
 		"sh;vfs_read;[irq] hardirq 24;[irq] nmi 10\n"
 		"sh;vfs_read;[off-cpu] preempted 300\n");
-	free(got);
 }
 
 /* ---- through the decoder: records in, the same renderings out ---- */
@@ -958,33 +955,29 @@ static void test_records_exact(void **state)
 {
 	struct kfit_ctree *t = decode_reader();
 	struct kfit_xsrc src;
-	struct t_cap o;
 	char *got;
 
 	(void)state;
 	assert_int_equal(kfit_xsrc_ctree(&src, t, false), 0);
 	assert_int_equal(src.t0, 1000);
-	t_cap_open(&o);
-	assert_int_equal(kfit_export_folded(&src, o.f), 0);
-	got = t_cap_close(&o);
-	assert_string_equal(got,
+	check_folded(&src,
 		"reader;vfs_read 5000\n"
 		"reader;vfs_read;[irq] softirq NET_RX 200\n"
 		"reader;vfs_read;[irq] softirq NET_RX;net_rx_action 800\n"
 		"reader;vfs_read;[off-cpu] blocked 3000\n"
 		"reader;vfs_read;rw_verify_area 1500\n"
 		"reader;vfs_read;rw_verify_area;security_file_permission 500\n");
-	free(got);
 	got = trace_of(&src);
 	check_trace(got, 0);
-	assert_non_null(strstr(got, "\"name\":\"vfs_read\",\"cat\":\"call\",\"ts\":0.000,"
-			       "\"pid\":100,\"tid\":100,\"dur\":10.000,"));
-	assert_non_null(strstr(got, "\"name\":\"softirq NET_RX\",\"cat\":\"irq\",\"ts\":7.000,"
-			       "\"pid\":4194304,\"tid\":4194310,\"dur\":1.000,"
-			       "\"args\":{\"cpu\":1,\"calls\":1,\"struck_pid\":100,"
-			       "\"struck_tid\":100}}"));
-	assert_non_null(strstr(got, "\"name\":\"sched:sched_wakeup\",\"cat\":\"tracepoint\","
-			       "\"ts\":8.500,"));
+	t_has_all(got,
+		  "\"name\":\"vfs_read\",\"cat\":\"call\",\"ts\":0.000,"
+		    "\"pid\":100,\"tid\":100,\"dur\":10.000,",
+		  "\"name\":\"softirq NET_RX\",\"cat\":\"irq\",\"ts\":7.000,"
+		    "\"pid\":4194304,\"tid\":4194310,\"dur\":1.000,"
+		    "\"args\":{\"cpu\":1,\"calls\":1,\"struck_pid\":100,"
+		    "\"struck_tid\":100}}",
+		  "\"name\":\"sched:sched_wakeup\",\"cat\":\"tracepoint\","
+		    "\"ts\":8.500,");
 	free(got);
 	got = svg_of(&src, NULL);
 	check_xml(got);
@@ -1023,7 +1016,6 @@ static void test_records_sampled(void **state)
 	struct kfit_ctree_opts o = { .sym = rec_sym };
 	struct kfit_ctree *t = kfit_ctree_new(&o);
 	struct kfit_xsrc src;
-	struct t_cap o2;
 	char *got;
 	int i;
 
@@ -1037,14 +1029,10 @@ static void test_records_sampled(void **state)
 	rec_sample(t, 0, 1, deep + 2);
 	kfit_ctree_finish(t);
 	assert_int_equal(kfit_xsrc_ctree(&src, t, true), 0);
-	t_cap_open(&o2);
-	assert_int_equal(kfit_export_folded(&src, o2.f), 0);
-	got = t_cap_close(&o2);
-	assert_string_equal(got,
+	check_folded(&src,
 		"busy;main 1\n"
 		"busy;main;compute 7\n"
 		"busy;main;compute;asm_sysvec_apic_timer_interrupt 2\n");
-	free(got);
 	got = svg_of(&src, NULL);
 	check_xml(got);
 	assert_non_null(strstr(got, "<title>compute (9 samples, 90.00%)</title>"));

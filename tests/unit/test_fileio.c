@@ -18,28 +18,9 @@
 #include "testlib.h"
 #include "fileio.h"
 
-static char dir[64];
-
-static int setup(void **state)
-{
-	(void)state;
-	return t_mkdtemp(dir, sizeof(dir), "fileio");
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	return t_rm_rf(dir);
-}
-
-static const char *in_dir(const char *name)
-{
-	return t_path(dir, name);
-}
-
 static const char *write_file(const char *name, const void *data, size_t len)
 {
-	const char *path = in_dir(name);
+	const char *path = t_tmp(name);
 	FILE *f = fopen(path, "w");
 
 	assert_non_null(f);
@@ -50,7 +31,7 @@ static const char *write_file(const char *name, const void *data, size_t len)
 
 static void make_dir(const char *rel)
 {
-	assert_int_equal(mkdir(in_dir(rel), 0755), 0);
+	assert_int_equal(mkdir(t_tmp(rel), 0755), 0);
 }
 
 static void test_pathf(void **state)
@@ -83,10 +64,10 @@ static void test_read_all_small(void **state)
 	assert_string_equal(s, "");
 	free(s);
 	errno = 0;
-	assert_null(kfit_read_all(in_dir("missing"), &len));
+	assert_null(kfit_read_all(t_tmp("missing"), &len));
 	assert_int_equal(errno, ENOENT);
 	/* The length is optional */
-	s = kfit_read_all(in_dir("small"), NULL);
+	s = kfit_read_all(t_tmp("small"), NULL);
 	assert_non_null(s);
 	free(s);
 }
@@ -144,24 +125,24 @@ static void test_read_line(void **state)
 
 	(void)state;
 	write_file("line", "  first line \t \nsecond\n", 23);
-	assert_int_equal(kfit_read_line(in_dir("line"), buf, sizeof(buf)), 0);
+	assert_int_equal(kfit_read_line(t_tmp("line"), buf, sizeof(buf)), 0);
 	/* Leading white space stays, trailing goes */
 	assert_string_equal(buf, "  first line");
 	/* Cut to the buffer */
-	assert_int_equal(kfit_read_line(in_dir("line"), buf, 6), 0);
+	assert_int_equal(kfit_read_line(t_tmp("line"), buf, 6), 0);
 	assert_string_equal(buf, "  fir");
 	write_file("nonl", "0x3c", 4);
-	assert_int_equal(kfit_read_linef(buf, sizeof(buf), "%s/%s", dir, "nonl"), 0);
+	assert_int_equal(kfit_read_linef(buf, sizeof(buf), "%s/%s", t_tmpdir, "nonl"), 0);
 	assert_string_equal(buf, "0x3c");
 	write_file("none", "", 0);
 	strcpy(buf, "old");
-	assert_int_equal(kfit_read_line(in_dir("none"), buf, sizeof(buf)), 0);
+	assert_int_equal(kfit_read_line(t_tmp("none"), buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "");
-	assert_int_equal(kfit_read_line(in_dir("missing"), buf, sizeof(buf)), -ENOENT);
-	assert_int_equal(kfit_read_linef(buf, sizeof(buf), "%s/%0*d", dir, PATH_MAX, 1),
+	assert_int_equal(kfit_read_line(t_tmp("missing"), buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(kfit_read_linef(buf, sizeof(buf), "%s/%0*d", t_tmpdir, PATH_MAX, 1),
 			 -ENAMETOOLONG);
 	/* A directory opens but cannot be read */
-	assert_int_equal(kfit_read_line(dir, buf, sizeof(buf)), -EISDIR);
+	assert_int_equal(kfit_read_line(t_tmpdir, buf, sizeof(buf)), -EISDIR);
 }
 
 static void test_is_fs(void **state)
@@ -169,7 +150,7 @@ static void test_is_fs(void **state)
 	(void)state;
 	assert_true(kfit_is_fs("/proc", PROC_SUPER_MAGIC));
 	assert_false(kfit_is_fs("/proc", TRACEFS_MAGIC));
-	assert_false(kfit_is_fs(in_dir("missing"), PROC_SUPER_MAGIC));
+	assert_false(kfit_is_fs(t_tmp("missing"), PROC_SUPER_MAGIC));
 	assert_null(kfit_fs_path(KFIT_FS_NR));
 	assert_int_equal(kfit_fs_mount(KFIT_FS_NR), -EINVAL);
 }
@@ -226,12 +207,12 @@ static void test_tracefs_events(void **state)
 
 	(void)state;
 	make_dir("trace");
-	assert_null(kfit_tracefs_events(in_dir("trace"), &why));
+	assert_null(kfit_tracefs_events(t_tmp("trace"), &why));
 	assert_int_equal(why, ENOENT);
 	make_dir("trace/events");
-	assert_string_equal(kfit_tracefs_events(in_dir("trace"), &why), in_dir("trace"));
+	assert_string_equal(kfit_tracefs_events(t_tmp("trace"), &why), t_tmp("trace"));
 	assert_int_equal(why, 0);
-	assert_null(kfit_tracefs_events(in_dir("nowhere"), NULL));
+	assert_null(kfit_tracefs_events(t_tmp("nowhere"), NULL));
 	/* The live one agrees with kfit_tracefs() and access(2) */
 	if (!kfit_tracefs()) {
 		assert_null(kfit_tracefs_events(NULL, &why));
@@ -249,7 +230,7 @@ static int ncpus_with(const char *possible)
 {
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/sys", dir);
+	snprintf(path, sizeof(path), "%s/sys", t_tmpdir);
 	if (access(path, F_OK)) {
 		make_dir("sys");
 		make_dir("sys/devices");
@@ -263,42 +244,33 @@ static int ncpus_with(const char *possible)
 
 static void test_ncpus_possible(void **state)
 {
+	/* In turn: the file's text (NULL: no file yet), what it makes */
+	static const struct {
+		const char *name, *possible;
+		int want;
+	} cases[] = {
+		{ "no file", NULL, -ENOENT },
+		{ "0", "0\n", 1 },
+		{ "0-3", "0-3\n", 4 },
+		{ "0-3,6", "0-3,6\n", 7 },
+		{ "no newline", "0,2-5", 6 },
+		{ "0-1023", "0-1023\n", 1024 },
+		{ "empty", "", -EINVAL },
+		{ "0-x", "0-x\n", -EINVAL },
+		{ "-1", "-1\n", -EINVAL },
+		{ "0 1", "0 1\n", -EINVAL },
+	};
+	size_t i;
+
 	(void)state;
-	assert_int_equal(ncpus_with(NULL), -ENOENT);
-	assert_int_equal(ncpus_with("0\n"), 1);
-	assert_int_equal(ncpus_with("0-3\n"), 4);
-	assert_int_equal(ncpus_with("0-3,6\n"), 7);
-	assert_int_equal(ncpus_with("0,2-5"), 6);
-	assert_int_equal(ncpus_with("0-1023\n"), 1024);
-	assert_int_equal(ncpus_with(""), -EINVAL);
-	assert_int_equal(ncpus_with("0-x\n"), -EINVAL);
-	assert_int_equal(ncpus_with("-1\n"), -EINVAL);
-	assert_int_equal(ncpus_with("0 1\n"), -EINVAL);
+	for (i = 0; i < T_N(cases); i++)
+		t_int_eq(cases[i].name, ncpus_with(cases[i].possible), cases[i].want);
 	/* This machine: at least the CPUs online, the same twice */
 	assert_true(kfit_ncpus_possible(NULL) >= sysconf(_SC_NPROCESSORS_ONLN));
 	assert_int_equal(kfit_ncpus_possible(NULL), kfit_ncpus_possible(NULL));
 }
 
 /* ---- output files ------------------------------------------------------ */
-
-/* A fresh directory of its own for each test: nothing else in it */
-static const char *out_dir(const char *name)
-{
-	static char d[128];
-
-	snprintf(d, sizeof(d), "%s/%s", dir, name);
-	assert_int_equal(mkdir(d, 0700), 0);
-	return d;
-}
-
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}
 
 static char *slurp(const char *path)
 {
@@ -338,9 +310,9 @@ static void test_out_commit(void **state)
 	char *s;
 
 	(void)state;
-	d = out_dir("test_out_commit");
+	d = t_tmp_mkdir("test_out_commit", 0700);
 	snprintf(path, sizeof(path), "%s/rec.out", d);
-	put(path, "old contents");
+	t_put(path, "old contents");
 	assert_int_equal(kfit_out_open(&o, path), 0);
 	assert_true(kfit_out_active(&o));
 	f = kfit_out_file(&o);
@@ -379,9 +351,9 @@ static void test_out_abort_keeps_old(void **state)
 	char *s;
 
 	(void)state;
-	d = out_dir("test_out_abort_keeps_old");
+	d = t_tmp_mkdir("test_out_abort_keeps_old", 0700);
 	snprintf(path, sizeof(path), "%s/kept", d);
-	put(path, "precious");
+	t_put(path, "precious");
 	assert_int_equal(kfit_out_open(&o, path), 0);
 	assert_int_equal(write(o.fd, "junk", 4), 4);
 	kfit_out_abort(&o);
@@ -407,10 +379,10 @@ static void test_out_symlink(void **state)
 	char *s;
 
 	(void)state;
-	d = out_dir("test_out_symlink");
+	d = t_tmp_mkdir("test_out_symlink", 0700);
 	/* the link a user planted in /tmp, to a file only root may write */
 	snprintf(target, sizeof(target), "%s/secret", d);
-	put(target, "root only");
+	t_put(target, "root only");
 	assert_int_equal(chmod(target, 0600), 0);
 	snprintf(path, sizeof(path), "%s/trap.kft", d);
 	assert_int_equal(symlink(target, path), 0);
@@ -440,7 +412,7 @@ static void test_out_refused(void **state)
 	struct kfit_out o;
 
 	(void)state;
-	d = out_dir("test_out_refused");
+	d = t_tmp_mkdir("test_out_refused", 0700);
 	/* a FIFO: refused at once, never opened (which would wait for a reader) */
 	snprintf(path, sizeof(path), "%s/fifo", d);
 	assert_int_equal(mkfifo(path, 0600), 0);
@@ -468,9 +440,9 @@ static void test_out_write_fails(void **state)
 	int i;
 
 	(void)state;
-	d = out_dir("test_out_write_fails");
+	d = t_tmp_mkdir("test_out_write_fails", 0700);
 	snprintf(path, sizeof(path), "%s/big", d);
-	put(path, "old");
+	t_put(path, "old");
 	assert_int_equal(kfit_out_open(&o, path), 0);
 	f = kfit_out_file(&o);
 	assert_non_null(f);
@@ -509,5 +481,5 @@ int main(void)
 		cmocka_unit_test(test_out_write_fails),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, t_tmpdir_setup, t_tmpdir_teardown);
 }

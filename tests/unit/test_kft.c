@@ -28,25 +28,6 @@
 #include "kft_codec.h"
 #include "../helpers/tpformats.h"
 
-static char dir[64];
-
-static int setup(void **state)
-{
-	(void)state;
-	return t_mkdtemp(dir, sizeof(dir), "kft");
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	return t_rm_rf(dir);
-}
-
-static const char *in_dir(const char *name)
-{
-	return t_path(dir, name);
-}
-
 static __u64 rng;
 
 /* Each test on the same records whatever ran before */
@@ -219,7 +200,7 @@ static void make_file(const char *path, __u32 chunk, int n, struct recs *r)
 
 static void test_roundtrip(void **state)
 {
-	const char *path = in_dir("rt.kft");
+	const char *path = t_tmp("rt.kft");
 	struct recs in = { 0 }, out = { 0 };
 	__u64 nrecs = 0, lost = 0, lostin = 0, first = UINT64_MAX, last = 0;
 	struct kft_file *f, *m;
@@ -295,7 +276,7 @@ static const char comm_format[] =
 
 static void test_metadata(void **state)
 {
-	const char *path = in_dir("meta.kft");
+	const char *path = t_tmp("meta.kft");
 	const char meta[] = "kfit_version=0.1\ncmdline=callgraph -o x a=b\nncpus=2\n"
 			    "a line without an equal sign\nclock.realtime_offset_ns=1700000000000000000\n";
 	const char funcs[] = "1\tu\tmain\t/bin/x\t-\t-\n"
@@ -405,7 +386,7 @@ static void test_metadata(void **state)
 /* Blocks given after records: found between chunks, with and without index */
 static void test_late_block(void **state)
 {
-	const char *path = in_dir("late.kft");
+	const char *path = t_tmp("late.kft");
 	const char syms[] = "7\tabc\tu\tlate_sym\n";
 	struct kft_wopts o = { .chunk_bytes = 1024 };
 	struct kft_writer *w = kft_writer_new(path, &o);
@@ -461,7 +442,7 @@ static void test_bad_metadata(void **state)
 		{ KFT_B_LAYOUT, "0 rec 32\n  type 0 1\n", "layout" },
 		{ KFT_B_LAYOUT, "garbage\n", "layout" },
 	};
-	const char *path = in_dir("badmeta.kft");
+	const char *path = t_tmp("badmeta.kft");
 	char err[256];
 	size_t i;
 
@@ -500,7 +481,7 @@ static void test_chunks_between(void **state)
 {
 	/* 10 chunks of 10 events: chunk c holds ts 1000c .. 1000c + 900 */
 	struct kft_wopts o = { .chunk_bytes = 10 * sizeof(struct kfit_rec_event) };
-	const char *path = in_dir("between.kft");
+	const char *path = t_tmp("between.kft");
 	struct kft_writer *w = kft_writer_new(path, &o);
 	struct kfit_rec_call call = {
 		.h = { .type = KFIT_REC_CALL, .size = sizeof(call), .ts = 10500 },
@@ -546,7 +527,7 @@ static void test_chunks_between(void **state)
 
 static void test_cap(void **state)
 {
-	const char *path = in_dir("cap.kft");
+	const char *path = t_tmp("cap.kft");
 	struct kft_wopts o = { .chunk_bytes = 4096, .max_bytes = 100000 };
 	struct kft_writer *w = kft_writer_new(path, &o);
 	struct recs in = { 0 }, out = { 0 };
@@ -595,7 +576,7 @@ static void test_cap(void **state)
 /* A cap with a large SYMS at close: the last chunks give way, the cap holds */
 static void test_cap_tail(void **state)
 {
-	const char *path = in_dir("captail.kft");
+	const char *path = t_tmp("captail.kft");
 	struct kft_wopts o = { .chunk_bytes = 2048, .max_bytes = 60000 };
 	struct kft_writer *w = kft_writer_new(path, &o);
 	struct recs in = { 0 }, out = { 0 };
@@ -661,7 +642,7 @@ static struct kft_file *check_flight(const char *path, const char *in, size_t le
 
 static void test_flight(void **state)
 {
-	const char *path = in_dir("flight.kft");
+	const char *path = t_tmp("flight.kft");
 	struct kft_wopts o = { .chunk_bytes = 1024, .flight_bytes = 6000 };
 	struct kft_writer *w = kft_writer_new(path, &o);
 	struct recs in = { 0 }, out = { 0 };
@@ -713,7 +694,7 @@ static void test_flight(void **state)
 
 static void test_flight_streaming_dump(void **state)
 {
-	struct kft_writer *w = kft_writer_new(in_dir("nodump.kft"), NULL);
+	struct kft_writer *w = kft_writer_new(t_tmp("nodump.kft"), NULL);
 
 	(void)state;
 	assert_non_null(w);
@@ -721,16 +702,16 @@ static void test_flight_streaming_dump(void **state)
 	assert_int_equal(kft_writer_rec(w, "12345678", 8), -EINVAL);
 	kft_writer_abort(w);
 	errno = 0;
-	assert_null(kft_writer_new(in_dir("no/such/dir.kft"), NULL));
+	assert_null(kft_writer_new(t_tmp("no/such/dir.kft"), NULL));
 	assert_int_equal(errno, ENOENT);
-	assert_null(kft_writer_new(in_dir("x.kft"), &(struct kft_wopts){ .level = 12 }));
+	assert_null(kft_writer_new(t_tmp("x.kft"), &(struct kft_wopts){ .level = 12 }));
 	assert_int_equal(errno, EINVAL);
 }
 
 /* Every cut of a small file: refused, or a prefix of its chunks */
 static void test_truncated(void **state)
 {
-	const char *path = in_dir("cut.kft");
+	const char *path = t_tmp("cut.kft");
 	struct recs in = { 0 };
 	size_t len, cut, opened = 0;
 	char err[256], *buf;
@@ -832,7 +813,7 @@ static int hammer(struct kft_file *f)
 
 static void test_corrupt(void **state)
 {
-	const char *path = in_dir("flip.kft");
+	const char *path = t_tmp("flip.kft");
 	const char funcs[] = "0\tk\tf\tvmlinux\t-\t-\n";
 	const char syms[] = "1\t10\tu\tmain\n";
 	struct kft_wopts o = { .chunk_bytes = 512 };
@@ -911,9 +892,9 @@ static void test_foreign(void **state)
 	free(elf);
 	assert_null(kft_open("/proc/self/exe", err, sizeof(err)));
 	assert_string_equal(err, "not a kfit trace file");
-	assert_null(kft_open(dir, err, sizeof(err)));
+	assert_null(kft_open(t_tmpdir, err, sizeof(err)));
 	assert_string_equal(err, "it is a directory");
-	assert_null(kft_open(in_dir("missing"), err, sizeof(err)));
+	assert_null(kft_open(t_tmp("missing"), err, sizeof(err)));
 	assert_non_null(strstr(err, "No such file"));
 
 	/* A header alone: an empty recording, cut before anything */
@@ -953,7 +934,7 @@ static void test_write_error(void **state)
 
 		signal(SIGXFSZ, SIG_IGN);
 		setrlimit(RLIMIT_FSIZE, &rl);
-		w = kft_writer_new(in_dir("efbig.kft"), &o);
+		w = kft_writer_new(t_tmp("efbig.kft"), &o);
 		if (!w)
 			_exit(10);
 		while (!rc && n++ < 100000) {
@@ -975,7 +956,7 @@ static void test_write_error(void **state)
 /* Abort: what was written stays, readable up to its last chunk */
 static void test_abort(void **state)
 {
-	const char *path = in_dir("abort.kft");
+	const char *path = t_tmp("abort.kft");
 	struct kft_wopts o = { .chunk_bytes = 1024 };
 	struct kft_writer *w = kft_writer_new(path, &o);
 	struct recs in = { 0 }, out = { 0 };
@@ -1035,7 +1016,7 @@ static __u64 write_events(const char *path, int n, double *secs)
 
 static void test_ratio(void **state)
 {
-	const char *path = in_dir("ratio.kft");
+	const char *path = t_tmp("ratio.kft");
 	struct kft_file *f;
 	double secs;
 	__u64 size = write_events(path, 100000, &secs);
@@ -1062,24 +1043,6 @@ static void test_ratio(void **state)
 }
 
 /* ---- the file's creation: safe in a directory others write ------------- */
-
-static const char *sub_dir(const char *name)
-{
-	static char d[128];
-
-	snprintf(d, sizeof(d), "%s/%s", dir, name);
-	assert_int_equal(mkdir(d, 0777), 0);
-	return d;
-}
-
-static void put_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}
 
 static void assert_text(const char *path, const char *text)
 {
@@ -1116,9 +1079,9 @@ static void test_create_symlink(void **state)
 	int flight;
 
 	(void)state;
-	d = sub_dir("symlink");
+	d = t_tmp_mkdir("symlink", 0777);
 	snprintf(target, sizeof(target), "%s/root-only", d);
-	put_text(target, "keep me");
+	t_put(target, "keep me");
 	assert_int_equal(chmod(target, 0600), 0);
 	snprintf(link, sizeof(link), "%s/trace.kft", d);
 	assert_int_equal(symlink(target, link), 0);
@@ -1144,9 +1107,9 @@ static void test_create_mode(void **state)
 	const char *d;
 
 	(void)state;
-	d = sub_dir("mode");
+	d = t_tmp_mkdir("mode", 0777);
 	snprintf(path, sizeof(path), "%s/t.kft", d);
-	put_text(path, "old recording");
+	t_put(path, "old recording");
 	assert_int_equal(chmod(path, 0644), 0);
 	w = kft_writer_new(path, &o);
 	assert_non_null(w);
@@ -1169,9 +1132,9 @@ static void test_create_abort_keeps(void **state)
 	int flight;
 
 	(void)state;
-	d = sub_dir("abort");
+	d = t_tmp_mkdir("abort", 0777);
 	snprintf(path, sizeof(path), "%s/t.kft", d);
-	put_text(path, "earlier recording");
+	t_put(path, "earlier recording");
 	for (flight = 0; flight < 2; flight++) {
 		w = kft_writer_new(path, flight ? &o : NULL);
 		assert_non_null(w);
@@ -1193,7 +1156,7 @@ static void test_create_flight_tmp(void **state)
 	const char *d;
 
 	(void)state;
-	d = sub_dir("flight");
+	d = t_tmp_mkdir("flight", 0777);
 	snprintf(path, sizeof(path), "%s/f.kft", d);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	snprintf(victim, sizeof(victim), "%s/victim", d);
@@ -1226,7 +1189,7 @@ static void test_create_flight_tmp(void **state)
 /* A chunk's block copied right after itself: read once, the copy counted */
 static void test_duplicated_chunk(void **state)
 {
-	const char *path = in_dir("dup.kft");
+	const char *path = t_tmp("dup.kft");
 	struct recs in = { 0 }, out = { 0 }, once = { 0 };
 	size_t len, off, blen;
 	struct kft_file *f;
@@ -1275,7 +1238,7 @@ static void test_duplicated_chunk(void **state)
  */
 static void test_sparse_claim(void **state)
 {
-	const char *path = in_dir("sparse.kft");
+	const char *path = t_tmp("sparse.kft");
 	struct kft_header h = {
 		.version = KFT_VERSION, .endian = KFT_ENDIAN,
 		.header_size = sizeof(h), .block_size = sizeof(struct kft_block),
@@ -1340,5 +1303,5 @@ int main(void)
 		cmocka_unit_test_setup(test_ratio, reseed),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, t_tmpdir_setup, t_tmpdir_teardown);
 }

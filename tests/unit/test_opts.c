@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 #include <cmocka.h>
 #include "opts.h"
+#include "testlib.h"
 
 #define ARGS(...) ((const char *[]){ __VA_ARGS__, NULL })
 #define TRY "Try 'softirqlat --help' for more information.\n"
@@ -73,7 +74,7 @@ static char err_buf[4096];
 
 /* kfit_parse_args on "softirqlat ARGS...", with stderr kept in err_buf */
 static int run(const struct kfit_tool *t, struct kfit_common *c,
-	       const char **args)
+	       const char *const *args)
 {
 	int argc = 0, saved, ret;
 	FILE *tmp = tmpfile();
@@ -99,13 +100,26 @@ static int run(const struct kfit_tool *t, struct kfit_common *c,
 	return ret;
 }
 
-/* A usage error or bad value: -1 and exactly this on stderr */
-static void run_err(const char **args, const char *want)
+/* A usage error or bad value: -1 and exactly want on stderr */
+static void run_err(const char *name, const char *const *args,
+		    const char *want)
 {
 	struct kfit_common c;
 
-	assert_int_equal(run(&tool, &c, args), -1);
-	assert_string_equal(err_buf, want);
+	t_int_eq(name, run(&tool, &c, args), -1);
+	t_str_eq(name, err_buf, want);
+}
+
+struct err_case {
+	const char *name;
+	const char *args[6];	/* NULL-terminated */
+	const char *want;	/* stderr */
+};
+
+static void run_errs(const struct err_case *e, size_t n)
+{
+	for (; n--; e++)
+		run_err(e->name, e->args, e->want);
 }
 
 static void test_defaults(void **state)
@@ -223,7 +237,7 @@ static void test_tool_opts(void **state)
 	assert_false(ctx.stack);
 
 	/* The tool's own complaint, nothing added */
-	run_err(ARGS("-L", "x"), "softirqlat: bad step 'x'\n");
+	run_err("bad step", ARGS("-L", "x"), "softirqlat: bad step 'x'\n");
 }
 
 /* Operands are moved after the options; the index of the first comes back */
@@ -273,35 +287,42 @@ static void test_command_operands(void **state)
 	assert_true(c.json);
 }
 
+#define UNRECOGNIZED(opt) "softirqlat: unrecognized option '" opt "'\n" TRY
+#define NO_ARG(opt) "softirqlat: option '" opt "' doesn't allow an argument\n" TRY
+#define NEEDS_ARG(opt) "softirqlat: option " opt " requires an argument\n" TRY
+
 static void test_unknown_options(void **state)
 {
+	static const struct err_case cases[] = {
+		{ "short", { "-x" }, UNRECOGNIZED("-x") },
+		{ "in a cluster", { "-jx" }, UNRECOGNIZED("-x") },
+		{ "long", { "--bogus" }, UNRECOGNIZED("--bogus") },
+		{ "long with =", { "--bogus=3" }, UNRECOGNIZED("--bogus") },
+		/* Reserved for everyone, accepted by this tool or not */
+		{ "reserved -T", { "-T" }, UNRECOGNIZED("-T") },
+		{ "reserved --timestamp", { "--timestamp" },
+		  UNRECOGNIZED("--timestamp") },
+		{ "common flag =", { "--json=1" }, NO_ARG("--json") },
+		{ "tool flag =", { "--stack=1" }, NO_ARG("--stack") },
+		{ "ambiguous", { "--co", "1" },
+		  "softirqlat: option '--co' is ambiguous\n" TRY },
+	};
+
 	(void)state;
-	run_err(ARGS("-x"), "softirqlat: unrecognized option '-x'\n" TRY);
-	run_err(ARGS("-jx"), "softirqlat: unrecognized option '-x'\n" TRY);
-	run_err(ARGS("--bogus"), "softirqlat: unrecognized option '--bogus'\n" TRY);
-	run_err(ARGS("--bogus=3"), "softirqlat: unrecognized option '--bogus'\n" TRY);
-	/* Reserved for everyone, accepted by this tool or not */
-	run_err(ARGS("-T"), "softirqlat: unrecognized option '-T'\n" TRY);
-	run_err(ARGS("--timestamp"),
-		"softirqlat: unrecognized option '--timestamp'\n" TRY);
-	run_err(ARGS("--json=1"),
-		"softirqlat: option '--json' doesn't allow an argument\n" TRY);
-	run_err(ARGS("--stack=1"),
-		"softirqlat: option '--stack' doesn't allow an argument\n" TRY);
-	run_err(ARGS("--co", "1"), "softirqlat: option '--co' is ambiguous\n" TRY);
+	run_errs(cases, T_N(cases));
 }
 
 static void test_missing_argument(void **state)
 {
+	static const struct err_case cases[] = {
+		{ "-d", { "-d" }, NEEDS_ARG("-d/--duration") },
+		{ "--duration", { "-j", "--duration" }, NEEDS_ARG("-d/--duration") },
+		{ "--comm", { "--comm" }, NEEDS_ARG("--comm") },
+		{ "tool's -L", { "-L" }, NEEDS_ARG("-L/--linear") },
+	};
+
 	(void)state;
-	run_err(ARGS("-d"),
-		"softirqlat: option -d/--duration requires an argument\n" TRY);
-	run_err(ARGS("-j", "--duration"),
-		"softirqlat: option -d/--duration requires an argument\n" TRY);
-	run_err(ARGS("--comm"),
-		"softirqlat: option --comm requires an argument\n" TRY);
-	run_err(ARGS("-L"),
-		"softirqlat: option -L/--linear requires an argument\n" TRY);
+	run_errs(cases, T_N(cases));
 }
 
 /* getopt's state from a failed parse must not leak into the next */
@@ -310,30 +331,35 @@ static void test_reparse(void **state)
 	struct kfit_common c;
 
 	(void)state;
-	run_err(ARGS("-xj"), "softirqlat: unrecognized option '-x'\n" TRY);
+	run_err("-xj", ARGS("-xj"), UNRECOGNIZED("-x"));
 	assert_int_equal(run(&tool, &c, ARGS("-d", "2")), 3);
 	assert_false(c.json);
 	assert_true(c.duration_ns == 2000000000ULL);
 }
 
+#define USE_UNIT "use a number of seconds, or one with a unit: ns, us, ms, s, m\n"
+#define NEED_UNIT "use a number with a unit: ns, us, ms, s, m\n"
+#define BAD_DUR(arg, opt, why) \
+	"softirqlat: invalid duration '" arg "' for " opt ": " why
+
 static void test_bad_durations(void **state)
 {
+	static const struct err_case cases[] = {
+		{ "junk unit", { "-d", "5x" }, BAD_DUR("5x", "--duration", USE_UNIT) },
+		{ "negative", { "-i", "-1" }, BAD_DUR("-1", "--interval", USE_UNIT) },
+		{ "zero interval", { "-i", "0" },
+		  BAD_DUR("0", "--interval", "must be more than 0\n") },
+		{ "too large", { "-d", "99999999999" },
+		  BAD_DUR("99999999999", "--duration", "too large\n") },
+		/* --min and --max have no default unit */
+		{ "--min no unit", { "--min", "5" }, BAD_DUR("5", "--min", NEED_UNIT) },
+		{ "--max empty", { "--max", "" }, BAD_DUR("", "--max", NEED_UNIT) },
+		{ "min over max", { "--min", "2ms", "--max", "1ms" },
+		  "softirqlat: --min 2.00ms is more than --max 1.00ms\n" },
+	};
+
 	(void)state;
-	run_err(ARGS("-d", "5x"),
-		"softirqlat: invalid duration '5x' for --duration: use a number of seconds, or one with a unit: ns, us, ms, s, m\n");
-	run_err(ARGS("-i", "-1"),
-		"softirqlat: invalid duration '-1' for --interval: use a number of seconds, or one with a unit: ns, us, ms, s, m\n");
-	run_err(ARGS("-i", "0"),
-		"softirqlat: invalid duration '0' for --interval: must be more than 0\n");
-	run_err(ARGS("-d", "99999999999"),
-		"softirqlat: invalid duration '99999999999' for --duration: too large\n");
-	/* --min and --max have no default unit */
-	run_err(ARGS("--min", "5"),
-		"softirqlat: invalid duration '5' for --min: use a number with a unit: ns, us, ms, s, m\n");
-	run_err(ARGS("--max", ""),
-		"softirqlat: invalid duration '' for --max: use a number with a unit: ns, us, ms, s, m\n");
-	run_err(ARGS("--min", "2ms", "--max", "1ms"),
-		"softirqlat: --min 2.00ms is more than --max 1.00ms\n");
+	run_errs(cases, T_N(cases));
 }
 
 static void test_min_max(void **state)
@@ -354,13 +380,17 @@ static void test_count(void **state)
 {
 	struct kfit_common c;
 
+	static const struct err_case cases[] = {
+		{ "no interval", { "--count", "3" },
+		  "softirqlat: --count needs -i/--interval\n" TRY },
+		{ "zero", { "-i", "1", "--count", "0" },
+		  "softirqlat: invalid count '0' for --count: use a positive number\n" },
+		{ "junk", { "-i", "1", "--count", "3x" },
+		  "softirqlat: invalid count '3x' for --count: use a positive number\n" },
+	};
+
 	(void)state;
-	run_err(ARGS("--count", "3"),
-		"softirqlat: --count needs -i/--interval\n" TRY);
-	run_err(ARGS("-i", "1", "--count", "0"),
-		"softirqlat: invalid count '0' for --count: use a positive number\n");
-	run_err(ARGS("-i", "1", "--count", "3x"),
-		"softirqlat: invalid count '3x' for --count: use a positive number\n");
+	run_errs(cases, T_N(cases));
 	/* Order does not matter */
 	assert_int_equal(run(&tool, &c, ARGS("--count", "2", "-i", "1")), 5);
 	assert_int_equal(c.count, 2);
@@ -380,21 +410,24 @@ static void *thread_fn(void *arg)
 
 static void test_pid_tid(void **state)
 {
+	static const struct err_case cases[] = {
+		{ "no such PID", { "-p", "2147483647" },
+		  "softirqlat: no process with PID 2147483647\n" },
+		{ "no such TID", { "-t", "2147483647" },
+		  "softirqlat: no thread with TID 2147483647\n" },
+		{ "PID not a number", { "-p", "abc" },
+		  "softirqlat: invalid PID 'abc' for --pid: use a positive number\n" },
+		{ "PID 0", { "-p", "0" },
+		  "softirqlat: invalid PID '0' for --pid: use a positive number\n" },
+		{ "TID past int", { "-t", "2147483648" },
+		  "softirqlat: invalid TID '2147483648' for --tid: use a positive number\n" },
+	};
 	char want[256], tid[16];
 	struct kfit_common c;
 	pthread_t th;
 
 	(void)state;
-	run_err(ARGS("-p", "2147483647"),
-		"softirqlat: no process with PID 2147483647\n");
-	run_err(ARGS("-t", "2147483647"),
-		"softirqlat: no thread with TID 2147483647\n");
-	run_err(ARGS("-p", "abc"),
-		"softirqlat: invalid PID 'abc' for --pid: use a positive number\n");
-	run_err(ARGS("-p", "0"),
-		"softirqlat: invalid PID '0' for --pid: use a positive number\n");
-	run_err(ARGS("-t", "2147483648"),
-		"softirqlat: invalid TID '2147483648' for --tid: use a positive number\n");
+	run_errs(cases, T_N(cases));
 
 	/* A thread that is not its process's leader is a TID, not a PID */
 	pthread_mutex_lock(&thread_lock);
@@ -405,7 +438,7 @@ static void test_pid_tid(void **state)
 	snprintf(want, sizeof(want),
 		 "softirqlat: PID %d is a thread of process %d: use -t %d or -p %d\n",
 		 thread_tid, getpid(), thread_tid, getpid());
-	run_err(ARGS("-p", tid), want);
+	run_err("PID of a thread", ARGS("-p", tid), want);
 	assert_int_equal(run(&tool, &c, ARGS("-t", tid)), 3);
 	assert_int_equal(c.tid, thread_tid);
 	pthread_mutex_unlock(&thread_lock);
@@ -419,9 +452,9 @@ static void test_comm(void **state)
 	(void)state;
 	assert_int_equal(run(&tool, &c, ARGS("--comm", "123456789012345")), 3);
 	assert_string_equal(c.comm, "123456789012345");
-	run_err(ARGS("--comm", "1234567890123456"),
+	run_err("16 characters", ARGS("--comm", "1234567890123456"),
 		"softirqlat: invalid name '1234567890123456' for --comm: use 1 to 15 characters, as the kernel keeps them\n");
-	run_err(ARGS("--comm", ""),
+	run_err("empty", ARGS("--comm", ""),
 		"softirqlat: invalid name '' for --comm: use 1 to 15 characters, as the kernel keeps them\n");
 }
 
@@ -437,8 +470,8 @@ static void test_cpu_option(void **state)
 	snprintf(want, sizeof(want),
 		 "softirqlat: invalid CPU list '%d' for --cpu: this machine has CPUs 0-%d\n",
 		 ncpus, ncpus - 1);
-	run_err(ARGS("-C", arg), want);
-	run_err(ARGS("-C", "1-0"),
+	run_err("past the last CPU", ARGS("-C", arg), want);
+	run_err("backward range", ARGS("-C", "1-0"),
 		"softirqlat: invalid CPU list '1-0' for --cpu: use numbers and ranges, e.g. 0-3,6\n");
 	snprintf(arg, sizeof(arg), "0-%d", ncpus - 1);
 	assert_int_equal(run(&tool, &c, ARGS("-C", arg)), 3);
@@ -493,81 +526,80 @@ static void test_cpulist(void **state)
 
 static void test_parse_uint(void **state)
 {
+	/* v is 42 before each; an error leaves it */
+	static const struct {
+		const char *arg;
+		unsigned long max;
+		int ret;
+		unsigned long v;
+	} cases[] = {
+		{ "1", 10, 0, 1 },
+		{ "007", 10, 0, 7 },
+		{ "10", 10, 0, 10 },
+		{ "11", 10, -ERANGE, 42 },
+		{ "18446744073709551615", ULONG_MAX, 0, ULONG_MAX },
+		{ "18446744073709551616", ULONG_MAX, -ERANGE, 42 },
+		{ "99999999999999999999999", ULONG_MAX, -ERANGE, 42 },
+	};
 	static const char *const bad[] = {
 		"", "0", "00", "-1", "+1", " 1", "1 ", "0x10", "1.0", "1e3", "a",
 	};
-	unsigned long v = 42;
+	unsigned long v;
 	size_t i;
 
 	(void)state;
-	assert_int_equal(kfit_parse_uint("1", 10, &v), 0);
-	assert_int_equal(v, 1);
-	assert_int_equal(kfit_parse_uint("007", 10, &v), 0);
-	assert_int_equal(v, 7);
-	assert_int_equal(kfit_parse_uint("10", 10, &v), 0);
-	assert_int_equal(v, 10);
-	v = 42;
-	assert_int_equal(kfit_parse_uint("11", 10, &v), -ERANGE);
-	assert_int_equal(v, 42);
-	assert_int_equal(kfit_parse_uint("18446744073709551615", ULONG_MAX, &v), 0);
-	assert_true(v == ULONG_MAX);
-	assert_int_equal(kfit_parse_uint("18446744073709551616", ULONG_MAX, &v),
-			 -ERANGE);
-	assert_int_equal(kfit_parse_uint("99999999999999999999999", ULONG_MAX, &v),
-			 -ERANGE);
+	for (i = 0; i < T_N(cases); i++) {
+		v = 42;
+		t_int_eq(cases[i].arg, kfit_parse_uint(cases[i].arg, cases[i].max, &v),
+			 cases[i].ret);
+		t_true(cases[i].arg, v == cases[i].v);
+	}
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (kfit_parse_uint(bad[i], ULONG_MAX, &v) != -EINVAL)
 			fail_msg("'%s' should be -EINVAL", bad[i]);
 	assert_int_equal(kfit_parse_uint(NULL, 10, &v), -EINVAL);
 }
 
-static int check_opts(const struct kfit_opt *opts)
-{
-	struct kfit_tool t = { .name = "t", .opts = opts };
-
-	return kfit_opts_check(&t);
-}
-
 static void test_opts_check(void **state)
 {
+	/* A tool of these options and common 0 */
+	static const struct {
+		const char *name;
+		struct kfit_opt opts[5];	/* ends at name NULL */
+		int ret;
+	} cases[] = {
+		{ "letters, long-only keys", { { "linear", 'L', "N", "" },
+			{ "all", 'a', NULL, "" }, { "x", 256, NULL, "" },
+			{ "y", 0xfff, NULL, "" } }, 0 },
+		/* Every reserved letter, with common 0: reserved anyway */
+		{ "reserved p", { { "print", 'p', NULL, "" } }, -1 },
+		{ "reserved T", { { "x", 'T', NULL, "" } }, -1 },
+		{ "reserved V", { { "x", 'V', NULL, "" } }, -1 },
+		{ "reserved v", { { "x", 'v', NULL, "" } }, -1 },
+		/* Duplicate keys and names */
+		{ "same key", { { "a", 'a', NULL, "" }, { "b", 'a', NULL, "" } }, -1 },
+		{ "same name", { { "a", 'a', NULL, "" }, { "a", 'b', NULL, "" } }, -1 },
+		/* Common long names, including ones this tool does not accept */
+		{ "common json", { { "json", 'J', NULL, "" } }, -1 },
+		{ "common count", { { "count", 300, "N", "" } }, -1 },
+		{ "common timestamp", { { "timestamp", 'z', NULL, "" } }, -1 },
+		/* Keys getopt cannot use, and the common long-only range */
+		{ "key ?", { { "x", '?', NULL, "" } }, -1 },
+		{ "key :", { { "x", ':', NULL, "" } }, -1 },
+		{ "key 0", { { "x", 0, NULL, "" } }, -1 },
+		{ "key 0x1000", { { "x", 0x1000, NULL, "" } }, -1 },
+		{ "empty name", { { "", 'x', NULL, "" } }, -1 },
+	};
+	struct kfit_tool t = { .name = "t" };
+	size_t i;
+
 	(void)state;
 	assert_int_equal(kfit_opts_check(&tool), 0);
-	assert_int_equal(check_opts(NULL), 0);
-	assert_int_equal(check_opts((struct kfit_opt[]){
-		{ "linear", 'L', "N", "" }, { "all", 'a', NULL, "" },
-		{ "x", 256, NULL, "" }, { "y", 0xfff, NULL, "" }, { NULL } }), 0);
-	/* Every reserved letter, with common 0: reserved anyway */
-	assert_int_equal(check_opts((struct kfit_opt[]){
-		{ "print", 'p', NULL, "" }, { NULL } }), -1);
-	assert_int_equal(check_opts((struct kfit_opt[]){
-		{ "x", 'T', NULL, "" }, { NULL } }), -1);
-	assert_int_equal(check_opts((struct kfit_opt[]){
-		{ "x", 'V', NULL, "" }, { NULL } }), -1);
-	assert_int_equal(check_opts((struct kfit_opt[]){
-		{ "x", 'v', NULL, "" }, { NULL } }), -1);
-	/* Duplicate keys and names */
-	assert_int_equal(check_opts((struct kfit_opt[]){
-		{ "a", 'a', NULL, "" }, { "b", 'a', NULL, "" }, { NULL } }), -1);
-	assert_int_equal(check_opts((struct kfit_opt[]){
-		{ "a", 'a', NULL, "" }, { "a", 'b', NULL, "" }, { NULL } }), -1);
-	/* Common long names, including ones this tool does not accept */
-	assert_int_equal(check_opts((struct kfit_opt[]){
-		{ "json", 'J', NULL, "" }, { NULL } }), -1);
-	assert_int_equal(check_opts((struct kfit_opt[]){
-		{ "count", 300, "N", "" }, { NULL } }), -1);
-	assert_int_equal(check_opts((struct kfit_opt[]){
-		{ "timestamp", 'z', NULL, "" }, { NULL } }), -1);
-	/* Keys getopt cannot use, and the common long-only range */
-	assert_int_equal(check_opts((struct kfit_opt[]){
-		{ "x", '?', NULL, "" }, { NULL } }), -1);
-	assert_int_equal(check_opts((struct kfit_opt[]){
-		{ "x", ':', NULL, "" }, { NULL } }), -1);
-	assert_int_equal(check_opts((struct kfit_opt[]){
-		{ "x", 0, NULL, "" }, { NULL } }), -1);
-	assert_int_equal(check_opts((struct kfit_opt[]){
-		{ "x", 0x1000, NULL, "" }, { NULL } }), -1);
-	assert_int_equal(check_opts((struct kfit_opt[]){
-		{ "", 'x', NULL, "" }, { NULL } }), -1);
+	assert_int_equal(kfit_opts_check(&t), 0);	/* opts NULL */
+	for (i = 0; i < T_N(cases); i++) {
+		t.opts = cases[i].opts;
+		t_int_eq(cases[i].name, kfit_opts_check(&t), cases[i].ret);
+	}
 }
 
 /* Fork, run fn in the child with stdout in out; the wait status */
@@ -644,6 +676,15 @@ static void test_help_version_exit(void **state)
 	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
 }
 
+/* kfit_usage's text for t (the caller frees it) */
+static char *usage_of(const struct kfit_tool *t)
+{
+	struct t_cap cap;
+
+	kfit_usage(t, t_cap_open(&cap));
+	return t_cap_close(&cap);
+}
+
 static void test_usage_exact(void **state)
 {
 	static const struct kfit_opt opts[] = {
@@ -658,14 +699,10 @@ static void test_usage_exact(void **state)
 		.common = KFIT_OPT_DURATION | KFIT_OPT_JSON,
 		.opts = opts,
 	};
-	char *buf = NULL;
-	size_t len;
-	FILE *f = open_memstream(&buf, &len);
+	char *buf;
 
 	(void)state;
-	assert_non_null(f);
-	kfit_usage(&t, f);
-	fclose(f);
+	buf = usage_of(&t);
 	assert_string_equal(buf,
 		"Usage: small [OPTIONS]\n"
 		"A small tool.\n"
@@ -703,14 +740,10 @@ static void test_usage_wraps(void **state)
 			    "wide -b 64M --and-a-third 1s -- /sbin/init  # a comment too long",
 		.opts = opts,
 	};
-	char *buf = NULL;
-	size_t len;
-	FILE *f = open_memstream(&buf, &len);
+	char *buf;
 
 	(void)state;
-	assert_non_null(f);
-	kfit_usage(&t, f);
-	fclose(f);
+	buf = usage_of(&t);
 	assert_non_null(strstr(buf,
 		"A summary line that goes on and on past the eightieth column of a terminal.\n"
 		"  wide --a-long-option [--another-one N] [--and-a-third DUR] -- INIT\n"));
@@ -734,14 +767,10 @@ static void test_usage_wraps_long(void **state)
 			    "--third-option-of-many  # why not",
 		.opts = opts,
 	};
-	char *buf = NULL, *line, *save = NULL;
-	size_t len;
-	FILE *f = open_memstream(&buf, &len);
+	char *buf, *line, *save = NULL;
 
 	(void)state;
-	assert_non_null(f);
-	kfit_usage(&t, f);
-	fclose(f);
+	buf = usage_of(&t);
 	/* 80 columns fit, 81 do not */
 	assert_non_null(strstr(buf, "one two three four five six seven eight nine ten eleven "
 				    "twelve thirteen fourteen\nfifteen\n"));
@@ -754,14 +783,10 @@ static void test_usage_wraps_long(void **state)
 
 static void test_usage_lists_accepted(void **state)
 {
-	char *buf = NULL;
-	size_t len;
-	FILE *f = open_memstream(&buf, &len);
+	char *buf;
 
 	(void)state;
-	assert_non_null(f);
-	kfit_usage(&tool, f);
-	fclose(f);
+	buf = usage_of(&tool);
 	assert_non_null(strstr(buf, "  -p, --pid PID "));
 	assert_non_null(strstr(buf, "      --comm NAME "));
 	assert_non_null(strstr(buf, "      --count N "));

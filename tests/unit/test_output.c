@@ -9,34 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "output.h"
-
-struct capture {
-	FILE *f;
-	char *buf;
-	size_t len;
-};
-
-static void cap_open(struct capture *c)
-{
-	c->buf = NULL;
-	c->f = open_memstream(&c->buf, &c->len);
-	assert_non_null(c->f);
-}
-
-/* The text written so far; the caller frees it */
-static char *cap_close(struct capture *c)
-{
-	fclose(c->f);
-	return c->buf;
-}
-
-static void check(struct capture *c, const char *want)
-{
-	char *got = cap_close(c);
-
-	assert_string_equal(got, want);
-	free(got);
-}
+#include "testlib.h"
 
 /* Every kind of value, nested containers, empty ones */
 static void write_sample(struct kfit_json *j)
@@ -63,157 +36,152 @@ static void write_sample(struct kfit_json *j)
 	kfit_json_finish(j);
 }
 
-static void test_json_compact(void **state)
+static void write_escapes(struct kfit_json *j)
 {
-	struct kfit_json j;
-	struct capture c;
-
-	(void)state;
-	cap_open(&c);
-	kfit_json_init(&j, c.f, false);
-	write_sample(&j);
-	check(&c, "{\"name\":\"irq\",\"n\":18446744073709551615,"
-		  "\"neg\":-9223372036854775808,\"d\":1.5,\"t\":true,"
-		  "\"f\":false,\"z\":null,\"arr\":[1,{},[],{\"k\":2}]}\n");
+	kfit_json_begin_object(j, NULL);
+	kfit_json_str(j, "q\"k", "a\"b\\c/d");
+	kfit_json_str(j, "ctl", "\n\t\r\x01\x1f\x7f");
+	kfit_json_str(j, "utf8", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+	kfit_json_str(j, "bad", "a\xff" "b\xc3");
+	kfit_json_str(j, "overlong", "\xc0\xaf\xed\xa0\x80");
+	kfit_json_str(j, "none", NULL);
+	kfit_json_str(j, "empty", "");
+	kfit_json_end_object(j);
+	kfit_json_finish(j);
 }
 
-static void test_json_pretty(void **state)
+static void write_doubles(struct kfit_json *j)
 {
-	struct kfit_json j;
-	struct capture c;
-
-	(void)state;
-	cap_open(&c);
-	kfit_json_init(&j, c.f, true);
-	write_sample(&j);
-	check(&c, "{\n"
-		  "  \"name\": \"irq\",\n"
-		  "  \"n\": 18446744073709551615,\n"
-		  "  \"neg\": -9223372036854775808,\n"
-		  "  \"d\": 1.5,\n"
-		  "  \"t\": true,\n"
-		  "  \"f\": false,\n"
-		  "  \"z\": null,\n"
-		  "  \"arr\": [\n"
-		  "    1,\n"
-		  "    {},\n"
-		  "    [],\n"
-		  "    {\n"
-		  "      \"k\": 2\n"
-		  "    }\n"
-		  "  ]\n"
-		  "}\n");
-}
-
-static void test_json_escape(void **state)
-{
-	struct kfit_json j;
-	struct capture c;
-
-	(void)state;
-	cap_open(&c);
-	kfit_json_init(&j, c.f, false);
-	kfit_json_begin_object(&j, NULL);
-	kfit_json_str(&j, "q\"k", "a\"b\\c/d");
-	kfit_json_str(&j, "ctl", "\n\t\r\x01\x1f\x7f");
-	kfit_json_str(&j, "utf8", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
-	kfit_json_str(&j, "bad", "a\xff" "b\xc3");
-	kfit_json_str(&j, "overlong", "\xc0\xaf\xed\xa0\x80");
-	kfit_json_str(&j, "none", NULL);
-	kfit_json_str(&j, "empty", "");
-	kfit_json_end_object(&j);
-	kfit_json_finish(&j);
-	check(&c, "{\"q\\\"k\":\"a\\\"b\\\\c/d\","
-		  "\"ctl\":\"\\u000a\\u0009\\u000d\\u0001\\u001f\x7f\","
-		  "\"utf8\":\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\","
-		  "\"bad\":\"a\\ufffdb\\ufffd\","
-		  "\"overlong\":\"\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\","
-		  "\"none\":null,\"empty\":\"\"}\n");
-}
-
-static void test_json_doubles(void **state)
-{
-	struct kfit_json j;
-	struct capture c;
-
-	(void)state;
-	cap_open(&c);
-	kfit_json_init(&j, c.f, false);
-	kfit_json_begin_array(&j, NULL);
-	kfit_json_double(&j, NULL, NAN);
-	kfit_json_double(&j, NULL, INFINITY);
-	kfit_json_double(&j, NULL, -INFINITY);
-	kfit_json_double(&j, NULL, 0);
-	kfit_json_double(&j, NULL, 0.1);
-	kfit_json_double(&j, NULL, -2.5);
-	kfit_json_double(&j, NULL, 123456789.0);
-	kfit_json_double(&j, NULL, 1e-7);
-	kfit_json_double(&j, NULL, 99.99);
-	kfit_json_end_array(&j);
-	kfit_json_finish(&j);
-	check(&c, "[null,null,null,0,0.1,-2.5,1.23457e+08,1e-07,99.99]\n");
+	kfit_json_begin_array(j, NULL);
+	kfit_json_double(j, NULL, NAN);
+	kfit_json_double(j, NULL, INFINITY);
+	kfit_json_double(j, NULL, -INFINITY);
+	kfit_json_double(j, NULL, 0);
+	kfit_json_double(j, NULL, 0.1);
+	kfit_json_double(j, NULL, -2.5);
+	kfit_json_double(j, NULL, 123456789.0);
+	kfit_json_double(j, NULL, 1e-7);
+	kfit_json_double(j, NULL, 99.99);
+	kfit_json_end_array(j);
+	kfit_json_finish(j);
 }
 
 /* Fixed-point decimals: every digit kept, leading zeros of the fraction too */
-static void test_json_udec(void **state)
+static void write_udecs(struct kfit_json *j)
 {
-	struct kfit_json j;
-	struct capture c;
-
-	(void)state;
-	cap_open(&c);
-	kfit_json_init(&j, c.f, false);
-	kfit_json_begin_object(&j, NULL);
-	kfit_json_udec(&j, "us", 1234567, 3);
-	kfit_json_udec(&j, "lead", 1005, 3);
-	kfit_json_udec(&j, "small", 7, 3);
-	kfit_json_udec(&j, "zero", 0, 3);
-	kfit_json_udec(&j, "big", UINT64_MAX, 3);
-	kfit_json_udec(&j, "int", 42, 0);
-	kfit_json_udec(&j, "s", 1000000001, 9);
-	kfit_json_end_object(&j);
-	kfit_json_finish(&j);
-	check(&c, "{\"us\":1234.567,\"lead\":1.005,\"small\":0.007,"
-		  "\"zero\":0.000,\"big\":18446744073709551.615,\"int\":42,"
-		  "\"s\":1.000000001}\n");
+	kfit_json_begin_object(j, NULL);
+	kfit_json_udec(j, "us", 1234567, 3);
+	kfit_json_udec(j, "lead", 1005, 3);
+	kfit_json_udec(j, "small", 7, 3);
+	kfit_json_udec(j, "zero", 0, 3);
+	kfit_json_udec(j, "big", UINT64_MAX, 3);
+	kfit_json_udec(j, "int", 42, 0);
+	kfit_json_udec(j, "s", 1000000001, 9);
+	kfit_json_end_object(j);
+	kfit_json_finish(j);
 }
 
 /* With -i, each report is one top-level value on its own line */
-static void test_json_top_level(void **state)
+static void write_top_level(struct kfit_json *j)
 {
+	kfit_json_begin_object(j, NULL);
+	kfit_json_u64(j, "a", 1);
+	kfit_json_end_object(j);
+	kfit_json_finish(j);
+	kfit_json_begin_object(j, NULL);
+	kfit_json_u64(j, "a", 2);
+	kfit_json_end_object(j);
+	kfit_json_begin_array(j, NULL);
+	kfit_json_end_array(j);
+	kfit_json_finish(j);
+	kfit_json_finish(j);
+}
+
+static void write_top_level_pretty(struct kfit_json *j)
+{
+	kfit_json_begin_object(j, NULL);
+	kfit_json_end_object(j);
+	kfit_json_u64(j, NULL, 7);
+	kfit_json_finish(j);
+}
+
+static const struct json_case {
+	const char *name;
+	bool pretty;
+	void (*write)(struct kfit_json *j);
+	const char *want;
+} json_cases[] = {
+	{ "compact", false, write_sample,
+	  "{\"name\":\"irq\",\"n\":18446744073709551615,"
+	  "\"neg\":-9223372036854775808,\"d\":1.5,\"t\":true,"
+	  "\"f\":false,\"z\":null,\"arr\":[1,{},[],{\"k\":2}]}\n" },
+	{ "pretty", true, write_sample,
+	  "{\n"
+	  "  \"name\": \"irq\",\n"
+	  "  \"n\": 18446744073709551615,\n"
+	  "  \"neg\": -9223372036854775808,\n"
+	  "  \"d\": 1.5,\n"
+	  "  \"t\": true,\n"
+	  "  \"f\": false,\n"
+	  "  \"z\": null,\n"
+	  "  \"arr\": [\n"
+	  "    1,\n"
+	  "    {},\n"
+	  "    [],\n"
+	  "    {\n"
+	  "      \"k\": 2\n"
+	  "    }\n"
+	  "  ]\n"
+	  "}\n" },
+	{ "escapes", false, write_escapes,
+	  "{\"q\\\"k\":\"a\\\"b\\\\c/d\","
+	  "\"ctl\":\"\\u000a\\u0009\\u000d\\u0001\\u001f\x7f\","
+	  "\"utf8\":\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\","
+	  "\"bad\":\"a\\ufffdb\\ufffd\","
+	  "\"overlong\":\"\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\","
+	  "\"none\":null,\"empty\":\"\"}\n" },
+	{ "doubles", false, write_doubles,
+	  "[null,null,null,0,0.1,-2.5,1.23457e+08,1e-07,99.99]\n" },
+	{ "udec", false, write_udecs,
+	  "{\"us\":1234.567,\"lead\":1.005,\"small\":0.007,"
+	  "\"zero\":0.000,\"big\":18446744073709551.615,\"int\":42,"
+	  "\"s\":1.000000001}\n" },
+	{ "top level", false, write_top_level,
+	  "{\"a\":1}\n{\"a\":2}\n[]\n" },
+	{ "top level pretty", true, write_top_level_pretty, "{}\n7\n" },
+};
+
+static void test_json(void **state)
+{
+	const struct json_case *jc;
 	struct kfit_json j;
-	struct capture c;
+	struct t_cap cap;
+	char *got;
 
 	(void)state;
-	cap_open(&c);
-	kfit_json_init(&j, c.f, false);
-	kfit_json_begin_object(&j, NULL);
-	kfit_json_u64(&j, "a", 1);
-	kfit_json_end_object(&j);
-	kfit_json_finish(&j);
-	kfit_json_begin_object(&j, NULL);
-	kfit_json_u64(&j, "a", 2);
-	kfit_json_end_object(&j);
-	kfit_json_begin_array(&j, NULL);
-	kfit_json_end_array(&j);
-	kfit_json_finish(&j);
-	kfit_json_finish(&j);
-	check(&c, "{\"a\":1}\n{\"a\":2}\n[]\n");
+	for (jc = json_cases; jc < json_cases + T_N(json_cases); jc++) {
+		kfit_json_init(&j, t_cap_open(&cap), jc->pretty);
+		jc->write(&j);
+		got = t_cap_close(&cap);
+		t_str_eq(jc->name, got, jc->want);
+		free(got);
+	}
+}
 
-	cap_open(&c);
-	kfit_json_init(&j, c.f, true);
-	kfit_json_begin_object(&j, NULL);
-	kfit_json_end_object(&j);
-	kfit_json_u64(&j, NULL, 7);
-	kfit_json_finish(&j);
-	check(&c, "{}\n7\n");
+/* What kfit_table_print writes of t (the caller frees it) */
+static char *print_of(struct kfit_table *t)
+{
+	struct t_cap cap;
+
+	kfit_table_print(t, t_cap_open(&cap));
+	return t_cap_close(&cap);
 }
 
 static void test_table(void **state)
 {
 	const char *headers[] = { "NAME", "COUNT", "AVG" };
 	struct kfit_table *t;
-	struct capture c;
+	char *out;
 
 	(void)state;
 	t = kfit_table_new(3, headers, "lrr");
@@ -228,11 +196,11 @@ static void test_table(void **state)
 	assert_int_equal(kfit_table_cell(t, "2ms"), 0);
 	/* A fourth cell in a three-column table */
 	assert_int_equal(kfit_table_cell(t, "extra"), -1);
-	cap_open(&c);
-	kfit_table_print(t, c.f);
-	check(&c, "NAME         COUNT     AVG\n"
-		  "ksoftirqd/0      5  1.50us\n"
-		  "x            12345     2ms\n");
+	out = print_of(t);
+	assert_string_equal(out, "NAME         COUNT     AVG\n"
+				 "ksoftirqd/0      5  1.50us\n"
+				 "x            12345     2ms\n");
+	free(out);
 	kfit_table_free(t);
 }
 
@@ -242,7 +210,7 @@ static void test_table_edges(void **state)
 	char h0[8] = "CPU", h1[8] = "TASK";
 	const char *headers[] = { h0, h1 };
 	struct kfit_table *t;
-	struct capture c;
+	char *out;
 
 	(void)state;
 	t = kfit_table_new(2, headers, "r");
@@ -259,12 +227,12 @@ static void test_table_edges(void **state)
 	assert_int_equal(kfit_table_row(t), 0);
 	assert_int_equal(kfit_table_cell(t, "1000"), 0);
 	assert_int_equal(kfit_table_cell(t, "bash"), 0);
-	cap_open(&c);
-	kfit_table_print(t, c.f);
-	check(&c, " CPU  TASK\n"
-		  "  12  caf\xc3\xa9\n"
-		  "   3\n"
-		  "1000  bash\n");
+	out = print_of(t);
+	assert_string_equal(out, " CPU  TASK\n"
+				 "  12  caf\xc3\xa9\n"
+				 "   3\n"
+				 "1000  bash\n");
+	free(out);
 	kfit_table_free(t);
 	kfit_table_free(NULL);
 	assert_null(kfit_table_new(0, headers, "l"));
@@ -274,7 +242,6 @@ static void test_table_many_rows(void **state)
 {
 	const char *headers[] = { "N" };
 	struct kfit_table *t;
-	struct capture c;
 	char *out, *p;
 	int i, lines = 0;
 
@@ -285,9 +252,7 @@ static void test_table_many_rows(void **state)
 		assert_int_equal(kfit_table_row(t), 0);
 		assert_int_equal(kfit_table_cell(t, "%d", i), 0);
 	}
-	cap_open(&c);
-	kfit_table_print(t, c.f);
-	out = cap_close(&c);
+	out = print_of(t);
 	for (p = out; *p; p++)
 		lines += *p == '\n';
 	assert_int_equal(lines, 1001);
@@ -300,12 +265,7 @@ static void test_table_many_rows(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_json_compact),
-		cmocka_unit_test(test_json_pretty),
-		cmocka_unit_test(test_json_escape),
-		cmocka_unit_test(test_json_doubles),
-		cmocka_unit_test(test_json_udec),
-		cmocka_unit_test(test_json_top_level),
+		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_table_edges),
 		cmocka_unit_test(test_table_many_rows),

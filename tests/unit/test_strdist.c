@@ -9,66 +9,87 @@
 #include <time.h>
 #include <cmocka.h>
 #include "strdist.h"
+#include "testlib.h"
+
+/* The distance of a to b, counted up to bound */
+static const struct {
+	const char *a, *b;
+	int bound, want;
+} dists[] = {
+	{ "", "", 10, 0 },
+	{ "abc", "abc", 10, 0 },
+	{ "", "abc", 10, 3 },
+	{ "abc", "", 10, 3 },
+	{ "kitten", "sitting", 10, 3 },
+	{ "sitting", "kitten", 10, 3 },
+	/* A swap of two neighbours costs one, not two */
+	{ "ab", "ba", 10, 1 },
+	{ "do_frok", "do_fork", 10, 1 },
+	{ "vfs_raed", "vfs_read", 10, 1 },
+	/* Optimal string alignment: a swapped pair is not edited again */
+	{ "ca", "abc", 10, 3 },
+	{ "malloc", "mallopt", 10, 2 },
+	/* Over the bound: bound + 1, whatever the real distance */
+	{ "abcdef", "uvwxyz", 2, 3 },
+	{ "a", "abcdefgh", 3, 4 },
+	{ "kitten", "sitting", 2, 3 },
+	/* At the bound: exact */
+	{ "kitten", "sitting", 3, 3 },
+	{ "abc", "abd", 0, 1 },
+	{ "abc", "abc", 0, 0 },
+};
 
 static void test_distances(void **state)
 {
-	(void)state;
-	assert_int_equal(kfit_strdist("", "", 10), 0);
-	assert_int_equal(kfit_strdist("abc", "abc", 10), 0);
-	assert_int_equal(kfit_strdist("", "abc", 10), 3);
-	assert_int_equal(kfit_strdist("abc", "", 10), 3);
-	assert_int_equal(kfit_strdist("kitten", "sitting", 10), 3);
-	assert_int_equal(kfit_strdist("sitting", "kitten", 10), 3);
-	/* A swap of two neighbours costs one, not two */
-	assert_int_equal(kfit_strdist("ab", "ba", 10), 1);
-	assert_int_equal(kfit_strdist("do_frok", "do_fork", 10), 1);
-	assert_int_equal(kfit_strdist("vfs_raed", "vfs_read", 10), 1);
-	/* Optimal string alignment: a swapped pair is not edited again */
-	assert_int_equal(kfit_strdist("ca", "abc", 10), 3);
-	assert_int_equal(kfit_strdist("malloc", "mallopt", 10), 2);
-}
+	char name[64];
+	size_t i;
 
-static void test_bound(void **state)
-{
 	(void)state;
-	/* Over the bound: bound + 1, whatever the real distance */
-	assert_int_equal(kfit_strdist("abcdef", "uvwxyz", 2), 3);
-	assert_int_equal(kfit_strdist("a", "abcdefgh", 3), 4);
-	assert_int_equal(kfit_strdist("kitten", "sitting", 2), 3);
-	/* At the bound: exact */
-	assert_int_equal(kfit_strdist("kitten", "sitting", 3), 3);
-	assert_int_equal(kfit_strdist("abc", "abd", 0), 1);
-	assert_int_equal(kfit_strdist("abc", "abc", 0), 0);
+	for (i = 0; i < T_N(dists); i++) {
+		snprintf(name, sizeof(name), "'%s' to '%s' within %d", dists[i].a,
+			 dists[i].b, dists[i].bound);
+		t_int_eq(name, kfit_strdist(dists[i].a, dists[i].b, dists[i].bound),
+			 dists[i].want);
+	}
 }
 
 static const char *const libc_like[] = {
 	"malloc", "calloc", "realloc", "free", "mallopt", "zzz", "abd", "abc",
 };
 
-#define N_LIBC ((int)(sizeof(libc_like) / sizeof(libc_like[0])))
-
 static void test_closest(void **state)
 {
+	/* Up to max names of the first n of libc_like close to name, in len bytes */
+	static const struct {
+		const char *what, *name;
+		int n, max;
+		size_t len;
+		int ret;
+		const char *want;
+	} cases[] = {
+		/* malloc (1), then calloc and mallopt (2): same length first */
+		{ "3 of mallok", "mallok", T_N(libc_like), 3, 128, 3,
+		  "malloc, calloc, mallopt" },
+		{ "1 of mallok", "mallok", T_N(libc_like), 1, 128, 1, "malloc" },
+		/* Equal distance and length: by name */
+		{ "abx", "abx", T_N(libc_like), 2, 128, 2, "abc, abd" },
+		/* Nothing close enough */
+		{ "nothing close", "qqqqqqqqqq", T_N(libc_like), 5, 128, 0, "" },
+		{ "no names", "mallok", 0, 5, 128, 0, "" },
+		/* A short buffer is cut, and still a string */
+		{ "short buffer", "mallok", T_N(libc_like), 3, 8, 3, "malloc," },
+	};
 	char buf[128];
+	size_t i;
 
 	(void)state;
-	/* malloc (1), then calloc and mallopt (2): same length first */
-	assert_int_equal(kfit_closest("mallok", libc_like, N_LIBC, 3, buf, sizeof(buf)), 3);
-	assert_string_equal(buf, "malloc, calloc, mallopt");
-	assert_int_equal(kfit_closest("mallok", libc_like, N_LIBC, 1, buf, sizeof(buf)), 1);
-	assert_string_equal(buf, "malloc");
-	/* Equal distance and length: by name */
-	assert_int_equal(kfit_closest("abx", libc_like, N_LIBC, 2, buf, sizeof(buf)), 2);
-	assert_string_equal(buf, "abc, abd");
-	/* Nothing close enough */
-	strcpy(buf, "x");
-	assert_int_equal(kfit_closest("qqqqqqqqqq", libc_like, N_LIBC, 5, buf, sizeof(buf)), 0);
-	assert_string_equal(buf, "");
-	assert_int_equal(kfit_closest("mallok", libc_like, 0, 5, buf, sizeof(buf)), 0);
-	assert_string_equal(buf, "");
-	/* A short buffer is cut, and still a string */
-	assert_int_equal(kfit_closest("mallok", libc_like, N_LIBC, 3, buf, 8), 3);
-	assert_string_equal(buf, "malloc,");
+	for (i = 0; i < T_N(cases); i++) {
+		strcpy(buf, "x");
+		t_int_eq(cases[i].what, kfit_closest(cases[i].name, libc_like, cases[i].n,
+						     cases[i].max, buf, cases[i].len),
+			 cases[i].ret);
+		t_str_eq(cases[i].what, buf, cases[i].want);
+	}
 }
 
 /* 100k names, as many as kallsyms has functions: well under a second */
@@ -106,7 +127,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_distances),
-		cmocka_unit_test(test_bound),
 		cmocka_unit_test(test_closest),
 		cmocka_unit_test(test_many),
 	};

@@ -29,31 +29,6 @@
 /* The symbolizer is what the call-tree decoder takes */
 static const kfit_sym_fn sym_fn = kfit_syms_name;
 
-static char dir[64];
-
-static const char *at(int slot, const char *name)
-{
-	static char paths[8][256];
-
-	snprintf(paths[slot], sizeof(paths[slot]), "%s/%s", dir, name);
-	return paths[slot];
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	strcpy(dir, "/tmp/kfit-syms-XXXXXX");
-	if (!mkdtemp(dir))
-		return -1;
-	return t_symtarget(dir, KFIT_TOP "/tests/helpers/symtarget.c");
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	return t_rm_rf(dir);
-}
-
 /* A running symtarget and the addresses it printed */
 struct target {
 	pid_t pid;
@@ -133,7 +108,7 @@ static void test_running(void **state)
 {
 	const char *bins[] = { "pie", "nopie", "pie.stripped", "nopie.stripped",
 			       "noid.stripped" };
-	struct kfit_syms_src src = { .debug_root = at(0, "no-debug-root") };
+	struct kfit_syms_src src = { .debug_root = t_at(0, "no-debug-root") };
 	struct kfit_syms *s = kfit_syms_new(&src);
 	struct target t;
 	size_t i;
@@ -141,7 +116,7 @@ static void test_running(void **state)
 	(void)state;
 	assert_non_null(s);
 	for (i = 0; i < sizeof(bins) / sizeof(bins[0]); i++) {
-		start(at(1, bins[i]), &t);
+		start(t_at(1, bins[i]), &t);
 		check_named(s, &t);
 		stop(&t);
 		kfit_syms_forget(s, t.pid);
@@ -152,23 +127,23 @@ static void test_running(void **state)
 /* Stripped bare: FILE+0xADDR, ADDR the link-time address (nm's) */
 static void test_unnamed(void **state)
 {
-	struct kfit_syms_src src = { .debug_root = at(0, "no-debug-root") };
+	struct kfit_syms_src src = { .debug_root = t_at(0, "no-debug-root") };
 	struct kfit_syms *s = kfit_syms_new(&src);
 	unsigned long long addr, size;
 	char want[64];
 	struct target t;
 
 	(void)state;
-	start(at(1, "pie.bare"), &t);
-	assert_int_equal(t_nm(at(2, "pie"), "st_local", &addr, &size), 0);
+	start(t_at(1, "pie.bare"), &t);
+	assert_int_equal(t_nm(t_at(2, "pie"), "st_local", &addr, &size), 0);
 	snprintf(want, sizeof(want), "pie.bare+0x%llx", addr + 2);
 	assert_string_equal(user(s, t.pid, t.local + 2), want);
 	/* In no mapping */
 	assert_string_equal(user(s, t.pid, 0x1234), "[unknown] 0x1234");
 	stop(&t);
 	kfit_syms_forget(s, t.pid);
-	start(at(1, "nopie.bare"), &t);
-	assert_int_equal(t_nm(at(2, "nopie"), "st_global", &addr, &size), 0);
+	start(t_at(1, "nopie.bare"), &t);
+	assert_int_equal(t_nm(t_at(2, "nopie"), "st_global", &addr, &size), 0);
 	assert_int_equal(t.global, addr);
 	snprintf(want, sizeof(want), "nopie.bare+0x%llx", addr);
 	assert_string_equal(user(s, t.pid, t.global), want);
@@ -183,7 +158,7 @@ static void test_preload(void **state)
 	struct target t;
 
 	(void)state;
-	start(at(1, "pie"), &t);
+	start(t_at(1, "pie"), &t);
 	assert_int_equal(kfit_syms_pid(s, t.pid), 0);
 	stop(&t);
 	check_named(s, &t);
@@ -278,7 +253,7 @@ static void exec_seg(const char *path, struct kfit_elfseg *g)
 
 static const char *fix_proc(void)
 {
-	const char *proc = at(3, "proc");
+	const char *proc = t_at(3, "proc");
 
 	assert_int_equal(t_sh("rm -rf %s && mkdir -p %s/%d/map_files", proc, proc, FPID), 0);
 	return proc;
@@ -288,7 +263,7 @@ static void test_fixture_maps(void **state)
 {
 	char l1[PATH_MAX + 128], l2[PATH_MAX + 128], l3[PATH_MAX + 128], maps[PATH_MAX];
 	unsigned long long addr, size;
-	struct kfit_syms_src src = { .debug_root = at(0, "no-debug-root") };
+	struct kfit_syms_src src = { .debug_root = t_at(0, "no-debug-root") };
 	const struct kfit_elf *e;
 	struct kfit_elfseg pie, nopie;
 	struct kfit_syms *s;
@@ -297,15 +272,15 @@ static void test_fixture_maps(void **state)
 
 	(void)state;
 	src.proc = fix_proc();
-	exec_seg(at(1, "pie"), &pie);
-	exec_seg(at(1, "nopie"), &nopie);
+	exec_seg(t_at(1, "pie"), &pie);
+	exec_seg(t_at(1, "nopie"), &nopie);
 	/* pie at a base of our choosing; nopie where it must be */
 	pstart = pbase + (pie.vaddr & ~0xfffULL);
 	map_line(l1, sizeof(l1), nopie.vaddr & ~0xfffULL, (nopie.vaddr & ~0xfffULL) + 0x1000,
-		 nopie.offset & ~0xfffULL, at(1, "nopie"));
-	map_line(l2, sizeof(l2), pstart, pstart + 0x1000, pie.offset & ~0xfffULL, at(1, "pie"));
+		 nopie.offset & ~0xfffULL, t_at(1, "nopie"));
+	map_line(l2, sizeof(l2), pstart, pstart + 0x1000, pie.offset & ~0xfffULL, t_at(1, "pie"));
 	/* A file deleted since: only map_files reaches it */
-	map_line(l3, sizeof(l3), dstart, dstart + 0x1000, pie.offset & ~0xfffULL, at(1, "pie"));
+	map_line(l3, sizeof(l3), dstart, dstart + 0x1000, pie.offset & ~0xfffULL, t_at(1, "pie"));
 	l3[strlen(l3) - 1] = '\0';
 	snprintf(maps, sizeof(maps), "%s/%d/maps", src.proc, FPID);
 	write_file(maps, "%s%s%s (deleted)\n"
@@ -313,14 +288,14 @@ static void test_fixture_maps(void **state)
 		   "7f2000000000-7f2000001000 r-xp 00001000 00:00 0     /nonexistent/libgone.so\n"
 		   "7f3000000000-7f3000001000 rw-p 00000000 00:00 0     [heap]\n",
 		   l1, l2, l3);
-	assert_int_equal(t_sh("cp %s %s/%d/map_files/%llx-%llx", at(1, "pie.stripped"),
+	assert_int_equal(t_sh("cp %s %s/%d/map_files/%llx-%llx", t_at(1, "pie.stripped"),
 			      src.proc, FPID, (unsigned long long)dstart,
 			      (unsigned long long)dstart + 0x1000), 0);
 	s = kfit_syms_new(&src);
 	assert_non_null(s);
-	assert_int_equal(t_nm(at(1, "nopie"), "st_local", &addr, &size), 0);
+	assert_int_equal(t_nm(t_at(1, "nopie"), "st_local", &addr, &size), 0);
 	assert_string_equal(user(s, FPID, addr + 1), "st_local");
-	assert_int_equal(t_nm(at(1, "pie"), "st_global", &addr, &size), 0);
+	assert_int_equal(t_nm(t_at(1, "pie"), "st_global", &addr, &size), 0);
 	assert_string_equal(user(s, FPID, pbase + addr), "st_global");
 	/* The deleted file is stripped, with no debug file beside it here */
 	snprintf(want, sizeof(want), "pie+0x%llx", addr);
@@ -346,7 +321,7 @@ static void test_fixture_maps(void **state)
 /* Maps read again for an address outside them (dlopen), and after forget (exec) */
 static void test_fixture_refresh(void **state)
 {
-	struct kfit_syms_src src = { .debug_root = at(0, "no-debug-root") };
+	struct kfit_syms_src src = { .debug_root = t_at(0, "no-debug-root") };
 	char l1[PATH_MAX + 128], l2[PATH_MAX + 128], maps[PATH_MAX];
 	unsigned long long g, l, size;
 	struct kfit_elfseg pie;
@@ -356,13 +331,13 @@ static void test_fixture_refresh(void **state)
 
 	(void)state;
 	src.proc = fix_proc();
-	exec_seg(at(1, "pie"), &pie);
-	assert_int_equal(t_nm(at(1, "pie"), "st_global", &g, &size), 0);
-	assert_int_equal(t_nm(at(1, "pie"), "st_local", &l, &size), 0);
+	exec_seg(t_at(1, "pie"), &pie);
+	assert_int_equal(t_nm(t_at(1, "pie"), "st_global", &g, &size), 0);
+	assert_int_equal(t_nm(t_at(1, "pie"), "st_local", &l, &size), 0);
 	pa = a + (pie.vaddr & ~0xfffULL);
 	pb = b + (pie.vaddr & ~0xfffULL);
-	map_line(l1, sizeof(l1), pa, pa + 0x1000, pie.offset & ~0xfffULL, at(1, "pie"));
-	map_line(l2, sizeof(l2), pb, pb + 0x1000, pie.offset & ~0xfffULL, at(1, "pie"));
+	map_line(l1, sizeof(l1), pa, pa + 0x1000, pie.offset & ~0xfffULL, t_at(1, "pie"));
+	map_line(l2, sizeof(l2), pb, pb + 0x1000, pie.offset & ~0xfffULL, t_at(1, "pie"));
 	snprintf(maps, sizeof(maps), "%s/%d/maps", src.proc, FPID);
 	write_file(maps, "%s", l1);
 	s = kfit_syms_new(&src);
@@ -391,9 +366,25 @@ static void test_fixture_refresh(void **state)
 
 static void test_fixture_kernel(void **state)
 {
+	/* Kernel addresses (of task pid) and their names in the kallsyms below */
+	static const struct {
+		__u32 pid;
+		__u64 addr;
+		const char *want;
+	} cases[] = {
+		{ 0, 0xffffffff81000100ULL, "vfs_read" },
+		{ 1, 0xffffffff81000150ULL, "vfs_read" },
+		{ 1, 0xffffffff81000200ULL, "helper_local" },
+		{ 1, 0xffffffffc0001010ULL, "mod_func [mymod]" },
+		/* Data, below everything, and too far past the last function */
+		{ 1, 0xffffffff82000010ULL, "[unknown] 0xffffffff82000010" },
+		{ 1, 0xffffffff80000000ULL, "[unknown] 0xffffffff80000000" },
+		{ 1, 0xffffffffc0201000ULL, "[unknown] 0xffffffffc0201000" },
+	};
 	struct kfit_syms_src src = { 0 };
 	struct kfit_syms *s;
-	char ks[PATH_MAX];
+	char ks[PATH_MAX], name[32];
+	size_t i;
 
 	(void)state;
 	src.proc = fix_proc();
@@ -405,17 +396,10 @@ static void test_fixture_kernel(void **state)
 		   "ffffffffc0001000 t mod_func\t[mymod]\n");
 	s = kfit_syms_new(&src);
 	assert_null(kfit_syms_kernel_note(s));
-	assert_string_equal(sym_fn(s, 0, 0xffffffff81000100ULL, true), "vfs_read");
-	assert_string_equal(sym_fn(s, 1, 0xffffffff81000150ULL, true), "vfs_read");
-	assert_string_equal(sym_fn(s, 1, 0xffffffff81000200ULL, true), "helper_local");
-	assert_string_equal(sym_fn(s, 1, 0xffffffffc0001010ULL, true), "mod_func [mymod]");
-	/* Data, below everything, and too far past the last function */
-	assert_string_equal(sym_fn(s, 1, 0xffffffff82000010ULL, true),
-			    "[unknown] 0xffffffff82000010");
-	assert_string_equal(sym_fn(s, 1, 0xffffffff80000000ULL, true),
-			    "[unknown] 0xffffffff80000000");
-	assert_string_equal(sym_fn(s, 1, 0xffffffffc0201000ULL, true),
-			    "[unknown] 0xffffffffc0201000");
+	for (i = 0; i < T_N(cases); i++) {
+		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)cases[i].addr);
+		t_str_eq(name, sym_fn(s, cases[i].pid, cases[i].addr, true), cases[i].want);
+	}
 	kfit_syms_free(s);
 	/* kptr_restrict: every address 0 */
 	write_file(ks, "0000000000000000 T _stext\n0000000000000000 T vfs_read\n");
@@ -426,7 +410,7 @@ static void test_fixture_kernel(void **state)
 			       "kallsyms shows no addresses (kernel.kptr_restrict)"));
 	kfit_syms_free(s);
 	/* None at all */
-	src.kallsyms = at(4, "nonexistent");
+	src.kallsyms = t_at(4, "nonexistent");
 	s = kfit_syms_new(&src);
 	assert_string_equal(sym_fn(s, 1, 0xffffffff81000150ULL, true),
 			    "[unknown] 0xffffffff81000150");
@@ -470,5 +454,5 @@ int main(void)
 		cmocka_unit_test(test_live_kernel),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, t_symtarget_setup, t_tmpdir_teardown);
 }

@@ -144,6 +144,34 @@ static void cap_check(struct t_cap *c, const char *want)
 	free(got);
 }
 
+/* kfit_treeprint_text of t with o (the caller frees it) */
+static char *text_of(const struct kfit_ctree *t, const struct kfit_treeprint_opts *o)
+{
+	struct t_cap c;
+
+	kfit_treeprint_text(t_cap_open(&c), t, o);
+	return t_cap_close(&c);
+}
+
+/* A rendering of a tree: with these options (NULL or not), exactly want */
+struct text_case {
+	const char *name;
+	const struct kfit_treeprint_opts *o;
+	const char *want;
+};
+
+static void check_texts(const struct kfit_ctree *t, const struct text_case *tc,
+			size_t n)
+{
+	char *got;
+
+	for (; n--; tc++) {
+		got = text_of(t, tc->o);
+		t_str_eq(tc->name, got, tc->want);
+		free(got);
+	}
+}
+
 /* ---- text ------------------------------------------------------------- */
 
 #define COLS "     ENTRY   DURATION      LOCAL    OFF-CPU  CPU  FUNCTION\n"
@@ -183,35 +211,31 @@ static void test_text_apart_origin_ns(void **state)
 {
 	struct kfit_ctree *t = sample_tree(true);
 	struct kfit_treeprint_opts o = { .origin = T0, .ns = true };
-	struct t_cap c;
 	char *got;
 
 	(void)state;
-	kfit_treeprint_text(t_cap_open(&c), t, &o);
-	fclose(c.f);
-	got = c.buf;
+	got = text_of(t, &o);
 	/* the interrupt in its own section, after the tasks */
-	assert_non_null(strstr(got, "\n\n== softirq cpu 1 ==\n"
-		COLS
-		"    140000                                     1  ==> softirq NET_RX (cpu 1)\n"
-		"    140500       1000       1000          -    1    net_rx_action\n"
-		"    142100                                     1  <== softirq NET_RX 2100\n"));
-	assert_non_null(strstr(got, "    123000   20272345   20263210   20100000    1  vfs_read"));
+	t_has_all(got,
+		  "\n\n== softirq cpu 1 ==\n"
+		    COLS
+		    "    140000                                     1  ==> softirq NET_RX (cpu 1)\n"
+		    "    140500       1000       1000          -    1    net_rx_action\n"
+		    "    142100                                     1  <== softirq NET_RX 2100\n",
+		  "    123000   20272345   20263210   20100000    1  vfs_read");
 	/* and not in the task's */
 	assert_true(strstr(got, "net_rx_action") > strstr(got, "== softirq cpu 1 =="));
 	free(got);
 
 	/* on the records' clock, and before the origin */
 	o = (struct kfit_treeprint_opts){ .abs_time = true };
-	kfit_treeprint_text(t_cap_open(&c), t, &o);
-	fclose(c.f);
-	assert_non_null(strstr(c.buf, "1.000123s     20.3ms     20.3ms"));
-	free(c.buf);
+	got = text_of(t, &o);
+	assert_non_null(strstr(got, "1.000123s     20.3ms     20.3ms"));
+	free(got);
 	o = (struct kfit_treeprint_opts){ .origin = T0 + 1000000 };
-	kfit_treeprint_text(t_cap_open(&c), t, &o);
-	fclose(c.f);
-	assert_non_null(strstr(c.buf, "-0.000877s     20.3ms"));
-	free(c.buf);
+	got = text_of(t, &o);
+	assert_non_null(strstr(got, "-0.000877s     20.3ms"));
+	free(got);
 	kfit_ctree_free(t);
 }
 
@@ -286,77 +310,64 @@ static struct kfit_ctree *sampled_tree(void)
 	return t;
 }
 
+#define SAMPLED_HEAD \
+	"== pid 77 (busy): 10 samples ==\n" \
+	"  INCL%   SELF%  FUNCTION\n" \
+	" 100.0%    0.0%  main\n"
+#define SAMPLED_HOT \
+	"  90.0%   10.0%    work\n" \
+	"  70.0%   70.0%      hot\n"
+
+/* sampled_tree with --min's percentage and sample count, -D's cut with
+ * "[N deeper]", and what they hide said */
+static const struct text_case sampled_cases[] = {
+	{ "no limits", NULL, SAMPLED_HEAD SAMPLED_HOT
+	  "  10.0%   10.0%      sys_read [k]\n"
+	  "  10.0%   10.0%    cold\n" },
+	{ "under 50%", &(struct kfit_treeprint_opts){ .min_pct = 50 },
+	  SAMPLED_HEAD SAMPLED_HOT
+	  "-- 2 samples hidden in 2 lines under the limits\n" },
+	{ "under 2 samples",
+	  &(struct kfit_treeprint_opts){ .min_samples = 2,
+					 .hidden_note = "under 2 (--min)" },
+	  SAMPLED_HEAD SAMPLED_HOT
+	  "-- 2 samples hidden in 2 lines under 2 (--min)\n" },
+	{ "-D 2", &(struct kfit_treeprint_opts){ .max_depth = 2 },
+	  SAMPLED_HEAD
+	  "  90.0%   10.0%    work [8 deeper]\n"
+	  "  10.0%   10.0%    cold\n"
+	  "-- 8 samples deeper than -D 2: in the [N deeper] of their frame\n" },
+	/* both: a hidden frame's lines counted down to -D only */
+	{ "-D 2 and under 95%",
+	  &(struct kfit_treeprint_opts){ .max_depth = 2, .min_pct = 95,
+					 .hidden_note = "under 95%" },
+	  SAMPLED_HEAD
+	  "-- 10 samples hidden in 2 lines under 95%\n" },
+};
+
 static void test_sampled_text(void **state)
 {
 	struct kfit_ctree *t = sampled_tree();
-	struct kfit_treeprint_opts o = { .min_pct = 5 };
 	struct t_cap c;
 
 	(void)state;
-	kfit_treeprint_text(t_cap_open(&c), t, NULL);
-	cap_check(&c,
-		"== pid 77 (busy): 10 samples ==\n"
-		"  INCL%   SELF%  FUNCTION\n"
-		" 100.0%    0.0%  main\n"
-		"  90.0%   10.0%    work\n"
-		"  70.0%   70.0%      hot\n"
-		"  10.0%   10.0%      sys_read [k]\n"
-		"  10.0%   10.0%    cold\n");
-	o.min_pct = 50;
-	kfit_treeprint_text(t_cap_open(&c), t, &o);
-	cap_check(&c,
-		"== pid 77 (busy): 10 samples ==\n"
-		"  INCL%   SELF%  FUNCTION\n"
-		" 100.0%    0.0%  main\n"
-		"  90.0%   10.0%    work\n"
-		"  70.0%   70.0%      hot\n"
-		"-- 2 samples hidden in 2 lines under the limits\n");
+	check_texts(t, sampled_cases, T_N(sampled_cases));
 	kfit_treeprint_counts(t_cap_open(&c), t);
 	cap_check(&c, "10 samples, 0 lost\n");
 	kfit_ctree_free(t);
 }
 
-/* --min's sample count, -D's cut with "[N deeper]", what they hide said */
-static void test_sampled_limits(void **state)
+/* One sample: singular */
+static void test_sampled_one(void **state)
 {
-	struct kfit_ctree *t = sampled_tree();
-	struct kfit_treeprint_opts o = { .min_samples = 2, .hidden_note = "under 2 (--min)" };
+	struct kfit_ctree *t = kfit_ctree_new(&(struct kfit_ctree_opts){ .sym = sym });
+	struct kfit_treeprint_opts o = { .min_pct = 0.5 };
 	struct t_cap c;
 
 	(void)state;
-	kfit_treeprint_text(t_cap_open(&c), t, &o);
-	cap_check(&c,
-		"== pid 77 (busy): 10 samples ==\n"
-		"  INCL%   SELF%  FUNCTION\n"
-		" 100.0%    0.0%  main\n"
-		"  90.0%   10.0%    work\n"
-		"  70.0%   70.0%      hot\n"
-		"-- 2 samples hidden in 2 lines under 2 (--min)\n");
-	o = (struct kfit_treeprint_opts){ .max_depth = 2 };
-	kfit_treeprint_text(t_cap_open(&c), t, &o);
-	cap_check(&c,
-		"== pid 77 (busy): 10 samples ==\n"
-		"  INCL%   SELF%  FUNCTION\n"
-		" 100.0%    0.0%  main\n"
-		"  90.0%   10.0%    work [8 deeper]\n"
-		"  10.0%   10.0%    cold\n"
-		"-- 8 samples deeper than -D 2: in the [N deeper] of their frame\n");
-	/* both: a hidden frame's lines counted down to -D only */
-	o = (struct kfit_treeprint_opts){ .max_depth = 2, .min_pct = 95, .hidden_note = "under 95%" };
-	kfit_treeprint_text(t_cap_open(&c), t, &o);
-	cap_check(&c,
-		"== pid 77 (busy): 10 samples ==\n"
-		"  INCL%   SELF%  FUNCTION\n"
-		" 100.0%    0.0%  main\n"
-		"-- 10 samples hidden in 2 lines under 95%\n");
-	kfit_ctree_free(t);
-
-	/* one sample: singular */
-	t = kfit_ctree_new(&(struct kfit_ctree_opts){ .sym = sym });
 	assert_non_null(t);
 	sample(t, 5, 0, 1, 0ULL);
 	kfit_ctree_finish(t);
-	o = (struct kfit_treeprint_opts){ .min_pct = 0.5 };
 	kfit_treeprint_text(t_cap_open(&c), t, &o);
 	cap_check(&c,
 		"== pid 5 (?): 1 sample ==\n"
@@ -370,9 +381,25 @@ static void test_sampled_limits(void **state)
 /* A process under the limit of all the samples is hidden whole */
 static void test_sampled_processes(void **state)
 {
+	const struct text_case cases[] = {
+		{ "under 5%",
+		  &(struct kfit_treeprint_opts){ .min_pct = 5, .hidden_note = "under 5%" },
+		  "== pid 10 (?): 99 samples ==\n"
+		  "  INCL%   SELF%  FUNCTION\n"
+		  " 100.0%  100.0%  hot\n"
+		  "\n"
+		  "-- 1 process hidden: 1 sample under 5%\n" },
+		{ "no limit",
+		  &(struct kfit_treeprint_opts){ .min_pct = 0, .hidden_note = "under 5%" },
+		  "== pid 10 (?): 99 samples ==\n"
+		  "  INCL%   SELF%  FUNCTION\n"
+		  " 100.0%  100.0%  hot\n"
+		  "\n"
+		  "== pid 11 (?): 1 sample ==\n"
+		  "  INCL%   SELF%  FUNCTION\n"
+		  " 100.0%  100.0%  cold\n" },
+	};
 	struct kfit_ctree *t = kfit_ctree_new(&(struct kfit_ctree_opts){ .sym = sym });
-	struct kfit_treeprint_opts o = { .min_pct = 5, .hidden_note = "under 5%" };
-	struct t_cap c;
 	int i;
 
 	(void)state;
@@ -381,31 +408,8 @@ static void test_sampled_processes(void **state)
 		sample(t, 10, 0, 1, 2ULL);
 	sample(t, 11, 0, 1, 4ULL);
 	kfit_ctree_finish(t);
-	kfit_treeprint_text(t_cap_open(&c), t, &o);
-	cap_check(&c,
-		"== pid 10 (?): 99 samples ==\n"
-		"  INCL%   SELF%  FUNCTION\n"
-		" 100.0%  100.0%  hot\n"
-		"\n"
-		"-- 1 process hidden: 1 sample under 5%\n");
-	o.min_pct = 0;
-	kfit_treeprint_text(t_cap_open(&c), t, &o);
-	cap_check(&c,
-		"== pid 10 (?): 99 samples ==\n"
-		"  INCL%   SELF%  FUNCTION\n"
-		" 100.0%  100.0%  hot\n"
-		"\n"
-		"== pid 11 (?): 1 sample ==\n"
-		"  INCL%   SELF%  FUNCTION\n"
-		" 100.0%  100.0%  cold\n");
+	check_texts(t, cases, T_N(cases));
 	kfit_ctree_free(t);
-}
-
-static bool starts_with(const char *s, const char *prefix)
-{
-	if (strncmp(s, prefix, strlen(prefix)))
-		print_message("got:\n%s\n", s);
-	return !strncmp(s, prefix, strlen(prefix));
 }
 
 /* The limit is of all the samples: 5% of a process, 1% of all, is hidden */
@@ -413,7 +417,6 @@ static void test_sampled_limit_of_all(void **state)
 {
 	struct kfit_ctree *t = kfit_ctree_new(&(struct kfit_ctree_opts){ .sym = sym });
 	struct kfit_treeprint_opts o = { .min_pct = 2, .hidden_note = "under 2%" };
-	struct t_cap c;
 	char *out;
 	int i;
 
@@ -425,9 +428,8 @@ static void test_sampled_limit_of_all(void **state)
 	for (i = 0; i < 80; i++)
 		sample(t, 21, 0, 1, 1ULL);
 	kfit_ctree_finish(t);
-	kfit_treeprint_text(t_cap_open(&c), t, &o);
-	out = t_cap_close(&c);
-	assert_true(starts_with(out,
+	out = text_of(t, &o);
+	assert_true(t_starts(out,
 		"== pid 20 (?): 20 samples ==\n"
 		"  INCL%   SELF%  FUNCTION\n"
 		" 100.0%    0.0%  main\n"
@@ -451,25 +453,12 @@ static const char *long_sym(void *ctx, __u32 pid, __u64 addr, bool kernel)
 	return buf;
 }
 
-static size_t longest_line(const char *s)
-{
-	size_t n = 0, max = 0;
-
-	for (; *s; s++) {
-		n = *s == '\n' ? 0 : n + 1;
-		if (n > max)
-			max = n;
-	}
-	return max;
-}
-
 /* Lines cut to the width: names with "...", deep frames with their depth */
 static void test_sampled_width(void **state)
 {
 	struct kfit_ctree *t = kfit_ctree_new(&(struct kfit_ctree_opts){ .sym = long_sym });
 	struct kfit_treeprint_opts o = { .width = 40 };
 	struct kfit_rec_sample s = { 0 };
-	struct t_cap c;
 	char *out;
 	int i;
 
@@ -486,29 +475,27 @@ static void test_sampled_width(void **state)
 	s.h.size = offsetof(struct kfit_rec_sample, ip) + 17 * sizeof(__u64);
 	add(t, &s, s.h.size);
 	kfit_ctree_finish(t);
-	kfit_treeprint_text(t_cap_open(&c), t, &o);
-	out = t_cap_close(&c);
-	assert_true(longest_line(out) <= 40);
+	out = text_of(t, &o);
+	assert_true(t_longest_line(out) <= 40);
 	/* depth 1: indent 2; depth 2 would take 17 + 4 + 20 > 40 columns */
-	assert_non_null(strstr(out, " 100.0%    0.0%  f0\n"));
-	assert_non_null(strstr(out, " 100.0%    0.0%    f1\n"));
-	assert_non_null(strstr(out, " 100.0%    0.0%    (2) f2\n"));
-	assert_non_null(strstr(out, " 100.0%    0.0%    (15) f15\n"));
+	t_has_all(out,
+		  " 100.0%    0.0%  f0\n",
+		  " 100.0%    0.0%    f1\n",
+		  " 100.0%    0.0%    (2) f2\n",
+		  " 100.0%    0.0%    (15) f15\n");
 	/* the name cut, its kernel mark kept: 40 - 17 - 2 - 5 = 16 columns */
 	assert_non_null(strstr(out, " 100.0%  100.0%    (16) a_functio... [k]\n"));
 	free(out);
 	/* not cut without a width */
 	o.width = 0;
-	kfit_treeprint_text(t_cap_open(&c), t, &o);
-	out = t_cap_close(&c);
+	out = text_of(t, &o);
 	assert_non_null(strstr(out, "                                  "
 			       "a_function_name_much_longer_than_the_room_left_for_it [k]\n"));
 	free(out);
 	/* below 40 columns: 40 */
 	o.width = 10;
-	kfit_treeprint_text(t_cap_open(&c), t, &o);
-	out = t_cap_close(&c);
-	assert_int_equal(longest_line(out), 40);
+	out = text_of(t, &o);
+	assert_int_equal(t_longest_line(out), 40);
 	free(out);
 	kfit_ctree_free(t);
 }
@@ -570,28 +557,29 @@ static void test_json_structure(void **state)
 		kfit_ctree_free(t);
 		skip();
 	}
-	assert_true(t_jq(doc, "."));
-	assert_true(t_jq(doc, ".calls == 7 and .dropped == 3 and .incomplete == 2 "
-			    "and .orphans == 1 and (.threads | length) == 2"));
-	assert_true(t_jq(doc, ".threads[0] | .tid == 1235 and .comm == \"sh\" "
-			    "and .context == \"task\""));
-	assert_true(t_jq(doc, ".threads[0].calls | map(.name // .fork // .exec // "
-			    "(.exit | tostring)) == [\"vfs_read\",\"f\",1240,\"sh\",\"true\"]"));
-	assert_true(t_jq(doc, ".threads[0].calls[0] | .offcpu_blocked_ns == 20100000 and "
-			    ".local_ns == 20263210 and .complete and (.children | length) == 4"));
-	assert_true(t_jq(doc, ".threads[0].calls[0].children[1] | .irq == \"softirq NET_RX\" "
-			    "and .vector == 3 and .duration_ns == 2100 and .start_ns == 17000 "
-			    "and .children[0].name == \"net_rx_action\" and "
-			    ".children[0].context == \"softirq\" and .children[0].tid == 1235"));
-	assert_true(t_jq(doc, ".threads[0].calls[0].children[2].event == \"sched:sched_wakeup\""));
-	assert_true(t_jq(doc, ".threads[0].calls[0].children[3] | .switch == \"blocked\" "
-			    "and .state == 1 and .duration_ns == 20100000"));
-	assert_true(t_jq(doc, ".threads[0].calls[1] | .complete == false and "
-			    ".incomplete_reason == \"end\""));
-	assert_true(t_jq(doc, ".threads[1].calls[0].children[0] | .lost and "
-			    ".children[0].name == \"f\""));
-	assert_true(t_jq(doc, ".threads[1].calls[1] | .inherited and "
-			    ".incomplete_reason == \"exited\""));
+	t_jq_all(doc,
+		 ".",
+		 ".calls == 7 and .dropped == 3 and .incomplete == 2 "
+		   "and .orphans == 1 and (.threads | length) == 2",
+		 ".threads[0] | .tid == 1235 and .comm == \"sh\" "
+		   "and .context == \"task\"",
+		 ".threads[0].calls | map(.name // .fork // .exec // "
+		   "(.exit | tostring)) == [\"vfs_read\",\"f\",1240,\"sh\",\"true\"]",
+		 ".threads[0].calls[0] | .offcpu_blocked_ns == 20100000 and "
+		   ".local_ns == 20263210 and .complete and (.children | length) == 4",
+		 ".threads[0].calls[0].children[1] | .irq == \"softirq NET_RX\" "
+		   "and .vector == 3 and .duration_ns == 2100 and .start_ns == 17000 "
+		   "and .children[0].name == \"net_rx_action\" and "
+		   ".children[0].context == \"softirq\" and .children[0].tid == 1235",
+		 ".threads[0].calls[0].children[2].event == \"sched:sched_wakeup\"",
+		 ".threads[0].calls[0].children[3] | .switch == \"blocked\" "
+		   "and .state == 1 and .duration_ns == 20100000",
+		 ".threads[0].calls[1] | .complete == false and "
+		   ".incomplete_reason == \"end\"",
+		 ".threads[1].calls[0].children[0] | .lost and "
+		   ".children[0].name == \"f\"",
+		 ".threads[1].calls[1] | .inherited and "
+		   ".incomplete_reason == \"exited\"");
 	/* no "incomplete_reason" on complete calls */
 	assert_true(t_jq(doc, "[.. | objects | select(.complete == true) | "
 			    "has(\"incomplete_reason\")] | any | not"));
@@ -607,12 +595,13 @@ static void test_json_structure(void **state)
 
 	t = sampled_tree();
 	doc = json_doc(t, NULL, false);
-	assert_true(t_jq(doc, ".samples == 10 and .threads[0].pid == 77 and "
-			    ".threads[0].comm == \"busy\" and .threads[0].samples == 10"));
-	assert_true(t_jq(doc, ".threads[0].children[0] | .name == \"main\" and "
-			    ".samples == 10 and .self == 0 and .kernel == false and "
-			    ".children[0].children[1] == {\"name\":\"sys_read\","
-			    "\"kernel\":true,\"samples\":1,\"self\":1,\"children\":[]}"));
+	t_jq_all(doc,
+		 ".samples == 10 and .threads[0].pid == 77 and "
+		   ".threads[0].comm == \"busy\" and .threads[0].samples == 10",
+		 ".threads[0].children[0] | .name == \"main\" and "
+		   ".samples == 10 and .self == 0 and .kernel == false and "
+		   ".children[0].children[1] == {\"name\":\"sys_read\","
+		   "\"kernel\":true,\"samples\":1,\"self\":1,\"children\":[]}");
 	free(doc);
 	kfit_ctree_free(t);
 }
@@ -630,13 +619,14 @@ static void test_sampled_json_limits(void **state)
 		skip();
 	}
 	doc = json_doc(t, &o, false);
-	assert_true(t_jq(doc, ".threads[0] | .hidden_samples == 1 and .hidden_frames == 1 "
-			    "and .deeper_samples == 8 and .self == 0"));
-	assert_true(t_jq(doc, ".threads[0].children[0].children == [{\"name\":\"work\","
-			    "\"kernel\":false,\"samples\":9,\"self\":1,\"deeper\":8}]"));
-	assert_true(t_jq(doc, ".threads[0] | ([.. | objects | .self? // 0] | add) + "
-			    ".hidden_samples + .deeper_samples == .samples"));
-	assert_true(t_jq(doc, ".hidden_processes == 0 and .hidden_process_samples == 0"));
+	t_jq_all(doc,
+		 ".threads[0] | .hidden_samples == 1 and .hidden_frames == 1 "
+		   "and .deeper_samples == 8 and .self == 0",
+		 ".threads[0].children[0].children == [{\"name\":\"work\","
+		   "\"kernel\":false,\"samples\":9,\"self\":1,\"deeper\":8}]",
+		 ".threads[0] | ([.. | objects | .self? // 0] | add) + "
+		   ".hidden_samples + .deeper_samples == .samples",
+		 ".hidden_processes == 0 and .hidden_process_samples == 0");
 	free(doc);
 	/* no limit: no such members */
 	doc = json_doc(t, NULL, false);
@@ -663,8 +653,9 @@ static void test_json_deep(void **state)
 		/* shown to a depth, then what is left */
 		snprintf(expr, sizeof(expr), "[.. | objects | select(has(\"omitted\"))] | "
 			 "length == 1 and .[0].omitted > 0 and .[0].omitted < %d", deep);
-		assert_true(t_jq(doc, expr));
-		assert_true(t_jq(doc, "[.. | objects | select(has(\"name\"))] | length > 80"));
+		t_jq_all(doc,
+			 expr,
+			 "[.. | objects | select(has(\"name\"))] | length > 80");
 	}
 	free(doc);
 	/* the text has every level */
@@ -687,26 +678,42 @@ static void test_json_deep(void **state)
 
 static void test_labels(void **state)
 {
+	static const struct {
+		__u8 ctx;
+		__u32 id;
+		const char *want;
+	} irqs[] = {
+		{ KFIT_CTX_SOFTIRQ, 9, "softirq RCU" },
+		{ KFIT_CTX_SOFTIRQ, 10, "softirq ?" },
+		{ KFIT_CTX_HARDIRQ, 24, "hardirq 24" },
+		{ KFIT_CTX_NMI, 24, "nmi" },
+	};
+	static const struct {
+		const char *name;
+		__u8 flags;
+		const char *want;
+	} reasons[] = {
+		{ "complete", 0, "" },
+		{ "exited, not incomplete", KFIT_RF_EXITED, "" },
+		{ "no reason", KFIT_RF_INCOMPLETE, "unknown" },
+		{ "exec", KFIT_RF_INCOMPLETE | KFIT_RF_EXEC, "exec" },
+		{ "longjmp", KFIT_RF_INCOMPLETE | KFIT_RF_JUMPED, "longjmp" },
+	};
 	struct kfit_ctree *t = new_tree(false);
-	struct kfit_cnode n = { .kind = KFIT_CN_IRQ, .ctx = KFIT_CTX_SOFTIRQ, .id = 9 };
+	struct kfit_cnode n = { .kind = KFIT_CN_IRQ };
 	char buf[64];
+	size_t i;
 
 	(void)state;
-	assert_string_equal(kfit_treeprint_irq_label(t, &n, buf, sizeof(buf)), "softirq RCU");
-	n.id = 10;
-	assert_string_equal(kfit_treeprint_irq_label(t, &n, buf, sizeof(buf)), "softirq ?");
-	n.ctx = KFIT_CTX_HARDIRQ;
-	n.id = 24;
-	assert_string_equal(kfit_treeprint_irq_label(t, &n, buf, sizeof(buf)), "hardirq 24");
-	n.ctx = KFIT_CTX_NMI;
-	assert_string_equal(kfit_treeprint_irq_label(t, &n, buf, sizeof(buf)), "nmi");
-	assert_string_equal(kfit_treeprint_incomplete_reason(0), "");
-	assert_string_equal(kfit_treeprint_incomplete_reason(KFIT_RF_EXITED), "");
-	assert_string_equal(kfit_treeprint_incomplete_reason(KFIT_RF_INCOMPLETE), "unknown");
-	assert_string_equal(kfit_treeprint_incomplete_reason(KFIT_RF_INCOMPLETE | KFIT_RF_EXEC),
-			    "exec");
-	assert_string_equal(kfit_treeprint_incomplete_reason(KFIT_RF_INCOMPLETE | KFIT_RF_JUMPED),
-			    "longjmp");
+	for (i = 0; i < T_N(irqs); i++) {
+		n.ctx = irqs[i].ctx;
+		n.id = irqs[i].id;
+		t_str_eq(irqs[i].want, kfit_treeprint_irq_label(t, &n, buf, sizeof(buf)),
+			 irqs[i].want);
+	}
+	for (i = 0; i < T_N(reasons); i++)
+		t_str_eq(reasons[i].name, kfit_treeprint_incomplete_reason(reasons[i].flags),
+			 reasons[i].want);
 	kfit_ctree_finish(t);
 	kfit_ctree_free(t);
 }
@@ -753,7 +760,7 @@ int main(void)
 		cmocka_unit_test(test_text_apart_origin_ns),
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_sampled_text),
-		cmocka_unit_test(test_sampled_limits),
+		cmocka_unit_test(test_sampled_one),
 		cmocka_unit_test(test_sampled_processes),
 		cmocka_unit_test(test_sampled_limit_of_all),
 		cmocka_unit_test(test_sampled_width),

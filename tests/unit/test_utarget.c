@@ -81,12 +81,62 @@ static void resolve_ok_or_skipped(const char *spec, struct kfit_ufuncs *u)
 
 static int resolve_err(const char *spec, int pid, char *err, size_t errlen)
 {
+	const char *name = spec ? spec : "(null)";
 	struct kfit_ufuncs u;
 	int e = kfit_ufuncs_resolve(spec, pid, &u, err, errlen);
 
-	assert_int_equal(u.n, 0);
-	assert_null(u.names);
+	t_int_eq(name, u.n, 0);
+	t_true(name, !u.names);
 	return e;
+}
+
+/* A spec refused: this error, and err says has, or is exactly is */
+struct err_case {
+	const char *spec;
+	bool own_pid;		/* resolved in this process, else pid 0 */
+	int ret;
+	const char *has, *is;	/* NULL: not checked */
+};
+
+static void check_errs(const struct err_case *c, size_t n)
+{
+	const char *name;
+	char err[512];
+
+	for (; n--; c++) {
+		name = c->spec ? c->spec : "(null)";
+		err[0] = '\0';
+		t_int_eq(name, resolve_err(c->spec, c->own_pid ? getpid() : 0, err,
+					   sizeof(err)), c->ret);
+		if (c->has)
+			t_true(name, strstr(err, c->has));
+		if (c->is)
+			t_str_eq(name, err, c->is);
+	}
+}
+
+/* A spec resolved: its path (NULL: not checked) and its n names */
+struct names_case {
+	const char *spec;
+	const char *path;
+	int n;
+	const char *names[2];
+};
+
+static void check_names(const struct names_case *c, size_t n)
+{
+	struct kfit_ufuncs u;
+	int i;
+
+	for (; n--; c++) {
+		resolve_ok(c->spec, 0, &u);
+		if (c->path)
+			t_str_eq(c->spec, u.path, c->path);
+		t_int_eq(c->spec, u.n, c->n);
+		for (i = 0; i < c->n; i++)
+			t_str_eq(c->spec, u.names[i], c->names[i]);
+		kfit_ufuncs_free(&u);
+	}
 }
 
 static const char *base_of(const char *path)
@@ -137,35 +187,26 @@ static void test_glob(void **state)
 
 static void test_self(void **state)
 {
-	struct kfit_ufuncs u;
-	char err[512];
+	static const struct names_case cases[] = {
+		{ "/proc/self/exe:kfit_utest_target_one", self, 1,
+		  { "kfit_utest_target_one" } },
+		{ "/proc/self/exe:kfit_utest_target_*", NULL, 2,
+		  { "kfit_utest_target_one", "kfit_utest_target_two" } },
+		/* The version is not part of the name */
+		{ "/proc/self/exe:kfit_utest_versioned", NULL, 1,
+		  { "kfit_utest_versioned" } },
+		/* One name per address: the shorter */
+		{ "/proc/self/exe:kfit_utest_v*", NULL, 1, { "kfit_utest_vimpl" } },
+	};
+	static const struct err_case nosize = {
+		.spec = "/proc/self/exe:kfit_utest_nosize", .ret = -EPERM, .has = "size 0",
+	};
 
 	(void)state;
 	assert_int_equal(kfit_utest_target_one(1) + kfit_utest_target_two(1) +
 			 kfit_utest_vimpl(1), 13);
-	resolve_ok("/proc/self/exe:kfit_utest_target_one", 0, &u);
-	assert_string_equal(u.path, self);
-	assert_int_equal(u.n, 1);
-	assert_string_equal(u.names[0], "kfit_utest_target_one");
-	kfit_ufuncs_free(&u);
-	resolve_ok("/proc/self/exe:kfit_utest_target_*", 0, &u);
-	assert_int_equal(u.n, 2);
-	assert_string_equal(u.names[0], "kfit_utest_target_one");
-	assert_string_equal(u.names[1], "kfit_utest_target_two");
-	kfit_ufuncs_free(&u);
-	/* The version is not part of the name */
-	resolve_ok("/proc/self/exe:kfit_utest_versioned", 0, &u);
-	assert_int_equal(u.n, 1);
-	assert_string_equal(u.names[0], "kfit_utest_versioned");
-	kfit_ufuncs_free(&u);
-	/* One name per address: the shorter */
-	resolve_ok("/proc/self/exe:kfit_utest_v*", 0, &u);
-	assert_int_equal(u.n, 1);
-	assert_string_equal(u.names[0], "kfit_utest_vimpl");
-	kfit_ufuncs_free(&u);
-	assert_int_equal(resolve_err("/proc/self/exe:kfit_utest_nosize", 0, err,
-				     sizeof(err)), -EPERM);
-	assert_non_null(strstr(err, "size 0"));
+	check_names(cases, T_N(cases));
+	check_errs(&nosize, 1);
 }
 
 static bool has(char *const *names, int n, const char *name)
@@ -320,43 +361,50 @@ static void test_ifunc(void **state)
 
 static void test_no_retprobe_list(void **state)
 {
-	const char *exit_aliases[] = { "__GI_exit", "exit" };
-	const char *plain[] = { "malloc", "__libc_malloc" };
-	const char *resolve[] = { "_dl_runtime_resolve_xsavec" };
-	const char *init[] = { "_init" };
-	const char *cold[] = { "kfit_json_end_array.cold" };
-	const char *cold_n[] = { "main.cold.3" };
-	const char *colder[] = { "coldstart", "scold.part.0" };
+	/* A function's names (n of them), and what the reason says (NULL: none) */
+	static const struct {
+		const char *names[2];
+		int n;
+		const char *why;
+	} cases[] = {
+		{ { "__GI_exit", "exit" }, 2, "never returns" },
+		{ { "malloc", "__libc_malloc" }, 2, NULL },
+		{ { "_dl_runtime_resolve_xsavec" }, 1, "jump" },
+		{ { "_init" }, 1, ".init" },
+		/* a function's cold part is jumped to, with its frame on the stack */
+		{ { "kfit_json_end_array.cold" }, 1, "jump" },
+		{ { "main.cold.3" }, 1, "jump" },
+		{ { "coldstart", "scold.part.0" }, 2, NULL },
+	};
+	const char *why;
+	size_t i;
 
 	(void)state;
-	assert_non_null(strstr(kfit_ufunc_no_retprobe(exit_aliases, 2), "never returns"));
-	assert_null(kfit_ufunc_no_retprobe(plain, 2));
-	assert_non_null(strstr(kfit_ufunc_no_retprobe(resolve, 1), "jump"));
-	assert_non_null(strstr(kfit_ufunc_no_retprobe(init, 1), ".init"));
-	/* a function's cold part is jumped to, with its frame on the stack */
-	assert_non_null(strstr(kfit_ufunc_no_retprobe(cold, 1), "jump"));
-	assert_non_null(strstr(kfit_ufunc_no_retprobe(cold_n, 1), "jump"));
-	assert_null(kfit_ufunc_no_retprobe(colder, 2));
+	for (i = 0; i < T_N(cases); i++) {
+		why = kfit_ufunc_no_retprobe(cases[i].names, cases[i].n);
+		if (cases[i].why)
+			t_true(cases[i].names[0], why && strstr(why, cases[i].why));
+		else
+			t_str_eq(cases[i].names[0], why, NULL);
+	}
 	assert_null(kfit_ufunc_no_retprobe(NULL, 0));
 }
 
 /* A glob takes one name per address, the plainest; an exact name is itself */
 static void test_aliases(void **state)
 {
+	static const struct names_case cases[] = {
+		{ "/proc/self/exe:*kfit_utest_target_*", NULL, 2,
+		  { "kfit_utest_target_one", "kfit_utest_target_two" } },
+		{ "/proc/self/exe:__kfit_utest_target_one", NULL, 1,
+		  { "__kfit_utest_target_one" } },
+	};
 	struct kfit_ufuncs u;
 	bool has_malloc = false;
 	int i;
 
 	(void)state;
-	resolve_ok("/proc/self/exe:*kfit_utest_target_*", 0, &u);
-	assert_int_equal(u.n, 2);
-	assert_string_equal(u.names[0], "kfit_utest_target_one");
-	assert_string_equal(u.names[1], "kfit_utest_target_two");
-	kfit_ufuncs_free(&u);
-	resolve_ok("/proc/self/exe:__kfit_utest_target_one", 0, &u);
-	assert_int_equal(u.n, 1);
-	assert_string_equal(u.names[0], "__kfit_utest_target_one");
-	kfit_ufuncs_free(&u);
+	check_names(cases, T_N(cases));
 	/* libc's malloc is also __libc_malloc */
 	resolve_ok("c:*malloc", 0, &u);
 	for (i = 0; i < u.n; i++) {
@@ -440,41 +488,40 @@ static void test_pid_maps(void **state)
 
 static void test_no_function(void **state)
 {
-	char err[512];
+	static const struct err_case cases[] = {
+		/* Debian's binaries are stripped: no function symbols at all */
+		{ .spec = "/bin/true:main", .ret = -ENOENT,
+		  .has = "true' has no function 'main': it has no function symbols" },
+		{ .spec = "/bin/true:*", .ret = -ENOENT,
+		  .has = "true' matches '*' (it has no function symbols: stripped?)" },
+		{ .spec = "c:mallok", .ret = -ENOENT,
+		  .has = "libc.so.6' has no function 'mallok'; closest: malloc, " },
+		{ .spec = "/proc/self/exe:kfit_utest_target_tow", .ret = -ENOENT,
+		  .has = "closest: kfit_utest_target_two, kfit_utest_target_one" },
+		/* What a library does not have but libc does */
+		{ .spec = "/proc/self/exe:getpid", .ret = -ENOENT,
+		  .has = "libc has it: try c:getpid" },
+		{ .spec = "c:kfit_zz*", .ret = -ENOENT, .has = "libc.so.6' matches 'kfit_zz*'" },
+	};
 
 	(void)state;
-	/* Debian's binaries are stripped: no function symbols at all */
-	assert_int_equal(resolve_err("/bin/true:main", 0, err, sizeof(err)), -ENOENT);
-	assert_non_null(strstr(err, "true' has no function 'main': it has no "
-			       "function symbols"));
-	assert_int_equal(resolve_err("/bin/true:*", 0, err, sizeof(err)), -ENOENT);
-	assert_non_null(strstr(err, "true' matches '*' (it has no function symbols: "
-			       "stripped?)"));
-	assert_int_equal(resolve_err("c:mallok", 0, err, sizeof(err)), -ENOENT);
-	assert_non_null(strstr(err, "libc.so.6' has no function 'mallok'; closest: malloc, "));
-	assert_int_equal(resolve_err("/proc/self/exe:kfit_utest_target_tow", 0, err,
-				     sizeof(err)), -ENOENT);
-	assert_non_null(strstr(err, "closest: kfit_utest_target_two, kfit_utest_target_one"));
-	/* What a library does not have but libc does */
-	assert_int_equal(resolve_err("/proc/self/exe:getpid", 0, err, sizeof(err)), -ENOENT);
-	assert_non_null(strstr(err, "libc has it: try c:getpid"));
-	assert_int_equal(resolve_err("c:kfit_zz*", 0, err, sizeof(err)), -ENOENT);
-	assert_non_null(strstr(err, "libc.so.6' matches 'kfit_zz*'"));
+	check_errs(cases, T_N(cases));
 }
 
 static void test_no_binary(void **state)
 {
-	char err[512];
+	static const struct err_case cases[] = {
+		{ .spec = "libkfitnosuch:foo", .ret = -ENOENT,
+		  .is = "no such binary or library 'libkfitnosuch' "
+		  "(looked in the ld.so cache and PATH)" },
+		{ .spec = "kfitnosuch:foo", .ret = -ENOENT },
+		{ .spec = "/nonexistent/bin:foo", .ret = -ENOENT,
+		  .is = "no such file '/nonexistent/bin'" },
+		{ .spec = "./kfitnosuch:foo", .own_pid = true, .ret = -ENOENT },
+	};
 
 	(void)state;
-	assert_int_equal(resolve_err("libkfitnosuch:foo", 0, err, sizeof(err)), -ENOENT);
-	assert_string_equal(err, "no such binary or library 'libkfitnosuch' "
-			    "(looked in the ld.so cache and PATH)");
-	assert_int_equal(resolve_err("kfitnosuch:foo", 0, err, sizeof(err)), -ENOENT);
-	assert_int_equal(resolve_err("/nonexistent/bin:foo", 0, err, sizeof(err)), -ENOENT);
-	assert_string_equal(err, "no such file '/nonexistent/bin'");
-	assert_int_equal(resolve_err("./kfitnosuch:foo", getpid(), err, sizeof(err)),
-			 -ENOENT);
+	check_errs(cases, T_N(cases));
 }
 
 static void test_not_elf(void **state)
@@ -497,26 +544,38 @@ static void test_not_elf(void **state)
 
 static void test_bad_spec(void **state)
 {
-	char err[512];
+	static const struct err_case cases[] = {
+		{ .spec = "malloc", .ret = -EINVAL },
+		{ .spec = "c:", .ret = -EINVAL },
+		{ .spec = ":malloc", .ret = -EINVAL },
+		{ .spec = NULL, .ret = -EINVAL },
+	};
 
 	(void)state;
-	assert_int_equal(resolve_err("malloc", 0, err, sizeof(err)), -EINVAL);
-	assert_int_equal(resolve_err("c:", 0, err, sizeof(err)), -EINVAL);
-	assert_int_equal(resolve_err(":malloc", 0, err, sizeof(err)), -EINVAL);
-	assert_int_equal(resolve_err(NULL, 0, err, sizeof(err)), -EINVAL);
+	check_errs(cases, T_N(cases));
 }
 
 static void test_is_user_target(void **state)
 {
+	static const struct {
+		const char *spec;
+		bool user;
+	} cases[] = {
+		{ "c:malloc", true },
+		{ "/usr/bin/python3:PyObject_Malloc", true },
+		{ "libc:mall*", true },
+		{ "sys:read", false },
+		{ "vfs_read", false },
+		{ "vfs_*", false },
+		{ "", false },
+		{ NULL, false },
+	};
+	size_t i;
+
 	(void)state;
-	assert_true(kfit_is_user_target("c:malloc"));
-	assert_true(kfit_is_user_target("/usr/bin/python3:PyObject_Malloc"));
-	assert_true(kfit_is_user_target("libc:mall*"));
-	assert_false(kfit_is_user_target("sys:read"));
-	assert_false(kfit_is_user_target("vfs_read"));
-	assert_false(kfit_is_user_target("vfs_*"));
-	assert_false(kfit_is_user_target(""));
-	assert_false(kfit_is_user_target(NULL));
+	for (i = 0; i < T_N(cases); i++)
+		t_int_eq(cases[i].spec ? cases[i].spec : "(null)",
+			 kfit_is_user_target(cases[i].spec), cases[i].user);
 }
 
 int main(void)

@@ -6,6 +6,7 @@
  * the sanitizer runtime refuses to follow).
  */
 #include <stdarg.h>
+#include <errno.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -14,12 +15,42 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 #include "testlib.h"
 
 __attribute__((constructor)) static void linebuf(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
+void t_int_eq_at(const char *name, const char *what, long long got,
+		 long long want, const char *file, int line)
+{
+	if (got == want)
+		return;
+	print_error("case '%s': %s is %lld, want %lld\n", name, what, got, want);
+	_fail(file, line);
+}
+
+void t_str_eq_at(const char *name, const char *what, const char *got,
+		 const char *want, const char *file, int line)
+{
+	if (got == want || (got && want && !strcmp(got, want)))
+		return;
+	print_error("case '%s': %s is %s%s%s, want %s%s%s\n", name, what,
+		    got ? "'" : "", got ? got : "NULL", got ? "'" : "",
+		    want ? "'" : "", want ? want : "NULL", want ? "'" : "");
+	_fail(file, line);
+}
+
+void t_true_at(const char *name, const char *what, bool cond,
+	       const char *file, int line)
+{
+	if (cond)
+		return;
+	print_error("case '%s': %s is false\n", name, what);
+	_fail(file, line);
 }
 
 const char *t_stderr_of(void (*fn)(void), char *buf, size_t len)
@@ -58,6 +89,56 @@ const char *t_path(const char *dir, const char *name)
 
 	snprintf(p, PATH_MAX, "%s/%s", dir, name);
 	return p;
+}
+
+char t_tmpdir[64];
+
+int t_tmpdir_setup(void **state)
+{
+	const char *name = program_invocation_short_name;
+
+	(void)state;
+	if (!strncmp(name, "test_", 5))
+		name += 5;
+	return t_mkdtemp(t_tmpdir, sizeof(t_tmpdir), name);
+}
+
+int t_tmpdir_teardown(void **state)
+{
+	(void)state;
+	return t_rm_rf(t_tmpdir);
+}
+
+const char *t_tmp(const char *name)
+{
+	return t_path(t_tmpdir, name);
+}
+
+const char *t_at(int slot, const char *name)
+{
+	static char paths[8][PATH_MAX];
+
+	assert_in_range(slot, 0, 7);
+	snprintf(paths[slot], PATH_MAX, "%s/%s", t_tmpdir, name);
+	return paths[slot];
+}
+
+const char *t_tmp_mkdir(const char *name, unsigned int mode)
+{
+	static char d[PATH_MAX];
+
+	snprintf(d, sizeof(d), "%s/%s", t_tmpdir, name);
+	assert_int_equal(mkdir(d, mode), 0);
+	return d;
+}
+
+void t_put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
 }
 
 int t_rm_rf(const char *dir)
@@ -111,8 +192,12 @@ int t_nm(const char *file, const char *name, unsigned long long *addr,
 	return found;
 }
 
-int t_symtarget(const char *dir, const char *src)
+int t_symtarget_setup(void **state)
 {
+	const char *dir = t_tmpdir, *src = KFIT_TOP "/tests/helpers/symtarget.c";
+
+	if (t_tmpdir_setup(state))
+		return -1;
 	if (t_sh("cd %s && cc -O1 -g -fpie -pie -Wl,--build-id=0x" T_ID_PIE " %s -o pie && "
 		 "cc -O1 -g -fno-pie -no-pie -Wl,--build-id=0x" T_ID_NOPIE " %s -o nopie && "
 		 "cc -O1 -g -Wl,--build-id=none %s -o noid", dir, src, src, src))
@@ -178,6 +263,31 @@ int t_count(const char *s, const char *what)
 		s += strlen(what);
 	}
 	return n;
+}
+
+bool t_starts(const char *s, const char *prefix)
+{
+	if (!strncmp(s, prefix, strlen(prefix)))
+		return true;
+	print_message("got:\n%s\n", s);
+	return false;
+}
+
+size_t t_longest_line(const char *s)
+{
+	size_t n = 0, max = 0;
+
+	for (; *s; s++) {
+		n = *s == '\n' ? 0 : n + 1;
+		if (n > max)
+			max = n;
+	}
+	return max;
+}
+
+bool t_has(const char *doc, const char *s)
+{
+	return doc && strstr(doc, s);
 }
 
 bool t_have(const char *tool)

@@ -6,6 +6,46 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* The number of entries of the array a */
+#define T_N(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Checks for a table of cases: on a mismatch, fail saying the case's name,
+ * the expression and both values (t_str_eq takes NULL as a value)
+ */
+#define t_int_eq(name, got, want) \
+	t_int_eq_at(name, #got, (long long)(got), (long long)(want), \
+		    __FILE__, __LINE__)
+#define t_str_eq(name, got, want) \
+	t_str_eq_at(name, #got, got, want, __FILE__, __LINE__)
+#define t_true(name, cond) \
+	t_true_at(name, #cond, cond, __FILE__, __LINE__)
+void t_int_eq_at(const char *name, const char *what, long long got,
+		 long long want, const char *file, int line);
+void t_str_eq_at(const char *name, const char *what, const char *got,
+		 const char *want, const char *file, int line);
+void t_true_at(const char *name, const char *what, bool cond,
+	       const char *file, int line);
+
+/* Lists of strings (T_STRS) each checked on a document (T_ALL) */
+#define T_STRS(...) ((const char *const []){ __VA_ARGS__, NULL })
+#define T_ALL(doc, holds, what, ...) \
+	t_all_at(doc, holds, what, T_STRS(__VA_ARGS__), __FILE__, __LINE__)
+static inline void t_all_at(const char *doc,
+			    bool (*holds)(const char *doc, const char *s),
+			    const char *what, const char *const *list,
+			    const char *file, int line)
+{
+	for (; *list; list++)
+		t_true_at(*list, what, holds(doc, *list), file, line);
+}
+
+/* Whether s stands in doc (NULL: no) */
+bool t_has(const char *doc, const char *s);
+/* Each string stands in doc; else fail naming the first one missing */
+#define t_has_all(doc, ...) \
+	T_ALL(doc, t_has, "t_has(" #doc ", this)", __VA_ARGS__)
+
 /* What fn wrote on stderr, NUL-terminated in buf (cut at len - 1) */
 const char *t_stderr_of(void (*fn)(void), char *buf, size_t len);
 
@@ -27,11 +67,20 @@ void t_to_file(const char *text, char *path, size_t size, const char *name,
 /* How many times WHAT stands in S, not overlapping */
 int t_count(const char *s, const char *what);
 
+/* Whether s starts with prefix (if not, s is printed) */
+bool t_starts(const char *s, const char *prefix);
+
+/* The length of s's longest line */
+size_t t_longest_line(const char *s);
+
 /* Whether the command TOOL is on PATH */
 bool t_have(const char *tool);
 
 /* Whether jq -e EXPR holds on the JSON document DOC */
 bool t_jq(const char *doc, const char *expr);
+/* Each jq expression holds on doc; else fail naming the first that does not */
+#define t_jq_all(doc, ...) \
+	T_ALL(doc, t_jq, "t_jq(" #doc ", this)", __VA_ARGS__)
 
 /* Remove a test's temporary tree; 0 or -1 */
 int t_rm_rf(const char *dir);
@@ -40,6 +89,24 @@ int t_rm_rf(const char *dir);
 int t_mkdtemp(char *dir, size_t len, const char *name);
 /* dir/name, in one of four buffers used in turn */
 const char *t_path(const char *dir, const char *name);
+
+/*
+ * The group's temporary directory: t_tmpdir_setup, a cmocka group setup,
+ * makes /tmp/kfit-NAME-XXXXXX (NAME: this program's, past "test_");
+ * t_tmpdir_teardown removes it
+ */
+extern char t_tmpdir[64];
+int t_tmpdir_setup(void **state);
+int t_tmpdir_teardown(void **state);
+/* t_tmpdir/name (t_path) */
+const char *t_tmp(const char *name);
+/* t_tmpdir/name in buffer slot (0 to 7): it holds until slot's next use */
+const char *t_at(int slot, const char *name);
+/* A new directory t_tmpdir/name of mode: its path, until the next call */
+const char *t_tmp_mkdir(const char *name, unsigned int mode);
+
+/* text into the file path, created or emptied */
+void t_put(const char *path, const char *text);
 
 /* Run a shell command made like printf: its status (0: success), said if not 0 */
 int t_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -52,13 +119,14 @@ int t_nm(const char *file, const char *name, unsigned long long *addr,
 size_t t_self_mapping_size(unsigned long start);
 
 /*
- * Build src, tests/helpers/symtarget.c, into dir: pie and nopie (build-ids
- * T_ID_PIE, T_ID_NOPIE), noid (none); of each F, F.debug (objcopy
- * --only-keep-debug), F.stripped (no .symtab, a .gnu_debuglink to
- * F.debug) and F.bare (no .symtab, no link). 0, or -1 (said why).
+ * A cmocka group setup: t_tmpdir_setup, then tests/helpers/symtarget.c
+ * built there: pie and nopie (build-ids T_ID_PIE, T_ID_NOPIE), noid
+ * (none); of each F, F.debug (objcopy --only-keep-debug), F.stripped (no
+ * .symtab, a .gnu_debuglink to F.debug) and F.bare (no .symtab, no link).
+ * 0, or -1 (said why).
  */
 #define T_ID_PIE	"0123456789abcdef0123456789abcdef01234567"
 #define T_ID_NOPIE	"fedcba9876543210fedcba9876543210fedcba98"
-int t_symtarget(const char *dir, const char *src);
+int t_symtarget_setup(void **state);
 
 #endif
