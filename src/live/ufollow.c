@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
@@ -16,6 +15,7 @@
 #include "kfit/follow.h"
 #include "diag.h"
 #include "fileio.h"
+#include "run.h"
 #include "ufollow.h"
 #include "uprobes.h"
 
@@ -171,18 +171,11 @@ static int set_links(struct kfit_ufollow *u, const struct uset *s, struct proc *
 	return err;
 }
 
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* pid's uprobes, as its parent's, made ns after its fork */
 static void new_proc(struct kfit_ufollow *u, int pid, __u64 fork_ns)
 {
 	struct proc *p = realloc(u->procs, (u->nprocs + 1) * sizeof(*p));
+	__u64 late;
 	int i, err = 0;
 
 	u->st.procs++;
@@ -204,11 +197,11 @@ static void new_proc(struct kfit_ufollow *u, int pid, __u64 fork_ns)
 		u->st.failed++;
 		return;
 	}
-	if (now_ns() - fork_ns > u->st.max_late_ns)
-		u->st.max_late_ns = now_ns() - fork_ns;
+	/* bpf_ktime_get_ns() is CLOCK_MONOTONIC, as kfit_now_ns() */
+	late = kfit_now_ns() - fork_ns;
+	if (late > u->st.max_late_ns)
+		u->st.max_late_ns = late;
 }
-
-static bool push_dead(struct kfit_ufollow *u, int fd);
 
 /*
  * A gone process's uprobes are closed at the end, with the others: each
@@ -227,8 +220,7 @@ static void gone_proc(struct kfit_ufollow *u, int pid)
 		return;
 	p = &u->procs[i];
 	for (k = 0; k < p->nfds; k++)
-		if (!push_dead(u, p->fds[k]))
-			close(p->fds[k]);
+		kfit_fd_push(&u->dead, &u->ndead, p->fds[k]);	/* closed if no room */
 	free(p->fds);
 	*p = u->procs[--u->nprocs];
 	if (u->ndead < DEAD_MAX)
@@ -262,17 +254,6 @@ static void *watch(void *arg)
 			break;
 	ring_buffer__consume(u->rb);
 	return NULL;
-}
-
-static bool push_dead(struct kfit_ufollow *u, int fd)
-{
-	int *m = realloc(u->dead, (u->ndead + 1) * sizeof(*m));
-
-	if (!m)
-		return false;
-	u->dead = m;
-	u->dead[u->ndead++] = fd;
-	return true;
 }
 
 static void *reap(void *arg)

@@ -95,24 +95,36 @@ static int check_file(struct check *c, const struct wing *w, const char *rel,
 		      const char *from, int depth);
 
 /* Where a quoted include resolves, in the Makefile's -I order, and the rules */
+/* dir/name into rel (PATH_MAX): 1 if it exists under top, 0 if not, -1 too long */
+static int locate(const struct check *c, const char *dir, const char *name, char *rel)
+{
+	char path[PATH_MAX];
+
+	if (!join(rel, PATH_MAX, dir, name) || !join(path, sizeof(path), c->top, rel))
+		return -1;
+	return exists(path);
+}
+
 static int check_quoted(struct check *c, const struct wing *w, const char *file,
 			const char *name, const char *from, int depth)
 {
 	static const char *const last[] = { "src/live", "build/skel", "build/gen" };
-	char path[PATH_MAX], rel[PATH_MAX], dir[64];
+	char rel[PATH_MAX], dir[64];
 	size_t i;
+	int r;
 
 	if (strstr(name, ".skel.h"))
 		return say(c, "%s (from %s) includes \"%s\"", file, from, name);
-	if (!join(rel, sizeof(rel), "include", name) || !join(path, sizeof(path), c->top, rel))
-		return say(c, "%s: path too long", name);
-	if (exists(path))
-		return check_file(c, w, rel, from, depth + 1);
+	r = locate(c, "include", name, rel);
+	if (r)
+		return r < 0 ? say(c, "%s: path too long", name) :
+		       check_file(c, w, rel, from, depth + 1);
 	for (i = 0; i < NWINGS; i++) {
 		snprintf(dir, sizeof(dir), "src/lib/%s", wings[i].name);
-		if (!join(rel, sizeof(rel), dir, name) || !join(path, sizeof(path), c->top, rel))
+		r = locate(c, dir, name, rel);
+		if (r < 0)
 			return say(c, "%s: path too long", name);
-		if (!exists(path))
+		if (!r)
 			continue;
 		if (&wings[i] != w && !has_word(w->uses, wings[i].name))
 			return say(c, "%s (from %s) includes \"%s\", %s: %s/ may include %s%s",
@@ -121,9 +133,10 @@ static int check_quoted(struct check *c, const struct wing *w, const char *file,
 		return check_file(c, w, rel, from, depth + 1);
 	}
 	for (i = 0; i < sizeof(last) / sizeof(last[0]); i++) {
-		if (!join(rel, sizeof(rel), last[i], name) || !join(path, sizeof(path), c->top, rel))
+		r = locate(c, last[i], name, rel);
+		if (r < 0)
 			return say(c, "%s: path too long", name);
-		if (exists(path) && strcmp(last[i], "build/gen"))
+		if (r && strcmp(last[i], "build/gen"))
 			return say(c, "%s (from %s) includes \"%s\", %s", file, from, name, rel);
 	}
 	return 0;	/* generated (build/gen) or not found: the build says */
