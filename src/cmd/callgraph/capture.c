@@ -28,6 +28,7 @@
 #include "sampler.h"
 #include "syms.h"
 #include "target.h"
+#include "tasks.h"
 #include "tpglob.h"
 #include "state.h"
 
@@ -433,103 +434,10 @@ const char *cg_mechanism(void)
 
 /* ---- task names -------------------------------------------------------- */
 
-/* The tids named so far: open addressing, 0 an empty slot */
-struct tidset {
-	__u32 *v;
-	unsigned int mask;
-	unsigned int n;
-};
-
-static struct tidset named, unreadable;	/* unreadable: /proc had no comm */
-
-static bool tid_has(const struct tidset *s, __u32 tid)
-{
-	unsigned int i;
-
-	for (i = (tid * 2654435761u) & s->mask; s->v && s->v[i]; i = (i + 1) & s->mask)
-		if (s->v[i] == tid)
-			return true;
-	return false;
-}
-
-/* 1 added, 0 there already */
-static int tid_put(struct tidset *s, __u32 tid)
-{
-	unsigned int i;
-
-	for (i = (tid * 2654435761u) & s->mask; s->v[i]; i = (i + 1) & s->mask)
-		if (s->v[i] == tid)
-			return 0;
-	s->v[i] = tid;
-	s->n++;
-	return 1;
-}
-
-/* 1 added, 0 there already, -ENOMEM */
-static int tid_add(struct tidset *s, __u32 tid)
-{
-	struct tidset big;
-	unsigned int i;
-
-	if (s->v && 2 * (s->n + 1) <= s->mask + 1)
-		return tid_put(s, tid);
-	big.mask = s->v ? 2 * s->mask + 1 : 1023;
-	big.n = 0;
-	big.v = calloc(big.mask + 1, sizeof(*big.v));
-	if (!big.v)
-		return -ENOMEM;
-	for (i = 0; s->v && i <= s->mask; i++)
-		if (s->v[i])
-			tid_put(&big, s->v[i]);
-	free(s->v);
-	*s = big;
-	return tid_put(s, tid);
-}
-
+/* A task alive at the start, or named otherwise before its first record */
 int cg_name(__u32 pid, __u32 tid, const char *comm)
 {
-	int r = tid_add(&named, tid);
-
-	return r < 0 ? r : kfit_ctree_task(env.tree, pid, tid, comm);
-}
-
-/*
- * Tasks are named before their first record: from /proc while they
- * live, else from their fork (as their parent) or exit record; exec
- * records rename them in the decoder.
- */
-static int name_task(const struct kfit_rec *h, const void *data, size_t size)
-{
-	const struct kfit_rec_task *t = data;
-	bool task_rec = h->type >= KFIT_REC_FORK && h->type <= KFIT_REC_EXIT &&
-			size >= sizeof(*t);
-	char comm[KFIT_COMM_LEN + 16];
-	int err;
-
-	if (task_rec && h->type == KFIT_REC_FORK && t->child_tid &&
-	    !tid_has(&named, t->child_tid)) {
-		err = cg_name(t->child_pid, t->child_tid, t->comm);
-		if (err)
-			return err;
-	}
-	if (h->ctx != KFIT_CTX_TASK || !h->tid || tid_has(&named, h->tid))
-		return 0;
-	if (task_rec)
-		return cg_name(h->pid, h->tid, t->comm);
-	if (tid_has(&unreadable, h->tid))
-		return 0;
-	if (!kfit_read_linef(comm, sizeof(comm), "/proc/%u/task/%u/comm", h->pid, h->tid))
-		return cg_name(h->pid, h->tid, comm);
-	/* gone already: its exit record will name it */
-	err = tid_add(&unreadable, h->tid);
-	return err < 0 ? err : 0;
-}
-
-/* At exit: the tids named, and those /proc could not */
-void cg_names_free(void)
-{
-	free(named.v);
-	free(unreadable.v);
+	return kfit_tasks_name(env.tasks, env.tree, pid, tid, comm);
 }
 
 /* ---- records ------------------------------------------------------------ */
@@ -542,7 +450,9 @@ static int decode(const void *data, size_t size)
 
 	if (size < sizeof(*h))
 		return kfit_ctree_add(env.tree, data, size);
-	err = name_task(h, data, size);
+	err = kfit_tasks_track(env.tasks, h, size);
+	if (!err)
+		err = kfit_tasks_give(env.tasks, env.tree, h, size);
 	if (err)
 		return err;
 	/* a new program: its addresses mean something else now */

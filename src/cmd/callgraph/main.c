@@ -35,6 +35,7 @@
 #include "sampler.h"
 #include "syms.h"
 #include "target.h"
+#include "tasks.h"
 #include "tpglob.h"
 #include "state.h"
 
@@ -660,6 +661,9 @@ static int new_tree(void)
 	for (i = 0; i < env.tps.n; i++)
 		env.enames[i] = env.tps.tp[i].name;
 	env.syms = kfit_syms_new(NULL);
+	env.tasks = kfit_tasks_new(true);
+	if (!env.tasks)
+		return -ENOMEM;
 	env.tree = kfit_ctree_new(&(struct kfit_ctree_opts){
 		.funcs = env.fnames,
 		.nfuncs = env.nfuncs,
@@ -681,7 +685,7 @@ static void cleanup(void)
 	kfit_syms_free(env.syms);
 	free(env.fnames);
 	free(env.enames);
-	cg_names_free();
+	kfit_tasks_free(env.tasks);
 	kfit_targets_free(&env.tg);
 	kfit_tps_free(&env.tps);
 	free(env.links);
@@ -695,7 +699,7 @@ static void cleanup(void)
 	kfit_out_abort(&env.svg_out);
 	kfit_out_abort(&env.perfetto_out);
 	kfit_symset_free(env.symset);
-	free(env.tasks);
+	free(env.tasks_block);
 }
 
 static int run(void)

@@ -222,8 +222,8 @@ int cg_begin_recording(void)
 	if (!err && env.tps.n)
 		err = kfit_record_block(w, KFT_B_EVENTS, fill_events, NULL);
 	if (!err)
-		err = kft_writer_block(w, KFT_B_TASKS, env.tasks ? env.tasks : "",
-				       env.tasks_len);
+		err = kft_writer_block(w, KFT_B_TASKS, env.tasks_block ? env.tasks_block : "",
+				       env.tasks_block_len);
 	if (err)
 		kfit_out_err(env.out, err);
 	return err;
@@ -315,6 +315,6 @@ int cg_name_tasks(void)
 {
 	if (!env.out)
 		return fill_tasks(NULL, NULL);
-	env.tasks = kfit_record_text(fill_tasks, NULL, &env.tasks_len);
-	return env.tasks ? 0 : -ENOMEM;
+	env.tasks_block = kfit_record_text(fill_tasks, NULL, &env.tasks_block_len);
+	return env.tasks_block ? 0 : -ENOMEM;
 }

@@ -26,6 +26,7 @@ struct kfit_events;
 struct kfit_sampler;
 struct kfit_symset;
 struct kfit_syms;
+struct kfit_tasks;
 struct kft_writer;
 
 /* Records of each type, and what the BPF side counted */
@@ -74,6 +75,7 @@ struct env {
 	int nfuncs;
 	const char **enames;	/* tps' names: its event table */
 	struct kfit_ctree *tree;
+	struct kfit_tasks *tasks;	/* their names, given to tree */
 	struct kfit_syms *syms;
 	int root_idx;		/* --root's function, -1: none */
 	struct kfit_tps tps;	/* -e */
@@ -100,8 +102,8 @@ struct env {
 	size_t names_len;
 	__u64 names_dropped;
 	bool render;			/* rendering(), once the options are known */
-	char *tasks;			/* the TASKS block, read before the start */
-	size_t tasks_len;
+	char *tasks_block;		/* the TASKS block, read before the start */
+	size_t tasks_block_len;
 };
 
 extern struct env env;
@@ -119,7 +121,6 @@ int cg_stop_capture(void);
 void cg_read_counters(void);
 const char *cg_mechanism(void);
 int cg_name(__u32 pid, __u32 tid, const char *comm);
-void cg_names_free(void);
 
 /* recording.c: -o's file */
 int cg_open_recording(void);

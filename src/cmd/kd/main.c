@@ -246,7 +246,7 @@ static void cleanup(void)
 	free(env.fnames);
 	free(env.enames);
 	free(env.funcs);
-	free(env.tasks.v);
+	kfit_tasks_free(env.tasks);
 	for (i = 0; i < (int)env.nsamples; i++)
 		free((void *)env.samples[i].frames);
 	free(env.samples);

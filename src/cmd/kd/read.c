@@ -14,6 +14,7 @@
 #include "diag.h"
 #include "duration.h"
 #include "kft.h"
+#include "tasks.h"
 #include "state.h"
 
 /* The state all of kd's parts share (state.h) */
@@ -139,100 +140,14 @@ const char *kd_dur(__u64 ns, char *buf)
 
 /* ---- tasks ------------------------------------------------------------- */
 
-struct task *kd_task_find(__u32 tid)
-{
-	unsigned int i;
-
-	if (!tid || !env.tasks.v)
-		return NULL;
-	for (i = (tid * 2654435761u) & env.tasks.mask; env.tasks.v[i].tid;
-	     i = (i + 1) & env.tasks.mask)
-		if (env.tasks.v[i].tid == tid)
-			return &env.tasks.v[i];
-	return NULL;
-}
-
-static struct task *task_slot(struct tasks *s, __u32 tid)
-{
-	unsigned int i;
-
-	for (i = (tid * 2654435761u) & s->mask; s->v[i].tid; i = (i + 1) & s->mask)
-		if (s->v[i].tid == tid)
-			return &s->v[i];
-	s->v[i].tid = tid;
-	s->n++;
-	return &s->v[i];
-}
-
-/* The task tid, made if new; NULL: no memory */
-struct task *kd_task_get(__u32 tid)
-{
-	struct tasks *s = &env.tasks, big;
-	unsigned int i;
-
-	if (s->v && 2 * (s->n + 1) <= s->mask + 1)
-		return task_slot(s, tid);
-	big.mask = s->v ? 2 * s->mask + 1 : 1023;
-	big.n = 0;
-	big.v = calloc(big.mask + 1, sizeof(*big.v));
-	if (!big.v)
-		return NULL;
-	for (i = 0; s->v && i <= s->mask; i++)
-		if (s->v[i].tid)
-			*task_slot(&big, s->v[i].tid) = s->v[i];
-	free(s->v);
-	*s = big;
-	return task_slot(s, tid);
-}
-
-static int task_set(__u32 pid, __u32 tid, const char *comm)
-{
-	struct task *t;
-
-	if (!tid)
-		return 0;
-	t = kd_task_get(tid);
-	if (!t)
-		return -ENOMEM;
-	t->pid = pid;
-	snprintf(t->comm, sizeof(t->comm), "%.*s", (int)sizeof(t->comm) - 1, comm);
-	return 0;
-}
-
 const char *kd_comm_of(__u32 tid)
 {
-	const struct task *t = kd_task_find(tid);
-
-	return t && t->comm[0] ? t->comm : "<...>";
+	return kfit_tasks_comm(env.tasks, tid);
 }
 
-/*
- * Names follow fork (the parent's program) and exec, in reading order;
- * a child's exec may be read before its fork (another ring buffer).
- */
 int kd_track(const struct kfit_rec *h, size_t size)
 {
-	const struct kfit_rec_task *t = (const void *)h;
-	struct task *k;
-
-	if (h->type < KFIT_REC_FORK || h->type > KFIT_REC_EXIT || size < sizeof(*t) ||
-	    h->ctx != KFIT_CTX_TASK)
-		return 0;
-	if (h->type == KFIT_REC_FORK) {
-		k = kd_task_find(t->child_tid);
-		if (k && k->exec_ts > h->ts)
-			return 0;
-		return task_set(t->child_pid, t->child_tid, kd_comm_of(h->tid));
-	}
-	if (h->type == KFIT_REC_EXEC) {
-		if (task_set(h->pid, h->tid, t->comm))
-			return -ENOMEM;
-		k = kd_task_find(h->tid);
-		if (k && h->ts > k->exec_ts)
-			k->exec_ts = h->ts;
-		return 0;
-	}
-	return kd_task_find(h->tid) ? 0 : task_set(h->pid, h->tid, t->comm);
+	return kfit_tasks_track(env.tasks, h, size);
 }
 
 bool kd_chosen(__u32 pid, __u32 tid)
@@ -408,7 +323,7 @@ static int names_before(int first)
 
 		if (n->ts >= env.since)
 			break;
-		err = task_set(n->pid, n->tid, n->comm);
+		err = kfit_tasks_set(env.tasks, n->pid, n->tid, n->comm);
 	}
 	return err;
 }
@@ -444,14 +359,18 @@ int kd_read_window(rec_fn fn)
 	return err;
 }
 
+/* The tasks alive at the start (TASKS): kd reads no /proc, its machine's are not those */
 int kd_load_tasks(void)
 {
 	int i, err = 0;
 
+	env.tasks = kfit_tasks_new(false);
+	if (!env.tasks)
+		return -ENOMEM;
 	for (i = 0; i < kft_ntasks(env.f) && !err; i++) {
 		const struct kft_task *t = kft_task(env.f, i);
 
-		err = task_set(t->pid, t->tid, t->comm);
+		err = kfit_tasks_set(env.tasks, t->pid, t->tid, t->comm);
 	}
 	return err;
 }

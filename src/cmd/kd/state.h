@@ -19,19 +19,7 @@
 #include "fstats.h"
 #include "kft.h"
 #include "opts.h"
-
-/* What kd knows of a task: its name now, while reading in order */
-struct task {
-	__u32 tid, pid;
-	bool named;		/* given to the decoder */
-	char comm[16];
-	__u64 exec_ts;		/* its last exec read, 0: none */
-};
-
-struct tasks {
-	struct task *v;		/* open addressing, tid 0 an empty slot */
-	unsigned int mask, n;
-};
+#include "tasks.h"
 
 /* A record kept for --events until no later chunk can hold an earlier one */
 struct pend {
@@ -61,7 +49,7 @@ struct env {
 	struct kfit_cgv_skip *skipped;
 	int nfuncs, nevents, nskipped;
 	struct kfit_ctree *tree;
-	struct tasks tasks;
+	struct kfit_tasks *tasks;	/* their names as the records go */
 	struct kfit_cgv_counts counts;
 	int chunks_read, chunks_bad;
 	struct pend *pend;
@@ -83,9 +71,7 @@ const char *kd_rel_time(__u64 ts, char *buf, size_t len);
 const char *kd_wall_time(__u64 ts, bool iso, char *buf, size_t len);
 const char *kd_dur(__u64 ns, char *buf);
 
-/* read.c: the tasks, named as the records go */
-struct task *kd_task_find(__u32 tid);
-struct task *kd_task_get(__u32 tid);
+/* read.c: the tasks, named as the records go (tasks.h) */
 const char *kd_comm_of(__u32 tid);
 int kd_track(const struct kfit_rec *h, size_t size);
 bool kd_chosen(__u32 pid, __u32 tid);

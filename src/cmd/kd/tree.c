@@ -17,6 +17,7 @@
 #include "fileio.h"
 #include "kft.h"
 #include "output.h"
+#include "tasks.h"
 #include "state.h"
 
 /* Losses are always shown; the rest inside the window, of the tasks chosen */
@@ -27,36 +28,6 @@ static bool wanted(const struct kfit_rec *h)
 	if (h->ts < env.since || (env.until && h->ts >= env.until))
 		return false;
 	return kd_chosen(h->pid, h->tid);
-}
-
-/* The decoder's names, as callgraph gives them live: before a task's first record */
-static int name(__u32 pid, __u32 tid, const char *comm)
-{
-	struct task *t = kd_task_get(tid);
-
-	if (!t)
-		return -ENOMEM;
-	t->named = true;
-	return kfit_ctree_task(env.tree, pid, tid, comm);
-}
-
-static int name_task(const struct kfit_rec *h, size_t size)
-{
-	const struct kfit_rec_task *t = (const void *)h;
-	const struct task *k;
-
-	if (h->type == KFIT_REC_FORK && size >= sizeof(*t) && t->child_tid &&
-	    !((k = kd_task_find(t->child_tid)) && k->named)) {
-		int err = name(t->child_pid, t->child_tid, kd_comm_of(t->child_tid));
-
-		if (err)
-			return err;
-	}
-	if (h->ctx != KFIT_CTX_TASK || !h->tid || ((k = kd_task_find(h->tid)) && k->named))
-		return 0;
-	if (!k || !k->comm[0])
-		return 0;	/* never named: the decoder shows what it has */
-	return name(h->pid, h->tid, k->comm);
 }
 
 static struct kfit_cgview view(struct kfit_cgv_attach *at)
@@ -139,7 +110,7 @@ static int to_tree(const struct kfit_rec *h, size_t size)
 	if (err || !wanted(h))
 		return err;
 	kd_count(h, size);
-	err = name_task(h, size);
+	err = kfit_tasks_give(env.tasks, env.tree, h, size);
 	if (!err && env.sampled && env.perfetto && h->type == KFIT_REC_SAMPLE)
 		err = keep_sample((const void *)h, size);
 	return err ? err : kfit_cgview_add(env.tree, env.sampled, h, size);
@@ -174,7 +145,7 @@ static int name_start_tasks(void)
 		const struct kft_task *t = kft_task(env.f, i);
 
 		if (t->tid && kd_chosen(t->pid, t->tid))
-			err = name(t->pid, t->tid, t->comm);
+			err = kfit_tasks_name(env.tasks, env.tree, t->pid, t->tid, t->comm);
 	}
 	return err;
 }
