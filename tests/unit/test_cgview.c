@@ -527,6 +527,66 @@ static void test_parse_opts(void **state)
 	assert_int_equal(kfit_cgview_parse_depth("t", "0", &d), -1);
 }
 
+/* The group's options into kfit_cgview_args, their combinations checked */
+static void test_view_args(void **state)
+{
+	static const struct {
+		const char *name;
+		const char *opts[3];	/* long names, each without argument or "NAME=ARG" */
+		bool json;
+		const char *error;	/* NULL: none */
+	} cases[] = {
+		{ "the tree", { NULL }, false, NULL },
+		{ "summary sorted", { "summary", "sort=local" }, false, NULL },
+		{ "-n alone", { "top=3" }, false, "-s, -n and -f go with --summary" },
+		{ "-f alone", { "fields=count" }, false, "-s, -n and -f go with --summary" },
+		{ "summary and -j", { "summary" }, true,
+		  "--summary, --folded and -j exclude each other" },
+		{ "folded and summary", { "folded", "summary" }, false,
+		  "--summary, --folded and -j exclude each other" },
+		{ "svg with -j", { "svg=x.svg" }, true, NULL },
+	};
+	const struct kfit_opt *o;
+	struct kfit_cgview_args a;
+	struct kfit_cgview_opts r;
+	char name[32];
+	const char *eq;
+	size_t i, j;
+
+	(void)state;
+	for (i = 0; i < T_N(cases); i++) {
+		memset(&a, 0, sizeof(a));
+		for (j = 0; j < T_N(cases[i].opts) && cases[i].opts[j]; j++) {
+			eq = strchr(cases[i].opts[j], '=');
+			snprintf(name, sizeof(name), "%.*s",
+				 (int)(eq ? eq - cases[i].opts[j] : 31), cases[i].opts[j]);
+			for (o = kfit_cgview_options; o->name && strcmp(o->name, name); o++)
+				;
+			t_true(cases[i].name, o->name != NULL);
+			t_int_eq(cases[i].name, kfit_cgview_parse_opt("t", o->key,
+								     eq ? eq + 1 : NULL, &a), 0);
+		}
+		t_str_eq(cases[i].name, kfit_cgview_args_error(&a, cases[i].json),
+			 cases[i].error);
+	}
+	/* and into the renderer's options, the width set or the terminal's */
+	memset(&a, 0, sizeof(a));
+	a.summary = true;
+	a.top = 4;
+	a.width_set = true;
+	a.width = 50;
+	a.pct_set = true;
+	a.pct = 2;
+	assert_true(kfit_cgview_args_sampled(&a));
+	r = kfit_cgview_opts_of(&a);
+	assert_true(r.summary);
+	assert_int_equal(r.top, 4);
+	assert_int_equal(r.width, 50);
+	assert_true(r.min_pct_set && r.min_pct == 2);
+	a.pct_set = a.width_set = false;
+	assert_false(kfit_cgview_args_sampled(&a));
+}
+
 /* No sample: said why, in the text (and on stderr with -j) */
 static void test_no_samples(void **state)
 {
@@ -564,6 +624,7 @@ int main(void)
 		cmocka_unit_test(test_sampled_render),
 		cmocka_unit_test(test_no_samples),
 		cmocka_unit_test(test_parse_opts),
+		cmocka_unit_test(test_view_args),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -798,6 +798,81 @@ static void test_usage_lists_accepted(void **state)
 	free(buf);
 }
 
+/* A shared group of options: parsed by its own parser into its own ctx */
+struct group_ctx {
+	bool wide;
+	const char *tool, *depth;
+};
+
+static struct group_ctx gctx;
+
+static int group_parse(const char *tool, int key, const char *arg, void *ctx)
+{
+	struct group_ctx *g = ctx;
+
+	g->tool = tool;
+	if (key == 'w') {
+		g->wide = true;
+		return 0;
+	}
+	if (key == 0x800 && strcmp(arg, "bad")) {
+		g->depth = arg;
+		return 0;
+	}
+	fprintf(stderr, "%s: bad depth\n", tool);
+	return -1;
+}
+
+static const struct kfit_opt group_opts[] = {
+	{ "wide", 'w', NULL, "wide lines" },
+	{ "deep", 0x800, "N", "down to N" },
+	{ NULL },
+};
+
+static const struct kfit_opt_group group = {
+	.title = "Display options", .opts = group_opts, .parse = group_parse,
+	.ctx = &gctx,
+};
+
+static void test_group(void **state)
+{
+	static const char *args[] = { "-w", "--deep", "3", "-L", "5", "x", NULL };
+	static const char *bad[] = { "--deep", "bad", NULL };
+	static const char *const clash[] = { "stack", "linear" };
+	struct kfit_tool t = tool;
+	struct kfit_opt mine[] = { { "stack", KEY_STACK, NULL, "" }, { NULL } };
+	struct kfit_common c;
+	char *buf;
+	size_t i;
+
+	(void)state;
+	t.group = &group;
+	assert_int_equal(kfit_opts_check(&t), 0);
+	memset(&gctx, 0, sizeof(gctx));
+	assert_int_equal(run(&t, &c, args), 6);	/* "x", after the name and 5 words */
+	assert_true(gctx.wide);
+	assert_string_equal(gctx.depth, "3");
+	assert_string_equal(gctx.tool, "softirqlat");
+	assert_int_equal(ctx.step, 5);		/* the tool's own still its */
+	assert_int_equal(run(&t, &c, bad), -1);
+	assert_string_equal(err_buf, "softirqlat: bad depth\n");
+	/* listed under their heading, after the shared flags */
+	buf = usage_of(&t);
+	assert_non_null(strstr(buf, "\nDisplay options:\n  -w, --wide "));
+	assert_non_null(strstr(buf, "      --deep N "));
+	assert_true(strstr(buf, "--help") < strstr(buf, "--wide"));
+	free(buf);
+	/* a tool's option that takes a group's letter or name is a bug */
+	for (i = 0; i < T_N(clash); i++) {
+		mine[0].name = clash[i];
+		mine[0].key = i ? 'w' : KEY_STACK;
+		t.opts = mine;
+		t_int_eq(clash[i], kfit_opts_check(&t), i ? -1 : 0);
+	}
+	mine[0].name = "wide";
+	t_int_eq("the group's name", kfit_opts_check(&t), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -825,6 +900,7 @@ int main(void)
 		cmocka_unit_test(test_usage_wraps),
 		cmocka_unit_test(test_usage_wraps_long),
 		cmocka_unit_test(test_usage_lists_accepted),
+		cmocka_unit_test(test_group),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

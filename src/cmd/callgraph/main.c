@@ -25,7 +25,6 @@
 #include "diag.h"
 #include "events.h"
 #include "fileio.h"
-#include "fstats.h"
 #include "kft.h"
 #include "kftmeta.h"
 #include "ksyms.h"
@@ -51,10 +50,11 @@
 #define MAX_RINGS	256
 
 enum {
-	OPT_MODULE = 256, OPT_ROOT, OPT_SUMMARY, OPT_FOLDED, OPT_SVG, OPT_PERFETTO,
-	OPT_NO_INTERLACE, OPT_TREE, OPT_SIZE, OPT_FLIGHT, OPT_STOP_AT, OPT_CHUNK,
-	OPT_RINGS, OPT_PCT, OPT_WIDTH, OPT_ADDRESSES,
+	OPT_MODULE = 256, OPT_ROOT, OPT_TREE, OPT_SIZE, OPT_FLIGHT, OPT_STOP_AT,
+	OPT_CHUNK, OPT_RINGS,
 };
+
+/* The views' options are cgview's group (cgview.h), as kd's */
 
 static const struct kfit_opt cg_opts[] = {
 	{ "module", OPT_MODULE, "NAME", "every function of kernel module NAME" },
@@ -64,22 +64,6 @@ static const struct kfit_opt cg_opts[] = {
 	  "show tracepoint CAT:NAME where it hit (globs; repeatable)" },
 	{ "sample", 'S', NULL,
 	  "sampled mode, -S [HZ]: stacks sampled HZ times a second (default 99)" },
-	{ "percent-limit", OPT_PCT, "PCT",
-	  "sampled: hide frames under PCT% of samples (0.5)" },
-	{ "width", OPT_WIDTH, "N", "sampled: cut lines to N columns (0: never)" },
-	{ "addresses", OPT_ADDRESSES, NULL,
-	  "sampled: unnamed frames as FILE+0xOFF each" },
-	{ "summary", OPT_SUMMARY, NULL,
-	  "per function: COUNT TOTAL AVG LOCAL MAX MAX-SUB (kd's table)" },
-	{ "sort", 's', "KEY", "with --summary: time (default), local, count, avg or max" },
-	{ "top", 'n', "N", "with --summary: the top N functions" },
-	{ "folded", OPT_FOLDED, NULL,
-	  "folded stacks on stdout (self ns; samples in sampled mode)" },
-	{ "svg", OPT_SVG, "FILE", "a flame graph into FILE (SVG)" },
-	{ "perfetto", OPT_PERFETTO, "FILE",
-	  "Chrome trace-event JSON into FILE (ui.perfetto.dev)" },
-	{ "no-interlace", OPT_NO_INTERLACE, NULL,
-	  "interrupts listed apart, not inside the task they struck" },
 	{ "buffer", 'b', "SIZE", "size of each ring buffer (default 8M; with -o 64M "
 	  "shared by the rings, 8M at least; rounded up to a power of 2 pages)" },
 	{ "rings", OPT_RINGS, "N", "ring buffers, each of -b SIZE, a task's records in one "
@@ -100,6 +84,8 @@ static const struct kfit_opt cg_opts[] = {
 struct env env = {
 	.hz = DEFAULT_HZ, .buffer = DEFAULT_BUFFER, .root_idx = -1, .trigger_idx = -1,
 };
+
+static const struct kfit_opt_group view_group = KFIT_CGVIEW_GROUP(&env.view);
 
 /* ---- command line ------------------------------------------------------ */
 
@@ -210,43 +196,11 @@ static int parse_opt(int key, const char *arg, void *ctx)
 		env.root = arg;
 		return 0;
 	case 'D':
-		if (kfit_parse_uint(arg, 65535, &env.depth)) {
-			fprintf(stderr, "callgraph: invalid depth '%s': a number from 1\n", arg);
-			return -1;
-		}
-		return 0;
+		return kfit_cgview_parse_depth("callgraph", arg, &env.depth);
 	case 'e':
 		return add_event_spec(arg);
-	case OPT_PCT:
-		env.pct_set = true;
-		return kfit_cgview_parse_pct("callgraph", arg, &env.pct);
-	case OPT_WIDTH:
-		env.width_set = true;
-		return kfit_cgview_parse_width("callgraph", arg, &env.width);
-	case OPT_ADDRESSES:
-		env.addresses = true;
-		return 0;
 	case 'S':
 		env.sample = true;
-		return 0;
-	case OPT_SUMMARY:
-		env.summary = true;
-		return 0;
-	case 's':
-		return kfit_fstats_parse_sort("callgraph", arg, &env.sort);
-	case 'n':
-		return kfit_fstats_parse_top("callgraph", arg, &env.top);
-	case OPT_FOLDED:
-		env.folded = true;
-		return 0;
-	case OPT_SVG:
-		env.svg = arg;
-		return 0;
-	case OPT_PERFETTO:
-		env.perfetto = arg;
-		return 0;
-	case OPT_NO_INTERLACE:
-		env.no_interlace = true;
 		return 0;
 	case 'b':
 		if (parse_size(arg, MAX_BUFFER, &env.buffer)) {
@@ -293,6 +247,7 @@ static const struct kfit_tool tool = {
 	.opts = cg_opts,
 	.parse = parse_opt,
 	.ctx = &env,
+	.group = &view_group,
 };
 
 static int set_hz(const char *s)
@@ -342,8 +297,10 @@ static int take_rate(int *argc, char **argv)
 /* Trees printed: always without -o, with -o when an output form is asked too */
 static bool rendering(void)
 {
-	return !env.out || env.tree_too || env.summary || env.folded || env.c.json ||
-	       env.svg || env.perfetto;
+	const struct kfit_cgview_args *v = &env.view;
+
+	return !env.out || env.tree_too || v->summary || v->folded || env.c.json ||
+	       v->svg || v->perfetto;
 }
 
 
@@ -364,7 +321,8 @@ static int check_record_args(void)
 
 static int check_args(int first, int argc, char **argv, bool dashdash)
 {
-	int stdout_forms;
+	const struct kfit_cgview_args *v = &env.view;
+	const char *bad = kfit_cgview_args_error(v, env.c.json);
 
 	env.targets = argv + first;
 	env.ntargets = argc - first;
@@ -377,24 +335,21 @@ static int check_args(int first, int argc, char **argv, bool dashdash)
 	if (!cg_exact_wanted() && (env.root || env.c.has_max))
 		return usage_error("--root and --max need a TARGET (exact mode): a sampled "
 				   "frame is no call, with no duration to cap");
-	if (cg_exact_wanted() && (env.pct_set || env.width_set || env.addresses))
+	if (cg_exact_wanted() && kfit_cgview_args_sampled(v))
 		return usage_error("--percent-limit, --width and --addresses go with "
 				   "sampled mode (no TARGET)");
 	/* sampled: they shape the tree printed, the recording keeps every frame */
 	if (!cg_exact_wanted() && !rendering() &&
-	    (env.depth || env.c.has_min || env.pct_set || env.width_set || env.addresses))
+	    (env.depth || env.c.has_min || kfit_cgview_args_sampled(v)))
 		return usage_error("-D, --min, --percent-limit, --width and --addresses shape "
 				   "the sampled tree printed: with -o add --tree, or give them "
 				   "to kd");
-	if ((env.root || env.summary) && !env.ntargets && !env.module)
+	if ((env.root || v->summary) && !env.ntargets && !env.module)
 		return usage_error("--root and --summary need a TARGET (exact mode)");
-	if (env.perfetto && !cg_exact_wanted())
+	if (v->perfetto && !cg_exact_wanted())
 		return usage_error("--perfetto needs a TARGET or -e: sampled stacks have no timeline");
-	stdout_forms = env.summary + env.folded + env.c.json;
-	if (stdout_forms > 1)
-		return usage_error("--summary, --folded and -j exclude each other");
-	if ((env.sort || env.top) && !env.summary)
-		return usage_error("-s and -n go with --summary");
+	if (bad)
+		return usage_error(bad);
 	return check_record_args();
 }
 
@@ -496,10 +451,10 @@ static int open_exports(void)
 {
 	int err = 0;
 
-	if (env.svg && (err = kfit_out_open(&env.svg_out, env.svg)))
-		kfit_out_err(env.svg, err);
-	if (!err && env.perfetto && (err = kfit_out_open(&env.perfetto_out, env.perfetto)))
-		kfit_out_err(env.perfetto, err);
+	if (env.view.svg && (err = kfit_out_open(&env.svg_out, env.view.svg)))
+		kfit_out_err(env.view.svg, err);
+	if (!err && env.view.perfetto && (err = kfit_out_open(&env.perfetto_out, env.view.perfetto)))
+		kfit_out_err(env.view.perfetto, err);
 	return err;
 }
 
@@ -561,29 +516,21 @@ static int render(void)
 	struct kfit_cgv_skip *skipped = calloc(env.tg.nskipped + 1, sizeof(*skipped));
 	struct kfit_cgv_attach at = { 0 };
 	struct kfit_cgv_counts counts = { 0 };
+	struct kfit_cgview_opts o;
 	struct kfit_cgview v;
 	int err = -ENOMEM;
 
 	kfit_ctree_finish(env.tree);
 	if (funcs && skipped) {
 		v = view(funcs, skipped, &at, &counts);
-		err = kfit_cgview_render(&v, &(struct kfit_cgview_opts){
-			.summary = env.summary,
-			.sort = env.sort,
-			.top = env.top,
-			.folded = env.folded,
-			.json = env.c.json,
-			.svg = env.svg,
-			.perfetto = env.perfetto,
-			.svg_out = &env.svg_out,
-			.perfetto_out = &env.perfetto_out,
-			.verbose = env.c.verbose,
-			.min_pct = env.pct,
-			.min_pct_set = env.pct_set,
-			.min_ns = env.c.has_min ? env.c.min_ns : 0,
-			.max_depth = env.depth,
-			.width = env.width_set ? env.width : kfit_term_width(stdout),
-		}, env.tree);
+		o = kfit_cgview_opts_of(&env.view);
+		o.json = env.c.json;
+		o.svg_out = &env.svg_out;
+		o.perfetto_out = &env.perfetto_out;
+		o.verbose = env.c.verbose;
+		o.min_ns = env.c.has_min ? env.c.min_ns : 0;
+		o.max_depth = env.depth;
+		err = kfit_cgview_render(&v, &o, env.tree);
 	} else {
 		kfit_err("%s", kfit_reason(err));
 	}
@@ -669,10 +616,10 @@ static int new_tree(void)
 		.nfuncs = env.nfuncs,
 		.events = env.enames,
 		.nevents = env.tps.n,
-		.no_interlace = env.no_interlace,
+		.no_interlace = env.view.no_interlace,
 		.sym = env.syms ? kfit_syms_name : NULL,
 		.sym_ctx = env.syms,
-		.group_unknown = !env.addresses,
+		.group_unknown = !env.view.addresses,
 	});
 	return env.tree ? 0 : -ENOMEM;
 }

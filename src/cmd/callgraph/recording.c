@@ -98,7 +98,7 @@ static int fill_meta(FILE *f, void *ctx)
 	if (env.c.comm[0])
 		kfit_meta_kv(f, "comm", env.c.comm);
 	meta_cpus(f);
-	kfit_meta_u64(f, "interlace", !env.no_interlace);
+	kfit_meta_u64(f, "interlace", !env.view.no_interlace);
 	meta_attach(f);
 	kfit_meta_u64(f, "buffer", env.buffer);
 	kfit_meta_u64(f, "rings", env.nrings);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <linux/types.h>
 #include "kfit/callgraph.h"
+#include "cgview.h"
 #include "child.h"
 #include "fileio.h"
 #include "fstats.h"
@@ -43,18 +44,12 @@ struct capture {
 struct env {
 	struct kfit_common c;
 	const char *module, *root;
-	unsigned long depth;
+	__u32 depth;		/* -D: exact mode's calls, sampled mode's frames */
 	char **event_specs;
 	int nevent_specs;
 	bool sample;
 	unsigned long hz;
-	double pct;		/* --percent-limit */
-	bool pct_set, width_set, addresses;
-	unsigned int width;
-	bool summary, folded, no_interlace;
-	const char *svg, *perfetto;
-	enum kfit_fsort sort;
-	unsigned long top;
+	struct kfit_cgview_args view;	/* the views' options (cgview.h) */
 	__u64 buffer;
 	bool buffer_set;
 	unsigned long nrings;	/* --rings, 0: by the CPUs */

@@ -19,97 +19,41 @@
 #include "child.h"
 #include "diag.h"
 #include "fileio.h"
-#include "fstats.h"
 #include "kft.h"
 #include "opts.h"
 #include "state.h"
 
-enum {
-	OPT_SUMMARY = 256, OPT_EVENTS, OPT_FOLDED, OPT_SVG, OPT_PERFETTO, OPT_SINCE,
-	OPT_UNTIL, OPT_NO_INTERLACE, OPT_INFO, OPT_PCT, OPT_WIDTH, OPT_ADDRESSES,
-};
+enum { OPT_EVENTS = 256, OPT_SINCE, OPT_UNTIL, OPT_INFO };
 
+/* The views' options are cgview's group (cgview.h), as callgraph's */
 static const struct kfit_opt kd_opts[] = {
-	{ "summary", OPT_SUMMARY, NULL,
-	  "per function: COUNT TOTAL AVG MIN MAX LOCAL P50 P99 MAX-SUB" },
-	{ "sort", 's', "KEY", "with --summary: time (default), local, count, avg or max" },
-	{ "top", 'n', "N", "with --summary: the top N functions" },
-	{ "fields", 'f', "LIST",
-	  "with --summary: the columns, of count,time,avg,min,max,local,p50,p99,maxsub" },
 	{ "events", OPT_EVENTS, NULL,
 	  "one line per record in time order: TIME CPU COMM-TID TYPE DETAILS" },
-	{ "folded", OPT_FOLDED, NULL,
-	  "folded stacks on stdout (self ns; samples in sampled mode)" },
-	{ "svg", OPT_SVG, "FILE", "a flame graph into FILE (SVG)" },
-	{ "perfetto", OPT_PERFETTO, "FILE",
-	  "Chrome trace-event JSON into FILE (ui.perfetto.dev)" },
 	{ "since", OPT_SINCE, "T",
 	  "records from T: a time from the start (1.5s), @NS (the file's clock) "
 	  "or HH:MM:SS[.frac] (wall time)" },
 	{ "until", OPT_UNTIL, "T", "records before T (as --since)" },
-	{ "no-interlace", OPT_NO_INTERLACE, NULL,
-	  "interrupts listed apart, not inside the task they struck" },
 	{ "info", OPT_INFO, NULL,
 	  "the file: header, machine, what was recorded, chunks, losses" },
-	{ "percent-limit", OPT_PCT, "PCT",
-	  "sampled: hide frames under PCT% of samples (0.5)" },
 	{ "depth", 'D', "N", "sampled: frames down to depth N (1: the outermost)" },
-	{ "width", OPT_WIDTH, "N", "sampled: cut lines to N columns (0: never)" },
-	{ "addresses", OPT_ADDRESSES, NULL,
-	  "sampled: unnamed frames as FILE+0xOFF each" },
 	{ NULL },
 };
 
-/* ---- command line ------------------------------------------------------ */
+static const struct kfit_opt_group view_group = KFIT_CGVIEW_GROUP(&env.view);
 
-/* The sampled tree's options, as callgraph's */
-static int parse_sampled_opt(int key, const char *arg)
-{
-	switch (key) {
-	case OPT_PCT:
-		env.pct_set = true;
-		return kfit_cgview_parse_pct("kd", arg, &env.pct);
-	case 'D':
-		return kfit_cgview_parse_depth("kd", arg, &env.depth);
-	case OPT_WIDTH:
-		env.width_set = true;
-		return kfit_cgview_parse_width("kd", arg, &env.width);
-	case OPT_ADDRESSES:
-		env.addresses = true;
-		return 0;
-	}
-	return -1;
-}
+/* ---- command line ------------------------------------------------------ */
 
 static bool sampled_opts(void)
 {
-	return env.pct_set || env.depth || env.c.has_min || env.width_set || env.addresses;
+	return kfit_cgview_args_sampled(&env.view) || env.depth || env.c.has_min;
 }
 
 static int parse_opt(int key, const char *arg, void *ctx)
 {
 	(void)ctx;
 	switch (key) {
-	case OPT_SUMMARY:
-		env.summary = true;
-		return 0;
-	case 's':
-		return kfit_fstats_parse_sort("kd", arg, &env.sort);
-	case 'n':
-		return kfit_fstats_parse_top("kd", arg, &env.top);
-	case 'f':
-		return kfit_fstats_parse_fields("kd", arg, &env.fields);
 	case OPT_EVENTS:
 		env.events = true;
-		return 0;
-	case OPT_FOLDED:
-		env.folded = true;
-		return 0;
-	case OPT_SVG:
-		env.svg = arg;
-		return 0;
-	case OPT_PERFETTO:
-		env.perfetto = arg;
 		return 0;
 	case OPT_SINCE:
 		env.since_arg = arg;
@@ -117,14 +61,13 @@ static int parse_opt(int key, const char *arg, void *ctx)
 	case OPT_UNTIL:
 		env.until_arg = arg;
 		return 0;
-	case OPT_NO_INTERLACE:
-		env.no_interlace = true;
-		return 0;
 	case OPT_INFO:
 		env.info = true;
 		return 0;
+	case 'D':
+		return kfit_cgview_parse_depth("kd", arg, &env.depth);
 	}
-	return parse_sampled_opt(key, arg);
+	return -1;
 }
 
 static const struct kfit_tool tool = {
@@ -147,6 +90,7 @@ static const struct kfit_tool tool = {
 	.parse = parse_opt,
 	.ctx = &env,
 	.recorded_ids = true,
+	.group = &view_group,
 };
 
 static int usage_error(const char *msg)
@@ -157,23 +101,23 @@ static int usage_error(const char *msg)
 
 static int check_args(int first, int argc, char **argv)
 {
-	int forms = env.summary + env.folded + env.c.json;
+	const struct kfit_cgview_args *v = &env.view;
+	const char *bad = kfit_cgview_args_error(v, env.c.json);
+	int forms = v->summary + v->folded + env.c.json;
 
 	if (first >= argc)
 		return usage_error("no FILE: kd FILE");
 	if (argc - first > 1)
 		return usage_error("one FILE only");
 	env.path = argv[first];
-	if (forms > 1)
-		return usage_error("--summary, --folded and -j exclude each other");
-	if ((env.sort || env.top || env.fields) && !env.summary)
-		return usage_error("-s, -n and -f go with --summary");
+	if (bad)
+		return usage_error(bad);
 	if (env.events + env.info > 1)
 		return usage_error("--events and --info exclude each other");
-	if (env.events && (forms || env.svg || env.perfetto))
+	if (env.events && (forms || v->svg || v->perfetto))
 		return usage_error("--events excludes the tree's outputs "
 				   "(--summary, --folded, -j, --svg, --perfetto)");
-	if (env.info && (env.summary || env.folded || env.svg || env.perfetto))
+	if (env.info && (v->summary || v->folded || v->svg || v->perfetto))
 		return usage_error("--info excludes the tree's outputs "
 				   "(--summary, --folded, --svg, --perfetto); -j goes with it");
 	if ((env.events || env.info) && sampled_opts())
@@ -261,12 +205,12 @@ static int run(void)
 	int err;
 
 	/* the outputs first: a bad path fails before a big file is read */
-	if (env.svg && (err = kfit_out_open(&env.svg_out, env.svg))) {
-		kfit_out_err(env.svg, err);
+	if (env.view.svg && (err = kfit_out_open(&env.svg_out, env.view.svg))) {
+		kfit_out_err(env.view.svg, err);
 		return 1;
 	}
-	if (env.perfetto && (err = kfit_out_open(&env.perfetto_out, env.perfetto))) {
-		kfit_out_err(env.perfetto, err);
+	if (env.view.perfetto && (err = kfit_out_open(&env.perfetto_out, env.view.perfetto))) {
+		kfit_out_err(env.view.perfetto, err);
 		return 1;
 	}
 	env.f = kft_open(env.path, msg, sizeof(msg));

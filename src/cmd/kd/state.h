@@ -29,16 +29,11 @@ struct pend {
 
 struct env {
 	struct kfit_common c;
-	bool summary, folded, events, info, no_interlace;
-	const char *svg, *perfetto, *since_arg, *until_arg;
-	enum kfit_fsort sort;
-	unsigned long top;
-	unsigned int fields;
+	struct kfit_cgview_args view;	/* the views' options (cgview.h) */
+	bool events, info;
+	const char *since_arg, *until_arg;
 	const char *path;
-	double pct;		/* the sampled tree's options (cgview.h) */
-	bool pct_set, width_set, addresses;
-	unsigned int width;
-	__u32 depth;
+	__u32 depth;		/* the sampled tree's -D */
 
 	struct kft_file *f;
 	bool sampled;

@@ -111,7 +111,7 @@ static int to_tree(const struct kfit_rec *h, size_t size)
 		return err;
 	kd_count(h, size);
 	err = kfit_tasks_give(env.tasks, env.tree, h, size);
-	if (!err && env.sampled && env.perfetto && h->type == KFIT_REC_SAMPLE)
+	if (!err && env.sampled && env.view.perfetto && h->type == KFIT_REC_SAMPLE)
 		err = keep_sample((const void *)h, size);
 	return err ? err : kfit_cgview_add(env.tree, env.sampled, h, size);
 }
@@ -130,7 +130,7 @@ static int write_samples(void)
 	if (!err)
 		err = kfit_out_commit(&env.perfetto_out);
 	if (err) {
-		kfit_out_err(env.perfetto, err);
+		kfit_out_err(env.view.perfetto, err);
 		env.said = true;
 	}
 	return err;
@@ -153,21 +153,22 @@ static int name_start_tasks(void)
 int kd_render_tree(void)
 {
 	struct kfit_cgv_attach at = { 0 };
+	struct kfit_cgview_opts o;
 	struct kfit_cgview v;
 	int err;
 
 	/* recorded with --no-interlace: shown so, as callgraph showed it */
 	if (!kft_meta_u64(env.f, "interlace", 1))
-		env.no_interlace = true;
+		env.view.no_interlace = true;
 	env.tree = kfit_ctree_new(&(struct kfit_ctree_opts){
 		.funcs = env.fnames,
 		.nfuncs = env.nfuncs,
 		.events = env.enames,
 		.nevents = env.nevents,
-		.no_interlace = env.no_interlace,
+		.no_interlace = env.view.no_interlace,
 		.sym = kft_sym,
 		.sym_ctx = env.f,
-		.group_unknown = !env.addresses,
+		.group_unknown = !env.view.addresses,
 	});
 	if (!env.tree)
 		return -ENOMEM;
@@ -180,28 +181,18 @@ int kd_render_tree(void)
 		return -EBADMSG;
 	kfit_ctree_finish(env.tree);
 	v = view(&at);
-	err = kfit_cgview_render(&v, &(struct kfit_cgview_opts){
-		.summary = env.summary,
-		.sort = env.sort,
-		.top = env.top,
-		.fields = env.fields,
-		.folded = env.folded,
-		.json = env.c.json,
-		.svg = env.svg,
-		.perfetto = env.perfetto,
-		.svg_out = &env.svg_out,
-		.perfetto_out = &env.perfetto_out,
-		.verbose = env.c.verbose,
-		.min_pct = env.pct,
-		.min_pct_set = env.pct_set,
-		.min_ns = env.c.has_min ? env.c.min_ns : 0,
-		.max_depth = env.depth,
-		.width = env.width_set ? env.width : kfit_term_width(stdout),
-	}, env.tree);
+	o = kfit_cgview_opts_of(&env.view);
+	o.json = env.c.json;
+	o.svg_out = &env.svg_out;
+	o.perfetto_out = &env.perfetto_out;
+	o.verbose = env.c.verbose;
+	o.min_ns = env.c.has_min ? env.c.min_ns : 0;
+	o.max_depth = env.depth;
+	err = kfit_cgview_render(&v, &o, env.tree);
 	/* the renderer said its error: not the input's */
 	if (err) {
 		env.said = true;
 		return err;
 	}
-	return env.sampled && env.perfetto ? write_samples() : 0;
+	return env.sampled && env.view.perfetto ? write_samples() : 0;
 }

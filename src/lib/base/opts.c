@@ -156,17 +156,44 @@ static bool is_common_name(const char *name)
 	return false;
 }
 
+/* The tool's i-th own option, its group's after them; NULL past the last */
+static const struct kfit_opt *nth_opt(const struct kfit_tool *t, int i)
+{
+	const struct kfit_opt *o;
+
+	for (o = t->opts; o && o->name; o++)
+		if (!i--)
+			return o;
+	for (o = t->group ? t->group->opts : NULL; o && o->name; o++)
+		if (!i--)
+			return o;
+	return NULL;
+}
+
+static bool in_group(const struct kfit_tool *t, int key)
+{
+	const struct kfit_opt *o;
+
+	for (o = t->group ? t->group->opts : NULL; o && o->name; o++)
+		if (o->key == key)
+			return true;
+	return false;
+}
+
 int kfit_opts_check(const struct kfit_tool *t)
 {
 	const struct kfit_opt *o, *p;
+	int i, j;
 
-	for (o = t->opts; o && o->name; o++) {
+	for (i = 0; (o = nth_opt(t, i)); i++) {
 		if (!*o->name || !valid_tool_key(o->key) ||
 		    is_common_name(o->name))
 			return -1;
-		for (p = t->opts; p < o; p++)
+		for (j = 0; j < i; j++) {
+			p = nth_opt(t, j);
 			if (p->key == o->key || !strcmp(p->name, o->name))
 				return -1;
+		}
 	}
 	return 0;
 }
@@ -271,7 +298,7 @@ void kfit_usage(const struct kfit_tool *t, FILE *f)
 	char buf[128];
 	int i, n, width = 0;
 
-	for (o = t->opts; o && o->name; o++) {
+	for (i = 0; (o = nth_opt(t, i)); i++) {
 		n = opt_label(buf, sizeof(buf), o);
 		width = n > width ? n : width;
 	}
@@ -297,6 +324,11 @@ void kfit_usage(const struct kfit_tool *t, FILE *f)
 			c.help = common_opts[i].recorded;
 		print_opt(f, &c, width);
 	}
+	if (t->group) {
+		fprintf(f, "\n%s:\n", t->group->title);
+		for (o = t->group->opts; o && o->name; o++)
+			print_opt(f, o, width);
+	}
 	if (t->examples && *t->examples)
 		print_examples(f, t->examples);
 }
@@ -310,7 +342,7 @@ static int build_getopt(const struct kfit_tool *t, struct option **lopts,
 	int i, n = NCOMMON + 1;
 	char *so;
 
-	for (o = t->opts; o && o->name; o++)
+	for (i = 0; nth_opt(t, i); i++)
 		n++;
 	lo = calloc(n, sizeof(*lo));
 	so = calloc(3 * n + 3, 1);
@@ -329,7 +361,7 @@ static int build_getopt(const struct kfit_tool *t, struct option **lopts,
 	for (i = 0; i < n - 1; i++) {
 		if (i < NCOMMON && !accepts(t, &common_opts[i]))
 			continue;
-		o = i < NCOMMON ? &common_opts[i].opt : &t->opts[i - NCOMMON];
+		o = i < NCOMMON ? &common_opts[i].opt : nth_opt(t, i - NCOMMON);
 		lo->name = o->name;
 		lo->has_arg = o->arg ? required_argument : no_argument;
 		lo->val = o->key;
@@ -665,6 +697,8 @@ int kfit_parse_args(const struct kfit_tool *t, struct kfit_common *c,
 			err = -1;
 		} else if (is_common_key(key)) {
 			err = parse_common(t, c, key, optarg);
+		} else if (in_group(t, key)) {
+			err = t->group->parse(t->name, key, optarg, t->group->ctx) ? -1 : 0;
 		} else if (t->parse) {
 			err = t->parse(key, optarg, t->ctx) ? -1 : 0;
 		}

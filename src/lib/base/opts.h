@@ -93,6 +93,19 @@ struct kfit_opt {
 	const char *help;
 };
 
+/*
+ * Options that several tools share, a library's (the views of call trees:
+ * cgview.h): listed under their own heading, parsed by their own parse
+ * into ctx. Their keys and names are the tool's as far as clashes go.
+ */
+struct kfit_opt_group {
+	const char *title;		/* -h's heading, e.g. "Display options" */
+	const struct kfit_opt *opts;	/* terminated by { NULL } */
+	/* Returns 0, or -1 after printing "TOOL: why" */
+	int (*parse)(const char *tool, int key, const char *arg, void *ctx);
+	void *ctx;
+};
+
 struct kfit_tool {
 	const char *name;
 	const char *summary;	/* one line */
@@ -107,6 +120,7 @@ struct kfit_tool {
 	bool command;
 	/* -p/-t name tasks of a recording (kd), not of this machine: unchecked */
 	bool recorded_ids;
+	const struct kfit_opt_group *group;	/* NULL: none */
 };
 
 /*

@@ -8,6 +8,7 @@
 #include "calltree.h"
 #include "fileio.h"
 #include "fstats.h"
+#include "opts.h"
 
 /*
  * What callgraph shows of a finished call tree (calltree.h): the header
@@ -120,10 +121,39 @@ int kfit_cgview_add(struct kfit_ctree *t, bool sampled, const void *rec, size_t 
 bool kfit_cgview_no_user_address(__u64 ip);
 
 /*
- * The sampled tree's options as callgraph and kd take them, each saying
- * what is wrong on stderr (as TOOL: ...) and returning -1: --percent-limit
- * PCT (0 to 100, "0.5" or "0.5%"), --width N (0: lines not cut, or 40 to
- * 10000), -D N (1 to 65535). 0 when taken.
+ * The views' options, one group for callgraph and kd (cgview_opts.c):
+ * kfit_cgview_group's options parsed into its ctx, a struct
+ * kfit_cgview_args, then checked and turned into the renderer's options.
+ */
+struct kfit_cgview_args {
+	bool summary, folded, no_interlace;
+	enum kfit_fsort sort;	/* --summary's -s, -n, -f */
+	unsigned long top;
+	unsigned int fields;
+	const char *svg, *perfetto;
+	double pct;		/* the sampled tree's --percent-limit, --width, --addresses */
+	bool pct_set, width_set, addresses;
+	unsigned int width;
+};
+
+/* "Display options", parsed into args: the tool's kfit_tool.group */
+#define KFIT_CGVIEW_GROUP(args) { .title = "Display options", \
+	.opts = kfit_cgview_options, .parse = kfit_cgview_parse_opt, .ctx = (args) }
+extern const struct kfit_opt kfit_cgview_options[];
+int kfit_cgview_parse_opt(const char *tool, int key, const char *arg, void *args);
+
+/* What is wrong with a's combination (json: -j given too), or NULL */
+const char *kfit_cgview_args_error(const struct kfit_cgview_args *a, bool json);
+/* Whether an option of the sampled tree alone is given */
+bool kfit_cgview_args_sampled(const struct kfit_cgview_args *a);
+/* The renderer's options that a's give (the rest zero): width, the terminal's unless set */
+struct kfit_cgview_opts kfit_cgview_opts_of(const struct kfit_cgview_args *a);
+
+/*
+ * The sampled tree's options, each saying what is wrong on stderr (as
+ * TOOL: ...) and returning -1: --percent-limit PCT (0 to 100, "0.5" or
+ * "0.5%"), --width N (0: lines not cut, or 40 to 10000), -D N (1 to
+ * 65535). 0 when taken.
  */
 #define KFIT_CGV_MIN_WIDTH	40
 #define KFIT_CGV_MAX_WIDTH	10000

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The views' options, callgraph's and kd's alike (cgview.h): one table,
+ * one parser, one check of how they combine.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cgview.h"
+#include "output.h"
+
+/* Keys of their own: a tool's long-only options start at 256 */
+enum {
+	OPT_SUMMARY = 0x800, OPT_FOLDED, OPT_SVG, OPT_PERFETTO, OPT_NO_INTERLACE,
+	OPT_PCT, OPT_WIDTH, OPT_ADDRESSES,
+};
+
+const struct kfit_opt kfit_cgview_options[] = {
+	{ "summary", OPT_SUMMARY, NULL,
+	  "per function: COUNT TOTAL AVG MIN MAX LOCAL P50 P99 MAX-SUB" },
+	{ "sort", 's', "KEY", "with --summary: time (default), local, count, avg or max" },
+	{ "top", 'n', "N", "with --summary: the top N functions" },
+	{ "fields", 'f', "LIST",
+	  "with --summary: the columns, of count,time,avg,min,max,local,p50,p99,maxsub" },
+	{ "folded", OPT_FOLDED, NULL,
+	  "folded stacks on stdout (self ns; samples in sampled mode)" },
+	{ "svg", OPT_SVG, "FILE", "a flame graph into FILE (SVG)" },
+	{ "perfetto", OPT_PERFETTO, "FILE",
+	  "Chrome trace-event JSON into FILE (ui.perfetto.dev)" },
+	{ "no-interlace", OPT_NO_INTERLACE, NULL,
+	  "interrupts listed apart, not inside the task they struck" },
+	{ "percent-limit", OPT_PCT, "PCT",
+	  "sampled: hide frames under PCT% of samples (0.5)" },
+	{ "width", OPT_WIDTH, "N", "sampled: cut lines to N columns (0: never)" },
+	{ "addresses", OPT_ADDRESSES, NULL,
+	  "sampled: unnamed frames as FILE+0xOFF each" },
+	{ NULL },
+};
+
+int kfit_cgview_parse_opt(const char *tool, int key, const char *arg, void *args)
+{
+	struct kfit_cgview_args *a = args;
+
+	switch (key) {
+	case OPT_SUMMARY:
+		a->summary = true;
+		return 0;
+	case 's':
+		return kfit_fstats_parse_sort(tool, arg, &a->sort);
+	case 'n':
+		return kfit_fstats_parse_top(tool, arg, &a->top);
+	case 'f':
+		return kfit_fstats_parse_fields(tool, arg, &a->fields);
+	case OPT_FOLDED:
+		a->folded = true;
+		return 0;
+	case OPT_SVG:
+		a->svg = arg;
+		return 0;
+	case OPT_PERFETTO:
+		a->perfetto = arg;
+		return 0;
+	case OPT_NO_INTERLACE:
+		a->no_interlace = true;
+		return 0;
+	case OPT_PCT:
+		a->pct_set = true;
+		return kfit_cgview_parse_pct(tool, arg, &a->pct);
+	case OPT_WIDTH:
+		a->width_set = true;
+		return kfit_cgview_parse_width(tool, arg, &a->width);
+	case OPT_ADDRESSES:
+		a->addresses = true;
+		return 0;
+	}
+	return -1;
+}
+
+const char *kfit_cgview_args_error(const struct kfit_cgview_args *a, bool json)
+{
+	if (a->summary + a->folded + json > 1)
+		return "--summary, --folded and -j exclude each other";
+	if ((a->sort || a->top || a->fields) && !a->summary)
+		return "-s, -n and -f go with --summary";
+	return NULL;
+}
+
+bool kfit_cgview_args_sampled(const struct kfit_cgview_args *a)
+{
+	return a->pct_set || a->width_set || a->addresses;
+}
+
+struct kfit_cgview_opts kfit_cgview_opts_of(const struct kfit_cgview_args *a)
+{
+	return (struct kfit_cgview_opts){
+		.summary = a->summary,
+		.sort = a->sort,
+		.top = a->top,
+		.fields = a->fields,
+		.folded = a->folded,
+		.svg = a->svg,
+		.perfetto = a->perfetto,
+		.min_pct = a->pct,
+		.min_pct_set = a->pct_set,
+		.width = a->width_set ? a->width : kfit_term_width(stdout),
+	};
+}
+
+
+int kfit_cgview_parse_pct(const char *tool, const char *arg, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end != arg && *end == '%')
+		end++;
+	if (errno || end == arg || *end || isnan(v) || v < 0 || v > 100) {
+		fprintf(stderr, "%s: invalid percent limit '%s': 0 to 100, e.g. 0.5\n",
+			tool, arg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int kfit_cgview_parse_width(const char *tool, const char *arg, unsigned int *out)
+{
+	unsigned long v = 0;
+
+	if (strcmp(arg, "0") && (kfit_parse_uint(arg, KFIT_CGV_MAX_WIDTH, &v) ||
+				 v < KFIT_CGV_MIN_WIDTH)) {
+		fprintf(stderr, "%s: invalid width '%s': 0 (lines not cut) or %d to %d\n",
+			tool, arg, KFIT_CGV_MIN_WIDTH, KFIT_CGV_MAX_WIDTH);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int kfit_cgview_parse_depth(const char *tool, const char *arg, __u32 *out)
+{
+	unsigned long v;
+
+	if (kfit_parse_uint(arg, 65535, &v) || !v) {
+		fprintf(stderr, "%s: invalid depth '%s': a number from 1\n", tool, arg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
