@@ -27,6 +27,7 @@
 #include "run.h"
 #include "sampler.h"
 #include "syms.h"
+#include "stream.h"
 #include "target.h"
 #include "tasks.h"
 #include "tpglob.h"
@@ -442,23 +443,17 @@ int cg_name(__u32 pid, __u32 tid, const char *comm)
 
 /* ---- records ------------------------------------------------------------ */
 
-/* Every record goes to the decoder: what is shown is what it makes of them */
+/* Every record goes to the decoder as kd's do (stream.h): what is shown is what it makes of them */
 static int decode(const void *data, size_t size)
 {
 	const struct kfit_rec *h = data;
-	int err;
+	int r;
 
-	if (size < sizeof(*h))
-		return kfit_ctree_add(env.tree, data, size);
-	err = kfit_tasks_track(env.tasks, h, size);
-	if (!err)
-		err = kfit_tasks_give(env.tasks, env.tree, h, size);
-	if (err)
-		return err;
 	/* a new program: its addresses mean something else now */
-	if (h->type == KFIT_REC_EXEC && env.syms)
+	if (size >= sizeof(*h) && h->type == KFIT_REC_EXEC && env.syms)
 		kfit_syms_forget(env.syms, h->pid);
-	return kfit_cgview_add(env.tree, env.sampled, data, size);
+	r = kfit_stream_add(&env.stream, data, size);
+	return r < 0 ? r : 0;
 }
 
 /* ---- recording (-o) ---------------------------------------------------- */

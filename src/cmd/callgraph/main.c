@@ -659,6 +659,10 @@ static int run(void)
 		return 1;
 	}
 	err = cg_start();
+	/* the mode is known now: what the decoder makes of the records */
+	env.stream = (struct kfit_stream){
+		.tree = env.tree, .tasks = env.tasks, .sampled = env.sampled,
+	};
 	if (!err)
 		err = cg_name_tasks();
 	/* a signal while attaching: detached again, nothing traced */

@@ -16,6 +16,7 @@
 #include "fileio.h"
 #include "fstats.h"
 #include "opts.h"
+#include "stream.h"
 #include "target.h"
 #include "tpglob.h"
 
@@ -71,6 +72,7 @@ struct env {
 	const char **enames;	/* tps' names: its event table */
 	struct kfit_ctree *tree;
 	struct kfit_tasks *tasks;	/* their names, given to tree */
+	struct kfit_stream stream;	/* the records into tree, named */
 	struct kfit_syms *syms;
 	int root_idx;		/* --root's function, -1: none */
 	struct kfit_tps tps;	/* -e */

@@ -14,6 +14,7 @@
 #include "diag.h"
 #include "duration.h"
 #include "kft.h"
+#include "stream.h"
 #include "tasks.h"
 #include "state.h"
 
@@ -152,11 +153,7 @@ int kd_track(const struct kfit_rec *h, size_t size)
 
 bool kd_chosen(__u32 pid, __u32 tid)
 {
-	if (env.c.pid && pid != (__u32)env.c.pid)
-		return false;
-	if (env.c.tid && tid != (__u32)env.c.tid)
-		return false;
-	return !env.c.comm[0] || !strcmp(kd_comm_of(tid), env.c.comm);
+	return kfit_stream_chosen(&env.stream, pid, tid);
 }
 
 /* ---- the file's description --------------------------------------------- */
@@ -367,6 +364,12 @@ int kd_load_tasks(void)
 	env.tasks = kfit_tasks_new(false);
 	if (!env.tasks)
 		return -ENOMEM;
+	/* the tree's, once made (tree.c); --events' choice of tasks */
+	env.stream = (struct kfit_stream){
+		.tasks = env.tasks, .sampled = env.sampled,
+		.since = env.since, .until = env.until,
+		.pid = env.c.pid, .tid = env.c.tid, .comm = env.c.comm,
+	};
 	for (i = 0; i < kft_ntasks(env.f) && !err; i++) {
 		const struct kft_task *t = kft_task(env.f, i);
 

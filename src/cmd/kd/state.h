@@ -19,6 +19,7 @@
 #include "fstats.h"
 #include "kft.h"
 #include "opts.h"
+#include "stream.h"
 #include "tasks.h"
 
 /* A record kept for --events until no later chunk can hold an earlier one */
@@ -45,6 +46,7 @@ struct env {
 	int nfuncs, nevents, nskipped;
 	struct kfit_ctree *tree;
 	struct kfit_tasks *tasks;	/* their names as the records go */
+	struct kfit_stream stream;	/* the records of the window into the tree */
 	struct kfit_cgv_counts counts;
 	int chunks_read, chunks_bad;
 	struct pend *pend;

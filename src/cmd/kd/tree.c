@@ -17,18 +17,9 @@
 #include "fileio.h"
 #include "kft.h"
 #include "output.h"
+#include "stream.h"
 #include "tasks.h"
 #include "state.h"
-
-/* Losses are always shown; the rest inside the window, of the tasks chosen */
-static bool wanted(const struct kfit_rec *h)
-{
-	if (h->type == KFIT_REC_LOST)
-		return true;
-	if (h->ts < env.since || (env.until && h->ts >= env.until))
-		return false;
-	return kd_chosen(h->pid, h->tid);
-}
 
 static struct kfit_cgview view(struct kfit_cgv_attach *at)
 {
@@ -105,15 +96,14 @@ static int keep_sample(const struct kfit_rec_sample *r, size_t size)
 
 static int to_tree(const struct kfit_rec *h, size_t size)
 {
-	int err = kd_track(h, size);
+	int r = kfit_stream_add(&env.stream, h, size);
 
-	if (err || !wanted(h))
-		return err;
+	if (r <= 0)
+		return r;
 	kd_count(h, size);
-	err = kfit_tasks_give(env.tasks, env.tree, h, size);
-	if (!err && env.sampled && env.view.perfetto && h->type == KFIT_REC_SAMPLE)
-		err = keep_sample((const void *)h, size);
-	return err ? err : kfit_cgview_add(env.tree, env.sampled, h, size);
+	if (env.sampled && env.view.perfetto && h->type == KFIT_REC_SAMPLE)
+		return keep_sample((const void *)h, size);
+	return 0;
 }
 
 /* Sampled --perfetto: the samples on a timeline (the tree has none) */
@@ -172,6 +162,7 @@ int kd_render_tree(void)
 	});
 	if (!env.tree)
 		return -ENOMEM;
+	env.stream.tree = env.tree;
 	err = name_start_tasks();
 	if (!err)
 		err = kd_read_window(to_tree);
