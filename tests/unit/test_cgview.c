@@ -578,8 +578,13 @@ static void test_view_args(void **state)
 	a.pct_set = true;
 	a.pct = 2;
 	assert_true(kfit_cgview_args_sampled(&a));
-	r = kfit_cgview_opts_of(&a);
+	r = kfit_cgview_opts_of(&a, &(struct kfit_common){
+		.json = true, .has_min = true, .min_ns = 7 }, 3);
 	assert_true(r.summary);
+	assert_true(r.json);
+	assert_int_equal(r.min_ns, 7);
+	assert_int_equal(r.max_depth, 3);
+	assert_ptr_equal(r.svg_out, &a.svg_out);
 	assert_int_equal(r.top, 4);
 	assert_int_equal(r.width, 50);
 	assert_true(r.min_pct_set && r.min_pct == 2);

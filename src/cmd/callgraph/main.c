@@ -446,18 +446,6 @@ static int resolve_targets(void)
 
 /* ---- output ------------------------------------------------------------ */
 
-/* --svg and --perfetto's files: made now, so that a bad path fails before tracing */
-static int open_exports(void)
-{
-	int err = 0;
-
-	if (env.view.svg && (err = kfit_out_open(&env.svg_out, env.view.svg)))
-		kfit_out_err(env.view.svg, err);
-	if (!err && env.view.perfetto && (err = kfit_out_open(&env.perfetto_out, env.view.perfetto)))
-		kfit_out_err(env.view.perfetto, err);
-	return err;
-}
-
 /* The live state as cgview (src/lib/tree/cgview.h) shows it */
 static struct kfit_cgview view(struct kfit_cgv_func *funcs, struct kfit_cgv_skip *skipped,
 			       struct kfit_cgv_attach *at, struct kfit_cgv_counts *counts)
@@ -523,13 +511,7 @@ static int render(void)
 	kfit_ctree_finish(env.tree);
 	if (funcs && skipped) {
 		v = view(funcs, skipped, &at, &counts);
-		o = kfit_cgview_opts_of(&env.view);
-		o.json = env.c.json;
-		o.svg_out = &env.svg_out;
-		o.perfetto_out = &env.perfetto_out;
-		o.verbose = env.c.verbose;
-		o.min_ns = env.c.has_min ? env.c.min_ns : 0;
-		o.max_depth = env.depth;
+		o = kfit_cgview_opts_of(&env.view, &env.c, env.depth);
 		err = kfit_cgview_render(&v, &o, env.tree);
 	} else {
 		kfit_err("%s", kfit_reason(err));
@@ -643,8 +625,7 @@ static void cleanup(void)
 	free(env.names_buf);
 	/* nothing recorded yet: no file left, and what was there stays */
 	kft_writer_abort(env.w);
-	kfit_out_abort(&env.svg_out);
-	kfit_out_abort(&env.perfetto_out);
+	kfit_cgview_abort(&env.view);
 	kfit_symset_free(env.symset);
 	free(env.tasks_block);
 }
@@ -730,7 +711,7 @@ int main(int argc, char **argv)
 			return 1;
 		env.c.pid = env.child.proc.pid;
 	}
-	if (kfit_check_privileges() || (env.out && cg_open_recording()) || open_exports()) {
+	if (kfit_check_privileges() || (env.out && cg_open_recording()) || kfit_cgview_open(&env.view)) {
 		cleanup();
 		return 1;
 	}

@@ -89,7 +89,6 @@ struct env {
 
 	/* -o */
 	struct kft_writer *w;
-	struct kfit_out svg_out, perfetto_out;	/* --svg, --perfetto: made at the start */
 	struct kfit_symset *symset;	/* sampled mode: the addresses seen */
 	int trigger_idx;		/* --stop-at's, or --flight's --root: -1 none */
 	bool triggered, capped, usr1_noted;

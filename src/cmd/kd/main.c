@@ -194,8 +194,7 @@ static void cleanup(void)
 	for (i = 0; i < (int)env.nsamples; i++)
 		free((void *)env.samples[i].frames);
 	free(env.samples);
-	kfit_out_abort(&env.svg_out);
-	kfit_out_abort(&env.perfetto_out);
+	kfit_cgview_abort(&env.view);
 	kft_close(env.f);
 }
 
@@ -205,14 +204,8 @@ static int run(void)
 	int err;
 
 	/* the outputs first: a bad path fails before a big file is read */
-	if (env.view.svg && (err = kfit_out_open(&env.svg_out, env.view.svg))) {
-		kfit_out_err(env.view.svg, err);
+	if (kfit_cgview_open(&env.view))
 		return 1;
-	}
-	if (env.view.perfetto && (err = kfit_out_open(&env.perfetto_out, env.view.perfetto))) {
-		kfit_out_err(env.view.perfetto, err);
-		return 1;
-	}
 	env.f = kft_open(env.path, msg, sizeof(msg));
 	if (!env.f) {
 		kfit_err("%s: %s", env.path, msg[0] ? msg : strerror(errno));

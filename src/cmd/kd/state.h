@@ -52,7 +52,6 @@ struct env {
 	struct pend *pend;
 	size_t npend, cappend;
 	__u64 seq;
-	struct kfit_out svg_out, perfetto_out;	/* made before the file is read */
 	struct kfit_xsample *samples;	/* sampled --perfetto: its timeline */
 	size_t nsamples, capsamples;
 	bool said;			/* an error already said (an output's) */

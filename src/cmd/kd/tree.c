@@ -110,7 +110,7 @@ static int to_tree(const struct kfit_rec *h, size_t size)
 static int write_samples(void)
 {
 	__u64 hz = kft_meta_u64(env.f, "hz", 0);
-	FILE *f = kfit_out_file(&env.perfetto_out);
+	FILE *f = kfit_out_file(&env.view.perfetto_out);
 	int err;
 
 	err = f ? kfit_export_perfetto_samples(env.samples, env.nsamples, env.start_ns,
@@ -118,7 +118,7 @@ static int write_samples(void)
 	if (err == -EIO && (errno == ENOSPC || errno == EDQUOT || errno == EFBIG))
 		err = -errno;
 	if (!err)
-		err = kfit_out_commit(&env.perfetto_out);
+		err = kfit_out_commit(&env.view.perfetto_out);
 	if (err) {
 		kfit_out_err(env.view.perfetto, err);
 		env.said = true;
@@ -172,13 +172,7 @@ int kd_render_tree(void)
 		return -EBADMSG;
 	kfit_ctree_finish(env.tree);
 	v = view(&at);
-	o = kfit_cgview_opts_of(&env.view);
-	o.json = env.c.json;
-	o.svg_out = &env.svg_out;
-	o.perfetto_out = &env.perfetto_out;
-	o.verbose = env.c.verbose;
-	o.min_ns = env.c.has_min ? env.c.min_ns : 0;
-	o.max_depth = env.depth;
+	o = kfit_cgview_opts_of(&env.view, &env.c, env.depth);
 	err = kfit_cgview_render(&v, &o, env.tree);
 	/* the renderer said its error: not the input's */
 	if (err) {

@@ -134,6 +134,8 @@ struct kfit_cgview_args {
 	double pct;		/* the sampled tree's --percent-limit, --width, --addresses */
 	bool pct_set, width_set, addresses;
 	unsigned int width;
+	/* --svg's and --perfetto's files, made at the start (kfit_cgview_open) */
+	struct kfit_out svg_out, perfetto_out;
 };
 
 /* "Display options", parsed into args: the tool's kfit_tool.group */
@@ -146,8 +148,19 @@ int kfit_cgview_parse_opt(const char *tool, int key, const char *arg, void *args
 const char *kfit_cgview_args_error(const struct kfit_cgview_args *a, bool json);
 /* Whether an option of the sampled tree alone is given */
 bool kfit_cgview_args_sampled(const struct kfit_cgview_args *a);
-/* The renderer's options that a's give (the rest zero): width, the terminal's unless set */
-struct kfit_cgview_opts kfit_cgview_opts_of(const struct kfit_cgview_args *a);
+/*
+ * --svg's and --perfetto's files made now, so that a bad path fails
+ * before anything is traced or read: 0, or -errno said (kfit_out_err).
+ * kfit_cgview_abort: those not committed removed, what was there kept.
+ */
+int kfit_cgview_open(struct kfit_cgview_args *a);
+void kfit_cgview_abort(struct kfit_cgview_args *a);
+/*
+ * The renderer's options that a's and the shared flags c give (-j, -v,
+ * --min), with max_depth (-D): the width the terminal's unless set
+ */
+struct kfit_cgview_opts kfit_cgview_opts_of(struct kfit_cgview_args *a,
+					    const struct kfit_common *c, __u32 max_depth);
 
 /*
  * The sampled tree's options, each saying what is wrong on stderr (as

@@ -92,7 +92,25 @@ bool kfit_cgview_args_sampled(const struct kfit_cgview_args *a)
 	return a->pct_set || a->width_set || a->addresses;
 }
 
-struct kfit_cgview_opts kfit_cgview_opts_of(const struct kfit_cgview_args *a)
+int kfit_cgview_open(struct kfit_cgview_args *a)
+{
+	int err = 0;
+
+	if (a->svg && (err = kfit_out_open(&a->svg_out, a->svg)))
+		kfit_out_err(a->svg, err);
+	if (!err && a->perfetto && (err = kfit_out_open(&a->perfetto_out, a->perfetto)))
+		kfit_out_err(a->perfetto, err);
+	return err;
+}
+
+void kfit_cgview_abort(struct kfit_cgview_args *a)
+{
+	kfit_out_abort(&a->svg_out);
+	kfit_out_abort(&a->perfetto_out);
+}
+
+struct kfit_cgview_opts kfit_cgview_opts_of(struct kfit_cgview_args *a,
+					    const struct kfit_common *c, __u32 max_depth)
 {
 	return (struct kfit_cgview_opts){
 		.summary = a->summary,
@@ -100,10 +118,16 @@ struct kfit_cgview_opts kfit_cgview_opts_of(const struct kfit_cgview_args *a)
 		.top = a->top,
 		.fields = a->fields,
 		.folded = a->folded,
+		.json = c->json,
 		.svg = a->svg,
 		.perfetto = a->perfetto,
+		.svg_out = &a->svg_out,
+		.perfetto_out = &a->perfetto_out,
+		.verbose = c->verbose,
 		.min_pct = a->pct,
 		.min_pct_set = a->pct_set,
+		.min_ns = c->has_min ? c->min_ns : 0,
+		.max_depth = max_depth,
 		.width = a->width_set ? a->width : kfit_term_width(stdout),
 	};
 }
