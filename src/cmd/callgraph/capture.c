@@ -284,22 +284,31 @@ static int load_rest(bool btf, bool exact)
 	return err;
 }
 
+/* The skeleton opened and configured, no program loaded yet: each mode chooses */
+static struct callgraph_bpf *open_skel(void)
+{
+	struct callgraph_bpf *s = env.skel = callgraph_bpf__open();
+	struct bpf_program *p;
+
+	if (!s)
+		return NULL;
+	configure(s);
+	bpf_object__for_each_program(p, s->obj)
+		bpf_program__set_autoload(p, false);
+	return s;
+}
+
 /*
  * Open and load for exact mode: the attacher chooses the functions'
  * programs (*refused: no mechanism works here for them).
  */
 static int load_exact(bool btf, bool *refused)
 {
-	struct callgraph_bpf *s;
-	struct bpf_program *p;
+	struct callgraph_bpf *s = open_skel();
 	int i, err;
 
-	s = env.skel = callgraph_bpf__open();
 	if (!s)
 		return -errno;
-	configure(s);
-	bpf_object__for_each_program(p, s->obj)
-		bpf_program__set_autoload(p, false);
 	if (env.att) {
 		err = kfit_attacher_prepare(env.att, &(struct kfit_attach_progs){
 			.obj = s->obj,
@@ -373,15 +382,10 @@ static int start_exact(void)
 
 static int load_sampled(bool btf)
 {
-	struct callgraph_bpf *s;
-	struct bpf_program *p;
+	struct callgraph_bpf *s = open_skel();
 
-	s = env.skel = callgraph_bpf__open();
 	if (!s)
 		return -errno;
-	configure(s);
-	bpf_object__for_each_program(p, s->obj)
-		bpf_program__set_autoload(p, false);
 	autoload_tps(btf, false);
 	bpf_program__set_autoload(s->progs.cg_sample, true);
 	return load_rest(btf, false);
