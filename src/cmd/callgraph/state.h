@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * callgraph's private state, which its parts share: main.c (options, the
- * run), capture.c (the BPF side, its rings, the decoder) and recording.c
- * (-o's file).
+ * run), capture.c (the BPF side, its rings, the decoder), display.c (the
+ * views) and recording.c (-o's file).
  */
 #ifndef KFIT_CG_STATE_H
 #define KFIT_CG_STATE_H
@@ -117,6 +117,9 @@ int cg_stop_capture(void);
 void cg_read_counters(void);
 const char *cg_mechanism(void);
 int cg_name(__u32 pid, __u32 tid, const char *comm);
+
+/* display.c: the views */
+int cg_render(void);
 
 /* recording.c: -o's file */
 int cg_open_recording(void);

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * callgraph's display: the live capture described as cgview describes a
+ * recording's (src/lib/tree/cgview.h), then the same views kd renders.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kfit/callgraph.h"
+#include "callgraph.skel.h"
+#include "attach.h"
+#include "calltree.h"
+#include "cgview.h"
+#include "diag.h"
+#include "events.h"
+#include "sampler.h"
+#include "state.h"
+
+/* The live state as cgview (src/lib/tree/cgview.h) shows it */
+static struct kfit_cgview view(struct kfit_cgv_func *funcs, struct kfit_cgv_skip *skipped,
+			       struct kfit_cgv_attach *at, struct kfit_cgv_counts *counts)
+{
+	struct kfit_events_stats s;
+	int i;
+
+	for (i = 0; i < env.nfuncs; i++)
+		funcs[i] = (struct kfit_cgv_func){
+			.name = env.tg.funcs[i].name,
+			.kernel = env.tg.funcs[i].kind == KFIT_T_KERNEL,
+			.dropped = env.tg.funcs[i].dropped,
+		};
+	for (i = 0; i < env.tg.nskipped; i++)
+		skipped[i] = (struct kfit_cgv_skip){
+			.name = env.tg.skipped[i].name,
+			.reason = env.tg.skipped[i].reason,
+		};
+	if (env.att) {
+		at->mechanism = kfit_attacher_mech(env.att);
+		kfit_attacher_facts(env.att, &at->functions, &at->attach_ns, &at->fds);
+		at->skipped = env.tg.nskipped;
+	}
+	kfit_events_stats(env.ev, &s);
+	counts->records = s.records;
+	counts->bytes = s.bytes;
+	memcpy(counts->types, env.cap.types, sizeof(counts->types));
+	counts->end_calls = env.cap.end_calls;
+	counts->lost = env.cap.counters[CG_LOST];
+	counts->unmatched = env.cap.counters[CG_UNMATCHED];
+	return (struct kfit_cgview){
+		.sampled = env.sampled,
+		.mechanism = cg_mechanism(),
+		.hz = env.sampled ? kfit_sampler_hz(env.sampler) : 0,
+		.sample_event = env.sampled ? kfit_sampler_event(env.sampler) : NULL,
+		.funcs = funcs,
+		.nfuncs = env.nfuncs,
+		.ntracepoints = env.tps.n,
+		.root = env.root != NULL,
+		.start_ns = env.start_ns,
+		.end_ns = env.end_ns,
+		.missed = env.att ? kfit_attacher_missed(env.att) : 0,
+		.too_deep = env.cap.counters[CG_DEEP],
+		.no_stack = env.cap.counters[CG_NO_STACK],
+		.max_depth = FC_MAX_DEPTH,
+		.skipped = skipped,
+		.nskipped = env.tg.nskipped,
+		.attach = env.att ? at : NULL,
+		.counts = counts,
+	};
+}
+
+/* The views of the capture, once it ended (the tree finished here) */
+int cg_render(void)
+{
+	struct kfit_cgv_func *funcs = calloc(env.nfuncs + 1, sizeof(*funcs));
+	struct kfit_cgv_skip *skipped = calloc(env.tg.nskipped + 1, sizeof(*skipped));
+	struct kfit_cgv_attach at = { 0 };
+	struct kfit_cgv_counts counts = { 0 };
+	struct kfit_cgview_opts o;
+	struct kfit_cgview v;
+	int err = -ENOMEM;
+
+	kfit_ctree_finish(env.tree);
+	if (funcs && skipped) {
+		v = view(funcs, skipped, &at, &counts);
+		o = kfit_cgview_opts_of(&env.view, &env.c, env.depth);
+		err = kfit_cgview_render(&v, &o, env.tree);
+	} else {
+		kfit_err("%s", kfit_reason(err));
+	}
+	free(funcs);
+	free(skipped);
+	return err;
+}
