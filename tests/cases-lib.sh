@@ -368,6 +368,23 @@ c_filter() {
 	c_case_fail "${C_FILTERL[C_I]}" "FILTER exited $rc: '$(_t_short "$(cat "$T_TMP/filter.err")")'"
 }
 
+# The line of the case file where EXPECTED and GOT part: EXPECT's line
+# plus the first line that differs
+c_first_diff() {	# EXPECTED GOT
+	local m n
+	m=$(cmp -- "$1" "$2" 2>&1)
+	case $m in
+	*" differ: "*) n=${m##*line } ;;
+	*"EOF on $1 which is empty"*) n=0 ;;
+	*"EOF on $1 "*) n=${m##*line } ;;
+	*"EOF on $2 which is empty"*) n=1 ;;
+	*"EOF on $2 "*) n=${m##*line } n=$((${n%%[!0-9]*} + 1)) ;;
+	*) n=1 ;;
+	esac
+	n=${n%%[!0-9]*}
+	echo $((C_EXPL[C_I] + ${n:-1}))
+}
+
 # Stdout against EXPECT's lines: the diff shown (its first 30 lines, the
 # end of the log the failure shows), or with KFIT_BLESS=1 the stdout kept
 # for cases_run_all to write into the case file
@@ -379,17 +396,19 @@ c_expect() {
 		--label "got (${C_RUN[C_I]}${C_FILTER[C_I]:+ | ${C_FILTER[C_I]}})" \
 		"$exp" "$got" >"$diff" && return 0
 	n=$(tail -n +3 "$diff" | grep -c '^[-+]')
+	n="$n line$([ "$n" = 1 ] || echo s)"
 	if [ "${KFIT_BLESS:-}" = 1 ] && [ -n "${CASES_BLESS_DIR:-}" ]; then
 		cp "$got" "$CASES_BLESS_DIR/c$C_I" || t_fail "cannot keep the stdout in $CASES_BLESS_DIR"
-		echo "KFIT_BLESS=1: EXPECT at line ${C_EXPL[C_I]} to be rewritten ($n lines differ):"
+		echo "KFIT_BLESS=1: EXPECT at line ${C_EXPL[C_I]} to be rewritten ($n differ):"
 		cat "$diff"
 		return 0
 	fi
-	echo "--- stdout is not EXPECT's ($n lines differ; - expected, + got):"
+	echo "--- stdout is not EXPECT's ($n differ; - expected, + got):"
 	head -n 30 "$diff"
 	[ "$(wc -l <"$diff")" -gt 30 ] &&
 		echo "... $(($(wc -l <"$diff") - 30)) more lines of diff (T_KEEP_TMP=1 keeps $exp and $got)"
-	c_case_fail "${C_EXPL[C_I]}" "stdout differs from EXPECT's lines in $n lines (the diff above)"
+	c_case_fail "$(c_first_diff "$exp" "$got")" \
+		"stdout is not EXPECT's (line ${C_EXPL[C_I]}): $n differ, the first here (the diff above)"
 }
 
 cases_case() {	# INDEX
@@ -501,9 +520,8 @@ cases_malformed() {	# INDEX
 # Rewrite the EXPECT lines of the cases whose stdout c_expect kept
 c_bless_write() {
 	local i f files=() list seen=$'\n'
-	for i in "$CASES_BLESS_DIR"/c*; do
-		[ -f "$i" ] || continue
-		i=${i##*/c}
+	for ((i = 0; i < C_N; i++)); do
+		[ -f "$CASES_BLESS_DIR/c$i" ] || continue
 		f=${C_FILE[i]}
 		case $seen in *$'\n'"$f"$'\n'*) ;; *) files+=("$f") seen+=$f$'\n' ;; esac
 		echo "blessed: $(cases_path "$f"):${C_EXPL[i]}: ${C_NAME[i]}"
@@ -511,9 +529,9 @@ c_bless_write() {
 	[ "${#files[@]}" = 0 ] && return 0
 	for f in "${files[@]}"; do
 		list=""
-		for i in "$CASES_BLESS_DIR"/c*; do
-			i=${i##*/c}
-			[ "${C_FILE[i]}" = "$f" ] && list+=${C_EXPL[i]}$'\t'$CASES_BLESS_DIR/c$i$'\n'
+		for ((i = 0; i < C_N; i++)); do
+			[ -f "$CASES_BLESS_DIR/c$i" ] && [ "${C_FILE[i]}" = "$f" ] &&
+				list+=${C_EXPL[i]}$'\t'$CASES_BLESS_DIR/c$i$'\n'
 		done
 		# the EXPECT line, the new lines, and not the old ones after it
 		awk -v list="$list" '

@@ -207,7 +207,7 @@ test_runner_expect() {
 	run_self "$d"
 	t_assert_eq "$USAGE_RC" 1 "its status"
 	self_has "PASS test_cases_01_passes"
-	self_has "FAIL test_cases_02_wrong_line: $f:13: wrong line: stdout differs from EXPECT's lines in 2 lines (the diff above)"
+	self_has "FAIL test_cases_02_wrong_line: $f:15: wrong line: stdout is not EXPECT's (line 13): 2 lines differ, the first here (the diff above)"
 	self_has "    --- expected ($f:13)"
 	self_has "    +++ got (kd a.kft -t 101 --folded)"
 	self_has "    -gen-worker;work;leaf 20001"
