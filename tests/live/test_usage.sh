@@ -1,30 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Usage cases as data: every tests/cases/usage/*.case (USAGE_CASES_DIR
-# names another directory), each case one test. A case file holds cases
-# separated by blank lines; lines starting with '#' are comments:
+# names another directory), each case one test, run by tests/cases-lib.sh
+# (its header says the format):
 #
 #	NAME funcdur: --attach takes known mechanisms
 #	RUN funcdur --attach bogus sys:read
 #	EXIT 2
 #	STDERR ^funcdur: invalid mechanism 'bogus' for --attach
 #
-# NAME  what the case checks (once, unique in its file)
-# RUN   a tool of $KFIT_BIN and its arguments, split as a shell splits
-#       them, with '...', "..." and \ quoting and nothing expanded: a
-#       character a shell would expand or treat apart ($ ` ; & | < > ( )
-#       * ? [ # ~ { }) must be quoted (once)
-# EXIT  the exit status (once)
-# STDERR, STDOUT  an extended regex (grep -E) that one line of the stream
-#       must match (any number of them); a stream with none must be empty
-# STDIN FILE  the tool's stdin, FILE relative to the case file (at most
-#       once; /dev/null otherwise)
-# Trailing blanks are dropped. The tool runs in an empty directory, which
-# must stay empty, bounded by T_CMD_TIMEOUT seconds. A failed check names
-# its file and line; a malformed file is one failing test naming its line.
-# A case gives the same answer with or without privileges: what depends on
-# the machine, root or files a test makes stays in the other test files.
+# The tool runs in an empty directory, which must stay empty. What depends
+# on the machine, root or files a test makes stays in the other test
+# files. The runner's own tests are here (tests/live/test_kd_cases.sh runs
+# it on kd's cases).
 . "$(dirname "$0")/../lib.sh"
+. "$T_REPO/tests/cases-lib.sh"
 
 USAGE_SELF=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 if [ -z "${USAGE_CASES_DIR:-}" ]; then
@@ -32,331 +22,7 @@ if [ -z "${USAGE_CASES_DIR:-}" ]; then
 	USAGE_SELFTEST=1	# the runner's own tests, with the real cases only
 fi
 
-# ---- reading the case files ----------------------------------------------
-
-# Characters that a shell expands or treats apart, unquoted in RUN
-USAGE_META='$`;&|<>()*?[#~{}'
-
-# WORDS=(STRING split as a shell splits it, nothing expanded); on an error
-# status 1 and SPLIT_ERR says why
-usage_split() {	# STRING
-	local s=$1 n=${#1} i=0 c q w="" inw=0
-	WORDS=() SPLIT_ERR=""
-	while [ "$i" -lt "$n" ]; do
-		c=${s:i:1}
-		case $c in
-		' ' | $'\t')
-			[ "$inw" = 1 ] && WORDS+=("$w")
-			w="" inw=0
-			;;
-		"'")
-			inw=1 q=${s:i+1}
-			case $q in
-			*"'"*) ;;
-			*) SPLIT_ERR="unterminated '"; return 1 ;;
-			esac
-			q=${q%%"'"*}
-			w+=$q
-			i=$((i + ${#q} + 1))
-			;;
-		'"')
-			inw=1
-			i=$((i + 1))
-			while :; do
-				[ "$i" -ge "$n" ] && { SPLIT_ERR='unterminated "'; return 1; }
-				c=${s:i:1}
-				case $c in
-				'"') break ;;
-				'\')
-					case ${s:i+1:1} in
-					'"' | '\' | '$' | '`') i=$((i + 1)) w+=${s:i:1} ;;
-					*) w+=$c ;;
-					esac
-					;;
-				'$' | '`')
-					SPLIT_ERR="'$c' in \"...\": write \\$c (nothing is expanded)"
-					return 1
-					;;
-				*) w+=$c ;;
-				esac
-				i=$((i + 1))
-			done
-			;;
-		'\')
-			inw=1
-			[ $((i + 1)) -lt "$n" ] || { SPLIT_ERR="'\\' at the end"; return 1; }
-			i=$((i + 1))
-			w+=${s:i:1}
-			;;
-		*)
-			case $USAGE_META in
-			*"$c"*)
-				SPLIT_ERR="unquoted '$c': quote it (nothing is expanded)"
-				return 1
-				;;
-			esac
-			inw=1 w+=$c
-			;;
-		esac
-		i=$((i + 1))
-	done
-	[ "$inw" = 1 ] && WORDS+=("$w")
-	return 0
-}
-
-# The path shown in messages: relative to the repository when inside it
-usage_path() {
-	case $1 in
-	"$T_REPO"/*) printf '%s' "${1#"$T_REPO"/}" ;;
-	*) printf '%s' "$1" ;;
-	esac
-}
-
-# The cases read, index i: file, name, the lines of NAME, RUN, EXIT and
-# STDIN, RUN's text, EXIT's status, STDIN's file, and "LINE<TAB>REGEX"
-# lines for STDERR and STDOUT
-C_N=0
-C_FILE=() C_NAME=() C_NAMEL=() C_RUN=() C_RUNL=() C_EXIT=() C_EXITL=()
-C_STDIN=() C_STDINL=() C_ERRS=() C_OUTS=()
-
-# One file's reading: its errors ("LINE: why") and the case being read
-U_ERRS=()
-u_err() { U_ERRS+=("$1: $2"); }	# LINE why
-
-u_reset() {
-	U_START=0 U_NAME="" U_NAMEL=0 U_RUN="" U_RUNL=0 U_EXIT="" U_EXITL=0
-	U_STDIN="" U_STDINL=0 U_ERRE="" U_OUTE=""
-}
-
-# The case read so far is complete: add it (or its errors)
-u_end_case() {	# FILE
-	[ "$U_START" = 0 ] && return 0
-	local ok=1
-	[ "$U_NAMEL" = 0 ] && { u_err "$U_START" "a case without NAME"; ok=; }
-	[ "$U_RUNL" = 0 ] && { u_err "$U_START" "a case without RUN"; ok=; }
-	[ "$U_EXITL" = 0 ] && { u_err "$U_START" "a case without EXIT"; ok=; }
-	if [ -n "$ok" ]; then
-		C_FILE[C_N]=$1 C_NAME[C_N]=$U_NAME C_NAMEL[C_N]=$U_NAMEL
-		C_RUN[C_N]=$U_RUN C_RUNL[C_N]=$U_RUNL
-		C_EXIT[C_N]=$U_EXIT C_EXITL[C_N]=$U_EXITL
-		C_STDIN[C_N]=$U_STDIN C_STDINL[C_N]=$U_STDINL
-		C_ERRS[C_N]=$U_ERRE C_OUTS[C_N]=$U_OUTE
-		C_N=$((C_N + 1))
-	fi
-	u_reset
-}
-
-# Once per case: LINE KEY
-u_once() {
-	local l=$1 key=$2 prev
-	case $key in
-	NAME) prev=$U_NAMEL ;; RUN) prev=$U_RUNL ;;
-	EXIT) prev=$U_EXITL ;; STDIN) prev=$U_STDINL ;;
-	esac
-	[ "$prev" = 0 ] && return 0
-	u_err "$l" "a second $key in the case (the first at line $prev)"
-	return 1
-}
-
-# Read FILE's cases; status 1 if it is malformed (U_ERRS say why), its
-# cases then left out
-usage_read() {	# FILE
-	local f=$1 l=0 line key val first=$C_N
-	U_ERRS=() U_NAMES_SEEN=$'\n'
-	u_reset
-	while IFS= read -r line || [ -n "$line" ]; do
-		l=$((l + 1))
-		line=${line%"${line##*[![:space:]]}"}
-		if [ -z "$line" ]; then
-			u_end_case "$f"
-			continue
-		fi
-		case $line in '#'*) continue ;; esac
-		if ! [[ $line =~ ^([A-Z]+)([[:blank:]]+(.*))?$ ]]; then
-			u_err "$l" "not 'KEYWORD value': '$(_t_short "$line")'"
-			continue
-		fi
-		key=${BASH_REMATCH[1]} val=${BASH_REMATCH[3]}
-		[ "$U_START" = 0 ] && U_START=$l
-		case $key in
-		NAME | RUN | EXIT | STDIN | STDERR | STDOUT) ;;
-		*)
-			u_err "$l" "unknown keyword '$key' (NAME, RUN, EXIT, STDERR, STDOUT, STDIN)"
-			continue
-			;;
-		esac
-		if [ -z "$val" ]; then
-			u_err "$l" "$key without a value"
-			continue
-		fi
-		case $key in
-		NAME)
-			u_once "$l" NAME || continue
-			U_NAME=$val U_NAMEL=$l
-			case $U_NAMES_SEEN in
-			*$'\n'"$val"$'\n'*) u_err "$l" "NAME '$val' used twice in the file" ;;
-			esac
-			U_NAMES_SEEN+=$val$'\n'
-			;;
-		RUN)
-			u_once "$l" RUN || continue
-			U_RUN=$val U_RUNL=$l
-			if ! usage_split "$val"; then
-				u_err "$l" "RUN: $SPLIT_ERR"
-			elif ! [[ ${WORDS[0]} =~ ^[A-Za-z0-9][-A-Za-z0-9_.+]*$ ]]; then
-				u_err "$l" "RUN: '${WORDS[0]}' is no tool name (a file of KFIT_BIN)"
-			fi
-			;;
-		EXIT)
-			u_once "$l" EXIT || continue
-			U_EXIT=$val U_EXITL=$l
-			[[ $val =~ ^[0-9]{1,3}$ ]] && [ "$val" -le 255 ] ||
-				u_err "$l" "EXIT '$val': a status from 0 to 255"
-			;;
-		STDIN)
-			u_once "$l" STDIN || continue
-			U_STDIN=$val U_STDINL=$l
-			;;
-		STDERR | STDOUT)
-			printf '' | grep -Eq -- "$val" 2>/dev/null
-			if [ $? -gt 1 ]; then
-				u_err "$l" "$key: '$val' is no extended regex (grep -E)"
-				continue
-			fi
-			if [ "$key" = STDERR ]; then
-				U_ERRE+=$l$'\t'$val$'\n'
-			else
-				U_OUTE+=$l$'\t'$val$'\n'
-			fi
-			;;
-		esac
-	done <"$f"
-	u_end_case "$f"
-	[ "${#U_ERRS[@]}" = 0 ] && [ "$C_N" = "$first" ] && u_err 1 "no case in it"
-	if [ "${#U_ERRS[@]}" != 0 ]; then
-		C_N=$first	# its cases are left out
-		return 1
-	fi
-	return 0
-}
-
-# ---- running a case ------------------------------------------------------
-
-# A case's check failed: say where (FILE:LINE) and what
-u_case_fail() {	# LINE why
-	t_fail "$(usage_path "${C_FILE[U_I]}"):$1: ${C_NAME[U_I]}: $2"
-}
-
-# Every pattern of LIST ("LINE<TAB>REGEX" lines) matches a line of FILE;
-# without patterns FILE is empty
-u_check_stream() {	# FILE LIST what
-	local file=$1 list=$2 what=$3 l re
-	if [ -z "$list" ]; then
-		[ -s "$file" ] && u_case_fail "${C_RUNL[U_I]}" \
-			"output on $what, and no ${what^^} line of the case expects any: '$(head -n 1 "$file")'"
-		return 0
-	fi
-	while IFS=$'\t' read -r l re; do
-		grep -Eq -- "$re" "$file" ||
-			u_case_fail "$l" "no line of $what matches /$re/: '$(_t_short "$(cat "$file")")'"
-	done <<<"${list%$'\n'}"
-}
-
-usage_case() {	# INDEX
-	U_I=$1
-	local where tool rc stdin left
-	where="$(usage_path "${C_FILE[U_I]}"):${C_NAMEL[U_I]}"
-	echo "case $where: ${C_NAME[U_I]}"
-	echo "+ ${C_RUN[U_I]}"
-	usage_split "${C_RUN[U_I]}" || u_case_fail "${C_RUNL[U_I]}" "RUN: $SPLIT_ERR"
-	tool=$KFIT_BIN/${WORDS[0]}
-	[ -f "$tool" ] && [ -x "$tool" ] ||
-		u_case_fail "${C_RUNL[U_I]}" "no tool '${WORDS[0]}' in KFIT_BIN=$KFIT_BIN (make)"
-	stdin=/dev/null
-	if [ -n "${C_STDIN[U_I]}" ]; then
-		stdin=$(dirname "${C_FILE[U_I]}")/${C_STDIN[U_I]}
-		[ -f "$stdin" ] && [ -r "$stdin" ] ||
-			u_case_fail "${C_STDINL[U_I]}" "STDIN: no file $stdin"
-	fi
-	mkdir "$T_TMP/cwd" && cd "$T_TMP/cwd" || t_fail "cannot make $T_TMP/cwd"
-	timeout "$T_CMD_TIMEOUT" "$tool" "${WORDS[@]:1}" >"$T_OUT" 2>"$T_ERR" <"$stdin"
-	rc=$?
-	cd "$T_TMP" || t_fail "cannot go back to $T_TMP"
-	echo "--- exit $rc; stderr:"
-	head -n 20 "$T_ERR"
-	echo "--- stdout:"
-	head -n 20 "$T_OUT"
-	echo "---"
-	case $rc in
-	124 | 143) [ "${C_EXIT[U_I]}" = "$rc" ] ||
-		u_case_fail "${C_EXITL[U_I]}" "exited $rc (killed after ${T_CMD_TIMEOUT}s?), expected ${C_EXIT[U_I]}" ;;
-	esac
-	[ "$rc" = "${C_EXIT[U_I]}" ] ||
-		u_case_fail "${C_EXITL[U_I]}" "exited $rc, expected ${C_EXIT[U_I]}: '$(head -n 1 "$T_ERR")'"
-	u_check_stream "$T_ERR" "${C_ERRS[U_I]}" stderr
-	u_check_stream "$T_OUT" "${C_OUTS[U_I]}" stdout
-	left=$(cd "$T_TMP/cwd" && ls -A)
-	[ -z "$left" ] && return 0
-	u_case_fail "${C_RUNL[U_I]}" "it left files behind: $(echo $left)"
-}
-
-# ---- one test per case ---------------------------------------------------
-
-# A function name's part: letters, digits and single '_'
-usage_ident() {	# STRING [MAX length]
-	local s=${1//[!A-Za-z0-9]/_}
-	while [[ $s == *__* ]]; do s=${s//__/_}; done
-	s=${s#_}
-	s=${s:0:${2:-${#s}}}
-	printf '%s' "${s%_}"
-}
-
-usage_define() {
-	local f base i=0 n k slug msg files=()
-	if [ ! -d "$USAGE_CASES_DIR" ]; then
-		test_usage_cases_dir() { t_fail "USAGE_CASES_DIR=$USAGE_CASES_DIR is not a directory"; }
-		return
-	fi
-	for f in "$USAGE_CASES_DIR"/*.case; do
-		[ -f "$f" ] && files+=("$f")
-	done
-	if [ "${#files[@]}" = 0 ]; then
-		test_usage_cases_dir() { t_fail "no *.case file in $USAGE_CASES_DIR"; }
-		return
-	fi
-	for f in "${files[@]}"; do
-		base=$(usage_ident "$(basename "$f" .case)")
-		n=$C_N
-		if ! usage_read "$f"; then
-			# one failing test, every error in its log
-			U_BAD_LOG[U_BAD]=$(for msg in "${U_ERRS[@]}"; do
-				printf '%s:%s\n' "$(usage_path "$f")" "$msg"
-			done)
-			msg="$(usage_path "$f"):${U_ERRS[0]}"
-			[ "${#U_ERRS[@]}" -gt 1 ] && msg="$msg (and $((${#U_ERRS[@]} - 1)) more)"
-			U_BAD_MSG[U_BAD]=$msg
-			eval "test_${base}_malformed() { usage_malformed $U_BAD; }"
-			U_BAD=$((U_BAD + 1))
-			continue
-		fi
-		k=1
-		for ((i = n; i < C_N; i++)); do
-			slug=$(usage_ident "${C_NAME[i]#"$(basename "$f" .case)": }" 48)
-			# zero-padded: the definition order is the file's
-			eval "test_${base}_$(printf '%02d' "$k")${slug:+_$slug}() { usage_case $i; }"
-			k=$((k + 1))
-		done
-	done
-}
-
-# The malformed files: their first error, and all of them
-U_BAD=0 U_BAD_MSG=() U_BAD_LOG=()
-usage_malformed() {	# INDEX
-	echo "${U_BAD_LOG[$1]}"
-	t_fail "malformed case file: ${U_BAD_MSG[$1]}"
-}
-
-usage_define
+cases_define "$USAGE_CASES_DIR"
 
 # ---- the runner's own tests ----------------------------------------------
 # With the real cases only (not when USAGE_CASES_DIR names others)
@@ -364,7 +30,8 @@ usage_define
 # Run this file on the case files of DIR; its output in $T_TMP/run.out
 run_self() {	# DIR
 	echo "+ USAGE_CASES_DIR=$1 bash $USAGE_SELF"
-	USAGE_CASES_DIR=$1 T_ONLY='' bash "$USAGE_SELF" >"$T_TMP/run.out" 2>&1 </dev/null
+	USAGE_CASES_DIR=$1 T_ONLY='' T_KEEP_TMP='' KFIT_BLESS=${SELF_BLESS:-} \
+		bash "$USAGE_SELF" >"$T_TMP/run.out" 2>&1 </dev/null
 	USAGE_RC=$?
 	cat "$T_TMP/run.out"
 }
@@ -378,7 +45,7 @@ test_runner_malformed_files() {
 	local d=$T_TMP/bad
 	mkdir -p "$d"
 	printf '%s\n' 'NAME a keyword that is none' 'RUN funcdur --bogus' 'EXIT 2' \
-		'EXPECT ^funcdur' >"$d/keyword.case"
+		'OUTPUT ^funcdur' >"$d/keyword.case"
 	printf '%s\n' '# no EXIT' 'NAME first' 'RUN funcdur --bogus' 'STDERR bogus' >"$d/noexit.case"
 	printf '%s\n' 'NAME quote' "RUN funcdur 'sys:read" 'EXIT 2' >"$d/quote.case"
 	printf '%s\n' 'NAME glob' 'RUN funcdur sys:read*' 'EXIT 2' >"$d/glob.case"
@@ -389,9 +56,17 @@ test_runner_malformed_files() {
 		'NAME same' 'RUN funcdur --bogus2' 'EXIT 2' 'STDERR bogus2' >"$d/dup.case"
 	printf '%s\n' '# nothing but comments' >"$d/empty.case"
 	printf '%s\n' 'NAME a tool path' 'RUN /bin/true' 'EXIT 0' >"$d/path.case"
+	printf '%s\n' 'NAME e' 'RUN kd a.kft' 'EXIT 0' 'EXPECT a' >"$d/expectval.case"
+	printf '%s\n' 'NAME p' 'RUN kd a.kft' 'EXIT 0' '| a' >"$d/pipe.case"
+	printf '%s\n' 'NAME p' 'RUN kd a.kft' 'EXIT 0' 'EXPECT' '|a' >"$d/pipeblank.case"
+	printf '%s\n' 'NAME p' 'RUN kd a.kft' 'EXIT 0' 'EXPECT' '| a' '# between' '| b' >"$d/pipecomment.case"
+	printf '%s\n' 'NAME b' 'RUN kd a.kft' 'EXIT 0' 'EXPECT' '| a' 'STDOUT a' >"$d/both.case"
+	printf '%s\n' 'NAME s' 'SETUP ./kftgen a.kft' 'RUN kd a.kft' 'EXIT 0' >"$d/setup.case"
+	printf '%s\n' 'NAME f' 'RUN kd a.kft' 'EXIT 0' 'FILTER jq . | sort' >"$d/filter.case"
+	printf '%s\n' 'NAME f' 'RUN kd a.kft' 'EXIT 0' 'FILTER jq .' 'FILTER sort' >"$d/filters.case"
 	run_self "$d"
 	t_assert_eq "$USAGE_RC" 1 "its status"
-	self_has "$d/keyword.case:4: unknown keyword 'EXPECT'"
+	self_has "$d/keyword.case:4: unknown keyword 'OUTPUT'"
 	self_has "$d/noexit.case:2: a case without EXIT"
 	self_has "$d/quote.case:2: RUN: unterminated '"
 	self_has "$d/glob.case:2: RUN: unquoted '*'"
@@ -401,8 +76,16 @@ test_runner_malformed_files() {
 	self_has "$d/dup.case:6: NAME 'same' used twice"
 	self_has "$d/empty.case:1: no case in it"
 	self_has "$d/path.case:2: RUN: '/bin/true' is no tool name"
+	self_has "$d/expectval.case:4: EXPECT takes no value"
+	self_has "$d/pipe.case:4: a '|' line away from EXPECT"
+	self_has "$d/pipeblank.case:5: '|' then a blank, then the line: '|a'"
+	self_has "$d/pipecomment.case:7: a '|' line away from EXPECT"
+	self_has "$d/both.case:6: STDOUT with EXPECT (line 4)"
+	self_has "$d/setup.case:2: SETUP: './kftgen' is no helper name"
+	self_has "$d/filter.case:4: FILTER: unquoted '|'"
+	self_has "$d/filters.case:5: a second FILTER in the case (the first at line 4)"
 	self_has "FAIL test_keyword_malformed: malformed case file"
-	self_has "test_usage.sh: 0 passed, 10 failed, 0 skipped"
+	self_has "test_usage.sh: 0 passed, 18 failed, 0 skipped"
 	run_self "$T_TMP/no-such-dir"
 	t_assert_eq "$USAGE_RC" 1 "its status without the directory"
 	self_has "is not a directory"
@@ -462,18 +145,141 @@ test_runner_failing_cases() {
 	self_has "test_usage.sh: 2 passed, 5 failed, 0 skipped"
 }
 
+# SETUP, EXPECT and FILTER: kd on a file kftgen writes
+test_runner_expect() {
+	local d=$T_TMP/expect f
+	mkdir -p "$d"
+	f=$d/cases.case
+	cat >"$f" <<-'EOF'
+		NAME passes
+		SETUP kftgen -n 1 a.kft
+		RUN kd a.kft -t 101 --folded
+		EXIT 0
+		EXPECT
+		| gen-worker;work 180000
+		| gen-worker;work;leaf 20000
+
+		NAME wrong line
+		SETUP kftgen -n 1 a.kft
+		RUN kd a.kft -t 101 --folded
+		EXIT 0
+		EXPECT
+		| gen-worker;work 180000
+		| gen-worker;work;leaf 20001
+
+		NAME filtered
+		SETUP kftgen -n 1 a.kft
+		RUN kd a.kft -t 101 -j
+		EXIT 0
+		FILTER jq -r '.threads[].comm'
+		EXPECT
+		| gen-worker
+
+		NAME no stdout
+		RUN kd no.kft
+		EXIT 1
+		STDERR ^kd: no\.kft:
+		EXPECT
+
+		NAME a setup that fails
+		SETUP kftgen -n 0 a.kft
+		RUN kd a.kft
+		EXIT 0
+
+		NAME no such helper
+		SETUP nosuchhelper
+		RUN kd a.kft
+		EXIT 0
+
+		NAME a filter that fails
+		SETUP kftgen -n 1 a.kft
+		RUN kd a.kft --folded
+		EXIT 0
+		FILTER jq .
+		EXPECT
+
+		NAME a file made
+		SETUP kftgen -n 1 a.kft
+		RUN kd a.kft --svg a.svg
+		EXIT 0
+		STDOUT ^Traced
+	EOF
+	run_self "$d"
+	t_assert_eq "$USAGE_RC" 1 "its status"
+	self_has "PASS test_cases_01_passes"
+	self_has "FAIL test_cases_02_wrong_line: $f:15: wrong line: stdout is not EXPECT's (line 13): 2 lines differ, the first here (the diff above)"
+	self_has "    --- expected ($f:13)"
+	self_has "    +++ got (kd a.kft -t 101 --folded)"
+	self_has "    -gen-worker;work;leaf 20001"
+	self_has "    +gen-worker;work;leaf 20000"
+	self_has "PASS test_cases_03_filtered"
+	self_has "PASS test_cases_04_no_stdout"
+	self_has "FAIL test_cases_05_a_setup_that_fails: $f:32: a setup that fails: SETUP exited 2: 'kftgen: one OUT, and N from 1 to 29'"
+	self_has "FAIL test_cases_06_no_such_helper: $f:37: no such helper: no helper 'nosuchhelper' in KFIT_HELPERS"
+	self_has "FAIL test_cases_07_a_filter_that_fails: $f:45: a filter that fails: FILTER exited 4"
+	self_has "FAIL test_cases_08_a_file_made: $f:50: a file made: it changed its directory: a.kft -> a.kft a.svg"
+	self_has "test_usage.sh: 3 passed, 5 failed, 0 skipped"
+}
+
+# KFIT_BLESS=1 rewrites a wrong EXPECT's lines, nothing else
+test_runner_bless() {
+	local d=$T_TMP/bless f
+	mkdir -p "$d"
+	f=$d/cases.case
+	cat >"$f" <<-'EOF'
+		NAME to bless
+		SETUP kftgen -n 1 a.kft
+		RUN kd a.kft -t 101 --folded
+		EXIT 0
+		# before
+		EXPECT
+		| an old line
+		|
+		| another
+		# after
+
+		NAME a wrong status
+		SETUP kftgen -n 1 a.kft
+		RUN kd a.kft -t 101 --folded
+		EXIT 1
+		EXPECT
+
+		NAME right already
+		RUN kd no.kft
+		EXIT 1
+		STDERR ^kd: no\.kft:
+		EXPECT
+	EOF
+	sed -e '7,9d' -e '6a\
+| gen-worker;work 180000\
+| gen-worker;work;leaf 20000' "$f" >"$d/blessed"
+	sed -n 1,12p "$d/blessed"
+	SELF_BLESS=1 run_self "$d"
+	t_assert_eq "$USAGE_RC" 1 "its status (a wrong status is not blessed)"
+	self_has "PASS test_cases_01_to_bless"
+	self_has "FAIL test_cases_02_a_wrong_status: $f:15: a wrong status: exited 0, expected 1"
+	self_has "PASS test_cases_03_right_already"
+	self_has "blessed: $f:6: to bless"
+	t_assert_eq "$(grep -c '^blessed: ' "$T_TMP/run.out")" 1 "the cases blessed"
+	diff -u "$d/blessed" "$f" || t_fail "the case file blessed is not as expected"
+	run_self "$d"
+	self_has "PASS test_cases_01_to_bless"
+	self_has "test_usage.sh: 2 passed, 1 failed, 0 skipped"
+}
+
 test_runner_split() {
-	usage_split "a  'b c' \"d \\\"e\\\" \\\$f\" g\\ h '' i'j'k \"l\\m\""
+	cases_split "a  'b c' \"d \\\"e\\\" \\\$f\" g\\ h '' i'j'k \"l\\m\""
 	t_assert_eq "${#WORDS[@]}" 7 "the number of words"
 	t_assert_eq "$(printf '<%s>' "${WORDS[@]}")" '<a><b c><d "e" $f><g h><><ijk><l\m>' "the words"
-	usage_split "x \"\$HOME\"" && t_fail "\$ in double quotes taken"
+	cases_split "x \"\$HOME\"" && t_fail "\$ in double quotes taken"
 	t_assert_match "$SPLIT_ERR" 'nothing is expanded' "the reason"
-	usage_split 'x; rm' && t_fail "an unquoted ; taken"
-	usage_split "x '*' \\*" || t_fail "a quoted * refused: $SPLIT_ERR"
+	cases_split 'x; rm' && t_fail "an unquoted ; taken"
+	cases_split "x '*' \\*" || t_fail "a quoted * refused: $SPLIT_ERR"
 	t_assert_eq "$(printf '<%s>' "${WORDS[@]}")" '<x><*><*>' "quoted *"
 }
 
 [ -n "${USAGE_SELFTEST:-}" ] ||
-	unset -f test_runner_malformed_files test_runner_failing_cases test_runner_split
+	unset -f test_runner_malformed_files test_runner_failing_cases test_runner_expect \
+		test_runner_bless test_runner_split
 
-t_run_all
+cases_run_all
