@@ -219,6 +219,13 @@ static int run(void)
 		usage_error("--until must come after --since");
 		return 2;
 	}
+	/* as callgraph refuses --summary without a TARGET */
+	if (env.sampled && env.view.summary) {
+		kfit_err("%s is a sampled recording: --summary tabulates calls, which "
+			 "exact ones hold (callgraph -o with a TARGET); its stacks show "
+			 "as a tree, --folded or --svg", env.path);
+		return 2;
+	}
 	if (!env.sampled && sampled_opts()) {
 		kfit_err("%s is an exact recording: --percent-limit, -D, --min, --width "
 			 "and --addresses go with sampled ones (callgraph -o without a "
