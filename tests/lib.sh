@@ -140,6 +140,15 @@ t_nobody() {
 	fi
 }
 
+# A PID no process has (the highest free one)
+t_free_pid() {
+	local p
+	p=$(cat /proc/sys/kernel/pid_max)
+	p=$((p - 1))
+	while [ -e "/proc/$p" ]; do p=$((p - 1)); done
+	echo "$p"
+}
+
 # ---- VM suites run from the host ----------------------------------------
 
 # Skips inside the VM and where there is no qemu
