@@ -534,13 +534,18 @@ int BPF_PROG(bs_module_load, struct module *mod)
 	return 0;
 }
 
-static __always_inline struct bs_mod *loading(struct bs_meta *m, __u64 func,
-					      struct bs_tstate **sp)
+/*
+ * The module this task is loading, while recording, when func is its
+ * init function (its state into *sp); else NULL
+ */
+static __always_inline struct bs_mod *loading(__u64 func, struct bs_tstate **sp)
 {
 	struct bs_tstate *s;
 	struct bs_mod *bm;
 	__u32 i;
 
+	if (!meta_live())
+		return NULL;
 	s = bpf_task_storage_get(&bs_task, bpf_get_current_task_btf(), 0, 0);
 	if (!s || s->mod == BS_NONE)
 		return NULL;
@@ -559,13 +564,10 @@ static __always_inline struct bs_mod *loading(struct bs_meta *m, __u64 func,
 SEC("raw_tp/initcall_start")
 int BPF_PROG(bs_initcall_start, __u64 func)
 {
-	struct bs_meta *m = meta_live();
 	struct bs_tstate *s;
 	struct bs_mod *bm;
 
-	if (!m)
-		return 0;
-	bm = loading(m, func, &s);
+	bm = loading(func, &s);
 	if (bm)
 		bm->init_start_ns = bpf_ktime_get_boot_ns();
 	return 0;
@@ -574,13 +576,10 @@ int BPF_PROG(bs_initcall_start, __u64 func)
 SEC("raw_tp/initcall_finish")
 int BPF_PROG(bs_initcall_finish, __u64 func, int ret)
 {
-	struct bs_meta *m = meta_live();
 	struct bs_tstate *s;
 	struct bs_mod *bm;
 
-	if (!m)
-		return 0;
-	bm = loading(m, func, &s);
+	bm = loading(func, &s);
 	if (!bm)
 		return 0;
 	bm->init_end_ns = bpf_ktime_get_boot_ns();

@@ -504,15 +504,12 @@ static __always_inline int on_exit(__u32 id, bool kernel, bool user)
 	__u64 now = bpf_ktime_get_ns();
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	enum kfit_ctx c = fc_context(kernel);
-	__u64 key = fc_stack_key(c, pid_tgid);
 	struct cg_stack *st;
 	struct fc_frame *f;
 	__u32 i;
 
-	if (!kfit_ready)
-		return 0;
-	st = bpf_map_lookup_elem(&stacks, &key);
-	if (!st)
+	st = fc_stack_of(&stacks, c, pid_tgid);
+	if (!kfit_ready || !st)
 		return 0;
 	f = fc_find(&st->s, id, &i);
 	if (!f) {

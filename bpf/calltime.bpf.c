@@ -207,15 +207,12 @@ static __always_inline int on_exit(__u32 id, __s64 ret, bool kernel)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	enum kfit_ctx ctx = fc_context(kernel);
 	struct fc_stack *st;
-	__u64 key = fc_stack_key(ctx, pid_tgid);
 	struct fc_frame *f;
 	__u64 dur, local, ts, child;
 	__u32 i;
 
-	if (!kfit_ready)
-		return 0;
-	st = bpf_map_lookup_elem(&stacks, &key);
-	if (!st)
+	st = fc_stack_of(&stacks, ctx, pid_tgid);
+	if (!kfit_ready || !st)
 		return 0;
 	f = fc_find(st, id, &i);
 	if (!f) {

@@ -166,6 +166,14 @@ static __always_inline struct fc_frame *fc_push(struct fc_stack *st)
 	return f;
 }
 
+/* The current context's stack in stacks (the tool's map of them), or NULL */
+static __always_inline void *fc_stack_of(void *stacks, enum kfit_ctx ctx, __u64 pid_tgid)
+{
+	__u64 key = fc_stack_key(ctx, pid_tgid);
+
+	return bpf_map_lookup_elem(stacks, &key);
+}
+
 #define FC_NONE	(~0U)	/* no open frame of that id: an exit without its entry */
 #define FC_DEEP	(~1U)	/* the exit of a call beyond FC_MAX_DEPTH: not kept */
 

@@ -140,6 +140,15 @@ t_nobody() {
 	fi
 }
 
+# A PID no process has (the highest free one)
+t_free_pid() {
+	local p
+	p=$(cat /proc/sys/kernel/pid_max)
+	p=$((p - 1))
+	while [ -e "/proc/$p" ]; do p=$((p - 1)); done
+	echo "$p"
+}
+
 # ---- VM suites run from the host ----------------------------------------
 
 # Skips inside the VM and where there is no qemu
@@ -169,6 +178,20 @@ t_show_file() {	# FILE label
 	echo "--- ${2:-$1} (last lines)"
 	tail -n 20 "$1"
 	echo "---"
+}
+
+# ---- in the VM -----------------------------------------------------------
+
+# The dummy module loaded (tools/vm/kfit_vm_modprobe) and a device of it,
+# kd0, up at 10.99.0.1/24 with IPv6 off (it sends nothing of its own):
+# both gone when the test ends
+t_vm_dummy_up() {
+	[ -d /sys/module/dummy ] && t_fail "dummy is loaded already"
+	t_on_exit 'ip link del kd0 2>/dev/null; kfit_vm_modprobe -r dummy >/dev/null 2>&1'
+	kfit_vm_modprobe dummy numdummies=0 || t_fail "kfit_vm_modprobe dummy failed"
+	ip link add kd0 type dummy || t_fail "ip link add kd0 type dummy failed"
+	echo 1 >/proc/sys/net/ipv6/conf/kd0/disable_ipv6
+	ip addr add 10.99.0.1/24 dev kd0 && ip link set kd0 up || t_fail "kd0 setup failed"
 }
 
 # ---- a tool in the background -------------------------------------------

@@ -74,16 +74,12 @@ static struct env env;
 static int parse_opt(int key, const char *arg, void *ctx)
 {
 	struct env *e = ctx;
+	int r = kfit_hist_parse_opt("funcdur", key, OPT_LINEAR, arg, &e->hist,
+				    &e->fs.lin_step);
 
+	if (r <= 0)
+		return r;
 	switch (key) {
-	case 'H':
-		e->hist = true;
-		return 0;
-	case OPT_LINEAR:
-		if (kfit_parse_linear("funcdur", arg, &e->fs.lin_step))
-			return -1;
-		e->hist = true;
-		return 0;
 	case OPT_EVENTS:
 		e->events = true;
 		return 0;

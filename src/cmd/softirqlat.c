@@ -63,21 +63,17 @@ struct env {
 static int parse_opt(int key, const char *arg, void *ctx)
 {
 	struct env *e = ctx;
+	int r = kfit_hist_parse_opt("softirqlat", key, OPT_LINEAR, arg, &e->hist,
+				    &e->lin_step);
 
+	if (r <= 0)
+		return r;
 	switch (key) {
-	case 'H':
-		e->hist = true;
-		return 0;
 	case OPT_PER_CPU:
 		e->per_cpu = true;
 		return 0;
 	case OPT_NO_QUEUE:
 		e->no_queue = true;
-		return 0;
-	case OPT_LINEAR:
-		if (kfit_parse_linear("softirqlat", arg, &e->lin_step))
-			return -1;
-		e->hist = true;
 		return 0;
 	}
 	return -1;

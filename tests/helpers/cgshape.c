@@ -459,7 +459,7 @@ static void run(void)
 
 static const char *const scenarios[] = {
 	"nest", "recurse", "threads", "fork", "signal", "exit", "longjmp", "sleep",
-	"io", "loop", "rate",
+	"io", "loop", "rate", NULL,
 };
 
 static void usage(FILE *f)
@@ -489,36 +489,10 @@ static int number(const char *s, long max, long *v)
 
 int main(int argc, char **argv)
 {
-	int wait = 0, opt, nargs;
-	size_t i;
+	int wait, nargs;
 
-	while ((opt = getopt(argc, argv, "+wh")) != -1) {
-		switch (opt) {
-		case 'w':
-			wait = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
+	scenario = held_args(argc, argv, "cgshape", usage, scenarios, 2, &wait);
 	nargs = argc - optind;
-	if (nargs < 1 || nargs > 3) {
-		usage(stderr);
-		return 2;
-	}
-	scenario = argv[optind];
-	for (i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
-		if (!strcmp(scenario, scenarios[i]))
-			break;
-	if (i == sizeof(scenarios) / sizeof(scenarios[0])) {
-		fprintf(stderr, "cgshape: unknown scenario '%s'\n", scenario);
-		usage(stderr);
-		return 2;
-	}
 	if (nargs >= 2 && number(argv[optind + 1], 100000000, &n))
 		return 2;
 	if (!strcmp(scenario, "rate") != (nargs == 3)) {

@@ -283,7 +283,7 @@ static void run(void)
 
 static const char *const scenarios[] = {
 	"spin", "nest", "recurse", "sleep", "threads", "ret", "start-stop", "fork", "idle",
-	"deep",
+	"deep", NULL,
 };
 
 static void usage(FILE *f)
@@ -299,36 +299,10 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	int wait = 0, opt;
-	size_t i;
+	int wait;
 	char *end;
 
-	while ((opt = getopt(argc, argv, "wh")) != -1) {
-		switch (opt) {
-		case 'w':
-			wait = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind >= argc || argc - optind > 2) {
-		usage(stderr);
-		return 2;
-	}
-	scenario = argv[optind];
-	for (i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
-		if (!strcmp(scenario, scenarios[i]))
-			break;
-	if (i == sizeof(scenarios) / sizeof(scenarios[0])) {
-		fprintf(stderr, "durtarget: unknown scenario '%s'\n", scenario);
-		usage(stderr);
-		return 2;
-	}
+	scenario = held_args(argc, argv, "durtarget", usage, scenarios, 1, &wait);
 	if (argc - optind == 2) {
 		errno = 0;
 		n = strtol(argv[optind + 1], &end, 10);

@@ -226,12 +226,7 @@ static void sampled_records(int n)
 static const char wakeup_format[] =
 	"name: sched_wakeup\n"
 	"ID: 374\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	TP_COMMON_FIELDS
 	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
 	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"

@@ -3,7 +3,8 @@
 #
 # What perf builds for each event string, as an oracle for pmcstat's parser
 # (tests/unit/test_pmu.c reads it): runs `perf stat -vv -x, -e STRING true`
-# for every string below and writes, per string,
+# for every "a" string of tests/fixtures/event-strings.txt and writes, per
+# string,
 #
 #   == STRING
 #   rejected                  perf's parser refused it, or
@@ -19,131 +20,8 @@ set -u
 out=${1:-$(dirname "$0")/../fixtures/perf-attrs.txt}
 command -v perf >/dev/null || { echo "perfattrs.sh: no perf here" >&2; exit 1; }
 
-# perf's own test strings (tools/perf/tests/parse-events.c) that need no
-# special PMU, the forms of issue 11, and perf's cache-name spellings.
-# No string here may hold an event the kernel refuses with EINVAL before
-# another event: perf then drops exclude_guest for every later one.
 strings() {
-	cat <<'EOF'
-syscalls:sys_enter_openat
-syscalls:sys_enter_openat:k
-syscalls:sys_enter_open*
-syscalls:sys_enter_open*:u
-sched:sched_process_*
-syscalls:*
-r1a
-r1a:kp
-r1234/name=rawpmu/
-1:1
-1:2:u
-1:1:hp
-4:0x6530160/name=numpmu/
-instructions
-instructions:h
-instructions:G
-instructions:H
-instructions:I
-instructions:kIG
-instructions:uDp
-instructions:P
-instructions:uep
-instructions/name=insn/
-cycles:k
-cycles:ppp
-cycles//u
-cycles/period=100000,config2/
-cycles/name=cyc/Duk
-cs/name=ctx/k
-faults
-faults:u
-cs//
-cs/config=3/
-cs/config1=5,config2=0x10,metric-id=x/
-cs/period=10/
-task-clock:P,cycles
-L1-dcache-load-miss
-L1-dcache-load-miss:kp
-L1-dcache-misses/name=cachepmu/
-L1-dcache
-L1-dcache-loads
-L1-dcache-load
-L1-dcache-stores
-L1-dcache-prefetches
-L1-dcache-prefetch-misses
-L1-dcache-load-store
-L1-dcache-miss-load
-l1-d-loads
-l1d-read-miss
-L1-data-write-misses
-L1-icache-load-misses
-l1i-prefetch
-L1-instruction-loads
-LLC-loads
-LLC-store-misses
-L2-prefetch-miss
-dTLB-load-misses
-d-tlb-stores
-Data-TLB-speculative-load-Reference
-iTLB-load-misses
-i-tlb-read-access
-Instruction-TLB-ops
-branch-loads
-branch-load-misses
-bpu-read
-btb-miss
-bpc-misses
-node-loads
-node-store-misses
-node-speculative-read-refs
-L1-icache-stores
-iTLB-stores
-mem:0
-mem:0:x
-mem:0:r
-mem:0:w
-mem:0:u
-mem:0:x:k
-mem:0:r:hp
-mem:0:w:up
-mem:0:rw
-mem:0:rw:kp
-mem:0/1
-mem:0/2:w
-mem:0/4:rw:u
-mem:0/8:x
-mem:0x1000:w
-mem:0:rr
-r1,syscalls:sys_enter_openat:k,1:1:hp
-{instructions:k,cycles:upp}
-{faults:k,cache-references}:u,cycles:k
-group1{syscalls:sys_enter_openat:H,cycles:kppp},group2{cycles,1:3}:G,instructions:u
-{cycles:u,instructions:kp}:p
-{cycles,instructions}:G,{cycles:G,instructions:G},cycles
-{cycles,cache-misses:G}:H
-{cycles,cache-misses:H}:G
-{cycles:G,cache-misses:H}:u
-{cycles:G,cache-misses:H}:uG
-{cycles,cache-misses,branch-misses}:S
-{instructions,branch-misses}:Su
-{cycles,cache-misses,branch-misses}:D
-{cycles,cache-misses,branch-misses}:e
-{cs,faults}:D
-{cs,faults:k}:D
-{cs,faults}:S
-{cs:u,faults:kp}:p
-{cs:G,faults:H}:u
-{cs:G,faults:H}:uG
-{cs,faults:G}:H
-{cs,faults}:Su
-{cs,faults}:ppp
-{cs,faults}:I
-group1{cs,faults},group2{minor-faults,major-faults}
-group1{cs,faults}:u,group2{task-clock,cpu-clock}:k,cs
-cycles:ukk
-cycles:pppp
-cs/foo=1/
-cs/percore=2/
-EOF
+	sed -n 's/^a. //p' "$(dirname "$0")/../fixtures/event-strings.txt"
 }
 
 # perf stat's stderr for one string into "attr"/"label" lines

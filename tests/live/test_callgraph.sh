@@ -763,15 +763,6 @@ test_folded() {
 
 # ---- bad usage ------------------------------------------------------------------------------
 
-# A PID no process has
-free_pid() {
-	local p
-	p=$(cat /proc/sys/kernel/pid_max)
-	p=$((p - 1))
-	while [ -e "/proc/$p" ]; do p=$((p - 1)); done
-	echo "$p"
-}
-
 bad_usage() {	# REGEX what args...
 	local re=$1 what=$2
 	shift 2
@@ -787,7 +778,7 @@ test_bad_usage() {
 	snap=$(t_bpf_snapshot)
 	# the arguments refused whatever the machine: tests/cases/usage/callgraph.case
 	bad_usage 'no_such_fn' "a binary without the symbol" "$CGS:no_such_fn"
-	bad_usage "$(free_pid)" "-p of no process" -p "$(free_pid)" "$CGS:cg_a"
+	bad_usage "$(t_free_pid)" "-p of no process" -p "$(t_free_pid)" "$CGS:cg_a"
 	t_bpf_assert_same "$snap" "after bad usage"
 }
 

@@ -203,15 +203,6 @@ kernel_tracing_works() {
 			>/dev/null
 }
 
-# A PID no process has
-free_pid() {
-	local p
-	p=$(cat /proc/sys/kernel/pid_max)
-	p=$((p - 1))
-	while [ -e "/proc/$p" ]; do p=$((p - 1)); done
-	echo "$p"
-}
-
 # ---- user functions: counts and durations --------------------------------
 
 # nest: dt_outer = 100 us own + 3 x dt_inner (one through mid_untraced)
@@ -757,7 +748,7 @@ test_binary_missing() {
 test_pid_missing() {
 	need_tool
 	local p
-	p=$(free_pid)
+	p=$(t_free_pid)
 	bad_input 2 "$p" "-p of no process" -p "$p" "$DT:dt_short"
 }
 

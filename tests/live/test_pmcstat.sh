@@ -571,65 +571,12 @@ test_labels_and_named_groups() {
 	t_assert_match "$(cat "$T_OUT")" '^total,g1\{pf\},[0-9]+,' "CSV"
 }
 
-# The event strings of the issue (perf's parser tests and common ones):
-# whatever perf stat accepts pmcstat accepts (never a usage error); it
-# counts what perf counts and refuses with a reason what perf marks <not
-# supported>, exiting 1 only when nothing could be counted
-ISSUE_STRINGS='syscalls:sys_enter_openat
-syscalls:*
-r1a
-1:1
-instructions
-faults
-L1-dcache-load-miss
-mem:0
-mem:0:x
-mem:0:r
-mem:0:w
-syscalls:sys_enter_openat:k
-syscalls:*:u
-r1a:kp
-1:1:hp
-instructions:h
-faults:u
-L1-dcache-load-miss:kp
-mem:0:u
-mem:0:x:k
-mem:0:r:hp
-mem:0:w:up
-r1,syscalls:sys_enter_openat:k,1:1:hp
-instructions:G
-instructions:H
-mem:0:rw
-mem:0:rw:kp
-{instructions:k,cycles:upp}
-{faults:k,cache-references}:u,cycles:k
-group1{syscalls:sys_enter_openat:H,cycles:kppp},group2{cycles,1:3}:G,instructions:u
-{cycles:u,instructions:kp}:p
-{cycles,instructions}:G,{cycles:G,instructions:G},cycles
-{cycles,cache-misses:G}:H
-{cycles:G,cache-misses:H}:u
-{cycles,cache-misses,branch-misses}:S
-{instructions,branch-misses}:Su
-{cycles,cache-misses,branch-misses}:D
-instructions:I
-instructions:kIG
-task-clock:P,cycles
-instructions:uDp
-cycles//u
-cycles:k
-instructions/name=insn/
-r1234/name=rawpmu/
-L1-dcache-misses/name=cachepmu/
-mem:0/1
-mem:0/2:w
-mem:0/4:rw:u
-1:2:u
-sched:sched_process_*
-cycles:ppp
-cpu-clock/name=clk/
-{cs,faults}:D
-task-clock:I,cs:G'
+# The event strings of the issue (perf's parser tests and common ones),
+# tests/fixtures/event-strings.txt's "s" ones: whatever perf stat accepts
+# pmcstat accepts (never a usage error); it counts what perf counts and
+# refuses with a reason what perf marks <not supported>, exiting 1 only
+# when nothing could be counted
+ISSUE_STRINGS=$(sed -n 's/^.s //p' "$T_REPO/tests/fixtures/event-strings.txt")
 
 # One string: perf stat's verdict against pmcstat's
 issue_string() {	# STRING

@@ -515,6 +515,26 @@ static void test_parse_linear(void **state)
 	assert_int_equal(kfit_parse_linear("t", "5x", &step), -1);
 }
 
+/* -H, and --linear (key 300 here), which implies -H */
+static void test_hist_parse_opt(void **state)
+{
+	bool hist = false;
+	__u64 step = 0;
+
+	(void)state;
+	assert_int_equal(kfit_hist_parse_opt("t", 'x', 300, NULL, &hist, &step), 1);
+	assert_false(hist);
+	assert_int_equal(kfit_hist_parse_opt("t", 300, 300, "0us", &hist, &step), -1);
+	assert_false(hist);
+	assert_int_equal(kfit_hist_parse_opt("t", 300, 300, "2ms", &hist, &step), 0);
+	assert_true(hist);
+	assert_int_equal(step, 2000000);
+	hist = false;
+	assert_int_equal(kfit_hist_parse_opt("t", 'H', 300, NULL, &hist, &step), 0);
+	assert_true(hist);
+	assert_int_equal(step, 2000000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -535,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_print_linear),
 		cmocka_unit_test(test_hist_json),
 		cmocka_unit_test(test_parse_linear),
+		cmocka_unit_test(test_hist_parse_opt),
 		cmocka_unit_test(test_print_linear_overflow),
 	};
 

@@ -57,15 +57,23 @@ static const char sample[] =
 	"\n"
 	"ffffffff81004000 D data_sym";
 
+static struct kfit_ksyms *load_sample(void)
+{
+	struct kfit_ksyms *ks;
+
+	write_file(sample);
+	ks = kfit_ksyms_load(path);
+	assert_non_null(ks);
+	return ks;
+}
+
 static void test_parse_and_count(void **state)
 {
 	const struct kfit_ksym *s;
 	struct kfit_ksyms *ks;
 
 	(void)state;
-	write_file(sample);
-	ks = kfit_ksyms_load(path);
-	assert_non_null(ks);
+	ks = load_sample();
 	assert_int_equal(kfit_ksyms_count(ks), 11);
 	s = kfit_ksyms_by_name(ks, "foo");
 	assert_non_null(s);
@@ -89,9 +97,7 @@ static void test_by_addr(void **state)
 	struct kfit_ksyms *ks;
 
 	(void)state;
-	write_file(sample);
-	ks = kfit_ksyms_load(path);
-	assert_non_null(ks);
+	ks = load_sample();
 	assert_null(kfit_ksyms_by_addr(ks, 0));
 	assert_null(kfit_ksyms_by_addr(ks, 0xffffffff80ffffffULL));
 	/* Aliases: the first in the file */
@@ -112,9 +118,7 @@ static void test_by_name(void **state)
 	struct kfit_ksyms *ks;
 
 	(void)state;
-	write_file(sample);
-	ks = kfit_ksyms_load(path);
-	assert_non_null(ks);
+	ks = load_sample();
 	/* Twice in the file: the first one, though its address is higher */
 	s = kfit_ksyms_by_name(ks, "init_once");
 	assert_non_null(s);
@@ -234,9 +238,7 @@ static void test_file_order(void **state)
 	int i;
 
 	(void)state;
-	write_file(sample);
-	ks = kfit_ksyms_load(path);
-	assert_non_null(ks);
+	ks = load_sample();
 	for (i = 0; i < 11; i++) {
 		s = kfit_ksyms_at(ks, i);
 		assert_non_null(s);

@@ -205,12 +205,7 @@ XMITS=5 CARRIERS=3 READS=4
 # and nothing else
 module_tree() {	# MODE
 	local f=$T_TMP/mod.json n snap fns
-	[ -d /sys/module/dummy ] && t_fail "dummy is loaded already"
-	t_on_exit 'ip link del kd0 2>/dev/null; kfit_vm_modprobe -r dummy >/dev/null 2>&1'
-	kfit_vm_modprobe dummy numdummies=0 || t_fail "kfit_vm_modprobe dummy failed"
-	ip link add kd0 type dummy || t_fail "ip link add kd0 type dummy failed"
-	echo 1 >/proc/sys/net/ipv6/conf/kd0/disable_ipv6
-	ip addr add 10.99.0.1/24 dev kd0 && ip link set kd0 up || t_fail "kd0 setup failed"
+	t_vm_dummy_up
 	snap=$(t_bpf_snapshot)
 	# shellcheck disable=SC2086
 	timeout 600 "$CG" -j --output "$f" $1 --module dummy -- bash -c '

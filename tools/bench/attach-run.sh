@@ -4,6 +4,7 @@
 # Runs `funcdur -v -d 1 ARGS`, and prints from its -v lines: functions
 # attached, attach time and rate, file descriptors, detach time and rate.
 set -u
+. "$(dirname "$0")/lib.sh"
 label=$1
 shift
 err=$(mktemp)
@@ -11,15 +12,7 @@ start=$(date +%s%N)
 funcdur -v -d 1 "$@" >/dev/null 2>"$err"
 rc=$?
 wall=$((($(date +%s%N) - start) / 1000000))
-awk -v label="$label" -v rc="$rc" -v wall="$wall" '
-	function ms(s) {	# "1.5s", "378ms", "631us" -> ms
-		if (s ~ /ms$/) return s + 0
-		if (s ~ /us$/) return s / 1000
-		if (s ~ /ns$/) return s / 1e6
-		return s * 1000
-	}
-	/attached [0-9]+ functions? in/ { n = $3; a = ms($6); fds = $(NF - 2) }
-	/detached [0-9]+ functions? in/ { d = ms($6) }
+awk -v label="$label" -v rc="$rc" -v wall="$wall" "$BENCH_FD_VERBOSE_AWK"'
 	/^Tracing/ { mech = $4; gsub(/[()\.]/, "", mech) }
 	END {
 		if (rc != 0 || !n) { printf "%-26s failed (exit %d)\n", label, rc; exit 1 }

@@ -9,8 +9,6 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 . "$here/lib.sh"
-BIN=${KFIT_BIN:-$top/build/bin}
-HELPERS=${KFIT_HELPERS:-$top/build/tests}
 CALLS=${BENCH_CALLS:-200000}
 LOOP=$HELPERS/callloop
 tmp=$(mktemp -d)

@@ -1,6 +1,24 @@
 # SPDX-License-Identifier: GPL-2.0
 # Helpers for the benchmarks: BPF run-time statistics per process, peak RSS.
 
+# The tools and the test helpers: the build's, unless KFIT_BIN or
+# KFIT_HELPERS say where
+BENCH_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BIN=${KFIT_BIN:-$BENCH_TOP/build/bin}
+HELPERS=${KFIT_HELPERS:-$BENCH_TOP/build/tests}
+
+# An awk program's start that reads funcdur -v's lines: n functions
+# attached in a ms, with fds file descriptors; detached in d ms
+BENCH_FD_VERBOSE_AWK='
+	function ms(s) {	# "1.5s", "378ms", "631us" -> ms
+		if (s ~ /ms$/) return s + 0
+		if (s ~ /us$/) return s / 1000
+		if (s ~ /ns$/) return s / 1e6
+		return s * 1000
+	}
+	/attached [0-9]+ functions? in/ { n = $3; a = ms($6); fds = $(NF - 2) }
+	/detached [0-9]+ functions? in/ { d = ms($6) }'
+
 BENCH_STATS_WAS=""
 
 bench_stats_on() {

@@ -17,8 +17,6 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-BIN=${KFIT_BIN:-$here/../../build/bin}
-HELPERS=${KFIT_HELPERS:-$here/../../build/tests}
 PASSES=${BENCH_PASSES:-100000}
 ROUNDS=${BENCH_ROUNDS:-5}
 CPU=${BENCH_CPU:-$(($(nproc) - 1))}

@@ -28,7 +28,6 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 . "$here/lib.sh"
-BIN=${KFIT_BIN:-$top/build/bin}
 BENCHBIN=${KFIT_BENCH_BIN:-$top/build/bench}
 N=${BENCH_DD_COUNT:-2000000}
 ROUNDS=${BENCH_ROUNDS:-3}

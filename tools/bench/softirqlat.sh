@@ -5,8 +5,6 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-BIN=${KFIT_BIN:-$here/../../build/bin}
-HELPERS=${KFIT_HELPERS:-$here/../../build/tests}
 SECS=${BENCH_SECS:-10}
 SOFTIRQS=$(command -v softirqs || echo /usr/sbin/softirqs)
 tmp=$(mktemp -d)

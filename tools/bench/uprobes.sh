@@ -12,6 +12,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
+. "$here/lib.sh"
 FD=$top/build/bin/funcdur
 PY=$(readlink -f /usr/bin/python3 2>/dev/null)
 single=${UPROBES_SINGLE:-150}
@@ -57,15 +58,7 @@ run() {	# ARGS...
 		tail -n 5 "$err" >&2
 		return 1
 	fi
-	awk -v pass="$(pass_stats "$tmp/pass")" '
-		function ms(s) {	# "1.5s", "378ms", "631us" -> ms
-			if (s ~ /ms$/) return s + 0
-			if (s ~ /us$/) return s / 1000
-			if (s ~ /ns$/) return s / 1e6
-			return s * 1000
-		}
-		/attached [0-9]+ functions? in/ { n = $3; a = ms($6); fds = $(NF - 2) }
-		/detached [0-9]+ functions? in/ { d = ms($6) }
+	awk -v pass="$(pass_stats "$tmp/pass")" "$BENCH_FD_VERBOSE_AWK"'
 		END { printf "%d %.1f %.1f %d %s\n", n, a, d, fds, pass }' "$err"
 }
 

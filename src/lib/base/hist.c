@@ -234,3 +234,14 @@ int kfit_parse_linear(const char *tool, const char *arg, __u64 *step)
 	}
 	return 0;
 }
+
+int kfit_hist_parse_opt(const char *tool, int key, int linear_key, const char *arg,
+			bool *hist, __u64 *step)
+{
+	if (key != 'H' && key != linear_key)
+		return 1;
+	if (key == linear_key && kfit_parse_linear(tool, arg, step))
+		return -1;
+	*hist = true;
+	return 0;
+}

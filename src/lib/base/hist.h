@@ -2,6 +2,7 @@
 #ifndef KFIT_UHIST_H
 #define KFIT_UHIST_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
 #include "kfit/hist.h"
@@ -37,5 +38,13 @@ void kfit_hist_json(struct kfit_json *j, const struct kfit_hist *h,
 
 /* --linear STEP for tool: a duration with a unit, > 0; -1 after a message */
 int kfit_parse_linear(const char *tool, const char *arg, __u64 *step);
+
+/*
+ * The histogram options of a tool's parse callback: -H, and --linear STEP
+ * (key linear_key), which implies -H. 0 taken, -1 after a message, 1 when
+ * key is neither.
+ */
+int kfit_hist_parse_opt(const char *tool, int key, int linear_key, const char *arg,
+			bool *hist, __u64 *step);
 
 #endif

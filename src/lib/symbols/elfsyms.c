@@ -514,26 +514,53 @@ static int no_libelf(char *err, size_t errlen)
 	return -EINVAL;
 }
 
+/*
+ * path opened for libelf, and its stat into *st unless NULL: the fd, or
+ * -errno with why in err
+ */
+static int open_elf(const char *path, struct stat *st, char *err, size_t errlen)
+{
+	int fd, ret;
+
+	ret = no_libelf(err, errlen);
+	if (ret)
+		return ret;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && (!st || !fstat(fd, st)))
+		return fd;
+	ret = -errno;
+	snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/* e read from elf, which ends here: into *out, or freed. 0 or -errno. */
+static int load_end(Elf *elf, const struct kfit_elf_opts *o, struct kfit_elf *e,
+		    struct kfit_elf **out, char *err, size_t errlen)
+{
+	int ret = load(elf, e->path, o, e, err, errlen);
+
+	elf_end(elf);
+	if (ret) {
+		kfit_elf_free(e);
+		return ret;
+	}
+	*out = e;
+	return 0;
+}
+
 int kfit_elf_load(const char *path, const struct kfit_elf_opts *o,
 		  struct kfit_elf **out, char *err, size_t errlen)
 {
 	struct kfit_elf *e;
 	struct stat st;
-	Elf *elf;
 	int fd, ret;
 
 	*out = NULL;
-	ret = no_libelf(err, errlen);
-	if (ret)
-		return ret;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return ret;
-	}
+	fd = open_elf(path, &st, err, errlen);
+	if (fd < 0)
+		return fd;
 	e = new_elf(path);
 	if (!e) {
 		close(fd);
@@ -543,16 +570,9 @@ int kfit_elf_load(const char *path, const struct kfit_elf_opts *o,
 	e->dev = st.st_dev;
 	e->ino = st.st_ino;
 	e->mtime = st.st_mtim;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	ret = load(elf, path, o, e, err, errlen);
-	elf_end(elf);
+	ret = load_end(elf_begin(fd, ELF_C_READ_MMAP, NULL), o, e, out, err, errlen);
 	close(fd);
-	if (ret) {
-		kfit_elf_free(e);
-		return ret;
-	}
-	*out = e;
-	return 0;
+	return ret;
 }
 
 int kfit_elf_load_mem(const void *image, size_t size, const char *name,
@@ -560,7 +580,6 @@ int kfit_elf_load_mem(const void *image, size_t size, const char *name,
 {
 	struct kfit_elf *e;
 	char *copy;
-	Elf *elf;
 	int ret;
 
 	*out = NULL;
@@ -577,16 +596,9 @@ int kfit_elf_load_mem(const void *image, size_t size, const char *name,
 		return -ENOMEM;
 	}
 	memcpy(copy, image, size);
-	elf = elf_memory(copy, size);
-	ret = load(elf, name, NULL, e, err, errlen);
-	elf_end(elf);
+	ret = load_end(elf_memory(copy, size), NULL, e, out, err, errlen);
 	free(copy);
-	if (ret) {
-		kfit_elf_free(e);
-		return ret;
-	}
-	*out = e;
-	return 0;
+	return ret;
 }
 
 void kfit_elf_free(struct kfit_elf *e)
@@ -668,34 +680,39 @@ const struct kfit_elfsym *kfit_elf_name_at(const struct kfit_elf *e, int i)
 	return i >= 0 && i < e->nsyms ? &e->syms[e->by_name[i]] : NULL;
 }
 
-int kfit_elf_off_to_addr(const struct kfit_elf *e, __u64 off, __u64 *addr)
+/* The segment whose bytes in the file hold x, a file offset or an address */
+static const struct kfit_elfseg *file_seg(const struct kfit_elf *e, __u64 x, bool is_off)
 {
 	int i;
 
 	for (i = 0; i < e->nsegs; i++) {
 		const struct kfit_elfseg *g = &e->segs[i];
+		__u64 start = is_off ? g->offset : g->vaddr;
 
-		if (off >= g->offset && off - g->offset < g->filesz) {
-			*addr = g->vaddr + (off - g->offset);
-			return 0;
-		}
+		if (x >= start && x - start < g->filesz)
+			return g;
 	}
-	return -ENOENT;
+	return NULL;
+}
+
+int kfit_elf_off_to_addr(const struct kfit_elf *e, __u64 off, __u64 *addr)
+{
+	const struct kfit_elfseg *g = file_seg(e, off, true);
+
+	if (!g)
+		return -ENOENT;
+	*addr = g->vaddr + (off - g->offset);
+	return 0;
 }
 
 int kfit_elf_addr_to_off(const struct kfit_elf *e, __u64 addr, __u64 *off)
 {
-	int i;
+	const struct kfit_elfseg *g = file_seg(e, addr, false);
 
-	for (i = 0; i < e->nsegs; i++) {
-		const struct kfit_elfseg *g = &e->segs[i];
-
-		if (addr >= g->vaddr && addr - g->vaddr < g->filesz) {
-			*off = g->offset + (addr - g->vaddr);
-			return 0;
-		}
-	}
-	return -ENOENT;
+	if (!g)
+		return -ENOENT;
+	*off = g->offset + (addr - g->vaddr);
+	return 0;
 }
 
 const char *kfit_elf_build_id_hex(const struct kfit_elf *e, char *buf, size_t len)
@@ -736,17 +753,11 @@ int kfit_elf_irelative(const char *path, __u64 resolver, __u64 *slot,
 	GElf_Shdr sh;
 	bool found = false;
 	Elf *elf;
-	int fd, ret;
+	int fd;
 
-	ret = no_libelf(err, errlen);
-	if (ret)
-		return ret;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-		return ret;
-	}
+	fd = open_elf(path, NULL, err, errlen);
+	if (fd < 0)
+		return fd;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	while (elf && !found && (scn = elf_nextscn(elf, scn)))
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA)

@@ -139,11 +139,42 @@ static int dense_ids(const __u32 *ids, int n, int *pos)
 	return 0;
 }
 
+/*
+ * The n entries of t (size bytes each; ids[i] is t[i]'s) in the order of
+ * their ids, which must be 0..n-1 once each: a new array into *sorted.
+ */
+static int order_by_id(struct kft_file *f, const char *block, const void *t,
+		       const __u32 *ids, int n, size_t size, void **sorted)
+{
+	int *pos = malloc((n ? n : 1) * sizeof(*pos));
+	char *o = calloc(n ? n : 1, size);
+	int i, rc = 0;
+
+	if (!pos || !o) {
+		rc = kft_file_fail(f, "out of memory");
+		goto out;
+	}
+	if (dense_ids(ids, n, pos)) {
+		rc = kft_file_fail(f, "corrupt trace file: the ids of its %s block are not 0..%d once each",
+				   block, n - 1);
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		memcpy(o + (size_t)i * size, (const char *)t + (size_t)pos[i] * size, size);
+	*sorted = o;
+	o = NULL;
+out:
+	free(o);
+	free(pos);
+	return rc;
+}
+
 /* FUNCS: "ID\tKIND\tNAME\tOBJECT\tBUILD_ID\tFLAGS", ids 0..N-1 */
 int kft_text_parse_funcs(struct kft_file *f, char *p, char *end)
 {
-	int max = count_lines(p, end), n = 0, i, *pos = NULL, rc = 0;
-	struct kft_func *t = NULL, *out = NULL;
+	int max = count_lines(p, end), n = 0, rc = 0;
+	struct kft_func *t = NULL;
+	void *out;
 	__u32 *ids = NULL;
 	char *l, *fld[6];
 
@@ -172,24 +203,12 @@ int kft_text_parse_funcs(struct kft_file *f, char *p, char *end)
 		};
 		n++;
 	}
-	pos = malloc((n ? n : 1) * sizeof(*pos));
-	out = calloc(n ? n : 1, sizeof(*out));
-	if (!pos || !out) {
-		rc = kft_file_fail(f, "out of memory");
+	rc = order_by_id(f, "FUNCS", t, ids, n, sizeof(*t), &out);
+	if (rc)
 		goto out;
-	}
-	if (dense_ids(ids, n, pos)) {
-		rc = kft_file_fail(f, "corrupt trace file: the ids of its FUNCS block are not 0..%d once each", n - 1);
-		goto out;
-	}
-	for (i = 0; i < n; i++)
-		out[i] = t[pos[i]];
 	f->funcs = out;
 	f->nfuncs = n;
-	out = NULL;
 out:
-	free(out);
-	free(pos);
 	free(ids);
 	free(t);
 	return rc;
@@ -306,8 +325,9 @@ static int parse_format(struct kft_file *f, struct kft_event *ev, char *p, char 
  */
 int kft_text_parse_events(struct kft_file *f, char *p, char *end)
 {
-	int max = count_lines(p, end), n = 0, i, *pos = NULL, rc = 0;
-	struct kft_event *t = NULL, *out = NULL;
+	int max = count_lines(p, end), n = 0, rc = 0;
+	struct kft_event *t = NULL;
+	void *out;
 	__u32 *ids = NULL;
 
 	if (f->events)
@@ -369,24 +389,12 @@ int kft_text_parse_events(struct kft_file *f, char *p, char *end)
 			goto out;
 		n++;
 	}
-	pos = malloc((n ? n : 1) * sizeof(*pos));
-	out = calloc(n ? n : 1, sizeof(*out));
-	if (!pos || !out) {
-		rc = kft_file_fail(f, "out of memory");
+	rc = order_by_id(f, "EVENTS", t, ids, n, sizeof(*t), &out);
+	if (rc)
 		goto out;
-	}
-	if (dense_ids(ids, n, pos)) {
-		rc = kft_file_fail(f, "corrupt trace file: the ids of its EVENTS block are not 0..%d once each", n - 1);
-		goto out;
-	}
-	for (i = 0; i < n; i++)
-		out[i] = t[pos[i]];
 	f->events = out;
 	f->nevents = n;
-	out = NULL;
 out:
-	free(out);
-	free(pos);
 	free(ids);
 	free(t);
 	return rc;

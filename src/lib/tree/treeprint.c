@@ -18,6 +18,8 @@ struct tp {
 	__u64 hid_samples, hid_lines;	/* sampled: left out by the limits */
 	__u64 deeper;		/* sampled: samples below -D */
 	__u64 all;		/* sampled: the samples of every process */
+	int hid_procs;		/* sampled processes left out whole by the limits */
+	__u64 hid_proc_samples;	/* and their samples */
 };
 
 typedef bool (*tp_enter)(struct tp *p, const struct kfit_cnode *n);
@@ -418,6 +420,24 @@ static bool process_hidden(const struct tp *p, const struct kfit_cthread *th, __
 	return kfit_treeprint_sampled(th) && below_limit(p->o, th->samples, all);
 }
 
+/*
+ * The thread at *i, or the next one shown, with *i past it (NULL after
+ * the last): the processes hidden on the way are counted into p
+ */
+static const struct kfit_cthread *next_shown(struct tp *p, int *i)
+{
+	const struct kfit_cthread *th;
+
+	while (*i < kfit_ctree_nthreads(p->t)) {
+		th = kfit_ctree_thread(p->t, (*i)++);
+		if (!process_hidden(p, th, p->all))
+			return th;
+		p->hid_procs++;
+		p->hid_proc_samples += th->samples;
+	}
+	return NULL;
+}
+
 static void text_thread(struct tp *p, const struct kfit_cthread *th)
 {
 	const char *comm = th->comm[0] ? th->comm : "?";
@@ -438,32 +458,26 @@ static void text_thread(struct tp *p, const struct kfit_cthread *th)
 
 void kfit_treeprint_text(FILE *f, const struct kfit_ctree *t, const struct kfit_treeprint_opts *o)
 {
-	__u64 all, hid = 0;
-	int i, nhid = 0, shown = 0;
+	const struct kfit_cthread *th;
+	int i = 0, shown = 0;
 	struct tp p;
 
 	tp_init(&p, t, o);
 	p.f = f;
-	all = p.all = all_samples(t);
-	for (i = 0; i < kfit_ctree_nthreads(t); i++) {
-		const struct kfit_cthread *th = kfit_ctree_thread(t, i);
-
-		if (process_hidden(&p, th, all)) {
-			nhid++;
-			hid += th->samples;
-			continue;
-		}
+	p.all = all_samples(t);
+	while ((th = next_shown(&p, &i))) {
 		if (shown++)
 			fputc('\n', f);
 		text_thread(&p, th);
 	}
-	if (!nhid)
+	if (!p.hid_procs)
 		return;
 	if (shown)
 		fputc('\n', f);
-	text_note(&p, "-- %d %s hidden: %llu %s %s", nhid,
-		  plural(nhid, "process", "processes"), (unsigned long long)hid,
-		  plural(hid, "sample", "samples"),
+	text_note(&p, "-- %d %s hidden: %llu %s %s", p.hid_procs,
+		  plural(p.hid_procs, "process", "processes"),
+		  (unsigned long long)p.hid_proc_samples,
+		  plural(p.hid_proc_samples, "sample", "samples"),
 		  p.o->hidden_note ? p.o->hidden_note : "under the limits");
 }
 
@@ -717,27 +731,19 @@ static void json_thread(struct tp *p, const struct kfit_cthread *th)
 void kfit_treeprint_json_threads(struct kfit_json *j, const struct kfit_ctree *t,
 			  const struct kfit_treeprint_opts *o)
 {
-	__u64 all, hid = 0;
-	int i, nhid = 0;
+	const struct kfit_cthread *th;
 	struct tp p;
+	int i = 0;
 
 	tp_init(&p, t, o);
 	p.j = j;
-	all = p.all = all_samples(t);
+	p.all = all_samples(t);
 	kfit_json_begin_array(j, "threads");
-	for (i = 0; i < kfit_ctree_nthreads(t); i++) {
-		const struct kfit_cthread *th = kfit_ctree_thread(t, i);
-
-		if (process_hidden(&p, th, all)) {
-			nhid++;
-			hid += th->samples;
-			continue;
-		}
+	while ((th = next_shown(&p, &i)))
 		json_thread(&p, th);
-	}
 	kfit_json_end_array(j);
-	if (!all || !limited(p.o))
+	if (!p.all || !limited(p.o))
 		return;
-	kfit_json_u64(j, "hidden_processes", nhid);
-	kfit_json_u64(j, "hidden_process_samples", hid);
+	kfit_json_u64(j, "hidden_processes", p.hid_procs);
+	kfit_json_u64(j, "hidden_process_samples", p.hid_proc_samples);
 }
