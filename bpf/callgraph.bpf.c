@@ -325,7 +325,7 @@ static __noinline void pop_top(struct cg_stack *st, __u64 now, __u32 why,
 	__u32 i = st->s.depth - 1;
 	__u64 dur;
 
-	f = fc_frame(&st->s, i);
+	f = fc_frame_at(&st->s, i);
 	x = cg_ext(st, i);
 	if (!f || !x)
 		return;
@@ -405,7 +405,7 @@ static __always_inline bool tail_call(__u64 sp)
 static long pop_jumped(__u32 i, void *data)
 {
 	struct pops *p = data;
-	struct fc_frame *f = fc_frame(&p->st->s, p->st->s.depth - 1);
+	struct fc_frame *f = fc_frame_at(&p->st->s, p->st->s.depth - 1);
 
 	if (!f)
 		return 1;
@@ -439,7 +439,7 @@ static __always_inline __u32 user_frames(struct cg_stack *st, __u32 *rec)
 
 	*rec = 0;
 	for (i = 0; i < FC_MAX_DEPTH; i++) {
-		f = fc_frame(&st->s, i);
+		f = fc_frame_at(&st->s, i);
 		if (i >= d || !f || !(f->flags & FC_F_USER))
 			break;
 		*rec += (f->flags >> 1) & 1;	/* FC_F_REC, without a branch */
@@ -674,7 +674,7 @@ struct copy {
 static long fork_one(__u32 i, void *data)
 {
 	struct copy *c = data;
-	struct fc_frame *f = fc_frame(&c->from->s, i), *g = fc_frame(&c->to->s, i);
+	struct fc_frame *f = fc_frame_at(&c->from->s, i), *g = fc_frame_at(&c->to->s, i);
 	struct cg_frame *x = cg_ext(c->from, i), *y = cg_ext(c->to, i);
 
 	if (!f || !g || !x || !y)
@@ -767,7 +767,7 @@ int BPF_PROG(fork_raw, struct task_struct *parent, struct task_struct *child)
 static long exec_one(__u32 i, void *data)
 {
 	struct copy *c = data;
-	struct fc_frame *f = fc_frame(&c->from->s, c->n - 1 - i);
+	struct fc_frame *f = fc_frame_at(&c->from->s, c->n - 1 - i);
 	struct cg_frame *x = cg_ext(c->from, c->n - 1 - i);
 
 	if (!f || !x)
@@ -782,7 +782,7 @@ static long exec_one(__u32 i, void *data)
 static long shift_one(__u32 j, void *data)
 {
 	struct copy *c = data;
-	struct fc_frame *f = fc_frame(&c->from->s, j + c->n), *g = fc_frame(&c->from->s, j);
+	struct fc_frame *f = fc_frame_at(&c->from->s, j + c->n), *g = fc_frame_at(&c->from->s, j);
 	struct cg_frame *x = cg_ext(c->from, j + c->n), *y = cg_ext(c->from, j);
 
 	if (!f || !g || !x || !y)

@@ -50,7 +50,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 2);
 	__type(key, __u32);
-	__type(value, struct fd_stat);
+	__type(value, struct ct_stat);
 } stats SEC(".maps");
 
 struct {
@@ -63,13 +63,13 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
-	__type(key, struct fd_edge);
+	__type(key, struct ct_edge);
 	__type(value, __u64);
 } edges SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, FD_NCOUNTERS);
+	__uint(max_entries, CT_NCOUNTERS);
 	__type(key, __u32);
 	__type(value, __u64);
 } counters SEC(".maps");
@@ -79,7 +79,7 @@ struct {
 	__uint(max_entries, 4096);	/* resized by the loader with --events */
 } rb SEC(".maps");
 
-static __always_inline void count(enum fd_counter c)
+static __always_inline void count(enum ct_counter c)
 {
 	kfit_count(&counters, c);
 }
@@ -114,7 +114,7 @@ static __always_inline int on_entry(__u32 id, bool kernel)
 		st->overflow = 0;
 		if (bpf_map_update_elem(&stacks, &key, st, BPF_NOEXIST) &&
 		    bpf_map_update_elem(&stacks, &key, st, BPF_ANY)) {
-			count(FD_NO_STACK);
+			count(CT_NO_STACK);
 			return 0;
 		}
 		st = bpf_map_lookup_elem(&stacks, &key);
@@ -123,7 +123,7 @@ static __always_inline int on_entry(__u32 id, bool kernel)
 	}
 	f = fc_push(st);
 	if (!f) {
-		count(FD_DEEP);
+		count(CT_DEEP);
 		return 0;
 	}
 	f->id = id;
@@ -135,10 +135,10 @@ static __always_inline int on_entry(__u32 id, bool kernel)
 static __always_inline void emit(__u32 id, __u64 dur, __s64 ret, __u64 pid_tgid,
 				 enum kfit_ctx ctx)
 {
-	struct fd_event *e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	struct ct_event *e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
 
 	if (!e) {
-		count(FD_LOST_EVENTS);
+		count(CT_LOST_EVENTS);
 		return;
 	}
 	e->ts = bpf_ktime_get_ns();
@@ -156,8 +156,8 @@ static __always_inline void emit(__u32 id, __u64 dur, __s64 ret, __u64 pid_tgid,
 static __always_inline void record(__u32 id, __u64 dur, __u64 local, __s64 ret,
 				   __u64 pid_tgid, enum kfit_ctx ctx)
 {
-	__u32 key = fd_key(kfit_half(), id);
-	struct fd_stat *s = bpf_map_lookup_elem(&stats, &key);
+	__u32 key = ct_key(kfit_half(), id);
+	struct ct_stat *s = bpf_map_lookup_elem(&stats, &key);
 
 	if (!s)
 		return;
@@ -177,13 +177,13 @@ static __always_inline void record(__u32 id, __u64 dur, __u64 local, __s64 ret,
 static __always_inline void charge_parent(struct fc_stack *st, __u32 d,
 					  __u32 id, __u64 dur)
 {
-	struct fd_edge e = { .half = kfit_half(), .child = id };
+	struct ct_edge e = { .half = kfit_half(), .child = id };
 	struct fc_frame *p;
 	__u64 *v, one;
 
 	if (d == 0)
 		return;
-	p = fc_frame(st, d - 1);
+	p = fc_frame_at(st, d - 1);
 	if (!p)
 		return;
 	p->child_ns += dur;
@@ -217,7 +217,7 @@ static __always_inline int on_exit(__u32 id, __s64 ret, bool kernel)
 	f = fc_find(st, id, &i);
 	if (!f) {
 		if (i == FC_NONE)
-			count(FD_UNMATCHED);
+			count(CT_UNMATCHED);
 		return 0;
 	}
 	ts = f->ts;

@@ -139,7 +139,7 @@ static __always_inline bool fc_wanted(enum kfit_ctx ctx, __u64 pid_tgid)
 }
 
 /* Bounds-checked frame access the verifier can follow */
-static __always_inline struct fc_frame *fc_frame(struct fc_stack *st, __u32 i)
+static __always_inline struct fc_frame *fc_frame_at(struct fc_stack *st, __u32 i)
 {
 	asm volatile("" : "+r"(i));
 	if (i >= FC_MAX_DEPTH)
@@ -156,7 +156,7 @@ static __always_inline struct fc_frame *fc_frame(struct fc_stack *st, __u32 i)
 static __always_inline struct fc_frame *fc_push(struct fc_stack *st)
 {
 	__u32 d = st->depth;
-	struct fc_frame *f = fc_frame(st, d);
+	struct fc_frame *f = fc_frame_at(st, d);
 
 	if (!f) {
 		st->overflow++;
@@ -198,7 +198,7 @@ static __always_inline struct fc_frame *fc_find(struct fc_stack *st, __u32 id,
 	for (i = 0; i < FC_MAX_DEPTH; i++) {
 		if (i >= d)
 			return NULL;
-		f = fc_frame(st, d - 1 - i);
+		f = fc_frame_at(st, d - 1 - i);
 		if (!f)
 			return NULL;
 		if (f->id == id) {

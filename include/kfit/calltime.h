@@ -6,23 +6,23 @@
 #include "kfit/fcall.h"
 #include "kfit/hist.h"
 
-#define FD_MAX_FUNCS	8192
+#define CT_MAX_FUNCS	8192
 
 /* Per function, per CPU, per half of the double buffer */
-struct fd_stat {
+struct ct_stat {
 	__u64 local_ns;		/* total minus traced callees, summed */
 	__u64 filtered;		/* calls left out by --min/--max */
 	struct kfit_hist h;
 };
 
 /* Time a traced function spent in one traced callee */
-struct fd_edge {
+struct ct_edge {
 	__u32 half;
 	__u32 parent;
 	__u32 child;
 };
 
-struct fd_event {
+struct ct_event {
 	__u64 ts;
 	__u64 dur;
 	__s64 ret;
@@ -35,16 +35,16 @@ struct fd_event {
 };
 
 /* Counters of what could not be measured, per CPU */
-enum fd_counter {
-	FD_LOST_EVENTS,		/* ring buffer full */
-	FD_DEEP,		/* nesting beyond FC_MAX_DEPTH */
-	FD_UNMATCHED,		/* exits without a traced entry */
-	FD_NO_STACK,		/* stack map full */
-	FD_NCOUNTERS
+enum ct_counter {
+	CT_LOST_EVENTS,		/* ring buffer full */
+	CT_DEEP,		/* nesting beyond FC_MAX_DEPTH */
+	CT_UNMATCHED,		/* exits without a traced entry */
+	CT_NO_STACK,		/* stack map full */
+	CT_NCOUNTERS
 };
 
 /* Stats key: the map holds two entries per traced function */
-static inline __u32 fd_key(__u32 half, __u32 id)
+static inline __u32 ct_key(__u32 half, __u32 id)
 {
 	return id * 2 + half;
 }

@@ -82,7 +82,7 @@ static int parse_opt(int key, const char *arg, void *ctx)
 	switch (key) {
 	case 'n':
 		env.report_opts = true;
-		if (!kfit_parse_uint(arg, 1000000, &env.top))
+		if (!kfit_opts_parse_uint(arg, 1000000, &env.top))
 			return 0;
 		fprintf(stderr, "bootsum: invalid number '%s' for --top\n", arg);
 		return -1;
@@ -92,7 +92,7 @@ static int parse_opt(int key, const char *arg, void *ctx)
 		return 0;
 	case OPT_CHAIN:
 		env.report_opts = true;
-		if (!kfit_parse_uint(arg, INT_MAX, &env.chain_pid))
+		if (!kfit_opts_parse_uint(arg, INT_MAX, &env.chain_pid))
 			return 0;
 		fprintf(stderr, "bootsum: invalid PID '%s' for --chain\n", arg);
 		return -1;
@@ -120,7 +120,7 @@ static int parse_opt(int key, const char *arg, void *ctx)
 	case OPT_MAX_PROCS:
 	case OPT_MAX_WAITS:
 		env.early_opts = true;
-		if (kfit_parse_uint(arg, 1 << 24, &v)) {
+		if (kfit_opts_parse_uint(arg, 1 << 24, &v)) {
 			fprintf(stderr, "bootsum: invalid number '%s' for --%s: 1 to %d\n", arg,
 				key == OPT_MAX_PROCS ? "max-procs" : "max-waits", 1 << 24);
 			return -1;
@@ -129,7 +129,7 @@ static int parse_opt(int key, const char *arg, void *ctx)
 		return 0;
 	case OPT_WAIT_MIN:
 		env.early_opts = true;
-		if (!kfit_parse_duration(arg, 0, &env.wait_min_ns) && env.wait_min_ns)
+		if (!kfit_duration_parse(arg, 0, &env.wait_min_ns) && env.wait_min_ns)
 			return 0;
 		fprintf(stderr, "bootsum: invalid duration '%s' for --wait-min: use a number "
 			"with a unit (ns, us, ms, s), more than 0\n", arg);
@@ -233,7 +233,7 @@ static void say(bool pid1, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "bootsum: %s\n", buf);
 	if (pid1)
-		kfit_kmsg("%s", buf);
+		kfit_bootstate_kmsg("%s", buf);
 }
 
 static const char *self_path;	/* argv[0]: never exec'd again as a fallback */
@@ -320,7 +320,7 @@ static bool recording_already(bool pid1, char **initv)
 	struct kfit_bootstate st;
 	bool on;
 
-	if (kfit_boot_find(&st))
+	if (kfit_bootstate_find(&st))
 		return false;
 	on = st.pinned || !st.meta.stopped;
 	if (on) {
@@ -333,7 +333,7 @@ static bool recording_already(bool pid1, char **initv)
 			say(false, "already recording since %llu.%03llu s (boot clock); "
 			    "bootsum --stop first", t / 1000000000ULL, t / 1000000ULL % 1000);
 	}
-	kfit_boot_close(&st);
+	kfit_bootstate_close(&st);
 	return on;
 }
 
@@ -341,7 +341,7 @@ static bool recording_already(bool pid1, char **initv)
  * --funcs first: bs_meta gets its table's id. Not recorded (no fentry nor
  * kprobes, say): the rest is, and the report says why not.
  */
-static void start_funcs(struct kfit_early_opts *o, const char *dir, bool pid1)
+static void start_funcs(struct kfit_bootstate_early_opts *o, const char *dir, bool pid1)
 {
 	struct kfit_bootfuncs_opts fo = {
 		.glob = env.funcs,
@@ -353,12 +353,12 @@ static void start_funcs(struct kfit_early_opts *o, const char *dir, bool pid1)
 	if (!env.funcs)
 		return;
 	if (kfit_bootfuncs_start(dir, &fo, &o->funcs_id, why, sizeof(why)) && pid1)
-		kfit_kmsg("functions (--funcs %s) not recorded: %s", env.funcs, why);
+		kfit_bootstate_kmsg("functions (--funcs %s) not recorded: %s", env.funcs, why);
 }
 
 static int start(char **initv, bool pid1)
 {
-	struct kfit_early_opts o = {
+	struct kfit_bootstate_early_opts o = {
 		.max_procs = env.max_procs,
 		.max_waits = env.max_waits,
 		.wait_min_ns = env.wait_min_ns,
@@ -374,16 +374,16 @@ static int start(char **initv, bool pid1)
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGHUP, &sa, NULL);
 	}
-	r = kfit_boot_stage(stage, sizeof(stage));
+	r = kfit_bootstate_stage(stage, sizeof(stage));
 	if (r) {
 		say(pid1, "cannot make a directory in %s (bpffs): %s", KFIT_PIN_ROOT, strerror(-r));
 		return 1;
 	}
 	o.stage = stage;
 	start_funcs(&o, stage, pid1);
-	r = kfit_boot_early(&o, err, sizeof(err));
+	r = kfit_bootstate_early(&o, err, sizeof(err));
 	if (r)
-		kfit_boot_unstage(stage);
+		kfit_bootstate_unstage(stage);
 	if (r == -ECANCELED) {
 		say(pid1, "interrupted: nothing left attached or pinned");
 		signal(cancel_sig, SIG_DFL);
@@ -394,7 +394,7 @@ static int start(char **initv, bool pid1)
 		say(pid1, "%s", err);
 		return 1;
 	}
-	say(pid1, "recording the boot (pinned at %s); exec %s", KFIT_BOOT_DIR, initv[0]);
+	say(pid1, "recording the boot (pinned at %s); exec %s", KFIT_BOOTSTATE_DIR, initv[0]);
 	if (!pid1) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
@@ -407,12 +407,12 @@ static int start(char **initv, bool pid1)
 static void undo(void)
 {
 	struct kfit_bootstate st;
-	struct kfit_bootstop s;
+	struct kfit_bootstate_stopped s;
 
-	if (kfit_boot_find(&st))
+	if (kfit_bootstate_find(&st))
 		return;
-	kfit_boot_stop(&st, &s);
-	kfit_boot_close(&st);
+	kfit_bootstate_stop(&st, &s);
+	kfit_bootstate_close(&st);
 }
 
 static void __attribute__((noreturn)) pid1_main(int argc, char **argv)
@@ -427,14 +427,14 @@ static void __attribute__((noreturn)) pid1_main(int argc, char **argv)
 	kfit_diag_setup("bootsum", 0);
 	if (asks_help(argc, argv)) {
 		say(true, "-h/-V as the first process: not recording");
-	} else if ((first = kfit_parse_args(&tool, &env.c, argc, argv)) < 0 ||
+	} else if ((first = kfit_opts_parse_args(&tool, &env.c, argc, argv)) < 0 ||
 		   check_args(first, argc) || !env.early) {
 		say(true, "bad options for the first process (rdinit=%s -- --early INIT): not recording",
 		    argv[0]);
 	} else {
 		initv = argv + first;
 		if (!recording_already(true, initv) && !start(initv, true))
-			kfit_boot_exec_mark();
+			kfit_bootstate_exec_mark();
 	}
 	if (dev)
 		umount2("/dev", MNT_DETACH);
@@ -451,7 +451,7 @@ static int early_main(char **initv)
 		return 1;
 	if (start(initv, false))
 		return 1;
-	kfit_boot_exec_mark();
+	kfit_bootstate_exec_mark();
 	execvp(initv[0], initv);
 	kfit_err("cannot run %s: %s; recording removed", initv[0], strerror(errno));
 	undo();
@@ -463,24 +463,24 @@ static int early_main(char **initv)
 static int stop_main(void)
 {
 	struct kfit_bootstate st;
-	struct kfit_bootstop s;
+	struct kfit_bootstate_stopped s;
 	int r, left;
 
 	if (geteuid()) {
 		kfit_err("--stop needs root (BPF objects)");
 		return 1;
 	}
-	left = kfit_boot_leftovers();
+	left = kfit_bootstate_leftovers();
 	if (left < 0)
 		kfit_err("cannot remove what an interrupted bootsum --early left: %s",
 			 strerror(-left));
-	r = kfit_boot_find(&st);
+	r = kfit_bootstate_find(&st);
 	if (r == -ENOENT) {
 		if (left < 0)
 			return 1;
 		if (!left)
 			kfit_info("nothing to stop: no bootsum state pinned at %s nor found by "
-				  "map id", KFIT_BOOT_DIR);
+				  "map id", KFIT_BOOTSTATE_DIR);
 		return 0;
 	}
 	if (r) {
@@ -490,17 +490,17 @@ static int stop_main(void)
 	if (!st.pinned && st.meta.stopped) {
 		kfit_info("already stopped (found %s); its maps stay until reboot: their pins "
 			  "are in a bpffs no longer mounted here", st.found);
-		kfit_boot_close(&st);
+		kfit_bootstate_close(&st);
 		return 0;
 	}
-	r = kfit_boot_stop(&st, &s);
-	kfit_boot_close(&st);
+	r = kfit_bootstate_stop(&st, &s);
+	kfit_bootstate_close(&st);
 	if (r) {
 		kfit_err("cannot stop (%s): %s", st.found, strerror(-r));
 		return 1;
 	}
 	if (s.unpinned) {
-		kfit_info("stopped: pins removed from %s, programs and maps %s", KFIT_BOOT_DIR,
+		kfit_info("stopped: pins removed from %s, programs and maps %s", KFIT_BOOTSTATE_DIR,
 			  s.freed ? "freed" : "released (the kernel frees them shortly)");
 		return 0;
 	}
@@ -560,7 +560,7 @@ static bool take(struct kernel_phase *kp, const char *what, const char *text, si
 		kfit_bootlog_free(&bl);
 		return false;
 	}
-	if (bl.src == KFIT_BOOT_TRACE) {
+	if (bl.src == KFIT_BOOTLOG_TRACE) {
 		if (kp->has_trace)
 			kfit_bootlog_free(&kp->trace);
 		kp->trace = bl;
@@ -605,13 +605,13 @@ static void kernel_live(struct kernel_phase *kp)
 	size_t len;
 	char *text;
 
-	text = kfit_boot_trace_text(&len);
+	text = kfit_bootstate_trace_text(&len);
 	if (text)
 		take(kp, "tracefs trace", text, len, true);
 	else
 		kfit_debug("no tracefs trace: %s", strerror(errno));
 	free(text);
-	text = kfit_boot_dmesg_text(&len);
+	text = kfit_bootstate_dmesg_text(&len);
 	if (text)
 		take(kp, "dmesg", text, len, true);
 	else
@@ -627,7 +627,7 @@ static void name_levels(struct kernel_phase *kp)
 	if (env.kallsyms)
 		text = read_input(env.kallsyms, &len);
 	else if (!env.nfrom)
-		text = kfit_boot_kallsyms_text(&len);
+		text = kfit_bootstate_kallsyms_text(&len);
 	else
 		return;
 	if (!text) {
@@ -646,7 +646,7 @@ static void name_levels(struct kernel_phase *kp)
 }
 
 /* The user phase recorded here, or NULL (said why when it is not just absent) */
-static struct kfit_bootuser *user_live(struct kfit_bootstate *st, struct kfit_bootuser *u)
+static struct kfit_bootrep_user *user_live(struct kfit_bootstate *st, struct kfit_bootrep_user *u)
 {
 	int r;
 
@@ -654,16 +654,16 @@ static struct kfit_bootuser *user_live(struct kfit_bootstate *st, struct kfit_bo
 		kfit_warn("reading bootsum's recording needs root: the user phase is left out");
 		return NULL;
 	}
-	r = kfit_boot_find(st);
+	r = kfit_bootstate_find(st);
 	if (r) {
 		if (r != -ENOENT)
 			kfit_warn("cannot open bootsum's state: %s", strerror(-r));
 		return NULL;
 	}
-	r = kfit_boot_read(st, u);
+	r = kfit_bootstate_read(st, u);
 	if (r) {
 		kfit_warn("cannot read bootsum's maps (%s): %s", st->found, strerror(-r));
-		kfit_boot_close(st);
+		kfit_bootstate_close(st);
 		return NULL;
 	}
 	return u;
@@ -673,7 +673,7 @@ static struct kfit_bootuser *user_live(struct kfit_bootstate *st, struct kfit_bo
  * Kernel clock = boot clock + offset, from the marker --early wrote when it
  * began, if this dmesg has that very marker (a later boot's would not match)
  */
-static void set_offset(const struct kernel_phase *kp, struct kfit_bootuser *u)
+static void set_offset(const struct kernel_phase *kp, struct kfit_bootrep_user *u)
 {
 	const struct kfit_bootlog *d = &kp->dmesg;
 	__u64 b;
@@ -688,7 +688,7 @@ static void set_offset(const struct kernel_phase *kp, struct kfit_bootuser *u)
 }
 
 /* A trace prints module initcalls as addresses: --early saw their names */
-static void name_modules(struct kernel_phase *kp, const struct kfit_bootuser *u)
+static void name_modules(struct kernel_phase *kp, const struct kfit_bootrep_user *u)
 {
 	char fn[BS_SYM];
 	size_t i;
@@ -714,19 +714,19 @@ static void funcs_json(struct kfit_json *j, void *b)
 }
 
 /* What --funcs recorded, if anything (the meta's table id where it was found) */
-static void funcs_live(const struct kfit_bootuser *u, const struct kfit_bootstate *st)
+static void funcs_live(const struct kfit_bootrep_user *u, const struct kfit_bootstate *st)
 {
 	int r;
 
 	if (geteuid())
 		return;
-	r = kfit_bootfuncs_open(KFIT_BOOT_DIR, u ? st->meta.funcs_id : 0,
+	r = kfit_bootfuncs_open(KFIT_BOOTSTATE_DIR, u ? st->meta.funcs_id : 0,
 				env.top ? env.top : 20, &env.funcs_rep);
 	if (r && r != -ENOENT)
 		kfit_warn("cannot read the functions recorded (--funcs): %s", kfit_reason(r));
 }
 
-static int render(const struct kernel_phase *kp, const struct kfit_bootuser *u)
+static int render(const struct kernel_phase *kp, const struct kfit_bootrep_user *u)
 {
 	struct kfit_bootrep_opts o = {
 		.min_ns = env.c.min_ns,
@@ -739,7 +739,7 @@ static int render(const struct kernel_phase *kp, const struct kfit_bootuser *u)
 	int r;
 
 	if (env.chain_pid) {
-		o.chain_target = u ? kfit_boot_proc_of_pid(u, env.chain_pid) : BS_NONE;
+		o.chain_target = u ? kfit_bootrep_proc_of_pid(u, env.chain_pid) : BS_NONE;
 		if (o.chain_target == BS_NONE) {
 			kfit_err("--chain %lu: no such process recorded", env.chain_pid);
 			return 1;
@@ -777,7 +777,7 @@ static int report_main(void)
 {
 	struct kernel_phase kp;
 	struct kfit_bootstate st = { .meta_fd = -1, .procs_fd = -1, .waits_fd = -1, .mods_fd = -1 };
-	struct kfit_bootuser ub, *u = NULL;
+	struct kfit_bootrep_user ub, *u = NULL;
 	int rc;
 
 	memset(&kp, 0, sizeof(kp));
@@ -820,9 +820,9 @@ static int report_main(void)
 		rc = render(&kp, u);
 	}
 	if (u)
-		kfit_bootuser_free(u);
+		kfit_bootstate_free_user(u);
 	kfit_bootfuncs_free(env.funcs_rep);
-	kfit_boot_close(&st);
+	kfit_bootstate_close(&st);
 	if (kp.has_dmesg)
 		kfit_bootlog_free(&kp.dmesg);
 	if (kp.has_trace)
@@ -837,14 +837,14 @@ int main(int argc, char **argv)
 
 	if (getpid() == 1)
 		pid1_main(argc, argv);
-	first = kfit_parse_args(&tool, &env.c, argc, argv);
+	first = kfit_opts_parse_args(&tool, &env.c, argc, argv);
 	if (first < 0)
 		return 2;
 	rc = check_args(first, argc);
 	if (rc)
 		return rc;
 	kfit_setup("bootsum", &env.c);
-	if (kfit_io_setup(env.c.output, NULL))
+	if (kfit_child_io_setup(env.c.output, NULL))
 		return 1;
 	if (env.early)
 		return early_main(argv + first);

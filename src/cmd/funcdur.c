@@ -66,7 +66,7 @@ struct env {
 	struct kfit_calltime maps;	/* its maps, read into fs */
 	__u64 start_ns, nevents, last_lost;
 	__u64 missed;		/* program runs the kernel skipped, this report */
-	__u64 counters[FD_NCOUNTERS];
+	__u64 counters[CT_NCOUNTERS];
 };
 
 static struct env env;
@@ -146,7 +146,7 @@ static int resolve_targets(int *start_id, int *stop_id)
 	env.tg.need_btf = env.c.attach == KFIT_AM_AUTO || env.c.attach == KFIT_AM_FENTRY;
 	env.tg.no_deny = env.c.no_deny;
 	env.tg.pid = env.c.pid;
-	env.tg.max = FD_MAX_FUNCS;
+	env.tg.max = CT_MAX_FUNCS;
 	for (i = 0; i < env.ntargets; i++) {
 		err = kfit_targets_add(&env.tg, env.targets[i]);
 		if (err)
@@ -306,16 +306,16 @@ static struct kfit_fnotes notes(const __u64 *d)
 		.has_max = env.c.has_max,
 		.min_ns = env.c.min_ns,
 		.max_ns = env.c.max_ns,
-		.too_deep = d[FD_DEEP],
+		.too_deep = d[CT_DEEP],
 		.max_depth = FC_MAX_DEPTH,
-		.no_stack = d[FD_NO_STACK],
+		.no_stack = d[CT_NO_STACK],
 		.missed = env.missed,
 	};
 }
 
 static const char *dur(__u64 ns, char *buf)
 {
-	return kfit_fmt_duration(ns, buf, 32);
+	return kfit_duration_fmt(ns, buf, 32);
 }
 
 static void print_json(const __u64 *d, __u64 elapsed)
@@ -336,9 +336,9 @@ static void print_json(const __u64 *d, __u64 elapsed)
 		kfit_json_end_object(&j);
 	}
 	kfit_json_end_array(&j);
-	kfit_json_u64(&j, "lost", d[FD_LOST_EVENTS]);
-	kfit_json_u64(&j, "too_deep", d[FD_DEEP]);
-	kfit_json_u64(&j, "no_stack", d[FD_NO_STACK]);
+	kfit_json_u64(&j, "lost", d[CT_LOST_EVENTS]);
+	kfit_json_u64(&j, "too_deep", d[CT_DEEP]);
+	kfit_json_u64(&j, "no_stack", d[CT_NO_STACK]);
 	kfit_json_u64(&j, "missed", env.missed);
 	kfit_attacher_json(env.att, &j);
 	kfit_json_end_object(&j);
@@ -356,7 +356,7 @@ static const char *ctx_name(__u32 ctx)
 
 static int on_event(void *ctx, void *data, size_t size)
 {
-	const struct fd_event *e = data;
+	const struct ct_event *e = data;
 	const char *name;
 	double t;
 	char b[32];
@@ -412,12 +412,12 @@ static void events_summary(const __u64 *d)
 	if (env.c.json) {
 		printf("{\"type\":\"summary\",\"events\":%llu,\"lost\":%llu,"
 		       "\"missed\":%llu}\n", (unsigned long long)env.nevents,
-		       (unsigned long long)d[FD_LOST_EVENTS],
+		       (unsigned long long)d[CT_LOST_EVENTS],
 		       (unsigned long long)env.missed);
 		return;
 	}
 	printf("%llu events, %llu lost", (unsigned long long)env.nevents,
-	       (unsigned long long)d[FD_LOST_EVENTS]);
+	       (unsigned long long)d[CT_LOST_EVENTS]);
 	if (env.missed)
 		printf(", %llu probe runs missed (recursion)",
 		       (unsigned long long)env.missed);
@@ -428,8 +428,8 @@ static void events_summary(const __u64 *d)
 
 static int report(void *ctx, bool last)
 {
-	static __u64 prev[FD_NCOUNTERS], since, missed;
-	__u64 now = kfit_now_ns(), cur[FD_NCOUNTERS], d[FD_NCOUNTERS];
+	static __u64 prev[CT_NCOUNTERS], since, missed;
+	__u64 now = kfit_now_ns(), cur[CT_NCOUNTERS], d[CT_NCOUNTERS];
 	int half, err, k;
 
 	(void)ctx;
@@ -441,7 +441,7 @@ static int report(void *ctx, bool last)
 		missed += env.missed;
 	}
 	kfit_calltime_counters(&env.maps, cur);
-	for (k = 0; k < FD_NCOUNTERS; k++)
+	for (k = 0; k < CT_NCOUNTERS; k++)
 		d[k] = cur[k] - prev[k];
 	memcpy(prev, cur, sizeof(prev));
 	if (env.events) {
@@ -541,13 +541,13 @@ int main(int argc, char **argv)
 {
 	int first, nargs, err, start_id = 0, stop_id = 0;
 
-	nargs = kfit_split_command(argc, argv, &env.cmd);
-	first = kfit_parse_args(&tool, &env.c, nargs, argv);
+	nargs = kfit_child_split_command(argc, argv, &env.cmd);
+	first = kfit_opts_parse_args(&tool, &env.c, nargs, argv);
 	if (first < 0 || check_args(first, nargs, argv, nargs < argc))
 		return 2;
 	kfit_setup("funcdur", &env.c);
 	/* a COMMAND that cannot run is said before anything is attached */
-	if (kfit_io_setup(env.c.output, env.cmd))
+	if (kfit_child_io_setup(env.c.output, env.cmd))
 		return 1;
 	err = resolve_targets(&start_id, &stop_id);
 	if (err)
@@ -558,7 +558,7 @@ int main(int argc, char **argv)
 			return 1;
 		env.c.pid = env.child.proc.pid;
 	}
-	if (kfit_check_privileges())
+	if (kfit_caps_check())
 		return 1;
 	kfit_arm_cleanup();
 	err = load(start_id, stop_id);

@@ -113,7 +113,7 @@ static int open_and_attach(void *ctx, bool btf)
 	bpf_object__for_each_program(p, s->obj) {
 		bool raise = strncmp(bpf_program__name(p), "raise", 5) == 0;
 
-		bpf_program__set_autoload(p, kfit_tp_wanted(p, btf) &&
+		bpf_program__set_autoload(p, kfit_run_tp_wanted(p, btf) &&
 					  !(raise && env.no_queue));
 	}
 	s->rodata->lin_step = env.lin_step;
@@ -132,7 +132,7 @@ static int open_and_attach(void *ctx, bool btf)
 
 static int start(void)
 {
-	return kfit_tp_start(open_and_attach, NULL, "softirq_raise/entry/exit",
+	return kfit_run_tp_start(open_and_attach, NULL, "softirq_raise/entry/exit",
 			     &env.mode);
 }
 
@@ -194,14 +194,14 @@ static void fmt_row(struct kfit_table *t, const struct kfit_hist *h)
 	char a[32], b[32], c[32], d[32], e[32];
 
 	kfit_table_cell(t, "%llu", (unsigned long long)h->count);
-	kfit_table_cell(t, "%s", kfit_fmt_duration(h->total, a, sizeof(a)));
-	kfit_table_cell(t, "%s", kfit_fmt_duration(h->count ? h->total / h->count : 0,
+	kfit_table_cell(t, "%s", kfit_duration_fmt(h->total, a, sizeof(a)));
+	kfit_table_cell(t, "%s", kfit_duration_fmt(h->count ? h->total / h->count : 0,
 						     b, sizeof(b)));
-	kfit_table_cell(t, "%s", kfit_fmt_duration(kfit_hist_percentile(h, 0.50),
+	kfit_table_cell(t, "%s", kfit_duration_fmt(kfit_hist_percentile(h, 0.50),
 						     c, sizeof(c)));
-	kfit_table_cell(t, "%s", kfit_fmt_duration(kfit_hist_percentile(h, 0.99),
+	kfit_table_cell(t, "%s", kfit_duration_fmt(kfit_hist_percentile(h, 0.99),
 						     d, sizeof(d)));
-	kfit_table_cell(t, "%s", kfit_fmt_duration(h->max, e, sizeof(e)));
+	kfit_table_cell(t, "%s", kfit_duration_fmt(h->max, e, sizeof(e)));
 }
 
 static bool vec_active(const struct sirq_set *s, int v)
@@ -462,7 +462,7 @@ int main(int argc, char **argv)
 {
 	int i, err;
 
-	i = kfit_parse_args(&tool, &env.c, argc, argv);
+	i = kfit_opts_parse_args(&tool, &env.c, argc, argv);
 	if (i < 0)
 		return 2;
 	if (i < argc) {
@@ -471,7 +471,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	kfit_setup("softirqlat", &env.c);
-	if (kfit_io_setup(env.c.output, NULL) || kfit_check_privileges() || alloc_buffers())
+	if (kfit_child_io_setup(env.c.output, NULL) || kfit_caps_check() || alloc_buffers())
 		return 1;
 	kfit_arm_cleanup();
 	if (start())

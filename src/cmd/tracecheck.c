@@ -42,15 +42,15 @@ static void print_text(const struct utsname *u)
 		const struct kfit_probe_result *r = kfit_probe(m);
 
 		kfit_table_row(t);
-		kfit_table_cell(t, "%s", kfit_mech_name(m));
+		kfit_table_cell(t, "%s", kfit_probe_mech_name(m));
 		kfit_table_cell(t, "%s", state_word(r->state));
 		kfit_table_cell(t, "%s", r->detail);
 	}
 	kfit_table_print(t, stdout);
 	kfit_table_free(t);
 	printf("\nfunction tracing: %s\n",
-	       kfit_works(KFIT_M_FENTRY) ? "fentry/fexit" :
-	       kfit_works(KFIT_M_KPROBE) ? "kprobes (fentry refused)" :
+	       kfit_probe_works(KFIT_M_FENTRY) ? "fentry/fexit" :
+	       kfit_probe_works(KFIT_M_KPROBE) ? "kprobes (fentry refused)" :
 	       "neither fentry nor kprobes: use tracepoints (sys:NAME) and uprobes");
 }
 
@@ -68,7 +68,7 @@ static void print_json(const struct utsname *u)
 		const struct kfit_probe_result *r = kfit_probe(m);
 
 		kfit_json_begin_object(&j, NULL);
-		kfit_json_str(&j, "name", kfit_mech_name(m));
+		kfit_json_str(&j, "name", kfit_probe_mech_name(m));
 		kfit_json_bool(&j, "ok", r->state == KFIT_P_OK);
 		kfit_json_str(&j, "state", r->state == KFIT_P_OK ? "ok" :
 			      r->state == KFIT_P_NO ? "no" : "info");
@@ -88,7 +88,7 @@ int main(int argc, char **argv)
 	struct utsname u;
 	int i;
 
-	i = kfit_parse_args(&tool, &c, argc, argv);
+	i = kfit_opts_parse_args(&tool, &c, argc, argv);
 	if (i < 0)
 		return 2;
 	if (i < argc) {
@@ -101,7 +101,7 @@ int main(int argc, char **argv)
 	 * are file descriptors the kernel releases if a signal ends us.
 	 */
 	kfit_setup("tracecheck", &c);
-	if (kfit_io_setup(c.output, NULL))
+	if (kfit_child_io_setup(c.output, NULL))
 		return 1;
 	uname(&u);
 	if (c.json)
@@ -109,5 +109,5 @@ int main(int argc, char **argv)
 	else
 		print_text(&u);
 	/* Most checks were not tried: the report is incomplete, say why */
-	return kfit_check_privileges() ? 1 : 0;
+	return kfit_caps_check() ? 1 : 0;
 }

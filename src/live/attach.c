@@ -18,7 +18,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "attach_int.h"
-#include "btfq.h"
+#include "btf.h"
 #include "diag.h"
 #include "duration.h"
 #include "explain.h"
@@ -64,9 +64,9 @@ static int count_fds(void)
 static int choose_mech(struct kfit_attacher *a)
 {
 	enum kfit_amech want = a->o.mech;
-	bool fentry = kfit_works(KFIT_M_FENTRY);
-	bool kprobe = kfit_works(KFIT_M_KPROBE);
-	bool multi = kfit_works(KFIT_M_KPROBE_MULTI);
+	bool fentry = kfit_probe_works(KFIT_M_FENTRY);
+	bool kprobe = kfit_probe_works(KFIT_M_KPROBE);
+	bool multi = kfit_probe_works(KFIT_M_KPROBE_MULTI);
 	enum kfit_mech refused = KFIT_M_KPROBE;
 
 	if (want == KFIT_AM_AUTO && !fentry && kprobe)
@@ -86,7 +86,7 @@ static int choose_mech(struct kfit_attacher *a)
 		refused = KFIT_M_FENTRY;	/* its explanation names kprobes too */
 	else if (want == KFIT_AM_KPROBE_MULTI && kprobe)
 		refused = KFIT_M_KPROBE_MULTI;
-	kfit_explain(refused, a->t->funcs[kfit_targets_first(a->t, KFIT_T_KERNEL)].name,
+	kfit_explain(refused, a->t->funcs[kfit_targets_first(a->t, KFIT_TARGETS_KERNEL)].name,
 		     kfit_probe(refused)->err);
 	kfit_err("kernel functions cannot be traced here; sys:NAME (system "
 		 "calls) and BINARY:FUNC (user functions) can");
@@ -118,7 +118,7 @@ static void check_nofile(struct kfit_attacher *a)
 		kfit_warn("%d functions need about %d file descriptors, more than "
 			  "RLIMIT_NOFILE (%llu): the last ones will be skipped%s",
 			  a->t->n, need, (unsigned long long)rl.rlim_cur,
-			  kfit_works(KFIT_M_KPROBE_MULTI) ?
+			  kfit_probe_works(KFIT_M_KPROBE_MULTI) ?
 			  "; kprobe_multi (-k) needs two" : "");
 }
 
@@ -131,7 +131,7 @@ static int choose_umech(struct kfit_attacher *a)
 	a->umulti = false;
 	if (!a->t->nuser || a->o.umech == KFIT_UM_SINGLE)
 		return 0;
-	err = kfit_umulti_check(why, sizeof(why));
+	err = kfit_uprobes_multi_check(why, sizeof(why));
 	if (!err) {
 		a->umulti = true;
 		return 0;
@@ -152,10 +152,10 @@ static int umulti_progs(struct kfit_attacher *a)
 
 	if (a->p.uprobe)
 		err = bpf_program__set_expected_attach_type(a->p.uprobe,
-							     KFIT_TRACE_UPROBE_MULTI);
+							     KFIT_UPROBES_TRACE_MULTI);
 	if (!err && a->p.uretprobe)
 		err = bpf_program__set_expected_attach_type(a->p.uretprobe,
-							     KFIT_TRACE_UPROBE_MULTI);
+							     KFIT_UPROBES_TRACE_MULTI);
 	return err;
 }
 
@@ -235,12 +235,12 @@ static int skip(struct kfit_attacher *a, int i, const char *reason)
 /* The function cannot be traced: skipped, with the mechanism and why */
 static int drop(struct kfit_attacher *a, int i, const char *mech, int err)
 {
-	const struct kfit_func *f = &a->t->funcs[i];
+	const struct kfit_targets_func *f = &a->t->funcs[i];
 	char reason[320];
 
 	if (!a->first_err)
 		a->first_err = err;
-	if (f->kind == KFIT_T_USER && err == -ENOENT)
+	if (f->kind == KFIT_TARGETS_USER && err == -ENOENT)
 		snprintf(reason, sizeof(reason), "uprobe refused: no code at offset "
 			 "0x%llx of %s (the file changed since it was read?)",
 			 f->offset, f->path);
@@ -395,7 +395,7 @@ static const struct multi kmulti = { "kprobe_multi", kmulti_link, kmulti_whole }
 
 static int attach_user(struct kfit_attacher *a, int i)
 {
-	const struct kfit_func *f = &a->t->funcs[i];
+	const struct kfit_targets_func *f = &a->t->funcs[i];
 	/* At the offset target.c found (an IFUNC's implementation), else by name */
 	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = i,
 		    .func_name = f->offset ? NULL : f->name);
@@ -435,10 +435,10 @@ static int umulti_link(struct kfit_attacher *a, const int *idx, int n)
 			offs[i] = a->t->funcs[idx[i]].offset;
 			cookies[i] = idx[i];
 		}
-		err = keep_ulink(a, kfit_umulti_link(bpf_program__fd(a->p.uprobe), path,
+		err = keep_ulink(a, kfit_uprobes_multi_link(bpf_program__fd(a->p.uprobe), path,
 						     offs, cookies, n, upid(a), false));
 		if (!err)
-			err = keep_ulink(a, kfit_umulti_link(bpf_program__fd(a->p.uretprobe),
+			err = keep_ulink(a, kfit_uprobes_multi_link(bpf_program__fd(a->p.uretprobe),
 							     path, offs, cookies, n,
 							     upid(a), true));
 		/* the process's new ones get links of their own */
@@ -469,16 +469,16 @@ static int first_of_path(const struct kfit_targets *t, const char *path)
 	int i;
 
 	for (i = 0; i < t->n; i++)
-		if (t->funcs[i].kind == KFIT_T_USER && !strcmp(t->funcs[i].path, path))
+		if (t->funcs[i].kind == KFIT_TARGETS_USER && !strcmp(t->funcs[i].path, path))
 			return i;
 	return -1;
 }
 
 /* The functions of kind (and path, for user functions) not dropped, in idx */
-static int gather(const struct kfit_attacher *a, enum kfit_tkind kind,
+static int gather(const struct kfit_attacher *a, enum kfit_targets_kind kind,
 		  const char *path, int *idx)
 {
-	const struct kfit_func *f;
+	const struct kfit_targets_func *f;
 	int i, n = 0;
 
 	for (i = 0; i < a->t->n; i++) {
@@ -492,7 +492,7 @@ static int gather(const struct kfit_attacher *a, enum kfit_tkind kind,
 static int attach_sys(struct kfit_attacher *a, int i)
 {
 	LIBBPF_OPTS(bpf_tracepoint_opts, o, .bpf_cookie = i);
-	const struct kfit_func *f = &a->t->funcs[i];
+	const struct kfit_targets_func *f = &a->t->funcs[i];
 	/* stat's tracepoints are newstat's */
 	const char *name = f->path ? f->path : f->name + 4;
 	int nlinks = a->nlinks, err;
@@ -512,11 +512,11 @@ static int attach_sys(struct kfit_attacher *a, int i)
 
 /* ---- attach ------------------------------------------------------------- */
 
-static const char *kind_mech(const struct kfit_attacher *a, enum kfit_tkind k)
+static const char *kind_mech(const struct kfit_attacher *a, enum kfit_targets_kind k)
 {
-	if (k == KFIT_T_USER)
+	if (k == KFIT_TARGETS_USER)
 		return "uprobe";
-	if (k == KFIT_T_SYS)
+	if (k == KFIT_TARGETS_SYS)
 		return "tracepoint";
 	return a->mech == KFIT_AM_FENTRY ? "fentry" : "kprobe";
 }
@@ -524,9 +524,9 @@ static const char *kind_mech(const struct kfit_attacher *a, enum kfit_tkind k)
 static int attach_one(struct kfit_attacher *a, int i)
 {
 	switch (a->t->funcs[i].kind) {
-	case KFIT_T_USER:
+	case KFIT_TARGETS_USER:
 		return attach_user(a, i);
-	case KFIT_T_SYS:
+	case KFIT_TARGETS_SYS:
 		return attach_sys(a, i);
 	default:
 		return a->mech == KFIT_AM_FENTRY ? attach_fentry(a, i) : attach_kprobe(a, i);
@@ -536,13 +536,13 @@ static int attach_one(struct kfit_attacher *a, int i)
 /* Every function but those kprobe_multi and uprobe_multi take at once */
 static int attach_each(struct kfit_attacher *a)
 {
-	const struct kfit_func *f;
+	const struct kfit_targets_func *f;
 	int i, err;
 
 	for (i = 0; i < a->t->n; i++) {
 		f = &a->t->funcs[i];
-		if (f->dropped || (f->kind == KFIT_T_KERNEL && a->mech == KFIT_AM_KPROBE_MULTI) ||
-		    (f->kind == KFIT_T_USER && a->umulti))
+		if (f->dropped || (f->kind == KFIT_TARGETS_KERNEL && a->mech == KFIT_AM_KPROBE_MULTI) ||
+		    (f->kind == KFIT_TARGETS_USER && a->umulti))
 			continue;
 		if (kfit_exiting)
 			return -EINTR;
@@ -562,23 +562,23 @@ static int attach_each(struct kfit_attacher *a)
  * fn on the functions of kind not dropped, in idx[0..n): all at once for
  * kernel functions, binary by binary for user functions (path set)
  */
-static int each_group(struct kfit_attacher *a, enum kfit_tkind kind,
+static int each_group(struct kfit_attacher *a, enum kfit_targets_kind kind,
 		      int (*fn)(struct kfit_attacher *a, const char *path,
 				const int *idx, int n))
 {
 	int *idx = calloc((size_t)a->t->n + 1, sizeof(int));
-	const struct kfit_func *f;
+	const struct kfit_targets_func *f;
 	int i, n, err = 0;
 
 	if (!idx)
 		return -ENOMEM;
 	for (i = 0; i < a->t->n && !err; i++) {
 		f = &a->t->funcs[i];
-		if (f->kind != kind || (kind == KFIT_T_USER && first_of_path(a->t, f->path) != i))
+		if (f->kind != kind || (kind == KFIT_TARGETS_USER && first_of_path(a->t, f->path) != i))
 			continue;
-		n = gather(a, kind, kind == KFIT_T_USER ? f->path : NULL, idx);
-		err = n ? fn(a, kind == KFIT_T_USER ? f->path : NULL, idx, n) : 0;
-		if (kind != KFIT_T_USER)
+		n = gather(a, kind, kind == KFIT_TARGETS_USER ? f->path : NULL, idx);
+		err = n ? fn(a, kind == KFIT_TARGETS_USER ? f->path : NULL, idx, n) : 0;
+		if (kind != KFIT_TARGETS_USER)
 			break;
 	}
 	free(idx);
@@ -610,7 +610,7 @@ static unsigned long uprobe_limit(const struct kfit_attacher *a)
 	return a->o.uprobe_limit ? a->o.uprobe_limit : KFIT_UPROBE_LIMIT;
 }
 
-static void say_users(const struct kfit_users *u)
+static void say_users(const struct kfit_uprobes_users *u)
 {
 	int i;
 
@@ -632,7 +632,7 @@ static void say_cost(const struct kfit_attacher *a, const char *path, int n)
 {
 	char c[32];
 
-	kfit_fmt_thousands(n, c, sizeof(c));
+	kfit_duration_fmt_thousands(n, c, sizeof(c));
 	if (!upid(a))
 		fprintf(stderr, "  Without a process filter, in those processes each call of\n"
 			"  the %s functions would stop at a breakpoint (microseconds\n"
@@ -647,7 +647,7 @@ static void say_cost(const struct kfit_attacher *a, const char *path, int n)
 /* 0, or -EBUSY after saying which processes run path and what it would cost */
 static int check_shared(struct kfit_attacher *a, const char *path, int n)
 {
-	struct kfit_users u;
+	struct kfit_uprobes_users u;
 	char c[32];
 
 	/*
@@ -655,7 +655,7 @@ static int check_shared(struct kfit_attacher *a, const char *path, int n)
 	 * process running it is traced: none is "other")
 	 */
 	if ((a->umulti && !a->o.unfiltered) ||
-	    kfit_binary_users(path, a->o.pid, a->o.follow, &u) || !u.n)
+	    kfit_uprobes_binary_users(path, a->o.pid, a->o.follow, &u) || !u.n)
 		return 0;
 	if ((unsigned long)n <= uprobe_limit(a) || a->o.force) {
 		if (a->o.unfiltered)
@@ -666,7 +666,7 @@ static int check_shared(struct kfit_attacher *a, const char *path, int n)
 		return 0;
 	}
 	kfit_err("refusing %s uprobes on %s (more than --uprobe-limit %lu):\n"
-		 "  %d other process%s run%s it:", kfit_fmt_thousands(n, c, sizeof(c)),
+		 "  %d other process%s run%s it:", kfit_duration_fmt_thousands(n, c, sizeof(c)),
 		 path, uprobe_limit(a), u.n, u.n == 1 ? "" : "es", u.n == 1 ? "s" : "");
 	say_users(&u);
 	say_cost(a, path, n);
@@ -760,7 +760,7 @@ int kfit_attacher_attach(struct kfit_attacher *a)
 	a->started = kfit_now_ns();
 	a->done = a->attached = 0;
 	if (a->t->nuser) {
-		err = each_group(a, KFIT_T_USER, check_group);
+		err = each_group(a, KFIT_TARGETS_USER, check_group);
 		if (!err)
 			err = follow_begin(a);
 		if (err)
@@ -769,9 +769,9 @@ int kfit_attacher_attach(struct kfit_attacher *a)
 	for (a->total = 0, i = 0; i < a->t->n; i++)
 		a->total += !a->t->funcs[i].dropped;
 	if (a->mech == KFIT_AM_KPROBE_MULTI)
-		err = each_group(a, KFIT_T_KERNEL, kmulti_group);
+		err = each_group(a, KFIT_TARGETS_KERNEL, kmulti_group);
 	if (!err && a->umulti)
-		err = each_group(a, KFIT_T_USER, umulti_group);
+		err = each_group(a, KFIT_TARGETS_USER, umulti_group);
 	if (!err)
 		err = attach_each(a);
 	progress(a, true);

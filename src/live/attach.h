@@ -29,7 +29,7 @@
  * keeping them out of any other (ufollow.h). More than uprobe_limit on
  * a binary that other processes run are refused (-EBUSY) unless force,
  * where they go one by one (or would fire in every process: no pid).
- * A function the kernel refuses is dropped (its kfit_func.dropped set)
+ * A function the kernel refuses is dropped (its kfit_targets_func.dropped set)
  * and added to the targets' skipped list with the reason; the rest are
  * traced. The BPF side records nothing before activate: programs check
  * a ready flag, so no call is seen half-attached.

@@ -14,7 +14,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "attach_int.h"
-#include "btfq.h"
+#include "btf.h"
 #include "diag.h"
 #include "duration.h"
 #include "explain.h"
@@ -100,7 +100,7 @@ void kfit_attacher_announce(const struct kfit_attacher *a)
 	if (a->o.verbose)
 		kfit_info("attached %d function%s in %s (%.0f/s), %d file descriptors",
 			  a->attached, a->attached == 1 ? "" : "s",
-			  kfit_fmt_duration(a->attach_ns, d, sizeof(d)),
+			  kfit_duration_fmt(a->attach_ns, d, sizeof(d)),
 			  a->attach_ns ? a->attached / (a->attach_ns / 1e9) : 0.0,
 			  a->fds_after - a->fds_before);
 	/* Per kind: "1 function (uprobe) and 2 system calls (tracepoints)" */
@@ -177,7 +177,7 @@ static void detach_progress(struct kfit_attacher *a, int total, int signals,
 	if (!attach_progress_due(a, false))
 		return;
 	fprintf(stderr, "\rdetaching %s functions... %d%%",
-		kfit_fmt_thousands(a->attached, n, sizeof(n)),
+		kfit_duration_fmt_thousands(a->attached, n, sizeof(n)),
 		total ? (int)(100LL * a->undone / total) : 100);
 }
 
@@ -228,12 +228,12 @@ static void follow_end(struct kfit_attacher *a)
 	unsigned long n, lost = a->p.follow_lost ? (unsigned long)*a->p.follow_lost : 0;
 	char d[32];
 
-	kfit_ufollow_stats(a->uf, &st);
+	kfit_ufollow_get_stats(a->uf, &st);
 	kfit_ufollow_free(a->uf);
 	a->uf = NULL;
 	if (!st.procs && !lost)
 		return;
-	kfit_fmt_duration(st.max_late_ns, d, sizeof(d));
+	kfit_duration_fmt(st.max_late_ns, d, sizeof(d));
 	n = st.procs - st.gone - st.failed;
 	if (n)
 		kfit_info("note: user functions of %lu new process%s traced from their "
@@ -265,7 +265,7 @@ void kfit_attacher_free(struct kfit_attacher *a)
 	follow_end(a);
 	if (a->o.verbose && n)
 		kfit_info("detached %d function%s in %s", n, n == 1 ? "" : "s",
-			  kfit_fmt_duration(kfit_now_ns() - t0, d, sizeof(d)));
+			  kfit_duration_fmt(kfit_now_ns() - t0, d, sizeof(d)));
 	for (i = 0; i < a->nmods; i++) {
 		btf__free(a->mods[i].btf);
 		close(a->mods[i].fd);

@@ -14,7 +14,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "attach_int.h"
-#include "btfq.h"
+#include "btf.h"
 #include "diag.h"
 #include "duration.h"
 #include "explain.h"

@@ -89,7 +89,7 @@ static int resolve(struct start *s)
 	int err;
 
 	s->tg.need_btf = s->o->mech == KFIT_AM_AUTO || s->o->mech == KFIT_AM_FENTRY;
-	s->tg.max = FD_MAX_FUNCS;
+	s->tg.max = CT_MAX_FUNCS;
 	err = kfit_targets_add(&s->tg, s->o->glob);
 	if (err) {
 		because(s, "'%s': %s", s->o->glob,
@@ -255,7 +255,7 @@ static int write_table(struct start *s, __u32 *id)
 	if (fd < 0)
 		return fd;
 	for (i = 0; !err && i < s->tg.n; i++) {
-		const struct kfit_func *f = &s->tg.funcs[i];
+		const struct kfit_targets_func *f = &s->tg.funcs[i];
 
 		memset(&e, 0, sizeof(e));
 		copy(e.f.name, sizeof(e.f.name), f->name);
@@ -390,7 +390,7 @@ static int table_by_id(__u32 funcs_id)
 
 	if (!funcs_id)
 		return -ENOENT;
-	fd = kfit_map_by_id(funcs_id);
+	fd = kfit_pin_map_by_id(funcs_id);
 	if (fd < 0)
 		return fd == -ENOENT ? -ENOENT : fd;
 	if (is_table(fd, NULL))
@@ -404,7 +404,7 @@ static __u64 map_bytes(__u32 id)
 	struct bpf_map_info info;
 	__u32 len = sizeof(info);
 	__u64 n;
-	int fd = id ? kfit_map_by_id(id) : -1;
+	int fd = id ? kfit_pin_map_by_id(id) : -1;
 
 	if (fd < 0)
 		return 0;
@@ -433,7 +433,7 @@ int kfit_bootfuncs_disable(__u32 funcs_id, __u64 *kib)
 	close(fd);
 	if (err || e.h.err)
 		return err;	/* nothing was attached */
-	bfd = kfit_map_by_id(e.h.bss_id);
+	bfd = kfit_pin_map_by_id(e.h.bss_id);
 	if (bfd < 0)
 		return bfd;
 	memset(&info, 0, sizeof(info));
@@ -465,7 +465,7 @@ struct kfit_bootfuncs {
 	char found[PATH_MAX + 32];
 	struct bs_func *funcs;
 	struct kfit_fstats fs;
-	__u64 counters[FD_NCOUNTERS];
+	__u64 counters[CT_NCOUNTERS];
 	__u64 missed;
 };
 
@@ -490,7 +490,7 @@ static int find_table(const char *dir, __u32 funcs_id, char *found, size_t len)
 		snprintf(found, len, "by map id %u", funcs_id);
 		return fd;
 	}
-	fd = kfit_find_map(TABLE, is_table, NULL, &id);
+	fd = kfit_pin_find_map(TABLE, is_table, NULL, &id);
 	if (fd >= 0)
 		snprintf(found, len, "by name, map id %u", id);
 	return fd;
@@ -505,7 +505,7 @@ static __u64 missed_of(__u32 stats_id)
 	int nm, i;
 
 	while (!bpf_prog_get_next_id(id, &id)) {
-		nm = kfit_prog_maps(id, &info, maps, 16);
+		nm = kfit_pin_prog_maps(id, &info, maps, 16);
 		for (i = 0; i < nm; i++)
 			if (maps[i] == stats_id)
 				n += info.recursion_misses;
@@ -532,9 +532,9 @@ static int read_stats(struct kfit_bootfuncs *b)
 	int stats, edges, counters, err;
 	__u32 i;
 
-	stats = kfit_map_by_id(b->h.stats_id);
-	edges = kfit_map_by_id(b->h.edges_id);
-	counters = kfit_map_by_id(b->h.counters_id);
+	stats = kfit_pin_map_by_id(b->h.stats_id);
+	edges = kfit_pin_map_by_id(b->h.edges_id);
+	counters = kfit_pin_map_by_id(b->h.counters_id);
 	err = stats < 0 ? stats : edges < 0 ? edges : counters < 0 ? counters : 0;
 	if (!err)
 		err = kfit_calltime_init_fds(&m, stats, -1, edges, counters);
@@ -606,9 +606,9 @@ static struct kfit_fnotes notes(const struct kfit_bootfuncs *b)
 	return (struct kfit_fnotes){
 		.has_min = b->h.min_ns > 0,
 		.min_ns = b->h.min_ns,
-		.too_deep = b->counters[FD_DEEP],
+		.too_deep = b->counters[CT_DEEP],
 		.max_depth = FC_MAX_DEPTH,
-		.no_stack = b->counters[FD_NO_STACK],
+		.no_stack = b->counters[CT_NO_STACK],
 		.missed = b->missed,
 	};
 }
@@ -624,7 +624,7 @@ void kfit_bootfuncs_text(FILE *f, const struct kfit_bootfuncs *b)
 	}
 	nt = notes(b);
 	fprintf(f, "Functions (--funcs %s --min %s, %u traced by %s", b->h.glob,
-		kfit_fmt_duration(b->h.min_ns, d, sizeof(d)), b->h.attached, b->h.mech);
+		kfit_duration_fmt(b->h.min_ns, d, sizeof(d)), b->h.attached, b->h.mech);
 	if (b->h.skipped)
 		fprintf(f, ", %u skipped", b->h.skipped);
 	fprintf(f, "; found %s):\n", b->found);
@@ -647,8 +647,8 @@ void kfit_bootfuncs_json(struct kfit_json *j, const struct kfit_bootfuncs *b)
 	kfit_json_u64(j, "attached", b->h.attached);
 	kfit_json_u64(j, "skipped", b->h.skipped);
 	kfit_fstats_json(j, &b->fs);
-	kfit_json_u64(j, "too_deep", b->counters[FD_DEEP]);
-	kfit_json_u64(j, "no_stack", b->counters[FD_NO_STACK]);
+	kfit_json_u64(j, "too_deep", b->counters[CT_DEEP]);
+	kfit_json_u64(j, "no_stack", b->counters[CT_NO_STACK]);
 	kfit_json_u64(j, "missed", b->missed);
 	kfit_json_end_object(j);
 }

@@ -21,7 +21,7 @@
 #include "bootrec.skel.h"
 #include "bootfuncs.h"
 #include "bootstate.h"
-#include "btfq.h"
+#include "btf.h"
 #include "diag.h"
 #include "fileio.h"
 #include "ksyms.h"
@@ -43,7 +43,7 @@ static __u64 boot_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-int kfit_kmsg(const char *fmt, ...)
+int kfit_bootstate_kmsg(const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -141,7 +141,7 @@ static int record_self(struct bootrec_bpf *s, __u64 now)
 }
 
 static void fill_meta(struct bootrec_bpf *s, struct bs_meta *m,
-		      const struct kfit_early_opts *o, __u64 now)
+		      const struct kfit_bootstate_early_opts *o, __u64 now)
 {
 	m->version = BS_VERSION;
 	m->early_ns = now;
@@ -182,7 +182,7 @@ static int pin_all(struct bootrec_bpf *s, const char *dir)
 	return 0;
 }
 
-static bool cancelled(const struct kfit_early_opts *o)
+static bool cancelled(const struct kfit_bootstate_early_opts *o)
 {
 	return o->cancel && *o->cancel;
 }
@@ -198,7 +198,7 @@ static int early_fail(struct bootrec_bpf *s, const char *stage, int r)
 	return r;
 }
 
-int kfit_boot_early(const struct kfit_early_opts *o, char *err, size_t errlen)
+int kfit_bootstate_early(const struct kfit_bootstate_early_opts *o, char *err, size_t errlen)
 {
 	struct bootrec_bpf *s;
 	struct bs_meta *m;
@@ -277,21 +277,21 @@ int kfit_boot_early(const struct kfit_early_opts *o, char *err, size_t errlen)
 	/* the magic last: a reader never takes a half-made state for one */
 	__atomic_store_n(&m->magic, BS_MAGIC, __ATOMIC_RELEASE);
 	/* whole: into place in one step (EEXIST, ENOTEMPTY: someone's there) */
-	if (rename(o->stage, KFIT_BOOT_DIR)) {
+	if (rename(o->stage, KFIT_BOOTSTATE_DIR)) {
 		r = -errno;
 		__atomic_store_n(&m->magic, 0, __ATOMIC_RELEASE);
-		snprintf(err, errlen, "cannot rename %s to %s: %s%s", o->stage, KFIT_BOOT_DIR,
+		snprintf(err, errlen, "cannot rename %s to %s: %s%s", o->stage, KFIT_BOOTSTATE_DIR,
 			 strerror(-r), r == -ENOTEMPTY || r == -EEXIST ?
 			 " (left by an earlier run? bootsum --stop removes it)" : "");
 		return early_fail(s, o->stage, r);
 	}
-	kfit_kmsg("boot clock %llu ns", (unsigned long long)boot_ns());
+	kfit_bootstate_kmsg("boot clock %llu ns", (unsigned long long)boot_ns());
 	/* the pins hold everything now; this process's fds may go */
 	bootrec_bpf__destroy(s);
 	return 0;
 }
 
-void kfit_boot_exec_mark(void)
+void kfit_bootstate_exec_mark(void)
 {
 	if (early_meta)
 		early_meta->exec_ns = boot_ns();
@@ -320,7 +320,7 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-void kfit_boot_close(struct kfit_bootstate *st)
+void kfit_bootstate_close(struct kfit_bootstate *st)
 {
 	close_fd(&st->meta_fd);
 	close_fd(&st->procs_fd);
@@ -330,9 +330,9 @@ void kfit_boot_close(struct kfit_bootstate *st)
 
 static int open_rest(struct kfit_bootstate *st)
 {
-	st->procs_fd = kfit_map_by_id(st->meta.procs_id);
-	st->waits_fd = kfit_map_by_id(st->meta.waits_id);
-	st->mods_fd = kfit_map_by_id(st->meta.mods_id);
+	st->procs_fd = kfit_pin_map_by_id(st->meta.procs_id);
+	st->waits_fd = kfit_pin_map_by_id(st->meta.waits_id);
+	st->mods_fd = kfit_pin_map_by_id(st->meta.mods_id);
 	if (st->procs_fd < 0)
 		return st->procs_fd;
 	if (st->waits_fd < 0)
@@ -340,33 +340,33 @@ static int open_rest(struct kfit_bootstate *st)
 	return st->mods_fd < 0 ? st->mods_fd : 0;
 }
 
-int kfit_boot_find(struct kfit_bootstate *st)
+int kfit_bootstate_find(struct kfit_bootstate *st)
 {
 	int fd, r;
 
 	memset(st, 0, sizeof(*st));
 	st->meta_fd = st->procs_fd = st->waits_fd = st->mods_fd = -1;
-	fd = kfit_pin_open(KFIT_BOOT_DIR, "bs_meta");
+	fd = kfit_pin_open(KFIT_BOOTSTATE_DIR, "bs_meta");
 	if (fd >= 0 && meta_valid(fd, &st->meta)) {
 		st->pinned = true;
 		st->meta_id = map_id(fd);
-		snprintf(st->found, sizeof(st->found), "pinned at %s", KFIT_BOOT_DIR);
+		snprintf(st->found, sizeof(st->found), "pinned at %s", KFIT_BOOTSTATE_DIR);
 	} else {
 		if (fd >= 0)
 			close(fd);
 		else if (fd == -EPERM || fd == -EACCES)
 			return fd;
-		fd = kfit_find_map("bs_meta", meta_valid, &st->meta, &st->meta_id);
+		fd = kfit_pin_find_map("bs_meta", meta_valid, &st->meta, &st->meta_id);
 		if (fd < 0)
 			return fd;
-		/* kfit_find_map left the last map checked in meta: read ours again */
+		/* kfit_pin_find_map left the last map checked in meta: read ours again */
 		meta_valid(fd, &st->meta);
 		snprintf(st->found, sizeof(st->found), "by map id %u", st->meta_id);
 	}
 	st->meta_fd = fd;
 	r = open_rest(st);
 	if (r)
-		kfit_boot_close(st);
+		kfit_bootstate_close(st);
 	return r;
 }
 
@@ -397,7 +397,7 @@ static size_t used(__u32 next, __u32 max)
 	return next < max ? next : max;
 }
 
-int kfit_boot_read(struct kfit_bootstate *st, struct kfit_bootuser *u)
+int kfit_bootstate_read(struct kfit_bootstate *st, struct kfit_bootrep_user *u)
 {
 	__u32 zero = 0;
 	int r;
@@ -416,11 +416,11 @@ int kfit_boot_read(struct kfit_bootstate *st, struct kfit_bootuser *u)
 	if (!r)
 		r = read_array(st->mods_fd, u->nmods, sizeof(*u->mods), (void **)&u->mods);
 	if (r)
-		kfit_bootuser_free(u);
+		kfit_bootstate_free_user(u);
 	return r;
 }
 
-void kfit_bootuser_free(struct kfit_bootuser *u)
+void kfit_bootstate_free_user(struct kfit_bootrep_user *u)
 {
 	free(u->procs);
 	free(u->waits);
@@ -449,7 +449,7 @@ static bool wait_map_gone(__u32 id)
 	return false;
 }
 
-int kfit_boot_stage(char *dir, size_t len)
+int kfit_bootstate_stage(char *dir, size_t len)
 {
 	int r;
 
@@ -459,11 +459,11 @@ int kfit_boot_stage(char *dir, size_t len)
 	r = kfit_pathf(dir, len, "%s/%s%d", KFIT_PIN_ROOT, STAGE_PREFIX, (int)getpid());
 	if (r)
 		return r;
-	kfit_boot_unstage(dir);	/* a dead process's that had this pid */
+	kfit_bootstate_unstage(dir);	/* a dead process's that had this pid */
 	return kfit_pin_mkdir(dir);
 }
 
-void kfit_boot_unstage(const char *dir)
+void kfit_bootstate_unstage(const char *dir)
 {
 	kfit_bootfuncs_remove(dir);	/* its subdirectory first */
 	kfit_pin_remove(dir);
@@ -521,7 +521,7 @@ static int remove_left(const char *dir)
 	return 0;
 }
 
-int kfit_boot_leftovers(void)
+int kfit_bootstate_leftovers(void)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
@@ -544,8 +544,8 @@ int kfit_boot_leftovers(void)
 	}
 	closedir(d);
 	/* pins in place without a whole bs_meta: an older bootsum's half-made state */
-	if (!access(KFIT_BOOT_DIR, F_OK) && !pinned_whole(KFIT_BOOT_DIR)) {
-		r = remove_left(KFIT_BOOT_DIR);
+	if (!access(KFIT_BOOTSTATE_DIR, F_OK) && !pinned_whole(KFIT_BOOTSTATE_DIR)) {
+		r = remove_left(KFIT_BOOTSTATE_DIR);
 		if (r && !first)
 			first = r;
 		n += !r;
@@ -566,7 +566,7 @@ static bool prog_uses(__u32 prog_id, __u32 meta_id, __u64 *bytes, bool count)
 	bool ours = false;
 	int n, i, mfd;
 
-	n = kfit_prog_maps(prog_id, &info, ids, 32);
+	n = kfit_pin_prog_maps(prog_id, &info, ids, 32);
 	for (i = 0; i < n; i++)
 		ours |= ids[i] == meta_id;
 	if (!ours || !count)
@@ -585,7 +585,7 @@ static bool prog_uses(__u32 prog_id, __u32 meta_id, __u64 *bytes, bool count)
 }
 
 /* bootsum's links, found by id: detached where the kernel allows it */
-static void detach_by_id(struct kfit_bootstate *st, struct kfit_bootstop *out)
+static void detach_by_id(struct kfit_bootstate *st, struct kfit_bootstate_stopped *out)
 {
 	struct bpf_link_info info;
 	__u32 id = 0, len;
@@ -617,11 +617,11 @@ static void detach_by_id(struct kfit_bootstate *st, struct kfit_bootstop *out)
  */
 static bool wait_freed(struct kfit_bootstate *st)
 {
-	kfit_boot_close(st);
+	kfit_bootstate_close(st);
 	return wait_map_gone(st->meta_id);
 }
 
-int kfit_boot_stop(struct kfit_bootstate *st, struct kfit_bootstop *out)
+int kfit_bootstate_stop(struct kfit_bootstate *st, struct kfit_bootstate_stopped *out)
 {
 	struct bs_meta *m;
 	__u64 kib;
@@ -629,8 +629,8 @@ int kfit_boot_stop(struct kfit_bootstate *st, struct kfit_bootstop *out)
 
 	memset(out, 0, sizeof(*out));
 	if (st->pinned) {
-		kfit_bootfuncs_remove(KFIT_BOOT_DIR);	/* its subdirectory first */
-		r = kfit_pin_remove(KFIT_BOOT_DIR);
+		kfit_bootfuncs_remove(KFIT_BOOTSTATE_DIR);	/* its subdirectory first */
+		r = kfit_pin_remove(KFIT_BOOTSTATE_DIR);
 		if (r)
 			return r;
 		rmdir(KFIT_PIN_ROOT);	/* when nothing else is in it */
@@ -655,7 +655,7 @@ int kfit_boot_stop(struct kfit_bootstate *st, struct kfit_bootstop *out)
 /* The buffer's oldest events come first: a boot's initcalls are in its head */
 #define TRACE_MAX	(64 << 20)
 
-char *kfit_boot_trace_text(size_t *len)
+char *kfit_bootstate_trace_text(size_t *len)
 {
 	char path[4096];
 	const char *dir;
@@ -740,7 +740,7 @@ static char *kmsg_records(size_t *len)
 	return buf;
 }
 
-char *kfit_boot_dmesg_text(size_t *len)
+char *kfit_bootstate_dmesg_text(size_t *len)
 {
 	int size, n;
 	char *buf;
@@ -762,7 +762,7 @@ char *kfit_boot_dmesg_text(size_t *len)
 	return buf;
 }
 
-char *kfit_boot_kallsyms_text(size_t *len)
+char *kfit_bootstate_kallsyms_text(size_t *len)
 {
 	return kfit_read_all("/proc/kallsyms", len);
 }

@@ -42,7 +42,7 @@ int kfit_calltime_init_fds(struct kfit_calltime *m, int stats, int linhists, int
 	m->linhists = linhists;
 	m->edges = edges;
 	m->counters = counters;
-	err = kfit_percpu_init(&m->pstats, sizeof(struct fd_stat), 0);
+	err = kfit_percpu_init(&m->pstats, sizeof(struct ct_stat), 0);
 	if (!err)
 		err = kfit_percpu_init(&m->plins, sizeof(struct kfit_linhist), 0);
 	if (!err)
@@ -72,7 +72,7 @@ static int read_one(struct kfit_calltime *m, struct kfit_fstats *fs, int half, i
 		    unsigned int flags)
 {
 	struct kfit_fstat *f = &fs->f[i];
-	__u32 key = fd_key(half, i);
+	__u32 key = ct_key(half, i);
 	int cpu, err;
 
 	kfit_fstats_reset(f);
@@ -80,7 +80,7 @@ static int read_one(struct kfit_calltime *m, struct kfit_fstats *fs, int half, i
 	if (err)
 		return err;
 	for (cpu = 0; cpu < m->pstats.ncpus; cpu++) {
-		struct fd_stat *s = kfit_percpu_at(&m->pstats, cpu);
+		struct ct_stat *s = kfit_percpu_at(&m->pstats, cpu);
 
 		kfit_hist_merge(&f->h, &s->h);
 		f->local_ns += s->local_ns;
@@ -102,14 +102,14 @@ static int read_one(struct kfit_calltime *m, struct kfit_fstats *fs, int half, i
 
 static bool in_half(const void *key, void *half)
 {
-	return ((const struct fd_edge *)key)->half == *(__u32 *)half;
+	return ((const struct ct_edge *)key)->half == *(__u32 *)half;
 }
 
 /* Max-sub per function from the caller/callee times of this half */
 static int read_edges(struct kfit_calltime *m, struct kfit_fstats *fs, int half,
 		      unsigned int flags)
 {
-	const struct fd_edge *key;
+	const struct ct_edge *key;
 	__u32 h = half;
 	__u64 ns;
 	int i, err;
@@ -137,11 +137,11 @@ int kfit_calltime_read(struct kfit_calltime *m, int half, struct kfit_fstats *fs
 	return read_edges(m, fs, half, flags);
 }
 
-void kfit_calltime_counters(struct kfit_calltime *m, __u64 out[FD_NCOUNTERS])
+void kfit_calltime_counters(struct kfit_calltime *m, __u64 out[CT_NCOUNTERS])
 {
 	__u32 k;
 
-	for (k = 0; k < FD_NCOUNTERS; k++)
+	for (k = 0; k < CT_NCOUNTERS; k++)
 		out[k] = kfit_percpu_read(&m->pcounts, m->counters, &k) ? 0 :
 			 kfit_percpu_sum(&m->pcounts, 0);
 }

@@ -38,14 +38,14 @@ enum {
 };
 
 /*
- * Half half's figures (fd_key) of every function of fs, max-sub included,
+ * Half half's figures (ct_key) of every function of fs, max-sub included,
  * into fs: reset first, f->hidden left as the caller set it. Linear
  * histograms where fs->lin_step. With KFIT_CALLTIME_CLEAR the maps are emptied
  * as read: only for a half that nothing writes (kfit_epoch_flip). 0 or -errno.
  */
 int kfit_calltime_read(struct kfit_calltime *m, int half, struct kfit_fstats *fs,
 		     unsigned int flags);
-/* The counters (enum fd_counter) summed over CPUs; 0 where unreadable */
-void kfit_calltime_counters(struct kfit_calltime *m, __u64 out[FD_NCOUNTERS]);
+/* The counters (enum ct_counter) summed over CPUs; 0 where unreadable */
+void kfit_calltime_counters(struct kfit_calltime *m, __u64 out[CT_NCOUNTERS]);
 
 #endif

@@ -101,7 +101,7 @@ int kfit_events_lost(struct kfit_events *e, __u64 *lost, int room)
 	return e->lost.ncpus;
 }
 
-void kfit_events_stats(const struct kfit_events *e, struct kfit_events_stats *s)
+void kfit_events_get_stats(const struct kfit_events *e, struct kfit_events_stats *s)
 {
 	*s = e->st;
 }

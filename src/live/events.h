@@ -14,14 +14,14 @@
  * reserve that fails leaves no trace in a ring: that counter is the only
  * account.
  */
-typedef int (*kfit_record_fn)(void *ctx, const void *data, size_t size);
+typedef int (*kfit_events_record_fn)(void *ctx, const void *data, size_t size);
 
 struct kfit_events_opts {
 	const int *rb_fds;	/* the BPF_MAP_TYPE_RINGBUFs */
 	int nrings;
 	int lost_fd;		/* the per-CPU counters, -1: none */
 	__u32 lost_key;
-	kfit_record_fn fn;	/* a nonzero return stops the read and is returned */
+	kfit_events_record_fn fn;	/* a nonzero return stops the read and is returned */
 	void *ctx;
 };
 
@@ -49,7 +49,7 @@ int kfit_events_drain(struct kfit_events *e);
  * stats. Returns ncpus, or -errno.
  */
 int kfit_events_lost(struct kfit_events *e, __u64 *lost, int room);
-void kfit_events_stats(const struct kfit_events *e, struct kfit_events_stats *s);
+void kfit_events_get_stats(const struct kfit_events *e, struct kfit_events_stats *s);
 void kfit_events_free(struct kfit_events *e);
 
 #endif

@@ -23,12 +23,12 @@ static const char *why(enum kfit_mech m, int err)
 {
 	struct kfit_caps caps;
 
-	if ((err == -EPERM || err == -EACCES) && kfit_get_caps(&caps) == 0 &&
+	if ((err == -EPERM || err == -EACCES) && kfit_caps_get(&caps) == 0 &&
 	    !kfit_caps_enough(&caps))
 		return "missing CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN)";
 	if (is_fentry(m) && kfit_fentry_reason(err))
 		return kfit_fentry_reason(err);
-	if (is_kprobe(m) && !kfit_works(KFIT_M_KPROBE))
+	if (is_kprobe(m) && !kfit_probe_works(KFIT_M_KPROBE))
 		return kfit_probe(KFIT_M_KPROBE)->detail;
 	return kfit_reason(err);
 }
@@ -44,9 +44,9 @@ static void other_function_mechanism(enum kfit_mech m, char *buf, size_t len)
 		return;
 	r = kfit_probe(other);
 	if (r->state == KFIT_P_OK)
-		snprintf(buf, len, "; %s works here", kfit_mech_name(other));
+		snprintf(buf, len, "; %s works here", kfit_probe_mech_name(other));
 	else
-		snprintf(buf, len, "; %s: %s", kfit_mech_name(other), r->detail);
+		snprintf(buf, len, "; %s: %s", kfit_probe_mech_name(other), r->detail);
 }
 
 static void what_works(char *buf, size_t len)
@@ -63,7 +63,7 @@ static void what_works(char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (i = 0; i < sizeof(ms) / sizeof(ms[0]); i++) {
-		if (!kfit_works(ms[i]))
+		if (!kfit_probe_works(ms[i]))
 			continue;
 		n += snprintf(buf + n, len - n, "%s%s", ok ? ", " : "", names[i]);
 		ok++;
@@ -88,10 +88,10 @@ static void explain(enum kfit_mech m, const char *what, const char *target, int 
 
 void kfit_explain(enum kfit_mech m, const char *target, int err)
 {
-	explain(m, kfit_mech_name(m), target, err);
+	explain(m, kfit_probe_mech_name(m), target, err);
 }
 
 void kfit_explain_attach(const char *kind, const char *target, int err)
 {
-	explain(kfit_mech_by_name(kind), kind, target, err);
+	explain(kfit_probe_mech_by_name(kind), kind, target, err);
 }

@@ -15,7 +15,7 @@
 void kfit_explain(enum kfit_mech m, const char *target, int err);
 
 /*
- * The same for a mechanism named as kfit_mech_name() names it
+ * The same for a mechanism named as kfit_probe_mech_name() names it
  * ("fentry", "kprobe", "raw_tracepoint", ...); another kind is named as
  * given, with no mechanism-specific reason.
  */

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <bpf/btf.h>
-#include "btfq.h"
+#include "btf.h"
 #include "fileio.h"
 #include "ksyms.h"
 #include "ktarget.h"
@@ -100,7 +100,7 @@ struct resolver {
 	const struct btfset *btf;	/* NULL: not needed */
 	struct btfset *own_btf;		/* the caller's BTF, indexed for one call */
 	bool live_btf;			/* module functions may use module BTF */
-	struct kfit_kfuncs *out;
+	struct kfit_ktarget *out;
 	int cap, skcap;
 };
 
@@ -392,7 +392,7 @@ static const char *why_not(const struct resolver *r, const struct ksym_ent *e)
 
 static int add_name(struct resolver *r, const char *name)
 {
-	struct kfit_kfuncs *o = r->out;
+	struct kfit_ktarget *o = r->out;
 	char **v;
 
 	if (o->n == r->cap) {
@@ -408,8 +408,8 @@ static int add_name(struct resolver *r, const char *name)
 
 static int add_skip(struct resolver *r, const char *name, const char *reason)
 {
-	struct kfit_kfuncs *o = r->out;
-	struct kfit_kfunc_skip *v, *s;
+	struct kfit_ktarget *o = r->out;
+	struct kfit_ktarget_skip *v, *s;
 
 	if (o->nskipped == r->skcap) {
 		r->skcap = r->skcap ? 2 * r->skcap : 16;
@@ -546,7 +546,7 @@ static int unknown(const struct ktext *kt, const char *name, char *err, size_t e
 		    find_alias(kt, kaliases[i].name, to, sizeof(to), note, sizeof(note)) &&
 		    (!n || strcmp(names[n - 1], kaliases[i].name)))
 			names[n++] = kaliases[i].name;
-	found = kfit_closest(name, names, n, 5, closest, sizeof(closest));
+	found = kfit_strdist_closest(name, names, n, 5, closest, sizeof(closest));
 	free(names);
 	if (found)
 		snprintf(err, errlen, "unknown kernel function '%s'; closest: %s",
@@ -620,7 +620,7 @@ static int str_cmp(const void *a, const void *b)
 
 static int skip_cmp(const void *a, const void *b)
 {
-	const struct kfit_kfunc_skip *x = a, *y = b;
+	const struct kfit_ktarget_skip *x = a, *y = b;
 
 	return strcmp(x->name, y->name);
 }
@@ -629,7 +629,7 @@ static int skip_cmp(const void *a, const void *b)
  * Sorted, and each name once (the same name in vmlinux and a module).
  * Either list may be empty, and then NULL: qsort must not see that.
  */
-static void sort_out(struct kfit_kfuncs *o)
+static void sort_out(struct kfit_ktarget *o)
 {
 	int i, n = 0;
 
@@ -655,7 +655,7 @@ static void sort_out(struct kfit_kfuncs *o)
 	o->nskipped = n;
 }
 
-static void add_note(struct kfit_kfuncs *o, const char *s)
+static void add_note(struct kfit_ktarget *o, const char *s)
 {
 	size_t len = strlen(o->note);
 
@@ -667,7 +667,7 @@ static void add_note(struct kfit_kfuncs *o, const char *s)
  * may be missing or refused (some kernels forbid it), and then is not
  * checked.
  */
-static int load_filter(const struct kfit_ksrc *src, struct resolver *r,
+static int load_filter(const struct kfit_ktarget_src *src, struct resolver *r,
 		       char *err, size_t errlen)
 {
 	const char *tracefs;
@@ -699,7 +699,7 @@ static int load_filter(const struct kfit_ksrc *src, struct resolver *r,
  * The live BTF is indexed once; a BTF the caller gives may be freed after
  * the call, so its index is the call's own.
  */
-static int load_btf(const struct kfit_ksrc *src, struct resolver *r,
+static int load_btf(const struct kfit_ktarget_src *src, struct resolver *r,
 		    char *err, size_t errlen)
 {
 	struct btfset *bs;
@@ -723,8 +723,8 @@ static int load_btf(const struct kfit_ksrc *src, struct resolver *r,
 	return r->btf ? 0 : -ENOMEM;
 }
 
-int kfit_kfuncs_resolve(const struct kfit_ksrc *src, const char *pattern,
-			struct kfit_kfuncs *out, char *err, size_t errlen)
+int kfit_ktarget_resolve(const struct kfit_ktarget_src *src, const char *pattern,
+			struct kfit_ktarget *out, char *err, size_t errlen)
 {
 	const char *kallsyms = src && src->kallsyms ? src->kallsyms : "/proc/kallsyms";
 	struct resolver r = { .out = out };
@@ -761,14 +761,14 @@ out:
 	if (e == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
 	if (e) {
-		kfit_kfuncs_free(out);
+		kfit_ktarget_free(out);
 		return e;
 	}
 	sort_out(out);
 	return 0;
 }
 
-void kfit_kfuncs_free(struct kfit_kfuncs *f)
+void kfit_ktarget_free(struct kfit_ktarget *f)
 {
 	int i;
 
@@ -783,7 +783,7 @@ void kfit_kfuncs_free(struct kfit_kfuncs *f)
 	memset(f, 0, sizeof(*f));
 }
 
-const char *kfit_kfunc_alias_doc(void)
+const char *kfit_ktarget_alias_doc(void)
 {
 	static char doc[1024];
 	const struct kalias *a;

@@ -14,21 +14,21 @@ struct btf;
  * compiler clones (foo.isra.0, foo.cold, ...) aside: a glob or a name
  * matches foo, never foo.isra.0, unless it has a '.' itself.
  */
-struct kfit_kfunc_skip {
+struct kfit_ktarget_skip {
 	char *name;
 	char *reason;		/* e.g. "not in available_filter_functions (...)" */
 };
 
-struct kfit_kfuncs {
+struct kfit_ktarget {
 	char **names;			/* to trace, sorted, unique */
 	int n;
-	struct kfit_kfunc_skip *skipped;	/* matched but untraceable, sorted by name */
+	struct kfit_ktarget_skip *skipped;	/* matched but untraceable, sorted by name */
 	int nskipped;
 	char note[256];			/* e.g. "do_fork is kernel_clone on this kernel (5.10+)"; "" if none */
 };
 
 /* Where the facts come from; NULL paths mean the live system */
-struct kfit_ksrc {
+struct kfit_ktarget_src {
 	const char *kallsyms;		/* default /proc/kallsyms */
 	const char *filter_functions;	/* default <tracefs>/available_filter_functions */
 	const struct btf *btf;		/* default kfit_btf_vmlinux() and module BTF; */
@@ -52,15 +52,15 @@ struct kfit_ksrc {
  * file cannot be read. Files are read once and kept for the life of the
  * process (read again if their size, mtime or inode change).
  */
-int kfit_kfuncs_resolve(const struct kfit_ksrc *src, const char *pattern,
-			struct kfit_kfuncs *out, char *err, size_t errlen);
-void kfit_kfuncs_free(struct kfit_kfuncs *f);
+int kfit_ktarget_resolve(const struct kfit_ktarget_src *src, const char *pattern,
+			struct kfit_ktarget *out, char *err, size_t errlen);
+void kfit_ktarget_free(struct kfit_ktarget *f);
 
 /*
  * The aliases tried, in order, when an exact name is not in kallsyms,
  * one per line ("do_fork       kernel_clone (5.10+), else _do_fork
  * (4.2 to 5.9)"), for help texts and the README.
  */
-const char *kfit_kfunc_alias_doc(void);
+const char *kfit_ktarget_alias_doc(void);
 
 #endif

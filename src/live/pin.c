@@ -109,14 +109,14 @@ int kfit_pin_open(const char *dir, const char *name)
 	return fd < 0 ? -errno : fd;
 }
 
-int kfit_map_by_id(__u32 id)
+int kfit_pin_map_by_id(__u32 id)
 {
 	int fd = bpf_map_get_fd_by_id(id);
 
 	return fd < 0 ? -errno : fd;
 }
 
-int kfit_prog_maps(__u32 id, struct bpf_prog_info *info, __u32 *ids, __u32 n)
+int kfit_pin_prog_maps(__u32 id, struct bpf_prog_info *info, __u32 *ids, __u32 n)
 {
 	__u32 len = sizeof(*info);
 	int fd, r;
@@ -146,7 +146,7 @@ static bool map_named(int fd, const char *name)
 	return !strncmp(info.name, name, sizeof(info.name) - 1);
 }
 
-int kfit_find_map(const char *name, bool (*check)(int fd, void *ctx), void *ctx,
+int kfit_pin_find_map(const char *name, bool (*check)(int fd, void *ctx), void *ctx,
 		  __u32 *id)
 {
 	__u32 cur = 0, best_id = 0;

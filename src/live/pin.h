@@ -33,15 +33,15 @@ int kfit_pin_open(const char *dir, const char *name);
  * fd of the map named NAME that CHECK (may be NULL) accepts, the newest
  * (highest id) if several; -ENOENT if none. *id gets its id if id != NULL.
  */
-int kfit_find_map(const char *name, bool (*check)(int fd, void *ctx), void *ctx,
+int kfit_pin_find_map(const char *name, bool (*check)(int fd, void *ctx), void *ctx,
 		  __u32 *id);
 /* fd of map ID, or -errno */
-int kfit_map_by_id(__u32 id);
+int kfit_pin_map_by_id(__u32 id);
 /*
  * Program ID's info, up to N of its map ids into IDS: how many ids (at
  * most N), or -errno
  */
-int kfit_prog_maps(__u32 id, struct bpf_prog_info *info, __u32 *ids, __u32 n);
+int kfit_pin_prog_maps(__u32 id, struct bpf_prog_info *info, __u32 *ids, __u32 n);
 /* Unlinks every pin in DIR, then DIR; 0, or -errno of the first failure */
 int kfit_pin_remove(const char *dir);
 #endif

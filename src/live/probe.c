@@ -19,10 +19,10 @@
 #include <bpf/libbpf.h>
 #include "kfit/probe.h"
 #include "probe.skel.h"
-#include "btfq.h"
+#include "btf.h"
 #include "diag.h"
 #include "fileio.h"
-#include "perfev.h"
+#include "perf.h"
 #include "pmu.h"
 #include "probe.h"
 
@@ -50,12 +50,12 @@ static const char *const mech_names[KFIT_M_NR] = {
 static struct kfit_probe_result results[KFIT_M_NR];
 static bool done[KFIT_M_NR];
 
-const char *kfit_mech_name(enum kfit_mech m)
+const char *kfit_probe_mech_name(enum kfit_mech m)
 {
 	return m < KFIT_M_NR ? mech_names[m] : "?";
 }
 
-enum kfit_mech kfit_mech_by_name(const char *name)
+enum kfit_mech kfit_probe_mech_by_name(const char *name)
 {
 	int m;
 
@@ -81,7 +81,7 @@ static void set(struct kfit_probe_result *r, enum kfit_probe_state st,
 }
 
 /* The uprobe checks attach here; noinline and global so it has a symbol. */
-__attribute__((noinline, used)) int kfit_uprobe_trigger(int x)
+__attribute__((noinline, used)) int kfit_probe_uprobe_trigger(int x)
 {
 	asm volatile("" : "+r"(x));
 	return x + 1;
@@ -138,7 +138,7 @@ static void trigger(enum kfit_probe_prog which)
 	switch (which) {
 	case KFIT_PROBE_UPROBE:
 	case KFIT_PROBE_URETPROBE:
-		kfit_uprobe_trigger(1);
+		kfit_probe_uprobe_trigger(1);
 		break;
 	case KFIT_PROBE_PERF_SW:
 		spin_ms(30);
@@ -178,7 +178,7 @@ static struct bpf_program *prog_of(struct probe_bpf *s, enum kfit_probe_prog w)
 static struct bpf_link *attach_uprobe(struct bpf_program *prog, bool ret)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = ret,
-		    .func_name = "kfit_uprobe_trigger");
+		    .func_name = "kfit_probe_uprobe_trigger");
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
@@ -306,10 +306,10 @@ static void check_perf_hw(struct kfit_probe_result *r)
 		/* perf_event_paranoid is checked before the PMU is looked up */
 		if (err == -EACCES || err == -EPERM)
 			set(r, KFIT_P_NO, err, "cannot open the cycles counter: %s%s",
-			    kfit_perf_denied(why, sizeof(why)),
-			    kfit_has_cpu_pmu(NULL) ? "" : " (and this machine exposes "
+			    kfit_pmu_perf_denied(why, sizeof(why)),
+			    kfit_pmu_has_cpu(NULL) ? "" : " (and this machine exposes "
 			    "no hardware PMU: usual in VMs)");
-		else if (!kfit_has_cpu_pmu(NULL))
+		else if (!kfit_pmu_has_cpu(NULL))
 			set(r, KFIT_P_NO, err, "this machine exposes no hardware PMU "
 			    "(usual in VMs): perf_event_open(cycles) gave %s",
 			    err == -ENOENT ? "ENOENT" : kfit_reason(err));
@@ -382,7 +382,7 @@ static void check_caps(struct kfit_probe_result *r)
 {
 	struct kfit_caps c;
 
-	if (kfit_get_caps(&c) < 0) {
+	if (kfit_caps_get(&c) < 0) {
 		set(r, KFIT_P_NO, -errno, "capget failed: %s", strerror(errno));
 		return;
 	}
@@ -409,7 +409,7 @@ static void check_tracefs(struct kfit_probe_result *r)
 	snprintf(events, sizeof(events), "%s/events", p);
 	if (faccessat(AT_FDCWD, events, R_OK | X_OK, AT_EACCESS)) {
 		set(r, KFIT_P_NO, -errno, "mounted, but closed to this process: %s",
-		    kfit_tracefs_denied(events, why, sizeof(why)));
+		    kfit_caps_tracefs_denied(events, why, sizeof(why)));
 		return;
 	}
 	set(r, KFIT_P_OK, 0, "mounted at %s%s", p,
@@ -436,7 +436,7 @@ static void run_check(enum kfit_mech m, struct kfit_probe_result *r)
 {
 	struct kfit_caps c;
 
-	if (prog_of_mech[m] && kfit_get_caps(&c) == 0 && !kfit_caps_enough(&c)) {
+	if (prog_of_mech[m] && kfit_caps_get(&c) == 0 && !kfit_caps_enough(&c)) {
 		set(r, KFIT_P_NO, -EPERM, "not tried: this process lacks "
 		    "CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN)");
 		return;

@@ -44,12 +44,12 @@ struct kfit_probe_result {
 	char detail[256];	/* one line: why not, or what was found */
 };
 
-const char *kfit_mech_name(enum kfit_mech m);
+const char *kfit_probe_mech_name(enum kfit_mech m);
 /* The mechanism of that name ("fentry", "raw_tracepoint", ...), else KFIT_M_NR */
-enum kfit_mech kfit_mech_by_name(const char *name);
+enum kfit_mech kfit_probe_mech_by_name(const char *name);
 /* Run one check (results are cached for the life of the process). */
 const struct kfit_probe_result *kfit_probe(enum kfit_mech m);
-static inline bool kfit_works(enum kfit_mech m)
+static inline bool kfit_probe_works(enum kfit_mech m)
 {
 	return kfit_probe(m)->state == KFIT_P_OK;
 }

@@ -59,25 +59,25 @@ static const char *build_id(const char *path, char *prev, char *id, size_t len)
 
 int kfit_record_funcs(FILE *f, const struct kfit_targets *tg)
 {
-	char prev[PATH_MAX] = "", id[2 * KFIT_BUILD_ID_MAX + 1] = "";
+	char prev[PATH_MAX] = "", id[2 * KFIT_ELF_BUILD_ID_MAX + 1] = "";
 	struct kfit_ksyms *ks = tg->nkernel ? kfit_ksyms_load(NULL) : NULL;
 	const struct kfit_ksym *s;
-	const struct kfit_func *fn;
+	const struct kfit_targets_func *fn;
 	const char *obj, *bid;
 	int i;
 
 	for (i = 0; i < tg->n; i++) {
 		fn = &tg->funcs[i];
 		bid = "";
-		if (fn->kind == KFIT_T_USER) {
+		if (fn->kind == KFIT_TARGETS_USER) {
 			obj = fn->path;
 			bid = build_id(fn->path, prev, id, sizeof(id));
 		} else {
-			s = fn->kind == KFIT_T_KERNEL && ks ?
+			s = fn->kind == KFIT_TARGETS_KERNEL && ks ?
 			    kfit_ksyms_by_name(ks, fn->name) : NULL;
 			obj = s && s->module ? s->module : "vmlinux";
 		}
-		fprintf(f, "%d\t%c\t%s\t%s\t%s\t%s\n", i, fn->kind == KFIT_T_USER ? 'u' : 'k',
+		fprintf(f, "%d\t%c\t%s\t%s\t%s\t%s\n", i, fn->kind == KFIT_TARGETS_USER ? 'u' : 'k',
 			fn->name, obj, *bid ? bid : "-", fn->dropped ? "dropped" : "-");
 	}
 	kfit_ksyms_free(ks);
@@ -91,7 +91,7 @@ void kfit_record_lost(FILE *f, const __u64 *lost, int ncpus)
 
 	for (cpu = 0; lost && cpu < ncpus; cpu++)
 		sum += lost[cpu];
-	kfit_meta_u64(f, "lost", sum);
+	kfit_kftmeta_u64(f, "lost", sum);
 	for (cpu = 0; lost && cpu < ncpus; cpu++)
 		if (lost[cpu])
 			fprintf(f, "lost.cpu%d=%llu\n", cpu, (unsigned long long)lost[cpu]);
@@ -112,12 +112,12 @@ void kfit_record_summary(const char *path, __u64 records, __u64 raw_bytes, __u64
 		records == 1 ? "" : "s", (unsigned long long)raw_bytes, path,
 		(unsigned long long)kft_size(f), kft_nchunks(f),
 		kft_nchunks(f) == 1 ? "" : "s", (unsigned long long)lost);
-	if (kft_header(f)->flags & KFT_F_FLIGHT) {
+	if (kft_header_of(f)->flags & KFT_F_FLIGHT) {
 		__u64 kept = 0;
 		int i;
 
 		for (i = 0; i < kft_nchunks(f); i++)
-			kept += kft_chunk(f, i)->nrecs;
+			kept += kft_chunk_at(f, i)->nrecs;
 		fprintf(stderr, "flight recording: the last %llu records kept, %llu older "
 			"chunks dropped\n", (unsigned long long)kept,
 			(unsigned long long)kft_stat_u64(f, "chunks_dropped", 0));

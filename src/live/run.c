@@ -176,7 +176,7 @@ void kfit_print_time(FILE *f)
  * Wait until deadline, polling if asked; the -d end, a signal and the end
  * of the process watched (w, if any) cut it short.
  */
-static int wait_until(const struct kfit_loop *l, struct kfit_proc *w,
+static int wait_until(const struct kfit_loop *l, struct kfit_child_proc *w,
 		      __u64 deadline, __u64 end, bool *last)
 {
 	__u64 now = kfit_now_ns();
@@ -192,9 +192,9 @@ static int wait_until(const struct kfit_loop *l, struct kfit_proc *w,
 			err = l->poll(l->ctx, ms > 100 ? 100 : (int)ms);
 			if (err)
 				return err;
-			gone = w && kfit_proc_wait(w, 0);
+			gone = w && kfit_child_proc_wait(w, 0);
 		} else if (w) {
-			gone = kfit_proc_wait(w, deadline - now);
+			gone = kfit_child_proc_wait(w, deadline - now);
 		} else {
 			kfit_sleep(deadline - now);
 		}
@@ -205,7 +205,7 @@ static int wait_until(const struct kfit_loop *l, struct kfit_proc *w,
 }
 
 /* Before the last report: reap the child, or note the end of -p/-t */
-static void ended(const struct kfit_loop *l, struct kfit_proc *w)
+static void ended(const struct kfit_loop *l, struct kfit_child_proc *w)
 {
 	if (!w || !w->gone)
 		return;
@@ -216,7 +216,7 @@ static void ended(const struct kfit_loop *l, struct kfit_proc *w)
 }
 
 static int loop(const struct kfit_common *c, const struct kfit_loop *l,
-		struct kfit_proc *w)
+		struct kfit_child_proc *w)
 {
 	__u64 start = kfit_now_ns();
 	__u64 end = c->duration_ns ? start + c->duration_ns : 0;
@@ -243,7 +243,7 @@ static int loop(const struct kfit_common *c, const struct kfit_loop *l,
 
 int kfit_run(const struct kfit_common *c, const struct kfit_loop *l)
 {
-	struct kfit_proc target;
+	struct kfit_child_proc target;
 	int err;
 
 	if (l->child)
@@ -251,18 +251,18 @@ int kfit_run(const struct kfit_common *c, const struct kfit_loop *l)
 	if (!c->pid && !c->tid)
 		return loop(c, l, NULL);
 	/* as strace -p and perf stat -p: the run ends with what it traces */
-	kfit_proc_watch(&target, c->tid ? c->tid : c->pid, c->tid != 0);
+	kfit_child_proc_watch(&target, c->tid ? c->tid : c->pid, c->tid != 0);
 	err = loop(c, l, &target);
-	kfit_proc_close(&target);
+	kfit_child_proc_close(&target);
 	return err;
 }
 
-bool kfit_tp_wanted(const struct bpf_program *p, bool btf)
+bool kfit_run_tp_wanted(const struct bpf_program *p, bool btf)
 {
 	return btf == (strstr(bpf_program__name(p), "_btf") != NULL);
 }
 
-int kfit_tp_start(int (*start)(void *ctx, bool btf), void *ctx,
+int kfit_run_tp_start(int (*start)(void *ctx, bool btf), void *ctx,
 		  const char *targets, const char **mode)
 {
 	int err = start(ctx, true);

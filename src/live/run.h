@@ -80,14 +80,14 @@ void kfit_print_time(FILE *f);
 /*
  * Tracepoint programs come in pairs: NAME_btf (tp_btf) and a raw
  * tracepoint twin for kernels that refuse BTF-typed tracing.
- * kfit_tp_wanted() says whether p belongs to the flavour being tried;
- * kfit_tp_start() runs start(ctx, true), then start(ctx, false) if that
+ * kfit_run_tp_wanted() says whether p belongs to the flavour being tried;
+ * kfit_run_tp_start() runs start(ctx, true), then start(ctx, false) if that
  * failed, explains a final failure on targets, and sets *mode to
  * "tp_btf" or "raw_tracepoint". Returns 0 or the last negative errno.
  */
 struct bpf_program;
-bool kfit_tp_wanted(const struct bpf_program *p, bool btf);
-int kfit_tp_start(int (*start)(void *ctx, bool btf), void *ctx,
+bool kfit_run_tp_wanted(const struct bpf_program *p, bool btf);
+int kfit_run_tp_start(int (*start)(void *ctx, bool btf), void *ctx,
 		  const char *targets, const char **mode);
 
 /*

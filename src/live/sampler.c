@@ -13,7 +13,7 @@
 #include "diag.h"
 #include "explain.h"
 #include "fileio.h"
-#include "perfev.h"
+#include "perf.h"
 #include "pmu.h"
 #include "sampler.h"
 
@@ -49,11 +49,11 @@ static const char *why(int err, bool cycles, __u32 hz, char *buf, size_t len)
 	char max[32];
 
 	if (err == -EACCES || err == -EPERM)
-		return kfit_perf_denied(buf, len);
+		return kfit_pmu_perf_denied(buf, len);
 	if (err == -EINVAL && !kfit_read_line(MAX_RATE, max, sizeof(max)) &&
 	    strtoul(max, NULL, 10) < hz)
 		snprintf(buf, len, "%u Hz is above " MAX_RATE " (%s)", hz, max);
-	else if (cycles && no_pmu_error(err) && !kfit_has_cpu_pmu(NULL))
+	else if (cycles && no_pmu_error(err) && !kfit_pmu_has_cpu(NULL))
 		snprintf(buf, len, "this machine exposes no hardware PMU (usual in VMs): "
 			 "sample cpu-clock instead");
 	else if (err == -EMFILE)
@@ -188,7 +188,7 @@ int kfit_sampler_open(struct bpf_program *prog, const struct kfit_sampler_opts *
 		      struct kfit_sampler **out)
 {
 	struct kfit_sampler_opts def = { 0 };
-	enum kfit_sample_clock clock;
+	enum kfit_sampler_clock clock;
 	struct kfit_sampler *s;
 	struct failure f;
 	char buf[256];
@@ -198,21 +198,21 @@ int kfit_sampler_open(struct bpf_program *prog, const struct kfit_sampler_opts *
 	if (!o)
 		o = &def;
 	clock = o->clock;
-	if (clock == KFIT_SC_AUTO)
-		clock = kfit_has_cpu_pmu(NULL) ? KFIT_SC_CYCLES : KFIT_SC_CPU_CLOCK;
+	if (clock == KFIT_SAMPLER_CLOCK_AUTO)
+		clock = kfit_pmu_has_cpu(NULL) ? KFIT_SAMPLER_CLOCK_CYCLES : KFIT_SAMPLER_CLOCK_CPU;
 	ncpus = kfit_ncpus_possible(NULL);
 	if (ncpus < 0) {
 		kfit_err("cannot tell the number of CPUs: %s", strerror(-ncpus));
 		return ncpus;
 	}
-	s = sampler_new(ncpus, o->hz ? o->hz : KFIT_SAMPLE_HZ, clock == KFIT_SC_CYCLES);
+	s = sampler_new(ncpus, o->hz ? o->hz : KFIT_SAMPLER_DEFAULT_HZ, clock == KFIT_SAMPLER_CLOCK_CYCLES);
 	if (!s) {
 		kfit_err("out of memory");
 		return -ENOMEM;
 	}
 	err = open_all(s, prog, o, ncpus, &f);
 	/* A PMU sysfs shows, that the kernel will not sample with */
-	if (err && o->clock == KFIT_SC_AUTO && s->cycles && f.step == S_OPEN &&
+	if (err && o->clock == KFIT_SAMPLER_CLOCK_AUTO && s->cycles && f.step == S_OPEN &&
 	    no_pmu_error(err)) {
 		kfit_debug("cycles: %s; sampling cpu-clock",
 			   why(err, true, s->hz, buf, sizeof(buf)));

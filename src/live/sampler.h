@@ -14,18 +14,18 @@ struct bpf_program;
  * program picks the tasks it wants.
  */
 
-#define KFIT_SAMPLE_HZ	99	/* off the beat of timers at 100 Hz and 1000 Hz */
+#define KFIT_SAMPLER_DEFAULT_HZ	99	/* off the beat of timers at 100 Hz and 1000 Hz */
 
-enum kfit_sample_clock {
-	KFIT_SC_AUTO,		/* cycles where the CPU has a PMU, else cpu-clock */
-	KFIT_SC_CPU_CLOCK,	/* the software clock: works everywhere, VMs too */
-	KFIT_SC_CYCLES,		/* hardware cycles: needs a PMU */
+enum kfit_sampler_clock {
+	KFIT_SAMPLER_CLOCK_AUTO,		/* cycles where the CPU has a PMU, else cpu-clock */
+	KFIT_SAMPLER_CLOCK_CPU,	/* the software clock: works everywhere, VMs too */
+	KFIT_SAMPLER_CLOCK_CYCLES,		/* hardware cycles: needs a PMU */
 };
 
 struct kfit_sampler_opts {
-	__u32 hz;			/* samples per second per CPU; 0: KFIT_SAMPLE_HZ */
+	__u32 hz;			/* samples per second per CPU; 0: KFIT_SAMPLER_DEFAULT_HZ */
 	const struct kfit_cpuset *cpus;	/* NULL or not set: every online CPU */
-	enum kfit_sample_clock clock;
+	enum kfit_sampler_clock clock;
 };
 
 struct kfit_sampler;
@@ -35,7 +35,7 @@ struct kfit_sampler;
  * They stay disabled until kfit_sampler_enable(), so that all CPUs start
  * together (libbpf enables an event as it attaches it, and it is
  * disabled again at once: a program should still wait for a ready flag).
- * With KFIT_SC_AUTO, cycles the kernel refuses for want of a PMU fall
+ * With KFIT_SAMPLER_CLOCK_AUTO, cycles the kernel refuses for want of a PMU fall
  * back to cpu-clock (said with -v).
  *
  * Returns 0, or a negative errno after saying why on stderr: perf events

@@ -22,7 +22,7 @@ int kfit_targets_find(const struct kfit_targets *t, const char *name)
 	return -1;
 }
 
-int kfit_targets_first(const struct kfit_targets *t, enum kfit_tkind kind)
+int kfit_targets_first(const struct kfit_targets *t, enum kfit_targets_kind kind)
 {
 	int i;
 
@@ -32,11 +32,11 @@ int kfit_targets_first(const struct kfit_targets *t, enum kfit_tkind kind)
 	return -1;
 }
 
-static void count_kind(struct kfit_targets *t, enum kfit_tkind kind)
+static void count_kind(struct kfit_targets *t, enum kfit_targets_kind kind)
 {
-	if (kind == KFIT_T_KERNEL)
+	if (kind == KFIT_TARGETS_KERNEL)
 		t->nkernel++;
-	else if (kind == KFIT_T_USER)
+	else if (kind == KFIT_TARGETS_USER)
 		t->nuser++;
 	else
 		t->nsys++;
@@ -44,9 +44,9 @@ static void count_kind(struct kfit_targets *t, enum kfit_tkind kind)
 
 /* Returns the function's index, or a negative errno */
 static int add_func(struct kfit_targets *t, const char *name,
-		    enum kfit_tkind kind, const char *path)
+		    enum kfit_targets_kind kind, const char *path)
 {
-	struct kfit_func *f;
+	struct kfit_targets_func *f;
 	int i = kfit_targets_find(t, name);
 
 	if (i >= 0)
@@ -75,7 +75,7 @@ static int add_func(struct kfit_targets *t, const char *name,
 
 int kfit_targets_skip(struct kfit_targets *t, const char *name, const char *reason)
 {
-	struct kfit_skip *s;
+	struct kfit_targets_skipped *s;
 
 	s = realloc(t->skipped, (t->nskipped + 1) * sizeof(*s));
 	if (!s)
@@ -98,7 +98,7 @@ int kfit_targets_skip(struct kfit_targets *t, const char *name, const char *reas
 /* "sys:read*": every system call matching, with its tracepoints' name */
 static int add_sys_glob(struct kfit_targets *t, const char *spec)
 {
-	struct kfit_sysglob g;
+	struct kfit_syscall_matches g;
 	char msg[512], name[128];
 	int i, err;
 
@@ -113,9 +113,9 @@ static int add_sys_glob(struct kfit_targets *t, const char *spec)
 	}
 	for (i = 0; i < g.n && err >= 0; i++) {
 		snprintf(name, sizeof(name), "sys:%s", g.v[i].name);
-		err = add_func(t, name, KFIT_T_SYS, g.v[i].tp);
+		err = add_func(t, name, KFIT_TARGETS_SYS, g.v[i].tp);
 	}
-	kfit_sysglob_free(&g);
+	kfit_syscall_matches_free(&g);
 	return err < 0 ? err : 0;
 }
 
@@ -135,12 +135,12 @@ static int add_sys(struct kfit_targets *t, const char *spec)
 		return kfit_syscall_nr(spec + 4) < 0 ? -EINVAL : -EOPNOTSUPP;
 	}
 	/* "syscalls/sys_enter_newstat": stat's tracepoints are newstat's */
-	err = add_func(t, spec, KFIT_T_SYS, enter + strlen("syscalls/sys_enter_"));
+	err = add_func(t, spec, KFIT_TARGETS_SYS, enter + strlen("syscalls/sys_enter_"));
 	return err < 0 ? err : 0;
 }
 
 /* IFUNCs are traced at their implementation: say which */
-static void ifunc_note(const struct kfit_ufuncs *u)
+static void ifunc_note(const struct kfit_utarget *u)
 {
 	int i, n = 0, first = -1;
 
@@ -159,11 +159,11 @@ static void ifunc_note(const struct kfit_ufuncs *u)
 
 static int add_user(struct kfit_targets *t, const char *spec)
 {
-	struct kfit_ufuncs u = {};
+	struct kfit_utarget u = {};
 	char msg[PATH_MAX + 512];
 	int i, err;
 
-	err = kfit_ufuncs_resolve(spec, t->pid, &u, msg, sizeof(msg));
+	err = kfit_utarget_resolve(spec, t->pid, &u, msg, sizeof(msg));
 	if (err) {
 		kfit_err("%s", msg);
 		return -EINVAL;
@@ -172,11 +172,11 @@ static int add_user(struct kfit_targets *t, const char *spec)
 	for (i = 0; i < u.nskipped && err >= 0; i++)
 		err = kfit_targets_skip(t, u.skipped[i].name, u.skipped[i].reason);
 	for (i = 0; i < u.n && err >= 0; i++) {
-		err = add_func(t, u.names[i], KFIT_T_USER, u.path);
+		err = add_func(t, u.names[i], KFIT_TARGETS_USER, u.path);
 		if (err >= 0)
 			t->funcs[err].offset = u.offs[i];
 	}
-	kfit_ufuncs_free(&u);
+	kfit_utarget_free(&u);
 	return err < 0 ? err : 0;
 }
 
@@ -190,17 +190,17 @@ static int add_kfunc(struct kfit_targets *t, const char *name)
 			 deny);
 		return kfit_targets_skip(t, name, why);
 	}
-	return add_func(t, name, KFIT_T_KERNEL, NULL);
+	return add_func(t, name, KFIT_TARGETS_KERNEL, NULL);
 }
 
 static int add_kernel(struct kfit_targets *t, const char *spec)
 {
-	struct kfit_ksrc src = { .need_btf = t->need_btf };
-	struct kfit_kfuncs k = {};
+	struct kfit_ktarget_src src = { .need_btf = t->need_btf };
+	struct kfit_ktarget k = {};
 	char msg[1024];
 	int i, err;
 
-	err = kfit_kfuncs_resolve(&src, spec, &k, msg, sizeof(msg));
+	err = kfit_ktarget_resolve(&src, spec, &k, msg, sizeof(msg));
 	if (err) {
 		kfit_err("%s", msg);
 		return -EINVAL;
@@ -213,7 +213,7 @@ static int add_kernel(struct kfit_targets *t, const char *spec)
 		err = kfit_targets_skip(t, k.skipped[i].name, k.skipped[i].reason);
 	for (i = 0; i < k.n && err >= 0; i++)
 		err = add_kfunc(t, k.names[i]);
-	kfit_kfuncs_free(&k);
+	kfit_ktarget_free(&k);
 	return err < 0 ? err : 0;
 }
 
@@ -221,7 +221,7 @@ int kfit_targets_add(struct kfit_targets *t, const char *spec)
 {
 	if (!strncmp(spec, "sys:", 4))
 		return add_sys(t, spec);
-	if (kfit_is_user_target(spec))
+	if (kfit_utarget_is_spec(spec))
 		return add_user(t, spec);
 	return add_kernel(t, spec);
 }

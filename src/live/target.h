@@ -14,19 +14,19 @@
  * (not in available_filter_functions, not in BTF, on the deny list), and
  * so are user functions with no normal return (_start, exit: utarget.h).
  */
-enum kfit_tkind { KFIT_T_KERNEL, KFIT_T_USER, KFIT_T_SYS };
+enum kfit_targets_kind { KFIT_TARGETS_KERNEL, KFIT_TARGETS_USER, KFIT_TARGETS_SYS };
 
-struct kfit_func {
+struct kfit_targets_func {
 	char *name;		/* as reported: "vfs_read", "sys:read", "malloc" */
-	enum kfit_tkind kind;
-	char *path;		/* KFIT_T_USER: the binary or library; KFIT_T_SYS:
+	enum kfit_targets_kind kind;
+	char *path;		/* KFIT_TARGETS_USER: the binary or library; KFIT_TARGETS_SYS:
 				   its tracepoints' name ("newstat" for sys:stat) */
-	unsigned long long offset;	/* KFIT_T_USER: its code's file offset (an
+	unsigned long long offset;	/* KFIT_TARGETS_USER: its code's file offset (an
 					   IFUNC's: the implementation's) */
 	bool dropped;		/* refused at attach: in skipped, not traced */
 };
 
-struct kfit_skip {
+struct kfit_targets_skipped {
 	char *name;
 	char *reason;
 };
@@ -38,10 +38,10 @@ struct kfit_targets {
 	int pid;		/* user targets: prefer what this process maps */
 	int max;		/* at most this many functions, 0: no limit */
 
-	struct kfit_func *funcs;
+	struct kfit_targets_func *funcs;
 	int n;
 	int nkernel, nuser, nsys;
-	struct kfit_skip *skipped;
+	struct kfit_targets_skipped *skipped;
 	int nskipped;
 	char note[256];		/* the resolver's last note, said once */
 };
@@ -67,7 +67,7 @@ int kfit_targets_one(struct kfit_targets *t, const char *spec);
 int kfit_targets_skip(struct kfit_targets *t, const char *name, const char *reason);
 
 /* Index of the first function of kind, or -1 */
-int kfit_targets_first(const struct kfit_targets *t, enum kfit_tkind kind);
+int kfit_targets_first(const struct kfit_targets *t, enum kfit_targets_kind kind);
 
 /*
  * What is traced, per kind, into buf (not those dropped at attach):

@@ -153,12 +153,12 @@ static int set_links(struct kfit_ufollow *u, const struct uset *s, struct proc *
 	 * never ends, a return without its entry is dropped
 	 */
 	if (u->multi) {
-		fd = kfit_umulti_link(s->ret_fd, s->path, s->offs, s->cookies, s->n,
+		fd = kfit_uprobes_multi_link(s->ret_fd, s->path, s->offs, s->cookies, s->n,
 				      p->pid, true);
 		err = fd < 0 ? fd : kfit_fd_push(&p->fds, &p->nfds, fd);
 		if (err)
 			return err;
-		fd = kfit_umulti_link(s->entry_fd, s->path, s->offs, s->cookies, s->n,
+		fd = kfit_uprobes_multi_link(s->entry_fd, s->path, s->offs, s->cookies, s->n,
 				      p->pid, false);
 		return fd < 0 ? fd : kfit_fd_push(&p->fds, &p->nfds, fd);
 	}
@@ -336,7 +336,7 @@ int kfit_ufollow_stop(struct kfit_ufollow *u, int **fds, int *n)
 	return err;
 }
 
-void kfit_ufollow_stats(const struct kfit_ufollow *u, struct kfit_ufollow_stats *st)
+void kfit_ufollow_get_stats(const struct kfit_ufollow *u, struct kfit_ufollow_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	if (u)

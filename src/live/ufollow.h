@@ -55,7 +55,7 @@ struct kfit_ufollow_stats {
 	__u64 max_late_ns;	/* the latest a new process's uprobes were in */
 };
 
-void kfit_ufollow_stats(const struct kfit_ufollow *u, struct kfit_ufollow_stats *st);
+void kfit_ufollow_get_stats(const struct kfit_ufollow *u, struct kfit_ufollow_stats *st);
 
 /* Stops the thread if running and closes what is left */
 void kfit_ufollow_free(struct kfit_ufollow *u);

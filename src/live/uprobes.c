@@ -38,7 +38,7 @@ struct link_create_umulti {
 	__u32 pad;
 };
 
-int kfit_umulti_link(int prog_fd, const char *path, const __u64 *offs,
+int kfit_uprobes_multi_link(int prog_fd, const char *path, const __u64 *offs,
 		     const __u64 *cookies, __u32 n, int pid, bool ret)
 {
 	struct link_create_umulti a;
@@ -46,7 +46,7 @@ int kfit_umulti_link(int prog_fd, const char *path, const __u64 *offs,
 
 	memset(&a, 0, sizeof(a));
 	a.prog_fd = prog_fd;
-	a.attach_type = KFIT_TRACE_UPROBE_MULTI;
+	a.attach_type = KFIT_UPROBES_TRACE_MULTI;
 	a.path = (__u64)(unsigned long)path;
 	a.offsets = (__u64)(unsigned long)offs;
 	a.cookies = (__u64)(unsigned long)cookies;
@@ -69,7 +69,7 @@ static int umulti_check(char *why, size_t len)
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
-	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = KFIT_TRACE_UPROBE_MULTI);
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = KFIT_UPROBES_TRACE_MULTI);
 	__u64 off = 0;
 	int prog, fd, err;
 
@@ -79,7 +79,7 @@ static int umulti_check(char *why, size_t len)
 		snprintf(why, len, "cannot load a uprobe_multi program: %s", kfit_reason(err));
 		return err;
 	}
-	fd = kfit_umulti_link(prog, "/", &off, NULL, 1, 0, false);
+	fd = kfit_uprobes_multi_link(prog, "/", &off, NULL, 1, 0, false);
 	err = fd;
 	if (fd >= 0)
 		close(fd);
@@ -88,7 +88,7 @@ static int umulti_check(char *why, size_t len)
 		snprintf(why, len, "no uprobe_multi links (6.6+) in this kernel");
 		return -EOPNOTSUPP;
 	}
-	fd = kfit_umulti_link(prog, "/", &off, NULL, 1, -1, false);
+	fd = kfit_uprobes_multi_link(prog, "/", &off, NULL, 1, -1, false);
 	err = fd;
 	if (fd >= 0)
 		close(fd);
@@ -101,7 +101,7 @@ static int umulti_check(char *why, size_t len)
 	return 0;
 }
 
-int kfit_umulti_check(char *why, size_t len)
+int kfit_uprobes_multi_check(char *why, size_t len)
 {
 	static char saved[160];
 	static int err = 1;
@@ -141,7 +141,7 @@ static bool descends(int pid, int root)
 
 static bool maps_file(int pid, dev_t dev, ino_t ino)
 {
-	struct kfit_mapline m;
+	struct kfit_elf_mapline m;
 	char path[64], *line = NULL;
 	size_t cap = 0;
 	bool found = false;
@@ -152,14 +152,14 @@ static bool maps_file(int pid, dev_t dev, ino_t ino)
 	if (!f)
 		return false;
 	while (!found && getline(&line, &cap, f) > 0)
-		found = !kfit_parse_mapline(line, &m) && m.ino == ino && m.dev == dev;
+		found = !kfit_elf_parse_mapline(line, &m) && m.ino == ino && m.dev == dev;
 	free(line);
 	fclose(f);
 	return found;
 }
 
-int kfit_binary_users(const char *path, int pid, bool descendants,
-		      struct kfit_users *u)
+int kfit_uprobes_binary_users(const char *path, int pid, bool descendants,
+		      struct kfit_uprobes_users *u)
 {
 	struct dirent *d;
 	struct stat st;

@@ -27,14 +27,14 @@ static void check(const struct kfit_bootlog *bl)
 	size_t i, n = 0;
 
 	for (i = 0; i < bl->ncalls; i++) {
-		const struct kfit_initcall *c = &bl->calls[i];
+		const struct kfit_bootlog_initcall *c = &bl->calls[i];
 
 		terminated(c->fn, sizeof(c->fn));
 		terminated(c->module, sizeof(c->module));
 		terminated(c->level, sizeof(c->level));
 		if (i && c->start_ns < bl->calls[i - 1].start_ns)
 			abort();
-		if (c->finished && bl->src == KFIT_BOOT_TRACE &&
+		if (c->finished && bl->src == KFIT_BOOTLOG_TRACE &&
 		    c->end_ns >= c->start_ns && c->dur_ns != c->end_ns - c->start_ns)
 			abort();
 		if (!c->finished && (c->end_ns || c->dur_ns))
@@ -90,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (p != &bl && (bl.ncalls || bl.unmatched))
 		abort();
 	terminated(note, sizeof(note));
-	if (bl.src == KFIT_BOOT_TRACE)
+	if (bl.src == KFIT_BOOTLOG_TRACE)
 		p = kfit_bootlog_pick(NULL, &bl, note, sizeof(note));
 	else
 		p = kfit_bootlog_pick(&bl, NULL, note, sizeof(note));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * CPU lists (opts.h): kfit_parse_cpulist of any string against a CPU
+ * CPU lists (opts.h): kfit_opts_parse_cpulist of any string against a CPU
  * count from the input's first two bytes; the set stays within it.
  */
 #include <stdint.h>
@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ncpus = ((data[0] << 8 | data[1]) % (KFIT_MAX_CPUS + 64)) + 1;
 	s = fz_str(data + 2, size - 2);
 	memset(&set, 0xa5, sizeof(set));
-	err = kfit_parse_cpulist(s, ncpus, &set);
+	err = kfit_opts_parse_cpulist(s, ncpus, &set);
 	if (err) {
 		/* A refused list selects nothing, not half of it */
 		for (cpu = 0; cpu < KFIT_MAX_CPUS; cpu++)

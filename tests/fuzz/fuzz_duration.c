@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Durations (duration.h): kfit_parse_duration of any string, with each
- * default unit, then kfit_fmt_duration of what parsed, which must parse
+ * Durations (duration.h): kfit_duration_parse of any string, with each
+ * default unit, then kfit_duration_fmt of what parsed, which must parse
  * back to within its three significant digits.
  */
 #include <errno.h>
@@ -22,12 +22,12 @@ static void check_fmt(__u64 ns)
 	__u64 back, diff;
 	int err;
 
-	kfit_fmt_duration(ns, buf, sizeof(buf));
+	kfit_duration_fmt(ns, buf, sizeof(buf));
 	/* Truncation is snprintf's: no overflow of a short buffer */
-	kfit_fmt_duration(ns, small, sizeof(small));
+	kfit_duration_fmt(ns, small, sizeof(small));
 	if (strncmp(buf, small, sizeof(small) - 1))
 		abort();
-	err = kfit_parse_duration(buf, 0, &back);
+	err = kfit_duration_parse(buf, 0, &back);
 	/* Rounded up to whole seconds, the largest values pass UINT64_MAX */
 	if (err == -ERANGE && ns > UINT64_MAX - KFIT_SEC)
 		return;
@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	__u64 ns;
 
 	for (i = 0; i < sizeof(def_units) / sizeof(def_units[0]); i++) {
-		if (!kfit_parse_duration(s, def_units[i], &ns))
+		if (!kfit_duration_parse(s, def_units[i], &ns))
 			check_fmt(ns);
 	}
 	/* Every value formats, not only those a string can give */

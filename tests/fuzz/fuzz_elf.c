@@ -13,7 +13,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char err[512], id[2 * KFIT_BUILD_ID_MAX + 1];
+	char err[512], id[2 * KFIT_ELF_BUILD_ID_MAX + 1];
 	const struct kfit_elfsym *s;
 	struct kfit_elf *e;
 	void *copy;

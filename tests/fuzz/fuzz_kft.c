@@ -40,7 +40,7 @@ static void check_kv(const struct kft_kv *kv)
 
 static void tables(struct kft_file *f)
 {
-	const struct kft_header *h = kft_header(f);
+	const struct kft_header *h = kft_header_of(f);
 	int i, j;
 
 	if (!h)
@@ -63,7 +63,7 @@ static void tables(struct kft_file *f)
 	kft_stat_u64(f, "lost", 0);
 	kft_meta(f, "no such key");
 	for (i = 0; i < kft_nfuncs(f); i++) {
-		const struct kft_func *fn = kft_func(f, i);
+		const struct kft_func *fn = kft_func_at(f, i);
 
 		if (!fn)
 			abort();
@@ -72,7 +72,7 @@ static void tables(struct kft_file *f)
 		str(fn->build_id);
 	}
 	for (i = 0; i < kft_nevents(f); i++) {
-		const struct kft_event *ev = kft_event(f, i);
+		const struct kft_event *ev = kft_event_at(f, i);
 
 		if (!ev || ev->nfields < 0)
 			abort();
@@ -84,7 +84,7 @@ static void tables(struct kft_file *f)
 		}
 	}
 	for (i = 0; i < kft_ntasks(f); i++) {
-		const struct kft_task *t = kft_task(f, i);
+		const struct kft_task *t = kft_task_at(f, i);
 
 		if (!t || !memchr(t->comm, '\0', sizeof(t->comm)))
 			abort();
@@ -132,7 +132,7 @@ static void chunks(struct kft_file *f, struct kfit_ctree *t, bool sampled)
 	void *buf;
 
 	for (i = 0; i < kft_nchunks(f); i++) {
-		ci = kft_chunk(f, i);
+		ci = kft_chunk_at(f, i);
 		if (!ci)
 			abort();
 		buf = NULL;
@@ -152,7 +152,7 @@ static void chunks(struct kft_file *f, struct kfit_ctree *t, bool sampled)
 /* The function and event tables as kd gives them to the tree */
 struct names {
 	const char **funcs, **events;
-	struct kfit_cgv_func *cgv;
+	struct kfit_cgview_func *cgv;
 	int nfuncs, nevents;
 };
 
@@ -168,13 +168,13 @@ static void names_of(struct kft_file *f, struct names *n)
 	if (!n->funcs || !n->cgv || !n->events)
 		abort();
 	for (i = 0; i < n->nfuncs; i++) {
-		const struct kft_func *fn = kft_func(f, i);
+		const struct kft_func *fn = kft_func_at(f, i);
 
 		n->funcs[i] = fn->name;
-		n->cgv[i] = (struct kfit_cgv_func){ fn->name, fn->kernel, fn->dropped };
+		n->cgv[i] = (struct kfit_cgview_func){ fn->name, fn->kernel, fn->dropped };
 	}
 	for (i = 0; i < n->nevents; i++)
-		n->events[i] = kft_event(f, i)->name;
+		n->events[i] = kft_event_at(f, i)->name;
 }
 
 static void names_free(struct names *n)
@@ -188,7 +188,7 @@ static void names_free(struct names *n)
 static void render(struct kft_file *f, const struct names *n, struct kfit_ctree *t,
 		   bool sampled, unsigned int how)
 {
-	struct kfit_cgv_counts counts = { 0 };
+	struct kfit_cgview_counts counts = { 0 };
 	struct kfit_cgview v = {
 		.sampled = sampled,
 		.mechanism = "fuzz",
@@ -241,7 +241,7 @@ static void read_all(const uint8_t *data, size_t size)
 	if (!t)
 		abort();
 	for (i = 0; i < kft_ntasks(f); i++) {
-		const struct kft_task *tk = kft_task(f, i);
+		const struct kft_task *tk = kft_task_at(f, i);
 
 		kfit_ctree_task(t, tk->pid, tk->tid, tk->comm);
 	}

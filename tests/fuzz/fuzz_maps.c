@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /proc/PID/maps lines (elfsyms.h kfit_parse_mapline), one by one, then
+ * /proc/PID/maps lines (elfsyms.h kfit_elf_parse_mapline), one by one, then
  * the whole input as the maps file of process 1 in a fake /proc under
  * /tmp, read by the symbolizer (syms.h), which names addresses in and
  * around each mapping. Its kallsyms is a fixture of a few lines.
@@ -43,14 +43,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const uint8_t *p = data, *end = data + size;
 	struct kfit_syms_src src = { proc, ksyms, "/nonexistent/kfit-debug" };
-	struct kfit_mapline m;
+	struct kfit_elf_mapline m;
 	struct kfit_syms *s;
 	__u64 addrs[16];
 	int n = 0, i;
 	char *line;
 
 	while ((line = fz_line(&p, end))) {
-		if (!kfit_parse_mapline(line, &m)) {
+		if (!kfit_elf_parse_mapline(line, &m)) {
 			if (m.path < line || m.path > line + strlen(line))
 				abort();
 			if (n < 16)

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perf event syntax (pmu.h): kfit_events_parse of pmcstat -e strings over
+ * perf event syntax (pmu.h): kfit_pmu_parse of pmcstat -e strings over
  * a fixed sysfs and tracefs in /tmp (test_pmu's machine in miniature), so
  * that a run does not depend on this host. The input's first line is the
  * spec; the next lines, when there, are the files of one more PMU, "fz",
  * and of a tracepoint, so that what sysfs says is fuzzed too:
  *   fz/format/f, fz/events/a, fz/events/a.scale, fz/events/a.unit,
  *   fz/type, and tracefs events/fz/tp/id
- * Then every event is explained (kfit_event_why) and the PMUs listed.
+ * Then every event is explained (kfit_pmu_event_why) and the PMUs listed.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -58,16 +58,16 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static void check(const struct kfit_event_list *l, int before)
+static void check(const struct kfit_pmu_event_list *l, int before)
 {
 	char why[512];
 	size_t k;
 	int i;
 
-	if (l->n < before || l->n > KFIT_MAX_EVENTS)
+	if (l->n < before || l->n > KFIT_PMU_MAX_EVENTS)
 		abort();
 	for (i = 0; i < l->n; i++) {
-		const struct kfit_event *e = &l->ev[i];
+		const struct kfit_pmu_event *e = &l->ev[i];
 
 		/* Strings the tools print: terminated within their arrays */
 		if (!memchr(e->name, '\0', sizeof(e->name)) ||
@@ -79,14 +79,14 @@ static void check(const struct kfit_event_list *l, int before)
 		if (e->leader < 0 || e->leader > i)
 			abort();
 		for (k = 0; k < sizeof(errs) / sizeof(errs[0]); k++)
-			kfit_event_why(e, -errs[k], &env, why, sizeof(why));
+			kfit_pmu_event_why(e, -errs[k], &env, why, sizeof(why));
 	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const uint8_t *p = data, *end = data + size;
-	struct kfit_event_list l = { 0 };
+	struct kfit_pmu_event_list l = { 0 };
 	char err[512], *spec, *s;
 	size_t i;
 	int n;
@@ -103,14 +103,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < 2; i++) {
 		n = l.n;
 		err[0] = '\0';
-		if (kfit_events_parse(&l, spec, &env, err, sizeof(err))) {
+		if (kfit_pmu_parse(&l, spec, &env, err, sizeof(err))) {
 			if (!err[0] || l.n != n)
 				abort();	/* a reason, and the list untouched */
 		}
 		check(&l, n);
 	}
-	kfit_events_list(devnull, &env);
-	kfit_event_list_free(&l);
+	kfit_pmu_list(devnull, &env);
+	kfit_pmu_event_list_free(&l);
 	free(spec);
 	return 0;
 }

@@ -28,7 +28,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 static void user(const char *spec)
 {
 	const char *colon = strrchr(spec, ':');
-	struct kfit_ufuncs u;
+	struct kfit_utarget u;
 	char err[1024], *in;
 	size_t len;
 	int i, r;
@@ -39,7 +39,7 @@ static void user(const char *spec)
 		abort();
 	snprintf(in, len, "%s%s", fixture, colon);
 	err[0] = '\0';
-	r = kfit_ufuncs_resolve(in, 0, &u, err, sizeof(err));
+	r = kfit_utarget_resolve(in, 0, &u, err, sizeof(err));
 	if (r) {
 		if (r > 0 || !err[0] || u.n)
 			abort();
@@ -57,7 +57,7 @@ static void user(const char *spec)
 			if (!u.skipped[i].name || !u.skipped[i].reason)
 				abort();
 	}
-	kfit_ufuncs_free(&u);
+	kfit_utarget_free(&u);
 	free(in);
 }
 
@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	spec = fz_str(data, size);
 	if (!strncmp(spec, "sys:", 4)) {
-		if (kfit_is_user_target(spec))
+		if (kfit_utarget_is_spec(spec))
 			abort();
 		nr = kfit_syscall_nr(spec + 4);
 		if (nr >= 0) {
@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (!name || kfit_syscall_nr(name) != nr)
 				abort();
 		}
-	} else if (kfit_is_user_target(spec)) {
+	} else if (kfit_utarget_is_spec(spec)) {
 		user(spec);
 	} else if (strchr(spec, ':')) {
 		abort();

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tracepoint specs (tpglob.h): kfit_tps_add of "CATEGORY:NAME" globs over
+ * Tracepoint specs (tpglob.h): kfit_tpglob_add of "CATEGORY:NAME" globs over
  * a fake tracefs in /tmp. The input's first line is the spec; the rest,
  * when there, is the format file of one more tracepoint, fz:tp, whose
  * record size is read from it.
@@ -48,7 +48,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const uint8_t *p = data, *end = data + size;
-	struct kfit_tps t = { 0 };
+	struct kfit_tpglob t = { 0 };
 	char err[512], *spec;
 	int i, j, r;
 
@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Twice: a tracepoint already there is not added again */
 	for (i = 0; i < 2; i++) {
 		err[0] = '\0';
-		r = kfit_tps_add(&t, dir, spec, err, sizeof(err));
+		r = kfit_tpglob_add(&t, dir, spec, err, sizeof(err));
 		if (r && (r > 0 || !err[0]))
 			abort();
 	}
@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (j = 0; j < i; j++)
 			if (!strcmp(t.tp[i].name, t.tp[j].name))
 				abort();
-	kfit_tps_free(&t);
+	kfit_tpglob_free(&t);
 	free(spec);
 	return 0;
 }

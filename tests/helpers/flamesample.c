@@ -131,13 +131,13 @@ static void build(struct kfit_cthread *t, __u32 pid, __u32 tid, const char *comm
 
 int main(int argc, char **argv)
 {
-	struct kfit_svg_opts opts = {
+	struct kfit_export_svg_opts opts = {
 		.title = "flamesample: nginx, 2 threads",
 		.subtitle = "exact mode: wall time (a synthetic tree of known shape)",
 	};
 	struct kfit_cthread th[2];
 	const struct kfit_cthread *ptr[2] = { &th[0], &th[1] };
-	struct kfit_xsrc src = {
+	struct kfit_export_src src = {
 		.threads = ptr, .nthreads = 2, .name = row_name, .kernel = row_kernel,
 	};
 	FILE *f;

@@ -77,24 +77,24 @@ int main(int argc, char **argv)
 	}
 	printf("complete %d\nmissing %llu\nsize %llu\nflags %u\nchunks %d\n",
 	       kft_complete(f), (unsigned long long)kft_missing(f),
-	       (unsigned long long)kft_size(f), kft_header(f)->flags, kft_nchunks(f));
+	       (unsigned long long)kft_size(f), kft_header_of(f)->flags, kft_nchunks(f));
 	for (i = 0; i < kft_nmeta(f); i++)
 		printf("meta %s=%s\n", kft_meta_at(f, i)->key, kft_meta_at(f, i)->val);
 	for (i = 0; i < kft_nstats(f); i++)
 		printf("stats %s=%s\n", kft_stat_at(f, i)->key, kft_stat_at(f, i)->val);
 	for (i = 0; i < kft_nfuncs(f); i++) {
-		fn = kft_func(f, i);
+		fn = kft_func_at(f, i);
 		printf("func %u %c %s %s %s\n", fn->id, fn->kernel ? 'k' : 'u', fn->name,
 		       fn->object, *fn->build_id ? fn->build_id : "-");
 	}
 	for (i = 0; i < kft_nevents(f); i++)
-		printf("event %u %s\n", kft_event(f, i)->id, kft_event(f, i)->name);
+		printf("event %u %s\n", kft_event_at(f, i)->id, kft_event_at(f, i)->name);
 	for (i = 0; i < kft_ntasks(f); i++) {
-		t = kft_task(f, i);
+		t = kft_task_at(f, i);
 		printf("task %u %u %u %.16s\n", t->pid, t->tid, t->ppid, t->comm);
 	}
 	for (i = 0; i < kft_nchunks(f); i++) {
-		c = kft_chunk(f, i);
+		c = kft_chunk_at(f, i);
 		printf("chunk %llu %llu %llu %llu %llu\n", (unsigned long long)c->seq,
 		       (unsigned long long)c->first_ts, (unsigned long long)c->last_ts,
 		       (unsigned long long)c->nrecs, (unsigned long long)c->lost);
@@ -109,7 +109,7 @@ int main(int argc, char **argv)
 		total += count[i];
 	printf("records %llu\n", (unsigned long long)total);
 	for (i = 1; i < KFIT_REC_NTYPES; i++)
-		printf("type %s %llu\n", kfit_rec_type_name(i), (unsigned long long)count[i]);
+		printf("type %s %llu\n", kfit_ctree_rec_type_name(i), (unsigned long long)count[i]);
 	printf("first_ts %llu\nlast_ts %llu\nbad_chunks %d\n", (unsigned long long)first,
 	       (unsigned long long)last, bad);
 	kft_close(f);

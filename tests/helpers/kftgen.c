@@ -309,7 +309,7 @@ static void corrupt_chunk(const char *path, int i)
 		exit(1);
 	}
 	/* inside the stored records, after the block's and the chunk's headers */
-	off = kft_chunk(f, i)->offset + sizeof(struct kft_block) + sizeof(struct kft_chunk) + 4;
+	off = kft_chunk_at(f, i)->offset + sizeof(struct kft_block) + sizeof(struct kft_chunk) + 4;
 	kft_close(f);
 	flip(path, off);
 }
@@ -326,8 +326,8 @@ static void dup_chunk(const char *path, int i)
 		fprintf(stderr, "kftgen: %s: no chunk %d\n", path, i);
 		exit(1);
 	}
-	off = kft_chunk(f, i)->offset;
-	len = sizeof(struct kft_block) + kft_chunk(f, i)->size;
+	off = kft_chunk_at(f, i)->offset;
+	len = sizeof(struct kft_block) + kft_chunk_at(f, i)->size;
 	size = kft_size(f);
 	kft_close(f);
 	buf = malloc(size);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * BTF for test_btfq: functions with known parameter counts and a struct
+ * BTF for test_btf: functions with known parameter counts and a struct
  * with fields directly and inside anonymous unions and structs. Built
  * with clang -g -target bpf; never loaded.
  */

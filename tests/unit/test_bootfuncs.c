@@ -37,7 +37,7 @@ static void need_root(void)
 {
 	const char *ci = getenv("CI");
 
-	if (geteuid() == 0 && kfit_works(KFIT_M_TRACEPOINT))
+	if (geteuid() == 0 && kfit_probe_works(KFIT_M_TRACEPOINT))
 		return;
 	if (ci && !strcmp(ci, "true"))
 		fail_msg("needs root and tracepoints");
@@ -152,7 +152,7 @@ static void test_record_read_remove(void **state)
 	assert_int_equal(kfit_bootfuncs_remove(dir), 1);
 	assert_int_equal(kfit_bootfuncs_remove(dir), 0);
 	assert_int_equal(kfit_bootfuncs_open(dir, id, 0, &b), -ENOENT);
-	assert_true(kfit_map_by_id(id) < 0);
+	assert_true(kfit_pin_map_by_id(id) < 0);
 }
 
 /* --min: shorter calls are counted as filtered only */
@@ -207,7 +207,7 @@ static void test_kernel_function_refused(void **state)
 
 	(void)state;
 	need_root();
-	if (kfit_works(KFIT_M_FENTRY) || kfit_works(KFIT_M_KPROBE))
+	if (kfit_probe_works(KFIT_M_FENTRY) || kfit_probe_works(KFIT_M_KPROBE))
 		skip();
 	start("vfs_read", 0, 1);
 	assert_int_equal(kfit_bootfuncs_open(dir, 0, 0, &b), 0);

@@ -139,11 +139,11 @@ static void check_dmesg(const char *name, bool with_module)
 	struct oracle o;
 	size_t len, i;
 	char *t = load(name, &len);
-	const struct kfit_initcall *last;
+	const struct kfit_bootlog_initcall *last;
 
 	count_dmesg(t, &o);
 	parse_ok(&bl, t, len);
-	assert_int_equal(bl.src, KFIT_BOOT_DMESG);
+	assert_int_equal(bl.src, KFIT_BOOTLOG_DMESG);
 	/* initcall_debug prints PCI fixups as "calling" too: not initcalls */
 	assert_true(o.fixups > 0);
 	assert_int_equal(bl.ncalls, o.calling);
@@ -197,7 +197,7 @@ static void check_kmsg(const char *kernel)
 	parse_file(&d, path);
 	snprintf(path, sizeof(path), FIX "%s-default-kmsg.txt", kernel);
 	parse_file(&k, path);
-	assert_int_equal(k.src, KFIT_BOOT_DMESG);
+	assert_int_equal(k.src, KFIT_BOOTLOG_DMESG);
 	assert_true(d.ncalls > 600);
 	assert_int_equal(k.ncalls, d.ncalls);
 	assert_int_equal(k.not_initcalls, d.not_initcalls);
@@ -233,11 +233,11 @@ static void test_trace_612(void **state)
 	size_t len, i, finished = 0;
 	char *t = load(FIX "6.12-trace.txt", &len);
 	unsigned long long span = 0;
-	const struct kfit_initcall *last;
+	const struct kfit_bootlog_initcall *last;
 
 	(void)state;
 	parse_ok(&bl, t, len);
-	assert_int_equal(bl.src, KFIT_BOOT_TRACE);
+	assert_int_equal(bl.src, KFIT_BOOTLOG_TRACE);
 	assert_int_equal(bl.ncalls, count_str(t, "initcall_start: "));
 	for (i = 0; i < bl.ncalls; i++) {
 		finished += bl.calls[i].finished;
@@ -278,11 +278,11 @@ static void test_trace_612(void **state)
 static void test_trace_61(void **state)
 {
 	struct kfit_bootlog bl;
-	const struct kfit_initcall *last;
+	const struct kfit_bootlog_initcall *last;
 
 	(void)state;
 	parse_file(&bl, FIX "6.1-trace.txt");
-	assert_int_equal(bl.src, KFIT_BOOT_TRACE);
+	assert_int_equal(bl.src, KFIT_BOOTLOG_TRACE);
 	assert_int_equal(bl.ncalls, 6);
 	assert_int_equal(bl.unmatched, 1);	/* late_trace_init's end */
 	assert_false(bl.complete);
@@ -547,7 +547,7 @@ static void test_journal(void **state)
 
 	(void)state;
 	parse_ok(&bl, journal, strlen(journal));
-	assert_int_equal(bl.src, KFIT_BOOT_DMESG);
+	assert_int_equal(bl.src, KFIT_BOOTLOG_DMESG);
 	assert_int_equal(bl.ncalls, 1);
 	assert_string_equal(bl.calls[0].fn, "con_init");
 	assert_true(bl.calls[0].start_ns == 362561000ULL);
@@ -588,7 +588,7 @@ static void test_other_forms(void **state)
 	(void)state;
 	for (i = 0; i < 3; i++) {
 		parse_ok(&bl, texts[i], strlen(texts[i]));
-		assert_int_equal(bl.src, KFIT_BOOT_DMESG);
+		assert_int_equal(bl.src, KFIT_BOOTLOG_DMESG);
 		assert_int_equal(bl.ncalls, 1);
 		assert_int_equal(bl.calls[0].ret, -19);
 		assert_true(bl.calls[0].start_ns == 1000001000ULL);
@@ -631,7 +631,7 @@ static const char nested[] =
 static void test_trace_nesting(void **state)
 {
 	struct kfit_bootlog bl;
-	const struct kfit_initcall *c;
+	const struct kfit_bootlog_initcall *c;
 
 	(void)state;
 	parse_ok(&bl, nested, strlen(nested));

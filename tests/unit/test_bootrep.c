@@ -32,7 +32,7 @@
 static struct bs_proc procs[MAXP];
 static struct bs_wait waits[MAXW];
 static struct bs_mod mods[8];
-static struct kfit_bootuser U;
+static struct kfit_bootrep_user U;
 
 static void u_reset(void)
 {
@@ -92,12 +92,12 @@ static void wait_on(__u32 idx, __u64 start, __u64 end, __u32 kind, __u32 waker)
 }
 
 /* The chain into a fixed array; its length */
-static struct kfit_chainlink links[64];
+static struct kfit_bootrep_link links[64];
 
 static size_t chain(__u32 target)
 {
 	memset(links, 0xaa, sizeof(links));
-	return kfit_boot_chain(&U, target, links, 64);
+	return kfit_bootrep_chain(&U, target, links, 64);
 }
 
 static void link_is(size_t i, __u32 idx, int why, __u64 from, __u64 to)
@@ -150,12 +150,12 @@ static void test_chain_parent_child(void **state)
 	U.now_ns = 2000 * MS;
 
 	/* default target: the last to exit, not the living init */
-	assert_int_equal(kfit_boot_last(&U), sh);
+	assert_int_equal(kfit_bootrep_last(&U), sh);
 	chain_is(BS_NONE,
-		 { sh, KFIT_CHAIN_END, 1010 * MS + 200, 1012 * MS },
-		 { sl, KFIT_CHAIN_WAIT, 10 * MS, 1010 * MS + 200 },
-		 { sh, KFIT_CHAIN_START, 5 * MS, 10 * MS },
-		 { init, KFIT_CHAIN_START, 1 * MS, 5 * MS });
+		 { sh, KFIT_BOOTREP_CHAIN_END, 1010 * MS + 200, 1012 * MS },
+		 { sl, KFIT_BOOTREP_CHAIN_WAIT, 10 * MS, 1010 * MS + 200 },
+		 { sh, KFIT_BOOTREP_CHAIN_START, 5 * MS, 10 * MS },
+		 { init, KFIT_BOOTREP_CHAIN_START, 1 * MS, 5 * MS });
 	assert_int_equal(links[1].wait_ns, 1000 * MS - 300);
 	/* sleep was itself waiting on a timer, on the chain */
 	assert_int_equal(links[1].self_n, 1);
@@ -165,9 +165,9 @@ static void test_chain_parent_child(void **state)
 
 	/* init lives on: its chain ends now and goes through sh */
 	assert_int_equal(chain(init), 5);
-	link_is(0, init, KFIT_CHAIN_END, 1012 * MS + 100, 2000 * MS);
-	link_is(1, sh, KFIT_CHAIN_WAIT, 1010 * MS + 200, 1012 * MS + 100);
-	link_is(3, sh, KFIT_CHAIN_START, 5 * MS, 10 * MS);
+	link_is(0, init, KFIT_BOOTREP_CHAIN_END, 1012 * MS + 100, 2000 * MS);
+	link_is(1, sh, KFIT_BOOTREP_CHAIN_WAIT, 1010 * MS + 200, 1012 * MS + 100);
+	link_is(3, sh, KFIT_BOOTREP_CHAIN_START, 5 * MS, 10 * MS);
 }
 
 /* sh runs "producer | consumer": the consumer waits on the producer's writes */
@@ -192,17 +192,17 @@ static void test_chain_pipeline(void **state)
 	wait_on(sh, 515 * MS, 516 * MS, BS_W_NEW, 0);
 
 	chain_is(BS_NONE,
-		 { sh, KFIT_CHAIN_END, 510 * MS + 100, 520 * MS },
-		 { b, KFIT_CHAIN_WAIT, 499 * MS, 510 * MS + 100 },
-		 { a, KFIT_CHAIN_WAIT, 5 * MS, 499 * MS },
-		 { sh, KFIT_CHAIN_START, 0, 5 * MS });
+		 { sh, KFIT_BOOTREP_CHAIN_END, 510 * MS + 100, 520 * MS },
+		 { b, KFIT_BOOTREP_CHAIN_WAIT, 499 * MS, 510 * MS + 100 },
+		 { a, KFIT_BOOTREP_CHAIN_WAIT, 5 * MS, 499 * MS },
+		 { sh, KFIT_BOOTREP_CHAIN_START, 0, 5 * MS });
 	assert_int_equal(links[1].self_n, 0);
 	assert_int_equal(links[2].wait_ns, 398 * MS);
 	assert_int_equal(links[2].self_kind, BS_W_IRQ);
 	/* an explicit target, by its pid */
-	chain_is(kfit_boot_proc_of_pid(&U, 103),
-		 { other, KFIT_CHAIN_END, 7 * MS, 300 * MS },
-		 { sh, KFIT_CHAIN_START, 0, 7 * MS });
+	chain_is(kfit_bootrep_proc_of_pid(&U, 103),
+		 { other, KFIT_BOOTREP_CHAIN_END, 7 * MS, 300 * MS },
+		 { sh, KFIT_BOOTREP_CHAIN_START, 0, 7 * MS });
 }
 
 /* Kernel threads and interrupts: the process waited on them itself */
@@ -223,9 +223,9 @@ static void test_chain_timer_waits(void **state)
 	procs[dd].rd_bytes = 8 << 20;
 
 	chain_is(BS_NONE,
-		 { sh, KFIT_CHAIN_END, 395 * MS, 400 * MS },
-		 { dd, KFIT_CHAIN_WAIT, 10 * MS, 395 * MS },
-		 { sh, KFIT_CHAIN_START, 0, 10 * MS });
+		 { sh, KFIT_BOOTREP_CHAIN_END, 395 * MS, 400 * MS },
+		 { dd, KFIT_BOOTREP_CHAIN_WAIT, 10 * MS, 395 * MS },
+		 { sh, KFIT_BOOTREP_CHAIN_START, 0, 10 * MS });
 	assert_int_equal(links[0].self_n, 1);
 	assert_int_equal(links[0].self_ns, 3 * MS);
 	assert_int_equal(links[1].self_n, 3);
@@ -254,9 +254,9 @@ static void test_chain_cycles(void **state)
 	for (i = 1; i < n; i++)
 		assert_true(links[i].to_ns < links[i - 1].to_ns);
 	/* a waits on b until 90; b on a until 60; a on b? no: not before 60 */
-	link_is(0, a, KFIT_CHAIN_END, 90 * MS, 100 * MS);
-	link_is(1, b, KFIT_CHAIN_WAIT, 60 * MS, 90 * MS);
-	link_is(2, a, KFIT_CHAIN_WAIT, 5 * MS, 60 * MS);
+	link_is(0, a, KFIT_BOOTREP_CHAIN_END, 90 * MS, 100 * MS);
+	link_is(1, b, KFIT_BOOTREP_CHAIN_WAIT, 60 * MS, 90 * MS);
+	link_is(2, a, KFIT_BOOTREP_CHAIN_WAIT, 5 * MS, 60 * MS);
 
 	/* a process that is its own parent */
 	u_reset();
@@ -282,20 +282,20 @@ static void test_chain_dropped(void **state)
 	wait_on(sh, 30 * MS, 100 * MS, BS_W_PROC, x);
 
 	chain_is(sh,
-		 { sh, KFIT_CHAIN_END, 100 * MS, 300 * MS },
-		 { x, KFIT_CHAIN_WAIT, 20 * MS, 100 * MS },
-		 { sh, KFIT_CHAIN_START, 10 * MS, 20 * MS });
+		 { sh, KFIT_BOOTREP_CHAIN_END, 100 * MS, 300 * MS },
+		 { x, KFIT_BOOTREP_CHAIN_WAIT, 20 * MS, 100 * MS },
+		 { sh, KFIT_BOOTREP_CHAIN_START, 10 * MS, 20 * MS });
 	assert_int_equal(links[0].self_n, 3);
 	assert_int_equal(links[0].self_kind, BS_W_PROC);
 	assert_int_equal(links[0].self_ns, 160 * MS);
 	/* no such process, no processes, no room */
 	assert_int_equal(chain(7), 0);
-	assert_int_equal(kfit_boot_chain(&U, sh, links, 1), 1);
-	assert_int_equal(kfit_boot_chain(&U, sh, links, 0), 0);
-	assert_int_equal(kfit_boot_chain(NULL, BS_NONE, links, 4), 0);
+	assert_int_equal(kfit_bootrep_chain(&U, sh, links, 1), 1);
+	assert_int_equal(kfit_bootrep_chain(&U, sh, links, 0), 0);
+	assert_int_equal(kfit_bootrep_chain(NULL, BS_NONE, links, 4), 0);
 	U.nprocs = 0;
 	assert_int_equal(chain(BS_NONE), 0);
-	assert_int_equal(kfit_boot_last(&U), BS_NONE);
+	assert_int_equal(kfit_bootrep_last(&U), BS_NONE);
 }
 
 /* A pid reused: indices tell the two apart; the living end now */
@@ -313,21 +313,21 @@ static void test_chain_alive_reuse(void **state)
 	wait_on(init, 12 * MS, 20 * MS + 1, BS_W_PROC, first);
 	wait_on(d, 60 * MS, 800 * MS, BS_W_PROC, second);	/* impossible, but kept apart */
 
-	assert_int_equal(kfit_boot_proc_of_pid(&U, 77), second);
-	assert_int_equal(kfit_boot_proc_of_pid(&U, 5), BS_NONE);
-	assert_int_equal(kfit_boot_last(&U), second);
+	assert_int_equal(kfit_bootrep_proc_of_pid(&U, 77), second);
+	assert_int_equal(kfit_bootrep_proc_of_pid(&U, 5), BS_NONE);
+	assert_int_equal(kfit_bootrep_last(&U), second);
 	chain_is(d,
-		 { d, KFIT_CHAIN_END, 800 * MS, 900 * MS },
-		 { second, KFIT_CHAIN_WAIT, 30 * MS, 800 * MS },
-		 { init, KFIT_CHAIN_START, 20 * MS + 1, 30 * MS },
-		 { first, KFIT_CHAIN_WAIT, 10 * MS, 20 * MS + 1 },
-		 { init, KFIT_CHAIN_START, 1 * MS, 10 * MS });
+		 { d, KFIT_BOOTREP_CHAIN_END, 800 * MS, 900 * MS },
+		 { second, KFIT_BOOTREP_CHAIN_WAIT, 30 * MS, 800 * MS },
+		 { init, KFIT_BOOTREP_CHAIN_START, 20 * MS + 1, 30 * MS },
+		 { first, KFIT_BOOTREP_CHAIN_WAIT, 10 * MS, 20 * MS + 1 },
+		 { init, KFIT_BOOTREP_CHAIN_START, 1 * MS, 10 * MS });
 	/* nothing exited: the last one started */
 	procs[first].flags &= ~BS_P_EXITED;
 	procs[first].exit_ns = 0;
 	procs[second].flags &= ~BS_P_EXITED;
 	procs[second].exit_ns = 0;
-	assert_int_equal(kfit_boot_last(&U), d);
+	assert_int_equal(kfit_bootrep_last(&U), d);
 }
 
 static void test_cmdline(void **state)
@@ -338,23 +338,23 @@ static void test_cmdline(void **state)
 	(void)state;
 	memset(&p, 0, sizeof(p));
 	snprintf(p.comm, sizeof(p.comm), "kworker");
-	assert_string_equal(kfit_boot_cmdline(&p, b, sizeof(b)), "[kworker]");
+	assert_string_equal(kfit_bootrep_cmdline(&p, b, sizeof(b)), "[kworker]");
 	memcpy(p.args, "dd\0if=/dev/vda\0bs=1M\0", 21);
 	p.args_len = 21;
-	assert_string_equal(kfit_boot_cmdline(&p, b, sizeof(b)), "dd if=/dev/vda bs=1M");
+	assert_string_equal(kfit_bootrep_cmdline(&p, b, sizeof(b)), "dd if=/dev/vda bs=1M");
 	p.args[2] = '\n';
 	p.flags = BS_P_ARGS_CUT;
-	assert_string_equal(kfit_boot_cmdline(&p, b, sizeof(b)), "dd?if=/dev/vda bs=1M...");
-	assert_string_equal(kfit_boot_cmdline(&p, b, 6), "dd?if");
+	assert_string_equal(kfit_bootrep_cmdline(&p, b, sizeof(b)), "dd?if=/dev/vda bs=1M...");
+	assert_string_equal(kfit_bootrep_cmdline(&p, b, 6), "dd?if");
 	p.args_len = 9999;	/* beyond the array: cut to it */
 	memset(p.args, 'x', BS_ARGS);
-	assert_int_equal(strlen(kfit_boot_cmdline(&p, b, sizeof(b))), BS_ARGS + 3);
+	assert_int_equal(strlen(kfit_bootrep_cmdline(&p, b, sizeof(b))), BS_ARGS + 3);
 }
 
 /* ---- kernel phases by hand ---- */
 
-static struct kfit_initcall calls[4096];
-static struct kfit_initlevel levels[32];
+static struct kfit_bootlog_initcall calls[4096];
+static struct kfit_bootlog_initlevel levels[32];
 static struct kfit_bootlog K;
 
 static void k_reset(void)
@@ -362,7 +362,7 @@ static void k_reset(void)
 	memset(calls, 0, sizeof(calls));
 	memset(levels, 0, sizeof(levels));
 	memset(&K, 0, sizeof(K));
-	K.src = KFIT_BOOT_DMESG;
+	K.src = KFIT_BOOTLOG_DMESG;
 	K.calls = calls;
 	K.levels = levels;
 	K.complete = true;
@@ -374,7 +374,7 @@ static void k_reset(void)
 static void call(const char *level, const char *fn, const char *mod, __u64 start,
 		 __u64 dur, int ret, bool finished)
 {
-	struct kfit_initcall *c = &calls[K.ncalls++];
+	struct kfit_bootlog_initcall *c = &calls[K.ncalls++];
 
 	assert_true(K.ncalls <= 4096);
 	snprintf(c->fn, sizeof(c->fn), "%s", fn);
@@ -397,7 +397,7 @@ static void sum_levels(void)
 
 	K.nlevels = 0;
 	for (i = 0; i < K.ncalls; i++) {
-		const struct kfit_initcall *c = &calls[i];
+		const struct kfit_bootlog_initcall *c = &calls[i];
 
 		if (!c->level[0])
 			continue;
@@ -432,7 +432,7 @@ static void small_kernel(void)
 
 /* ---- capture ---- */
 
-static char *text_of(const struct kfit_bootlog *k, const struct kfit_bootuser *u,
+static char *text_of(const struct kfit_bootlog *k, const struct kfit_bootrep_user *u,
 		     const struct kfit_bootrep_opts *o)
 {
 	struct t_cap c;
@@ -720,7 +720,7 @@ static void test_text_chain_runs(void **state)
 	procs[sh].exit_ns = 2000 * MS;
 	procs[sh].flags |= BS_P_EXITED;
 	wait_on(sh, 1500 * MS, 1990 * MS, BS_W_IRQ, 0);
-	n = kfit_boot_chain(&U, BS_NONE, links, 64);
+	n = kfit_bootrep_chain(&U, BS_NONE, links, 64);
 	assert_int_equal(n, 61);
 	for (i = 1; i < n; i++)
 		assert_true(links[i].to_ns - links[i].from_ns < 10 * MS);
@@ -761,7 +761,7 @@ static void test_text_empty(void **state)
 	free(t);
 
 	memset(&k, 0, sizeof(k));
-	k.src = KFIT_BOOT_DMESG;
+	k.src = KFIT_BOOTLOG_DMESG;
 	u_reset();
 	t = text_of(&k, &U, NULL);
 	in_text(t,
@@ -782,7 +782,7 @@ static void test_text_empty(void **state)
 	k.init_path[0] = 0;
 	/* a dmesg read without --kallsyms: the levels are unknown, and said */
 	{
-		struct kfit_initcall c = { .fn = "foo_init", .start_ns = 1000,
+		struct kfit_bootlog_initcall c = { .fn = "foo_init", .start_ns = 1000,
 					   .end_ns = 3000, .dur_ns = 2000, .finished = true };
 
 		k.calls = &c;
@@ -807,7 +807,7 @@ static void test_text_empty(void **state)
 
 /* ---- JSON ---- */
 
-static char *json_of(const struct kfit_bootlog *k, const struct kfit_bootuser *u,
+static char *json_of(const struct kfit_bootlog *k, const struct kfit_bootrep_user *u,
 		     const struct kfit_bootrep_opts *o)
 {
 	struct t_cap c;
@@ -889,7 +889,7 @@ static void check_xml(const char *svg)
 	unlink(path);
 }
 
-static char *svg_of(const struct kfit_bootlog *k, const struct kfit_bootuser *u,
+static char *svg_of(const struct kfit_bootlog *k, const struct kfit_bootrep_user *u,
 		    const struct kfit_bootrep_opts *o)
 {
 	struct t_cap c;
@@ -1063,7 +1063,7 @@ static void load_calls(void)
 
 	assert_non_null(f);
 	k_reset();
-	K.src = KFIT_BOOT_TRACE;
+	K.src = KFIT_BOOTLOG_TRACE;
 	while (fgets(line, sizeof(line), f)) {
 		if (line[0] == '#')
 			continue;

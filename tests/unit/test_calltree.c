@@ -309,7 +309,7 @@ static void test_nesting(void **state)
 	assert_int_equal(b->next->depth, 1);
 	assert_int_equal(a->start, 100);
 	assert_int_equal(a->dur, 100);
-	s = kfit_ctree_stats(t);
+	s = kfit_ctree_get_stats(t);
 	assert_int_equal(s->records, 4);
 	assert_int_equal(s->calls, 4);
 	assert_int_equal(s->bad, 0);
@@ -382,9 +382,9 @@ static void test_lost_middle(void **state)
 	assert_int_equal(l->depth, 1);
 	assert_int_equal(l->child->depth, 2);
 	assert_int_equal(a->local, 90);
-	assert_int_equal(kfit_ctree_stats(t)->lost, 3);
-	assert_int_equal(kfit_ctree_stats(t)->orphans, 1);
-	assert_int_equal(kfit_ctree_stats(t)->records, 3);
+	assert_int_equal(kfit_ctree_get_stats(t)->lost, 3);
+	assert_int_equal(kfit_ctree_get_stats(t)->orphans, 1);
+	assert_int_equal(kfit_ctree_get_stats(t)->records, 3);
 	kfit_ctree_free(t);
 }
 
@@ -404,7 +404,7 @@ static void test_depth_gap(void **state)
 	assert_int_equal(l->start, 130);
 	assert_int_equal(l->dur, 30);
 	assert_int_equal(l->local, 10);
-	assert_int_equal(kfit_ctree_stats(t)->orphans, 2);
+	assert_int_equal(kfit_ctree_get_stats(t)->orphans, 2);
 	check_all_links(t, 10);
 	kfit_ctree_free(t);
 }
@@ -421,7 +421,7 @@ static void test_orphan_roots(void **state)
 
 	(void)state;
 	check_shape(t, 0, "A C B");
-	assert_int_equal(kfit_ctree_stats(t)->orphans, 2);
+	assert_int_equal(kfit_ctree_get_stats(t)->orphans, 2);
 	kfit_ctree_free(t);
 }
 
@@ -453,8 +453,8 @@ static void test_incomplete(void **state)
 	assert_int_equal(c->flags, 0);
 	assert_int_equal(kfit_ctree_thread(t, 1)->root.child->flags,
 			 KFIT_RF_INCOMPLETE | KFIT_RF_EXITED | KFIT_RF_FORKED);
-	assert_int_equal(kfit_ctree_stats(t)->incomplete, 4);
-	assert_int_equal(kfit_ctree_stats(t)->orphans, 0);
+	assert_int_equal(kfit_ctree_get_stats(t)->incomplete, 4);
+	assert_int_equal(kfit_ctree_get_stats(t)->orphans, 0);
 	kfit_ctree_free(t);
 }
 
@@ -475,7 +475,7 @@ static void test_dropped(void **state)
 	assert_int_equal(kfit_ctree_add(t, &r, sizeof(r)), 0);
 	kfit_ctree_finish(t);
 	check_shape(t, 0, "A A");
-	assert_int_equal(kfit_ctree_stats(t)->dropped, 12);
+	assert_int_equal(kfit_ctree_get_stats(t)->dropped, 12);
 	assert_int_equal(kfit_ctree_thread(t, 0)->root.child->dropped, 7);
 	assert_int_equal(kfit_ctree_thread(t, 0)->root.child->flags, 0);
 	assert_int_equal(kfit_ctree_thread(t, 0)->root.child->off_blocked, 3);
@@ -534,7 +534,7 @@ static void test_interrupts_interlaced(void **state)
 	n = find(t, 0, "hardirq");
 	assert_int_equal(n->depth, 3);
 	assert_int_equal(n->child->depth, 4);
-	assert_int_equal(kfit_ctree_stats(t)->calls, 6);
+	assert_int_equal(kfit_ctree_get_stats(t)->calls, 6);
 	check_all_links(t, 20);
 	kfit_ctree_free(t);
 }
@@ -571,7 +571,7 @@ static void test_interrupt_nesting(void **state)
 	check_shape(t, 0, "<SCHED>(N(C) [lost](D))");
 	check_shape(t, 1, "E");
 	assert_int_equal(kfit_ctree_thread(t, 1)->ctx, KFIT_CTX_NMI);
-	assert_int_equal(kfit_ctree_stats(t)->orphans, 1);
+	assert_int_equal(kfit_ctree_get_stats(t)->orphans, 1);
 	kfit_ctree_free(t);
 }
 
@@ -604,7 +604,7 @@ static void test_switches_events(void **state)
 	n = find(t, 0, "preempted");
 	assert_int_equal(n->off_preempt, 30);
 	assert_int_equal(n->dur, 30);
-	assert_int_equal(kfit_ctree_stats(t)->first_ts, 50);
+	assert_int_equal(kfit_ctree_get_stats(t)->first_ts, 50);
 	check_all_links(t, 20);
 	kfit_ctree_free(t);
 }
@@ -699,7 +699,7 @@ static void test_fork_any_order(void **state)
 		assert_string_equal(kfit_ctree_thread(t, 2)->comm, "child");
 		assert_int_equal(kfit_ctree_thread(t, 2)->pid, 300);
 		assert_true(find(t, 2, "A")->flags & KFIT_RF_FORKED);
-		assert_int_equal(kfit_ctree_stats(t)->orphans, 0);
+		assert_int_equal(kfit_ctree_get_stats(t)->orphans, 0);
 		check_all_links(t, 10);
 		kfit_ctree_free(t);
 	}
@@ -711,10 +711,10 @@ static void test_fork_any_order(void **state)
 static void add_bad(const char *name, struct kfit_ctree *t, const void *r,
 		    size_t size)
 {
-	__u64 bad = kfit_ctree_stats(t)->bad;
+	__u64 bad = kfit_ctree_get_stats(t)->bad;
 
 	t_int_eq(name, kfit_ctree_add(t, r, size), 0);
-	t_int_eq(name, kfit_ctree_stats(t)->bad, bad + 1);
+	t_int_eq(name, kfit_ctree_get_stats(t)->bad, bad + 1);
 }
 
 #define CALL_SIZE sizeof(struct kfit_rec_call)
@@ -783,7 +783,7 @@ static void test_malformed(void **state)
 	add_bad("two frames in one's room", t, &s, sizeof(s));
 	s.h.size = 48, s.nkernel = KFIT_STACK_MAX + 1, s.nuser = 0;
 	add_bad("more frames than KFIT_STACK_MAX", t, &s, sizeof(s));
-	assert_int_equal(kfit_ctree_stats(t)->records, 0);
+	assert_int_equal(kfit_ctree_get_stats(t)->records, 0);
 	/* a good record still decodes */
 	assert_int_equal(kfit_ctree_add(t, &r, sizeof(r)), 0);
 	/* an event as short as its data, as the BPF side writes them */
@@ -791,8 +791,8 @@ static void test_malformed(void **state)
 	assert_int_equal(kfit_ctree_add(t, &e, e.h.size), 0);
 	kfit_ctree_finish(t);
 	check_shape(t, 0, "A(*sched:sched_wakeup)");
-	assert_int_equal(kfit_ctree_stats(t)->bad, 17);
-	assert_int_equal(kfit_ctree_stats(t)->records, 2);
+	assert_int_equal(kfit_ctree_get_stats(t)->bad, 17);
+	assert_int_equal(kfit_ctree_get_stats(t)->records, 2);
 	/* finished: no more records */
 	assert_int_not_equal(kfit_ctree_add(t, &r, sizeof(r)), 0);
 	kfit_ctree_free(t);
@@ -817,19 +817,19 @@ static void test_add_all(void **state)
 	assert_int_equal(kfit_ctree_add_all(t, buf + 1, sizeof(r) - 8), 0);
 	kfit_ctree_finish(t);
 	check_shape(t, 0, "A(B) D");
-	assert_int_equal(kfit_ctree_stats(t)->bad, 2);
-	assert_int_equal(kfit_ctree_stats(t)->records, 3);
+	assert_int_equal(kfit_ctree_get_stats(t)->bad, 2);
+	assert_int_equal(kfit_ctree_get_stats(t)->records, 3);
 	kfit_ctree_free(t);
 
 	/* a size of 0 gives no way on: the rest is one bad record */
 	t = new_tree(false);
 	r[1].h.size = 0;
 	assert_int_equal(kfit_ctree_add_all(t, r, sizeof(r)), 0);
-	assert_int_equal(kfit_ctree_stats(t)->records, 1);
-	assert_int_equal(kfit_ctree_stats(t)->bad, 1);
+	assert_int_equal(kfit_ctree_get_stats(t)->records, 1);
+	assert_int_equal(kfit_ctree_get_stats(t)->bad, 1);
 	/* a tail shorter than a header */
 	assert_int_equal(kfit_ctree_add_all(t, &r[3], 12), 0);
-	assert_int_equal(kfit_ctree_stats(t)->bad, 2);
+	assert_int_equal(kfit_ctree_get_stats(t)->bad, 2);
 	assert_int_equal(kfit_ctree_add_all(t, NULL, 0), 0);
 	kfit_ctree_finish(t);
 	kfit_ctree_finish(t);		/* twice: no harm */
@@ -1021,7 +1021,7 @@ static void test_large_stream(void **state)
 	}
 	call(t, PID, ts, 100 * MANY, D, 0);
 	kfit_ctree_finish(t);
-	assert_int_equal(kfit_ctree_stats(t)->records, ROOTS * 7 + MANY * 4 + 1);
+	assert_int_equal(kfit_ctree_get_stats(t)->records, ROOTS * 7 + MANY * 4 + 1);
 	assert_int_equal(kfit_ctree_nthreads(t), 1);
 	th = kfit_ctree_thread(t, 0);
 	for (n = th->root.child; n; n = n->next)
@@ -1102,7 +1102,7 @@ static void test_sampled(void **state)
 	assert_int_equal(find(t, 0, "k1")->id, 1);	/* kernel frame */
 	assert_int_equal(find(t, 0, "u2")->id, 0);
 	assert_int_equal(find(t, 0, "k1")->depth, 4);
-	assert_int_equal(kfit_ctree_stats(t)->samples, 6);
+	assert_int_equal(kfit_ctree_get_stats(t)->samples, 6);
 	assert_int_equal(calls, 3 * 5 + 2 + 2);
 	kfit_ctree_free(t);
 }

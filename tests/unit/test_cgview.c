@@ -23,12 +23,12 @@
 
 static const char *const names[] = { "outer", "inner", "idle", "gone" };
 
-static const struct kfit_cgv_func funcs[] = {
+static const struct kfit_cgview_func funcs[] = {
 	{ "outer", false, false }, { "inner", true, false }, { "idle", true, false },
 	{ "gone", true, true },
 };
 
-static const struct kfit_cgv_skip skipped[] = {
+static const struct kfit_cgview_skip skipped[] = {
 	{ "s1", "r1" }, { "s2", "r2" }, { "s3", "r3" }, { "s4", "r4" }, { "s5", "r5" },
 	{ "s6", "r6" },
 };
@@ -157,7 +157,7 @@ static void test_header_forms(void **state)
 	free(out);
 	/* System calls are tracepoints, whatever the functions' mechanism */
 	{
-		static const struct kfit_cgv_func mix[] = {
+		static const struct kfit_cgview_func mix[] = {
 			{ .name = "malloc" }, { .name = "sys:read" }, { .name = "sys:write" },
 			{ .name = "sys:close", .dropped = true },
 		};
@@ -214,7 +214,7 @@ static void test_json(void **state)
 {
 	struct kfit_ctree *t = tree();
 	struct kfit_cgview v = view();
-	struct kfit_cgv_attach at = {
+	struct kfit_cgview_attach at = {
 		.mechanism = "uprobe", .functions = 3, .skipped = 6, .attach_ns = 77, .fds = -2,
 	};
 	char *out;
@@ -245,7 +245,7 @@ static void test_json(void **state)
 	kfit_ctree_free(t);
 }
 
-static struct kfit_cgv_counts counts = {
+static struct kfit_cgview_counts counts = {
 	.records = 9, .bytes = 900, .types = { [KFIT_REC_CALL] = 5, [KFIT_REC_EVENT] = 2,
 						[KFIT_REC_FORK] = 1, [KFIT_REC_SAMPLE] = 1 },
 	.end_calls = 1, .lost = 3, .unmatched = 4,
@@ -311,7 +311,7 @@ static void test_sample_trim(void **state)
 		depth++;
 	/* 0x402000, 0x401000, the kernel frame: 0x1234 left out */
 	assert_int_equal(depth, 3);
-	assert_int_equal(kfit_ctree_stats(t)->samples, 1);
+	assert_int_equal(kfit_ctree_get_stats(t)->samples, 1);
 	kfit_ctree_free(t);
 }
 
@@ -321,20 +321,20 @@ static void test_frame_group(void **state)
 	char buf[64];
 
 	(void)state;
-	assert_string_equal(kfit_frame_group("libc.so.6+0x1234", buf, sizeof(buf)),
+	assert_string_equal(kfit_ctree_frame_group("libc.so.6+0x1234", buf, sizeof(buf)),
 			    "libc.so.6 [unknown]");
-	assert_string_equal(kfit_frame_group("[vdso]+0xa0", buf, sizeof(buf)),
+	assert_string_equal(kfit_ctree_frame_group("[vdso]+0xa0", buf, sizeof(buf)),
 			    "[vdso] [unknown]");
-	assert_string_equal(kfit_frame_group("[unknown] 0x5573548c0670", buf, sizeof(buf)),
+	assert_string_equal(kfit_ctree_frame_group("[unknown] 0x5573548c0670", buf, sizeof(buf)),
 			    "[unknown]");
-	assert_string_equal(kfit_frame_group("[unknown]", buf, sizeof(buf)), "[unknown]");
-	assert_null(kfit_frame_group("malloc", buf, sizeof(buf)));
-	assert_null(kfit_frame_group("nf_hook_slow [nf_tables]", buf, sizeof(buf)));
-	assert_null(kfit_frame_group("a+b", buf, sizeof(buf)));
-	assert_null(kfit_frame_group("x+0x", buf, sizeof(buf)));
-	assert_null(kfit_frame_group("x+0x12g", buf, sizeof(buf)));
-	assert_null(kfit_frame_group("+0x12", buf, sizeof(buf)));
-	assert_null(kfit_frame_group("a b+0x12", buf, sizeof(buf)));
+	assert_string_equal(kfit_ctree_frame_group("[unknown]", buf, sizeof(buf)), "[unknown]");
+	assert_null(kfit_ctree_frame_group("malloc", buf, sizeof(buf)));
+	assert_null(kfit_ctree_frame_group("nf_hook_slow [nf_tables]", buf, sizeof(buf)));
+	assert_null(kfit_ctree_frame_group("a+b", buf, sizeof(buf)));
+	assert_null(kfit_ctree_frame_group("x+0x", buf, sizeof(buf)));
+	assert_null(kfit_ctree_frame_group("x+0x12g", buf, sizeof(buf)));
+	assert_null(kfit_ctree_frame_group("+0x12", buf, sizeof(buf)));
+	assert_null(kfit_ctree_frame_group("a b+0x12", buf, sizeof(buf)));
 }
 
 /* Names as syms.h gives them: 0x401xxx in bash, 0x7f7xxx in libc, 0x555xxx in no file */

@@ -62,12 +62,12 @@ static void write_file(const char *path, const char *s, mode_t mode)
 }
 
 /* Wait (bounded) for p to end; fails if it does not */
-static void wait_gone(struct kfit_proc *p)
+static void wait_gone(struct kfit_child_proc *p)
 {
 	int i;
 
 	for (i = 0; i < GONE_TRIES; i++)
-		if (kfit_proc_wait(p, 100 * 1000000ULL))
+		if (kfit_child_proc_wait(p, 100 * 1000000ULL))
 			return;
 	fail_msg("pid %d did not end", p->pid);
 }
@@ -126,11 +126,11 @@ static void test_split_command(void **state)
 	char **cmd;
 
 	(void)state;
-	assert_int_equal(kfit_split_command(6, a, &cmd), 3);
+	assert_int_equal(kfit_child_split_command(6, a, &cmd), 3);
 	assert_ptr_equal(cmd, a + 4);
-	assert_int_equal(kfit_split_command(2, b, &cmd), 2);
+	assert_int_equal(kfit_child_split_command(2, b, &cmd), 2);
 	assert_null(cmd);
-	assert_int_equal(kfit_split_command(3, c, &cmd), 2);
+	assert_int_equal(kfit_child_split_command(3, c, &cmd), 2);
 	assert_null(cmd);
 }
 
@@ -226,7 +226,7 @@ static void test_released_after_setup(void **state)
 	assert_true(n > 0);
 	self[n] = 0;
 	assert_string_equal(exe, self);
-	assert_false(kfit_proc_wait(&ch.proc, 0));
+	assert_false(kfit_child_proc_wait(&ch.proc, 0));
 	write_file(in, "set up first\n", 0644);
 	assert_int_equal(kfit_child_start(&ch), 0);
 	wait_gone(&ch.proc);
@@ -342,18 +342,18 @@ static void test_command_check(void **state)
 	char *noexec[] = { path, NULL };
 
 	(void)state;
-	assert_int_equal(kfit_command_check(sh), 0);
-	assert_int_equal(kfit_command_check(abs), 0);
+	assert_int_equal(kfit_child_check_command(sh), 0);
+	assert_int_equal(kfit_child_check_command(abs), 0);
 	capture_stderr();
-	assert_int_equal(kfit_command_check(none), -1);
+	assert_int_equal(kfit_child_check_command(none), -1);
 	captured_stderr(err, sizeof(err));
 	assert_non_null(strstr(err, "cannot run 'kfit-no-such-command-in-path': No such file or directory"));
 	capture_stderr();
-	assert_int_equal(kfit_command_check(gone), -1);
-	assert_int_equal(kfit_command_check(dir), -1);
+	assert_int_equal(kfit_child_check_command(gone), -1);
+	assert_int_equal(kfit_child_check_command(dir), -1);
 	path_in_tmp(path, sizeof(path), "no-x");
 	write_file(path, "#!/bin/sh\n", 0644);
-	assert_int_equal(kfit_command_check(noexec), -1);
+	assert_int_equal(kfit_child_check_command(noexec), -1);
 	captured_stderr(err, sizeof(err));
 	assert_non_null(strstr(err, "cannot run '/tmp/kfit-child."));
 	assert_non_null(strstr(err, strerror(EACCES)));
@@ -375,7 +375,7 @@ static void io_child(const char *out, const char *err, const char *output)
 	fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	dup2(fd, 2);
 	close(fd);
-	if (kfit_io_setup(output, argv))
+	if (kfit_child_io_setup(output, argv))
 		_exit(3);
 	printf("report\n");
 	fflush(stdout);
@@ -498,33 +498,33 @@ static bool kernel_at_least(int major, int minor)
 }
 
 /* Without a pidfd: /proc is looked at */
-static void no_pidfd(struct kfit_proc *p)
+static void no_pidfd(struct kfit_child_proc *p)
 {
-	kfit_proc_close(p);
+	kfit_child_proc_close(p);
 }
 
 static void watch_process(bool with_pidfd)
 {
-	struct kfit_proc p;
+	struct kfit_child_proc p;
 	int release, status;
 	pid_t pid = held_process(&release);
 
-	kfit_proc_watch(&p, pid, false);
+	kfit_child_proc_watch(&p, pid, false);
 	/* pidfds of processes: 5.3 */
 	if (kernel_at_least(5, 3))
 		assert_true(p.fd >= 0);
 	if (!with_pidfd)
 		no_pidfd(&p);
-	assert_false(kfit_proc_wait(&p, 0));
-	assert_false(kfit_proc_wait(&p, 1000000));
+	assert_false(kfit_child_proc_wait(&p, 0));
+	assert_false(kfit_child_proc_wait(&p, 1000000));
 	assert_int_equal(write(release, "x", 1), 1);
 	close(release);
 	/* a zombie (not reaped yet) has ended */
 	wait_gone(&p);
-	assert_true(kfit_proc_wait(&p, 0));
+	assert_true(kfit_child_proc_wait(&p, 0));
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	kfit_proc_close(&p);
+	kfit_child_proc_close(&p);
 }
 
 static void test_watch_process_pidfd(void **state)
@@ -556,7 +556,7 @@ static void *held_thread(void *arg)
 /* -t: a thread's end counts, while its process (this test) goes on */
 static void watch_thread(bool with_pidfd)
 {
-	struct kfit_proc p;
+	struct kfit_child_proc p;
 	pthread_t t;
 	int i;
 
@@ -566,17 +566,17 @@ static void watch_thread(bool with_pidfd)
 	for (i = 0; i < 10000 && !__atomic_load_n(&thread_tid, __ATOMIC_ACQUIRE); i++)
 		usleep(1000);
 	assert_true(thread_tid > 0);
-	kfit_proc_watch(&p, thread_tid, true);
+	kfit_child_proc_watch(&p, thread_tid, true);
 	/* pidfds of threads: 6.9 */
 	if (kernel_at_least(6, 9))
 		assert_true(p.fd >= 0);
 	if (!with_pidfd)
 		no_pidfd(&p);
-	assert_false(kfit_proc_wait(&p, 1000000));
+	assert_false(kfit_child_proc_wait(&p, 1000000));
 	assert_int_equal(write(thread_pipe[1], "x", 1), 1);
 	wait_gone(&p);
 	pthread_join(t, NULL);
-	kfit_proc_close(&p);
+	kfit_child_proc_close(&p);
 	close(thread_pipe[0]);
 	close(thread_pipe[1]);
 }
@@ -628,7 +628,7 @@ static pid_t leaderless_process(int *release)
 static void watch_leaderless(bool with_pidfd)
 {
 	char path[64], buf[512], *s;
-	struct kfit_proc p;
+	struct kfit_child_proc p;
 	int release, status, i;
 	pid_t pid = leaderless_process(&release);
 	FILE *f;
@@ -646,16 +646,16 @@ static void watch_leaderless(bool with_pidfd)
 		usleep(1000);
 	}
 	assert_true(i < 10000);
-	kfit_proc_watch(&p, pid, false);
+	kfit_child_proc_watch(&p, pid, false);
 	if (!with_pidfd)
 		no_pidfd(&p);
-	assert_false(kfit_proc_wait(&p, 1000000));
+	assert_false(kfit_child_proc_wait(&p, 1000000));
 	assert_int_equal(write(release, "x", 1), 1);
 	close(release);
 	wait_gone(&p);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	kfit_proc_close(&p);
+	kfit_child_proc_close(&p);
 }
 
 static void test_watch_leaderless_pidfd(void **state)
@@ -673,19 +673,19 @@ static void test_watch_leaderless_proc(void **state)
 /* A pid that no longer exists has ended */
 static void test_watch_gone_pid(void **state)
 {
-	struct kfit_proc p;
+	struct kfit_child_proc p;
 	int release;
 	pid_t pid = held_process(&release);
 
 	(void)state;
 	close(release);
 	assert_int_equal(waitpid(pid, NULL, 0), pid);
-	kfit_proc_watch(&p, pid, false);
-	assert_true(kfit_proc_wait(&p, 0));
-	kfit_proc_close(&p);
-	kfit_proc_watch(&p, pid, false);
+	kfit_child_proc_watch(&p, pid, false);
+	assert_true(kfit_child_proc_wait(&p, 0));
+	kfit_child_proc_close(&p);
+	kfit_child_proc_watch(&p, pid, false);
 	no_pidfd(&p);
-	assert_true(kfit_proc_wait(&p, 0));
+	assert_true(kfit_child_proc_wait(&p, 0));
 }
 
 static int setup(void **state)

@@ -10,7 +10,7 @@
 static __u64 parse_ok(const char *s, __u64 def_unit)
 {
 	__u64 ns = 12345;
-	int err = kfit_parse_duration(s, def_unit, &ns);
+	int err = kfit_duration_parse(s, def_unit, &ns);
 
 	if (err)
 		fail_msg("'%s' failed: %d", s ? s : "(null)", err);
@@ -20,7 +20,7 @@ static __u64 parse_ok(const char *s, __u64 def_unit)
 static void parse_err(const char *s, __u64 def_unit, int want)
 {
 	__u64 ns = 12345;
-	int err = kfit_parse_duration(s, def_unit, &ns);
+	int err = kfit_duration_parse(s, def_unit, &ns);
 
 	if (err != want)
 		fail_msg("'%s': got %d, want %d", s ? s : "(null)", err, want);
@@ -138,7 +138,7 @@ static void fmt_is(__u64 ns, const char *want)
 {
 	char buf[32];
 
-	assert_string_equal(kfit_fmt_duration(ns, buf, sizeof(buf)), want);
+	assert_string_equal(kfit_duration_fmt(ns, buf, sizeof(buf)), want);
 }
 
 static void test_fmt(void **state)
@@ -180,7 +180,7 @@ static void test_fmt_small_buffer(void **state)
 	char buf[4];
 
 	(void)state;
-	assert_string_equal(kfit_fmt_duration(12345678, buf, sizeof(buf)), "12.");
+	assert_string_equal(kfit_duration_fmt(12345678, buf, sizeof(buf)), "12.");
 }
 
 static void test_thousands(void **state)
@@ -188,12 +188,12 @@ static void test_thousands(void **state)
 	char buf[32];
 
 	(void)state;
-	assert_string_equal(kfit_fmt_thousands(0, buf, sizeof(buf)), "0");
-	assert_string_equal(kfit_fmt_thousands(999, buf, sizeof(buf)), "999");
-	assert_string_equal(kfit_fmt_thousands(1473, buf, sizeof(buf)), "1,473");
-	assert_string_equal(kfit_fmt_thousands(100000, buf, sizeof(buf)), "100,000");
-	assert_string_equal(kfit_fmt_thousands(1234567, buf, sizeof(buf)), "1,234,567");
-	assert_string_equal(kfit_fmt_thousands(18446744073709551615ULL, buf, sizeof(buf)),
+	assert_string_equal(kfit_duration_fmt_thousands(0, buf, sizeof(buf)), "0");
+	assert_string_equal(kfit_duration_fmt_thousands(999, buf, sizeof(buf)), "999");
+	assert_string_equal(kfit_duration_fmt_thousands(1473, buf, sizeof(buf)), "1,473");
+	assert_string_equal(kfit_duration_fmt_thousands(100000, buf, sizeof(buf)), "100,000");
+	assert_string_equal(kfit_duration_fmt_thousands(1234567, buf, sizeof(buf)), "1,234,567");
+	assert_string_equal(kfit_duration_fmt_thousands(18446744073709551615ULL, buf, sizeof(buf)),
 			    "18,446,744,073,709,551,615");
 }
 

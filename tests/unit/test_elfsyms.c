@@ -79,7 +79,7 @@ static void check_symtarget(const struct kfit_elf *e, const char *oracle)
 static void test_pie_and_not(void **state)
 {
 	struct kfit_elf *pie, *nopie;
-	char hex[2 * KFIT_BUILD_ID_MAX + 1];
+	char hex[2 * KFIT_ELF_BUILD_ID_MAX + 1];
 	int i, exec = 0;
 
 	(void)state;
@@ -136,7 +136,7 @@ __attribute__((noinline, used)) int kfit_etest_self(int x)
 static void test_self_maps(void **state)
 {
 	__u64 addr = (__u64)(uintptr_t)kfit_etest_self, vaddr = 0, off = 0;
-	struct kfit_mapline m;
+	struct kfit_elf_mapline m;
 	char line[PATH_MAX + 128];
 	struct kfit_elf *e = NULL;
 	FILE *f = fopen("/proc/self/maps", "r");
@@ -144,7 +144,7 @@ static void test_self_maps(void **state)
 	(void)state;
 	assert_non_null(f);
 	while (!e && fgets(line, sizeof(line), f)) {
-		assert_int_equal(kfit_parse_mapline(line, &m), 0);
+		assert_int_equal(kfit_elf_parse_mapline(line, &m), 0);
 		if (addr >= m.start && addr < m.end)
 			e = load_ok(m.path, NULL);
 	}
@@ -351,7 +351,7 @@ static void test_flags_entry(void **state)
 	assert_int_equal(s->flags, 0);
 	s = kfit_elf_by_name(e, "_init");
 	assert_non_null(s);
-	assert_true(s->flags & KFIT_SYM_INITFINI);
+	assert_true(s->flags & KFIT_ELF_SYM_INITFINI);
 	s = kfit_elf_by_name(e, "st_global");
 	assert_int_equal(s->flags, 0);
 	assert_int_equal(kfit_elf_addr_to_off(e, s->addr, &off), 0);
@@ -487,7 +487,7 @@ static void test_mapline(void **state)
 		  0, 0x7f00, 0x7f01, 0x1000, "r-xp", 8, 2, 99, "/tmp/a b (deleted)" },
 		{ .name = "not a maps line", .line = "hello world\n", .ret = -EINVAL },
 	};
-	struct kfit_mapline m;
+	struct kfit_elf_mapline m;
 	char line[256];
 	const char *n;
 	size_t i;
@@ -496,7 +496,7 @@ static void test_mapline(void **state)
 	for (i = 0; i < T_N(cases); i++) {
 		n = cases[i].name;
 		snprintf(line, sizeof(line), "%s", cases[i].line);
-		t_int_eq(n, kfit_parse_mapline(line, &m), cases[i].ret);
+		t_int_eq(n, kfit_elf_parse_mapline(line, &m), cases[i].ret);
 		if (cases[i].ret)
 			continue;
 		t_int_eq(n, m.start, cases[i].start);
@@ -518,18 +518,18 @@ static void test_proc_path(void **state)
 	(void)state;
 	assert_non_null(realpath("/proc/self/exe", self));
 	assert_int_equal(stat(self, &st), 0);
-	assert_int_equal(kfit_proc_path(NULL, 42, self, st.st_dev, st.st_ino, out,
+	assert_int_equal(kfit_elf_proc_path(NULL, 42, self, st.st_dev, st.st_ino, out,
 					sizeof(out)), 0);
 	assert_string_equal(out, self);
 	/* Another file there: the process's root has its own */
-	assert_int_equal(kfit_proc_path(NULL, 42, self, st.st_dev, st.st_ino + 1, out,
+	assert_int_equal(kfit_elf_proc_path(NULL, 42, self, st.st_dev, st.st_ino + 1, out,
 					sizeof(out)), 0);
 	snprintf(want, sizeof(want), "/proc/42/root%s", self);
 	assert_string_equal(out, want);
-	assert_int_equal(kfit_proc_path("/fix/proc", 42, "/nonexistent", 0, 0, out,
+	assert_int_equal(kfit_elf_proc_path("/fix/proc", 42, "/nonexistent", 0, 0, out,
 					sizeof(out)), 0);
 	assert_string_equal(out, "/fix/proc/42/root/nonexistent");
-	assert_int_equal(kfit_proc_path(NULL, 42, self, 0, 0, out, 16), -ENAMETOOLONG);
+	assert_int_equal(kfit_elf_proc_path(NULL, 42, self, 0, 0, out, 16), -ENAMETOOLONG);
 }
 
 int main(void)

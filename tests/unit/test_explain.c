@@ -20,12 +20,12 @@ static void test_mech_names(void **state)
 
 	(void)state;
 	for (m = 0; m < KFIT_M_NR; m++)
-		assert_int_equal(kfit_mech_by_name(kfit_mech_name(m)), m);
-	assert_int_equal(kfit_mech_by_name("fentry"), KFIT_M_FENTRY);
-	assert_int_equal(kfit_mech_by_name("raw_tracepoint"), KFIT_M_RAW_TP);
-	assert_int_equal(kfit_mech_by_name("kprobes"), KFIT_M_NR);
-	assert_int_equal(kfit_mech_by_name(""), KFIT_M_NR);
-	assert_int_equal(kfit_mech_by_name(NULL), KFIT_M_NR);
+		assert_int_equal(kfit_probe_mech_by_name(kfit_probe_mech_name(m)), m);
+	assert_int_equal(kfit_probe_mech_by_name("fentry"), KFIT_M_FENTRY);
+	assert_int_equal(kfit_probe_mech_by_name("raw_tracepoint"), KFIT_M_RAW_TP);
+	assert_int_equal(kfit_probe_mech_by_name("kprobes"), KFIT_M_NR);
+	assert_int_equal(kfit_probe_mech_by_name(""), KFIT_M_NR);
+	assert_int_equal(kfit_probe_mech_by_name(NULL), KFIT_M_NR);
 }
 
 static enum kfit_mech mech;

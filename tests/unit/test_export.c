@@ -118,7 +118,7 @@ static struct kfit_cnode *call(struct kfit_cnode *parent, __u32 id, __u64 start,
 struct fixture {
 	struct kfit_cthread th[3];
 	const struct kfit_cthread *ptr[3];
-	struct kfit_xsrc src;
+	struct kfit_export_src src;
 };
 
 static void build_exact(struct fixture *fx)
@@ -198,7 +198,7 @@ static void build_sampled(struct fixture *fx)
 /* ---- folded ---- */
 
 /* kfit_export_folded of src: 0, and exactly want */
-static void check_folded(const struct kfit_xsrc *src, const char *want)
+static void check_folded(const struct kfit_export_src *src, const char *want)
 {
 	struct t_cap o;
 	char *got;
@@ -247,7 +247,7 @@ static void test_folded_merge_sanitize(void **state)
 {
 	struct kfit_cthread a, b;
 	const struct kfit_cthread *ptr[2] = { &a, &b };
-	struct kfit_xsrc src = { .threads = ptr, .nthreads = 2, .name = names };
+	struct kfit_export_src src = { .threads = ptr, .nthreads = 2, .name = names };
 	struct kfit_cnode *f1, *f2;
 
 	(void)state;
@@ -334,7 +334,7 @@ static void gen(struct kfit_cnode *parent, __u64 start, __u64 end, int depth,
 }
 
 static void build_random(struct kfit_cthread *th, const struct kfit_cthread **ptr,
-			 int nth, struct kfit_xsrc *src, __u64 seed)
+			 int nth, struct kfit_export_src *src, __u64 seed)
 {
 	int i;
 
@@ -358,7 +358,7 @@ static void test_folded_sums(void **state)
 {
 	struct kfit_cthread th[4];
 	const struct kfit_cthread *ptr[4];
-	struct kfit_xsrc src;
+	struct kfit_export_src src;
 	const struct kfit_cnode *n;
 	__u64 want = 0, got = 0;
 	char *text, *line;
@@ -435,7 +435,7 @@ static void check_palette(const char *svg, const char *kernel, const char *user)
 	}
 }
 
-static char *svg_of(const struct kfit_xsrc *src, const struct kfit_svg_opts *opts)
+static char *svg_of(const struct kfit_export_src *src, const struct kfit_export_svg_opts *opts)
 {
 	struct t_cap o;
 
@@ -446,7 +446,7 @@ static char *svg_of(const struct kfit_xsrc *src, const struct kfit_svg_opts *opt
 
 static void test_svg_exact(void **state)
 {
-	struct kfit_svg_opts opts = { .title = "callgraph <vfs_*>",
+	struct kfit_export_svg_opts opts = { .title = "callgraph <vfs_*>",
 				      .subtitle = "exact: wall time & calls" };
 	struct fixture fx;
 	char *svg;
@@ -488,7 +488,7 @@ static void test_svg_exact(void **state)
 /* Frames under min_px are left out with their subtrees, and counted */
 static void test_svg_narrow(void **state)
 {
-	struct kfit_svg_opts opts = { .min_px = 100, .no_script = true };
+	struct kfit_export_svg_opts opts = { .min_px = 100, .no_script = true };
 	struct fixture fx;
 	char *svg;
 
@@ -535,7 +535,7 @@ static void test_svg_empty(void **state)
 {
 	struct kfit_cthread t;
 	const struct kfit_cthread *ptr = &t;
-	struct kfit_xsrc src = { .threads = &ptr, .nthreads = 1, .name = names };
+	struct kfit_export_src src = { .threads = &ptr, .nthreads = 1, .name = names };
 	char *svg;
 
 	(void)state;
@@ -556,7 +556,7 @@ static void test_svg_bytes(void **state)
 {
 	struct kfit_cthread t;
 	const struct kfit_cthread *ptr = &t;
-	struct kfit_xsrc src = { .threads = &ptr, .nthreads = 1, .name = names,
+	struct kfit_export_src src = { .threads = &ptr, .nthreads = 1, .name = names,
 				 .sampled = true };
 	struct kfit_cnode *f;
 	char *svg;
@@ -578,12 +578,12 @@ static void test_svg_bytes(void **state)
 /* A bigger graph; KFIT_SVG_OUT=FILE keeps it (the headless render test) */
 static void test_svg_sample(void **state)
 {
-	struct kfit_svg_opts opts = { .title = "callgraph: a synthetic tree",
+	struct kfit_export_svg_opts opts = { .title = "callgraph: a synthetic tree",
 				      .subtitle = "exact mode, 6 threads, wall time" };
 	struct kfit_cthread th[6];
 	const struct kfit_cthread *ptr[6];
 	const char *keep = getenv("KFIT_SVG_OUT");
-	struct kfit_xsrc src;
+	struct kfit_export_src src;
 	char *svg;
 	FILE *f;
 
@@ -620,7 +620,7 @@ static void check_trace(const char *json, int want)
 	assert_int_equal(rc, want);
 }
 
-static char *trace_of(const struct kfit_xsrc *src)
+static char *trace_of(const struct kfit_export_src *src)
 {
 	struct t_cap o;
 
@@ -704,7 +704,7 @@ static void test_perfetto_clamp(void **state)
 {
 	struct kfit_cthread t;
 	const struct kfit_cthread *ptr = &t;
-	struct kfit_xsrc src = { .threads = &ptr, .nthreads = 1, .name = names,
+	struct kfit_export_src src = { .threads = &ptr, .nthreads = 1, .name = names,
 				 .t0 = 50 };
 	struct kfit_cnode *p;
 	char *js;
@@ -779,7 +779,7 @@ static void test_perfetto_samples(void **state)
 	static const char *const b[] = { "main", "work" };
 	static const char *const c[] = { "main", "other" };
 	const __u64 p = 1000000;	/* 1 kHz */
-	struct kfit_xsample v[] = {
+	struct kfit_export_sample v[] = {
 		{ .ts = 10 * p, .pid = 5, .tid = 5, .comm = "prog", .nframes = 3, .frames = a },
 		{ .ts = 11 * p, .pid = 5, .tid = 5, .comm = "prog", .nframes = 2, .frames = b },
 		{ .ts = 12 * p, .pid = 5, .tid = 5, .comm = "prog", .nframes = 2, .frames = c },
@@ -818,7 +818,7 @@ static void test_perfetto_random(void **state)
 {
 	struct kfit_cthread th[4];
 	const struct kfit_cthread *ptr[4];
-	struct kfit_xsrc src;
+	struct kfit_export_src src;
 	__u64 seed;
 	char *js;
 
@@ -876,7 +876,7 @@ static void test_folded_irq_kinds(void **state)
 {
 	struct kfit_cthread t;
 	const struct kfit_cthread *ptr = &t;
-	struct kfit_xsrc src = { .threads = &ptr, .nthreads = 1, .name = names };
+	struct kfit_export_src src = { .threads = &ptr, .nthreads = 1, .name = names };
 	struct kfit_cnode *c, *i;
 
 	(void)state;
@@ -954,11 +954,11 @@ static struct kfit_ctree *decode_reader(void)
 static void test_records_exact(void **state)
 {
 	struct kfit_ctree *t = decode_reader();
-	struct kfit_xsrc src;
+	struct kfit_export_src src;
 	char *got;
 
 	(void)state;
-	assert_int_equal(kfit_xsrc_ctree(&src, t, false), 0);
+	assert_int_equal(kfit_export_src_ctree(&src, t, false), 0);
 	assert_int_equal(src.t0, 1000);
 	check_folded(&src,
 		"reader;vfs_read 5000\n"
@@ -983,7 +983,7 @@ static void test_records_exact(void **state)
 	check_xml(got);
 	assert_non_null(strstr(got, "<title>[off-cpu] blocked (3.00us, 27.27%)</title>"));
 	free(got);
-	kfit_xsrc_release(&src);
+	kfit_export_src_release(&src);
 	kfit_ctree_free(t);
 }
 
@@ -1015,7 +1015,7 @@ static void test_records_sampled(void **state)
 	const __u64 deep[] = { 0xffffffff81000000ULL, 0x2000, 0x1000 };
 	struct kfit_ctree_opts o = { .sym = rec_sym };
 	struct kfit_ctree *t = kfit_ctree_new(&o);
-	struct kfit_xsrc src;
+	struct kfit_export_src src;
 	char *got;
 	int i;
 
@@ -1028,7 +1028,7 @@ static void test_records_sampled(void **state)
 		rec_sample(t, 0, 2, deep + 1);
 	rec_sample(t, 0, 1, deep + 2);
 	kfit_ctree_finish(t);
-	assert_int_equal(kfit_xsrc_ctree(&src, t, true), 0);
+	assert_int_equal(kfit_export_src_ctree(&src, t, true), 0);
 	check_folded(&src,
 		"busy;main 1\n"
 		"busy;main;compute 7\n"
@@ -1038,7 +1038,7 @@ static void test_records_sampled(void **state)
 	assert_non_null(strstr(got, "<title>compute (9 samples, 90.00%)</title>"));
 	check_palette(got, "asm_sysvec_apic_timer_interrupt", "compute");
 	free(got);
-	kfit_xsrc_release(&src);
+	kfit_export_src_release(&src);
 	kfit_ctree_free(t);
 }
 

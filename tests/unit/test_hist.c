@@ -300,7 +300,7 @@ static void test_percentile_accuracy(void **state)
 static void test_log2_exact(void **state)
 {
 	struct kfit_hist *h = new_hist();
-	__u64 want[KFIT_LOG2_SLOTS] = { 0 }, got[KFIT_LOG2_SLOTS];
+	__u64 want[KFIT_HIST_LOG2_SLOTS] = { 0 }, got[KFIT_HIST_LOG2_SLOTS];
 	__u64 v;
 	int i;
 
@@ -315,7 +315,7 @@ static void test_log2_exact(void **state)
 	kfit_hist_record(h, UINT64_MAX);
 	want[64]++;
 	kfit_hist_log2(h, got);
-	for (i = 0; i < KFIT_LOG2_SLOTS; i++)
+	for (i = 0; i < KFIT_HIST_LOG2_SLOTS; i++)
 		if (got[i] != want[i])
 			fail_msg("bucket %d: %llu, want %llu", i, got[i], want[i]);
 
@@ -508,11 +508,11 @@ static void test_parse_linear(void **state)
 	__u64 step = 0;
 
 	(void)state;
-	assert_int_equal(kfit_parse_linear("t", "10us", &step), 0);
+	assert_int_equal(kfit_hist_parse_linear("t", "10us", &step), 0);
 	assert_int_equal(step, 10000);
-	assert_int_equal(kfit_parse_linear("t", "10", &step), -1);
-	assert_int_equal(kfit_parse_linear("t", "0us", &step), -1);
-	assert_int_equal(kfit_parse_linear("t", "5x", &step), -1);
+	assert_int_equal(kfit_hist_parse_linear("t", "10", &step), -1);
+	assert_int_equal(kfit_hist_parse_linear("t", "0us", &step), -1);
+	assert_int_equal(kfit_hist_parse_linear("t", "5x", &step), -1);
 }
 
 /* -H, and --linear (key 300 here), which implies -H */

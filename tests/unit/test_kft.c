@@ -154,7 +154,7 @@ static void read_all(struct kft_file *f, struct recs *out)
 
 		assert_int_equal(kft_read_chunk(f, i, &buf, &len), 0);
 		memcpy(recs_add(out, len), buf, len);
-		out->n += kft_chunk(f, i)->nrecs - 1;
+		out->n += kft_chunk_at(f, i)->nrecs - 1;
 		free(buf);
 	}
 }
@@ -221,13 +221,13 @@ static void test_roundtrip(void **state)
 	assert_int_equal(out.len, in.len);
 	assert_memory_equal(out.buf, in.buf, in.len);
 	for (i = 0; i < kft_nchunks(f); i++) {
-		assert_int_equal(kft_chunk(f, i)->seq, i);
-		nrecs += kft_chunk(f, i)->nrecs;
-		lost += kft_chunk(f, i)->lost;
-		if (kft_chunk(f, i)->first_ts < first)
-			first = kft_chunk(f, i)->first_ts;
-		if (kft_chunk(f, i)->last_ts > last)
-			last = kft_chunk(f, i)->last_ts;
+		assert_int_equal(kft_chunk_at(f, i)->seq, i);
+		nrecs += kft_chunk_at(f, i)->nrecs;
+		lost += kft_chunk_at(f, i)->lost;
+		if (kft_chunk_at(f, i)->first_ts < first)
+			first = kft_chunk_at(f, i)->first_ts;
+		if (kft_chunk_at(f, i)->last_ts > last)
+			last = kft_chunk_at(f, i)->last_ts;
 	}
 	assert_int_equal(nrecs, 5000);
 	/* The chunks' bookkeeping: lost counts, time range with calls' ends */
@@ -244,8 +244,8 @@ static void test_roundtrip(void **state)
 	assert_string_equal(kft_stat(f, "lost.cpu1"), "7");
 	assert_int_equal(kft_stat_u64(f, "end_ns", 0), 123);
 	assert_string_equal(kft_meta(f, "a"), "1");
-	assert_null(kft_chunk(f, -1));
-	assert_null(kft_chunk(f, kft_nchunks(f)));
+	assert_null(kft_chunk_at(f, -1));
+	assert_null(kft_chunk_at(f, kft_nchunks(f)));
 
 	/* The same from memory */
 	mem = slurp(path, &len);
@@ -324,22 +324,22 @@ static void test_metadata(void **state)
 	assert_int_equal(kft_nstats(f), 3);
 
 	assert_int_equal(kft_nfuncs(f), 3);
-	fn = kft_func(f, 0);
+	fn = kft_func_at(f, 0);
 	assert_string_equal(fn->name, "vfs_read");
 	assert_true(fn->kernel);
 	assert_string_equal(fn->build_id, "");
-	fn = kft_func(f, 1);
+	fn = kft_func_at(f, 1);
 	assert_string_equal(fn->object, "/bin/x");
 	assert_false(fn->kernel);
 	assert_false(fn->dropped);
-	fn = kft_func(f, 2);
+	fn = kft_func_at(f, 2);
 	assert_true(fn->dropped);
 	assert_string_equal(fn->build_id, "abcdef");
 	assert_string_equal(fn->object, "ext4");
-	assert_null(kft_func(f, 3));
+	assert_null(kft_func_at(f, 3));
 
 	assert_int_equal(kft_nevents(f), 2);
-	ev = kft_event(f, 0);
+	ev = kft_event_at(f, 0);
 	assert_string_equal(ev->name, "syscalls:sys_enter_write");
 	assert_string_equal(ev->format, write_format);
 	assert_int_equal(ev->nfields, 4);
@@ -355,7 +355,7 @@ static void test_metadata(void **state)
 	assert_string_equal(ev->fields[2].type, "const char *");
 	assert_string_equal(ev->fields[3].name, "count");
 	assert_int_equal(ev->fields[3].offset, 32);
-	ev = kft_event(f, 1);
+	ev = kft_event_at(f, 1);
 	assert_string_equal(ev->name, "sched:task_rename");
 	assert_string_equal(ev->format, comm_format);
 	assert_int_equal(ev->nfields, 2);
@@ -365,11 +365,11 @@ static void test_metadata(void **state)
 	assert_false(ev->fields[0].is_array);
 
 	assert_int_equal(kft_ntasks(f), 2);
-	assert_int_equal(kft_task(f, 1)->tid, 11);
-	assert_int_equal(kft_task(f, 1)->ppid, 1);
-	assert_string_equal(kft_task(f, 0)->comm, "bash");
-	assert_string_equal(kft_task(f, 1)->comm, "worker\twith tab");
-	assert_null(kft_task(f, 2));
+	assert_int_equal(kft_task_at(f, 1)->tid, 11);
+	assert_int_equal(kft_task_at(f, 1)->ppid, 1);
+	assert_string_equal(kft_task_at(f, 0)->comm, "bash");
+	assert_string_equal(kft_task_at(f, 1)->comm, "worker\twith tab");
+	assert_null(kft_task_at(f, 2));
 
 	assert_string_equal(kft_sym(f, 10, 0x401000, false), "main");
 	assert_string_equal(kft_sym(f, 11, 0x401000, false), "other_main");
@@ -504,9 +504,9 @@ static void test_chunks_between(void **state)
 	f = kft_open(path, err, sizeof(err));
 	assert_non_null(f);
 	assert_int_equal(kft_nchunks(f), 11);
-	assert_int_equal(kft_chunk(f, 3)->first_ts, 3000);
-	assert_int_equal(kft_chunk(f, 3)->last_ts, 3900);
-	assert_int_equal(kft_chunk(f, 10)->last_ts, 15500);
+	assert_int_equal(kft_chunk_at(f, 3)->first_ts, 3000);
+	assert_int_equal(kft_chunk_at(f, 3)->last_ts, 3900);
+	assert_int_equal(kft_chunk_at(f, 10)->last_ts, 15500);
 
 	assert_int_equal(kft_chunks_between(f, 0, 0, &a, &b), 0);
 	assert_int_equal(a, 0);
@@ -627,12 +627,12 @@ static struct kft_file *check_flight(const char *path, const char *in, size_t le
 	f = kft_open(path, err, sizeof(err));
 	assert_non_null(f);
 	assert_true(kft_complete(f));
-	assert_true(kft_header(f)->flags & KFT_F_FLIGHT);
+	assert_true(kft_header_of(f)->flags & KFT_F_FLIGHT);
 	assert_string_equal(kft_meta(f, "flight"), "1");
 	if (dropped != UINT64_MAX)
-		assert_int_equal(kft_chunk(f, 0)->seq, dropped);
+		assert_int_equal(kft_chunk_at(f, 0)->seq, dropped);
 	for (i = 1; i < kft_nchunks(f); i++)
-		assert_int_equal(kft_chunk(f, i)->seq, kft_chunk(f, i - 1)->seq + 1);
+		assert_int_equal(kft_chunk_at(f, i)->seq, kft_chunk_at(f, i - 1)->seq + 1);
 	read_all(f, &out);
 	assert_true(out.len > 0 && out.len < len);
 	assert_memory_equal(out.buf, in + len - out.len, out.len);
@@ -666,7 +666,7 @@ static void test_flight(void **state)
 	old = check_flight(path, in.buf, in.len, st.chunks_dropped);
 	len1 = in.len;
 	assert_string_equal(kft_stat(old, "x"), "1");
-	first_seq = kft_chunk(old, 0)->seq;
+	first_seq = kft_chunk_at(old, 0)->seq;
 
 	/* A second dump replaces the file: one opened before still reads the old */
 	feed(w, &in, 500);
@@ -675,7 +675,7 @@ static void test_flight(void **state)
 	assert_int_equal(access(tmp, F_OK), -1);
 	kft_writer_stats(w, &st);
 	f = check_flight(path, in.buf, in.len, st.chunks_dropped);
-	assert_true(kft_chunk(f, 0)->seq > first_seq);
+	assert_true(kft_chunk_at(f, 0)->seq > first_seq);
 	assert_string_equal(kft_stat(f, "x"), "2");
 	read_all(old, &out);
 	assert_memory_equal(out.buf, in.buf + len1 - out.len, out.len);
@@ -788,11 +788,11 @@ static int hammer(struct kft_file *f)
 	for (i = 0; i < kft_nstats(f); i++)
 		assert_non_null(kft_stat_at(f, i)->key);
 	for (i = 0; i < kft_nfuncs(f); i++)
-		assert_non_null(kft_func(f, i)->name);
+		assert_non_null(kft_func_at(f, i)->name);
 	for (i = 0; i < kft_nevents(f); i++)
-		assert_true(kft_event(f, i)->nfields >= 0);
+		assert_true(kft_event_at(f, i)->nfields >= 0);
 	for (i = 0; i < kft_ntasks(f); i++)
-		assert_true(strlen(kft_task(f, i)->comm) < 16);
+		assert_true(strlen(kft_task_at(f, i)->comm) < 16);
 	kft_sym(f, 1, 2, false);
 	kft_chunks_between(f, 100, 200, &a, &b);
 	for (i = 0; i < kft_nchunks(f); i++) {
@@ -1031,7 +1031,7 @@ static void test_ratio(void **state)
 	f = kft_open(path, err, sizeof(err));
 	assert_non_null(f);
 	for (i = 0; i < kft_nchunks(f); i++)
-		n += kft_chunk(f, i)->nrecs;
+		n += kft_chunk_at(f, i)->nrecs;
 	assert_int_equal(n, 100000);
 	kft_close(f);
 
@@ -1204,8 +1204,8 @@ static void test_duplicated_chunk(void **state)
 	n = kft_nchunks(f);
 	assert_true(n > 3);
 	read_all(f, &once);
-	off = kft_chunk(f, 2)->offset;
-	blen = sizeof(struct kft_block) + kft_chunk(f, 2)->size;
+	off = kft_chunk_at(f, 2)->offset;
+	blen = sizeof(struct kft_block) + kft_chunk_at(f, 2)->size;
 	kft_close(f);
 	buf = slurp(path, &len);
 	two = malloc(len + blen);

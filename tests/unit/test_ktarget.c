@@ -123,9 +123,9 @@ static int teardown(void **state)
 }
 
 /* Sources in the temp dir; btf only when need_btf */
-static struct kfit_ksrc src_of(const char *ks, const char *ff, bool need_btf)
+static struct kfit_ktarget_src src_of(const char *ks, const char *ff, bool need_btf)
 {
-	struct kfit_ksrc s = {
+	struct kfit_ktarget_src s = {
 		.kallsyms = write_file(ks == kallsyms1 ? "ks1" : ks == kallsyms2 ?
 				       "ks2" : "ks3", ks),
 		.filter_functions = write_file(ff == filter1 ? "ff1" : ff == filter2 ?
@@ -137,11 +137,11 @@ static struct kfit_ksrc src_of(const char *ks, const char *ff, bool need_btf)
 	return s;
 }
 
-static void resolve_ok(const struct kfit_ksrc *s, const char *pattern,
-		       struct kfit_kfuncs *f)
+static void resolve_ok(const struct kfit_ktarget_src *s, const char *pattern,
+		       struct kfit_ktarget *f)
 {
 	char err[512] = "";
-	int e = kfit_kfuncs_resolve(s, pattern, f, err, sizeof(err));
+	int e = kfit_ktarget_resolve(s, pattern, f, err, sizeof(err));
 
 	if (e)
 		fail_msg("'%s': %d: %s", pattern, e, err);
@@ -161,7 +161,7 @@ static const char *joined(char **names, int n)
 	return buf;
 }
 
-static const char *skipped_names(const struct kfit_kfuncs *f)
+static const char *skipped_names(const struct kfit_ktarget *f)
 {
 	char *names[64];
 	int i;
@@ -173,8 +173,8 @@ static const char *skipped_names(const struct kfit_kfuncs *f)
 
 static void test_exact(void **state)
 {
-	struct kfit_ksrc s = src_of(kallsyms1, filter1, false);
-	struct kfit_kfuncs f;
+	struct kfit_ktarget_src s = src_of(kallsyms1, filter1, false);
+	struct kfit_ktarget f;
 
 	(void)state;
 	resolve_ok(&s, "vfs_read", &f);
@@ -182,29 +182,29 @@ static void test_exact(void **state)
 	assert_string_equal(joined(f.names, f.n), "vfs_read");
 	assert_int_equal(f.nskipped, 0);
 	assert_string_equal(f.note, "");
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 	assert_null(f.names);
 	assert_int_equal(f.n, 0);
 	/* A plain name with clones beside it is the plain one */
 	resolve_ok(&s, "vfs_fsync", &f);
 	assert_string_equal(joined(f.names, f.n), "vfs_fsync");
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 	resolve_ok(&s, "dup_static", &f);
 	assert_string_equal(joined(f.names, f.n), "dup_static");
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 	/* Weak and module functions */
 	resolve_ok(&s, "kfit_sample_zero", &f);
 	assert_int_equal(f.n, 1);
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 	resolve_ok(&s, "vfs_modfn", &f);
 	assert_string_equal(joined(f.names, f.n), "vfs_modfn");
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 }
 
 static void test_glob(void **state)
 {
-	struct kfit_ksrc s = src_of(kallsyms1, filter1, false);
-	struct kfit_kfuncs f;
+	struct kfit_ktarget_src s = src_of(kallsyms1, filter1, false);
+	struct kfit_ktarget f;
 
 	(void)state;
 	resolve_ok(&s, "vfs_*", &f);
@@ -215,73 +215,73 @@ static void test_glob(void **state)
 			    "vfs_helper.isra.0) exist: inlined or specialized");
 	assert_string_equal(f.skipped[1].reason, "not in available_filter_functions "
 			    "(notrace, inlined, or not ftrace-able)");
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 	resolve_ok(&s, "*_sample_t*", &f);
 	assert_string_equal(joined(f.names, f.n), "kfit_sample_three kfit_sample_two");
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 	resolve_ok(&s, "vfs_[rw]*", &f);
 	assert_string_equal(joined(f.names, f.n), "vfs_read vfs_write");
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 	/* A '.' in the glob looks at the clones' full names */
 	resolve_ok(&s, "vfs_*.isra.*", &f);
 	assert_string_equal(joined(f.names, f.n), "vfs_helper.isra.0");
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 }
 
 static void test_glob_nothing(void **state)
 {
-	struct kfit_ksrc s = src_of(kallsyms1, filter1, false);
-	struct kfit_kfuncs f;
+	struct kfit_ktarget_src s = src_of(kallsyms1, filter1, false);
+	struct kfit_ktarget f;
 	char err[256];
 
 	(void)state;
-	assert_int_equal(kfit_kfuncs_resolve(&s, "xyz*", &f, err, sizeof(err)), -ENOENT);
+	assert_int_equal(kfit_ktarget_resolve(&s, "xyz*", &f, err, sizeof(err)), -ENOENT);
 	assert_string_equal(err, "no kernel function matches 'xyz*'");
 	assert_int_equal(f.n, 0);
 	assert_null(f.names);
 	/* Padding and data are not functions */
-	assert_int_equal(kfit_kfuncs_resolve(&s, "__pfx_*", &f, err, sizeof(err)), -ENOENT);
-	assert_int_equal(kfit_kfuncs_resolve(&s, "vfs_*data", &f, err, sizeof(err)), -ENOENT);
+	assert_int_equal(kfit_ktarget_resolve(&s, "__pfx_*", &f, err, sizeof(err)), -ENOENT);
+	assert_int_equal(kfit_ktarget_resolve(&s, "vfs_*data", &f, err, sizeof(err)), -ENOENT);
 }
 
 /* Matches that cannot be traced: success, nothing to trace, and why */
 static void test_untraceable(void **state)
 {
-	struct kfit_ksrc s = src_of(kallsyms1, filter1, false);
-	struct kfit_kfuncs f;
+	struct kfit_ktarget_src s = src_of(kallsyms1, filter1, false);
+	struct kfit_ktarget f;
 
 	(void)state;
 	resolve_ok(&s, "vfs_op*", &f);
 	assert_int_equal(f.n, 0);
 	assert_string_equal(skipped_names(&f), "vfs_open");
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 	resolve_ok(&s, "vfs_open", &f);
 	assert_int_equal(f.n, 0);
 	assert_string_equal(skipped_names(&f), "vfs_open");
 	assert_non_null(strstr(f.skipped[0].reason, "available_filter_functions"));
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 	/* foo.isra.0 is not foo */
 	resolve_ok(&s, "vfs_helper", &f);
 	assert_int_equal(f.n, 0);
 	assert_string_equal(skipped_names(&f), "vfs_helper");
 	assert_non_null(strstr(f.skipped[0].reason, "only compiler clones (vfs_helper.cold"));
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 	/* ... unless asked for by its full name */
 	resolve_ok(&s, "vfs_helper.isra.0", &f);
 	assert_string_equal(joined(f.names, f.n), "vfs_helper.isra.0");
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 }
 
 static void test_btf(void **state)
 {
-	struct kfit_ksrc s = src_of(kallsyms1, filter1, true);
-	struct kfit_kfuncs f;
+	struct kfit_ktarget_src s = src_of(kallsyms1, filter1, true);
+	struct kfit_ktarget f;
 
 	(void)state;
 	resolve_ok(&s, "kfit_sample_*", &f);
 	assert_string_equal(joined(f.names, f.n),
 			    "kfit_sample_three kfit_sample_two kfit_sample_zero");
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 	resolve_ok(&s, "vfs_*", &f);
 	assert_int_equal(f.n, 0);
 	assert_string_equal(skipped_names(&f),
@@ -290,80 +290,80 @@ static void test_btf(void **state)
 	assert_non_null(strstr(f.skipped[3].reason, "available_filter_functions"));
 	assert_string_equal(f.skipped[4].reason, "not in the kernel's BTF "
 			    "(fentry needs BTF; try -k for kprobes)");
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 	/* Kprobes need no BTF */
 	s.need_btf = false;
 	resolve_ok(&s, "vfs_read", &f);
 	assert_int_equal(f.n, 1);
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 }
 
 static void test_aliases(void **state)
 {
-	struct kfit_ksrc s = src_of(kallsyms1, filter1, false);
-	struct kfit_kfuncs f;
+	struct kfit_ktarget_src s = src_of(kallsyms1, filter1, false);
+	struct kfit_ktarget f;
 
 	(void)state;
 	resolve_ok(&s, "do_fork", &f);
 	assert_string_equal(joined(f.names, f.n), "kernel_clone");
 	assert_string_equal(f.note, "do_fork is kernel_clone on this kernel (5.10+)");
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 	resolve_ok(&s, "_do_fork", &f);
 	assert_string_equal(joined(f.names, f.n), "kernel_clone");
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 	resolve_ok(&s, "sys_read", &f);
 	assert_string_equal(joined(f.names, f.n), "__x64_sys_read");
 	assert_non_null(strstr(f.note, "sys_read is __x64_sys_read on this kernel"));
 	assert_non_null(strstr(f.note, "sys:read"));
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 	/* Names that exist are themselves */
 	resolve_ok(&s, "do_exit", &f);
 	assert_string_equal(joined(f.names, f.n), "do_exit");
 	assert_string_equal(f.note, "");
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 	resolve_ok(&s, "kernel_clone", &f);
 	assert_string_equal(f.note, "");
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 
 	s = src_of(kallsyms2, filter2, false);
 	resolve_ok(&s, "do_fork", &f);
 	assert_string_equal(joined(f.names, f.n), "_do_fork");
 	assert_string_equal(f.note, "do_fork is _do_fork on this kernel (4.2 to 5.9)");
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 	resolve_ok(&s, "kernel_clone", &f);
 	assert_string_equal(joined(f.names, f.n), "_do_fork");
 	assert_string_equal(f.note, "kernel_clone is _do_fork on this kernel (before 5.10)");
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 
 	s = src_of(kallsyms3, filter3, false);
 	resolve_ok(&s, "do_fork", &f);
 	assert_string_equal(joined(f.names, f.n), "do_fork");
 	assert_string_equal(f.note, "");
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 }
 
 static void test_unknown(void **state)
 {
-	struct kfit_ksrc s = src_of(kallsyms1, filter1, false);
-	struct kfit_kfuncs f;
+	struct kfit_ktarget_src s = src_of(kallsyms1, filter1, false);
+	struct kfit_ktarget f;
 	char err[512];
 
 	(void)state;
-	assert_int_equal(kfit_kfuncs_resolve(&s, "vfs_raed", &f, err, sizeof(err)), -ENOENT);
+	assert_int_equal(kfit_ktarget_resolve(&s, "vfs_raed", &f, err, sizeof(err)), -ENOENT);
 	assert_string_equal(err, "unknown kernel function 'vfs_raed'; closest: "
 			    "vfs_read, vfs_open, vfs_write");
 	/* Aliases that work here are suggested too */
-	assert_int_equal(kfit_kfuncs_resolve(&s, "do_frok", &f, err, sizeof(err)), -ENOENT);
+	assert_int_equal(kfit_ktarget_resolve(&s, "do_frok", &f, err, sizeof(err)), -ENOENT);
 	assert_string_equal(err, "unknown kernel function 'do_frok'; closest: do_fork, "
 			    "_do_fork");
-	assert_int_equal(kfit_kfuncs_resolve(&s, "qqqqqqqqqqqq", &f, err, sizeof(err)),
+	assert_int_equal(kfit_ktarget_resolve(&s, "qqqqqqqqqqqq", &f, err, sizeof(err)),
 			 -ENOENT);
 	assert_string_equal(err, "unknown kernel function 'qqqqqqqqqqqq'");
 	/* No alias for a syscall that is not there */
-	assert_int_equal(kfit_kfuncs_resolve(&s, "sys_nosuch", &f, err, sizeof(err)),
+	assert_int_equal(kfit_ktarget_resolve(&s, "sys_nosuch", &f, err, sizeof(err)),
 			 -ENOENT);
 	/* Clones asked for by a full name that is not there */
-	assert_int_equal(kfit_kfuncs_resolve(&s, "vfs_read.isra.0", &f, err, sizeof(err)),
+	assert_int_equal(kfit_ktarget_resolve(&s, "vfs_read.isra.0", &f, err, sizeof(err)),
 			 -ENOENT);
 	assert_int_equal(f.n, 0);
 	assert_int_equal(f.nskipped, 0);
@@ -371,61 +371,61 @@ static void test_unknown(void **state)
 
 static void test_bad_sources(void **state)
 {
-	struct kfit_ksrc s = src_of(kallsyms1, filter1, false);
-	struct kfit_kfuncs f;
+	struct kfit_ktarget_src s = src_of(kallsyms1, filter1, false);
+	struct kfit_ktarget f;
 	char err[512];
 
 	(void)state;
-	assert_int_equal(kfit_kfuncs_resolve(&s, "", &f, err, sizeof(err)), -EINVAL);
-	assert_int_equal(kfit_kfuncs_resolve(&s, NULL, &f, err, sizeof(err)), -EINVAL);
+	assert_int_equal(kfit_ktarget_resolve(&s, "", &f, err, sizeof(err)), -EINVAL);
+	assert_int_equal(kfit_ktarget_resolve(&s, NULL, &f, err, sizeof(err)), -EINVAL);
 	s.filter_functions = tmp_path("nosuch");
-	assert_int_equal(kfit_kfuncs_resolve(&s, "vfs_read", &f, err, sizeof(err)), -ENOENT);
+	assert_int_equal(kfit_ktarget_resolve(&s, "vfs_read", &f, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "cannot read"));
 	s.kallsyms = tmp_path("nosuch");
-	assert_int_equal(kfit_kfuncs_resolve(&s, "vfs_read", &f, err, sizeof(err)), -ENOENT);
+	assert_int_equal(kfit_ktarget_resolve(&s, "vfs_read", &f, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "cannot read"));
 }
 
 /* No text symbol at all (data only): nothing to sort, nothing to suggest */
 static void test_no_text(void **state)
 {
-	struct kfit_ksrc s = {
+	struct kfit_ktarget_src s = {
 		.kallsyms = write_file("ks_data", "ffffffff81003000 D vfs_data\n"),
 		.filter_functions = write_file("ff_empty", ""),
 	};
-	struct kfit_kfuncs f;
+	struct kfit_ktarget f;
 	char err[512];
 
 	(void)state;
-	assert_int_equal(kfit_kfuncs_resolve(&s, "vfs_read", &f, err, sizeof(err)), -ENOENT);
+	assert_int_equal(kfit_ktarget_resolve(&s, "vfs_read", &f, err, sizeof(err)), -ENOENT);
 	assert_string_equal(err, "unknown kernel function 'vfs_read'");
-	assert_int_equal(kfit_kfuncs_resolve(&s, "*", &f, err, sizeof(err)), -ENOENT);
+	assert_int_equal(kfit_ktarget_resolve(&s, "*", &f, err, sizeof(err)), -ENOENT);
 	assert_string_equal(err, "no kernel function matches '*'");
 	assert_int_equal(f.n, 0);
 	assert_int_equal(f.nskipped, 0);
 	s.kallsyms = write_file("ks_empty", "");
-	assert_int_equal(kfit_kfuncs_resolve(&s, "vfs_*", &f, err, sizeof(err)), -ENOENT);
+	assert_int_equal(kfit_ktarget_resolve(&s, "vfs_*", &f, err, sizeof(err)), -ENOENT);
 	assert_string_equal(err, "no kernel function matches 'vfs_*'");
 }
 
 /* A file read before and changed since is read again */
 static void test_reread(void **state)
 {
-	struct kfit_ksrc s = {
+	struct kfit_ktarget_src s = {
 		.kallsyms = write_file("ks_changing", "ffffffff81000000 T one_fn\n"),
 		.filter_functions = write_file("ff_changing", "one_fn\n"),
 	};
-	struct kfit_kfuncs f;
+	struct kfit_ktarget f;
 
 	(void)state;
 	resolve_ok(&s, "*_fn", &f);
 	assert_string_equal(joined(f.names, f.n), "one_fn");
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 	write_file("ks_changing", "ffffffff81000000 T one_fn\nffffffff81000100 T two_fn\n");
 	write_file("ff_changing", "one_fn\ntwo_fn\n");
 	resolve_ok(&s, "*_fn", &f);
 	assert_string_equal(joined(f.names, f.n), "one_fn two_fn");
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 }
 
 static double ms_since(const struct timespec *t0)
@@ -439,12 +439,12 @@ static double ms_since(const struct timespec *t0)
 /* As many functions as a distribution kernel has */
 static void test_large(void **state)
 {
-	struct kfit_ksrc s = {
+	struct kfit_ktarget_src s = {
 		.kallsyms = tmp_path("ks_large"),
 		.filter_functions = tmp_path("ff_large"),
 	};
 	FILE *ks = fopen(s.kallsyms, "w"), *ff = fopen(s.filter_functions, "w");
-	struct kfit_kfuncs f;
+	struct kfit_ktarget f;
 	struct timespec t0;
 	char err[512];
 	double ms;
@@ -467,10 +467,10 @@ static void test_large(void **state)
 	ms = ms_since(&t0);
 	print_message("large: first glob (reading the files) %.1f ms\n", ms);
 	assert_int_equal(f.n + f.nskipped, 1238);
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	assert_int_equal(kfit_kfuncs_resolve(&s, "sub7_fn_104x", &f, err, sizeof(err)),
+	assert_int_equal(kfit_ktarget_resolve(&s, "sub7_fn_104x", &f, err, sizeof(err)),
 			 -ENOENT);
 	ms = ms_since(&t0);
 	print_message("large: unknown name %.1f ms: %s\n", ms, err);
@@ -480,7 +480,7 @@ static void test_large(void **state)
 
 static void test_alias_doc(void **state)
 {
-	const char *doc = kfit_kfunc_alias_doc(), *p;
+	const char *doc = kfit_ktarget_alias_doc(), *p;
 	int lines = 0;
 
 	(void)state;
@@ -490,7 +490,7 @@ static void test_alias_doc(void **state)
 	assert_int_equal(doc[strlen(doc) - 1], '\n');
 	assert_non_null(strstr(doc, "do_fork       kernel_clone (5.10+), else _do_fork"));
 	assert_non_null(strstr(doc, "\nsys_NAME      __x64_sys_NAME"));
-	assert_ptr_equal(kfit_kfunc_alias_doc(), doc);
+	assert_ptr_equal(kfit_ktarget_alias_doc(), doc);
 }
 
 /* kallsyms shows zero addresses to those who may not trace */
@@ -509,7 +509,7 @@ static bool kallsyms_hidden(void)
 
 static void test_live(void **state)
 {
-	struct kfit_kfuncs f;
+	struct kfit_ktarget f;
 	struct timespec t0;
 	const char *tracefs = kfit_tracefs();
 	char err[512];
@@ -524,28 +524,28 @@ static void test_live(void **state)
 	print_message("live: vfs_* %.1f ms: %d to trace, %d skipped%s%s\n",
 		      ms_since(&t0), f.n, f.nskipped, *f.note ? "; " : "", f.note);
 	assert_true(f.n + f.nskipped >= 10);
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 	resolve_ok(NULL, "vfs_read", &f);
 	assert_true((f.n == 1 && !strcmp(f.names[0], "vfs_read")) ||
 		    (f.n == 0 && f.nskipped == 1));
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	assert_int_equal(kfit_kfuncs_resolve(NULL, "vfs_raed", &f, err, sizeof(err)),
+	assert_int_equal(kfit_ktarget_resolve(NULL, "vfs_raed", &f, err, sizeof(err)),
 			 -ENOENT);
 	print_message("live: vfs_raed %.1f ms: %s\n", ms_since(&t0), err);
 	assert_non_null(strstr(err, "closest: vfs_read"));
 	/* do_fork is itself, _do_fork or kernel_clone */
 	resolve_ok(NULL, "do_fork", &f);
 	assert_int_equal(f.n + f.nskipped, 1);
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 	/* fentry's view, when the kernel has BTF */
-	e = kfit_kfuncs_resolve(&(struct kfit_ksrc){ .need_btf = true }, "vfs_read",
+	e = kfit_ktarget_resolve(&(struct kfit_ktarget_src){ .need_btf = true }, "vfs_read",
 				&f, err, sizeof(err));
 	if (e == -EOPNOTSUPP)
 		return;
 	assert_int_equal(e, 0);
 	assert_true(f.n == 1 || f.nskipped == 1);
-	kfit_kfuncs_free(&f);
+	kfit_ktarget_free(&f);
 }
 
 int main(void)

@@ -37,7 +37,7 @@ static int tool_parse(int key, const char *arg, void *p)
 	tc->calls++;
 	switch (key) {
 	case 'L':
-		if (kfit_parse_uint(arg, ULONG_MAX, &tc->step)) {
+		if (kfit_opts_parse_uint(arg, ULONG_MAX, &tc->step)) {
 			fprintf(stderr, "softirqlat: bad step '%s'\n", arg);
 			return -1;
 		}
@@ -72,7 +72,7 @@ static const struct kfit_tool tool = {
 static char *argv_buf[64];
 static char err_buf[4096];
 
-/* kfit_parse_args on "softirqlat ARGS...", with stderr kept in err_buf */
+/* kfit_opts_parse_args on "softirqlat ARGS...", with stderr kept in err_buf */
 static int run(const struct kfit_tool *t, struct kfit_common *c,
 	       const char *const *args)
 {
@@ -89,7 +89,7 @@ static int run(const struct kfit_tool *t, struct kfit_common *c,
 	fflush(stderr);
 	saved = dup(2);
 	dup2(fileno(tmp), 2);
-	ret = kfit_parse_args(t, c, argc, argv_buf);
+	ret = kfit_opts_parse_args(t, c, argc, argv_buf);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
@@ -490,7 +490,7 @@ static void test_cpulist(void **state)
 	int cpu;
 
 	(void)state;
-	assert_int_equal(kfit_parse_cpulist("0-3,6", 8, &s), 0);
+	assert_int_equal(kfit_opts_parse_cpulist("0-3,6", 8, &s), 0);
 	assert_true(s.set);
 	for (cpu = 0; cpu < 10; cpu++)
 		assert_int_equal(kfit_cpu_selected(&s, cpu),
@@ -498,25 +498,25 @@ static void test_cpulist(void **state)
 	assert_false(kfit_cpu_selected(&s, -1));
 	assert_false(kfit_cpu_selected(&s, KFIT_MAX_CPUS));
 
-	assert_int_equal(kfit_parse_cpulist("7,7,5-5", 8, &s), 0);
+	assert_int_equal(kfit_opts_parse_cpulist("7,7,5-5", 8, &s), 0);
 	assert_true(kfit_cpu_selected(&s, 7) && kfit_cpu_selected(&s, 5));
 	assert_false(kfit_cpu_selected(&s, 6));
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		if (kfit_parse_cpulist(bad[i], 8, &s) != -EINVAL)
+		if (kfit_opts_parse_cpulist(bad[i], 8, &s) != -EINVAL)
 			fail_msg("'%s' should be -EINVAL", bad[i]);
 		assert_false(s.set);
 	}
-	assert_int_equal(kfit_parse_cpulist(NULL, 8, &s), -EINVAL);
-	assert_int_equal(kfit_parse_cpulist("8", 8, &s), -ERANGE);
+	assert_int_equal(kfit_opts_parse_cpulist(NULL, 8, &s), -EINVAL);
+	assert_int_equal(kfit_opts_parse_cpulist("8", 8, &s), -ERANGE);
 	assert_false(s.set);
-	assert_int_equal(kfit_parse_cpulist("0,2-8", 8, &s), -ERANGE);
+	assert_int_equal(kfit_opts_parse_cpulist("0,2-8", 8, &s), -ERANGE);
 	assert_false(s.set);
 	assert_false(kfit_cpu_selected(&s, 0) && s.set);
-	assert_int_equal(kfit_parse_cpulist("99999999999999999999", 8, &s), -ERANGE);
+	assert_int_equal(kfit_opts_parse_cpulist("99999999999999999999", 8, &s), -ERANGE);
 	/* The set holds KFIT_MAX_CPUS, whatever the machine claims */
-	assert_int_equal(kfit_parse_cpulist("1023", 4096, &s), 0);
-	assert_int_equal(kfit_parse_cpulist("1024", 4096, &s), -ERANGE);
+	assert_int_equal(kfit_opts_parse_cpulist("1023", 4096, &s), 0);
+	assert_int_equal(kfit_opts_parse_cpulist("1024", 4096, &s), -ERANGE);
 
 	/* Not set: every CPU */
 	memset(&s, 0, sizeof(s));
@@ -550,14 +550,14 @@ static void test_parse_uint(void **state)
 	(void)state;
 	for (i = 0; i < T_N(cases); i++) {
 		v = 42;
-		t_int_eq(cases[i].arg, kfit_parse_uint(cases[i].arg, cases[i].max, &v),
+		t_int_eq(cases[i].arg, kfit_opts_parse_uint(cases[i].arg, cases[i].max, &v),
 			 cases[i].ret);
 		t_true(cases[i].arg, v == cases[i].v);
 	}
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		if (kfit_parse_uint(bad[i], ULONG_MAX, &v) != -EINVAL)
+		if (kfit_opts_parse_uint(bad[i], ULONG_MAX, &v) != -EINVAL)
 			fail_msg("'%s' should be -EINVAL", bad[i]);
-	assert_int_equal(kfit_parse_uint(NULL, 10, &v), -EINVAL);
+	assert_int_equal(kfit_opts_parse_uint(NULL, 10, &v), -EINVAL);
 }
 
 static void test_opts_check(void **state)
@@ -676,12 +676,12 @@ static void test_help_version_exit(void **state)
 	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
 }
 
-/* kfit_usage's text for t (the caller frees it) */
+/* kfit_opts_usage's text for t (the caller frees it) */
 static char *usage_of(const struct kfit_tool *t)
 {
 	struct t_cap cap;
 
-	kfit_usage(t, t_cap_open(&cap));
+	kfit_opts_usage(t, t_cap_open(&cap));
 	return t_cap_close(&cap);
 }
 

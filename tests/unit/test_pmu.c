@@ -81,25 +81,25 @@ static struct kfit_pmu_env env_of(const char *sub)
 }
 
 /* Appends spec to l, which must work */
-static void parse_into(struct kfit_event_list *l, const char *spec)
+static void parse_into(struct kfit_pmu_event_list *l, const char *spec)
 {
 	char err[512] = "";
 
-	if (kfit_events_parse(l, spec, &env, err, sizeof(err)))
+	if (kfit_pmu_parse(l, spec, &env, err, sizeof(err)))
 		fail_msg("'%s' failed: %s", spec, err);
 }
 
 /* The one event spec gives */
-static struct kfit_event parse1(const char *spec)
+static struct kfit_pmu_event parse1(const char *spec)
 {
-	struct kfit_event_list l = { 0 };
-	struct kfit_event e;
+	struct kfit_pmu_event_list l = { 0 };
+	struct kfit_pmu_event e;
 
 	parse_into(&l, spec);
 	if (l.n != 1)
 		fail_msg("'%s' gave %d events", spec, l.n);
 	e = l.ev[0];
-	kfit_event_list_free(&l);
+	kfit_pmu_event_list_free(&l);
 	return e;
 }
 
@@ -110,13 +110,13 @@ static struct kfit_event parse1(const char *spec)
 static void parse_err_env(const char *spec, const char *want, bool exact,
 			  const struct kfit_pmu_env *e)
 {
-	struct kfit_event_list l = { 0 };
-	struct kfit_event before[3];
+	struct kfit_pmu_event_list l = { 0 };
+	struct kfit_pmu_event before[3];
 	char err[512] = "";
 
 	parse_into(&l, "cycles,{cs,task-clock}:u");
 	memcpy(before, l.ev, sizeof(before));
-	if (!kfit_events_parse(&l, spec, e, err, sizeof(err)))
+	if (!kfit_pmu_parse(&l, spec, e, err, sizeof(err)))
 		fail_msg("'%s' parsed, want an error", spec);
 	print_message("%-28s -> %s\n", spec, err);
 	if (exact ? strcmp(err, want) : !strstr(err, want))
@@ -124,7 +124,7 @@ static void parse_err_env(const char *spec, const char *want, bool exact,
 	assert_null(strchr(err, '\n'));
 	assert_int_equal(l.n, 3);
 	assert_memory_equal(l.ev, before, sizeof(before));
-	kfit_event_list_free(&l);
+	kfit_pmu_event_list_free(&l);
 }
 
 static void parse_err(const char *spec, const char *want)
@@ -137,7 +137,7 @@ static void parse_err_exact(const char *spec, const char *want)
 	parse_err_env(spec, want, true, &env);
 }
 
-static void assert_excl(const struct kfit_event *e, int u, int k, int h)
+static void assert_excl(const struct kfit_pmu_event *e, int u, int k, int h)
 {
 	if (e->attr.exclude_user != u || e->attr.exclude_kernel != k ||
 	    e->attr.exclude_hv != h)
@@ -147,7 +147,7 @@ static void assert_excl(const struct kfit_event *e, int u, int k, int h)
 }
 
 /* What every event has, whatever its kind */
-static void assert_common(const struct kfit_event *e, const char *name, __u32 type,
+static void assert_common(const struct kfit_pmu_event *e, const char *name, __u32 type,
 			  const char *pmu)
 {
 	assert_string_equal(e->name, name);
@@ -174,7 +174,7 @@ static void test_hardware(void **state)
 		{ "stalled-cycles-backend", 8 }, { "idle-cycles-backend", 8 },
 		{ "ref-cycles", 9 },
 	};
-	struct kfit_event e;
+	struct kfit_pmu_event e;
 	size_t i;
 
 	(void)state;
@@ -212,7 +212,7 @@ static void test_cache(void **state)
 		{ "node-loads", 0x00006 }, { "node-load-misses", 0x10006 },
 		{ "node-stores", 0x00106 }, { "node-prefetch-misses", 0x10206 },
 	};
-	struct kfit_event e;
+	struct kfit_pmu_event e;
 	size_t i;
 
 	(void)state;
@@ -251,7 +251,7 @@ static void test_software(void **state)
 		{ "alignment-faults", 7, "" }, { "emulation-faults", 8, "" },
 		{ "dummy", 9, "" },
 	};
-	struct kfit_event e;
+	struct kfit_pmu_event e;
 	size_t i;
 
 	(void)state;
@@ -266,7 +266,7 @@ static void test_software(void **state)
 
 static void test_raw(void **state)
 {
-	struct kfit_event e;
+	struct kfit_pmu_event e;
 
 	(void)state;
 	e = parse1("r13c");
@@ -291,7 +291,7 @@ static void test_raw(void **state)
 
 static void test_pmu_terms(void **state)
 {
-	struct kfit_event e;
+	struct kfit_pmu_event e;
 
 	(void)state;
 	e = parse1("cpu/event=0x3c,umask=0x01/");
@@ -352,7 +352,7 @@ static void test_pmu_terms(void **state)
 
 static void test_pmu_aliases(void **state)
 {
-	struct kfit_event e;
+	struct kfit_pmu_event e;
 
 	(void)state;
 	e = parse1("msr/tsc/");
@@ -388,7 +388,7 @@ static void test_pmu_aliases(void **state)
 
 static void test_tracepoints(void **state)
 {
-	struct kfit_event e;
+	struct kfit_pmu_event e;
 
 	(void)state;
 	e = parse1("sched:sched_switch");
@@ -415,7 +415,7 @@ static void test_modifiers(void **state)
 		{ "cs:k", 1, 0, 1 }, { "LLC-loads:u", 0, 1, 1 },
 		{ "msr/tsc/:kh", 1, 0, 0 }, { "sched:sched_switch:u", 0, 1, 1 },
 	};
-	struct kfit_event e;
+	struct kfit_pmu_event e;
 	size_t i;
 
 	(void)state;
@@ -431,7 +431,7 @@ static void test_modifiers(void **state)
 
 static void test_lists(void **state)
 {
-	struct kfit_event_list l = { 0 };
+	struct kfit_pmu_event_list l = { 0 };
 
 	(void)state;
 	parse_into(&l, "cycles,instructions:u,cs");
@@ -455,12 +455,12 @@ static void test_lists(void **state)
 	assert_string_equal(l.ev[5].name, "sched:sched_switch");
 	assert_int_equal(l.ev[5].leader, 5);
 	assert_false(l.ev[5].grouped);
-	kfit_event_list_free(&l);
+	kfit_pmu_event_list_free(&l);
 }
 
 static void test_groups(void **state)
 {
-	struct kfit_event_list l = { 0 };
+	struct kfit_pmu_event_list l = { 0 };
 
 	(void)state;
 	parse_into(&l, "{cycles,instructions}");
@@ -517,12 +517,12 @@ static void test_groups(void **state)
 	assert_int_equal(l.n, 13);
 	assert_true(l.ev[12].grouped);
 	assert_int_equal(l.ev[12].leader, 12);
-	kfit_event_list_free(&l);
+	kfit_pmu_event_list_free(&l);
 }
 
 static void test_syntax_errors(void **state)
 {
-	struct kfit_event_list l = { 0 };
+	struct kfit_pmu_event_list l = { 0 };
 	char err[64] = "x";
 
 	(void)state;
@@ -562,15 +562,15 @@ static void test_syntax_errors(void **state)
 	parse_err("sched:", "bad tracepoint 'sched:'");
 	parse_err("sched:sw*", "no tracepoint matches 'sched:sw*'");
 	/* No list or no room for the message: still an error, never a crash */
-	assert_int_equal(kfit_events_parse(NULL, "cycles", &env, err, sizeof(err)), -1);
-	assert_int_equal(kfit_events_parse(&l, NULL, &env, err, sizeof(err)), -1);
-	assert_int_equal(kfit_events_parse(&l, "cyles", &env, NULL, 0), -1);
-	assert_int_equal(kfit_events_parse(&l, "cyles", &env, err, 1), -1);
+	assert_int_equal(kfit_pmu_parse(NULL, "cycles", &env, err, sizeof(err)), -1);
+	assert_int_equal(kfit_pmu_parse(&l, NULL, &env, err, sizeof(err)), -1);
+	assert_int_equal(kfit_pmu_parse(&l, "cyles", &env, NULL, 0), -1);
+	assert_int_equal(kfit_pmu_parse(&l, "cyles", &env, err, 1), -1);
 	assert_string_equal(err, "");
-	assert_int_equal(kfit_events_parse(&l, "cyles", &env, err, 8), -1);
+	assert_int_equal(kfit_pmu_parse(&l, "cyles", &env, err, 8), -1);
 	assert_string_equal(err, "unknown");
 	assert_int_equal(l.n, 0);
-	kfit_event_list_free(&l);
+	kfit_pmu_event_list_free(&l);
 }
 
 static void test_unknown(void **state)
@@ -701,50 +701,50 @@ static void test_tracepoint_errors(void **state)
 
 static void test_too_many(void **state)
 {
-	struct kfit_event_list l = { 0 };
-	size_t len = KFIT_MAX_EVENTS * 3 + 8, off = 0;
+	struct kfit_pmu_event_list l = { 0 };
+	size_t len = KFIT_PMU_MAX_EVENTS * 3 + 8, off = 0;
 	char err[128] = "", *spec = malloc(len);
-	struct kfit_event last;
+	struct kfit_pmu_event last;
 	int i;
 
 	(void)state;
 	assert_non_null(spec);
 	/* 4096 in one argument fit */
-	for (i = 0; i < KFIT_MAX_EVENTS; i++)
+	for (i = 0; i < KFIT_PMU_MAX_EVENTS; i++)
 		off += snprintf(spec + off, len - off, "%scs", i ? "," : "");
 	parse_into(&l, spec);
-	assert_int_equal(l.n, KFIT_MAX_EVENTS);
-	assert_int_equal(l.ev[KFIT_MAX_EVENTS - 1].leader, KFIT_MAX_EVENTS - 1);
-	last = l.ev[KFIT_MAX_EVENTS - 1];
-	assert_int_equal(kfit_events_parse(&l, "cycles", &env, err, sizeof(err)), -1);
+	assert_int_equal(l.n, KFIT_PMU_MAX_EVENTS);
+	assert_int_equal(l.ev[KFIT_PMU_MAX_EVENTS - 1].leader, KFIT_PMU_MAX_EVENTS - 1);
+	last = l.ev[KFIT_PMU_MAX_EVENTS - 1];
+	assert_int_equal(kfit_pmu_parse(&l, "cycles", &env, err, sizeof(err)), -1);
 	assert_string_equal(err, "too many events: 4097 (at most 4096)");
-	assert_int_equal(l.n, KFIT_MAX_EVENTS);
-	assert_memory_equal(&l.ev[KFIT_MAX_EVENTS - 1], &last, sizeof(last));
+	assert_int_equal(l.n, KFIT_PMU_MAX_EVENTS);
+	assert_memory_equal(&l.ev[KFIT_PMU_MAX_EVENTS - 1], &last, sizeof(last));
 
 	/* 4097 in one argument: none added */
 	l.n = 0;
 	snprintf(spec + off, len - off, ",cs");
-	assert_int_equal(kfit_events_parse(&l, spec, &env, err, sizeof(err)), -1);
+	assert_int_equal(kfit_pmu_parse(&l, spec, &env, err, sizeof(err)), -1);
 	assert_string_equal(err, "too many events: 4097 (at most 4096)");
 	assert_int_equal(l.n, 0);
 
 	/* A group that does not fit is not added in part */
 	spec[off - 3] = '\0';
 	parse_into(&l, spec);
-	assert_int_equal(l.n, KFIT_MAX_EVENTS - 1);
-	assert_int_equal(kfit_events_parse(&l, "{cycles,instructions}", &env, err,
+	assert_int_equal(l.n, KFIT_PMU_MAX_EVENTS - 1);
+	assert_int_equal(kfit_pmu_parse(&l, "{cycles,instructions}", &env, err,
 					   sizeof(err)), -1);
 	assert_string_equal(err, "too many events: 4097 (at most 4096)");
-	assert_int_equal(l.n, KFIT_MAX_EVENTS - 1);
+	assert_int_equal(l.n, KFIT_PMU_MAX_EVENTS - 1);
 	free(spec);
-	kfit_event_list_free(&l);
+	kfit_pmu_event_list_free(&l);
 }
 
 static void test_long_input(void **state)
 {
-	struct kfit_event_list l = { 0 };
+	struct kfit_pmu_event_list l = { 0 };
 	char spec[4096], err[64];
-	struct kfit_event e;
+	struct kfit_pmu_event e;
 	size_t off;
 
 	(void)state;
@@ -754,28 +754,28 @@ static void test_long_input(void **state)
 		off += snprintf(spec + off, sizeof(spec) - off, ",umask=1");
 	snprintf(spec + off, sizeof(spec) - off, "/");
 	e = parse1(spec);
-	assert_int_equal(strlen(e.name), KFIT_EVENT_NAME_LEN - 1);
-	assert_memory_equal(e.name, spec, KFIT_EVENT_NAME_LEN - 1);
+	assert_int_equal(strlen(e.name), KFIT_PMU_EVENT_NAME_LEN - 1);
+	assert_memory_equal(e.name, spec, KFIT_PMU_EVENT_NAME_LEN - 1);
 	assert_int_equal(e.attr.config, 0x13c);
 	/* Long garbage: an error cut to the buffer */
 	memset(spec, 'a', sizeof(spec) - 1);
 	spec[sizeof(spec) - 1] = '\0';
-	assert_int_equal(kfit_events_parse(&l, spec, &env, err, sizeof(err)), -1);
+	assert_int_equal(kfit_pmu_parse(&l, spec, &env, err, sizeof(err)), -1);
 	assert_int_equal(strlen(err), sizeof(err) - 1);
 	assert_int_equal(l.n, 0);
 	spec[100] = '/';
 	spec[3000] = '/';
-	assert_int_equal(kfit_events_parse(&l, spec, &env, err, sizeof(err)), -1);
+	assert_int_equal(kfit_pmu_parse(&l, spec, &env, err, sizeof(err)), -1);
 	assert_int_equal(l.n, 0);
 	/* A name= that does not fit */
 	off = snprintf(spec, sizeof(spec), "cpu/name=");
 	memset(spec + off, 'n', 200);
 	snprintf(spec + off + 200, sizeof(spec) - off - 200, "/");
 	parse_err(spec, "too long (at most 127 characters)");
-	kfit_event_list_free(&l);
+	kfit_pmu_event_list_free(&l);
 }
 
-static struct kfit_event ev_of(const char *spec)
+static struct kfit_pmu_event ev_of(const char *spec)
 {
 	return parse1(spec);
 }
@@ -783,9 +783,9 @@ static struct kfit_event ev_of(const char *spec)
 static void why_is(const char *spec, int err, const struct kfit_pmu_env *e,
 		   const char *want, bool exact)
 {
-	struct kfit_event ev = ev_of(spec);
+	struct kfit_pmu_event ev = ev_of(spec);
 	char buf[512] = "";
-	const char *r = kfit_event_why(&ev, err, e, buf, sizeof(buf));
+	const char *r = kfit_pmu_event_why(&ev, err, e, buf, sizeof(buf));
 
 	assert_ptr_equal(r, buf);
 	print_message("%s, %d -> %s\n", spec, err, buf);
@@ -800,7 +800,7 @@ static void test_why(void **state)
 	static const char no_pmu[] =
 		"this machine exposes no hardware PMU (usual in VMs); software events and msr/, power/ counters work";
 	char paranoid[32] = "", small[8], buf[256];
-	struct kfit_event ev;
+	struct kfit_pmu_event ev;
 	FILE *f;
 
 	(void)state;
@@ -848,13 +848,13 @@ static void test_why(void **state)
 		snprintf(want, sizeof(want), "perf_event_paranoid is %s)", paranoid);
 		why_is("cycles", EACCES, &env, want, false);
 		/* The same words for any perf_event_open (tracecheck's perf_hw) */
-		assert_non_null(strstr(kfit_perf_denied(buf, sizeof(buf)), want));
+		assert_non_null(strstr(kfit_pmu_perf_denied(buf, sizeof(buf)), want));
 		assert_non_null(strstr(buf, "needs root or CAP_PERFMON"));
 	}
 	/* A small buffer is cut, never overrun */
 	ev = ev_of("cycles");
 	memset(small, 'x', sizeof(small));
-	kfit_event_why(&ev, ENOENT, &nocpu, small, 4);
+	kfit_pmu_event_why(&ev, ENOENT, &nocpu, small, 4);
 	assert_string_equal(small, "thi");
 	assert_int_equal(small[4], 'x');
 }
@@ -863,7 +863,7 @@ static char *list_of(const struct kfit_pmu_env *e)
 {
 	struct t_cap c;
 
-	kfit_events_list(t_cap_open(&c), e);
+	kfit_pmu_list(t_cap_open(&c), e);
 	return t_cap_close(&c);
 }
 
@@ -919,8 +919,8 @@ static void test_list(void **state)
 static void test_real_sys(void **state)
 {
 	char type[32] = "", id[32] = "", buf[512];
-	struct kfit_event_list l = { 0 };
-	struct kfit_event e;
+	struct kfit_pmu_event_list l = { 0 };
+	struct kfit_pmu_event e;
 	FILE *f;
 
 	(void)state;
@@ -930,7 +930,7 @@ static void test_real_sys(void **state)
 	assert_non_null(f);
 	assert_non_null(fgets(type, sizeof(type), f));
 	fclose(f);
-	assert_int_equal(kfit_events_parse(&l, "msr/tsc/,msr/tsc/:u", NULL, buf, sizeof(buf)), 0);
+	assert_int_equal(kfit_pmu_parse(&l, "msr/tsc/,msr/tsc/:u", NULL, buf, sizeof(buf)), 0);
 	assert_int_equal(l.n, 2);
 	assert_int_equal(l.ev[0].attr.type, strtoul(type, NULL, 10));
 	assert_int_equal(l.ev[0].attr.config, 0);
@@ -941,7 +941,7 @@ static void test_real_sys(void **state)
 	if (f) {
 		assert_non_null(fgets(id, sizeof(id), f));
 		fclose(f);
-		assert_int_equal(kfit_events_parse(&l, "sched:sched_switch", NULL, buf,
+		assert_int_equal(kfit_pmu_parse(&l, "sched:sched_switch", NULL, buf,
 						   sizeof(buf)), 0);
 		assert_int_equal(l.ev[2].attr.config, strtoul(id, NULL, 10));
 	}
@@ -949,25 +949,25 @@ static void test_real_sys(void **state)
 	if (access(REAL_SYSFS "/cpu", F_OK) && access(REAL_SYSFS "/cpu_core", F_OK)) {
 		e = l.ev[0];
 		strcpy(e.pmu, "cpu");
-		kfit_event_why(&e, ENOENT, NULL, buf, sizeof(buf));
+		kfit_pmu_event_why(&e, ENOENT, NULL, buf, sizeof(buf));
 		print_message("real: %s\n", buf);
 		assert_has(buf, "no hardware PMU");
 		assert_has(buf, "msr/");
 	}
-	kfit_event_list_free(&l);
+	kfit_pmu_event_list_free(&l);
 }
 
 /* The kernel takes what the parser makes */
 static void test_real_open(void **state)
 {
-	struct kfit_event_list l = { 0 };
+	struct kfit_pmu_event_list l = { 0 };
 	unsigned long long v = 0;
 	char buf[512];
 	volatile int i;
 	int fd, err;
 
 	(void)state;
-	assert_int_equal(kfit_events_parse(&l, "task-clock,cycles", NULL, buf, sizeof(buf)), 0);
+	assert_int_equal(kfit_pmu_parse(&l, "task-clock,cycles", NULL, buf, sizeof(buf)), 0);
 	fd = syscall(SYS_perf_event_open, &l.ev[0].attr, 0, -1, -1, 0);
 	if (fd < 0 && (errno == EACCES || errno == EPERM))
 		skip();
@@ -984,20 +984,20 @@ static void test_real_open(void **state)
 		return;
 	}
 	err = errno;
-	kfit_event_why(&l.ev[1], err, NULL, buf, sizeof(buf));
+	kfit_pmu_event_why(&l.ev[1], err, NULL, buf, sizeof(buf));
 	print_message("real: cycles: %s\n", buf);
 	if (access(REAL_SYSFS "/cpu", F_OK) && access(REAL_SYSFS "/cpu_core", F_OK) &&
 	    err == ENOENT)
 		assert_has(buf, "no hardware PMU");
-	kfit_event_list_free(&l);
+	kfit_pmu_event_list_free(&l);
 }
 
 /* perf's other forms, on the fixture machine */
 static void test_perf_forms(void **state)
 {
-	struct kfit_event_list l = { 0 };
+	struct kfit_pmu_event_list l = { 0 };
 	char err[256], *spec;
-	struct kfit_event e;
+	struct kfit_pmu_event e;
 	int i;
 
 	(void)state;
@@ -1025,7 +1025,7 @@ static void test_perf_forms(void **state)
 	assert_string_equal(l.ev[2].pmu, "software");
 	assert_string_equal(l.ev[2].unit, "ns");
 	assert_excl(&l.ev[2], 1, 0, 1);
-	kfit_event_list_free(&l);
+	kfit_pmu_event_list_free(&l);
 	/* Globs: one event per match, sorted, named after it */
 	parse_into(&l, "sched:sched_*:k");
 	assert_int_equal(l.n, 2);
@@ -1033,7 +1033,7 @@ static void test_perf_forms(void **state)
 	assert_string_equal(l.ev[1].name, "sched:sched_wakeup:k");
 	assert_excl(&l.ev[1], 1, 0, 1);
 	assert_int_equal(l.ev[1].leader, 1);
-	kfit_event_list_free(&l);
+	kfit_pmu_event_list_free(&l);
 	/* A breakpoint */
 	e = parse1("mem:0x1000/8:w");
 	assert_int_equal(e.attr.type, PERF_TYPE_BREAKPOINT);
@@ -1063,17 +1063,17 @@ static void test_perf_forms(void **state)
 	parse_err("thisgroupnameislongerthanthirtytwo{cs}", "group name 'thisgroupnameislongerthanthirtytwo' too long");
 
 	/* A glob past the limit adds nothing */
-	spec = malloc(KFIT_MAX_EVENTS * 3);
+	spec = malloc(KFIT_PMU_MAX_EVENTS * 3);
 	assert_non_null(spec);
-	for (i = 0; i < KFIT_MAX_EVENTS - 1; i++)
+	for (i = 0; i < KFIT_PMU_MAX_EVENTS - 1; i++)
 		memcpy(spec + 3 * i, "cs,", 3);
 	spec[3 * i - 1] = '\0';
 	parse_into(&l, spec);
-	assert_int_equal(kfit_events_parse(&l, "sched:sched_*", &env, err, sizeof(err)), -1);
+	assert_int_equal(kfit_pmu_parse(&l, "sched:sched_*", &env, err, sizeof(err)), -1);
 	assert_string_equal(err, "too many events: 4097 (at most 4096): 'sched:sched_*' matches 2 tracepoints");
-	assert_int_equal(l.n, KFIT_MAX_EVENTS - 1);
+	assert_int_equal(l.n, KFIT_PMU_MAX_EVENTS - 1);
 	free(spec);
-	kfit_event_list_free(&l);
+	kfit_pmu_event_list_free(&l);
 }
 
 /*
@@ -1159,14 +1159,14 @@ struct oracle_case {
 	bool rejected;
 	struct oracle *want;	/* [MAX_ORACLE] */
 	int n;
-	char labels[8][KFIT_EVENT_NAME_LEN];
+	char labels[8][KFIT_PMU_EVENT_NAME_LEN];
 	int nlabels;
 };
 
 /* One string against what perf made of it; how many fields were compared */
 static int oracle_check(struct oracle_case *c, bool tracefs_ok)
 {
-	struct kfit_event_list l = { 0 };
+	struct kfit_pmu_event_list l = { 0 };
 	struct oracle *got;
 	char err[512];
 	int i, r, fields = 0;
@@ -1177,11 +1177,11 @@ static int oracle_check(struct oracle_case *c, bool tracefs_ok)
 		print_message("skipped (tracepoint ids of another kernel): %s\n", c->spec);
 		return 0;
 	}
-	r = kfit_events_parse(&l, c->spec, NULL, err, sizeof(err));
+	r = kfit_pmu_parse(&l, c->spec, NULL, err, sizeof(err));
 	if (c->rejected) {
 		if (!r)
 			fail_msg("'%s': perf refuses it, we parsed %d events", c->spec, l.n);
-		kfit_event_list_free(&l);
+		kfit_pmu_event_list_free(&l);
 		return 1;
 	}
 	if (r)
@@ -1213,7 +1213,7 @@ static int oracle_check(struct oracle_case *c, bool tracefs_ok)
 	for (i = 0; strstr(c->spec, "name=") && i < c->nlabels && i < l.n; i++)
 		assert_string_equal(l.ev[i].label, c->labels[i]);
 	free(got);
-	kfit_event_list_free(&l);
+	kfit_pmu_event_list_free(&l);
 	return fields;
 }
 
@@ -1255,7 +1255,7 @@ static void test_perf_oracle(void **state)
 		} else if (!strncmp(line, "attr ", 5) && c.n < MAX_ORACLE) {
 			oracle_read(line, &c.want[c.n++]);
 		} else if (!strncmp(line, "label ", 6) && c.nlabels < 8) {
-			snprintf(c.labels[c.nlabels++], KFIT_EVENT_NAME_LEN, "%.*s",
+			snprintf(c.labels[c.nlabels++], KFIT_PMU_EVENT_NAME_LEN, "%.*s",
 				 (int)strcspn(line + 6, "\n"), line + 6);
 		}
 	}

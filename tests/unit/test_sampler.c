@@ -34,7 +34,7 @@ static int setup(void **state)
 	struct bpf_program *p;
 
 	(void)state;
-	if (kfit_get_caps(&caps) || !kfit_caps_enough(&caps))
+	if (kfit_caps_get(&caps) || !kfit_caps_enough(&caps))
 		return 0;
 	libbpf_set_print(NULL);
 	skel = probe_bpf__open();
@@ -123,8 +123,8 @@ static void test_default(void **state)
 	*hits() = 0;
 	assert_int_equal(kfit_sampler_open(skel->progs.on_perf_sw, NULL, &s), 0);
 	assert_string_equal(kfit_sampler_event(s),
-			    kfit_has_cpu_pmu(NULL) ? "cycles" : "cpu-clock");
-	assert_int_equal(kfit_sampler_hz(s), KFIT_SAMPLE_HZ);
+			    kfit_pmu_has_cpu(NULL) ? "cycles" : "cpu-clock");
+	assert_int_equal(kfit_sampler_hz(s), KFIT_SAMPLER_DEFAULT_HZ);
 	assert_int_equal(kfit_sampler_ncpus(s), sysconf(_SC_NPROCESSORS_ONLN));
 	/* 30 samples' worth at 99 Hz, had it been enabled */
 	spin(300);
@@ -145,7 +145,7 @@ static void test_default(void **state)
 /* Only the CPUs chosen: a process kept off them is never sampled */
 static void test_cpus(void **state)
 {
-	struct kfit_sampler_opts o = { .hz = 999, .clock = KFIT_SC_CPU_CLOCK };
+	struct kfit_sampler_opts o = { .hz = 999, .clock = KFIT_SAMPLER_CLOCK_CPU };
 	struct kfit_cpuset set = { 0 };
 	struct kfit_sampler *s;
 
@@ -153,7 +153,7 @@ static void test_cpus(void **state)
 	NEED_SKEL();
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		skip();
-	assert_int_equal(kfit_parse_cpulist("1", kfit_ncpus_possible(NULL), &set), 0);
+	assert_int_equal(kfit_opts_parse_cpulist("1", kfit_ncpus_possible(NULL), &set), 0);
 	o.cpus = &set;
 	*hits() = 0;
 	assert_int_equal(kfit_sampler_open(skel->progs.on_perf_sw, &o, &s), 0);
@@ -192,7 +192,7 @@ static int open_fails(const struct kfit_sampler_opts *o, char *err, size_t len)
 
 static void test_refusals(void **state)
 {
-	struct kfit_sampler_opts o = { .hz = 100000000, .clock = KFIT_SC_CPU_CLOCK };
+	struct kfit_sampler_opts o = { .hz = 100000000, .clock = KFIT_SAMPLER_CLOCK_CPU };
 	char err[1024];
 
 	(void)state;
@@ -202,8 +202,8 @@ static void test_refusals(void **state)
 			       "on CPU 0: 100000000 Hz is above "
 			       "/proc/sys/kernel/perf_event_max_sample_rate ("));
 	/* Cycles where there is no PMU */
-	if (!kfit_has_cpu_pmu(NULL)) {
-		o = (struct kfit_sampler_opts){ .clock = KFIT_SC_CYCLES };
+	if (!kfit_pmu_has_cpu(NULL)) {
+		o = (struct kfit_sampler_opts){ .clock = KFIT_SAMPLER_CLOCK_CYCLES };
 		assert_true(open_fails(&o, err, sizeof(err)) < 0);
 		assert_non_null(strstr(err, "cannot open cycles sampling events (99 Hz) on "
 				       "CPU 0: this machine exposes no hardware PMU"));
@@ -213,7 +213,7 @@ static void test_refusals(void **state)
 /* Without privileges: what perf_event_paranoid says, in words */
 static void test_unprivileged(void **state)
 {
-	struct kfit_sampler_opts o = { .clock = KFIT_SC_CPU_CLOCK };
+	struct kfit_sampler_opts o = { .clock = KFIT_SAMPLER_CLOCK_CPU };
 	char paranoid[32], err[1024];
 	int st, ret;
 	pid_t pid;

@@ -85,7 +85,7 @@ static void test_closest(void **state)
 	(void)state;
 	for (i = 0; i < T_N(cases); i++) {
 		strcpy(buf, "x");
-		t_int_eq(cases[i].what, kfit_closest(cases[i].name, libc_like, cases[i].n,
+		t_int_eq(cases[i].what, kfit_strdist_closest(cases[i].name, libc_like, cases[i].n,
 						     cases[i].max, buf, cases[i].len),
 			 cases[i].ret);
 		t_str_eq(cases[i].what, buf, cases[i].want);
@@ -111,7 +111,7 @@ static void test_many(void **state)
 	free(names[4242]);
 	names[4242] = strdup("tcp_sendmsg_locked");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	assert_true(kfit_closest("tcp_sendmsg_lockde", (const char *const *)names, n,
+	assert_true(kfit_strdist_closest("tcp_sendmsg_lockde", (const char *const *)names, n,
 				 5, buf, sizeof(buf)) >= 1);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	assert_string_equal(strtok(buf, ","), "tcp_sendmsg_locked");

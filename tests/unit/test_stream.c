@@ -72,7 +72,7 @@ static void test_chosen(void **state)
 		r = call(cases[i].pid, cases[i].tid, cases[i].ts);
 		t_int_eq(cases[i].name, kfit_stream_add(&s, &r, sizeof(r)), cases[i].want);
 		kfit_ctree_finish(s.tree);
-		t_int_eq(cases[i].name, kfit_ctree_stats(s.tree)->calls, cases[i].want);
+		t_int_eq(cases[i].name, kfit_ctree_get_stats(s.tree)->calls, cases[i].want);
 		kfit_ctree_free(s.tree);
 		kfit_tasks_free(s.tasks);
 	}
@@ -103,7 +103,7 @@ static void test_names_and_losses(void **state)
 	assert_int_equal(kfit_stream_add(&s, &r, sizeof(r)), 1);
 	assert_int_equal(kfit_stream_add(&s, &lost, sizeof(lost)), 1);
 	kfit_ctree_finish(s.tree);
-	assert_int_equal(kfit_ctree_stats(s.tree)->lost, 3);
+	assert_int_equal(kfit_ctree_get_stats(s.tree)->lost, 3);
 	assert_string_equal(kfit_ctree_thread(s.tree, 0)->comm, "newprog");
 	kfit_ctree_free(s.tree);
 	kfit_tasks_free(s.tasks);

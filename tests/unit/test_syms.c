@@ -27,7 +27,7 @@
 #include "testlib.h"
 
 /* The symbolizer is what the call-tree decoder takes */
-static const kfit_sym_fn sym_fn = kfit_syms_name;
+static const kfit_ctree_sym_fn sym_fn = kfit_syms_name;
 
 /* A running symtarget and the addresses it printed */
 struct target {
@@ -267,7 +267,7 @@ static void test_fixture_maps(void **state)
 	const struct kfit_elf *e;
 	struct kfit_elfseg pie, nopie;
 	struct kfit_syms *s;
-	char want[64], hex[2 * KFIT_BUILD_ID_MAX + 1];
+	char want[64], hex[2 * KFIT_ELF_BUILD_ID_MAX + 1];
 	__u64 pbase = 0x555500000000ULL, pstart, dstart = 0x7f0000000000ULL;
 
 	(void)state;

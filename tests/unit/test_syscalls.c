@@ -121,7 +121,7 @@ static void test_no_tracepoint(void **state)
 			 -EINVAL);
 }
 
-static int find_match(const struct kfit_sysglob *g, const char *name)
+static int find_match(const struct kfit_syscall_matches *g, const char *name)
 {
 	int i;
 
@@ -133,7 +133,7 @@ static int find_match(const struct kfit_sysglob *g, const char *name)
 
 static void test_glob(void **state)
 {
-	struct kfit_sysglob g;
+	struct kfit_syscall_matches g;
 	char err[256];
 	int i;
 
@@ -146,7 +146,7 @@ static void test_glob(void **state)
 	assert_int_equal(find_match(&g, "pread64"), -1);
 	for (i = 1; i < g.n; i++)
 		assert_true(strcmp(g.v[i - 1].name, g.v[i].name) < 0);
-	kfit_sysglob_free(&g);
+	kfit_syscall_matches_free(&g);
 	assert_int_equal(g.n, 0);
 	assert_null(g.v);
 	/* The table's names, with their tracepoints' */
@@ -158,13 +158,13 @@ static void test_glob(void **state)
 	i = find_match(&g, "fstat");
 	assert_true(i >= 0);
 	assert_string_equal(g.v[i].tp, "newfstat");
-	kfit_sysglob_free(&g);
+	kfit_syscall_matches_free(&g);
 	/* Every one: the known calls without tracepoints are said */
 	assert_int_equal(kfit_syscall_glob("*", &g, err, sizeof(err)), 0);
 	assert_true(g.n > 300);
 	for (i = 0; i < g.nuntraced; i++)
 		assert_true(kfit_syscall_nr(g.untraced[i]) >= 0);
-	kfit_sysglob_free(&g);
+	kfit_syscall_matches_free(&g);
 	assert_int_equal(kfit_syscall_glob("zz_nosuch*", &g, err, sizeof(err)), -ENOENT);
 	assert_string_equal(err, "no system call matches 'zz_nosuch*'");
 	assert_int_equal(kfit_syscall_glob("", &g, err, sizeof(err)), -ENOENT);

@@ -64,10 +64,10 @@ static void test_sys_target(void **state)
 	assert_int_equal(kfit_targets_add(&t, "sys:read"), 0);
 	assert_int_equal(t.n, 1);
 	assert_int_equal(t.nsys, 1);
-	assert_int_equal(t.funcs[0].kind, KFIT_T_SYS);
+	assert_int_equal(t.funcs[0].kind, KFIT_TARGETS_SYS);
 	assert_string_equal(t.funcs[0].name, "sys:read");
 	assert_int_equal(kfit_targets_find(&t, "sys:read"), 0);
-	assert_int_equal(kfit_targets_first(&t, KFIT_T_KERNEL), -1);
+	assert_int_equal(kfit_targets_first(&t, KFIT_TARGETS_KERNEL), -1);
 	assert_int_equal(kfit_targets_add(&t, "sys:no_such_call"), -EINVAL);
 	assert_int_equal(t.n, 1);
 	kfit_targets_free(&t);
@@ -103,7 +103,7 @@ static void test_kernel_denied_then_allowed(void **state)
 	assert_int_equal(kfit_targets_add(&t, "_raw_spin_lock"), 0);
 	assert_int_equal(t.n, 1);
 	assert_int_equal(t.nkernel, 1);
-	assert_int_equal(t.funcs[0].kind, KFIT_T_KERNEL);
+	assert_int_equal(t.funcs[0].kind, KFIT_TARGETS_KERNEL);
 	kfit_targets_free(&t);
 }
 
@@ -135,7 +135,7 @@ static void test_user_target(void **state)
 	assert_int_equal(kfit_targets_add(&t, "c:malloc"), 0);
 	assert_int_equal(t.n, 1);
 	assert_int_equal(t.nuser, 1);
-	assert_int_equal(t.funcs[0].kind, KFIT_T_USER);
+	assert_int_equal(t.funcs[0].kind, KFIT_TARGETS_USER);
 	assert_non_null(t.funcs[0].path);
 	assert_non_null(strstr(t.funcs[0].path, "libc"));
 	assert_int_equal(kfit_targets_one(&t, "c:malloc"), 0);
@@ -154,7 +154,7 @@ static void test_sys_glob(void **state)
 	assert_true(t.n >= 4);
 	assert_int_equal(t.nsys, t.n);
 	for (i = 0; i < t.n; i++) {
-		assert_int_equal(t.funcs[i].kind, KFIT_T_SYS);
+		assert_int_equal(t.funcs[i].kind, KFIT_TARGETS_SYS);
 		assert_int_equal(strncmp(t.funcs[i].name, "sys:read", 8), 0);
 		read |= !strcmp(t.funcs[i].name, "sys:read");
 		readv |= !strcmp(t.funcs[i].name, "sys:readv");

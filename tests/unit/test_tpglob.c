@@ -46,58 +46,58 @@ static int teardown(void **state)
 
 static void test_exact_and_sizes(void **state)
 {
-	struct kfit_tps t = { 0 };
+	struct kfit_tpglob t = { 0 };
 	char err[256];
 
 	(void)state;
-	assert_int_equal(kfit_tps_add(&t, dir, "sched:sched_switch", err, sizeof(err)), 0);
+	assert_int_equal(kfit_tpglob_add(&t, dir, "sched:sched_switch", err, sizeof(err)), 0);
 	assert_int_equal(t.n, 1);
 	assert_string_equal(t.tp[0].name, "sched:sched_switch");
 	assert_int_equal(t.tp[0].size, 64);
-	kfit_tps_free(&t);
+	kfit_tpglob_free(&t);
 }
 
 static void test_globs_sorted_once(void **state)
 {
-	struct kfit_tps t = { 0 };
+	struct kfit_tpglob t = { 0 };
 	char err[256];
 
 	(void)state;
-	assert_int_equal(kfit_tps_add(&t, dir, "sched:sched_wake*", err, sizeof(err)), 0);
+	assert_int_equal(kfit_tpglob_add(&t, dir, "sched:sched_wake*", err, sizeof(err)), 0);
 	assert_int_equal(t.n, 2);
 	assert_string_equal(t.tp[0].name, "sched:sched_wakeup");
 	assert_string_equal(t.tp[1].name, "sched:sched_wakeup_new");
 	assert_int_equal(t.tp[1].size, 36);
 	/* added again: each once, in the order first added */
-	assert_int_equal(kfit_tps_add(&t, dir, "*:*", err, sizeof(err)), 0);
+	assert_int_equal(kfit_tpglob_add(&t, dir, "*:*", err, sizeof(err)), 0);
 	assert_int_equal(t.n, 5);
 	assert_string_equal(t.tp[2].name, "irq:irq_handler_entry");
 	assert_string_equal(t.tp[3].name, "irq:softirq_entry");
 	assert_string_equal(t.tp[4].name, "sched:sched_switch");
-	kfit_tps_free(&t);
+	kfit_tpglob_free(&t);
 	assert_int_equal(t.n, 0);
 }
 
 static void test_errors(void **state)
 {
-	struct kfit_tps t = { 0 };
+	struct kfit_tpglob t = { 0 };
 	char err[256];
 
 	(void)state;
-	assert_int_equal(kfit_tps_add(&t, dir, "sched", err, sizeof(err)), -EINVAL);
+	assert_int_equal(kfit_tpglob_add(&t, dir, "sched", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "CATEGORY:NAME"));
-	assert_int_equal(kfit_tps_add(&t, dir, ":x", err, sizeof(err)), -EINVAL);
-	assert_int_equal(kfit_tps_add(&t, dir, "sched:", err, sizeof(err)), -EINVAL);
-	assert_int_equal(kfit_tps_add(&t, dir, "sched:sched_swtich", err, sizeof(err)), -ENOENT);
+	assert_int_equal(kfit_tpglob_add(&t, dir, ":x", err, sizeof(err)), -EINVAL);
+	assert_int_equal(kfit_tpglob_add(&t, dir, "sched:", err, sizeof(err)), -EINVAL);
+	assert_int_equal(kfit_tpglob_add(&t, dir, "sched:sched_swtich", err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "no tracepoint matches 'sched:sched_swtich'"));
 	assert_non_null(strstr(err, "closest: sched_switch"));
-	assert_int_equal(kfit_tps_add(&t, dir, "shced:*", err, sizeof(err)), -ENOENT);
+	assert_int_equal(kfit_tpglob_add(&t, dir, "shced:*", err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "closest: sched"));
-	assert_int_equal(kfit_tps_add(&t, dir, "net:*", err, sizeof(err)), -ENOENT);
+	assert_int_equal(kfit_tpglob_add(&t, dir, "net:*", err, sizeof(err)), -ENOENT);
 	assert_int_equal(t.n, 0);
-	assert_int_equal(kfit_tps_add(&t, "/nonexistent", "sched:*", err, sizeof(err)), -ENOENT);
+	assert_int_equal(kfit_tpglob_add(&t, "/nonexistent", "sched:*", err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "cannot look up tracepoint"));
-	kfit_tps_free(&t);
+	kfit_tpglob_free(&t);
 }
 
 int main(void)

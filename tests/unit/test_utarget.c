@@ -58,10 +58,10 @@ static int teardown(void **state)
 	return t_rm_rf(dir);
 }
 
-static void resolve_ok(const char *spec, int pid, struct kfit_ufuncs *u)
+static void resolve_ok(const char *spec, int pid, struct kfit_utarget *u)
 {
 	char err[512] = "";
-	int e = kfit_ufuncs_resolve(spec, pid, u, err, sizeof(err));
+	int e = kfit_utarget_resolve(spec, pid, u, err, sizeof(err));
 
 	if (e)
 		fail_msg("'%s': %d: %s", spec, e, err);
@@ -69,10 +69,10 @@ static void resolve_ok(const char *spec, int pid, struct kfit_ufuncs *u)
 }
 
 /* A glob whose matches are all refused: 0, n == 0, nskipped >= 1 */
-static void resolve_ok_or_skipped(const char *spec, struct kfit_ufuncs *u)
+static void resolve_ok_or_skipped(const char *spec, struct kfit_utarget *u)
 {
 	char err[512] = "";
-	int e = kfit_ufuncs_resolve(spec, 0, u, err, sizeof(err));
+	int e = kfit_utarget_resolve(spec, 0, u, err, sizeof(err));
 
 	if (e)
 		fail_msg("'%s': %d: %s", spec, e, err);
@@ -82,8 +82,8 @@ static void resolve_ok_or_skipped(const char *spec, struct kfit_ufuncs *u)
 static int resolve_err(const char *spec, int pid, char *err, size_t errlen)
 {
 	const char *name = spec ? spec : "(null)";
-	struct kfit_ufuncs u;
-	int e = kfit_ufuncs_resolve(spec, pid, &u, err, errlen);
+	struct kfit_utarget u;
+	int e = kfit_utarget_resolve(spec, pid, &u, err, errlen);
 
 	t_int_eq(name, u.n, 0);
 	t_true(name, !u.names);
@@ -125,7 +125,7 @@ struct names_case {
 
 static void check_names(const struct names_case *c, size_t n)
 {
-	struct kfit_ufuncs u;
+	struct kfit_utarget u;
 	int i;
 
 	for (; n--; c++) {
@@ -135,7 +135,7 @@ static void check_names(const struct names_case *c, size_t n)
 		t_int_eq(c->spec, u.n, c->n);
 		for (i = 0; i < c->n; i++)
 			t_str_eq(c->spec, u.names[i], c->names[i]);
-		kfit_ufuncs_free(&u);
+		kfit_utarget_free(&u);
 	}
 }
 
@@ -149,7 +149,7 @@ static const char *base_of(const char *path)
 static void test_libc(void **state)
 {
 	static const char *const specs[] = { "c:malloc", "libc:malloc", "libc.so.6:malloc" };
-	struct kfit_ufuncs u;
+	struct kfit_utarget u;
 	size_t i;
 
 	(void)state;
@@ -159,7 +159,7 @@ static void test_libc(void **state)
 		assert_int_equal(u.path[0], '/');
 		assert_int_equal(u.n, 1);
 		assert_string_equal(u.names[0], "malloc");
-		kfit_ufuncs_free(&u);
+		kfit_utarget_free(&u);
 		assert_null(u.names);
 		assert_int_equal(u.n, 0);
 	}
@@ -167,7 +167,7 @@ static void test_libc(void **state)
 
 static void test_glob(void **state)
 {
-	struct kfit_ufuncs u;
+	struct kfit_utarget u;
 	bool has_malloc = false;
 	int i;
 
@@ -182,7 +182,7 @@ static void test_glob(void **state)
 		has_malloc |= !strcmp(u.names[i], "malloc");
 	}
 	assert_true(has_malloc);
-	kfit_ufuncs_free(&u);
+	kfit_utarget_free(&u);
 }
 
 static void test_self(void **state)
@@ -219,7 +219,7 @@ static bool has(char *const *names, int n, const char *name)
 	return false;
 }
 
-static const char *skip_reason(const struct kfit_ufuncs *u, const char *name)
+static const char *skip_reason(const struct kfit_utarget *u, const char *name)
 {
 	int i;
 
@@ -232,7 +232,7 @@ static const char *skip_reason(const struct kfit_ufuncs *u, const char *name)
 /* No return probe where there is no normal return: a glob skips them, a name is refused */
 static void test_no_return(void **state)
 {
-	struct kfit_ufuncs u;
+	struct kfit_utarget u;
 	const char *why;
 	char err[512];
 
@@ -249,7 +249,7 @@ static void test_no_return(void **state)
 	assert_non_null(strstr(skip_reason(&u, "_init"), ".init/.fini"));
 	assert_non_null(strstr(skip_reason(&u, "_fini"), ".init/.fini"));
 	assert_non_null(strstr(skip_reason(&u, "kfit_utest_nosize"), "size 0"));
-	kfit_ufuncs_free(&u);
+	kfit_utarget_free(&u);
 	assert_null(u.skipped);
 	assert_int_equal(u.nskipped, 0);
 
@@ -260,7 +260,7 @@ static void test_no_return(void **state)
 	resolve_ok_or_skipped("/proc/self/exe:_st*", &u);
 	assert_int_equal(u.n, 0);
 	assert_non_null(skip_reason(&u, "_start"));
-	kfit_ufuncs_free(&u);
+	kfit_utarget_free(&u);
 
 	/* libc's functions that never return */
 	assert_int_equal(resolve_err("c:exit", 0, err, sizeof(err)), -EPERM);
@@ -270,14 +270,14 @@ static void test_no_return(void **state)
 	assert_non_null(skip_reason(&u, "exit"));
 	assert_non_null(skip_reason(&u, "_exit"));
 	assert_true(has(u.names, u.n, "atexit") || has(u.names, u.n, "on_exit"));
-	kfit_ufuncs_free(&u);
+	kfit_utarget_free(&u);
 }
 
 /* Debian's programs export _start (python3, bash): a glob over them skips it */
 static void test_no_return_debian(void **state)
 {
 	static const char *const progs[] = { "/usr/bin/bash", "/usr/bin/python3" };
-	struct kfit_ufuncs u;
+	struct kfit_utarget u;
 	char spec[64];
 	size_t i;
 
@@ -292,13 +292,13 @@ static void test_no_return_debian(void **state)
 		if (!skip_reason(&u, "_start"))
 			fail_msg("%s: _start not skipped", spec);
 		assert_non_null(strstr(skip_reason(&u, "_start"), "entry point"));
-		kfit_ufuncs_free(&u);
+		kfit_utarget_free(&u);
 	}
 	resolve_ok("/usr/bin/bash:*exit*", 0, &u);
 	assert_non_null(skip_reason(&u, "sh_exit"));
 	assert_non_null(skip_reason(&u, "exit_shell"));
 	assert_true(has(u.names, u.n, "exit_builtin"));
-	kfit_ufuncs_free(&u);
+	kfit_utarget_free(&u);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -315,7 +315,7 @@ static int cmp_u64(const void *a, const void *b)
 static void test_ifunc(void **state)
 {
 	static const char *const ifuncs[] = { "strlen", "memcpy", "memset" };
-	struct kfit_ufuncs u, p;
+	struct kfit_utarget u, p;
 	char spec[32];
 	size_t i;
 
@@ -332,31 +332,31 @@ static void test_ifunc(void **state)
 		/* This process's GOT agrees with the linker's choice */
 		assert_int_equal(p.offs[0], u.offs[0]);
 		assert_string_equal(p.impls[0], u.impls[0]);
-		kfit_ufuncs_free(&u);
-		kfit_ufuncs_free(&p);
+		kfit_utarget_free(&u);
+		kfit_utarget_free(&p);
 	}
 	/* With libc6-dbg, the implementation has its name */
 	resolve_ok("c:strlen", 0, &u);
 	if (strncmp(u.impls[0], "code at", 7))
 		assert_int_equal(strncmp(u.impls[0], "__strlen_", 9), 0);
-	kfit_ufuncs_free(&u);
+	kfit_utarget_free(&u);
 	/* memcpy and memmove resolve to one implementation: one probe there */
 	resolve_ok("c:mem*", 0, &u);
 	assert_true(has(u.names, u.n, "memcpy"));
 	assert_false(has(u.names, u.n, "memmove"));
 	assert_non_null(strstr(skip_reason(&u, "memmove"), "same code"));
-	kfit_ufuncs_free(&u);
+	kfit_utarget_free(&u);
 	/* Over the whole of libc, each probe at its own code */
 	resolve_ok("c:*", 0, &u);
 	qsort(u.offs, u.n, sizeof(*u.offs), cmp_u64);
 	for (i = 1; i < (size_t)u.n; i++)
 		if (u.offs[i - 1] == u.offs[i])
 			fail_msg("two functions at offset 0x%llx", (unsigned long long)u.offs[i]);
-	kfit_ufuncs_free(&u);
+	kfit_utarget_free(&u);
 	/* A plain function has no implementation of its own */
 	resolve_ok("c:malloc", 0, &u);
 	assert_null(u.impls[0]);
-	kfit_ufuncs_free(&u);
+	kfit_utarget_free(&u);
 }
 
 static void test_no_retprobe_list(void **state)
@@ -381,13 +381,13 @@ static void test_no_retprobe_list(void **state)
 
 	(void)state;
 	for (i = 0; i < T_N(cases); i++) {
-		why = kfit_ufunc_no_retprobe(cases[i].names, cases[i].n);
+		why = kfit_utarget_no_retprobe(cases[i].names, cases[i].n);
 		if (cases[i].why)
 			t_true(cases[i].names[0], why && strstr(why, cases[i].why));
 		else
 			t_str_eq(cases[i].names[0], why, NULL);
 	}
-	assert_null(kfit_ufunc_no_retprobe(NULL, 0));
+	assert_null(kfit_utarget_no_retprobe(NULL, 0));
 }
 
 /* A glob takes one name per address, the plainest; an exact name is itself */
@@ -399,7 +399,7 @@ static void test_aliases(void **state)
 		{ "/proc/self/exe:__kfit_utest_target_one", NULL, 1,
 		  { "__kfit_utest_target_one" } },
 	};
-	struct kfit_ufuncs u;
+	struct kfit_utarget u;
 	bool has_malloc = false;
 	int i;
 
@@ -412,14 +412,14 @@ static void test_aliases(void **state)
 		assert_string_not_equal(u.names[i], "__libc_malloc");
 	}
 	assert_true(has_malloc);
-	kfit_ufuncs_free(&u);
+	kfit_utarget_free(&u);
 }
 
 /* A program found in PATH, here a link to this binary */
 static void test_path_lookup(void **state)
 {
 	char link[128], *old = getenv("PATH"), saved[4096], err[512];
-	struct kfit_ufuncs u;
+	struct kfit_utarget u;
 
 	(void)state;
 	snprintf(saved, sizeof(saved), "%s", old ? old : "");
@@ -430,7 +430,7 @@ static void test_path_lookup(void **state)
 	setenv("PATH", dir, 1);
 	resolve_ok("kfitprog:kfit_utest_target_one", 0, &u);
 	assert_string_equal(u.path, self);
-	kfit_ufuncs_free(&u);
+	kfit_utarget_free(&u);
 	setenv("PATH", saved, 1);
 }
 
@@ -438,12 +438,12 @@ static void test_path_lookup(void **state)
 static void test_pid(void **state)
 {
 	char err[512], cwd[PATH_MAX];
-	struct kfit_ufuncs u;
+	struct kfit_utarget u;
 
 	(void)state;
 	resolve_ok("c:malloc", getpid(), &u);
 	assert_string_equal(base_of(u.path), "libc.so.6");
-	kfit_ufuncs_free(&u);
+	kfit_utarget_free(&u);
 	/* Neither in PATH nor in the current directory, but running */
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	assert_int_equal(chdir(dir), 0);
@@ -451,10 +451,10 @@ static void test_pid(void **state)
 				     sizeof(err)), -ENOENT);
 	resolve_ok("test_utarget:kfit_utest_target_one", getpid(), &u);
 	assert_string_equal(u.path, self);
-	kfit_ufuncs_free(&u);
+	kfit_utarget_free(&u);
 	resolve_ok("./test_utarget:kfit_utest_target_two", getpid(), &u);
 	assert_string_equal(u.path, self);
-	kfit_ufuncs_free(&u);
+	kfit_utarget_free(&u);
 	assert_int_equal(chdir(cwd), 0);
 }
 
@@ -462,14 +462,14 @@ static void test_pid(void **state)
 static void test_pid_maps(void **state)
 {
 	char copy[128], cmd[PATH_MAX + 256], err[512];
-	struct kfit_ufuncs u;
+	struct kfit_utarget u;
 	void *h;
 
 	(void)state;
 	resolve_ok("z:zlibVersion", 0, &u);
 	snprintf(copy, sizeof(copy), "%s/libkfitcopy.so.1", dir);
 	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", u.path, copy);
-	kfit_ufuncs_free(&u);
+	kfit_utarget_free(&u);
 	assert_int_equal(system(cmd), 0);
 	assert_int_equal(resolve_err("kfitcopy:zlibVersion", getpid(), err, sizeof(err)),
 			 -ENOENT);
@@ -478,10 +478,10 @@ static void test_pid_maps(void **state)
 	assert_non_null(h);
 	resolve_ok("kfitcopy:zlibVersion", getpid(), &u);
 	assert_string_equal(u.path, copy);
-	kfit_ufuncs_free(&u);
+	kfit_utarget_free(&u);
 	resolve_ok("libkfitcopy:zlib*", getpid(), &u);
 	assert_string_equal(u.path, copy);
-	kfit_ufuncs_free(&u);
+	kfit_utarget_free(&u);
 	assert_int_equal(resolve_err("kfitcopy:zlibVersion", 0, err, sizeof(err)), -ENOENT);
 	dlclose(h);
 }
@@ -575,7 +575,7 @@ static void test_is_user_target(void **state)
 	(void)state;
 	for (i = 0; i < T_N(cases); i++)
 		t_int_eq(cases[i].spec ? cases[i].spec : "(null)",
-			 kfit_is_user_target(cases[i].spec), cases[i].user);
+			 kfit_utarget_is_spec(cases[i].spec), cases[i].user);
 }
 
 int main(void)

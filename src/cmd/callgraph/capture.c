@@ -467,12 +467,12 @@ static int sample_syms(const struct kfit_rec_sample *r, size_t size)
 {
 	int i, n = r->nkernel + r->nuser, err = 0;
 
-	if (!kfit_rec_whole(r, size))
+	if (!kfit_ctree_check_rec(r, size))
 		return 0;
 	for (i = 0; i < n && !err; i++) {
 		if (i >= r->nkernel && kfit_cgview_no_user_address(r->ip[i]))
 			continue;
-		err = kfit_symset_add(env.symset, r->h.pid, r->ip[i], i < r->nkernel);
+		err = kfit_kftmeta_symset_add(env.symset, r->h.pid, r->ip[i], i < r->nkernel);
 	}
 	return err;
 }
@@ -494,7 +494,7 @@ static void add_name(const struct kfit_rec_task *t)
 		return;
 	}
 	snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(t->comm), t->comm);
-	kfit_meta_name(env.names, t->h.ts, fork ? t->child_pid : t->h.pid,
+	kfit_kftmeta_name(env.names, t->h.ts, fork ? t->child_pid : t->h.pid,
 		       fork ? t->child_tid : t->h.tid, comm);
 }
 

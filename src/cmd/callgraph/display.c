@@ -17,20 +17,20 @@
 #include "state.h"
 
 /* The live state as cgview (src/lib/tree/cgview.h) shows it */
-static struct kfit_cgview view(struct kfit_cgv_func *funcs, struct kfit_cgv_skip *skipped,
-			       struct kfit_cgv_attach *at, struct kfit_cgv_counts *counts)
+static struct kfit_cgview view(struct kfit_cgview_func *funcs, struct kfit_cgview_skip *skipped,
+			       struct kfit_cgview_attach *at, struct kfit_cgview_counts *counts)
 {
 	struct kfit_events_stats s;
 	int i;
 
 	for (i = 0; i < env.nfuncs; i++)
-		funcs[i] = (struct kfit_cgv_func){
+		funcs[i] = (struct kfit_cgview_func){
 			.name = env.tg.funcs[i].name,
-			.kernel = env.tg.funcs[i].kind == KFIT_T_KERNEL,
+			.kernel = env.tg.funcs[i].kind == KFIT_TARGETS_KERNEL,
 			.dropped = env.tg.funcs[i].dropped,
 		};
 	for (i = 0; i < env.tg.nskipped; i++)
-		skipped[i] = (struct kfit_cgv_skip){
+		skipped[i] = (struct kfit_cgview_skip){
 			.name = env.tg.skipped[i].name,
 			.reason = env.tg.skipped[i].reason,
 		};
@@ -39,7 +39,7 @@ static struct kfit_cgview view(struct kfit_cgv_func *funcs, struct kfit_cgv_skip
 		kfit_attacher_facts(env.att, &at->functions, &at->attach_ns, &at->fds);
 		at->skipped = env.tg.nskipped;
 	}
-	kfit_events_stats(env.ev, &s);
+	kfit_events_get_stats(env.ev, &s);
 	counts->records = s.records;
 	counts->bytes = s.bytes;
 	memcpy(counts->types, env.cap.types, sizeof(counts->types));
@@ -71,10 +71,10 @@ static struct kfit_cgview view(struct kfit_cgv_func *funcs, struct kfit_cgv_skip
 /* The views of the capture, once it ended (the tree finished here) */
 int cg_render(void)
 {
-	struct kfit_cgv_func *funcs = calloc(env.nfuncs + 1, sizeof(*funcs));
-	struct kfit_cgv_skip *skipped = calloc(env.tg.nskipped + 1, sizeof(*skipped));
-	struct kfit_cgv_attach at = { 0 };
-	struct kfit_cgv_counts counts = { 0 };
+	struct kfit_cgview_func *funcs = calloc(env.nfuncs + 1, sizeof(*funcs));
+	struct kfit_cgview_skip *skipped = calloc(env.tg.nskipped + 1, sizeof(*skipped));
+	struct kfit_cgview_attach at = { 0 };
+	struct kfit_cgview_counts counts = { 0 };
 	struct kfit_cgview_opts o;
 	struct kfit_cgview v;
 	int err = -ENOMEM;

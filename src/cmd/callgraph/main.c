@@ -39,7 +39,7 @@
 #include "tpglob.h"
 #include "state.h"
 
-#define DEFAULT_HZ	KFIT_SAMPLE_HZ
+#define DEFAULT_HZ	KFIT_SAMPLER_DEFAULT_HZ
 #define MAX_HZ		100000
 #define DEFAULT_BUFFER	(8ULL << 20)
 #define MAX_BUFFER	(1ULL << 31)
@@ -212,7 +212,7 @@ static int parse_opt(int key, const char *arg, void *ctx)
 		env.buffer_set = true;
 		return 0;
 	case OPT_RINGS:
-		if (kfit_parse_uint(arg, MAX_RINGS, &env.nrings) || !env.nrings) {
+		if (kfit_opts_parse_uint(arg, MAX_RINGS, &env.nrings) || !env.nrings) {
 			fprintf(stderr, "callgraph: invalid number of rings '%s': 1 to %d\n",
 				arg, MAX_RINGS);
 			return -1;
@@ -253,7 +253,7 @@ static const struct kfit_tool tool = {
 
 static int set_hz(const char *s)
 {
-	if (kfit_parse_uint(s, MAX_HZ, &env.hz)) {
+	if (kfit_opts_parse_uint(s, MAX_HZ, &env.hz)) {
 		fprintf(stderr, "callgraph: invalid sampling rate '%s' for -S: 1 to %d Hz\n",
 			s, MAX_HZ);
 		return -1;
@@ -390,7 +390,7 @@ static int resolve_events(void)
 	int i, err;
 
 	for (i = 0; i < env.nevent_specs; i++) {
-		err = kfit_tps_add(&env.tps, NULL, env.event_specs[i], msg, sizeof(msg));
+		err = kfit_tpglob_add(&env.tps, NULL, env.event_specs[i], msg, sizeof(msg));
 		if (err) {
 			kfit_err("%s", msg);
 			return err == -ENOENT ? -EINVAL : err;
@@ -542,7 +542,7 @@ static void cleanup(void)
 	free(env.enames);
 	kfit_tasks_free(env.tasks);
 	kfit_targets_free(&env.tg);
-	kfit_tps_free(&env.tps);
+	kfit_tpglob_free(&env.tps);
 	free(env.links);
 	free(env.event_specs);
 	free(env.cap.lost);
@@ -552,7 +552,7 @@ static void cleanup(void)
 	/* nothing recorded yet: no file left, and what was there stays */
 	kft_writer_abort(env.w);
 	kfit_cgview_abort(&env.view);
-	kfit_symset_free(env.symset);
+	kfit_kftmeta_symset_free(env.symset);
 	free(env.tasks_block);
 }
 
@@ -604,12 +604,12 @@ int main(int argc, char **argv)
 
 	if (take_rate(&argc, argv))
 		return 2;
-	nargs = kfit_split_command(argc, argv, &env.cmd);
-	first = kfit_parse_args(&tool, &env.c, nargs, argv);
+	nargs = kfit_child_split_command(argc, argv, &env.cmd);
+	first = kfit_opts_parse_args(&tool, &env.c, nargs, argv);
 	if (first < 0 || check_args(first, nargs, argv, nargs < argc))
 		return 2;
 	kfit_setup("callgraph", &env.c);
-	if (kfit_io_setup(env.c.output, env.cmd))
+	if (kfit_child_io_setup(env.c.output, env.cmd))
 		return 1;
 	/* one sent early waits for tracing: a flight recording is written then */
 	if (env.out)
@@ -637,7 +637,7 @@ int main(int argc, char **argv)
 			return 1;
 		env.c.pid = env.child.proc.pid;
 	}
-	if (kfit_check_privileges() || (env.out && cg_open_recording()) || kfit_cgview_open(&env.view)) {
+	if (kfit_caps_check() || (env.out && cg_open_recording()) || kfit_cgview_open(&env.view)) {
 		cleanup();
 		return 1;
 	}

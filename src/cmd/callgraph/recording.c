@@ -56,9 +56,9 @@ static void meta_attach(FILE *f)
 
 	if (env.att) {
 		kfit_attacher_facts(env.att, &n, &ns, &fds);
-		kfit_meta_u64(f, "attach.functions", n);
-		kfit_meta_u64(f, "attach.skipped", env.tg.nskipped);
-		kfit_meta_u64(f, "attach.ns", ns);
+		kfit_kftmeta_u64(f, "attach.functions", n);
+		kfit_kftmeta_u64(f, "attach.skipped", env.tg.nskipped);
+		kfit_kftmeta_u64(f, "attach.ns", ns);
 		fprintf(f, "attach.fds=%lld\n", (long long)fds);
 	}
 	for (i = 0; !env.sampled && i < env.tg.nskipped; i++)
@@ -69,41 +69,41 @@ static void meta_attach(FILE *f)
 /* META: the machine, then how callgraph recorded (what cgview needs to render) */
 static int fill_meta(FILE *f, void *ctx)
 {
-	int err = kfit_meta_machine(f, env.argc, env.argv);
+	int err = kfit_kftmeta_machine(f, env.argc, env.argv);
 
 	(void)ctx;
 	if (err)
 		return err;
-	kfit_meta_u64(f, "start_ns", env.start_ns);
-	kfit_meta_kv(f, "mode", env.sampled ? "sampled" : "exact");
-	kfit_meta_kv(f, "mechanism", cg_mechanism());
-	kfit_meta_kv(f, "tp_mode", env.tp_mode);
+	kfit_kftmeta_u64(f, "start_ns", env.start_ns);
+	kfit_kftmeta_kv(f, "mode", env.sampled ? "sampled" : "exact");
+	kfit_kftmeta_kv(f, "mechanism", cg_mechanism());
+	kfit_kftmeta_kv(f, "tp_mode", env.tp_mode);
 	if (env.sampled) {
-		kfit_meta_u64(f, "hz", kfit_sampler_hz(env.sampler));
-		kfit_meta_kv(f, "sample_event", kfit_sampler_event(env.sampler));
+		kfit_kftmeta_u64(f, "hz", kfit_sampler_hz(env.sampler));
+		kfit_kftmeta_kv(f, "sample_event", kfit_sampler_event(env.sampler));
 	}
 	if (env.root)
-		kfit_meta_kv(f, "root", env.root);
+		kfit_kftmeta_kv(f, "root", env.root);
 	/* sampled: -D and --min are the tree's, the recording keeps every frame */
 	if (env.depth && !env.sampled)
-		kfit_meta_u64(f, "depth", env.depth);
+		kfit_kftmeta_u64(f, "depth", env.depth);
 	if (env.c.has_min && !env.sampled)
-		kfit_meta_u64(f, "min_ns", env.c.min_ns);
+		kfit_kftmeta_u64(f, "min_ns", env.c.min_ns);
 	if (env.c.has_max)
-		kfit_meta_u64(f, "max_ns", env.c.max_ns);
+		kfit_kftmeta_u64(f, "max_ns", env.c.max_ns);
 	if (env.c.pid)
-		kfit_meta_u64(f, "pid", env.c.pid);
+		kfit_kftmeta_u64(f, "pid", env.c.pid);
 	if (env.c.tid)
-		kfit_meta_u64(f, "tid", env.c.tid);
+		kfit_kftmeta_u64(f, "tid", env.c.tid);
 	if (env.c.comm[0])
-		kfit_meta_kv(f, "comm", env.c.comm);
+		kfit_kftmeta_kv(f, "comm", env.c.comm);
 	meta_cpus(f);
-	kfit_meta_u64(f, "interlace", !env.view.no_interlace);
+	kfit_kftmeta_u64(f, "interlace", !env.view.no_interlace);
 	meta_attach(f);
-	kfit_meta_u64(f, "buffer", env.buffer);
-	kfit_meta_u64(f, "rings", env.nrings);
+	kfit_kftmeta_u64(f, "buffer", env.buffer);
+	kfit_kftmeta_u64(f, "rings", env.nrings);
 	if (env.flight)
-		kfit_meta_u64(f, "flight", env.flight);
+		kfit_kftmeta_u64(f, "flight", env.flight);
 	return ferror(f) ? -ENOMEM : 0;
 }
 
@@ -116,13 +116,13 @@ static int fill_funcs(FILE *f, void *ctx)
 static int fill_events(FILE *f, void *ctx)
 {
 	(void)ctx;
-	return kfit_meta_events(f, &env.tps, NULL);
+	return kfit_kftmeta_events(f, &env.tps, NULL);
 }
 
 static int fill_syms(FILE *f, void *ctx)
 {
 	(void)ctx;
-	return kfit_symset_text(env.symset, f);
+	return kfit_kftmeta_symset_text(env.symset, f);
 }
 
 /* STATS: the counts so far (a dump), or at the end */
@@ -139,13 +139,13 @@ static int fill_stats(FILE *f, void *ctx)
 		lost = ncpus > 0 ? now : NULL;
 		cg_read_counters();
 	}
-	kfit_meta_u64(f, "end_ns", env.end_ns ? env.end_ns : kfit_now_ns());
-	kfit_meta_u64(f, "records", ws.records);
-	kfit_meta_u64(f, "bytes", ws.raw_bytes);
+	kfit_kftmeta_u64(f, "end_ns", env.end_ns ? env.end_ns : kfit_now_ns());
+	kfit_kftmeta_u64(f, "records", ws.records);
+	kfit_kftmeta_u64(f, "bytes", ws.raw_bytes);
 	for (i = 1; i < KFIT_REC_NTYPES; i++)
-		fprintf(f, "records.%s=%llu\n", kfit_rec_type_name(i),
+		fprintf(f, "records.%s=%llu\n", kfit_ctree_rec_type_name(i),
 			(unsigned long long)env.cap.types[i]);
-	kfit_meta_u64(f, "end_calls", env.cap.end_calls);
+	kfit_kftmeta_u64(f, "end_calls", env.cap.end_calls);
 	for (i = 0; i < KFIT_MAX_CPUS; i++)
 		if (env.cap.cpu_recs[i])
 			fprintf(f, "records.cpu%d=%llu\n", i,
@@ -154,13 +154,13 @@ static int fill_stats(FILE *f, void *ctx)
 	for (i = 0; i < CG_NCOUNTERS; i++)
 		fprintf(f, "counter.%s=%llu\n", counter_names[i],
 			(unsigned long long)env.cap.counters[i]);
-	kfit_meta_u64(f, "missed", env.att ? kfit_attacher_missed(env.att) : 0);
-	kfit_meta_u64(f, "names_dropped", env.names_dropped);
+	kfit_kftmeta_u64(f, "missed", env.att ? kfit_attacher_missed(env.att) : 0);
+	kfit_kftmeta_u64(f, "names_dropped", env.names_dropped);
 	/* the chunks themselves are counted by the index */
 	if (env.flight)
-		kfit_meta_u64(f, "chunks_dropped", ws.chunks_dropped);
+		kfit_kftmeta_u64(f, "chunks_dropped", ws.chunks_dropped);
 	if (env.capped)
-		kfit_meta_u64(f, "size_capped", 1);
+		kfit_kftmeta_u64(f, "size_capped", 1);
 	return ferror(f) ? -ENOMEM : 0;
 }
 
@@ -209,7 +209,7 @@ int cg_begin_recording(void)
 		kfit_err("nothing to record: no function is attached and no -e event chosen");
 		return -ENOENT;
 	}
-	if (env.sampled && !(env.symset = kfit_symset_new(env.syms)))
+	if (env.sampled && !(env.symset = kfit_kftmeta_symset_new(env.syms)))
 		return -ENOMEM;
 	env.names = open_memstream(&env.names_buf, &env.names_len);
 	if (!env.names)
@@ -297,13 +297,13 @@ static int one_task(__u32 pid, __u32 tid, __u32 ppid, const char *comm, void *ct
 	if (!task_chosen(pid, tid, comm))
 		return 0;
 	if (f)
-		kfit_meta_task(f, pid, tid, ppid, comm);
+		kfit_kftmeta_task(f, pid, tid, ppid, comm);
 	return cg_name(pid, tid, comm);
 }
 
 static int fill_tasks(FILE *f, void *ctx)
 {
-	int err = kfit_proc_tasks(NULL, env.c.pid, one_task, f);
+	int err = kfit_kftmeta_proc_tasks(NULL, env.c.pid, one_task, f);
 
 	(void)ctx;
 	/* no /proc: the tasks are named by their records */

@@ -26,7 +26,7 @@ struct kfit_attacher;
 struct kfit_ctree;
 struct kfit_events;
 struct kfit_sampler;
-struct kfit_symset;
+struct kfit_kftmeta_symset;
 struct kfit_syms;
 struct kfit_tasks;
 struct kft_writer;
@@ -75,7 +75,7 @@ struct env {
 	struct kfit_stream stream;	/* the records into tree, named */
 	struct kfit_syms *syms;
 	int root_idx;		/* --root's function, -1: none */
-	struct kfit_tps tps;	/* -e */
+	struct kfit_tpglob tps;	/* -e */
 	struct callgraph_bpf *skel;
 	struct kfit_attacher *att;
 	struct bpf_link **links;	/* tracepoints */
@@ -89,7 +89,7 @@ struct env {
 
 	/* -o */
 	struct kft_writer *w;
-	struct kfit_symset *symset;	/* sampled mode: the addresses seen */
+	struct kfit_kftmeta_symset *symset;	/* sampled mode: the addresses seen */
 	int trigger_idx;		/* --stop-at's, or --flight's --root: -1 none */
 	bool triggered, capped, usr1_noted;
 	bool write_failed;		/* -o's writer failed: said once, by record() */

@@ -106,7 +106,7 @@ static void put_field(const struct kft_field *fd, const __u8 *data, __u32 len)
  */
 static void put_event(const struct kfit_rec_event *r, size_t size)
 {
-	const struct kft_event *e = r->id < (__u32)env.nevents ? kft_event(env.f, r->id) : NULL;
+	const struct kft_event *e = r->id < (__u32)env.nevents ? kft_event_at(env.f, r->id) : NULL;
 	__u32 len = r->len, i;
 
 	if (!e) {
@@ -182,7 +182,7 @@ static void put_record(const struct kfit_rec *h)
 	else
 		snprintf(who, sizeof(who), "%s-%u", kd_comm_of(h->tid), h->tid);
 	printf("%12s %3u %-22s %-6s ", kd_rel_time(h->ts, t, sizeof(t)), h->cpu, who,
-	       kfit_rec_type_name(h->type));
+	       kfit_ctree_rec_type_name(h->type));
 	if (h->ctx != KFIT_CTX_TASK && h->type != KFIT_REC_IRQ && h->type != KFIT_REC_LOST)
 		printf("[%s] ", kfit_ctree_ctx_name(h->ctx));
 	switch (h->type) {
@@ -285,7 +285,7 @@ static int flush(__u64 limit)
 		}
 		if (!err)
 			err = kd_track(h, h->size);
-		if (!err && kfit_rec_whole(h, h->size) &&
+		if (!err && kfit_ctree_check_rec(h, h->size) &&
 		    (h->type == KFIT_REC_LOST || !env.c.comm[0] || kd_chosen(h->pid, h->tid))) {
 			kd_count(h, h->size);
 			put_record(h);
@@ -316,7 +316,7 @@ int kd_print_events(void)
 		return -ENOMEM;
 	later[last - first + 1] = ULLONG_MAX;
 	for (i = last; i >= first; i--) {
-		__u64 t = kft_chunk(env.f, i)->first_ts;
+		__u64 t = kft_chunk_at(env.f, i)->first_ts;
 
 		later[i - first] = t < later[i - first + 1] ? t : later[i - first + 1];
 	}
@@ -327,7 +327,7 @@ int kd_print_events(void)
 	}
 	/* losses are always shown: the LOST records after the window */
 	for (i = last + 1; i < kft_nchunks(env.f) && !err && env.until; i++)
-		if (kft_chunk(env.f, i)->lost)
+		if (kft_chunk_at(env.f, i)->lost)
 			err = kd_read_chunk(i, keep_lost);
 	if (!err)
 		err = flush(ULLONG_MAX);

@@ -120,7 +120,7 @@ static void json_time(struct kfit_json *j, const char *key, __u64 ts)
 
 static void info_json(void)
 {
-	const struct kft_header *hd = kft_header(env.f);
+	const struct kft_header *hd = kft_header_of(env.f);
 	__u64 comp = 0, raw = 0, lost = kft_stat_u64(env.f, "lost", ULLONG_MAX);
 	int i, n = kft_nchunks(env.f), kernel = 0, dropped = 0;
 	struct kfit_json j;
@@ -158,8 +158,8 @@ static void info_json(void)
 	kfit_json_end_array(&j);
 	kfit_json_u64(&j, "tasks_at_start", kft_ntasks(env.f));
 	for (i = 0; i < n; i++) {
-		comp += kft_chunk(env.f, i)->size;
-		raw += kft_chunk(env.f, i)->raw_size;
+		comp += kft_chunk_at(env.f, i)->size;
+		raw += kft_chunk_at(env.f, i)->raw_size;
 	}
 	kfit_json_begin_object(&j, "chunks");
 	kfit_json_u64(&j, "count", n);
@@ -171,7 +171,7 @@ static void info_json(void)
 	kfit_json_begin_object(&j, "records");
 	kfit_json_u64(&j, "total", env.counts.records);
 	for (i = 1; i < KFIT_REC_NTYPES; i++)
-		kfit_json_u64(&j, kfit_rec_type_name(i), env.counts.types[i]);
+		kfit_json_u64(&j, kfit_ctree_rec_type_name(i), env.counts.types[i]);
 	kfit_json_end_object(&j);
 	json_time(&j, "start", env.start_ns);
 	json_time(&j, "end", env.end_ns);
@@ -192,7 +192,7 @@ static void info_json(void)
 
 int kd_print_info(void)
 {
-	const struct kft_header *hd = kft_header(env.f);
+	const struct kft_header *hd = kft_header_of(env.f);
 	time_t created = hd->created_ns / 1000000000ULL;
 	__u64 comp = 0, raw = 0;
 	char when[64], d[32];
@@ -228,8 +228,8 @@ int kd_print_info(void)
 	info_functions();
 	printf("tasks:      %d at the start\n", kft_ntasks(env.f));
 	for (i = 0; i < n; i++) {
-		comp += kft_chunk(env.f, i)->size;
-		raw += kft_chunk(env.f, i)->raw_size;
+		comp += kft_chunk_at(env.f, i)->size;
+		raw += kft_chunk_at(env.f, i)->raw_size;
 	}
 	printf("chunks:     %d (%llu bytes compressed, %llu raw)", n,
 	       (unsigned long long)comp, (unsigned long long)raw);
@@ -240,17 +240,17 @@ int kd_print_info(void)
 	printf("\n");
 	printf("records:    %llu:", (unsigned long long)env.counts.records);
 	for (i = 1; i < KFIT_REC_NTYPES; i++)
-		printf(" %s %llu%s", kfit_rec_type_name(i), (unsigned long long)env.counts.types[i],
+		printf(" %s %llu%s", kfit_ctree_rec_type_name(i), (unsigned long long)env.counts.types[i],
 		       i + 1 < KFIT_REC_NTYPES ? "," : "");
 	printf("\n");
 	printf("time:       %s (start_ns %llu to end_ns %llu)\n",
 	       kd_dur(env.end_ns > env.start_ns ? env.end_ns - env.start_ns : 0, d),
 	       (unsigned long long)env.start_ns, (unsigned long long)env.end_ns);
 	info_wall();
-	if (kft_header(env.f)->flags & KFT_F_FLIGHT && kft_nchunks(env.f))
+	if (kft_header_of(env.f)->flags & KFT_F_FLIGHT && kft_nchunks(env.f))
 		printf("kept:       from %s on (a flight recording: %llu older chunks dropped)\n",
-		       kd_dur(kft_chunk(env.f, 0)->first_ts > env.start_ns ?
-			   kft_chunk(env.f, 0)->first_ts - env.start_ns : 0, d),
+		       kd_dur(kft_chunk_at(env.f, 0)->first_ts > env.start_ns ?
+			   kft_chunk_at(env.f, 0)->first_ts - env.start_ns : 0, d),
 		       (unsigned long long)kft_stat_u64(env.f, "chunks_dropped", 0));
 	info_losses();
 	if (!kft_complete(env.f))

@@ -266,11 +266,11 @@ int main(int argc, char **argv)
 {
 	int first, err;
 
-	first = kfit_parse_args(&tool, &env.c, argc, argv);
+	first = kfit_opts_parse_args(&tool, &env.c, argc, argv);
 	if (first < 0 || check_args(first, argc, argv))
 		return 2;
 	kfit_diag_setup("kd", env.c.verbose);
-	if (kfit_io_setup(env.c.output, NULL))
+	if (kfit_child_io_setup(env.c.output, NULL))
 		return 1;
 	kfit_out_catch_signals();
 	err = run();

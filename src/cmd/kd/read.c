@@ -85,7 +85,7 @@ int kd_parse_time(const char *opt, const char *s, __u64 *out)
 			goto bad;
 		return 0;
 	}
-	if (kfit_parse_duration(s, KFIT_SEC, &ns))
+	if (kfit_duration_parse(s, KFIT_SEC, &ns))
 		goto bad;
 	*out = env.start_ns + ns;
 	return 0;
@@ -136,7 +136,7 @@ const char *kd_wall_time(__u64 ts, bool iso, char *buf, size_t len)
 
 const char *kd_dur(__u64 ns, char *buf)
 {
-	return kfit_fmt_duration(ns, buf, 32);
+	return kfit_duration_fmt(ns, buf, 32);
 }
 
 /* ---- tasks ------------------------------------------------------------- */
@@ -167,10 +167,10 @@ int kd_load_funcs(void)
 	if (!env.fnames || !env.funcs)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		const struct kft_func *fn = kft_func(env.f, i);
+		const struct kft_func *fn = kft_func_at(env.f, i);
 
 		env.fnames[i] = fn ? fn->name : "?";
-		env.funcs[i] = (struct kfit_cgv_func){
+		env.funcs[i] = (struct kfit_cgview_func){
 			.name = env.fnames[i], .kernel = fn && fn->kernel,
 			.dropped = fn && fn->dropped,
 		};
@@ -181,7 +181,7 @@ int kd_load_funcs(void)
 	if (!env.enames)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
-		env.enames[i] = kft_event(env.f, i) ? kft_event(env.f, i)->name : "?";
+		env.enames[i] = kft_event_at(env.f, i) ? kft_event_at(env.f, i)->name : "?";
 	env.nevents = n;
 	return 0;
 }
@@ -215,8 +215,8 @@ __u64 kd_first_ts(void)
 	int i;
 
 	for (i = 0; i < kft_nchunks(env.f); i++)
-		if (!t || kft_chunk(env.f, i)->first_ts < t)
-			t = kft_chunk(env.f, i)->first_ts;
+		if (!t || kft_chunk_at(env.f, i)->first_ts < t)
+			t = kft_chunk_at(env.f, i)->first_ts;
 	return t;
 }
 
@@ -226,8 +226,8 @@ __u64 kd_last_ts(void)
 	int i;
 
 	for (i = 0; i < kft_nchunks(env.f); i++)
-		if (kft_chunk(env.f, i)->last_ts > t)
-			t = kft_chunk(env.f, i)->last_ts;
+		if (kft_chunk_at(env.f, i)->last_ts > t)
+			t = kft_chunk_at(env.f, i)->last_ts;
 	return t;
 }
 
@@ -261,9 +261,9 @@ const char *kd_mechanism(void)
  * Chunk i's records to fn, in file order. A corrupt chunk is said,
  * counted and skipped: 0; -ENOMEM or fn's error otherwise.
  */
-int kd_read_chunk(int i, rec_fn fn)
+int kd_read_chunk(int i, kd_rec_fn fn)
 {
-	const struct kft_chunkinfo *ci = kft_chunk(env.f, i);
+	const struct kft_chunkinfo *ci = kft_chunk_at(env.f, i);
 	void *buf = NULL;
 	size_t len = 0, off;
 	int err;
@@ -316,7 +316,7 @@ static int names_before(int first)
 		return err;
 	}
 	for (i = 0; i < kft_nnames(env.f) && !err; i++) {
-		const struct kft_name *n = kft_name(env.f, i);
+		const struct kft_name *n = kft_name_at(env.f, i);
 
 		if (n->ts >= env.since)
 			break;
@@ -341,7 +341,7 @@ int kd_window(int *first, int *last)
 }
 
 /* Chunks after last may hold LOST records: losses are always counted */
-int kd_read_window(rec_fn fn)
+int kd_read_window(kd_rec_fn fn)
 {
 	int first, last, i, n = kft_nchunks(env.f), err;
 
@@ -351,7 +351,7 @@ int kd_read_window(rec_fn fn)
 	for (i = first; i <= last && !err; i++)
 		err = kd_read_chunk(i, fn);
 	for (i = last + 1; i < n && !err && env.until; i++)
-		if (kft_chunk(env.f, i)->lost)
+		if (kft_chunk_at(env.f, i)->lost)
 			err = kd_read_chunk(i, fn);
 	return err;
 }
@@ -371,7 +371,7 @@ int kd_load_tasks(void)
 		.pid = env.c.pid, .tid = env.c.tid, .comm = env.c.comm,
 	};
 	for (i = 0; i < kft_ntasks(env.f) && !err; i++) {
-		const struct kft_task *t = kft_task(env.f, i);
+		const struct kft_task *t = kft_task_at(env.f, i);
 
 		err = kfit_tasks_set(env.tasks, t->pid, t->tid, t->comm);
 	}

@@ -41,25 +41,25 @@ struct env {
 	__u64 start_ns, end_ns;		/* the recording's */
 	__u64 since, until;		/* the window on the file's clock; until 0: none */
 	const char **fnames, **enames;
-	struct kfit_cgv_func *funcs;
-	struct kfit_cgv_skip *skipped;
+	struct kfit_cgview_func *funcs;
+	struct kfit_cgview_skip *skipped;
 	int nfuncs, nevents, nskipped;
 	struct kfit_ctree *tree;
 	struct kfit_tasks *tasks;	/* their names as the records go */
 	struct kfit_stream stream;	/* the records of the window into the tree */
-	struct kfit_cgv_counts counts;
+	struct kfit_cgview_counts counts;
 	int chunks_read, chunks_bad;
 	struct pend *pend;
 	size_t npend, cappend;
 	__u64 seq;
-	struct kfit_xsample *samples;	/* sampled --perfetto: its timeline */
+	struct kfit_export_sample *samples;	/* sampled --perfetto: its timeline */
 	size_t nsamples, capsamples;
 	bool said;			/* an error already said (an output's) */
 };
 
 extern struct env env;
 
-typedef int (*rec_fn)(const struct kfit_rec *h, size_t size);
+typedef int (*kd_rec_fn)(const struct kfit_rec *h, size_t size);
 
 /* read.c: times on the file's clock */
 int kd_parse_time(const char *opt, const char *s, __u64 *out);
@@ -81,10 +81,10 @@ void kd_load_times(void);
 const char *kd_mechanism(void);
 
 /* read.c: the chunks */
-int kd_read_chunk(int i, rec_fn fn);
+int kd_read_chunk(int i, kd_rec_fn fn);
 int kd_count(const struct kfit_rec *h, size_t size);
 int kd_window(int *first, int *last);
-int kd_read_window(rec_fn fn);
+int kd_read_window(kd_rec_fn fn);
 int kd_load_tasks(void);
 
 /* tree.c: the call trees and their views */

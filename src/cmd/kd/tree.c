@@ -21,13 +21,13 @@
 #include "tasks.h"
 #include "state.h"
 
-static struct kfit_cgview view(struct kfit_cgv_attach *at)
+static struct kfit_cgview view(struct kfit_cgview_attach *at)
 {
 	const char *root = kft_meta(env.f, "root");
 	bool attached = kft_meta(env.f, "attach.functions") != NULL;
 
 	if (attached)
-		*at = (struct kfit_cgv_attach){
+		*at = (struct kfit_cgview_attach){
 			.mechanism = kd_mechanism(),
 			.functions = kft_meta_u64(env.f, "attach.functions", 0),
 			.skipped = kft_meta_u64(env.f, "attach.skipped", 0),
@@ -63,7 +63,7 @@ static struct kfit_cgview view(struct kfit_cgv_attach *at)
 static int keep_sample(const struct kfit_rec_sample *r, size_t size)
 {
 	int nk = r->nkernel, nu = r->nuser, i, k = 0;
-	struct kfit_xsample *x;
+	struct kfit_export_sample *x;
 	const char **fr;
 
 	if (nk > KFIT_STACK_MAX || nu > KFIT_STACK_MAX ||
@@ -86,7 +86,7 @@ static int keep_sample(const struct kfit_rec_sample *r, size_t size)
 	for (i = nk + nu - 1; i >= 0; i--)
 		fr[k++] = kft_sym(env.f, r->h.pid, r->ip[i], i < nk);
 	x = &env.samples[env.nsamples++];
-	*x = (struct kfit_xsample){
+	*x = (struct kfit_export_sample){
 		.ts = r->h.ts, .pid = r->h.pid, .tid = r->h.tid, .cpu = r->h.cpu,
 		.nframes = k, .frames = fr,
 	};
@@ -132,7 +132,7 @@ static int name_start_tasks(void)
 	int i, err = 0;
 
 	for (i = 0; i < kft_ntasks(env.f) && !err; i++) {
-		const struct kft_task *t = kft_task(env.f, i);
+		const struct kft_task *t = kft_task_at(env.f, i);
 
 		if (t->tid && kd_chosen(t->pid, t->tid))
 			err = kfit_tasks_name(env.tasks, env.tree, t->pid, t->tid, t->comm);
@@ -142,7 +142,7 @@ static int name_start_tasks(void)
 
 int kd_render_tree(void)
 {
-	struct kfit_cgv_attach at = { 0 };
+	struct kfit_cgview_attach at = { 0 };
 	struct kfit_cgview_opts o;
 	struct kfit_cgview v;
 	int err;

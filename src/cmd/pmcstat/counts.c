@@ -18,7 +18,7 @@
 #include "caps.h"
 #include "diag.h"
 #include "maps.h"
-#include "perfev.h"
+#include "perf.h"
 #include "pmu.h"
 #include "run.h"
 #include "state.h"
@@ -27,9 +27,9 @@
  * How an event is shown: its label (the name= term, else as written),
  * inside its group's name when the group has one: "group1{cycles}".
  */
-const char *pmcstat_shown_name(const struct kfit_event *e)
+const char *pmcstat_shown_name(const struct kfit_pmu_event *e)
 {
-	static char buf[KFIT_EVENT_NAME_LEN + 40];
+	static char buf[KFIT_PMU_EVENT_NAME_LEN + 40];
 
 	if (!e->group[0])
 		return e->label;
@@ -38,9 +38,9 @@ const char *pmcstat_shown_name(const struct kfit_event *e)
 }
 
 /* For messages: the label, and what was written when name= renamed it */
-static const char *said_name(const struct kfit_event *e)
+static const char *said_name(const struct kfit_pmu_event *e)
 {
-	static char buf[2 * KFIT_EVENT_NAME_LEN + 48];
+	static char buf[2 * KFIT_PMU_EVENT_NAME_LEN + 48];
 
 	/* its own copy: pmcstat_shown_name()'s buffer is reused for a leader's name */
 	if (!strcmp(e->label, e->name))
@@ -59,7 +59,7 @@ static void check_nofile(void)
 	struct rlimit rl;
 	int cpu;
 
-	if (system_wide()) {
+	if (pmcstat_system_wide()) {
 		for (need = 0, cpu = 0; cpu < env.ncpus; cpu++)
 			need += env.cpu_on[cpu];
 		need *= env.evl.n;
@@ -79,10 +79,10 @@ int pmcstat_open_counters(void)
 		.tids = env.threads,
 		.ntids = env.nthreads,
 		/* a task is counted wherever it runs, into slot 0 */
-		.cpus = system_wide() ? env.cpu_on : NULL,
+		.cpus = pmcstat_system_wide() ? env.cpu_on : NULL,
 		.ncpus = env.ncpus,
 		.inherit = env.inherit,
-		.enable_on_exec = env.cmd && !system_wide(),
+		.enable_on_exec = env.cmd && !pmcstat_system_wide(),
 	};
 
 	check_nofile();
@@ -92,7 +92,7 @@ int pmcstat_open_counters(void)
 /* Why event ev opened nowhere */
 const char *pmcstat_event_why(int ev, char *buf, size_t len)
 {
-	const struct kfit_event *e = &env.evl.ev[ev];
+	const struct kfit_pmu_event *e = &env.evl.ev[ev];
 	int err = env.ctrs.err[ev];
 	struct rlimit rl;
 
@@ -107,7 +107,7 @@ const char *pmcstat_event_why(int ev, char *buf, size_t len)
 			 (unsigned long long)rl.rlim_cur);
 		return buf;
 	}
-	return kfit_event_why(e, err, &env.pmu, buf, len);
+	return kfit_pmu_event_why(e, err, &env.pmu, buf, len);
 }
 
 int pmcstat_report_unsupported(void)
@@ -185,7 +185,7 @@ static int load_bpf(void *ctx, bool btf)
 	if (!s)
 		return -errno;
 	bpf_object__for_each_program(p, s->obj)
-		bpf_program__set_autoload(p, kfit_tp_wanted(p, btf));
+		bpf_program__set_autoload(p, kfit_run_tp_wanted(p, btf));
 	s->rodata->nr_events = env.evl.n;
 	s->rodata->nr_cpus = env.ncpus;
 	s->rodata->follow = following();
@@ -218,9 +218,9 @@ static int load_bpf(void *ctx, bool btf)
 
 int pmcstat_start_bpf(void)
 {
-	if (kfit_check_privileges())
+	if (kfit_caps_check())
 		return -1;
-	return kfit_tp_start(load_bpf, NULL, "sched_switch", &env.mode) ? -1 : 0;
+	return kfit_run_tp_start(load_bpf, NULL, "sched_switch", &env.mode) ? -1 : 0;
 }
 
 int pmcstat_cmp_key(const void *a, const void *b)
@@ -401,7 +401,7 @@ static int clock_event(void)
 {
 	int ev = find_event(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 
-	if (ev < 0 && !system_wide())
+	if (ev < 0 && !pmcstat_system_wide())
 		ev = find_event(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
 	return ev;
 }

@@ -18,16 +18,16 @@
 
 static bool per_cpu_rows(void)
 {
-	return system_wide() && !env.aggr;
+	return pmcstat_system_wide() && !env.aggr;
 }
 
 const char *pmcstat_target_name(void)
 {
 	static char buf[32];
 
-	if (env.cmd && !system_wide())
+	if (env.cmd && !pmcstat_system_wide())
 		return "command";
-	if (system_wide())
+	if (pmcstat_system_wide())
 		return "system wide";
 	if (env.c.tid)
 		snprintf(buf, sizeof(buf), "tid %d", env.c.tid);
@@ -41,7 +41,7 @@ const char *pmcstat_target_name(void)
 static const char *const status_name[] = { "counted", "not counted", "not supported" };
 static const char *const status_text[] = { "", "<not counted>", "<not supported>" };
 
-static bool is_clock(const struct kfit_event *e)
+static bool is_clock(const struct kfit_pmu_event *e)
 {
 	return !strcmp(e->unit, "ns");
 }
@@ -68,7 +68,7 @@ void pmcstat_cpus_text(char *buf, size_t len)
 	}
 }
 
-static void value_text(char *buf, size_t len, const struct kfit_event *e,
+static void value_text(char *buf, size_t len, const struct kfit_pmu_event *e,
 		       const struct figure *f)
 {
 	char pct[16] = "";
@@ -87,7 +87,7 @@ static void value_text(char *buf, size_t len, const struct kfit_event *e,
 		snprintf(buf, len, "%.0f%s", f->value, pct);
 }
 
-static void value_cell(struct kfit_table *t, const struct kfit_event *e,
+static void value_cell(struct kfit_table *t, const struct kfit_pmu_event *e,
 		       const struct figure *f)
 {
 	char buf[64];
@@ -96,7 +96,7 @@ static void value_cell(struct kfit_table *t, const struct kfit_event *e,
 	kfit_table_cell(t, "%s", buf);
 }
 
-static char *column_name(const struct kfit_event *e)
+static char *column_name(const struct kfit_pmu_event *e)
 {
 	char *s;
 
@@ -409,7 +409,7 @@ void pmcstat_print_text(__u64 now, __u64 elapsed)
 	pmcstat_cpus_text(cpus, sizeof(cpus));
 	if (env.c.interval_ns)
 		printf("%.3f s: ", (now - env.start_ns) / 1e9);
-	if (system_wide())
+	if (pmcstat_system_wide())
 		printf("Counts for %s, CPUs %s", pmcstat_target_name(), cpus);
 	else if (env.cmd)
 		printf("Counts for '%s'", env.cmd[0]);
@@ -430,7 +430,7 @@ void pmcstat_print_text(__u64 now, __u64 elapsed)
 
 static void json_count(struct kfit_json *j, int ev, int cpu)
 {
-	const struct kfit_event *e = &env.evl.ev[ev];
+	const struct kfit_pmu_event *e = &env.evl.ev[ev];
 	struct figure f = pmcstat_figure_at(ev, cpu);
 
 	kfit_json_begin_object(j, NULL);
@@ -551,7 +551,7 @@ void pmcstat_print_json(__u64 now, __u64 elapsed)
 
 static void csv_row(int ev, int cpu, __u64 now)
 {
-	const struct kfit_event *e = &env.evl.ev[ev];
+	const struct kfit_pmu_event *e = &env.evl.ev[ev];
 	struct figure f = pmcstat_figure_at(ev, cpu);
 	const char *s = env.sep;
 

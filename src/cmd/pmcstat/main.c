@@ -18,7 +18,7 @@
 #include "child.h"
 #include "diag.h"
 #include "opts.h"
-#include "perfev.h"
+#include "perf.h"
 #include "pmu.h"
 #include "run.h"
 #include "state.h"
@@ -46,7 +46,7 @@ static int add_events(const char *spec)
 {
 	char err[256];
 
-	if (kfit_events_parse(&env.evl, spec, &env.pmu, err, sizeof(err)) == 0)
+	if (kfit_pmu_parse(&env.evl, spec, &env.pmu, err, sizeof(err)) == 0)
 		return 0;
 	fprintf(stderr, "pmcstat: %s\n", err);
 	return -1;
@@ -68,7 +68,7 @@ static int parse_opt(int key, const char *arg, void *ctx)
 		env.per_task = true;
 		return 0;
 	case 'n':
-		if (kfit_parse_uint(arg, 1000000, &env.top) == 0)
+		if (kfit_opts_parse_uint(arg, 1000000, &env.top) == 0)
 			return 0;
 		fprintf(stderr, "pmcstat: -n: '%s' is not a positive number\n", arg);
 		return -1;
@@ -85,7 +85,7 @@ static int parse_opt(int key, const char *arg, void *ctx)
 			fprintf(stderr, "pmcstat: -i and -I both given\n");
 			return -1;
 		}
-		if (kfit_parse_uint(arg, 86400000, &env.interval_ms) == 0) {
+		if (kfit_opts_parse_uint(arg, 86400000, &env.interval_ms) == 0) {
 			env.c.interval_ns = env.interval_ms * 1000000ULL;
 			return 0;
 		}
@@ -136,7 +136,7 @@ static int read_online(bool *on)
 		return -EIO;
 	buf[n] = 0;
 	buf[strcspn(buf, "\n")] = 0;
-	if (kfit_parse_cpulist(buf, env.ncpus, &set))
+	if (kfit_opts_parse_cpulist(buf, env.ncpus, &set))
 		return -EINVAL;
 	for (cpu = 0; cpu < env.ncpus; cpu++)
 		on[cpu] = kfit_cpu_selected(&set, cpu);
@@ -182,7 +182,7 @@ static int choose_cpus(void)
 	 * counters of a task would look multiplexed whenever it ran
 	 * elsewhere. Their counts go to slot 0.
 	 */
-	if (!system_wide()) {
+	if (!pmcstat_system_wide()) {
 		memset(env.cpu_on, 0, env.ncpus * sizeof(bool));
 		env.cpu_on[0] = true;
 	}
@@ -235,7 +235,7 @@ static int choose_threads(void)
 {
 	char path[64];
 
-	if (system_wide())
+	if (pmcstat_system_wide())
 		return one_thread(-1);
 	if (env.cmd) {
 		env.inherit = true;
@@ -290,11 +290,11 @@ static int report(void *ctx, bool last)
 
 static int default_events(void)
 {
-	const char *clock = system_wide() ? "cpu-clock" : "task-clock";
+	const char *clock = pmcstat_system_wide() ? "cpu-clock" : "task-clock";
 	char spec[128];
 
 	snprintf(spec, sizeof(spec), "%s,context-switches,cpu-migrations,page-faults%s",
-		 clock, kfit_has_cpu_pmu(env.pmu.sysfs) ? ",cycles,instructions" : "");
+		 clock, kfit_pmu_has_cpu(env.pmu.sysfs) ? ",cycles,instructions" : "");
 	return add_events(spec);
 }
 
@@ -350,10 +350,10 @@ static void describe(void)
 	char what[256], cpus[128];
 
 	pmcstat_cpus_text(cpus, sizeof(cpus));
-	if (env.cmd && !system_wide())
+	if (env.cmd && !pmcstat_system_wide())
 		snprintf(what, sizeof(what), "%d event%s of '%s'",
 			 env.evl.n, env.evl.n > 1 ? "s" : "", env.cmd[0]);
-	else if (!system_wide())
+	else if (!pmcstat_system_wide())
 		snprintf(what, sizeof(what), "%d event%s of %s",
 			 env.evl.n, env.evl.n > 1 ? "s" : "", pmcstat_target_name());
 	else
@@ -390,7 +390,7 @@ static int run(void)
 
 	/* as perf stat: wall time from just before the command is let go */
 	env.start_ns = env.last_ns = kfit_now_ns();
-	if (!env.cmd || system_wide())
+	if (!env.cmd || pmcstat_system_wide())
 		kfit_perf_ioctl_leaders(&env.ctrs, PERF_EVENT_IOC_ENABLE);
 	/* a command's counters start at its exec (enable_on_exec) */
 	if (env.cmd && kfit_child_start(&env.child))
@@ -415,27 +415,27 @@ static void cleanup(void)
 	free(env.threads);
 	free(env.tasks);
 	free(env.ptasks);
-	kfit_event_list_free(&env.evl);
+	kfit_pmu_event_list_free(&env.evl);
 }
 
 int main(int argc, char **argv)
 {
 	int first, err;
 
-	first = kfit_parse_args(&tool, &env.c, argc, argv);
+	first = kfit_opts_parse_args(&tool, &env.c, argc, argv);
 	if (first < 0 || check_args(first, argc, argv)) {
-		kfit_event_list_free(&env.evl);
+		kfit_pmu_event_list_free(&env.evl);
 		return 2;
 	}
 	kfit_setup("pmcstat", &env.c);
-	if (kfit_io_setup(env.c.output, env.cmd)) {
-		kfit_event_list_free(&env.evl);
+	if (kfit_child_io_setup(env.c.output, env.cmd)) {
+		kfit_pmu_event_list_free(&env.evl);
 		return 1;
 	}
 	/* after the output is set up: -l --output FILE lists into FILE */
 	if (env.list) {
-		kfit_events_list(stdout, &env.pmu);
-		kfit_event_list_free(&env.evl);
+		kfit_pmu_list(stdout, &env.pmu);
+		kfit_pmu_event_list_free(&env.evl);
 		return 0;
 	}
 	err = setup();

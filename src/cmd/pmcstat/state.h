@@ -15,7 +15,7 @@
 #include "kfit/pmcstat.h"
 #include "child.h"
 #include "opts.h"
-#include "perfev.h"
+#include "perf.h"
 #include "pmu.h"
 
 /* --per-task's skeleton (pmcstat.skel.h, which counts.c and main.c include) */
@@ -29,7 +29,7 @@ struct task_row {
 
 struct env {
 	struct kfit_common c;
-	struct kfit_event_list evl;
+	struct kfit_pmu_event_list evl;
 	bool all_cpus, aggr, per_task, list;
 	const char *sep;		/* -x: CSV */
 	unsigned long top;
@@ -61,7 +61,7 @@ struct env {
 extern struct env env;
 
 /* -a and -C with a COMMAND: the machine (those CPUs) while it runs */
-static inline bool system_wide(void)
+static inline bool pmcstat_system_wide(void)
 {
 	return env.per_task || env.all_cpus || env.c.cpus.set ||
 	       (!env.c.pid && !env.c.tid && !env.cmd);
@@ -77,7 +77,7 @@ struct figure {
 #define NRATIOS 6
 
 /* counts.c */
-const char *pmcstat_shown_name(const struct kfit_event *e);
+const char *pmcstat_shown_name(const struct kfit_pmu_event *e);
 int pmcstat_open_counters(void);
 const char *pmcstat_event_why(int ev, char *buf, size_t len);
 int pmcstat_report_unsupported(void);

@@ -24,7 +24,7 @@ static bool cap_set(const struct __user_cap_data_struct *d, int cap)
 	return d[cap / 32].effective & (1U << (cap % 32));
 }
 
-int kfit_get_caps(struct kfit_caps *caps)
+int kfit_caps_get(struct kfit_caps *caps)
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
@@ -47,12 +47,12 @@ bool kfit_caps_enough(const struct kfit_caps *caps)
 	return caps->sys_admin || (caps->bpf && caps->perfmon);
 }
 
-int kfit_check_privileges(void)
+int kfit_caps_check(void)
 {
 	struct kfit_caps caps;
 	char lacks[64] = "";
 
-	if (kfit_get_caps(&caps) == 0 && kfit_caps_enough(&caps))
+	if (kfit_caps_get(&caps) == 0 && kfit_caps_enough(&caps))
 		return 0;
 	snprintf(lacks, sizeof(lacks), "%s%s%s", caps.bpf ? "" : " CAP_BPF",
 		 caps.perfmon ? "" : " CAP_PERFMON",
@@ -76,14 +76,14 @@ static void first_closed(const char *path, char *out, size_t len)
 	}
 }
 
-const char *kfit_tracefs_denied(const char *path, char *buf, size_t len)
+const char *kfit_caps_tracefs_denied(const char *path, char *buf, size_t len)
 {
 	struct kfit_caps caps;
 	char dir[PATH_MAX];
 	struct stat st;
 
 	first_closed(path, dir, sizeof(dir));
-	if (kfit_get_caps(&caps) == 0 && caps.dac_read_search) {
+	if (kfit_caps_get(&caps) == 0 && caps.dac_read_search) {
 		snprintf(buf, len, "%s is closed to this process although it has "
 			 "CAP_DAC_READ_SEARCH or CAP_DAC_OVERRIDE: a security module "
 			 "(LSM) denies it", dir);

@@ -12,7 +12,7 @@ struct kfit_caps {
 	bool sys_admin;
 	bool dac_read_search;	/* or CAP_DAC_OVERRIDE: reads any file (tracefs) */
 };
-int kfit_get_caps(struct kfit_caps *caps);
+int kfit_caps_get(struct kfit_caps *caps);
 /* Enough to load tracing programs and open perf events? */
 bool kfit_caps_enough(const struct kfit_caps *caps);
 
@@ -21,7 +21,7 @@ bool kfit_caps_enough(const struct kfit_caps *caps);
  * capabilities are missing (CAP_BPF, CAP_PERFMON, or CAP_SYS_ADMIN) and
  * returns -EPERM.
  */
-int kfit_check_privileges(void);
+int kfit_caps_check(void);
 
 /*
  * Why this process may not read path, a tracefs file or directory (after
@@ -31,6 +31,6 @@ int kfit_check_privileges(void);
  * CAP_DAC_READ_SEARCH: run it as root, or mount tracefs with gid= and
  * mode= to let it in". Returns buf.
  */
-const char *kfit_tracefs_denied(const char *path, char *buf, size_t len);
+const char *kfit_caps_tracefs_denied(const char *path, char *buf, size_t len);
 
 #endif

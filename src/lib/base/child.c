@@ -23,7 +23,7 @@
 
 /* ---- watching ------------------------------------------------------------ */
 
-void kfit_proc_watch(struct kfit_proc *p, pid_t pid, bool thread)
+void kfit_child_proc_watch(struct kfit_child_proc *p, pid_t pid, bool thread)
 {
 	p->pid = pid;
 	p->thread = thread;
@@ -42,7 +42,7 @@ void kfit_proc_watch(struct kfit_proc *p, pid_t pid, bool thread)
  * thread has ended; a zombie process only once its last thread has: a
  * leader that left its threads behind stays a zombie until they end.
  */
-static bool proc_gone(const struct kfit_proc *p)
+static bool proc_gone(const struct kfit_child_proc *p)
 {
 	char path[64], buf[512], *s;
 	int fd, i, threads;
@@ -85,9 +85,9 @@ static bool fd_ready(int fd, __u64 timeout_ns)
 	return ppoll(&pfd, 1, &ts, NULL) > 0 && (pfd.revents & (POLLIN | POLLHUP));
 }
 
-bool kfit_proc_wait(struct kfit_proc *p, __u64 timeout_ns)
+bool kfit_child_proc_wait(struct kfit_child_proc *p, __u64 timeout_ns)
 {
-	__u64 period = KFIT_PROC_PERIOD_MS * 1000000ULL;
+	__u64 period = KFIT_CHILD_PROC_PERIOD_MS * 1000000ULL;
 	struct timespec ts;
 
 	if (p->gone)
@@ -108,7 +108,7 @@ bool kfit_proc_wait(struct kfit_proc *p, __u64 timeout_ns)
 	return p->gone;
 }
 
-void kfit_proc_close(struct kfit_proc *p)
+void kfit_child_proc_close(struct kfit_child_proc *p)
 {
 	if (p->fd >= 0)
 		close(p->fd);
@@ -133,7 +133,7 @@ static int exec_ok(const char *path)
 	return access(path, X_OK) ? -errno : 0;
 }
 
-int kfit_command_check(char **argv)
+int kfit_child_check_command(char **argv)
 {
 	const char *name = argv[0], *path, *p, *end;
 	char buf[PATH_MAX];
@@ -184,11 +184,11 @@ static void commit_report(void)
 		kfit_out_err(report.path, err);
 }
 
-int kfit_io_setup(const char *output, char **cmd)
+int kfit_child_io_setup(const char *output, char **cmd)
 {
 	int i, err, fd = STDERR_FILENO;
 
-	if (cmd && kfit_command_check(cmd))
+	if (cmd && kfit_child_check_command(cmd))
 		return -1;
 	if (cmd) {
 		for (i = 0; i < 3; i++)
@@ -255,7 +255,7 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-int kfit_split_command(int argc, char **argv, char ***cmd)
+int kfit_child_split_command(int argc, char **argv, char ***cmd)
 {
 	int i;
 
@@ -303,7 +303,7 @@ int kfit_child_fork(struct kfit_child *ch, char **argv)
 	}
 	ch->go_fd = go[1];
 	ch->err_fd = ep[0];
-	kfit_proc_watch(&ch->proc, pid, false);
+	kfit_child_proc_watch(&ch->proc, pid, false);
 	return 0;
 }
 
@@ -357,7 +357,7 @@ void kfit_child_stop(struct kfit_child *ch)
 	}
 	close_fd(&ch->go_fd);
 	close_fd(&ch->err_fd);
-	kfit_proc_close(&ch->proc);
+	kfit_child_proc_close(&ch->proc);
 }
 
 void kfit_child_note(const struct kfit_child *ch)

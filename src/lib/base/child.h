@@ -12,11 +12,11 @@
  *
  * A watched process has ended once it is a zombie or gone: its pidfd
  * (pidfd_open, 5.3+; for a thread PIDFD_THREAD, 6.9+) becomes readable,
- * or, without one, /proc says so (looked at every KFIT_PROC_PERIOD_MS).
+ * or, without one, /proc says so (looked at every KFIT_CHILD_PROC_PERIOD_MS).
  */
-#define KFIT_PROC_PERIOD_MS 100
+#define KFIT_CHILD_PROC_PERIOD_MS 100
 
-struct kfit_proc {
+struct kfit_child_proc {
 	pid_t pid;
 	bool thread;		/* pid is a thread's id: its own end counts */
 	int fd;			/* its pidfd, or -1: /proc is looked at */
@@ -24,13 +24,13 @@ struct kfit_proc {
 };
 
 /* Start watching; never fails (without a pidfd /proc is looked at) */
-void kfit_proc_watch(struct kfit_proc *p, pid_t pid, bool thread);
+void kfit_child_proc_watch(struct kfit_child_proc *p, pid_t pid, bool thread);
 /*
  * Whether it has ended, waiting up to timeout_ns (0: just look) for it to
  * end; a signal cuts the wait short.
  */
-bool kfit_proc_wait(struct kfit_proc *p, __u64 timeout_ns);
-void kfit_proc_close(struct kfit_proc *p);
+bool kfit_child_proc_wait(struct kfit_child_proc *p, __u64 timeout_ns);
+void kfit_child_proc_close(struct kfit_child_proc *p);
 
 /*
  * COMMAND, forked and held before exec, so that whatever counts or traces
@@ -51,7 +51,7 @@ void kfit_proc_close(struct kfit_proc *p);
  */
 struct kfit_child {
 	char **argv;
-	struct kfit_proc proc;	/* its pid, and its pidfd */
+	struct kfit_child_proc proc;	/* its pid, and its pidfd */
 	int go_fd;		/* held until written to, ended by its EOF */
 	int err_fd;		/* errno of a failed exec */
 	bool done;		/* reaped */
@@ -66,7 +66,7 @@ struct kfit_child {
  * of arguments left to the options), and sets *cmd to the command, NULL
  * when "--" ends argv.
  */
-int kfit_split_command(int argc, char **argv, char ***cmd);
+int kfit_child_split_command(int argc, char **argv, char ***cmd);
 
 /* Fork argv[0] (searched in PATH) held before exec; 0 or -1 */
 int kfit_child_fork(struct kfit_child *ch, char **argv);
@@ -99,7 +99,7 @@ int kfit_child_exit(const struct kfit_child *ch, int err);
  * when it has no '/'): 0, or -1 after "cannot run 'X': REASON" on stderr.
  * Called before anything is attached, so that nothing is for nothing.
  */
-int kfit_command_check(char **argv);
+int kfit_child_check_command(char **argv);
 /*
  * Where the report goes, before anything is printed: with a COMMAND (cmd
  * not NULL), that command owns stdin, stdout and stderr as if run alone:
@@ -109,8 +109,8 @@ int kfit_command_check(char **argv);
  * every output file (kfit_out: a temporary, 0600, no symlink followed,
  * renamed into place at exit; what was there stays until then). Checks
  * the command first
- * (kfit_command_check). 0, or -1 after saying why (exit 1).
+ * (kfit_child_check_command). 0, or -1 after saying why (exit 1).
  */
-int kfit_io_setup(const char *output, char **cmd);
+int kfit_child_io_setup(const char *output, char **cmd);
 
 #endif

@@ -67,7 +67,7 @@ static int frac_ns(const char *s, size_t n, __u64 unit, __u64 *ns)
 	return 0;
 }
 
-int kfit_parse_duration(const char *s, __u64 def_unit, __u64 *ns)
+int kfit_duration_parse(const char *s, __u64 def_unit, __u64 *ns)
 {
 	const char *frac = NULL, *p;
 	u128 ip = 0, v;
@@ -124,7 +124,7 @@ static void fmt_fixed(char *buf, size_t len, __u64 r, int dec,
 		snprintf(buf, len, "%llu%s", r, unit);
 }
 
-char *kfit_fmt_duration(__u64 ns, char *buf, size_t len)
+char *kfit_duration_fmt(__u64 ns, char *buf, size_t len)
 {
 	static const struct unit scaled[] = {
 		{ "us", KFIT_USEC }, { "ms", KFIT_MSEC }, { "s", KFIT_SEC },
@@ -162,7 +162,7 @@ char *kfit_fmt_duration(__u64 ns, char *buf, size_t len)
 	return buf;
 }
 
-char *kfit_fmt_thousands(__u64 n, char *buf, size_t len)
+char *kfit_duration_fmt_thousands(__u64 n, char *buf, size_t len)
 {
 	char digits[32], out[48];
 	int nd, i, k = 0;

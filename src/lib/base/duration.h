@@ -15,12 +15,12 @@
  * A bare number takes def_unit; with def_unit 0 a unit is required.
  * Returns 0, or -EINVAL (bad syntax, unknown unit, negative) / -ERANGE.
  */
-int kfit_parse_duration(const char *s, __u64 def_unit, __u64 *ns);
+int kfit_duration_parse(const char *s, __u64 def_unit, __u64 *ns);
 
 /* "750ns", "1.50us", "12.3ms", "2.00s": three significant digits. */
-char *kfit_fmt_duration(__u64 ns, char *buf, size_t len);
+char *kfit_duration_fmt(__u64 ns, char *buf, size_t len);
 
 /* "1,473": a count with thousands separated by commas */
-char *kfit_fmt_thousands(__u64 n, char *buf, size_t len);
+char *kfit_duration_fmt_thousands(__u64 n, char *buf, size_t len);
 
 #endif

@@ -86,12 +86,12 @@ __u64 kfit_hist_percentile(const struct kfit_hist *h, double q)
  * No slot straddles a power of two, so each slot lands in exactly one
  * log2 bucket: the one of its lower bound.
  */
-void kfit_hist_log2(const struct kfit_hist *h, __u64 out[KFIT_LOG2_SLOTS])
+void kfit_hist_log2(const struct kfit_hist *h, __u64 out[KFIT_HIST_LOG2_SLOTS])
 {
 	__u64 lower;
 	__u32 i;
 
-	memset(out, 0, KFIT_LOG2_SLOTS * sizeof(out[0]));
+	memset(out, 0, KFIT_HIST_LOG2_SLOTS * sizeof(out[0]));
 	out[0] = h->slot[0];
 	for (i = 1; i < KFIT_HIST_SLOTS; i++) {
 		lower = kfit_hist_lower(i);
@@ -121,11 +121,11 @@ static __u64 log2_high(int k)
 
 void kfit_hist_print_log2(FILE *f, const struct kfit_hist *h, const char *label)
 {
-	__u64 b[KFIT_LOG2_SLOTS], max = 0;
+	__u64 b[KFIT_HIST_LOG2_SLOTS], max = 0;
 	int first = -1, last = -1, k, w;
 
 	kfit_hist_log2(h, b);
-	for (k = 0; k < KFIT_LOG2_SLOTS; k++) {
+	for (k = 0; k < KFIT_HIST_LOG2_SLOTS; k++) {
 		if (!b[k])
 			continue;
 		if (first < 0)
@@ -208,7 +208,7 @@ static void json_bucket(struct kfit_json *j, __u64 lower, __u64 count)
 void kfit_hist_json(struct kfit_json *j, const struct kfit_hist *h,
 		    const struct kfit_linhist *l, __u64 lin_step)
 {
-	__u64 b[KFIT_LOG2_SLOTS];
+	__u64 b[KFIT_HIST_LOG2_SLOTS];
 	int i;
 
 	kfit_json_begin_array(j, "hist");
@@ -218,16 +218,16 @@ void kfit_hist_json(struct kfit_json *j, const struct kfit_hist *h,
 				json_bucket(j, i * lin_step, l->slot[i]);
 	} else {
 		kfit_hist_log2(h, b);
-		for (i = 0; i < KFIT_LOG2_SLOTS; i++)
+		for (i = 0; i < KFIT_HIST_LOG2_SLOTS; i++)
 			if (b[i])
 				json_bucket(j, i ? 1ULL << (i - 1) : 0, b[i]);
 	}
 	kfit_json_end_array(j);
 }
 
-int kfit_parse_linear(const char *tool, const char *arg, __u64 *step)
+int kfit_hist_parse_linear(const char *tool, const char *arg, __u64 *step)
 {
-	if (kfit_parse_duration(arg, 0, step) || !*step) {
+	if (kfit_duration_parse(arg, 0, step) || !*step) {
 		fprintf(stderr, "%s: invalid step '%s' for --linear: use a "
 			"duration with a unit, e.g. 10us\n", tool, arg);
 		return -1;
@@ -240,7 +240,7 @@ int kfit_hist_parse_opt(const char *tool, int key, int linear_key, const char *a
 {
 	if (key != 'H' && key != linear_key)
 		return 1;
-	if (key == linear_key && kfit_parse_linear(tool, arg, step))
+	if (key == linear_key && kfit_hist_parse_linear(tool, arg, step))
 		return -1;
 	*hist = true;
 	return 0;

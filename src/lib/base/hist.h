@@ -7,7 +7,7 @@
 #include <linux/types.h>
 #include "kfit/hist.h"
 
-#define KFIT_LOG2_SLOTS 65	/* bucket 0 holds 0, bucket k holds [2^(k-1), 2^k) */
+#define KFIT_HIST_LOG2_SLOTS 65	/* bucket 0 holds 0, bucket k holds [2^(k-1), 2^k) */
 
 /* Record one value (user-space aggregation and tests). */
 void kfit_hist_record(struct kfit_hist *h, __u64 v);
@@ -20,7 +20,7 @@ void kfit_linhist_merge(struct kfit_linhist *dst, const struct kfit_linhist *src
  */
 __u64 kfit_hist_percentile(const struct kfit_hist *h, double q);
 /* Exact log2 buckets derived from the log-linear slots. */
-void kfit_hist_log2(const struct kfit_hist *h, __u64 out[KFIT_LOG2_SLOTS]);
+void kfit_hist_log2(const struct kfit_hist *h, __u64 out[KFIT_HIST_LOG2_SLOTS]);
 /* bcc-style log2 histogram of nanosecond values, with bars. */
 void kfit_hist_print_log2(FILE *f, const struct kfit_hist *h, const char *label);
 /* Linear histogram in steps of step ns; the last row counts the overflow. */
@@ -37,7 +37,7 @@ void kfit_hist_json(struct kfit_json *j, const struct kfit_hist *h,
 		    const struct kfit_linhist *l, __u64 lin_step);
 
 /* --linear STEP for tool: a duration with a unit, > 0; -1 after a message */
-int kfit_parse_linear(const char *tool, const char *arg, __u64 *step);
+int kfit_hist_parse_linear(const char *tool, const char *arg, __u64 *step);
 
 /*
  * The histogram options of a tool's parse callback: -H, and --linear STEP

@@ -292,7 +292,7 @@ static void print_examples(FILE *f, const char *s)
 	print_lines(f, "  ", s);
 }
 
-void kfit_usage(const struct kfit_tool *t, FILE *f)
+void kfit_opts_usage(const struct kfit_tool *t, FILE *f)
 {
 	const struct kfit_opt *o;
 	char buf[128];
@@ -481,7 +481,7 @@ static int parse_id(const struct kfit_tool *t, const char *arg, bool thread,
 	unsigned long v;
 	int tgid;
 
-	if (kfit_parse_uint(arg, INT_MAX, &v)) {
+	if (kfit_opts_parse_uint(arg, INT_MAX, &v)) {
 		fprintf(stderr, "%s: invalid %s '%s' for --%s: use a positive number\n",
 			t->name, what, arg, thread ? "tid" : "pid");
 		return -1;
@@ -507,7 +507,7 @@ static int parse_id(const struct kfit_tool *t, const char *arg, bool thread,
 static int parse_dur(const struct kfit_tool *t, const char *arg,
 		     const char *opt, __u64 def_unit, __u64 *out)
 {
-	int err = kfit_parse_duration(arg, def_unit, out);
+	int err = kfit_duration_parse(arg, def_unit, out);
 
 	if (err == -ERANGE)
 		fprintf(stderr, "%s: invalid duration '%s' for --%s: too large\n",
@@ -530,7 +530,7 @@ static int parse_cpus(const struct kfit_tool *t, const char *arg,
 			t->name, strerror(-ncpus));
 		return -1;
 	}
-	err = kfit_parse_cpulist(arg, ncpus, set);
+	err = kfit_opts_parse_cpulist(arg, ncpus, set);
 	if (err == -ERANGE)
 		fprintf(stderr, "%s: invalid CPU list '%s' for --cpu: this machine has CPUs 0-%d\n",
 			t->name, arg, ncpus - 1);
@@ -557,7 +557,7 @@ static int parse_count(const struct kfit_tool *t, const char *arg, long *out)
 {
 	unsigned long v;
 
-	if (kfit_parse_uint(arg, LONG_MAX, &v)) {
+	if (kfit_opts_parse_uint(arg, LONG_MAX, &v)) {
 		fprintf(stderr, "%s: invalid count '%s' for --count: use a positive number\n",
 			t->name, arg);
 		return -1;
@@ -568,7 +568,7 @@ static int parse_count(const struct kfit_tool *t, const char *arg, long *out)
 
 static int parse_limit(const struct kfit_tool *t, const char *arg, unsigned long *n)
 {
-	if (!kfit_parse_uint(arg, 1000000, n))
+	if (!kfit_opts_parse_uint(arg, 1000000, n))
 		return 0;
 	fprintf(stderr, "%s: invalid number '%s' for --uprobe-limit: 1 to 1000000\n",
 		t->name, arg);
@@ -649,8 +649,8 @@ static int check_common(const struct kfit_tool *t, const struct kfit_common *c)
 	}
 	if (c->has_min && c->has_max && c->min_ns > c->max_ns) {
 		fprintf(stderr, "%s: --min %s is more than --max %s\n", t->name,
-			kfit_fmt_duration(c->min_ns, min, sizeof(min)),
-			kfit_fmt_duration(c->max_ns, max, sizeof(max)));
+			kfit_duration_fmt(c->min_ns, min, sizeof(min)),
+			kfit_duration_fmt(c->max_ns, max, sizeof(max)));
 		return -1;
 	}
 	return 0;
@@ -659,13 +659,13 @@ static int check_common(const struct kfit_tool *t, const struct kfit_common *c)
 static void exit_info(const struct kfit_tool *t, int key)
 {
 	if (key == 'h')
-		kfit_usage(t, stdout);
+		kfit_opts_usage(t, stdout);
 	else
 		printf("%s (kfit) %s\n", t->name, KFIT_VERSION);
 	exit(0);
 }
 
-int kfit_parse_args(const struct kfit_tool *t, struct kfit_common *c,
+int kfit_opts_parse_args(const struct kfit_tool *t, struct kfit_common *c,
 		    int argc, char **argv)
 {
 	struct option *lopts;
@@ -739,7 +739,7 @@ static int parse_cpu_item(const char **p, int *lo, int *hi)
 	return *hi < *lo ? -EINVAL : 0;
 }
 
-int kfit_parse_cpulist(const char *s, int ncpus, struct kfit_cpuset *set)
+int kfit_opts_parse_cpulist(const char *s, int ncpus, struct kfit_cpuset *set)
 {
 	int lo, hi, cpu, err;
 
@@ -776,7 +776,7 @@ bool kfit_cpu_selected(const struct kfit_cpuset *set, int cpu)
 	return set->mask[cpu / 8] & (1 << (cpu % 8));
 }
 
-int kfit_parse_uint(const char *s, unsigned long max, unsigned long *out)
+int kfit_opts_parse_uint(const char *s, unsigned long max, unsigned long *out)
 {
 	unsigned long v = 0;
 	const char *p;

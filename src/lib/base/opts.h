@@ -127,16 +127,16 @@ struct kfit_tool {
  * Parse argv. Returns the index of the first operand, or -1 on a usage
  * error (already explained on stderr; exit 2). -h and -V print and exit 0.
  */
-int kfit_parse_args(const struct kfit_tool *t, struct kfit_common *c,
+int kfit_opts_parse_args(const struct kfit_tool *t, struct kfit_common *c,
 		    int argc, char **argv);
 /* Returns 0 if the tool's letters stay clear of the reserved ones. */
 int kfit_opts_check(const struct kfit_tool *t);
-void kfit_usage(const struct kfit_tool *t, FILE *f);
+void kfit_opts_usage(const struct kfit_tool *t, FILE *f);
 
 /* "0-3,6" into a set; ncpus bounds it. 0 or -EINVAL / -ERANGE. */
-int kfit_parse_cpulist(const char *s, int ncpus, struct kfit_cpuset *set);
+int kfit_opts_parse_cpulist(const char *s, int ncpus, struct kfit_cpuset *set);
 bool kfit_cpu_selected(const struct kfit_cpuset *set, int cpu);
 /* Strictly positive decimal integer, 0 or -EINVAL / -ERANGE */
-int kfit_parse_uint(const char *s, unsigned long max, unsigned long *out);
+int kfit_opts_parse_uint(const char *s, unsigned long max, unsigned long *out);
 
 #endif

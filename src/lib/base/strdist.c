@@ -87,7 +87,7 @@ static void keep(struct cand *best, int *n, int nbest, const struct cand *c)
 	best[i] = *c;
 }
 
-int kfit_closest(const char *word, const char *const *names, int n, int nbest,
+int kfit_strdist_closest(const char *word, const char *const *names, int n, int nbest,
 		 char *buf, size_t len)
 {
 	struct cand best[MAX_BEST], c;

@@ -18,7 +18,7 @@ int kfit_strdist(const char *a, const char *b, int max);
  * Names farther than 2 + strlen(word) / 4 are not worth suggesting and are
  * left out. Returns how many were written (buf is "" when none).
  */
-int kfit_closest(const char *word, const char *const *names, int n, int nbest,
+int kfit_strdist_closest(const char *word, const char *const *names, int n, int nbest,
 		 char *buf, size_t len);
 
 #endif

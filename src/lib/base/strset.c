@@ -8,7 +8,7 @@
 #include <string.h>
 #include "strset.h"
 
-__u32 kfit_strhash(const char *s)
+__u32 kfit_strset_hash(const char *s)
 {
 	__u32 h = 2166136261u;
 
@@ -20,7 +20,7 @@ __u32 kfit_strhash(const char *s)
 /* The slot holding key, or the empty slot where it would go */
 static unsigned int find(const struct kfit_strset *s, const char *key)
 {
-	unsigned int i = kfit_strhash(key) & s->mask;
+	unsigned int i = kfit_strset_hash(key) & s->mask;
 
 	while (s->keys[i] && strcmp(s->keys[i], key))
 		i = (i + 1) & s->mask;

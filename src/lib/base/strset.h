@@ -18,7 +18,7 @@ struct kfit_strset {
 };
 
 /* FNV-1a of a NUL-terminated string */
-__u32 kfit_strhash(const char *s);
+__u32 kfit_strset_hash(const char *s);
 
 /* Room for n strings without growing: 0 or -ENOMEM */
 int kfit_strset_init(struct kfit_strset *s, unsigned int n);

@@ -91,7 +91,7 @@ void kfit_bootlog_free(struct kfit_bootlog *bl)
 
 void kfit_bootlog_fill(struct kfit_bootlog *dst, const struct kfit_bootlog *src)
 {
-	struct kfit_initcall *c;
+	struct kfit_bootlog_initcall *c;
 	size_t i, j;
 
 	if (!dst->init_ns && src->init_ns) {
@@ -130,12 +130,12 @@ size_t kfit_bootlog_name_addr(struct kfit_bootlog *bl, __u64 addr, const char *f
 	return n;
 }
 
-const char *kfit_bootsrc_name(enum kfit_bootsrc s)
+const char *kfit_bootlog_src_name(enum kfit_bootlog_src s)
 {
 	switch (s) {
-	case KFIT_BOOT_DMESG:
+	case KFIT_BOOTLOG_DMESG:
 		return "dmesg";
-	case KFIT_BOOT_TRACE:
+	case KFIT_BOOTLOG_TRACE:
 		return "trace";
 	default:
 		return "none";
@@ -227,7 +227,7 @@ static bool get_secs(const char **s, __u64 *ns)
 }
 
 /* A function as printed: "con_init+0x0/0x250", "0xffffffffc03a4000" */
-static void set_fn(struct kfit_initcall *c, const char *fn, size_t n)
+static void set_fn(struct kfit_bootlog_initcall *c, const char *fn, size_t n)
 {
 	const char *plus = memchr(fn, '+', n);
 	const char *p;
@@ -270,12 +270,12 @@ static void note_ts(struct pctx *x, __u64 ts)
 }
 
 /* A new call at the end of calls[], open: NULL when out of memory */
-static struct kfit_initcall *add_call(struct pctx *x, int pid, const char *fn,
+static struct kfit_bootlog_initcall *add_call(struct pctx *x, int pid, const char *fn,
 				      size_t fnlen, const char *mod, size_t modlen,
 				      __u64 ts)
 {
 	struct kfit_bootlog *bl = x->bl;
-	struct kfit_initcall *c;
+	struct kfit_bootlog_initcall *c;
 	size_t h;
 
 	if (bl->ncalls == x->cap) {
@@ -313,17 +313,17 @@ oom:
  * The open call of fn (and pid, unless pid < 0) started last, taken out
  * of the open ones: nested calls end inner first. NULL: none.
  */
-static struct kfit_initcall *close_call(struct pctx *x, int pid, const char *fn,
+static struct kfit_bootlog_initcall *close_call(struct pctx *x, int pid, const char *fn,
 					size_t fnlen)
 {
-	struct kfit_initcall key;
+	struct kfit_bootlog_initcall key;
 	size_t *pi, h;
 
 	memset(&key, 0, sizeof(key));
 	set_fn(&key, fn, fnlen);
 	h = hash_fn(key.fn);
 	for (pi = &x->bucket[h]; *pi != NONE; pi = &x->link[*pi]) {
-		struct kfit_initcall *c = &x->bl->calls[*pi];
+		struct kfit_bootlog_initcall *c = &x->bl->calls[*pi];
 
 		if (strcmp(c->fn, key.fn) || (pid >= 0 && c->pid != pid))
 			continue;
@@ -412,7 +412,7 @@ static void new_boot(struct pctx *x)
 	free(bl->calls);
 	free(bl->levels);
 	kfit_bootlog_init(bl);
-	bl->src = KFIT_BOOT_DMESG;
+	bl->src = KFIT_BOOTLOG_DMESG;
 	bl->boots = boots;
 	bl->garbled = garbled;
 	x->cap = 0;
@@ -458,7 +458,7 @@ static void dmesg_returned(struct pctx *x, const char *s, __u64 ts)
 {
 	const char *fn = skip_sp(s), *mod = "", *p;
 	size_t fnlen = toklen(fn);
-	struct kfit_initcall *c;
+	struct kfit_bootlog_initcall *c;
 	__u64 n;
 	int ret;
 
@@ -706,7 +706,7 @@ static size_t get_func(const char *body, const char **fn)
 
 static void first_event(struct kfit_bootlog *bl, const char *fn, size_t n, bool finish)
 {
-	struct kfit_initcall c;
+	struct kfit_bootlog_initcall c;
 
 	if (bl->first_event_fn[0])
 		return;
@@ -718,7 +718,7 @@ static void first_event(struct kfit_bootlog *bl, const char *fn, size_t n, bool 
 
 static void trace_start(struct pctx *x, int pid, __u64 ts, const char *body)
 {
-	struct kfit_initcall *c;
+	struct kfit_bootlog_initcall *c;
 	struct pendmod *m;
 	const char *fn;
 	size_t n = get_func(body, &fn);
@@ -739,7 +739,7 @@ static void trace_start(struct pctx *x, int pid, __u64 ts, const char *body)
 
 static void trace_finish(struct pctx *x, int pid, __u64 ts, const char *body)
 {
-	struct kfit_initcall *c;
+	struct kfit_bootlog_initcall *c;
 	const char *fn, *p;
 	size_t n = get_func(body, &fn);
 	int ret;
@@ -843,7 +843,7 @@ static void parse_trace(struct pctx *x, const char *s)
 }
 
 /* What form the line is in: a trace's, dmesg's, or neither */
-static enum kfit_bootsrc line_form(const char *s)
+static enum kfit_bootlog_src line_form(const char *s)
 {
 	const char *ev, *body;
 	size_t evlen;
@@ -852,12 +852,12 @@ static enum kfit_bootsrc line_form(const char *s)
 	int pid;
 
 	if (kmsg_record(NULL, s, false) || dmesg_line(s, &ts, &bad))
-		return KFIT_BOOT_DMESG;
+		return KFIT_BOOTLOG_DMESG;
 	if (starts(s, "# tracer:") || strstr(s, "entries-in-buffer/entries-written:"))
-		return KFIT_BOOT_TRACE;
+		return KFIT_BOOTLOG_TRACE;
 	if (trace_line(s, &pid, &ts, &ev, &evlen, &body))
-		return KFIT_BOOT_TRACE;
-	return KFIT_BOOT_NONE;
+		return KFIT_BOOTLOG_TRACE;
+	return KFIT_BOOTLOG_NONE;
 }
 
 /* Lines that say nothing in either form */
@@ -893,7 +893,7 @@ static void each_line(struct pctx *x, const char *text, size_t len, char *buf,
 }
 
 /* The form of the first line that tells it; *first: the first line that did not */
-static enum kfit_bootsrc find_form(const char *text, size_t len, char *buf,
+static enum kfit_bootlog_src find_form(const char *text, size_t len, char *buf,
 				   size_t *first)
 {
 	const char *p = text, *end = text + len;
@@ -903,7 +903,7 @@ static enum kfit_bootsrc find_form(const char *text, size_t len, char *buf,
 	while (p < end) {
 		const char *nl = memchr(p, '\n', end - p);
 		size_t n = (nl ? nl : end) - p;
-		enum kfit_bootsrc f = KFIT_BOOT_NONE;
+		enum kfit_bootlog_src f = KFIT_BOOTLOG_NONE;
 
 		line++;
 		while (n && (p[n - 1] == '\r' || p[n - 1] == ' ' || p[n - 1] == '\t'))
@@ -912,10 +912,10 @@ static enum kfit_bootsrc find_form(const char *text, size_t len, char *buf,
 			memcpy(buf, p, n);
 			buf[n] = '\0';
 			f = line_form(buf);
-			if (f == KFIT_BOOT_NONE && is_blank(buf))
+			if (f == KFIT_BOOTLOG_NONE && is_blank(buf))
 				goto next;
 		}
-		if (f != KFIT_BOOT_NONE)
+		if (f != KFIT_BOOTLOG_NONE)
 			return f;
 		if (!*first)
 			*first = line;
@@ -924,13 +924,13 @@ next:
 	}
 	if (!*first)
 		*first = line ? line : 1;
-	return KFIT_BOOT_NONE;
+	return KFIT_BOOTLOG_NONE;
 }
 
 /* Calls in start order (a trace's lines may be a little out of it), stable */
 static int cmp_start(const void *a, const void *b, void *calls)
 {
-	const struct kfit_initcall *c = calls;
+	const struct kfit_bootlog_initcall *c = calls;
 	size_t i = *(const size_t *)a, j = *(const size_t *)b;
 	__u64 x = c[i].start_ns, y = c[j].start_ns;
 
@@ -941,7 +941,7 @@ static int cmp_start(const void *a, const void *b, void *calls)
 
 static int sort_calls(struct kfit_bootlog *bl)
 {
-	struct kfit_initcall *v;
+	struct kfit_bootlog_initcall *v;
 	size_t i, *idx;
 
 	for (i = 1; i < bl->ncalls; i++)
@@ -1013,7 +1013,7 @@ static const char *start_level(const struct kfit_bootlog *bl)
 /* The trace begins with late_trace_init's end: the buffer was emptied in it */
 static bool cleared_by_clock(const struct kfit_bootlog *bl)
 {
-	return bl->src == KFIT_BOOT_TRACE && bl->first_event_finish &&
+	return bl->src == KFIT_BOOTLOG_TRACE && bl->first_event_finish &&
 	       !strcmp(bl->first_event_fn, "late_trace_init");
 }
 
@@ -1073,7 +1073,7 @@ static void judge(struct kfit_bootlog *bl)
 		unstarted--;
 
 	bl->why[0] = '\0';
-	if (bl->src == KFIT_BOOT_TRACE)
+	if (bl->src == KFIT_BOOTLOG_TRACE)
 		judge_trace(bl);
 	else
 		judge_dmesg(bl);
@@ -1083,7 +1083,7 @@ static void judge(struct kfit_bootlog *bl)
 		why_add(bl, "%zu initcall%s without their end (first: %s)", unfinished,
 			unfinished == 1 ? "" : "s", fn);
 	bl->complete = !bl->why[0];
-	if (bl->complete && bl->src == KFIT_BOOT_TRACE)
+	if (bl->complete && bl->src == KFIT_BOOTLOG_TRACE)
 		why_add(bl, "the trace: %zu initcalls from level %s on", bl->ncalls,
 			start_level(bl));
 	else if (bl->complete)
@@ -1112,14 +1112,14 @@ int kfit_bootlog_parse(struct kfit_bootlog *bl, const char *text, size_t len,
 	memset(x->bucket, 0xff, sizeof(x->bucket));
 	memset(x->pbucket, 0xff, sizeof(x->pbucket));
 	bl->src = find_form(text ? text : "", text ? len : 0, buf, &first);
-	if (bl->src == KFIT_BOOT_NONE) {
+	if (bl->src == KFIT_BOOTLOG_NONE) {
 		if (err && errlen)
 			snprintf(err, errlen, "line %zu: not dmesg or tracefs text", first);
 		rc = -EINVAL;
 		goto out;
 	}
 	each_line(x, text, len, buf,
-		  bl->src == KFIT_BOOT_TRACE ? parse_trace : parse_dmesg);
+		  bl->src == KFIT_BOOTLOG_TRACE ? parse_trace : parse_dmesg);
 	if (x->oom) {
 		rc = -ENOMEM;
 		goto out;
@@ -1158,7 +1158,7 @@ static int level_order(const char *name)
 
 static int cmp_level(const void *a, const void *b)
 {
-	const struct kfit_initlevel *x = a, *y = b;
+	const struct kfit_bootlog_initlevel *x = a, *y = b;
 	int i = level_order(x->name), j = level_order(y->name);
 
 	if (i != j)
@@ -1171,7 +1171,7 @@ static int cmp_level(const void *a, const void *b)
 #define LBUCKETS	1024
 
 /* The level named so, added when new: its index in lv */
-static size_t level_slot(struct kfit_initlevel *lv, size_t *n, size_t *next,
+static size_t level_slot(struct kfit_bootlog_initlevel *lv, size_t *n, size_t *next,
 			 size_t *bucket, const char *name, __u64 start)
 {
 	size_t h = 5381, i;
@@ -1194,7 +1194,7 @@ static size_t level_slot(struct kfit_initlevel *lv, size_t *n, size_t *next,
 void kfit_bootlog_sum_levels(struct kfit_bootlog *bl)
 {
 	size_t bucket[LBUCKETS], *next, i, n = 0;
-	struct kfit_initlevel *lv;
+	struct kfit_bootlog_initlevel *lv;
 
 	free(bl->levels);
 	bl->levels = NULL;
@@ -1208,9 +1208,9 @@ void kfit_bootlog_sum_levels(struct kfit_bootlog *bl)
 	}
 	memset(bucket, 0xff, sizeof(bucket));
 	for (i = 0; i < bl->ncalls; i++) {
-		const struct kfit_initcall *c = &bl->calls[i];
+		const struct kfit_bootlog_initcall *c = &bl->calls[i];
 		__u64 end = c->finished ? c->end_ns : c->start_ns;
-		struct kfit_initlevel *l;
+		struct kfit_bootlog_initlevel *l;
 
 		if (!c->level[0])
 			continue;
@@ -1345,7 +1345,7 @@ static struct isym *read_isyms(const char *text, size_t len, size_t *np)
 }
 
 /* Whether kallsyms' level idx may name call c: unnamed, or finer than it */
-static bool may_name(const struct kfit_initcall *c, int idx)
+static bool may_name(const struct kfit_bootlog_initcall *c, int idx)
 {
 	if (c->module[0] || c->addr)
 		return false;
@@ -1373,7 +1373,7 @@ size_t kfit_bootlog_levels_from_kallsyms(struct kfit_bootlog *bl, const char *te
 			v[j++] = v[i];
 	n = j;
 	for (i = 0; i < bl->ncalls; i++) {
-		struct kfit_initcall *c = &bl->calls[i];
+		struct kfit_bootlog_initcall *c = &bl->calls[i];
 		struct isym *lo, *hi, *best = NULL;
 
 		if (c->module[0] || c->addr)
@@ -1427,7 +1427,7 @@ static size_t count_mod(const struct kfit_bootlog *bl)
 
 static bool has_calls(const struct kfit_bootlog *bl)
 {
-	return bl && bl->src != KFIT_BOOT_NONE && (bl->ncalls || bl->unmatched);
+	return bl && bl->src != KFIT_BOOTLOG_NONE && (bl->ncalls || bl->unmatched);
 }
 
 static void note_f(char *note, size_t len, const char *fmt, ...)
@@ -1481,8 +1481,8 @@ const struct kfit_bootlog *kfit_bootlog_pick(const struct kfit_bootlog *dmesg,
 	}
 	note[0] = '\0';
 	if (!hd && !ht) {
-		p = dmesg && dmesg->src != KFIT_BOOT_NONE ? dmesg :
-		    trace && trace->src != KFIT_BOOT_NONE ? trace : NULL;
+		p = dmesg && dmesg->src != KFIT_BOOTLOG_NONE ? dmesg :
+		    trace && trace->src != KFIT_BOOTLOG_NONE ? trace : NULL;
 		note_f(note, notelen, "no initcalls recorded: boot with initcall_debug (dmesg) or trace_event=initcall:*,module:module_load (trace)");
 		return p;
 	}

@@ -16,13 +16,13 @@
 #include <stdio.h>
 #include <linux/types.h>
 
-enum kfit_bootsrc {
-	KFIT_BOOT_NONE = 0,
-	KFIT_BOOT_DMESG,	/* printk lines, with or without initcall_debug */
-	KFIT_BOOT_TRACE,	/* tracefs text with initcall events */
+enum kfit_bootlog_src {
+	KFIT_BOOTLOG_NONE = 0,
+	KFIT_BOOTLOG_DMESG,	/* printk lines, with or without initcall_debug */
+	KFIT_BOOTLOG_TRACE,	/* tracefs text with initcall events */
 };
 
-struct kfit_initcall {
+struct kfit_bootlog_initcall {
 	char fn[64];		/* "con_init"; "0xffffffffc03a4000" without a symbol */
 	char module[56];	/* "[dummy]" in dmesg, or the preceding module_load in a trace; "" built in */
 	char level[16];		/* "early", "console", "core_sync", "device", ..., "module"; "" unknown */
@@ -35,7 +35,7 @@ struct kfit_initcall {
 	bool finished;
 };
 
-struct kfit_initlevel {
+struct kfit_bootlog_initlevel {
 	char name[16];
 	__u64 start_ns, end_ns;	/* first start to last end */
 	__u64 sum_ns;		/* initcalls' durations summed */
@@ -43,10 +43,10 @@ struct kfit_initlevel {
 };
 
 struct kfit_bootlog {
-	enum kfit_bootsrc src;
-	struct kfit_initcall *calls;	/* in start order */
+	enum kfit_bootlog_src src;
+	struct kfit_bootlog_initcall *calls;	/* in start order */
 	size_t ncalls;
-	struct kfit_initlevel *levels;	/* in boot order */
+	struct kfit_bootlog_initlevel *levels;	/* in boot order */
 	size_t nlevels;
 	char uname[160];	/* "Linux version ..." line, when present */
 	char cmdline[512];	/* "Command line: ..." line, when present */
@@ -131,5 +131,5 @@ void kfit_bootlog_fill(struct kfit_bootlog *dst, const struct kfit_bootlog *src)
  */
 size_t kfit_bootlog_name_addr(struct kfit_bootlog *bl, __u64 addr, const char *fn);
 /* "dmesg", "trace" */
-const char *kfit_bootsrc_name(enum kfit_bootsrc s);
+const char *kfit_bootlog_src_name(enum kfit_bootlog_src s);
 #endif

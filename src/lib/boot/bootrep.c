@@ -28,7 +28,7 @@ unsigned int bootrep_top(const struct kfit_bootrep_opts *o)
 /* ---- times and numbers ---- */
 
 /* A user-phase time on the kernel clock; 0 ("none") stays 0 */
-__u64 bootrep_kt(const struct kfit_bootuser *u, __u64 boot_ns)
+__u64 bootrep_kt(const struct kfit_bootrep_user *u, __u64 boot_ns)
 {
 	__s64 v;
 
@@ -44,7 +44,7 @@ bool bootrep_proc_alive(const struct bs_proc *p)
 }
 
 /* Boot clock. The living end now, or at their last sign of life before it */
-__u64 bootrep_proc_end(const struct kfit_bootuser *u, const struct bs_proc *p)
+__u64 bootrep_proc_end(const struct kfit_bootrep_user *u, const struct bs_proc *p)
 {
 	__u64 last = p->exec_ns > p->fork_ns ? p->exec_ns : p->fork_ns;
 
@@ -97,7 +97,7 @@ char *bootrep_exit_str(char *buf, size_t len, const struct bs_proc *p)
 	return buf;
 }
 
-const char *kfit_boot_cmdline(const struct bs_proc *p, char *buf, size_t len)
+const char *kfit_bootrep_cmdline(const struct bs_proc *p, char *buf, size_t len)
 {
 	size_t n = p->args_len < BS_ARGS ? p->args_len : BS_ARGS, i, o = 0;
 
@@ -121,7 +121,7 @@ const char *kfit_boot_cmdline(const struct bs_proc *p, char *buf, size_t len)
 }
 
 /* "fn [module]" */
-char *bootrep_call_name(char *buf, size_t len, const struct kfit_initcall *c)
+char *bootrep_call_name(char *buf, size_t len, const struct kfit_bootlog_initcall *c)
 {
 	if (!c->module[0])
 		snprintf(buf, len, "%s", c->fn);
@@ -136,9 +136,9 @@ char *bootrep_call_name(char *buf, size_t len, const struct kfit_initcall *c)
 const char *bootrep_src_desc(const struct kfit_bootlog *k)
 {
 	switch (k->src) {
-	case KFIT_BOOT_DMESG:
+	case KFIT_BOOTLOG_DMESG:
 		return k->ncalls ? "dmesg with initcall_debug" : "dmesg";
-	case KFIT_BOOT_TRACE:
+	case KFIT_BOOTLOG_TRACE:
 		return "tracefs initcall events";
 	default:
 		return "no source";
@@ -157,7 +157,7 @@ static int wait_by_end(const void *a, const void *b, void *ctx)
 }
 
 /* Waits of processes not in procs[] are left out. 0 or -ENOMEM */
-int bootrep_waitidx_build(struct bootrep_waitidx *wi, const struct kfit_bootuser *u)
+int bootrep_waitidx_build(struct bootrep_waitidx *wi, const struct kfit_bootrep_user *u)
 {
 	size_t i, n = 0;
 	__u32 *pos;
@@ -226,7 +226,7 @@ void bootrep_waitidx_free(struct bootrep_waitidx *wi)
  */
 
 /* Whether W is a wake by another recorded process that existed then */
-static bool woken_by_other(const struct kfit_bootuser *u, const struct bs_wait *w)
+static bool woken_by_other(const struct kfit_bootrep_user *u, const struct bs_wait *w)
 {
 	return w->waker_kind == BS_W_PROC && w->waker_idx < u->nprocs &&
 	       w->waker_idx != w->idx &&
@@ -234,7 +234,7 @@ static bool woken_by_other(const struct kfit_bootuser *u, const struct bs_wait *
 }
 
 /* Index in wi->order of the first wait of process I ending at or after T */
-static __u32 wait_bound(const struct kfit_bootuser *u, const struct bootrep_waitidx *wi,
+static __u32 wait_bound(const struct kfit_bootrep_user *u, const struct bootrep_waitidx *wi,
 			__u32 i, __u64 t)
 {
 	__u32 lo = wi->first[i], hi = wi->first[i + 1], mid;
@@ -250,7 +250,7 @@ static __u32 wait_bound(const struct kfit_bootuser *u, const struct bootrep_wait
 }
 
 /* The last wait of process I ending in (start, t) that another process ended */
-static const struct bs_wait *chain_wait(const struct kfit_bootuser *u,
+static const struct bs_wait *chain_wait(const struct kfit_bootrep_user *u,
 					const struct bootrep_waitidx *wi, __u32 i,
 					__u64 start, __u64 t)
 {
@@ -268,8 +268,8 @@ static const struct bs_wait *chain_wait(const struct kfit_bootuser *u,
 }
 
 /* The waits of the link's process inside its span ended by no recorded process */
-static void chain_self(const struct kfit_bootuser *u, const struct bootrep_waitidx *wi,
-		       struct kfit_chainlink *l)
+static void chain_self(const struct kfit_bootrep_user *u, const struct bootrep_waitidx *wi,
+		       struct kfit_bootrep_link *l)
 {
 	__u32 k = wait_bound(u, wi, l->idx, l->to_ns + 1);
 	__u64 from, to, longest = 0;
@@ -300,7 +300,7 @@ static void chain_self(const struct kfit_bootuser *u, const struct bootrep_waiti
 		l->self_ns = l->to_ns - l->from_ns;
 }
 
-__u32 kfit_boot_last(const struct kfit_bootuser *u)
+__u32 kfit_bootrep_last(const struct kfit_bootrep_user *u)
 {
 	__u32 i, last = BS_NONE, started = BS_NONE;
 
@@ -315,7 +315,7 @@ __u32 kfit_boot_last(const struct kfit_bootuser *u)
 	return last != BS_NONE ? last : started;
 }
 
-__u32 kfit_boot_proc_of_pid(const struct kfit_bootuser *u, __u32 pid)
+__u32 kfit_bootrep_proc_of_pid(const struct kfit_bootrep_user *u, __u32 pid)
 {
 	size_t i;
 
@@ -325,22 +325,22 @@ __u32 kfit_boot_proc_of_pid(const struct kfit_bootuser *u, __u32 pid)
 	return BS_NONE;
 }
 
-size_t kfit_boot_chain(const struct kfit_bootuser *u, __u32 target,
-		       struct kfit_chainlink *out, size_t max)
+size_t kfit_bootrep_chain(const struct kfit_bootrep_user *u, __u32 target,
+		       struct kfit_bootrep_link *out, size_t max)
 {
 	const struct bs_wait *w;
 	const struct bs_proc *p;
-	struct kfit_chainlink *l;
+	struct kfit_bootrep_link *l;
 	struct bootrep_waitidx wi;
 	__u32 cur, next;
 	__u64 t, nt, wait_ns = 0;
-	int why = KFIT_CHAIN_END;
+	int why = KFIT_BOOTREP_CHAIN_END;
 	size_t n = 0;
 
 	if (!u || !u->nprocs || !out || !max)
 		return 0;
 	if (target == BS_NONE)
-		target = kfit_boot_last(u);
+		target = kfit_bootrep_last(u);
 	if (target >= u->nprocs || bootrep_waitidx_build(&wi, u))
 		return 0;
 	cur = target;
@@ -359,12 +359,12 @@ size_t kfit_boot_chain(const struct kfit_bootuser *u, __u32 target,
 		if (w) {
 			next = w->waker_idx;
 			nt = w->end_ns;
-			why = KFIT_CHAIN_WAIT;
+			why = KFIT_BOOTREP_CHAIN_WAIT;
 			wait_ns = w->end_ns - w->start_ns;
 		} else {
 			next = p->parent_idx;
 			nt = p->fork_ns;
-			why = KFIT_CHAIN_START;
+			why = KFIT_BOOTREP_CHAIN_START;
 			wait_ns = 0;
 			if (next >= u->nprocs || next == cur || u->procs[next].fork_ns > nt)
 				break;

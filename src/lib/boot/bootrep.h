@@ -3,7 +3,7 @@
 #define KFIT_BOOTREP_H
 /*
  * bootsum's reports: the kernel phase (struct kfit_bootlog) and the
- * user-space phase (struct kfit_bootuser, read from bootsum's maps) on one
+ * user-space phase (struct kfit_bootrep_user, read from bootsum's maps) on one
  * time axis, as text, JSON and an SVG timeline like the kernel's bootgraph.
  * No libbpf here: the user phase arrives as plain arrays.
  */
@@ -13,7 +13,7 @@
 #include "kfit/bootrec.h"
 #include "bootlog.h"
 
-struct kfit_bootuser {
+struct kfit_bootrep_user {
 	struct bs_meta meta;
 	struct bs_proc *procs;	/* meta.nprocs (at most max_procs) */
 	size_t nprocs;
@@ -32,15 +32,15 @@ struct kfit_bootuser {
 };
 
 /* One link of the critical chain, from the end back to the first process */
-struct kfit_chainlink {
+struct kfit_bootrep_link {
 	__u32 idx;		/* bs_proc index */
 	__u64 from_ns, to_ns;	/* the part of its life on the chain (boot clock) */
 	/*
 	 * how it got onto the chain: START forked the previous link's
 	 * process, WAIT woke it; END (added): the target, the first link
 	 */
-	enum { KFIT_CHAIN_START, KFIT_CHAIN_WAIT, KFIT_CHAIN_END } why;
-	__u64 wait_ns;		/* KFIT_CHAIN_WAIT: how long the next one waited on it */
+	enum { KFIT_BOOTREP_CHAIN_START, KFIT_BOOTREP_CHAIN_WAIT, KFIT_BOOTREP_CHAIN_END } why;
+	__u64 wait_ns;		/* KFIT_BOOTREP_CHAIN_WAIT: how long the next one waited on it */
 	/*
 	 * Added: its own waits inside from..to that no recorded process
 	 * ended (timers and I/O completions: BS_W_IRQ; kernel threads; a
@@ -61,12 +61,12 @@ struct kfit_chainlink {
  * MAX), target first; 0 when TARGET is not a process or out of memory.
  * The definition in full is in bootrep.c.
  */
-size_t kfit_boot_chain(const struct kfit_bootuser *u, __u32 target,
-		       struct kfit_chainlink *out, size_t max);
+size_t kfit_bootrep_chain(const struct kfit_bootrep_user *u, __u32 target,
+		       struct kfit_bootrep_link *out, size_t max);
 /* Added: the chain's default target (see above), BS_NONE without processes */
-__u32 kfit_boot_last(const struct kfit_bootuser *u);
+__u32 kfit_bootrep_last(const struct kfit_bootrep_user *u);
 /* Added: the index of the last process recorded with tgid PID (pids are reused), or BS_NONE */
-__u32 kfit_boot_proc_of_pid(const struct kfit_bootuser *u, __u32 pid);
+__u32 kfit_bootrep_proc_of_pid(const struct kfit_bootrep_user *u, __u32 pid);
 
 struct kfit_json;
 
@@ -85,12 +85,12 @@ struct kfit_bootrep_opts {
 
 /* Either phase may be NULL (not recorded); says so and how to record it */
 void kfit_bootrep_text(FILE *f, const struct kfit_bootlog *k,
-		       const struct kfit_bootuser *u, const struct kfit_bootrep_opts *o);
+		       const struct kfit_bootrep_user *u, const struct kfit_bootrep_opts *o);
 void kfit_bootrep_json(FILE *f, const struct kfit_bootlog *k,
-		       const struct kfit_bootuser *u, const struct kfit_bootrep_opts *o);
+		       const struct kfit_bootrep_user *u, const struct kfit_bootrep_opts *o);
 /* Returns 0, or -errno from writing */
 int kfit_bootrep_svg(FILE *f, const struct kfit_bootlog *k,
-		     const struct kfit_bootuser *u, const struct kfit_bootrep_opts *o);
+		     const struct kfit_bootrep_user *u, const struct kfit_bootrep_opts *o);
 /* "dd if=/dev/vda bs=1M" from args (NULs to spaces), else "[comm]" */
-const char *kfit_boot_cmdline(const struct bs_proc *p, char *buf, size_t len);
+const char *kfit_bootrep_cmdline(const struct bs_proc *p, char *buf, size_t len);
 #endif

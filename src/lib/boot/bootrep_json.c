@@ -9,7 +9,7 @@
 
 /* ---- JSON ---- */
 
-static void json_call(struct kfit_json *j, const struct kfit_initcall *c)
+static void json_call(struct kfit_json *j, const struct kfit_bootlog_initcall *c)
 {
 	const char *err = c->ret < 0 && c->ret > -4096 ? strerrorname_np(-c->ret) : NULL;
 	char addr[24];
@@ -45,7 +45,7 @@ static void json_kernel(struct kfit_json *j, const struct kfit_bootlog *k,
 		return;
 	}
 	kfit_json_begin_object(j, "kernel");
-	kfit_json_str(j, "source", kfit_bootsrc_name(k->src));
+	kfit_json_str(j, "source", kfit_bootlog_src_name(k->src));
 	kfit_json_bool(j, "complete", k->complete);
 	kfit_json_str(j, "why", k->why);
 	if (o->note)
@@ -111,7 +111,7 @@ static void json_argv(struct kfit_json *j, const struct bs_proc *p)
 	kfit_json_end_array(j);
 }
 
-static void json_proc(struct kfit_json *j, const struct kfit_bootuser *u, __u32 i,
+static void json_proc(struct kfit_json *j, const struct kfit_bootrep_user *u, __u32 i,
 		      __u32 nwaits)
 {
 	const struct bs_proc *p = &u->procs[i];
@@ -146,7 +146,7 @@ static void json_proc(struct kfit_json *j, const struct kfit_bootuser *u, __u32 
 	kfit_json_str(j, "comm", b);
 	json_argv(j, p);
 	kfit_json_bool(j, "args_cut", p->flags & BS_P_ARGS_CUT);
-	kfit_json_str(j, "cmdline", kfit_boot_cmdline(p, b, sizeof(b)));
+	kfit_json_str(j, "cmdline", kfit_bootrep_cmdline(p, b, sizeof(b)));
 	kfit_json_end_object(j);
 }
 
@@ -160,15 +160,15 @@ static const char *waker_name(__u32 kind)
 	}
 }
 
-static void json_chain(struct kfit_json *j, const struct kfit_bootuser *u,
+static void json_chain(struct kfit_json *j, const struct kfit_bootrep_user *u,
 		       const struct kfit_bootrep_opts *o)
 {
 	static const char *const why[] = { "forked", "woke", "end" };
 	size_t max = u->nprocs + u->nwaits + 1, n, i;
-	struct kfit_chainlink *c = calloc(max, sizeof(*c));
-	__u32 target = o->chain_target == BS_NONE ? kfit_boot_last(u) : o->chain_target;
+	struct kfit_bootrep_link *c = calloc(max, sizeof(*c));
+	__u32 target = o->chain_target == BS_NONE ? kfit_bootrep_last(u) : o->chain_target;
 
-	n = c ? kfit_boot_chain(u, target, c, max) : 0;
+	n = c ? kfit_bootrep_chain(u, target, c, max) : 0;
 	if (n)
 		kfit_json_u64(j, "chain_target", target);
 	else
@@ -195,7 +195,7 @@ static void json_chain(struct kfit_json *j, const struct kfit_bootuser *u,
 	free(c);
 }
 
-static void json_mod(struct kfit_json *j, const struct kfit_bootuser *u,
+static void json_mod(struct kfit_json *j, const struct kfit_bootrep_user *u,
 		     const struct bs_mod *m)
 {
 	char b[BS_SYM + 1];
@@ -217,7 +217,7 @@ static void json_mod(struct kfit_json *j, const struct kfit_bootuser *u,
 	kfit_json_end_object(j);
 }
 
-static void json_user(struct kfit_json *j, const struct kfit_bootuser *u,
+static void json_user(struct kfit_json *j, const struct kfit_bootrep_user *u,
 		      const struct kfit_bootrep_opts *o)
 {
 	char path[BS_ARGS + 1];
@@ -267,7 +267,7 @@ static void json_user(struct kfit_json *j, const struct kfit_bootuser *u,
 }
 
 void kfit_bootrep_json(FILE *f, const struct kfit_bootlog *k,
-		       const struct kfit_bootuser *u, const struct kfit_bootrep_opts *o)
+		       const struct kfit_bootrep_user *u, const struct kfit_bootrep_opts *o)
 {
 	struct kfit_json j;
 

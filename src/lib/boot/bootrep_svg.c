@@ -56,7 +56,7 @@ struct sbar {
 struct svg {
 	FILE *f;
 	const struct kfit_bootlog *k;
-	const struct kfit_bootuser *u;
+	const struct kfit_bootrep_user *u;
 	const struct kfit_bootrep_opts *o;
 	__u64 t_end;		/* kernel clock at the right edge */
 	double scale;		/* px per ns */
@@ -64,7 +64,7 @@ struct svg {
 	__u32 *order;		/* processes in parent order */
 	size_t norder;
 	size_t krows, prows, mrows;
-	struct kfit_chainlink *chain;
+	struct kfit_bootrep_link *chain;
 	size_t nchain;
 	struct bootrep_waitidx wi;
 	bool have_wi;
@@ -108,7 +108,7 @@ static int place(struct packer *pk, const struct svg *g, struct sbar *b,
 	return 0;
 }
 
-static __u64 call_end(const struct svg *g, const struct kfit_initcall *c)
+static __u64 call_end(const struct svg *g, const struct kfit_bootlog_initcall *c)
 {
 	if (c->finished)
 		return c->end_ns ? c->end_ns : c->start_ns + c->dur_ns;
@@ -137,7 +137,7 @@ static int layout_calls(struct svg *g)
 	for (i = 0; i < n && i < bootrep_top(g->o); i++)
 		notable[v[i]] = true;
 	for (i = 0; i < k->ncalls && !err; i++) {
-		const struct kfit_initcall *c = &k->calls[i];
+		const struct kfit_bootlog_initcall *c = &k->calls[i];
 
 		err = place(&pk, g, &g->calls[i], c->start_ns, call_end(g, c),
 			    bootrep_call_name(name, sizeof(name), c),
@@ -154,7 +154,7 @@ out:
 /* Processes in parent order: each after its parent, siblings by index */
 static int proc_order(struct svg *g)
 {
-	const struct kfit_bootuser *u = g->u;
+	const struct kfit_bootrep_user *u = g->u;
 	__u32 *child, *next, *stack, i, sp = 0, c;
 	int err = 0;
 
@@ -204,7 +204,7 @@ static __u64 proc_svg_end(const struct svg *g, const struct bs_proc *p)
 
 static int layout_procs(struct svg *g)
 {
-	const struct kfit_bootuser *u = g->u;
+	const struct kfit_bootrep_user *u = g->u;
 	struct packer pk = { 0 };
 	char cmd[BS_ARGS + 8];
 	double min_w = 2 / g->scale;
@@ -222,7 +222,7 @@ static int layout_procs(struct svg *g)
 		__u64 t0 = bootrep_kt(u, p->fork_ns), t1 = proc_svg_end(g, p);
 
 		err = place(&pk, g, &g->procs[g->order[i]], t0, t1,
-			    kfit_boot_cmdline(p, cmd, sizeof(cmd)),
+			    kfit_bootrep_cmdline(p, cmd, sizeof(cmd)),
 			    t1 - t0 >= min_w || bootrep_proc_alive(p));
 	}
 	g->prows = pk.n;
@@ -232,7 +232,7 @@ static int layout_procs(struct svg *g)
 
 static int layout_mods(struct svg *g)
 {
-	const struct kfit_bootuser *u = g->u;
+	const struct kfit_bootrep_user *u = g->u;
 	struct packer pk = { 0 };
 	char name[BS_MODNAME + 1];
 	size_t i;
@@ -256,7 +256,7 @@ static int layout_mods(struct svg *g)
 }
 
 /* The right edge: the last thing recorded in either phase */
-static __u64 svg_end(const struct kfit_bootlog *k, const struct kfit_bootuser *u)
+static __u64 svg_end(const struct kfit_bootlog *k, const struct kfit_bootrep_user *u)
 {
 	__u64 end = 0;
 	size_t i;
@@ -285,7 +285,7 @@ static int svg_layout(struct svg *g)
 		if (!g->chain || bootrep_waitidx_build(&g->wi, g->u))
 			return -ENOMEM;
 		g->have_wi = true;
-		g->nchain = kfit_boot_chain(g->u, g->o->chain_target, g->chain,
+		g->nchain = kfit_bootrep_chain(g->u, g->o->chain_target, g->chain,
 					    g->u->nprocs + g->u->nwaits + 1);
 	}
 	y = 80;
@@ -453,7 +453,7 @@ static void svg_levels(const struct svg *g, int y0, int y1)
 	size_t i;
 
 	for (i = 0; i < k->nlevels; i++) {
-		const struct kfit_initlevel *l = &k->levels[i];
+		const struct kfit_bootlog_initlevel *l = &k->levels[i];
 
 		if (l->end_ns < l->start_ns)
 			continue;
@@ -468,7 +468,7 @@ static void svg_levels(const struct svg *g, int y0, int y1)
 	}
 	/* names centred in their band, else from its start when that is free */
 	for (i = 0; i < k->nlevels; i++) {
-		const struct kfit_initlevel *l = &k->levels[i];
+		const struct kfit_bootlog_initlevel *l = &k->levels[i];
 
 		if (l->end_ns < l->start_ns)
 			continue;
@@ -507,7 +507,7 @@ static void svg_kernel(const struct svg *g)
 			 "(boot with initcall_debug or trace_event=initcall:*)", 0);
 	svg_levels(g, y0, g->y_user - 4);
 	for (i = 0; i < k->ncalls; i++) {
-		const struct kfit_initcall *c = &k->calls[i];
+		const struct kfit_bootlog_initcall *c = &k->calls[i];
 		const char *cls = !c->finished ? "iu" : c->ret ? "if" : "i";
 
 		bootrep_call_name(name, sizeof(name), c);
@@ -530,7 +530,7 @@ static void svg_kernel(const struct svg *g)
 /* Its blocked intervals at least a pixel wide, merged where they touch */
 static void svg_waits(const struct svg *g, __u32 idx, int y)
 {
-	const struct kfit_bootuser *u = g->u;
+	const struct kfit_bootrep_user *u = g->u;
 	double x0 = -1, x1 = -1, a, e;
 	__u32 k;
 
@@ -561,12 +561,12 @@ static void svg_waits(const struct svg *g, __u32 idx, int y)
 
 static void svg_proc(const struct svg *g, __u32 i, int y0)
 {
-	const struct kfit_bootuser *u = g->u;
+	const struct kfit_bootrep_user *u = g->u;
 	const struct bs_proc *p = &u->procs[i];
 	const char *cls = bootrep_proc_alive(p) ? "pa" : p->exit_code ? "pf" : "p";
 	char cmd[BS_ARGS + 8], b[6][32];
 
-	kfit_boot_cmdline(p, cmd, sizeof(cmd));
+	kfit_bootrep_cmdline(p, cmd, sizeof(cmd));
 	svg_rect(g, &g->procs[i], y0, cls);
 	kfit_xml_text(g->f, cmd, 0);
 	fprintf(g->f, " (pid %u, ppid %u): %s s, %s ms%s, exit %s; cpu %s ms, runq %s ms, "
@@ -588,12 +588,12 @@ static void svg_proc(const struct svg *g, __u32 i, int y0)
  */
 static void svg_chain(const struct svg *g, int y0)
 {
-	const struct kfit_bootuser *u = g->u;
+	const struct kfit_bootrep_user *u = g->u;
 	double last = -10;
 	size_t i;
 
 	for (i = 0; i < g->nchain; i++) {
-		const struct kfit_chainlink *l = &g->chain[i];
+		const struct kfit_bootrep_link *l = &g->chain[i];
 		double x = sx(g, bootrep_kt(u, l->from_ns)), e = sx(g, bootrep_kt(u, l->to_ns));
 		int y = y0 + g->procs[l->idx].row * SVG_ROWH;
 
@@ -613,7 +613,7 @@ static void svg_chain(const struct svg *g, int y0)
 
 static void svg_user(const struct svg *g)
 {
-	const struct kfit_bootuser *u = g->u;
+	const struct kfit_bootrep_user *u = g->u;
 	int y0 = g->y_user + SVG_HEADH;
 	char head[200];
 	size_t i;
@@ -636,7 +636,7 @@ static void svg_user(const struct svg *g)
 
 static void svg_mods(const struct svg *g)
 {
-	const struct kfit_bootuser *u = g->u;
+	const struct kfit_bootrep_user *u = g->u;
 	int y0 = g->y_mods + SVG_HEADH;
 	char name[BS_MODNAME + 1], sym[BS_SYM + 1], b[3][32];
 	size_t i;
@@ -687,7 +687,7 @@ static void svg_foot(const struct svg *g)
 }
 
 int kfit_bootrep_svg(FILE *f, const struct kfit_bootlog *k,
-		     const struct kfit_bootuser *u, const struct kfit_bootrep_opts *o)
+		     const struct kfit_bootrep_user *u, const struct kfit_bootrep_opts *o)
 {
 	struct svg g = { .f = f, .k = k, .u = u, .o = o ? o : &bootrep_default_opts };
 	int err = svg_layout(&g);

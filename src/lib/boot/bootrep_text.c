@@ -49,8 +49,8 @@ static const char *plural(__u64 n, const char *one, const char *many)
 
 static int by_dur_desc(const void *a, const void *b, void *ctx)
 {
-	const struct kfit_initcall *c = ctx;
-	const struct kfit_initcall *x = &c[*(const __u32 *)a], *y = &c[*(const __u32 *)b];
+	const struct kfit_bootlog_initcall *c = ctx;
+	const struct kfit_bootlog_initcall *x = &c[*(const __u32 *)a], *y = &c[*(const __u32 *)b];
 
 	if (x->dur_ns != y->dur_ns)
 		return x->dur_ns > y->dur_ns ? -1 : 1;
@@ -80,7 +80,7 @@ static struct kfit_table *calls_table(void)
 	return kfit_table_new(5, h, "rrlrl");
 }
 
-static void call_row(struct kfit_table *t, const struct kfit_initcall *c)
+static void call_row(struct kfit_table *t, const struct kfit_bootlog_initcall *c)
 {
 	char b[128];
 
@@ -114,7 +114,7 @@ static void levels_text(FILE *f, const struct kfit_bootlog *k)
 		return;
 	t = kfit_table_new(5, h, "lrrrr");
 	for (i = 0; t && i < k->nlevels; i++) {
-		const struct kfit_initlevel *l = &k->levels[i];
+		const struct kfit_bootlog_initlevel *l = &k->levels[i];
 
 		kfit_table_row(t);
 		kfit_table_cell(t, "%s", l->name);
@@ -142,7 +142,7 @@ static void slow_calls_text(FILE *f, const struct kfit_bootlog *k,
 	fprintf(f, "  Slowest initcalls (%zu of %zu finished", show, nfin);
 	if (o->min_ns)
 		fprintf(f, "; %zu shorter than %s not listed", nfin - n,
-			kfit_fmt_duration(o->min_ns, b, sizeof(b)));
+			kfit_duration_fmt(o->min_ns, b, sizeof(b)));
 	fputs("):\n", f);
 	if (!show) {
 		fputs("    none\n", f);
@@ -253,7 +253,7 @@ static struct kfit_table *procs_table(void)
 	return kfit_table_new(10, h, "rrrrrrrrrl");
 }
 
-static void proc_row(struct kfit_table *t, const struct kfit_bootuser *u,
+static void proc_row(struct kfit_table *t, const struct kfit_bootrep_user *u,
 		     const struct bs_proc *p)
 {
 	__u64 end = bootrep_proc_end(u, p);
@@ -270,17 +270,17 @@ static void proc_row(struct kfit_table *t, const struct kfit_bootuser *u,
 	cell_fix3(t, p->runnable_ns, KFIT_MSEC);
 	cell_fix3(t, p->blocked_ns, KFIT_MSEC);
 	kfit_table_cell(t, "%llu/%llu", bootrep_kib(p->rd_bytes), bootrep_kib(p->wr_bytes));
-	kfit_table_cell(t, "%s", kfit_boot_cmdline(p, b, sizeof(b)));
+	kfit_table_cell(t, "%s", kfit_bootrep_cmdline(p, b, sizeof(b)));
 }
 
-__u64 bootrep_proc_dur(const struct kfit_bootuser *u, const struct bs_proc *p)
+__u64 bootrep_proc_dur(const struct kfit_bootrep_user *u, const struct bs_proc *p)
 {
 	return bootrep_proc_end(u, p) - p->fork_ns;
 }
 
 static int by_proc_dur(const void *a, const void *b, void *ctx)
 {
-	const struct kfit_bootuser *u = ctx;
+	const struct kfit_bootrep_user *u = ctx;
 	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
 	__u64 dx = bootrep_proc_dur(u, &u->procs[x]), dy = bootrep_proc_dur(u, &u->procs[y]);
 
@@ -291,7 +291,7 @@ static int by_proc_dur(const void *a, const void *b, void *ctx)
 
 static int by_start(const void *a, const void *b, void *ctx)
 {
-	const struct kfit_bootuser *u = ctx;
+	const struct kfit_bootrep_user *u = ctx;
 	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
 	__u64 sx = u->procs[x].fork_ns, sy = u->procs[y].fork_ns;
 
@@ -300,7 +300,7 @@ static int by_start(const void *a, const void *b, void *ctx)
 	return x < y ? -1 : x > y;
 }
 
-static void timeline_text(FILE *f, const struct kfit_bootuser *u,
+static void timeline_text(FILE *f, const struct kfit_bootrep_user *u,
 			  const struct kfit_bootrep_opts *o)
 {
 	bool all = o->timeline_all || !o->min_ns;
@@ -320,7 +320,7 @@ static void timeline_text(FILE *f, const struct kfit_bootuser *u,
 	fprintf(f, "  Timeline (%zu of %zu processes", shown, u->nprocs);
 	if (!all)
 		fprintf(f, "; %zu shorter than %s not listed, -v lists them",
-			u->nprocs - shown, kfit_fmt_duration(o->min_ns, b, sizeof(b)));
+			u->nprocs - shown, kfit_duration_fmt(o->min_ns, b, sizeof(b)));
 	fputs("; TIME +: still running):\n", f);
 	t = procs_table();
 	for (i = 0; t && i < shown; i++)
@@ -329,7 +329,7 @@ static void timeline_text(FILE *f, const struct kfit_bootuser *u,
 	free(v);
 }
 
-static void slow_procs_text(FILE *f, const struct kfit_bootuser *u,
+static void slow_procs_text(FILE *f, const struct kfit_bootrep_user *u,
 			    const struct kfit_bootrep_opts *o)
 {
 	__u32 *v = calloc(u->nprocs + 1, sizeof(*v));
@@ -349,7 +349,7 @@ static void slow_procs_text(FILE *f, const struct kfit_bootuser *u,
 	fprintf(f, "  Slowest processes (%zu of %zu", show, u->nprocs);
 	if (o->min_ns)
 		fprintf(f, "; %zu shorter than %s not listed", u->nprocs - n,
-			kfit_fmt_duration(o->min_ns, b, sizeof(b)));
+			kfit_duration_fmt(o->min_ns, b, sizeof(b)));
 	fputs("):\n", f);
 	t = procs_table();
 	for (i = 0; t && i < show; i++)
@@ -362,14 +362,14 @@ static void slow_procs_text(FILE *f, const struct kfit_bootuser *u,
 }
 
 /* "; 1.00s of it blocked, woken by interrupts (timers, I/O)" */
-static void self_text(char *buf, size_t len, const struct kfit_chainlink *l)
+static void self_text(char *buf, size_t len, const struct kfit_bootrep_link *l)
 {
 	char d[32];
 
 	buf[0] = 0;
 	if (!l->self_n)
 		return;
-	kfit_fmt_duration(l->self_ns, d, sizeof(d));
+	kfit_duration_fmt(l->self_ns, d, sizeof(d));
 	switch (l->self_kind) {
 	case BS_W_IRQ:
 		snprintf(buf, len, "; %s of it blocked on timers or I/O (woken by interrupts)", d);
@@ -385,8 +385,8 @@ static void self_text(char *buf, size_t len, const struct kfit_chainlink *l)
 		snprintf(buf + strlen(buf), len - strlen(buf), " (%u waits)", l->self_n);
 }
 
-static void chain_row(struct kfit_table *t, const struct kfit_bootuser *u,
-		      const struct kfit_chainlink *l, bool first)
+static void chain_row(struct kfit_table *t, const struct kfit_bootrep_user *u,
+		      const struct kfit_bootrep_link *l, bool first)
 {
 	const struct bs_proc *p = &u->procs[l->idx];
 	char cmd[BS_ARGS + 8], self[160], d[32];
@@ -394,14 +394,14 @@ static void chain_row(struct kfit_table *t, const struct kfit_bootuser *u,
 	kfit_table_row(t);
 	cell_fix3(t, bootrep_kt(u, l->to_ns), KFIT_SEC);
 	cell_fix3(t, l->to_ns - l->from_ns, KFIT_MSEC);
-	kfit_boot_cmdline(p, cmd, sizeof(cmd));
+	kfit_bootrep_cmdline(p, cmd, sizeof(cmd));
 	self_text(self, sizeof(self), l);
 	if (first)
 		kfit_table_cell(t, "%s (%u)%s", cmd, p->pid, self);
-	else if (l->why == KFIT_CHAIN_WAIT)
+	else if (l->why == KFIT_BOOTREP_CHAIN_WAIT)
 		kfit_table_cell(t, "└ %s (%u): woke the one above, which had waited %s "
 				"for it%s",
-				cmd, p->pid, kfit_fmt_duration(l->wait_ns, d, sizeof(d)), self);
+				cmd, p->pid, kfit_duration_fmt(l->wait_ns, d, sizeof(d)), self);
 	else
 		kfit_table_cell(t, "└ %s (%u): forked the one above%s", cmd, p->pid, self);
 }
@@ -413,7 +413,7 @@ static __u64 chain_short(const struct kfit_bootrep_opts *o)
 }
 
 /* How many links from I on are short, the first (the target) never; -v: none */
-static size_t chain_run(const struct kfit_chainlink *c, size_t i, size_t n,
+static size_t chain_run(const struct kfit_bootrep_link *c, size_t i, size_t n,
 			const struct kfit_bootrep_opts *o)
 {
 	size_t k = i;
@@ -425,11 +425,11 @@ static size_t chain_run(const struct kfit_chainlink *c, size_t i, size_t n,
 	return k - i;
 }
 
-static void chain_text(FILE *f, const struct kfit_bootuser *u,
+static void chain_text(FILE *f, const struct kfit_bootrep_user *u,
 		       const struct kfit_bootrep_opts *o)
 {
 	static const char *const h[] = { "END s", "SPAN ms", "PROCESS" };
-	struct kfit_chainlink *c = calloc(u->nprocs + u->nwaits + 1, sizeof(*c));
+	struct kfit_bootrep_link *c = calloc(u->nprocs + u->nwaits + 1, sizeof(*c));
 	__u32 target = o->chain_target;
 	const struct bs_proc *p, *last;
 	struct kfit_table *t;
@@ -441,8 +441,8 @@ static void chain_text(FILE *f, const struct kfit_bootuser *u,
 		return;
 	}
 	if (target == BS_NONE)
-		target = kfit_boot_last(u);
-	n = kfit_boot_chain(u, target, c, u->nprocs + u->nwaits + 1);
+		target = kfit_bootrep_last(u);
+	n = kfit_bootrep_chain(u, target, c, u->nprocs + u->nwaits + 1);
 	if (!n) {
 		fprintf(f, "  Critical chain: no process with index %u\n", target);
 		free(c);
@@ -451,7 +451,7 @@ static void chain_text(FILE *f, const struct kfit_bootuser *u,
 	p = &u->procs[target];
 	fprintf(f, "  Critical chain (ending at PID %u \"%s\", %s %s s; END s: "
 		"where each link's part ends, SPAN ms: its part):\n", p->pid,
-		kfit_boot_cmdline(p, cmd, sizeof(cmd)),
+		kfit_bootrep_cmdline(p, cmd, sizeof(cmd)),
 		bootrep_proc_alive(p) ? "still running at" : o->chain_target == BS_NONE ?
 		"the last to exit, at" : "exited at",
 		bootrep_fix3(b, sizeof(b), bootrep_kt(u, c[0].to_ns), KFIT_SEC));
@@ -467,7 +467,7 @@ static void chain_text(FILE *f, const struct kfit_bootuser *u,
 		cell_fix3(t, bootrep_kt(u, c[i].to_ns), KFIT_SEC);
 		cell_fix3(t, c[i].to_ns - c[i + run - 1].from_ns, KFIT_MSEC);
 		kfit_table_cell(t, "└ ... %zu links under %s each (-v lists them)", run,
-				kfit_fmt_duration(chain_short(o), b, sizeof(b)));
+				kfit_duration_fmt(chain_short(o), b, sizeof(b)));
 		i += run - 1;
 	}
 	table_out(f, t, 4);
@@ -479,7 +479,7 @@ static void chain_text(FILE *f, const struct kfit_bootuser *u,
 	free(c);
 }
 
-static void modules_text(FILE *f, const struct kfit_bootuser *u)
+static void modules_text(FILE *f, const struct kfit_bootrep_user *u)
 {
 	static const char *const h[] = {
 		"LOAD s", "INIT ms", "RET", "MODULE", "INIT FUNCTION", "LOADED BY",
@@ -510,7 +510,7 @@ static void modules_text(FILE *f, const struct kfit_bootuser *u)
 		kfit_table_cell(t, "%.*s", BS_SYM, m->init_sym[0] ? m->init_sym :
 				m->init_addr ? "?" : "(none)");
 		if (m->loader_idx < u->nprocs)
-			kfit_table_cell(t, "%s (%u)", kfit_boot_cmdline(&u->procs[m->loader_idx],
+			kfit_table_cell(t, "%s (%u)", kfit_bootrep_cmdline(&u->procs[m->loader_idx],
 					b, sizeof(b)), m->pid);
 		else
 			kfit_table_cell(t, "PID %u", m->pid);
@@ -519,7 +519,7 @@ static void modules_text(FILE *f, const struct kfit_bootuser *u)
 }
 
 /* The last time anything was recorded in the user phase (boot clock) */
-__u64 bootrep_user_last(const struct kfit_bootuser *u)
+__u64 bootrep_user_last(const struct kfit_bootrep_user *u)
 {
 	__u64 last = u->meta.early_ns;
 	size_t i;
@@ -541,7 +541,7 @@ __u64 bootrep_user_last(const struct kfit_bootuser *u)
 	return last;
 }
 
-static void user_text(FILE *f, const struct kfit_bootuser *u,
+static void user_text(FILE *f, const struct kfit_bootrep_user *u,
 		      const struct kfit_bootrep_opts *o)
 {
 	const struct bs_meta *m;
@@ -591,7 +591,7 @@ static void lost_item(char *buf, size_t len, unsigned long long n, const char *w
 }
 
 void bootrep_lost_text(FILE *f, const struct kfit_bootlog *k,
-		      const struct kfit_bootuser *u)
+		      const struct kfit_bootrep_user *u)
 {
 	char buf[768] = "";
 	size_t l;
@@ -635,7 +635,7 @@ void bootrep_kernel_version(char *buf, size_t len, const struct kfit_bootlog *k)
 }
 
 void kfit_bootrep_text(FILE *f, const struct kfit_bootlog *k,
-		       const struct kfit_bootuser *u, const struct kfit_bootrep_opts *o)
+		       const struct kfit_bootrep_user *u, const struct kfit_bootrep_opts *o)
 {
 	char ver[64], b[32];
 

@@ -78,7 +78,7 @@ static int bad_mods(struct parse *p, const char *mods, const char *what)
  * A letter naming privilege levels (u, k, h) or G/H excludes the others
  * of its kind. D and e are the group leader's only.
  */
-static void mods_apply(struct kfit_event *e, const char *s, bool group, bool leader)
+static void mods_apply(struct kfit_pmu_event *e, const char *s, bool group, bool leader)
 {
 	struct perf_event_attr *a = &e->attr;
 	bool eu = false, ek = false, eh = false, eH = false, eG = false;
@@ -262,7 +262,7 @@ static int lookup_numeric(const char *s, struct perf_event_attr *a)
 }
 
 /* A named or numeric event (what may carry /terms/): 0, 1 if s is neither, -1 */
-static int event_base(struct parse *p, struct kfit_event *e, const char *s)
+static int event_base(struct parse *p, struct kfit_pmu_event *e, const char *s)
 {
 	const char *why = NULL;
 	int r = lookup_named(s, &e->attr, &why);
@@ -275,7 +275,7 @@ static int event_base(struct parse *p, struct kfit_event *e, const char *s)
 	return 0;
 }
 
-static int parse_named(struct parse *p, struct kfit_event *e, const char *s)
+static int parse_named(struct parse *p, struct kfit_pmu_event *e, const char *s)
 {
 	struct all_names all;
 	char best[64];
@@ -284,7 +284,7 @@ static int parse_named(struct parse *p, struct kfit_event *e, const char *s)
 	if (r <= 0)
 		return r;
 	pmu_names_all(&all);
-	if (kfit_closest(s, all.v, NR_ALL, 1, best, sizeof(best)))
+	if (kfit_strdist_closest(s, all.v, NR_ALL, 1, best, sizeof(best)))
 		return fail(p, "unknown event '%s' (did you mean '%s'?)", s, best);
 	return fail(p, "unknown event '%s' (pmcstat --list shows them)", s);
 }
@@ -330,14 +330,14 @@ static int split_mods(struct parse *p, char *s, char **mods)
 }
 
 /* The next event of the list, zeroed but for perf's defaults; NULL if none can be */
-static struct kfit_event *new_event(struct parse *p, int leader)
+static struct kfit_pmu_event *new_event(struct parse *p, int leader)
 {
-	struct kfit_event_list *l = p->l;
-	struct kfit_event *e;
+	struct kfit_pmu_event_list *l = p->l;
+	struct kfit_pmu_event *e;
 	int cap;
 
-	if (l->n >= KFIT_MAX_EVENTS) {
-		fail(p, "too many events: %d (at most %d)", l->n + 1, KFIT_MAX_EVENTS);
+	if (l->n >= KFIT_PMU_MAX_EVENTS) {
+		fail(p, "too many events: %d (at most %d)", l->n + 1, KFIT_PMU_MAX_EVENTS);
 		return NULL;
 	}
 	if (l->n == l->cap) {
@@ -383,7 +383,7 @@ static int bp_number(struct parse *p, char **c, __u64 *v, const char *what,
  * "mem:ADDR[/LEN][:rwx][:mods]": a hardware breakpoint, as perf makes
  * it: r and w by default, 4 bytes long (x: a long's size).
  */
-static int parse_bp(struct parse *p, struct kfit_event *e, char *s, char **mods)
+static int parse_bp(struct parse *p, struct kfit_pmu_event *e, char *s, char **mods)
 {
 	char *c = s + 4;
 	__u64 addr, len = 0;
@@ -434,7 +434,7 @@ static int parse_bp(struct parse *p, struct kfit_event *e, char *s, char **mods)
  * config*, name=, and period= and metric-id=, which change nothing perf
  * stat counts.
  */
-static int event_term(struct parse *p, struct kfit_event *e, const char *t,
+static int event_term(struct parse *p, struct kfit_pmu_event *e, const char *t,
 		      const char *v, const char *what)
 {
 	__u64 *dst = NULL, val;
@@ -463,7 +463,7 @@ static int event_term(struct parse *p, struct kfit_event *e, const char *t,
 }
 
 /* "EVENT/terms/", EVENT a named or numeric one: 0, 1 if EVENT is not, -1 */
-static int parse_event_terms(struct parse *p, struct kfit_event *e, char *s)
+static int parse_event_terms(struct parse *p, struct kfit_pmu_event *e, char *s)
 {
 	char *open = strchr(s, '/'), *close = strrchr(s, '/'), *terms, *t, *v;
 	int r;
@@ -496,7 +496,7 @@ static int parse_event_terms(struct parse *p, struct kfit_event *e, char *s)
 }
 
 /* One event, its modifiers taken off already, into e */
-static int resolve(struct parse *p, struct kfit_event *e, char *s)
+static int resolve(struct parse *p, struct kfit_pmu_event *e, char *s)
 {
 	char *brace = strpbrk(s, "{}");
 	int r;
@@ -526,18 +526,18 @@ static bool is_glob(const char *s)
 /* "cat:glob": one tracepoint event per match, named after it */
 static int parse_tp_glob(struct parse *p, const char *s, const char *mods, int leader)
 {
-	struct kfit_tps tps = { NULL, 0 };
-	struct kfit_event *e;
+	struct kfit_tpglob tps = { NULL, 0 };
+	struct kfit_pmu_event *e;
 	char err[512];
 	int i, r = 0;
 
-	if (kfit_tps_add(&tps, p->tracefs, s, err, sizeof(err))) {
-		kfit_tps_free(&tps);
+	if (kfit_tpglob_add(&tps, p->tracefs, s, err, sizeof(err))) {
+		kfit_tpglob_free(&tps);
 		return fail(p, "%s", err);
 	}
-	if (p->l->n + tps.n > KFIT_MAX_EVENTS)
+	if (p->l->n + tps.n > KFIT_PMU_MAX_EVENTS)
 		r = fail(p, "too many events: %d (at most %d): '%s' matches %d tracepoints",
-			 p->l->n + tps.n, KFIT_MAX_EVENTS, s, tps.n);
+			 p->l->n + tps.n, KFIT_PMU_MAX_EVENTS, s, tps.n);
 	for (i = 0; !r && i < tps.n; i++) {
 		e = new_event(p, leader);
 		if (!e || pmu_sysfs_parse_tracepoint(p, e, tps.tp[i].name))
@@ -546,12 +546,12 @@ static int parse_tp_glob(struct parse *p, const char *s, const char *mods, int l
 			snprintf(e->name, sizeof(e->name), "%s%s%s", tps.tp[i].name,
 				 mods ? ":" : "", mods ? mods : "");
 	}
-	kfit_tps_free(&tps);
+	kfit_tpglob_free(&tps);
 	return r;
 }
 
 /* An event's own modifiers, then its group's; its label and group */
-static void finish(struct kfit_event *e, int i, const char *mods,
+static void finish(struct kfit_pmu_event *e, int i, const char *mods,
 		   const char *gmods, const char *gname)
 {
 	size_t n = strlen(e->name);
@@ -577,7 +577,7 @@ static int parse_event(struct parse *p, const char *text, size_t len,
 {
 	char *s, *mods = NULL, *own = NULL, buf[96];
 	int first = p->l->n, i, r;
-	struct kfit_event *e = NULL;
+	struct kfit_pmu_event *e = NULL;
 
 	s = strndup(text, len);
 	if (!s)
@@ -746,7 +746,7 @@ static int parse_all(struct parse *p, const char *spec)
 	}
 }
 
-int kfit_events_parse(struct kfit_event_list *l, const char *spec,
+int kfit_pmu_parse(struct kfit_pmu_event_list *l, const char *spec,
 		      const struct kfit_pmu_env *env, char *err, size_t errlen)
 {
 	struct parse p = {
@@ -760,7 +760,7 @@ int kfit_events_parse(struct kfit_event_list *l, const char *spec,
 
 	if (p.errlen)
 		err[0] = '\0';
-	if (!l || l->n < 0 || l->n > l->cap || l->n > KFIT_MAX_EVENTS ||
+	if (!l || l->n < 0 || l->n > l->cap || l->n > KFIT_PMU_MAX_EVENTS ||
 	    (l->cap && !l->ev))
 		return fail(&p, "bad event list");
 	if (!spec || !*spec)
@@ -773,7 +773,7 @@ int kfit_events_parse(struct kfit_event_list *l, const char *spec,
 	return 0;
 }
 
-void kfit_event_list_free(struct kfit_event_list *l)
+void kfit_pmu_event_list_free(struct kfit_pmu_event_list *l)
 {
 	free(l->ev);
 	memset(l, 0, sizeof(*l));

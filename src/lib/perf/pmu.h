@@ -25,12 +25,12 @@
  * "name{a,b}" (a modifier after the brace applies to every member).
  */
 
-#define KFIT_MAX_EVENTS 4096
-#define KFIT_EVENT_NAME_LEN 128
+#define KFIT_PMU_MAX_EVENTS 4096
+#define KFIT_PMU_EVENT_NAME_LEN 128
 
-struct kfit_event {
-	char name[KFIT_EVENT_NAME_LEN];	/* as written, modifiers included */
-	char label[KFIT_EVENT_NAME_LEN];	/* its column: the name= term, else name */
+struct kfit_pmu_event {
+	char name[KFIT_PMU_EVENT_NAME_LEN];	/* as written, modifiers included */
+	char label[KFIT_PMU_EVENT_NAME_LEN];	/* its column: the name= term, else name */
 	char group[32];		/* the group's name ("g1" of g1{a,b}), or "" */
 	struct perf_event_attr attr;	/* size, type, config*, exclude_* set */
 	int leader;		/* index of its group leader; its own index if alone */
@@ -42,13 +42,13 @@ struct kfit_event {
 	bool gh;		/* :G or :H was given (perf's exclude_GH) */
 };
 
-/* Zeroed, it is empty; kfit_event_list_free() gives its memory back */
-struct kfit_event_list {
+/* Zeroed, it is empty; kfit_pmu_event_list_free() gives its memory back */
+struct kfit_pmu_event_list {
 	int n, cap;
-	struct kfit_event *ev;
+	struct kfit_pmu_event *ev;
 };
 
-void kfit_event_list_free(struct kfit_event_list *l);
+void kfit_pmu_event_list_free(struct kfit_pmu_event_list *l);
 
 /* Where to look; NULL fields mean the real locations */
 struct kfit_pmu_env {
@@ -60,10 +60,10 @@ struct kfit_pmu_env {
  * Parse one -e argument and append its events to l. Returns 0, or -1 with
  * a one-line reason in err (no trailing newline, no tool name), e.g.
  * "unknown event 'cyles' (did you mean 'cycles'?)"; l then holds what it
- * held before. Past KFIT_MAX_EVENTS in all: "too many events: N (at most
+ * held before. Past KFIT_PMU_MAX_EVENTS in all: "too many events: N (at most
  * 4096)".
  */
-int kfit_events_parse(struct kfit_event_list *l, const char *spec,
+int kfit_pmu_parse(struct kfit_pmu_event_list *l, const char *spec,
 		      const struct kfit_pmu_env *env, char *err, size_t errlen);
 
 /*
@@ -72,7 +72,7 @@ int kfit_events_parse(struct kfit_event_list *l, const char *spec,
  * "this machine exposes no hardware PMU (usual in VMs); software events and
  * msr/ counters work" (the PMUs named are the ones present).
  */
-const char *kfit_event_why(const struct kfit_event *e, int err,
+const char *kfit_pmu_event_why(const struct kfit_pmu_event *e, int err,
 			   const struct kfit_pmu_env *env, char *buf, size_t len);
 
 /*
@@ -80,12 +80,12 @@ const char *kfit_event_why(const struct kfit_event *e, int err,
  * "not permitted (/proc/sys/kernel/perf_event_paranoid is 2): needs root
  * or CAP_PERFMON, or a lower perf_event_paranoid"
  */
-const char *kfit_perf_denied(char *buf, size_t len);
+const char *kfit_pmu_perf_denied(char *buf, size_t len);
 
 /* Whether sysfs (NULL: the real one) has a CPU PMU: cpu, cpu_core or cpu_atom */
-bool kfit_has_cpu_pmu(const char *sysfs);
+bool kfit_pmu_has_cpu(const char *sysfs);
 
 /* Every named event, PMU and PMU alias, one per line (--list) */
-void kfit_events_list(FILE *f, const struct kfit_pmu_env *env);
+void kfit_pmu_list(FILE *f, const struct kfit_pmu_env *env);
 
 #endif

@@ -68,11 +68,11 @@ struct names {
 };
 
 /*
- * One kfit_events_parse(). fail() and parse_u64() are here, inline, so
+ * One kfit_pmu_parse(). fail() and parse_u64() are here, inline, so
  * that pmu.c and pmu_sysfs.c, below it, can both use them.
  */
 struct parse {
-	struct kfit_event_list *l;	/* its n is put back if the parse fails */
+	struct kfit_pmu_event_list *l;	/* its n is put back if the parse fails */
 	const char *sysfs;
 	const char *tracefs;		/* NULL: the usual places */
 	char *err;
@@ -125,11 +125,11 @@ int pmu_names_closest(const char *word, const struct names *a,
 void pmu_names_all(struct all_names *a);
 
 /* pmu_sysfs.c */
-void pmu_sysfs_pmu_of_type(struct parse *p, struct kfit_event *e);
+void pmu_sysfs_pmu_of_type(struct parse *p, struct kfit_pmu_event *e);
 int pmu_sysfs_format_parse(const char *s, struct perf_event_attr *a, struct field *f);
-int pmu_sysfs_set_name(struct parse *p, struct kfit_event *e, const char *v,
+int pmu_sysfs_set_name(struct parse *p, struct kfit_pmu_event *e, const char *v,
 		       const char *what);
-int pmu_sysfs_parse_pmu_event(struct parse *p, struct kfit_event *e, const char *s);
-int pmu_sysfs_parse_tracepoint(struct parse *p, struct kfit_event *e, const char *s);
+int pmu_sysfs_parse_pmu_event(struct parse *p, struct kfit_pmu_event *e, const char *s);
+int pmu_sysfs_parse_tracepoint(struct parse *p, struct kfit_pmu_event *e, const char *s);
 
 #endif

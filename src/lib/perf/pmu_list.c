@@ -29,7 +29,7 @@ static int other_pmu_filter(const struct dirent *d)
 	return pmu_names_no_dots(d) && strncmp(d->d_name, "cpu", 3);
 }
 
-bool kfit_has_cpu_pmu(const char *sysfs)
+bool kfit_pmu_has_cpu(const char *sysfs)
 {
 	static const char *const cpus[] = { "cpu", "cpu_core", "cpu_atom" };
 	char path[PATH_MAX];
@@ -60,7 +60,7 @@ static const char *no_cpu_pmu(const char *sysfs, char *buf, size_t len)
 	return buf;
 }
 
-const char *kfit_perf_denied(char *buf, size_t len)
+const char *kfit_pmu_perf_denied(char *buf, size_t len)
 {
 	char paranoid[32];
 
@@ -71,7 +71,7 @@ const char *kfit_perf_denied(char *buf, size_t len)
 	return buf;
 }
 
-const char *kfit_event_why(const struct kfit_event *e, int err,
+const char *kfit_pmu_event_why(const struct kfit_pmu_event *e, int err,
 			   const struct kfit_pmu_env *env, char *buf, size_t len)
 {
 	const char *sysfs = env && env->sysfs ? env->sysfs : SYSFS_PMUS;
@@ -82,7 +82,7 @@ const char *kfit_event_why(const struct kfit_event *e, int err,
 	if (err < 0)
 		err = -err;
 	if (cpu && (err == ENOENT || err == EOPNOTSUPP || err == ENODEV) &&
-	    !kfit_has_cpu_pmu(sysfs))
+	    !kfit_pmu_has_cpu(sysfs))
 		return no_cpu_pmu(sysfs, buf, len);
 	switch (err) {
 	case ENOENT:
@@ -101,7 +101,7 @@ const char *kfit_event_why(const struct kfit_event *e, int err,
 		break;
 	case EACCES:
 	case EPERM:
-		kfit_perf_denied(buf, len);
+		kfit_pmu_perf_denied(buf, len);
 		break;
 	case EMFILE:
 		snprintf(buf, len, "too many open files (raise ulimit -n)");
@@ -182,7 +182,7 @@ static void list_pmu(FILE *f, const char *sysfs, const char *pmu)
 	pmu_names_free(&ev);
 }
 
-void kfit_events_list(FILE *f, const struct kfit_pmu_env *env)
+void kfit_pmu_list(FILE *f, const struct kfit_pmu_env *env)
 {
 	const char *sysfs = env && env->sysfs ? env->sysfs : SYSFS_PMUS;
 	struct all_names all;

@@ -206,7 +206,7 @@ int pmu_names_closest(const char *word, const struct names *a,
 		v[n++] = a->d[i]->d_name;
 	for (i = 0; i < b->n; i++)
 		v[n++] = b->d[i]->d_name;
-	r = kfit_closest(word, v, n, 1, buf, len);
+	r = kfit_strdist_closest(word, v, n, 1, buf, len);
 	free(v);
 	return r;
 }

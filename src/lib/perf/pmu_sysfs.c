@@ -23,7 +23,7 @@ static int only_dirs(const struct dirent *d)
 }
 
 /* The PMU of a type number: the kernel's own, else the sysfs PMU that has it */
-void pmu_sysfs_pmu_of_type(struct parse *p, struct kfit_event *e)
+void pmu_sysfs_pmu_of_type(struct parse *p, struct kfit_pmu_event *e)
 {
 	struct names nm;
 	char buf[32];
@@ -147,11 +147,11 @@ static int unknown_term(struct parse *p, const char *pmu, const char *t)
 	return -1;
 }
 
-static int apply_terms(struct parse *p, struct kfit_event *e, const char *pmu,
+static int apply_terms(struct parse *p, struct kfit_pmu_event *e, const char *pmu,
 		       char *terms, const char *what, bool in_alias);
 
 /* An events/ alias: its terms, then its unit and scale if it has them */
-static int apply_alias(struct parse *p, struct kfit_event *e, const char *pmu,
+static int apply_alias(struct parse *p, struct kfit_pmu_event *e, const char *pmu,
 		       const char *t, const char *v)
 {
 	char path[PATH_MAX], buf[LINE_LEN], val[64];
@@ -183,7 +183,7 @@ static int apply_alias(struct parse *p, struct kfit_event *e, const char *pmu,
 	return 0;
 }
 
-int pmu_sysfs_set_name(struct parse *p, struct kfit_event *e, const char *v,
+int pmu_sysfs_set_name(struct parse *p, struct kfit_pmu_event *e, const char *v,
 		       const char *what)
 {
 	if (!v || !*v)
@@ -199,7 +199,7 @@ int pmu_sysfs_set_name(struct parse *p, struct kfit_event *e, const char *v,
  * One term t[=v]: name=, config*=, a format field, or (not inside an
  * alias) an alias. A field or config without a value is set to 1.
  */
-static int apply_term(struct parse *p, struct kfit_event *e, const char *pmu,
+static int apply_term(struct parse *p, struct kfit_pmu_event *e, const char *pmu,
 		      const char *t, const char *v, const char *what, bool in_alias)
 {
 	char buf[LINE_LEN];
@@ -244,7 +244,7 @@ static int apply_term(struct parse *p, struct kfit_event *e, const char *pmu,
 }
 
 /* "event=0x3c,umask=1,edge", applied in order: a later term wins */
-static int apply_terms(struct parse *p, struct kfit_event *e, const char *pmu,
+static int apply_terms(struct parse *p, struct kfit_pmu_event *e, const char *pmu,
 		       char *terms, const char *what, bool in_alias)
 {
 	char *t, *v;
@@ -287,7 +287,7 @@ static int pmu_type(struct parse *p, const char *pmu, __u32 *type)
 }
 
 /* "pmu/term,term=value,.../" */
-int pmu_sysfs_parse_pmu_event(struct parse *p, struct kfit_event *e, const char *s)
+int pmu_sysfs_parse_pmu_event(struct parse *p, struct kfit_pmu_event *e, const char *s)
 {
 	const char *open = strchr(s, '/'), *close = strrchr(s, '/');
 	size_t n = open - s;
@@ -353,7 +353,7 @@ static int tp_unknown(struct parse *p, const char *tfs, const char *s, int catle
 }
 
 /* "category:name" */
-int pmu_sysfs_parse_tracepoint(struct parse *p, struct kfit_event *e, const char *s)
+int pmu_sysfs_parse_tracepoint(struct parse *p, struct kfit_pmu_event *e, const char *s)
 {
 	const char *colon = strchr(s, ':'), *tfs, *c;
 	int catlen = colon - s, why, r;
@@ -368,7 +368,7 @@ int pmu_sysfs_parse_tracepoint(struct parse *p, struct kfit_event *e, const char
 	tfs = kfit_tracefs_events(p->tracefs, &why);
 	if (!tfs && why == EACCES)
 		return fail(p, "cannot look up tracepoint '%s': %s", s,
-			    kfit_tracefs_denied(p->tracefs ? p->tracefs : "/sys/kernel/tracing/events",
+			    kfit_caps_tracefs_denied(p->tracefs ? p->tracefs : "/sys/kernel/tracing/events",
 						denied, sizeof(denied)));
 	if (!tfs && p->tracefs)
 		return fail(p, "cannot look up tracepoint '%s': no tracefs at %s (%s)", s,

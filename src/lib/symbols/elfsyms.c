@@ -91,22 +91,22 @@ static unsigned int sect_flags(Elf *elf, const GElf_Sym *sym)
 	GElf_Shdr sh;
 
 	if (sym->st_shndx >= SHN_LORESERVE)
-		return KFIT_SYM_NOEXEC;		/* absolute, common: no code */
+		return KFIT_ELF_SYM_NOEXEC;		/* absolute, common: no code */
 	scn = elf_getscn(elf, sym->st_shndx);
 	if (!scn || !gelf_getshdr(scn, &sh))
 		return 0;
 	if (!(sh.sh_flags & SHF_EXECINSTR))
-		return KFIT_SYM_NOEXEC;
+		return KFIT_ELF_SYM_NOEXEC;
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		return 0;
 	name = elf_strptr(elf, shstrndx, sh.sh_name);
 	if (!name)
 		return 0;
 	if (!strcmp(name, ".init") || !strcmp(name, ".fini"))
-		return KFIT_SYM_INITFINI;
+		return KFIT_ELF_SYM_INITFINI;
 	for (i = 0; i < sizeof(plt) / sizeof(plt[0]); i++)
 		if (!strcmp(name, plt[i]))
-			return KFIT_SYM_PLT;
+			return KFIT_ELF_SYM_PLT;
 	return 0;
 }
 
@@ -195,7 +195,7 @@ static bool note_build_id(Elf_Data *data, struct kfit_elf *e)
 	       (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
 		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
 		    memcmp((char *)data->d_buf + name_off, "GNU", 4) ||
-		    !nh.n_descsz || nh.n_descsz > KFIT_BUILD_ID_MAX)
+		    !nh.n_descsz || nh.n_descsz > KFIT_ELF_BUILD_ID_MAX)
 			continue;
 		memcpy(e->build_id, (char *)data->d_buf + desc_off, nh.n_descsz);
 		e->build_id_len = nh.n_descsz;
@@ -324,7 +324,7 @@ static Elf *debug_by_build_id(const char *root, const struct debug_want *w,
 			      char *path, size_t len, int *fd)
 {
 	const struct kfit_elf *e = w->e;
-	char hex[2 * KFIT_BUILD_ID_MAX + 1];
+	char hex[2 * KFIT_ELF_BUILD_ID_MAX + 1];
 
 	if (e->build_id_len < 2)
 		return NULL;
@@ -940,7 +940,7 @@ const struct kfit_elf *kfit_elfcache_at(const struct kfit_elfcache *c, int i)
 
 /* ---- files of processes --------------------------------------------------- */
 
-int kfit_parse_mapline(char *line, struct kfit_mapline *m)
+int kfit_elf_parse_mapline(char *line, struct kfit_elf_mapline *m)
 {
 	unsigned long long start, end, pgoff;
 	unsigned int major, minor;
@@ -959,7 +959,7 @@ int kfit_parse_mapline(char *line, struct kfit_mapline *m)
 	return 0;
 }
 
-int kfit_proc_path(const char *proc, int pid, const char *path, dev_t dev,
+int kfit_elf_proc_path(const char *proc, int pid, const char *path, dev_t dev,
 		   ino_t ino, char *out, size_t len)
 {
 	struct stat st;

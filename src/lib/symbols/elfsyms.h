@@ -23,12 +23,12 @@
  * kfit_elf_off_to_addr().
  */
 
-#define KFIT_BUILD_ID_MAX	64
+#define KFIT_ELF_BUILD_ID_MAX	64
 
 /* What a symbol's section says about it */
-#define KFIT_SYM_NOEXEC		0x1	/* in no executable section */
-#define KFIT_SYM_INITFINI	0x2	/* in .init or .fini */
-#define KFIT_SYM_PLT		0x4	/* in a PLT section: a stub */
+#define KFIT_ELF_SYM_NOEXEC		0x1	/* in no executable section */
+#define KFIT_ELF_SYM_INITFINI	0x2	/* in .init or .fini */
+#define KFIT_ELF_SYM_PLT		0x4	/* in a PLT section: a stub */
 
 struct kfit_elfsym {
 	__u64 addr;		/* st_value */
@@ -53,7 +53,7 @@ struct kfit_elf {
 	bool pie;		/* ET_DYN: loaded at a base; ET_EXEC: at its own addresses */
 	__u64 entry;		/* e_entry: where the program starts (0: none) */
 	bool program;		/* ET_EXEC or a PT_INTERP: entry is run (a library's is not) */
-	__u8 build_id[KFIT_BUILD_ID_MAX];
+	__u8 build_id[KFIT_ELF_BUILD_ID_MAX];
 	unsigned int build_id_len;	/* 0: none */
 	struct kfit_elfseg *segs;
 	int nsegs;
@@ -133,7 +133,7 @@ const struct kfit_elf *kfit_elfcache_at(const struct kfit_elfcache *c, int i);
  * Files mapped by processes. One line of /proc/PID/maps:
  * "7f12-7f34 r-xp 00028000 fd:01 1234    /usr/lib/x86_64-linux-gnu/libc.so.6"
  */
-struct kfit_mapline {
+struct kfit_elf_mapline {
 	__u64 start, end, pgoff;
 	char perms[5];		/* "r-xp" */
 	dev_t dev;
@@ -142,7 +142,7 @@ struct kfit_mapline {
 };
 
 /* 0, or -EINVAL for a line that is not one */
-int kfit_parse_mapline(char *line, struct kfit_mapline *m);
+int kfit_elf_parse_mapline(char *line, struct kfit_elf_mapline *m);
 
 /*
  * Where this process can open a file that process pid maps at path
@@ -150,7 +150,7 @@ int kfit_parse_mapline(char *line, struct kfit_mapline *m);
  * through the process's root, <proc>/PID/root<path> (containers). proc
  * NULL: /proc. 0, or -ENAMETOOLONG.
  */
-int kfit_proc_path(const char *proc, int pid, const char *path, dev_t dev,
+int kfit_elf_proc_path(const char *proc, int pid, const char *path, dev_t dev,
 		   ino_t ino, char *out, size_t len);
 
 #endif

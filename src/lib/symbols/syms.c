@@ -253,7 +253,7 @@ static struct proc *proc_of(struct kfit_syms *s, __u32 pid)
 static const struct kfit_elf *vdso(struct kfit_syms *s)
 {
 	unsigned long base = getauxval(AT_SYSINFO_EHDR);
-	struct kfit_mapline m;
+	struct kfit_elf_mapline m;
 	char *line = NULL, err[128];
 	size_t cap = 0, size = 0;
 	FILE *f;
@@ -263,7 +263,7 @@ static const struct kfit_elf *vdso(struct kfit_syms *s)
 	s->vdso_tried = true;
 	f = fopen("/proc/self/maps", "re");
 	while (f && !size && getline(&line, &cap, f) > 0)
-		if (!kfit_parse_mapline(line, &m) && m.start == base)
+		if (!kfit_elf_parse_mapline(line, &m) && m.start == base)
 			size = m.end - m.start;
 	free(line);
 	if (f)
@@ -283,7 +283,7 @@ static const char *base_of(const char *path)
 
 /* A mapped file's ELF symbols, opened as this process can reach it */
 static const struct kfit_elf *map_elf(struct kfit_syms *s, __u32 pid,
-				      const struct kfit_mapline *m, bool deleted)
+				      const struct kfit_elf_mapline *m, bool deleted)
 {
 	char path[PATH_MAX], err[PATH_MAX + 64];
 	int e;
@@ -294,13 +294,13 @@ static const struct kfit_elf *map_elf(struct kfit_syms *s, __u32 pid,
 			       pid, (unsigned long long)m->start,
 			       (unsigned long long)m->end);
 	else
-		e = kfit_proc_path(s->proc, pid, m->path, m->dev, m->ino, path,
+		e = kfit_elf_proc_path(s->proc, pid, m->path, m->dev, m->ino, path,
 				   sizeof(path));
 	return e ? NULL : kfit_elfcache_get(s->elfs, path, err, sizeof(err));
 }
 
 /* A mapping of a maps line, if executable */
-static int add_map(struct kfit_syms *s, struct proc *p, struct kfit_mapline *m, int *cap)
+static int add_map(struct kfit_syms *s, struct proc *p, struct kfit_elf_mapline *m, int *cap)
 {
 	static const char deleted[] = " (deleted)";
 	size_t n = strlen(m->path), d = sizeof(deleted) - 1;
@@ -338,7 +338,7 @@ static int add_map(struct kfit_syms *s, struct proc *p, struct kfit_mapline *m, 
 /* (Re)read p's maps: 0 or -errno */
 static int read_maps(struct kfit_syms *s, struct proc *p)
 {
-	struct kfit_mapline m;
+	struct kfit_elf_mapline m;
 	char path[PATH_MAX], *line = NULL;
 	size_t len = 0;
 	int cap = 0, err = 0;
@@ -355,7 +355,7 @@ static int read_maps(struct kfit_syms *s, struct proc *p)
 		return -errno;
 	/* The kernel lists mappings by address */
 	while (!err && getline(&line, &len, f) > 0)
-		if (!kfit_parse_mapline(line, &m))
+		if (!kfit_elf_parse_mapline(line, &m))
 			err = add_map(s, p, &m, &cap);
 	free(line);
 	fclose(f);

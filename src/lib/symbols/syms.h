@@ -45,7 +45,7 @@ void kfit_syms_free(struct kfit_syms *s);
 
 /*
  * The name of addr in process pid (kernel: a kernel address), a
- * kfit_sym_fn (calltree.h) whose ctx is the kfit_syms. The string is the
+ * kfit_ctree_sym_fn (calltree.h) whose ctx is the kfit_syms. The string is the
  * symbolizer's: the same pointer for the same name, valid until
  * kfit_syms_free. NULL only when out of memory.
  */

@@ -89,7 +89,7 @@ static int no_such(const char *name, char *buf, size_t len)
 
 	for (i = 0; i < NR_SYSCALLS; i++)
 		names[i] = table[i].name;
-	if (kfit_closest(name, names, NR_SYSCALLS, 5, closest, sizeof(closest)))
+	if (kfit_strdist_closest(name, names, NR_SYSCALLS, 5, closest, sizeof(closest)))
 		snprintf(buf, len, "no system call '%s'; closest: %s", name, closest);
 	else
 		snprintf(buf, len, "no system call '%s'", name);
@@ -109,7 +109,7 @@ static int explain(const char *tracefs, const char *name, int err,
 
 		snprintf(path, sizeof(path), "%s/events", tracefs);
 		snprintf(buf, len, "cannot read %s: permission denied: %s", path,
-			 kfit_tracefs_denied(path, why, sizeof(why)));
+			 kfit_caps_tracefs_denied(path, why, sizeof(why)));
 		return err;
 	}
 	e = tracefs_has(tracefs, "syscalls");
@@ -173,9 +173,9 @@ static const char *table_name(const char *tp)
 	return tp;
 }
 
-static int push_match(struct kfit_sysglob *g, const char *name, const char *tp)
+static int push_match(struct kfit_syscall_matches *g, const char *name, const char *tp)
 {
-	struct kfit_sysmatch *v = realloc(g->v, (g->n + 1) * sizeof(*v));
+	struct kfit_syscall_match *v = realloc(g->v, (g->n + 1) * sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;
@@ -191,7 +191,7 @@ static int push_match(struct kfit_sysglob *g, const char *name, const char *tp)
 	return 0;
 }
 
-static int push_untraced(struct kfit_sysglob *g, const char *name)
+static int push_untraced(struct kfit_syscall_matches *g, const char *name)
 {
 	char **v = realloc(g->untraced, (g->nuntraced + 1) * sizeof(*v));
 
@@ -207,7 +207,7 @@ static int push_untraced(struct kfit_sysglob *g, const char *name)
 
 static int match_cmp(const void *a, const void *b)
 {
-	const struct kfit_sysmatch *x = a, *y = b;
+	const struct kfit_syscall_match *x = a, *y = b;
 
 	return strcmp(x->name, y->name);
 }
@@ -215,7 +215,7 @@ static int match_cmp(const void *a, const void *b)
 #define ENTER_PREFIX "syscalls:sys_enter_"
 
 /* The tracepoints' calls matching glob into g */
-static int glob_tps(const struct kfit_tps *tps, const char *glob, struct kfit_sysglob *g)
+static int glob_tps(const struct kfit_tpglob *tps, const char *glob, struct kfit_syscall_matches *g)
 {
 	const char *tp, *name;
 	int i, err = 0;
@@ -229,7 +229,7 @@ static int glob_tps(const struct kfit_tps *tps, const char *glob, struct kfit_sy
 	return err;
 }
 
-static bool has_tp(const struct kfit_sysglob *g, const char *name)
+static bool has_tp(const struct kfit_syscall_matches *g, const char *name)
 {
 	int i;
 
@@ -239,10 +239,10 @@ static bool has_tp(const struct kfit_sysglob *g, const char *name)
 	return false;
 }
 
-int kfit_syscall_glob(const char *glob, struct kfit_sysglob *out,
+int kfit_syscall_glob(const char *glob, struct kfit_syscall_matches *out,
 		      char *err, size_t errlen)
 {
-	struct kfit_tps tps = { 0 };
+	struct kfit_tpglob tps = { 0 };
 	int i, e;
 
 	memset(out, 0, sizeof(*out));
@@ -250,10 +250,10 @@ int kfit_syscall_glob(const char *glob, struct kfit_sysglob *out,
 		snprintf(err, errlen, "no system call ''");
 		return -ENOENT;
 	}
-	e = kfit_tps_add(&tps, NULL, ENTER_PREFIX "*", err, errlen);
+	e = kfit_tpglob_add(&tps, NULL, ENTER_PREFIX "*", err, errlen);
 	if (!e)
 		e = glob_tps(&tps, glob, out);
-	kfit_tps_free(&tps);
+	kfit_tpglob_free(&tps);
 	for (i = 0; !e && i < NR_SYSCALLS; i++)
 		if (!fnmatch(glob, table[i].name, 0) && !has_tp(out, table[i].name))
 			e = push_untraced(out, table[i].name);
@@ -264,7 +264,7 @@ int kfit_syscall_glob(const char *glob, struct kfit_sysglob *out,
 		e = -ENOENT;
 	}
 	if (e) {
-		kfit_sysglob_free(out);
+		kfit_syscall_matches_free(out);
 		return e;
 	}
 	if (out->n)
@@ -272,7 +272,7 @@ int kfit_syscall_glob(const char *glob, struct kfit_sysglob *out,
 	return 0;
 }
 
-void kfit_sysglob_free(struct kfit_sysglob *g)
+void kfit_syscall_matches_free(struct kfit_syscall_matches *g)
 {
 	int i;
 

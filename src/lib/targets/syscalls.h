@@ -24,13 +24,13 @@ int kfit_syscall_tracepoints(const char *name, char *enter, size_t enter_len,
 			     char *exit, size_t exit_len, char *err, size_t errlen);
 
 /* A system call a glob matched */
-struct kfit_sysmatch {
+struct kfit_syscall_match {
 	char *name;		/* as the table names it ("stat") */
 	char *tp;		/* its tracepoints': syscalls/sys_enter_TP ("newstat") */
 };
 
-struct kfit_sysglob {
-	struct kfit_sysmatch *v;	/* those with tracepoints here, by name */
+struct kfit_syscall_matches {
+	struct kfit_syscall_match *v;	/* those with tracepoints here, by name */
 	int n;
 	char **untraced;		/* known calls without tracepoints here */
 	int nuntraced;
@@ -42,8 +42,8 @@ struct kfit_sysglob {
  * are there). Returns 0 (n + nuntraced >= 1), or a negative errno with
  * err filled: -ENOENT (nothing matches, no tracefs), -EACCES, -ENOMEM.
  */
-int kfit_syscall_glob(const char *glob, struct kfit_sysglob *out,
+int kfit_syscall_glob(const char *glob, struct kfit_syscall_matches *out,
 		      char *err, size_t errlen);
-void kfit_sysglob_free(struct kfit_sysglob *g);
+void kfit_syscall_matches_free(struct kfit_syscall_matches *g);
 
 #endif

@@ -94,10 +94,10 @@ static unsigned int record_size(const char *dir, bool *dynamic)
 	return end;
 }
 
-static int add_tp(struct kfit_tps *t, const char *cat, const char *name,
+static int add_tp(struct kfit_tpglob *t, const char *cat, const char *name,
 		  const char *dir)
 {
-	struct kfit_tp *tp;
+	struct kfit_tpglob_tp *tp;
 	char full[512];
 	int i;
 
@@ -119,7 +119,7 @@ static int add_tp(struct kfit_tps *t, const char *cat, const char *name,
 }
 
 /* The tracepoints of one category matching glob; how many, or -errno */
-static int add_cat(struct kfit_tps *t, const char *events, const char *cat,
+static int add_cat(struct kfit_tpglob *t, const char *events, const char *cat,
 		   const char *glob)
 {
 	char path[PATH_MAX];
@@ -153,9 +153,9 @@ static void none(const char *events, const char *spec, const char *cat,
 	if (!strpbrk(spec, "*?[") &&
 	    !kfit_pathf(path, sizeof(path), "%s/%s", events, cat) &&
 	    !dirnames_read(&d, path))
-		kfit_closest(name, (const char *const *)d.v, d.n, 3, best, sizeof(best));
+		kfit_strdist_closest(name, (const char *const *)d.v, d.n, 3, best, sizeof(best));
 	else if (!strpbrk(cat, "*?[") && !dirnames_read(&d, events))
-		kfit_closest(cat, (const char *const *)d.v, d.n, 3, best, sizeof(best));
+		kfit_strdist_closest(cat, (const char *const *)d.v, d.n, 3, best, sizeof(best));
 	dirnames_free(&d);
 	snprintf(err, errlen, "no tracepoint matches '%s' in %s%s%s%s", spec, events,
 		 best[0] ? " (closest: " : "", best, best[0] ? ")" : "");
@@ -168,7 +168,7 @@ static int bad_spec(const char *spec, char *err, size_t errlen)
 	return -EINVAL;
 }
 
-int kfit_tps_add(struct kfit_tps *t, const char *tracefs, const char *spec,
+int kfit_tpglob_add(struct kfit_tpglob *t, const char *tracefs, const char *spec,
 		 char *err, size_t errlen)
 {
 	const char *colon = strchr(spec, ':'), *tfs;
@@ -182,7 +182,7 @@ int kfit_tps_add(struct kfit_tps *t, const char *tracefs, const char *spec,
 	tfs = kfit_tracefs_events(tracefs, &why);
 	if (!tfs) {
 		snprintf(err, errlen, "cannot look up tracepoint '%s': %s", spec,
-			 why == EACCES ? kfit_tracefs_denied("/sys/kernel/tracing",
+			 why == EACCES ? kfit_caps_tracefs_denied("/sys/kernel/tracing",
 							     denied, sizeof(denied)) :
 			 "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
 		return why == EACCES ? -EACCES : -ENOENT;
@@ -212,7 +212,7 @@ int kfit_tps_add(struct kfit_tps *t, const char *tracefs, const char *spec,
 	return 0;
 }
 
-void kfit_tps_free(struct kfit_tps *t)
+void kfit_tpglob_free(struct kfit_tpglob *t)
 {
 	while (t->n)
 		free(t->tp[--t->n].name);

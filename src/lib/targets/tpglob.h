@@ -9,14 +9,14 @@
  * Tracepoints named CATEGORY:NAME, either part an fnmatch glob
  * ("sched:sched_wake*", "irq:*"), from <tracefs>/events.
  */
-struct kfit_tp {
+struct kfit_tpglob_tp {
 	char *name;		/* "category:name" */
 	unsigned int size;	/* bytes of its raw record (from its format) */
 	bool dynamic;		/* __data_loc fields: its data runs past size */
 };
 
-struct kfit_tps {
-	struct kfit_tp *tp;	/* in the order added, each once */
+struct kfit_tpglob {
+	struct kfit_tpglob_tp *tp;	/* in the order added, each once */
 	int n;
 };
 
@@ -27,8 +27,8 @@ struct kfit_tps {
  * closest name when there is one), -EACCES (tracefs closed to us), or
  * -ENOMEM.
  */
-int kfit_tps_add(struct kfit_tps *t, const char *tracefs, const char *spec,
+int kfit_tpglob_add(struct kfit_tpglob *t, const char *tracefs, const char *spec,
 		 char *err, size_t errlen);
-void kfit_tps_free(struct kfit_tps *t);
+void kfit_tpglob_free(struct kfit_tpglob *t);
 
 #endif

@@ -73,7 +73,7 @@ static void funcs_free(struct funcs *f)
 	memset(f, 0, sizeof(*f));
 }
 
-bool kfit_is_user_target(const char *spec)
+bool kfit_utarget_is_spec(const char *spec)
 {
 	return spec && strchr(spec, ':') && strncmp(spec, "sys:", 4);
 }
@@ -242,7 +242,7 @@ static int from_exe(int pid, const char *name, char *out, size_t len)
 	}
 	if (strcmp(base_of(target), base_of(name)))
 		return -ENOENT;
-	return kfit_proc_path(NULL, pid, target, st.st_dev, st.st_ino, out, len) ?
+	return kfit_elf_proc_path(NULL, pid, target, st.st_dev, st.st_ino, out, len) ?
 	       -ENOENT : 0;
 }
 
@@ -250,7 +250,7 @@ static int from_exe(int pid, const char *name, char *out, size_t len)
 static int from_maps(int pid, const char *name, char *out, size_t len)
 {
 	char maps[64], prefix[256], *line = NULL;
-	struct kfit_mapline m;
+	struct kfit_elf_mapline m;
 	size_t cap = 0;
 	int err = -ENOENT;
 	FILE *f;
@@ -261,11 +261,11 @@ static int from_maps(int pid, const char *name, char *out, size_t len)
 	if (!f)
 		return -ENOENT;
 	while (err && getline(&line, &cap, f) > 0) {
-		if (kfit_parse_mapline(line, &m) || m.path[0] != '/')
+		if (kfit_elf_parse_mapline(line, &m) || m.path[0] != '/')
 			continue;
 		if (strstr(m.path, " (deleted)") || lib_rank(base_of(m.path), prefix) != 2)
 			continue;
-		if (!kfit_proc_path(NULL, pid, m.path, m.dev, m.ino, out, len))
+		if (!kfit_elf_proc_path(NULL, pid, m.path, m.dev, m.ino, out, len))
 			err = 0;
 	}
 	free(line);
@@ -417,7 +417,7 @@ static bool listed(const char *const *list, size_t n, const char *name, bool glo
 	return false;
 }
 
-const char *kfit_ufunc_no_retprobe(const char *const *names, int n)
+const char *kfit_utarget_no_retprobe(const char *const *names, int n)
 {
 	int i;
 
@@ -459,16 +459,16 @@ static const char *refusal(const struct kfit_elf *e, const struct kfit_elfsym *s
 
 	if (e->program && e->entry && s->addr == e->entry)
 		return R_ENTRY;
-	if (s->flags & KFIT_SYM_PLT)
+	if (s->flags & KFIT_ELF_SYM_PLT)
 		return R_PLT;
-	if (s->flags & KFIT_SYM_INITFINI)
+	if (s->flags & KFIT_ELF_SYM_INITFINI)
 		return R_INITFINI;
-	if (s->flags & KFIT_SYM_NOEXEC)
+	if (s->flags & KFIT_ELF_SYM_NOEXEC)
 		return R_NOEXEC;
 	if (!s->size)
 		return R_NOSIZE;
 	n = aliases(e, s->addr, names, ALIASES_MAX);
-	return kfit_ufunc_no_retprobe(names, n);
+	return kfit_utarget_no_retprobe(names, n);
 }
 
 /*
@@ -538,7 +538,7 @@ static void libc_hint(const char *path, const char *name, char *buf, size_t len)
 	funcs_free(&f);
 }
 
-static int no_func(const struct kfit_ufuncs *u, const struct funcs *f,
+static int no_func(const struct kfit_utarget *u, const struct funcs *f,
 		   const char *name, char *err, size_t errlen)
 {
 	char closest[200], hint[PATH_MAX + 64];
@@ -552,7 +552,7 @@ static int no_func(const struct kfit_ufuncs *u, const struct funcs *f,
 	}
 	for (i = 0; i < f->n; i++)
 		names[i] = f->v[i].name;
-	found = kfit_closest(name, names, f->n, 5, closest, sizeof(closest));
+	found = kfit_strdist_closest(name, names, f->n, 5, closest, sizeof(closest));
 	free(names);
 	libc_hint(u->path, name, hint, sizeof(hint));
 	if (!f->n)
@@ -626,7 +626,7 @@ struct ifunc_ctx {
 static int proc_bias(int pid, const struct kfit_elf *e, __u64 *bias)
 {
 	char maps[64], *line = NULL;
-	struct kfit_mapline m;
+	struct kfit_elf_mapline m;
 	size_t cap = 0;
 	int err = -ENOENT;
 	FILE *f;
@@ -636,7 +636,7 @@ static int proc_bias(int pid, const struct kfit_elf *e, __u64 *bias)
 	if (!f)
 		return -errno;
 	while (err && getline(&line, &cap, f) > 0) {
-		if (kfit_parse_mapline(line, &m) || m.pgoff || m.dev != e->dev ||
+		if (kfit_elf_parse_mapline(line, &m) || m.pgoff || m.dev != e->dev ||
 		    m.ino != e->ino || !e->nsegs)
 			continue;
 		*bias = m.start - (e->segs[0].vaddr & ~0xfffULL);
@@ -738,9 +738,9 @@ static const char *ifunc_resolve(struct ifunc_ctx *c, const struct kfit_elf *e,
 
 /* ---- matching ------------------------------------------------------------- */
 
-static int add_skip(struct kfit_ufuncs *u, char *name, const char *why)
+static int add_skip(struct kfit_utarget *u, char *name, const char *why)
 {
-	struct kfit_uskip *s = realloc(u->skipped, (u->nskipped + 1) * sizeof(*s));
+	struct kfit_utarget_skip *s = realloc(u->skipped, (u->nskipped + 1) * sizeof(*s));
 
 	if (!s)
 		return -ENOMEM;
@@ -751,7 +751,7 @@ static int add_skip(struct kfit_ufuncs *u, char *name, const char *why)
 }
 
 /* One matched function into u: traced, or skipped (glob) or an error (a name) */
-static int take(struct kfit_ufuncs *u, struct ifunc_ctx *c, const struct kfit_elf *e,
+static int take(struct kfit_utarget *u, struct ifunc_ctx *c, const struct kfit_elf *e,
 		struct func *fn, bool glob, char *err, size_t errlen)
 {
 	const char *why = fn->why;
@@ -787,7 +787,7 @@ nomem:
 			"to one implementation, memcpy and memmove): counted there"
 
 /* Whether IFUNC i's code is another function's, which is kept instead */
-static bool same_code(const struct kfit_ufuncs *u, int i)
+static bool same_code(const struct kfit_utarget *u, int i)
 {
 	int j;
 
@@ -798,7 +798,7 @@ static bool same_code(const struct kfit_ufuncs *u, int i)
 }
 
 /* One probe per code address: two would count each call twice */
-static int one_per_offset(struct kfit_ufuncs *u)
+static int one_per_offset(struct kfit_utarget *u)
 {
 	bool *drop = calloc(u->n + 1, sizeof(*drop));
 	int i, k = 0, err = 0;
@@ -830,7 +830,7 @@ static int one_per_offset(struct kfit_ufuncs *u)
 }
 
 /* Moves the names matching func from f to u */
-static int match(struct kfit_ufuncs *u, const struct kfit_elf *e, struct funcs *f,
+static int match(struct kfit_utarget *u, const struct kfit_elf *e, struct funcs *f,
 		 const char *func, int pid, char *err, size_t errlen)
 {
 	struct ifunc_ctx c = { .path = u->path, .pid = pid };
@@ -869,7 +869,7 @@ static int match(struct kfit_ufuncs *u, const struct kfit_elf *e, struct funcs *
 	return -ENOENT;
 }
 
-int kfit_ufuncs_resolve(const char *spec, int pid, struct kfit_ufuncs *out,
+int kfit_utarget_resolve(const char *spec, int pid, struct kfit_utarget *out,
 			char *err, size_t errlen)
 {
 	struct kfit_elf *elf = NULL;
@@ -893,11 +893,11 @@ int kfit_ufuncs_resolve(const char *spec, int pid, struct kfit_ufuncs *out,
 	funcs_free(&f);
 	kfit_elf_free(elf);
 	if (e)
-		kfit_ufuncs_free(out);
+		kfit_utarget_free(out);
 	return e;
 }
 
-void kfit_ufuncs_free(struct kfit_ufuncs *u)
+void kfit_utarget_free(struct kfit_utarget *u)
 {
 	int i;
 

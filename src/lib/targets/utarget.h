@@ -9,19 +9,19 @@
 #include <linux/types.h>
 
 /* A function matched but refused, and why */
-struct kfit_uskip {
+struct kfit_utarget_skip {
 	char *name;
 	const char *reason;	/* a constant string */
 };
 
 /* Functions of a user binary or library, for uprobes */
-struct kfit_ufuncs {
+struct kfit_utarget {
 	char path[PATH_MAX];	/* resolved binary or library */
 	char **names;		/* function symbols (STT_FUNC/STT_GNU_IFUNC, defined, size > 0), sorted, unique */
 	__u64 *offs;		/* names[i]'s code at this file offset (uprobe's offset) */
 	char **impls;		/* an IFUNC's implementation's name ("__strlen_avx2"), else NULL */
 	int n;
-	struct kfit_uskip *skipped;	/* matched, but no return probe can go there */
+	struct kfit_utarget_skip *skipped;	/* matched, but no return probe can go there */
 	int nskipped;
 };
 
@@ -45,7 +45,7 @@ struct kfit_ufuncs {
  * code entered by a jump or a return (__restore_rt, _dl_runtime_resolve*),
  * .init/.fini code, PLT stubs, symbols outside executable sections or of
  * size 0, and functions documented never to return (exit, abort, longjmp,
- * __cxa_throw, ...: kfit_ufunc_no_retprobe). A glob puts them in skipped
+ * __cxa_throw, ...: kfit_utarget_no_retprobe). A glob puts them in skipped
  * with the reason; a name is an error.
  *
  * An IFUNC (strlen) is traced at the implementation the dynamic linker
@@ -60,17 +60,17 @@ struct kfit_ufuncs {
  * -ENOEXEC (not ELF), -EINVAL (bad spec), -EPERM (a named function that
  * is refused, with the reason).
  */
-int kfit_ufuncs_resolve(const char *spec, int pid, struct kfit_ufuncs *out,
+int kfit_utarget_resolve(const char *spec, int pid, struct kfit_utarget *out,
 			char *err, size_t errlen);
-void kfit_ufuncs_free(struct kfit_ufuncs *u);
+void kfit_utarget_free(struct kfit_utarget *u);
 
 /*
  * Why no return probe may go on the function of these names (all the
  * names of one address), or NULL. Exposed for the tests.
  */
-const char *kfit_ufunc_no_retprobe(const char *const *names, int n);
+const char *kfit_utarget_no_retprobe(const char *const *names, int n);
 
 /* Has a ':' and is not "sys:..." */
-bool kfit_is_user_target(const char *spec);
+bool kfit_utarget_is_spec(const char *spec);
 
 #endif

@@ -166,7 +166,7 @@ struct kft_file *kft_open(const char *path, char *err, size_t errlen);
 struct kft_file *kft_open_mem(const void *buf, size_t len, char *err, size_t errlen);
 void kft_close(struct kft_file *f);
 
-const struct kft_header *kft_header(const struct kft_file *f);
+const struct kft_header *kft_header_of(const struct kft_file *f);
 __u64 kft_size(const struct kft_file *f);
 bool kft_complete(const struct kft_file *f);
 /* Bytes after the last complete chunk that could not be read (0: none) */
@@ -184,18 +184,18 @@ __u64 kft_meta_u64(const struct kft_file *f, const char *key, __u64 def);
 __u64 kft_stat_u64(const struct kft_file *f, const char *key, __u64 def);
 
 int kft_nfuncs(const struct kft_file *f);
-const struct kft_func *kft_func(const struct kft_file *f, int i);	/* by id; NULL: none */
+const struct kft_func *kft_func_at(const struct kft_file *f, int i);	/* by id; NULL: none */
 int kft_nevents(const struct kft_file *f);
-const struct kft_event *kft_event(const struct kft_file *f, int i);	/* by id */
+const struct kft_event *kft_event_at(const struct kft_file *f, int i);	/* by id */
 int kft_ntasks(const struct kft_file *f);
-const struct kft_task *kft_task(const struct kft_file *f, int i);
+const struct kft_task *kft_task_at(const struct kft_file *f, int i);
 
 /* NAMES, in time order (none in a truncated file: it is written at the end) */
 int kft_nnames(const struct kft_file *f);
-const struct kft_name *kft_name(const struct kft_file *f, int i);
+const struct kft_name *kft_name_at(const struct kft_file *f, int i);
 
 /*
- * The name of a sampled address from the SYMS block: a kfit_sym_fn
+ * The name of a sampled address from the SYMS block: a kfit_ctree_sym_fn
  * (calltree.h) whose ctx is the kft_file. Not in the table: "[unknown]
  * 0xADDR" (a string of the file's, valid until kft_close).
  */
@@ -207,7 +207,7 @@ int kft_nchunks(const struct kft_file *f);
  * within it): the later copies are left out of the chunks listed
  */
 int kft_duplicates(const struct kft_file *f);
-const struct kft_chunkinfo *kft_chunk(const struct kft_file *f, int i);
+const struct kft_chunkinfo *kft_chunk_at(const struct kft_file *f, int i);
 /*
  * Chunk i's records, inflated, their timestamps restored, into *buf
  * (malloc'd, the caller frees) of *len bytes. 0, -EBADMSG (corrupt:

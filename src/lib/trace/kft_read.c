@@ -512,7 +512,7 @@ void kft_close(struct kft_file *f)
 
 /* ---- accessors ----------------------------------------------------------- */
 
-const struct kft_header *kft_header(const struct kft_file *f)
+const struct kft_header *kft_header_of(const struct kft_file *f)
 {
 	return &f->hdr;
 }
@@ -600,7 +600,7 @@ int kft_nfuncs(const struct kft_file *f)
 	return f->nfuncs;
 }
 
-const struct kft_func *kft_func(const struct kft_file *f, int i)
+const struct kft_func *kft_func_at(const struct kft_file *f, int i)
 {
 	return i >= 0 && i < f->nfuncs ? &f->funcs[i] : NULL;
 }
@@ -610,7 +610,7 @@ int kft_nevents(const struct kft_file *f)
 	return f->nevents;
 }
 
-const struct kft_event *kft_event(const struct kft_file *f, int i)
+const struct kft_event *kft_event_at(const struct kft_file *f, int i)
 {
 	return i >= 0 && i < f->nevents ? &f->events[i] : NULL;
 }
@@ -620,7 +620,7 @@ int kft_ntasks(const struct kft_file *f)
 	return f->ntasks;
 }
 
-const struct kft_task *kft_task(const struct kft_file *f, int i)
+const struct kft_task *kft_task_at(const struct kft_file *f, int i)
 {
 	return i >= 0 && i < f->ntasks ? &f->tasks[i] : NULL;
 }
@@ -630,7 +630,7 @@ int kft_nnames(const struct kft_file *f)
 	return f->nnames;
 }
 
-const struct kft_name *kft_name(const struct kft_file *f, int i)
+const struct kft_name *kft_name_at(const struct kft_file *f, int i)
 {
 	return i >= 0 && i < f->nnames ? &f->names[i] : NULL;
 }
@@ -645,7 +645,7 @@ int kft_nchunks(const struct kft_file *f)
 	return f->nchunks;
 }
 
-const struct kft_chunkinfo *kft_chunk(const struct kft_file *f, int i)
+const struct kft_chunkinfo *kft_chunk_at(const struct kft_file *f, int i)
 {
 	return i >= 0 && i < f->nchunks ? &f->chunks[i] : NULL;
 }
@@ -739,7 +739,7 @@ static int inflate_exact(const void *in, size_t inlen, void *out, size_t outlen)
 
 int kft_read_chunk(struct kft_file *f, int i, void **buf, size_t *len)
 {
-	const struct kft_chunkinfo *ci = kft_chunk(f, i);
+	const struct kft_chunkinfo *ci = kft_chunk_at(f, i);
 	struct kft_chunkinfo now;
 	struct kft_block b;
 	char *in = NULL, *out = NULL;

@@ -18,14 +18,14 @@ static void put_value(FILE *f, const char *v)
 		fputc(*v == '\n' || *v == '\t' || *v == '\r' ? ' ' : *v, f);
 }
 
-void kfit_meta_kv(FILE *f, const char *key, const char *val)
+void kfit_kftmeta_kv(FILE *f, const char *key, const char *val)
 {
 	fprintf(f, "%s=", key);
 	put_value(f, val ? val : "");
 	fputc('\n', f);
 }
 
-void kfit_meta_u64(FILE *f, const char *key, __u64 val)
+void kfit_kftmeta_u64(FILE *f, const char *key, __u64 val)
 {
 	fprintf(f, "%s=%llu\n", key, (unsigned long long)val);
 }
@@ -78,7 +78,7 @@ static void put_word(FILE *f, const char *w)
 	fputc('\'', f);
 }
 
-int kfit_meta_machine(FILE *f, int argc, char *const argv[])
+int kfit_kftmeta_machine(FILE *f, int argc, char *const argv[])
 {
 	struct utsname u;
 	char when[64];
@@ -86,7 +86,7 @@ int kfit_meta_machine(FILE *f, int argc, char *const argv[])
 	struct tm tm;
 	int i, ncpus;
 
-	kfit_meta_kv(f, "kfit_version", KFIT_VERSION);
+	kfit_kftmeta_kv(f, "kfit_version", KFIT_VERSION);
 	fputs("cmdline=", f);
 	for (i = 0; i < argc; i++) {
 		if (i)
@@ -95,21 +95,21 @@ int kfit_meta_machine(FILE *f, int argc, char *const argv[])
 	}
 	fputc('\n', f);
 	if (localtime_r(&now, &tm) && strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S%z", &tm))
-		kfit_meta_kv(f, "created", when);
+		kfit_kftmeta_kv(f, "created", when);
 	if (!uname(&u)) {
-		kfit_meta_kv(f, "uname.sysname", u.sysname);
-		kfit_meta_kv(f, "uname.nodename", u.nodename);
-		kfit_meta_kv(f, "uname.release", u.release);
-		kfit_meta_kv(f, "uname.version", u.version);
-		kfit_meta_kv(f, "uname.machine", u.machine);
+		kfit_kftmeta_kv(f, "uname.sysname", u.sysname);
+		kfit_kftmeta_kv(f, "uname.nodename", u.nodename);
+		kfit_kftmeta_kv(f, "uname.release", u.release);
+		kfit_kftmeta_kv(f, "uname.version", u.version);
+		kfit_kftmeta_kv(f, "uname.machine", u.machine);
 	}
 	ncpus = kfit_ncpus_possible(NULL);
 	if (ncpus > 0)
-		kfit_meta_u64(f, "ncpus", ncpus);
-	kfit_meta_u64(f, "page_size", sysconf(_SC_PAGESIZE));
-	kfit_meta_kv(f, "clock", "monotonic");
-	kfit_meta_u64(f, "clock.realtime_offset_ns", clock_offset(CLOCK_REALTIME));
-	kfit_meta_u64(f, "clock.boottime_offset_ns", clock_offset(CLOCK_BOOTTIME));
+		kfit_kftmeta_u64(f, "ncpus", ncpus);
+	kfit_kftmeta_u64(f, "page_size", sysconf(_SC_PAGESIZE));
+	kfit_kftmeta_kv(f, "clock", "monotonic");
+	kfit_kftmeta_u64(f, "clock.realtime_offset_ns", clock_offset(CLOCK_REALTIME));
+	kfit_kftmeta_u64(f, "clock.boottime_offset_ns", clock_offset(CLOCK_BOOTTIME));
 	return ferror(f) ? -ENOMEM : 0;
 }
 
@@ -133,7 +133,7 @@ static bool is_id(const char *s)
 	return isdigit((unsigned char)s[0]);
 }
 
-static int process_tasks(const char *proc, const char *pid, kfit_task_fn fn, void *ctx)
+static int process_tasks(const char *proc, const char *pid, kfit_kftmeta_task_fn fn, void *ctx)
 {
 	char path[PATH_MAX], comm[KFIT_COMM_LEN + 16];
 	struct dirent *t;
@@ -155,7 +155,7 @@ static int process_tasks(const char *proc, const char *pid, kfit_task_fn fn, voi
 	return err;
 }
 
-int kfit_proc_tasks(const char *proc, int pid, kfit_task_fn fn, void *ctx)
+int kfit_kftmeta_proc_tasks(const char *proc, int pid, kfit_kftmeta_task_fn fn, void *ctx)
 {
 	struct dirent *p;
 	DIR *procs;
@@ -175,21 +175,21 @@ int kfit_proc_tasks(const char *proc, int pid, kfit_task_fn fn, void *ctx)
 	return err;
 }
 
-void kfit_meta_task(FILE *f, __u32 pid, __u32 tid, __u32 ppid, const char *comm)
+void kfit_kftmeta_task(FILE *f, __u32 pid, __u32 tid, __u32 ppid, const char *comm)
 {
 	fprintf(f, "%u\t%u\t%u\t", pid, tid, ppid);
 	put_value(f, comm);
 	fputc('\n', f);
 }
 
-void kfit_meta_name(FILE *f, __u64 ts, __u32 pid, __u32 tid, const char *comm)
+void kfit_kftmeta_name(FILE *f, __u64 ts, __u32 pid, __u32 tid, const char *comm)
 {
 	fprintf(f, "%llu\t%u\t%u\t", (unsigned long long)ts, pid, tid);
 	put_value(f, comm);
 	fputc('\n', f);
 }
 
-int kfit_meta_events(FILE *f, const struct kfit_tps *tps, const char *tracefs)
+int kfit_kftmeta_events(FILE *f, const struct kfit_tpglob *tps, const char *tracefs)
 {
 	char path[PATH_MAX];
 	const char *tfs, *name;
@@ -231,15 +231,15 @@ struct symslot {
 	const char *name;	/* the symbolizer's */
 };
 
-struct kfit_symset {
+struct kfit_kftmeta_symset {
 	struct kfit_syms *syms;
 	struct symslot *v;
 	size_t mask, n;
 };
 
-struct kfit_symset *kfit_symset_new(struct kfit_syms *syms)
+struct kfit_kftmeta_symset *kfit_kftmeta_symset_new(struct kfit_syms *syms)
 {
-	struct kfit_symset *s = calloc(1, sizeof(*s));
+	struct kfit_kftmeta_symset *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return NULL;
@@ -247,7 +247,7 @@ struct kfit_symset *kfit_symset_new(struct kfit_syms *syms)
 	return s;
 }
 
-void kfit_symset_free(struct kfit_symset *s)
+void kfit_kftmeta_symset_free(struct kfit_kftmeta_symset *s)
 {
 	if (!s)
 		return;
@@ -275,7 +275,7 @@ static struct symslot *slot(struct symslot *v, size_t mask, __u32 pid, __u64 add
 	return &v[i];
 }
 
-static int grow(struct kfit_symset *s)
+static int grow(struct kfit_kftmeta_symset *s)
 {
 	size_t mask = s->v ? 2 * s->mask + 1 : 1023, i;
 	struct symslot *v = calloc(mask + 1, sizeof(*v));
@@ -291,7 +291,7 @@ static int grow(struct kfit_symset *s)
 	return 0;
 }
 
-int kfit_symset_add(struct kfit_symset *s, __u32 pid, __u64 addr, bool kernel)
+int kfit_kftmeta_symset_add(struct kfit_kftmeta_symset *s, __u32 pid, __u64 addr, bool kernel)
 {
 	struct symslot *e;
 
@@ -313,14 +313,14 @@ int kfit_symset_add(struct kfit_symset *s, __u32 pid, __u64 addr, bool kernel)
 	return 0;
 }
 
-__u64 kfit_symset_count(const struct kfit_symset *s)
+__u64 kfit_kftmeta_symset_count(const struct kfit_kftmeta_symset *s)
 {
 	return s->n;
 }
 
-int kfit_symset_text(const struct kfit_symset *s, FILE *f)
+int kfit_kftmeta_symset_text(const struct kfit_kftmeta_symset *s, FILE *f)
 {
-	char id[2 * KFIT_BUILD_ID_MAX + 1];
+	char id[2 * KFIT_ELF_BUILD_ID_MAX + 1];
 	const struct kfit_elf *e;
 	size_t i;
 	int k;

@@ -16,8 +16,8 @@
  */
 
 /* "key=value\n", value's line breaks and tabs made spaces */
-void kfit_meta_kv(FILE *f, const char *key, const char *val);
-void kfit_meta_u64(FILE *f, const char *key, __u64 val);
+void kfit_kftmeta_kv(FILE *f, const char *key, const char *val);
+void kfit_kftmeta_u64(FILE *f, const char *key, __u64 val);
 
 /*
  * META's machine keys (src/lib/trace/kft.h): kfit_version, cmdline (argv, the
@@ -25,42 +25,42 @@ void kfit_meta_u64(FILE *f, const char *key, __u64 val);
  * uname.*, ncpus, page_size, clock and its offsets to CLOCK_REALTIME and
  * CLOCK_BOOTTIME (start_ns is the tool's: when its recording began).
  */
-int kfit_meta_machine(FILE *f, int argc, char *const argv[]);
+int kfit_kftmeta_machine(FILE *f, int argc, char *const argv[]);
 
 /*
  * The tasks in proc (NULL: /proc), those of process pid only when pid is
  * not 0: fn(pid, tid, ppid, comm, ctx) for each (its nonzero return stops
  * the walk and is returned). Tasks that end meanwhile are left out.
  */
-typedef int (*kfit_task_fn)(__u32 pid, __u32 tid, __u32 ppid, const char *comm,
+typedef int (*kfit_kftmeta_task_fn)(__u32 pid, __u32 tid, __u32 ppid, const char *comm,
 			    void *ctx);
-int kfit_proc_tasks(const char *proc, int pid, kfit_task_fn fn, void *ctx);
+int kfit_kftmeta_proc_tasks(const char *proc, int pid, kfit_kftmeta_task_fn fn, void *ctx);
 
 /* A TASKS line: "PID\tTID\tPPID\tCOMM" */
-void kfit_meta_task(FILE *f, __u32 pid, __u32 tid, __u32 ppid, const char *comm);
+void kfit_kftmeta_task(FILE *f, __u32 pid, __u32 tid, __u32 ppid, const char *comm);
 
 /* A NAMES line: "TS\tPID\tTID\tCOMM" */
-void kfit_meta_name(FILE *f, __u64 ts, __u32 pid, __u32 tid, const char *comm);
+void kfit_kftmeta_name(FILE *f, __u64 ts, __u32 pid, __u32 tid, const char *comm);
 
 /*
  * EVENTS: per tracepoint, "event ID CAT:NAME", its format file from
  * tracefs (NULL: the mounted one) as it is, an empty line.
  */
-int kfit_meta_events(FILE *f, const struct kfit_tps *tps, const char *tracefs);
+int kfit_kftmeta_events(FILE *f, const struct kfit_tpglob *tps, const char *tracefs);
 
 /*
  * The addresses of sampled stacks, named while their processes live:
  * each distinct (pid, address) once, through kfit_syms_name; written as
  * a SYMS block. One thread.
  */
-struct kfit_symset;
+struct kfit_kftmeta_symset;
 
-struct kfit_symset *kfit_symset_new(struct kfit_syms *syms);
-void kfit_symset_free(struct kfit_symset *s);
+struct kfit_kftmeta_symset *kfit_kftmeta_symset_new(struct kfit_syms *syms);
+void kfit_kftmeta_symset_free(struct kfit_kftmeta_symset *s);
 /* Name addr of pid (kernel: pid is not kept) if not done yet: 0 or -ENOMEM */
-int kfit_symset_add(struct kfit_symset *s, __u32 pid, __u64 addr, bool kernel);
-__u64 kfit_symset_count(const struct kfit_symset *s);
+int kfit_kftmeta_symset_add(struct kfit_kftmeta_symset *s, __u32 pid, __u64 addr, bool kernel);
+__u64 kfit_kftmeta_symset_count(const struct kfit_kftmeta_symset *s);
 /* SYMS: "file\tPATH\tBUILD_ID" of the ELF files read, then "PID\tADDR\tK\tNAME" */
-int kfit_symset_text(const struct kfit_symset *s, FILE *f);
+int kfit_kftmeta_symset_text(const struct kfit_kftmeta_symset *s, FILE *f);
 
 #endif

@@ -624,7 +624,7 @@ static size_t file_offset_name(const char *s)
 	return plus - s;
 }
 
-const char *kfit_frame_group(const char *name, char *buf, size_t len)
+const char *kfit_ctree_frame_group(const char *name, char *buf, size_t len)
 {
 	size_t n;
 
@@ -650,7 +650,7 @@ static const char *frame_name(struct kfit_ctree *t, __u32 pid, __u64 addr, bool 
 		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)addr);
 		s = hex;
 	}
-	g = t->o.group_unknown ? kfit_frame_group(s, buf, sizeof(buf)) : NULL;
+	g = t->o.group_unknown ? kfit_ctree_frame_group(s, buf, sizeof(buf)) : NULL;
 	if (g) {
 		*grouped = true;
 		s = g;
@@ -785,7 +785,7 @@ static int dispatch(struct kfit_ctree *t, const union any_rec *r)
 	return 0;
 }
 
-bool kfit_rec_whole(const void *rec, size_t size)
+bool kfit_ctree_check_rec(const void *rec, size_t size)
 {
 	struct kfit_rec_sample s;
 	struct kfit_rec h;
@@ -816,7 +816,7 @@ int kfit_ctree_add(struct kfit_ctree *t, const void *rec, size_t size)
 		t->st.bad++;
 		return 0;
 	}
-	if (!kfit_rec_whole(rec, size)) {
+	if (!kfit_ctree_check_rec(rec, size)) {
 		t->st.bad++;
 		return 0;
 	}
@@ -1199,7 +1199,7 @@ const struct kfit_cthread *kfit_ctree_thread(const struct kfit_ctree *t, int i)
 	return i >= 0 && i < t->nlist ? &t->list[i]->t : NULL;
 }
 
-const struct kfit_ctree_stats *kfit_ctree_stats(const struct kfit_ctree *t)
+const struct kfit_ctree_stats *kfit_ctree_get_stats(const struct kfit_ctree *t)
 {
 	return &t->st;
 }
@@ -1263,7 +1263,7 @@ const char *kfit_ctree_ctx_name(__u8 ctx)
 	return ctx < KFIT_NCTX ? names[ctx] : "?";
 }
 
-const char *kfit_rec_type_name(__u8 type)
+const char *kfit_ctree_rec_type_name(__u8 type)
 {
 	static const char *const names[KFIT_REC_NTYPES] = {
 		[KFIT_REC_CALL] = "call", [KFIT_REC_SWITCH] = "switch",

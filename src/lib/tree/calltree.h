@@ -92,7 +92,7 @@ struct kfit_ctree_stats {
 };
 
 /* Names of user and kernel addresses of samples; NULL: hex */
-typedef const char *(*kfit_sym_fn)(void *ctx, __u32 pid, __u64 addr, bool kernel);
+typedef const char *(*kfit_ctree_sym_fn)(void *ctx, __u32 pid, __u64 addr, bool kernel);
 
 struct kfit_ctree_opts {
 	const char *const *funcs;	/* function table: id -> name */
@@ -100,9 +100,9 @@ struct kfit_ctree_opts {
 	const char *const *events;	/* event table: id -> "category:name" */
 	__u32 nevents;
 	bool no_interlace;	/* interrupts stay apart, in per-CPU threads */
-	kfit_sym_fn sym;	/* sampled mode */
+	kfit_ctree_sym_fn sym;	/* sampled mode */
 	void *sym_ctx;
-	bool group_unknown;	/* sampled: unnamed frames grouped by file (kfit_frame_group) */
+	bool group_unknown;	/* sampled: unnamed frames grouped by file (kfit_ctree_frame_group) */
 };
 
 struct kfit_ctree;
@@ -121,7 +121,7 @@ int kfit_ctree_add(struct kfit_ctree *t, const void *rec, size_t size);
  * its size a multiple of 8 within size, all of its type's fields, a
  * sample's frames. What kfit_ctree_add checks first.
  */
-bool kfit_rec_whole(const void *rec, size_t size);
+bool kfit_ctree_check_rec(const void *rec, size_t size);
 /* Decode a buffer of records back to back; stops at a truncated one */
 int kfit_ctree_add_all(struct kfit_ctree *t, const void *buf, size_t size);
 /* No more records: adopt what can be, interlace, sort threads by pid, tid */
@@ -131,12 +131,12 @@ void kfit_ctree_free(struct kfit_ctree *t);
 /* After finish: the threads, in order */
 int kfit_ctree_nthreads(const struct kfit_ctree *t);
 const struct kfit_cthread *kfit_ctree_thread(const struct kfit_ctree *t, int i);
-const struct kfit_ctree_stats *kfit_ctree_stats(const struct kfit_ctree *t);
+const struct kfit_ctree_stats *kfit_ctree_get_stats(const struct kfit_ctree *t);
 /* The name of a CALL or FRAME node ("?" past the table), an EVENT's event */
 const char *kfit_ctree_name(const struct kfit_ctree *t, const struct kfit_cnode *n);
 const char *kfit_ctree_ctx_name(__u8 ctx);
 /* A record type's name: "call", "switch", ... "lost"; "?" for no type */
-const char *kfit_rec_type_name(__u8 type);
+const char *kfit_ctree_rec_type_name(__u8 type);
 /* An interrupt node's label: "softirq NET_RX" (vec_name), "hardirq 24", "nmi" */
 const char *kfit_ctree_irq_label(const struct kfit_cnode *n, const char *vec_name,
 				 char *buf, size_t len);
@@ -148,7 +148,7 @@ const char *kfit_ctree_irq_label(const struct kfit_cnode *n, const char *vec_nam
  * (callers unknown too) is one frame: a binary without symbols gives one
  * node per file, not one per address.
  */
-const char *kfit_frame_group(const char *name, char *buf, size_t len);
+const char *kfit_ctree_frame_group(const char *name, char *buf, size_t len);
 /* Depth-first, parents before children: the next node after n (NULL: the first) under root, or NULL */
 const struct kfit_cnode *kfit_cnode_next(const struct kfit_cnode *root,
 					 const struct kfit_cnode *n);

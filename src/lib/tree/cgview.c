@@ -16,7 +16,7 @@
 
 static const char *dur(__u64 ns, char *buf)
 {
-	return kfit_fmt_duration(ns, buf, 32);
+	return kfit_duration_fmt(ns, buf, 32);
 }
 
 static __u64 elapsed(const struct kfit_cgview *v)
@@ -87,7 +87,7 @@ static void print_header(const struct kfit_cgview *v, const struct kfit_cgview_o
 		kfit_treeprint_sample_counts(stdout, t);
 	else
 		kfit_treeprint_counts(stdout, t);
-	if (v->sampled && !kfit_ctree_stats(t)->samples)
+	if (v->sampled && !kfit_ctree_get_stats(t)->samples)
 		no_samples(stdout, v);
 	if (v->missed)
 		printf("%llu probe run%s missed: the kernel skips a BPF program that "
@@ -123,7 +123,7 @@ static __u64 min_samples(const struct kfit_cgview *v, __u64 min_ns)
 }
 
 /*
- * The sampled tree's limits: text has KFIT_CGV_PERCENT_LIMIT unless told,
+ * The sampled tree's limits: text has KFIT_CGVIEW_PERCENT_LIMIT unless told,
  * JSON only what it is told; "hidden in N lines" says under what
  */
 static void sampled_limits(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
@@ -131,14 +131,14 @@ static void sampled_limits(const struct kfit_cgview *v, const struct kfit_cgview
 {
 	char pct[32] = "", min[32] = "";
 
-	to->min_pct = o->min_pct_set ? o->min_pct : text ? KFIT_CGV_PERCENT_LIMIT : 0;
+	to->min_pct = o->min_pct_set ? o->min_pct : text ? KFIT_CGVIEW_PERCENT_LIMIT : 0;
 	to->min_samples = o->min_ns ? min_samples(v, o->min_ns) : 0;
 	to->max_depth = o->max_depth;
 	to->width = text ? o->width : 0;
 	if (to->min_pct > 0)
 		snprintf(pct, sizeof(pct), "%g%%", to->min_pct);
 	if (to->min_samples)
-		kfit_fmt_duration(o->min_ns, min, sizeof(min));
+		kfit_duration_fmt(o->min_ns, min, sizeof(min));
 	if (*pct && *min)
 		snprintf(note, len, "under %s or %s (--percent-limit, --min)", pct, min);
 	else if (*min)
@@ -148,7 +148,7 @@ static void sampled_limits(const struct kfit_cgview *v, const struct kfit_cgview
 	to->hidden_note = note;
 }
 
-static void json_attach(struct kfit_json *j, const struct kfit_cgv_attach *a)
+static void json_attach(struct kfit_json *j, const struct kfit_cgview_attach *a)
 {
 	kfit_json_begin_object(j, "attach");
 	kfit_json_str(j, "mechanism", a->mechanism);
@@ -245,7 +245,7 @@ static int print_summary(const struct kfit_cgview *v, const struct kfit_cgview_o
 /* The exports' callbacks share one ctx: the tree's names, the view's kinds */
 struct xctx {
 	const struct kfit_cgview *v;
-	kfit_xname_fn name;
+	kfit_export_name_fn name;
 	void *name_ctx;
 };
 
@@ -266,9 +266,9 @@ static bool call_kernel(void *ctx, const struct kfit_cnode *n)
 }
 
 static int export_file(const char *path, struct kfit_out *out,
-		       const struct kfit_xsrc *src, bool svg)
+		       const struct kfit_export_src *src, bool svg)
 {
-	struct kfit_svg_opts so = { .title = "callgraph" };
+	struct kfit_export_svg_opts so = { .title = "callgraph" };
 	struct kfit_out mine;
 	FILE *f;
 	int err;
@@ -297,11 +297,11 @@ static int export_file(const char *path, struct kfit_out *out,
 static int print_exports(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
 			 const struct kfit_ctree *t, bool *said)
 {
-	struct kfit_xsrc src;
+	struct kfit_export_src src;
 	struct xctx x = { .v = v };
 	int err;
 
-	err = kfit_xsrc_ctree(&src, t, v->sampled);
+	err = kfit_export_src_ctree(&src, t, v->sampled);
 	if (err)
 		return err;
 	if (!v->sampled) {
@@ -319,7 +319,7 @@ static int print_exports(const struct kfit_cgview *v, const struct kfit_cgview_o
 	if (!err && o->perfetto && !v->sampled &&
 	    (err = export_file(o->perfetto, o->perfetto_out, &src, false)))
 		*said = true;
-	kfit_xsrc_release(&src);
+	kfit_export_src_release(&src);
 	return err;
 }
 
@@ -334,7 +334,7 @@ static void count_word(char *buf, size_t len, __u64 n, const char *one, const ch
 			 n == 1 ? one : many, sep);
 }
 
-static void print_counts(const struct kfit_cgv_counts *c)
+static void print_counts(const struct kfit_cgview_counts *c)
 {
 	const __u64 *t = c->types;
 	char b[512] = "";
@@ -372,7 +372,7 @@ int kfit_cgview_render(const struct kfit_cgview *v, const struct kfit_cgview_opt
 		sampled_limits(v, o, true, &to, note, sizeof(note));
 	if (o->verbose && v->counts)
 		print_counts(v->counts);
-	if (v->sampled && (o->json || o->folded) && !kfit_ctree_stats(t)->samples)
+	if (v->sampled && (o->json || o->folded) && !kfit_ctree_get_stats(t)->samples)
 		no_samples(stderr, v);
 	if (o->json) {
 		print_json(v, o, t);

@@ -21,26 +21,26 @@
  */
 
 /* An entry of the function table the call records' ids index */
-struct kfit_cgv_func {
+struct kfit_cgview_func {
 	const char *name;
 	bool kernel;		/* kernel code (the exports' colours) */
 	bool dropped;		/* listed but not traced: left out of the summary */
 };
 
 /* A function left out before tracing, and why */
-struct kfit_cgv_skip {
+struct kfit_cgview_skip {
 	const char *name, *reason;
 };
 
 /* How the functions were attached: the JSON's "attach" object */
-struct kfit_cgv_attach {
+struct kfit_cgview_attach {
 	const char *mechanism;
 	__u64 functions, skipped, attach_ns;
 	__s64 fds;		/* fds opened by attaching */
 };
 
 /* -v's line of what was read (kfit_info) */
-struct kfit_cgv_counts {
+struct kfit_cgview_counts {
 	__u64 records, bytes;
 	__u64 types[KFIT_REC_NTYPES];	/* records of each type */
 	__u64 end_calls;	/* calls still open at the end (in types[CALL]) */
@@ -53,7 +53,7 @@ struct kfit_cgview {
 	const char *mechanism;	/* "perf_event", "tracepoint", the attacher's */
 	unsigned int hz;	/* sampled */
 	const char *sample_event;	/* sampled: "cpu-clock"... */
-	const struct kfit_cgv_func *funcs;
+	const struct kfit_cgview_func *funcs;
 	int nfuncs;
 	int ntracepoints;	/* -e */
 	bool root;		/* --root: only what runs inside it */
@@ -62,14 +62,14 @@ struct kfit_cgview {
 	__u64 too_deep;		/* calls nested deeper than max_depth */
 	__u64 no_stack;		/* calls not kept: too many threads */
 	int max_depth;
-	const struct kfit_cgv_skip *skipped;
+	const struct kfit_cgview_skip *skipped;
 	int nskipped;
-	const struct kfit_cgv_attach *attach;	/* NULL: no functions attached */
-	const struct kfit_cgv_counts *counts;	/* NULL: no -v line */
+	const struct kfit_cgview_attach *attach;	/* NULL: no functions attached */
+	const struct kfit_cgview_counts *counts;	/* NULL: no -v line */
 };
 
 /* Sampled text leaves out frames under this % of their process, unless told */
-#define KFIT_CGV_PERCENT_LIMIT	0.5
+#define KFIT_CGVIEW_PERCENT_LIMIT	0.5
 
 struct kfit_cgview_opts {
 	bool summary;		/* the kd table */
@@ -89,7 +89,7 @@ struct kfit_cgview_opts {
 	bool tree;		/* the tree too, with any other output */
 	/*
 	 * Sampled mode's limits (treeprint.h): frames under min_pct of their
-	 * process (text: KFIT_CGV_PERCENT_LIMIT unless min_pct_set), or
+	 * process (text: KFIT_CGVIEW_PERCENT_LIMIT unless min_pct_set), or
 	 * sampled for less than min_ns (samples / hz: --min), left out; the
 	 * frames below depth max_depth (-D) cut; text lines fitted to width
 	 * columns (0: not cut). The text and JSON trees have them, the
@@ -168,8 +168,8 @@ struct kfit_cgview_opts kfit_cgview_opts_of(struct kfit_cgview_args *a,
  * "0.5%"), --width N (0: lines not cut, or 40 to 10000), -D N (1 to
  * 65535). 0 when taken.
  */
-#define KFIT_CGV_MIN_WIDTH	40
-#define KFIT_CGV_MAX_WIDTH	10000
+#define KFIT_CGVIEW_MIN_WIDTH	40
+#define KFIT_CGVIEW_MAX_WIDTH	10000
 int kfit_cgview_parse_pct(const char *tool, const char *arg, double *out);
 int kfit_cgview_parse_width(const char *tool, const char *arg, unsigned int *out);
 int kfit_cgview_parse_depth(const char *tool, const char *arg, __u32 *out);

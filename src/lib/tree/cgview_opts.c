@@ -155,10 +155,10 @@ int kfit_cgview_parse_width(const char *tool, const char *arg, unsigned int *out
 {
 	unsigned long v = 0;
 
-	if (strcmp(arg, "0") && (kfit_parse_uint(arg, KFIT_CGV_MAX_WIDTH, &v) ||
-				 v < KFIT_CGV_MIN_WIDTH)) {
+	if (strcmp(arg, "0") && (kfit_opts_parse_uint(arg, KFIT_CGVIEW_MAX_WIDTH, &v) ||
+				 v < KFIT_CGVIEW_MIN_WIDTH)) {
 		fprintf(stderr, "%s: invalid width '%s': 0 (lines not cut) or %d to %d\n",
-			tool, arg, KFIT_CGV_MIN_WIDTH, KFIT_CGV_MAX_WIDTH);
+			tool, arg, KFIT_CGVIEW_MIN_WIDTH, KFIT_CGVIEW_MAX_WIDTH);
 		return -1;
 	}
 	*out = v;
@@ -169,7 +169,7 @@ int kfit_cgview_parse_depth(const char *tool, const char *arg, __u32 *out)
 {
 	unsigned long v;
 
-	if (kfit_parse_uint(arg, 65535, &v) || !v) {
+	if (kfit_opts_parse_uint(arg, 65535, &v) || !v) {
 		fprintf(stderr, "%s: invalid depth '%s': a number from 1\n", tool, arg);
 		return -1;
 	}

@@ -13,7 +13,7 @@
 #include "strset.h"
 #include "treeprint.h"
 
-const char *export_node_name(const struct kfit_xsrc *s, const struct kfit_cnode *n)
+const char *export_node_name(const struct kfit_export_src *s, const struct kfit_cnode *n)
 {
 	const char *name;
 
@@ -24,7 +24,7 @@ const char *export_node_name(const struct kfit_xsrc *s, const struct kfit_cnode 
 }
 
 /* An interrupt: "softirq NET_RX", "hardirq 24", "nmi" */
-const char *export_irq_label(const struct kfit_xsrc *s, const struct kfit_cnode *n,
+const char *export_irq_label(const struct kfit_export_src *s, const struct kfit_cnode *n,
 			     char *buf, size_t size)
 {
 	return kfit_ctree_irq_label(n, export_node_name(s, n), buf, size);
@@ -42,7 +42,7 @@ static bool frame_kernel(void *ctx, const struct kfit_cnode *n)
 	return n->kind == KFIT_CN_FRAME && n->id;
 }
 
-int kfit_xsrc_ctree(struct kfit_xsrc *s, const struct kfit_ctree *t, bool sampled)
+int kfit_export_src_ctree(struct kfit_export_src *s, const struct kfit_ctree *t, bool sampled)
 {
 	const struct kfit_cthread **th;
 	int i, n = kfit_ctree_nthreads(t);
@@ -59,12 +59,12 @@ int kfit_xsrc_ctree(struct kfit_xsrc *s, const struct kfit_ctree *t, bool sample
 	s->name = ctree_name;
 	s->kernel = sampled ? frame_kernel : NULL;
 	s->ctx = (void *)t;
-	s->stats = kfit_ctree_stats(t);
+	s->stats = kfit_ctree_get_stats(t);
 	s->t0 = s->stats->first_ts;
 	return 0;
 }
 
-void kfit_xsrc_release(struct kfit_xsrc *s)
+void kfit_export_src_release(struct kfit_export_src *s)
 {
 	free((void *)s->threads);
 	s->threads = NULL;
@@ -152,14 +152,14 @@ struct flame {
 	__u32 n, cap;
 	__u32 *slot;		/* (parent, class, name) -> index; 0: empty */
 	__u32 mask;
-	const struct kfit_xsrc *src;
+	const struct kfit_export_src *src;
 	__u32 *fstk;		/* frames of the nodes open in the walk */
 	size_t fsp, fcap;
 };
 
 static __u32 fkey(__u32 parent, __u8 cls, const char *name)
 {
-	return kfit_strhash(name) ^ (parent * 0x9e3779b1U) ^ (cls * 0x85ebca6bU);
+	return kfit_strset_hash(name) ^ (parent * 0x9e3779b1U) ^ (cls * 0x85ebca6bU);
 }
 
 static __u32 *fslot(struct flame *fl, __u32 parent, __u8 cls, const char *name)
@@ -200,7 +200,7 @@ static int fgrow(struct flame *fl)
 	return 0;
 }
 
-static int flame_init(struct flame *fl, const struct kfit_xsrc *s)
+static int flame_init(struct flame *fl, const struct kfit_export_src *s)
 {
 	fl->src = s;
 	fl->cap = 256;
@@ -257,7 +257,7 @@ static __u32 flame_child(struct flame *fl, __u32 parent, const char *name,
 	return i;
 }
 
-static __u8 code_class(const struct kfit_xsrc *s, const struct kfit_cnode *n)
+static __u8 code_class(const struct kfit_export_src *s, const struct kfit_cnode *n)
 {
 	if (n->kind == KFIT_CN_CALL && (n->flags & KFIT_RF_LOST))
 		return FC_LOST;
@@ -270,7 +270,7 @@ static __u8 code_class(const struct kfit_xsrc *s, const struct kfit_cnode *n)
 static int node_frame(struct flame *fl, __u32 parent, const struct kfit_cnode *n,
 		      __u32 *idx)
 {
-	const struct kfit_xsrc *s = fl->src;
+	const struct kfit_export_src *s = fl->src;
 	char buf[64], label[48];
 	__u32 i;
 
@@ -392,7 +392,7 @@ static int flame_order(struct flame *fl)
 	return 0;
 }
 
-static int flame_build(struct flame *fl, const struct kfit_xsrc *s)
+static int flame_build(struct flame *fl, const struct kfit_export_src *s)
 {
 	struct export_walker w = { .enter = flame_enter, .leave = flame_leave, .c = fl };
 	int i, err;
@@ -451,7 +451,7 @@ int export_finish_file(FILE *f)
 	return 0;
 }
 
-int kfit_export_folded(const struct kfit_xsrc *s, FILE *f)
+int kfit_export_folded(const struct kfit_export_src *s, FILE *f)
 {
 	struct flame fl;
 	__u32 i;
@@ -479,7 +479,7 @@ int kfit_export_folded(const struct kfit_xsrc *s, FILE *f)
 struct svg {
 	FILE *f;
 	const struct flame *fl;
-	const struct kfit_svg_opts *o;
+	const struct kfit_export_svg_opts *o;
 	int width, height;
 	double min_px, scale;	/* px per unit of value */
 	__u32 maxdepth, omitted;
@@ -504,7 +504,7 @@ static const struct {
 
 static void frame_color(const struct fnode *v, int rgb[3])
 {
-	__u32 h = kfit_strhash(v->name);
+	__u32 h = kfit_strset_hash(v->name);
 	double x[3] = { (h & 0xff) / 255.0, ((h >> 8) & 0xff) / 255.0,
 			((h >> 16) & 0xff) / 255.0 };
 	int c;
@@ -519,7 +519,7 @@ static void svg_value(const struct svg *g, __u64 v, char *buf, size_t size)
 	if (g->fl->src->sampled)
 		snprintf(buf, size, "%llu sample%s", (unsigned long long)v, v == 1 ? "" : "s");
 	else
-		kfit_fmt_duration(v, buf, size);
+		kfit_duration_fmt(v, buf, size);
 }
 
 static void svg_frame(const struct svg *g, const struct fnode *v)
@@ -626,7 +626,7 @@ static const char svg_script[] =
 
 static void svg_head(const struct svg *g)
 {
-	const struct kfit_svg_opts *o = g->o;
+	const struct kfit_export_svg_opts *o = g->o;
 
 	fprintf(g->f, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		"<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
@@ -691,10 +691,10 @@ static void svg_foot(const struct svg *g)
 		"yellow: thread");
 }
 
-int kfit_export_svg(const struct kfit_xsrc *s, const struct kfit_svg_opts *o,
+int kfit_export_svg(const struct kfit_export_src *s, const struct kfit_export_svg_opts *o,
 		    FILE *f)
 {
-	struct kfit_svg_opts none = { 0 };
+	struct kfit_export_svg_opts none = { 0 };
 	struct svg g = { .f = f, .o = o ? o : &none };
 	struct flame fl;
 	int err;

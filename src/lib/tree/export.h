@@ -33,16 +33,16 @@
  * The name of a CALL, FRAME, EVENT or IRQ node (a softirq's vector:
  * "NET_RX"), as kfit_ctree_name gives it
  */
-typedef const char *(*kfit_xname_fn)(void *ctx, const struct kfit_cnode *n);
+typedef const char *(*kfit_export_name_fn)(void *ctx, const struct kfit_cnode *n);
 /* Whether a CALL or FRAME node is kernel code (colours, Perfetto's cat) */
-typedef bool (*kfit_xkernel_fn)(void *ctx, const struct kfit_cnode *n);
+typedef bool (*kfit_export_kernel_fn)(void *ctx, const struct kfit_cnode *n);
 
-struct kfit_xsrc {
+struct kfit_export_src {
 	const struct kfit_cthread *const *threads;
 	int nthreads;
 	bool sampled;			/* FRAME trees, values in samples */
-	kfit_xname_fn name;		/* required */
-	kfit_xkernel_fn kernel;		/* NULL: no kernel/user split */
+	kfit_export_name_fn name;		/* required */
+	kfit_export_kernel_fn kernel;		/* NULL: no kernel/user split */
 	void *ctx;			/* given to name and kernel */
 	__u64 t0;			/* Perfetto: the ns shown as time 0 */
 	const struct kfit_ctree_stats *stats;	/* NULL, or losses to show */
@@ -52,10 +52,10 @@ struct kfit_xsrc {
  * A source over a finished tree: its threads, kfit_ctree_name, its stats,
  * t0 its first timestamp; in sampled mode FRAMEs' kernel marks (exact
  * mode: set kernel to tell kernel calls from user ones). 0 or -ENOMEM;
- * kfit_xsrc_release frees it (the tree stays the caller's).
+ * kfit_export_src_release frees it (the tree stays the caller's).
  */
-int kfit_xsrc_ctree(struct kfit_xsrc *s, const struct kfit_ctree *t, bool sampled);
-void kfit_xsrc_release(struct kfit_xsrc *s);
+int kfit_export_src_ctree(struct kfit_export_src *s, const struct kfit_ctree *t, bool sampled);
+void kfit_export_src_release(struct kfit_export_src *s);
 
 /*
  * Folded stacks, one line per distinct stack with a self value:
@@ -63,9 +63,9 @@ void kfit_xsrc_release(struct kfit_xsrc *s);
  * frame names ';' becomes ':' and control characters '?' (spaces stay:
  * readers take the value after the last space). 0, -ENOMEM or -EIO.
  */
-int kfit_export_folded(const struct kfit_xsrc *s, FILE *f);
+int kfit_export_folded(const struct kfit_export_src *s, FILE *f);
 
-struct kfit_svg_opts {
+struct kfit_export_svg_opts {
 	const char *title;	/* NULL: "Flame Graph" */
 	const char *subtitle;	/* NULL: none */
 	int width;		/* px; 0: 1200 */
@@ -80,7 +80,7 @@ struct kfit_svg_opts {
  * kernel, red user when src->kernel says which), purple interrupts, blue
  * off CPU, yellow threads, grey lost calls. 0, -ENOMEM or -EIO.
  */
-int kfit_export_svg(const struct kfit_xsrc *s, const struct kfit_svg_opts *o,
+int kfit_export_svg(const struct kfit_export_src *s, const struct kfit_export_svg_opts *o,
 		    FILE *f);
 
 /*
@@ -91,14 +91,14 @@ int kfit_export_svg(const struct kfit_xsrc *s, const struct kfit_svg_opts *o,
  * strictly), off CPU as nested "off-cpu (blocked|preempted)" slices,
  * tracepoint events, fork, exec and exit as instants "i". Interrupts go
  * to tracks of their own, a thread per CPU and context of a pseudo
- * process "interrupts" (pid KFIT_XIRQ_PID). Exact mode only: sampled
+ * process "interrupts" (pid KFIT_EXPORT_IRQ_PID). Exact mode only: sampled
  * trees have no timeline (-EOPNOTSUPP). 0, -ENOMEM or -EIO.
  */
-#define KFIT_XIRQ_PID	(1U << 22)	/* above PID_MAX_LIMIT: no task has it */
-int kfit_export_perfetto(const struct kfit_xsrc *s, FILE *f);
+#define KFIT_EXPORT_IRQ_PID	(1U << 22)	/* above PID_MAX_LIMIT: no task has it */
+int kfit_export_perfetto(const struct kfit_export_src *s, FILE *f);
 
 /* A sampled stack at its time, for the timeline of kfit_export_perfetto_samples */
-struct kfit_xsample {
+struct kfit_export_sample {
 	__u64 ts;
 	__u32 pid, tid, cpu;
 	char comm[16];			/* the thread's name then */
@@ -114,7 +114,7 @@ struct kfit_xsample {
  * one slice across them, so a function on CPU for 10 samples is one slice
  * 10 periods long. Samples given in any order. 0, -ENOMEM or -EIO.
  */
-int kfit_export_perfetto_samples(const struct kfit_xsample *v, size_t n, __u64 t0,
+int kfit_export_perfetto_samples(const struct kfit_export_sample *v, size_t n, __u64 t0,
 				 __u64 period_ns, FILE *f);
 
 #endif

@@ -21,8 +21,8 @@ struct export_walker {
 	void *c;
 };
 
-const char *export_node_name(const struct kfit_xsrc *s, const struct kfit_cnode *n);
-const char *export_irq_label(const struct kfit_xsrc *s, const struct kfit_cnode *n,
+const char *export_node_name(const struct kfit_export_src *s, const struct kfit_cnode *n);
+const char *export_irq_label(const struct kfit_export_src *s, const struct kfit_cnode *n,
 			     char *buf, size_t size);
 int export_walk(struct export_walker *w, const struct kfit_cnode *n, bool all);
 const char *export_thread_label(const struct kfit_cthread *t, char *buf, size_t size);

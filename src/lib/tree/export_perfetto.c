@@ -30,7 +30,7 @@ struct irqref {
 
 struct trace {
 	struct kfit_json j;
-	const struct kfit_xsrc *s;
+	const struct kfit_export_src *s;
 	__u32 pid, tid;			/* the track being written */
 	struct span *sp;
 	size_t nsp, spcap;
@@ -132,7 +132,7 @@ static void ev_end(struct trace *x)
 
 static int ev_call(struct trace *x, const struct kfit_cnode *n)
 {
-	const struct kfit_xsrc *s = x->s;
+	const struct kfit_export_src *s = x->s;
 	const char *cat = "call";
 
 	if (s->kernel && !(n->flags & KFIT_RF_LOST))
@@ -354,13 +354,13 @@ static int trace_irqs(struct trace *x)
 	if (!x->nirqs)
 		return 0;
 	qsort(x->irqs, x->nirqs, sizeof(*x->irqs), irq_cmp);
-	ev_meta(x, "process_name", KFIT_XIRQ_PID, KFIT_XIRQ_PID, "interrupts");
-	x->pid = KFIT_XIRQ_PID;
+	ev_meta(x, "process_name", KFIT_EXPORT_IRQ_PID, KFIT_EXPORT_IRQ_PID, "interrupts");
+	x->pid = KFIT_EXPORT_IRQ_PID;
 	for (i = 0; i < x->nirqs && !err; i++) {
 		r = &x->irqs[i];
 		if (!first || r->cpu != first->cpu || r->ctx != first->ctx) {
 			first = r;
-			x->tid = KFIT_XIRQ_PID + 1 + r->cpu * KFIT_NCTX + r->ctx;
+			x->tid = KFIT_EXPORT_IRQ_PID + 1 + r->cpu * KFIT_NCTX + r->ctx;
 			snprintf(name, sizeof(name), "%s cpu %u", kfit_ctree_ctx_name(r->ctx),
 				 r->cpu);
 			ev_meta(x, "thread_name", x->pid, x->tid, name);
@@ -391,7 +391,7 @@ static void trace_stats(struct trace *x)
 	kfit_json_end_object(&x->j);
 }
 
-int kfit_export_perfetto(const struct kfit_xsrc *s, FILE *f)
+int kfit_export_perfetto(const struct kfit_export_src *s, FILE *f)
 {
 	const struct kfit_cthread **th;
 	struct trace x = { .s = s };
@@ -448,8 +448,8 @@ struct stimeline {
 
 static int sample_cmp(const void *a, const void *b)
 {
-	const struct kfit_xsample *x = *(const struct kfit_xsample *const *)a;
-	const struct kfit_xsample *y = *(const struct kfit_xsample *const *)b;
+	const struct kfit_export_sample *x = *(const struct kfit_export_sample *const *)a;
+	const struct kfit_export_sample *y = *(const struct kfit_export_sample *const *)b;
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
@@ -510,8 +510,8 @@ static int tl_open(struct stimeline *tl, const char *name, __u64 ts)
 }
 
 /* One sample after prev (NULL: the thread's first) */
-static int tl_sample(struct stimeline *tl, const struct kfit_xsample *prev,
-		     const struct kfit_xsample *s, __u64 period)
+static int tl_sample(struct stimeline *tl, const struct kfit_export_sample *prev,
+		     const struct kfit_export_sample *s, __u64 period)
 {
 	int i, common = 0;
 
@@ -552,7 +552,7 @@ static void sample_meta(struct kfit_json *j, const char *what, __u32 pid, __u32 
 
 /* The samples of one thread, s[0..n), as slices */
 static int tl_thread(struct kfit_json *j, struct stimeline *tl,
-		     const struct kfit_xsample *const *s, size_t n, __u64 t0, __u64 period)
+		     const struct kfit_export_sample *const *s, size_t n, __u64 t0, __u64 period)
 {
 	size_t i;
 
@@ -582,10 +582,10 @@ static int tl_thread(struct kfit_json *j, struct stimeline *tl,
 	return 0;
 }
 
-int kfit_export_perfetto_samples(const struct kfit_xsample *v, size_t n, __u64 t0,
+int kfit_export_perfetto_samples(const struct kfit_export_sample *v, size_t n, __u64 t0,
 				 __u64 period_ns, FILE *f)
 {
-	const struct kfit_xsample **s = malloc((n + 1) * sizeof(*s));
+	const struct kfit_export_sample **s = malloc((n + 1) * sizeof(*s));
 	struct stimeline tl = { 0 };
 	struct kfit_json j;
 	size_t i, k, m;
@@ -607,7 +607,7 @@ int kfit_export_perfetto_samples(const struct kfit_xsample *v, size_t n, __u64 t
 	kfit_json_begin_array(&j, "traceEvents");
 	/* a process named after its main thread, else its first */
 	for (i = 0; i < n; i = k) {
-		const struct kfit_xsample *main = s[i];
+		const struct kfit_export_sample *main = s[i];
 
 		for (k = i; k < n && s[k]->pid == s[i]->pid; k++)
 			if (s[k]->tid == s[k]->pid)

@@ -55,7 +55,7 @@ void kfit_fstats_edge(struct kfit_fstats *s, int parent, int child, __u64 ns)
 
 int kfit_fstats_parse_top(const char *tool, const char *arg, unsigned long *top)
 {
-	if (!kfit_parse_uint(arg, 1000000, top))
+	if (!kfit_opts_parse_uint(arg, 1000000, top))
 		return 0;
 	fprintf(stderr, "%s: invalid number '%s' for --top\n", tool, arg);
 	return -1;
@@ -158,7 +158,7 @@ int *kfit_fstats_sorted(const struct kfit_fstats *s, int *n)
 
 static const char *dur(__u64 ns, char *buf)
 {
-	return kfit_fmt_duration(ns, buf, 32);
+	return kfit_duration_fmt(ns, buf, 32);
 }
 
 static const char *fname(const struct kfit_fstat *f)
@@ -236,8 +236,8 @@ void kfit_fstats_notes(FILE *f, const struct kfit_fstats *s, const struct kfit_f
 	if (nt->has_min || nt->has_max)
 		fprintf(f, "%llu call%s outside [%s, %s] left out\n",
 			(unsigned long long)filtered, filtered == 1 ? "" : "s",
-			nt->has_min ? kfit_fmt_duration(nt->min_ns, lo, sizeof(lo)) : "0",
-			nt->has_max ? kfit_fmt_duration(nt->max_ns, hi, sizeof(hi)) : "inf");
+			nt->has_min ? kfit_duration_fmt(nt->min_ns, lo, sizeof(lo)) : "0",
+			nt->has_max ? kfit_duration_fmt(nt->max_ns, hi, sizeof(hi)) : "inf");
 	if (nt->too_deep)
 		fprintf(f, "%llu call%s nested deeper than %d not measured\n",
 			(unsigned long long)nt->too_deep, nt->too_deep == 1 ? "" : "s",

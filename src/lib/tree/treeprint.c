@@ -58,7 +58,7 @@ static void tp_init(struct tp *p, const struct kfit_ctree *t, const struct kfit_
 	p->t = t;
 	p->o = o ? o : &no_opts;
 	p->origin = p->o->abs_time ? 0 :
-		    p->o->origin ? p->o->origin : kfit_ctree_stats(t)->first_ts;
+		    p->o->origin ? p->o->origin : kfit_ctree_get_stats(t)->first_ts;
 }
 
 /* ---- shared helpers --------------------------------------------------- */
@@ -119,7 +119,7 @@ static const char *fmt_dur(const struct tp *p, __u64 ns, char *buf, size_t len)
 	if (p->o->ns)
 		snprintf(buf, len, "%llu", (unsigned long long)ns);
 	else
-		kfit_fmt_duration(ns, buf, len);
+		kfit_duration_fmt(ns, buf, len);
 	return buf;
 }
 
@@ -488,7 +488,7 @@ static void count(FILE *f, const char *sep, __u64 n, const char *one, const char
 
 void kfit_treeprint_sample_counts(FILE *f, const struct kfit_ctree *t)
 {
-	const struct kfit_ctree_stats *s = kfit_ctree_stats(t);
+	const struct kfit_ctree_stats *s = kfit_ctree_get_stats(t);
 
 	count(f, "", s->samples, "sample", "samples");
 	fprintf(f, ", %llu lost", (unsigned long long)s->lost);
@@ -499,7 +499,7 @@ void kfit_treeprint_sample_counts(FILE *f, const struct kfit_ctree *t)
 
 void kfit_treeprint_counts(FILE *f, const struct kfit_ctree *t)
 {
-	const struct kfit_ctree_stats *s = kfit_ctree_stats(t);
+	const struct kfit_ctree_stats *s = kfit_ctree_get_stats(t);
 
 	if (s->samples && !s->calls) {
 		kfit_treeprint_sample_counts(f, t);
@@ -522,7 +522,7 @@ void kfit_treeprint_counts(FILE *f, const struct kfit_ctree *t)
 
 void kfit_treeprint_json_counts(struct kfit_json *j, const struct kfit_ctree *t)
 {
-	const struct kfit_ctree_stats *s = kfit_ctree_stats(t);
+	const struct kfit_ctree_stats *s = kfit_ctree_get_stats(t);
 
 	kfit_json_u64(j, "calls", s->calls);
 	kfit_json_u64(j, "lost", s->lost);

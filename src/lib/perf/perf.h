@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef KFIT_PERFEV_H
-#define KFIT_PERFEV_H
+#ifndef KFIT_PERF_H
+#define KFIT_PERF_H
 
 #include <stdbool.h>
 #include <sys/types.h>
@@ -58,7 +58,7 @@ struct kfit_perf_set {
  * ends meanwhile (ESRCH) is no error while others remain. Returns 0, or
  * -ENOMEM; set->err says what opened.
  */
-int kfit_perf_set_open(struct kfit_perf_set *set, struct kfit_event_list *l,
+int kfit_perf_set_open(struct kfit_perf_set *set, struct kfit_pmu_event_list *l,
 		       const struct kfit_perf_where *w);
 /* ioctl(req) on every group leader, e.g. PERF_EVENT_IOC_ENABLE */
 void kfit_perf_ioctl_leaders(const struct kfit_perf_set *set, unsigned long req);

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <bpf/btf.h>
 #include <cmocka.h>
-#include "btfq.h"
+#include "btf.h"
 
 /* btf_sample.bpf.o is built next to this test binary */
 static int setup(void **state)

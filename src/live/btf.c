@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 #include <bpf/btf.h>
-#include "btfq.h"
+#include "btf.h"
 
 /* Anonymous structs inside anonymous unions inside...: bounded anyway */
 #define MAX_NESTING 8

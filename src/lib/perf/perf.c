@@ -7,7 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "diag.h"
-#include "perfev.h"
+#include "perf.h"
 
 int kfit_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd)
 {
@@ -41,7 +41,7 @@ static int leader_fd(const struct kfit_perf_set *s, int from, int leader)
  * As perf does: when perf_event_paranoid forbids counting the kernel, an
  * event without modifiers falls back to user space only (and says so).
  */
-static bool user_only(struct kfit_event *e)
+static bool user_only(struct kfit_pmu_event *e)
 {
 	struct perf_event_attr *a = &e->attr;
 
@@ -58,11 +58,11 @@ static bool user_only(struct kfit_event *e)
 	return true;
 }
 
-static int open_event(struct kfit_perf_set *s, struct kfit_event_list *l,
+static int open_event(struct kfit_perf_set *s, struct kfit_pmu_event_list *l,
 		      const struct kfit_perf_where *w, int ev, pid_t tid,
 		      int cpu, int from)
 {
-	struct kfit_event *e = &l->ev[ev];
+	struct kfit_pmu_event *e = &l->ev[ev];
 	struct perf_event_attr a = e->attr;
 	bool leader = e->leader == ev;
 	int group = -1, fd;
@@ -103,7 +103,7 @@ static int open_event(struct kfit_perf_set *s, struct kfit_event_list *l,
 }
 
 /* Every event on one task and CPU; ok[ev] once it opened somewhere */
-static void open_events(struct kfit_perf_set *s, struct kfit_event_list *l,
+static void open_events(struct kfit_perf_set *s, struct kfit_pmu_event_list *l,
 			const struct kfit_perf_where *w, pid_t tid, int cpu,
 			bool *ok)
 {
@@ -119,7 +119,7 @@ static void open_events(struct kfit_perf_set *s, struct kfit_event_list *l,
 	}
 }
 
-int kfit_perf_set_open(struct kfit_perf_set *s, struct kfit_event_list *l,
+int kfit_perf_set_open(struct kfit_perf_set *s, struct kfit_pmu_event_list *l,
 		       const struct kfit_perf_where *w)
 {
 	int t, cpu, ev, ncpus = w->cpus ? w->ncpus : 1;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef KFIT_BTFQ_H
-#define KFIT_BTFQ_H
+#ifndef KFIT_BTF_H
+#define KFIT_BTF_H
 
 #include <stdbool.h>
 

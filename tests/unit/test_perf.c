@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * src/lib/perf/perfev.c on this process's software events (any kernel with
+ * src/lib/perf/perf.c on this process's software events (any kernel with
  * perf events has them; root or perf_event_paranoid <= 2 may count one's
  * own task): groups, enabling, per-CPU sets, and tasks that do not exist.
  */
@@ -17,17 +17,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "perfev.h"
+#include "perf.h"
 
 #define PAGES 256
 
-static void parse(struct kfit_event_list *l, const char *spec)
+static void parse(struct kfit_pmu_event_list *l, const char *spec)
 {
 	struct kfit_pmu_env env = {};
 	char err[256];
 
 	memset(l, 0, sizeof(*l));
-	if (kfit_events_parse(l, spec, &env, err, sizeof(err)))
+	if (kfit_pmu_parse(l, spec, &env, err, sizeof(err)))
 		fail_msg("%s: %s", spec, err);
 }
 
@@ -85,7 +85,7 @@ static void test_open_read(void **state)
  */
 static void test_group_on_task(void **state)
 {
-	struct kfit_event_list l;
+	struct kfit_pmu_event_list l;
 	struct kfit_perf_set s;
 	pid_t self = 0;
 	struct kfit_perf_where w = { .tids = &self, .ntids = 1 };
@@ -114,7 +114,7 @@ static void test_group_on_task(void **state)
 	kfit_perf_set_close(&s);
 	assert_int_equal(s.n, 0);
 	assert_null(s.c);
-	kfit_event_list_free(&l);
+	kfit_pmu_event_list_free(&l);
 }
 
 /* Whether cpu is online (cpu0 often has no "online" file: it stays) */
@@ -138,7 +138,7 @@ static void test_per_cpu(void **state)
 {
 	int ncpus = sysconf(_SC_NPROCESSORS_CONF), cpu, i, n = 0;
 	struct kfit_perf_where w = { .ncpus = ncpus };
-	struct kfit_event_list l;
+	struct kfit_pmu_event_list l;
 	struct kfit_perf_set s;
 	pid_t all = -1;
 	bool *cpus;
@@ -164,7 +164,7 @@ static void test_per_cpu(void **state)
 		assert_true(s.c[i].leader);
 	}
 	kfit_perf_set_close(&s);
-	kfit_event_list_free(&l);
+	kfit_pmu_event_list_free(&l);
 	free(cpus);
 }
 
@@ -183,7 +183,7 @@ static pid_t ended_pid(void)
 /* Tasks that are gone: an error alone, no error beside a live one */
 static void test_gone_tasks(void **state)
 {
-	struct kfit_event_list l;
+	struct kfit_pmu_event_list l;
 	struct kfit_perf_set s;
 	pid_t tids[2] = { ended_pid(), 0 };
 	struct kfit_perf_where w = { .tids = tids, .ntids = 1 };
@@ -199,13 +199,13 @@ static void test_gone_tasks(void **state)
 	assert_int_equal(s.n, 1);
 	assert_int_equal(s.err[0], 0);
 	kfit_perf_set_close(&s);
-	kfit_event_list_free(&l);
+	kfit_pmu_event_list_free(&l);
 }
 
 /* A member whose leader could not open is not opened alone */
 static void test_member_without_leader(void **state)
 {
-	struct kfit_event_list l;
+	struct kfit_pmu_event_list l;
 	struct kfit_perf_set s;
 	pid_t gone = ended_pid();
 	struct kfit_perf_where w = { .tids = &gone, .ntids = 1 };
@@ -217,7 +217,7 @@ static void test_member_without_leader(void **state)
 	assert_int_equal(s.err[0], -ESRCH);
 	assert_int_equal(s.err[1], -ESRCH);
 	kfit_perf_set_close(&s);
-	kfit_event_list_free(&l);
+	kfit_pmu_event_list_free(&l);
 }
 
 /*
@@ -227,7 +227,7 @@ static void test_member_without_leader(void **state)
 static void test_many_events(void **state)
 {
 	enum { N = 300 };
-	struct kfit_event_list l;
+	struct kfit_pmu_event_list l;
 	struct kfit_perf_set s;
 	pid_t self = 0;
 	struct kfit_perf_where w = { .tids = &self, .ntids = 1 };
@@ -257,7 +257,7 @@ static void test_many_events(void **state)
 		assert_true(s.c[i].leader);
 	}
 	kfit_perf_set_close(&s);
-	kfit_event_list_free(&l);
+	kfit_pmu_event_list_free(&l);
 }
 
 int main(void)
