@@ -36,7 +36,7 @@ const struct kfit_opt kfit_cgview_options[] = {
 	{ "width", OPT_WIDTH, "N", "sampled: cut lines to N columns (0: never)" },
 	{ "addresses", OPT_ADDRESSES, NULL,
 	  "sampled: unnamed frames as FILE+0xOFF each" },
-	{ NULL },
+	{ 0 },
 };
 
 int kfit_cgview_parse_opt(const char *tool, int key, const char *arg, void *args)
