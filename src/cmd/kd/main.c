@@ -194,7 +194,7 @@ static void cleanup(void)
 	for (i = 0; i < (int)env.nsamples; i++)
 		free((void *)env.samples[i].frames);
 	free(env.samples);
-	kfit_cgview_abort(&env.view);
+	kfit_cgview_close(&env.view);
 	kft_close(env.f);
 }
 

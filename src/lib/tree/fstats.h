@@ -43,6 +43,7 @@ struct kfit_fstats {
 	__u64 lin_step;		/* histograms and JSON: linear buckets; 0: log2 */
 	__u64 incomplete;	/* from a tree: calls that never returned, not counted */
 	unsigned int fields;	/* the table's columns, 1 << KFIT_FF_*; 0: all */
+	struct kfit_fedges *edges;	/* from trees: callee time by caller, till the end */
 };
 
 /* What the notes under the table say; zero fields say nothing */
@@ -101,5 +102,15 @@ struct kfit_ctree;
  * 0 or -ENOMEM.
  */
 int kfit_fstats_from_tree(struct kfit_fstats *s, const struct kfit_ctree *t);
+
+/*
+ * The same a subtree at a time, as a streaming decoder lets them go
+ * (kfit_ctree_opts.on_root): root and every call under it, in any order
+ * of subtrees; kfit_fstats_end_trees once they are all in (max-sub is
+ * of the whole run's sums). 0 or -ENOMEM.
+ */
+struct kfit_cnode;
+int kfit_fstats_add_tree(struct kfit_fstats *s, const struct kfit_cnode *root);
+void kfit_fstats_end_trees(struct kfit_fstats *s);
 
 #endif
