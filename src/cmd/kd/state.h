@@ -82,6 +82,7 @@ const char *kd_mechanism(void);
 
 /* read.c: the chunks */
 int kd_read_chunk(int i, kd_rec_fn fn);
+int kd_read_range(int first, int last, kd_rec_fn fn, int (*after)(int i));
 int kd_count(const struct kfit_rec *h, size_t size);
 int kd_window(int *first, int *last);
 int kd_read_window(kd_rec_fn fn);
