@@ -31,7 +31,9 @@ struct pend {
 struct env {
 	struct kfit_common c;
 	struct kfit_cgview_args view;	/* the views' options (cgview.h) */
-	bool events, info;
+	bool events, info, diff;
+	double min_change;	/* --diff's --min-change, percent */
+	const char *after;	/* --diff's second FILE */
 	const char *since_arg, *until_arg;
 	const char *path;
 	__u32 depth;		/* the sampled tree's -D */
@@ -93,6 +95,9 @@ int kd_render_tree(void);
 
 /* events.c: --events */
 int kd_print_events(void);
+
+/* diff.c: --diff BEFORE AFTER; an exit status */
+int kd_print_diff(const char *before, const char *after);
 
 /* info.c: --info */
 int kd_print_info(void);

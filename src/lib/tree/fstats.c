@@ -193,11 +193,15 @@ static bool shown(const struct kfit_fstats *s, enum kfit_ffield k)
 }
 
 /* A duration column's figure */
-static __u64 field_ns(const struct kfit_fstat *f, enum kfit_ffield k)
+__u64 kfit_fstats_value(const struct kfit_fstat *f, enum kfit_ffield k)
 {
 	const struct kfit_hist *h = &f->h;
 
 	switch (k) {
+	case KFIT_FF_COUNT:
+		return h->count;
+	case KFIT_FF_MAXSUB:
+		return f->max_sub_ns;
 	case KFIT_FF_TIME:
 		return h->total;
 	case KFIT_FF_AVG:
@@ -229,7 +233,7 @@ static void table_row(struct kfit_table *t, const struct kfit_fstats *s,
 		if (k == KFIT_FF_COUNT)
 			kfit_table_cell(t, "%llu", (unsigned long long)f->h.count);
 		else if (k != KFIT_FF_MAXSUB)
-			kfit_table_cell(t, "%s", dur(field_ns(f, k), b[0]));
+			kfit_table_cell(t, "%s", dur(kfit_fstats_value(f, k), b[0]));
 		else if (f->max_sub >= 0 && f->max_sub < s->n)
 			kfit_table_cell(t, "%s (%s)", fname(&s->f[f->max_sub]),
 					dur(f->max_sub_ns, b[1]));

@@ -73,6 +73,8 @@ int kfit_fstats_parse_top(const char *tool, const char *arg, unsigned long *top)
  * into *mask; -1 after a message naming tool
  */
 int kfit_fstats_parse_fields(const char *tool, const char *arg, unsigned int *mask);
+/* A column's figure: a count, or ns (max-sub: the callee's time) */
+__u64 kfit_fstats_value(const struct kfit_fstat *f, enum kfit_ffield k);
 /* Indexes of the shown functions in report order, *n of them; NULL: no memory */
 int *kfit_fstats_sorted(const struct kfit_fstats *s, int *n);
 
@@ -81,6 +83,24 @@ void kfit_fstats_table(FILE *f, const struct kfit_fstats *s, const struct kfit_f
 /* A histogram per called function, then the notes */
 void kfit_fstats_hists(FILE *f, const struct kfit_fstats *s, const struct kfit_fnotes *nt);
 void kfit_fstats_notes(FILE *f, const struct kfit_fstats *s, const struct kfit_fnotes *nt);
+
+/* Two runs compared (fstats_diff.c, kd --diff) */
+struct kfit_fdiff_opts {
+	enum kfit_fsort sort;	/* by the change of this column, slower first */
+	unsigned long top;	/* the first top functions; 0: all */
+	unsigned int fields;	/* 1 << KFIT_FF_*; 0: count, time, local, p50, p99 */
+	double min_change;	/* percent: functions that changed less not shown */
+	const char *before, *after;	/* the runs' names */
+};
+
+/*
+ * A function of both runs a (before) and b (after), matched by name, per
+ * row: each column "BEFORE -> AFTER +N%", sorted by the change of o->sort's
+ * column, what got slower first; then those called in one run only.
+ * 0 or -ENOMEM.
+ */
+int kfit_fstats_diff_table(FILE *f, const struct kfit_fstats *a, const struct kfit_fstats *b,
+			   const struct kfit_fdiff_opts *o);
 
 struct kfit_json;
 
