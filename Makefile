@@ -375,7 +375,7 @@ fuzz-short:
 
 # The recording benchmark's own programs (tools/bench/record.sh): the
 # floors (a BPF object and its loader) and the tracefs recorder; not tools
-BENCH_BINS := build/bench/floor build/bench/tracefs_rec
+BENCH_BINS := build/bench/floor build/bench/tracefs_rec build/bench/kdfloor
 
 build/bench/floor.bpf.o: tools/bench/floor.bpf.c vmlinux/vmlinux.h
 	@mkdir -p $(@D)
@@ -387,6 +387,11 @@ build/bench/floor.skel.h: build/bench/floor.bpf.o
 
 build/bench/floor: tools/bench/floor.c build/bench/floor.skel.h
 	$(CC) $(KFIT_CFLAGS) -Ibuild/bench $< -o $@ -lbpf
+
+# kd's floor (tools/bench/kd.sh): every chunk inflated on all CPUs, no decoding
+build/bench/kdfloor: tools/bench/kdfloor.c $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(KFIT_CFLAGS) $< $(CORE_LIB) $(CORE_LDLIBS) -lpthread -o $@
 
 build/bench/tracefs_rec: tools/bench/tracefs_rec.c
 	@mkdir -p $(@D)

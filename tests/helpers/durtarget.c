@@ -19,7 +19,9 @@
  *                   each with 50 us of its own
  *   dt_deep(d)      dt_deep(d - 1) while d > 1, then dt_spin(50 us): the
  *                   returns are 50 us apart, dt_deep(d) takes d x 50 us
- *   dt_short()      dt_spin(10 us)          dt_long()     dt_spin(2 ms)
+ *   dt_short()      dt_spin(10 us)          dt_long()     dt_spin(2 ms; or
+ *                                           $DURTARGET_LONG_US us: kd --diff's
+ *                                           tests make it slower)
  *   dt_ret(x)       returns 2 * x
  *   dt_start_marker(), dt_stop_marker()     next to nothing (markers)
  *
@@ -156,10 +158,12 @@ TRACED void dt_short(void)
 	BARRIER();
 }
 
+static long long_ns = 2000000;
+
 TRACED void dt_long(void)
 {
 	BARRIER();
-	dt_spin(2000000);
+	dt_spin(long_ns);
 	BARRIER();
 }
 
@@ -237,8 +241,8 @@ static void run(void)
 			dt_short();
 		for (i = 0; i < n; i++)
 			dt_long();
-		printf("durtarget: spin %ld: %ld x dt_short (10us), %ld x dt_long (2ms)\n",
-		       n, n, n);
+		printf("durtarget: spin %ld: %ld x dt_short (10us), %ld x dt_long (%ldus)\n",
+		       n, n, n, long_ns / 1000);
 	} else if (!strcmp(scenario, "nest")) {
 		for (i = 0; i < n; i++)
 			dt_outer();
@@ -303,6 +307,8 @@ int main(int argc, char **argv)
 	char *end;
 
 	scenario = held_args(argc, argv, "durtarget", usage, scenarios, 1, &wait);
+	if (getenv("DURTARGET_LONG_US"))
+		long_ns = 1000 * strtol(getenv("DURTARGET_LONG_US"), NULL, 10);
 	if (argc - optind == 2) {
 		errno = 0;
 		n = strtol(argv[optind + 1], &end, 10);

@@ -3,7 +3,7 @@
  * kftgen: writes a trace file of known synthetic records with the
  * library's writer (src/lib/trace/kft.h), so that kd is tested without BPF.
  *
- *   kftgen [-s] [-n N] [-c BYTES] [--cut BYTES] [--corrupt I] [--corrupt-meta] OUT
+ *   kftgen [-s] [-n N | --many N] [-c BYTES] [--cut BYTES] [--corrupt I] [--corrupt-meta] OUT
  *
  * Exact mode (the default). Start T0 = 1 s; iteration k (0..N-1) at
  * B = T0 + 1 ms + k * 10 ms:
@@ -31,6 +31,11 @@
  * -s: sampled mode instead: N samples of gen at T0 + 1ms + k * 10ms, leaf
  * first: even k kernel k_leaf under user u_leaf under u_main, odd k user
  * u_leaf, u_main only; k == 3 one unknown user address (0x4ff000).
+ *
+ * --many N: N iterations (1 to 50,000,000) 600us apart, without the
+ * fork, the shell and the extras of k == 1 and k == 2: a long recording
+ * of 9 records an iteration for kd's memory and speed (chunks of 1 MiB
+ * unless -c); it ends 1 ms after the last iteration.
  *
  * -c: raw bytes per chunk (default 1024: many chunks). --cut BYTES: the
  * file loses its last BYTES. --corrupt I: a byte of chunk I's payload
@@ -62,7 +67,10 @@
 enum { F_MAIN, F_WORK, F_LEAF, F_VFS_WRITE, F_NEVER, F_DROPPED };
 
 static struct kft_writer *w;
-static int nrecs;
+static long nrecs;
+static bool many;		/* --many */
+static __u64 step = 10 * MS;	/* between iterations */
+static __u64 end_ns = END;
 
 static void die(const char *what, int err)
 {
@@ -150,18 +158,18 @@ static void task_rec(__u8 type, __u32 pid, __u32 tid, __u64 ts, __u32 cpid, __u3
 
 static void lost(void)
 {
-	struct kfit_rec_lost r = { .h = head(KFIT_REC_LOST, sizeof(r), 0, 0, 1, END), .count = 7 };
+	struct kfit_rec_lost r = { .h = head(KFIT_REC_LOST, sizeof(r), 0, 0, 1, end_ns), .count = 7 };
 
 	rec(&r, sizeof(r));
 }
 
-static void exact_records(int n)
+static void exact_records(long n)
 {
-	int k;
+	long k;
 
 	for (k = 0; k < n; k++) {
-		__u64 b = T0 + MS + k * 10 * MS;
-		__u64 off = k == 1 ? 30 * US : 0;
+		__u64 b = T0 + MS + k * step;
+		__u64 off = k == 1 && !many ? 30 * US : 0;
 
 		/* gen-worker's first: it returns before gen's calls do */
 		ev_wakeup(b + 120 * US, k % 2);
@@ -169,7 +177,7 @@ static void exact_records(int n)
 		call(100, 101, 1, F_WORK, 0, b + 100 * US, 200 * US, 0);
 		call(100, 100, 0, F_LEAF, 2, b + 20 * US, 100 * US, 0);
 		call(100, 100, 0, F_LEAF, 2, b + 200 * US, 50 * US, 0);
-		if (k == 1) {
+		if (k == 1 && !many) {
 			struct kfit_rec_switch s = {
 				.h = head(KFIT_REC_SWITCH, sizeof(s), 100, 100, 0, b + 260 * US),
 				.dur = 30 * US, .state = 1, .depth = 2,
@@ -177,7 +185,7 @@ static void exact_records(int n)
 
 			rec(&s, sizeof(s));
 		}
-		if (k == 2) {
+		if (k == 2 && !many) {
 			struct kfit_rec_irq q = {
 				.h = head(KFIT_REC_IRQ, sizeof(q), 100, 100, 0, b + 300 * US),
 				.dur = 5 * US, .vec = 3,
@@ -190,6 +198,10 @@ static void exact_records(int n)
 		ev_write(b + 410 * US, 1, 0x7f0000001000ULL + k, k + 1);
 		call(100, 100, 0, F_VFS_WRITE, 1, b + 400 * US, 50 * US, 0);
 		call(100, 100, 0, F_MAIN, 0, b, 500 * US, off);
+	}
+	if (many) {
+		lost();
+		return;
 	}
 	task_rec(KFIT_REC_FORK, 100, 100, T0 + 300 * MS, 100, 102, "gen");
 	call(100, 102, 1, F_WORK, 0, T0 + 301 * MS, 40 * US, 0);
@@ -368,6 +380,7 @@ int main(int argc, char **argv)
 		{ "corrupt-meta", no_argument, NULL, 'M' },
 		{ "dup-chunk", required_argument, NULL, 'D' },
 		{ "sparse-meta", required_argument, NULL, 'S' },
+		{ "many", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kft_wopts o = { .chunk_bytes = 1024 };
@@ -376,7 +389,8 @@ int main(int argc, char **argv)
 	unsigned long sparse = 0;
 	const char *path;
 	char stats[512];
-	int c, n = 20, err;
+	long n = 20;
+	int c, err;
 
 	while ((c = getopt_long(argc, argv, "sn:c:", longs, NULL)) != -1) {
 		switch (c) {
@@ -404,16 +418,27 @@ int main(int argc, char **argv)
 		case 'S':
 			sparse = strtoul(optarg, NULL, 0);
 			break;
+		case 'm':
+			many = true;
+			n = atol(optarg);
+			break;
 		default:
 			fprintf(stderr, "usage: kftgen [-s] [-n N] [-c BYTES] [--cut BYTES] "
 				"[--corrupt I] [--corrupt-meta] [--dup-chunk I] "
-				"[--sparse-meta BYTES] OUT\n");
+				"[--sparse-meta BYTES] [--many N] OUT\n");
 			return 2;
 		}
 	}
-	if (optind + 1 != argc || n < 1 || n > 29) {
-		fprintf(stderr, "kftgen: one OUT, and N from 1 to 29\n");
+	if (optind + 1 != argc || n < 1 || n > (many ? 50000000 : 29) || (many && sampled)) {
+		fprintf(stderr, "kftgen: one OUT, and N from 1 to 29 (--many: to 50000000, "
+			"not sampled)\n");
 		return 2;
+	}
+	if (many) {
+		step = 600 * US;
+		end_ns = T0 + MS + n * step + MS;
+		if (o.chunk_bytes == 1024)
+			o.chunk_bytes = 1 << 20;
 	}
 	path = argv[optind];
 	if (sparse) {
@@ -433,9 +458,9 @@ int main(int argc, char **argv)
 	else
 		exact_records(n);
 	snprintf(stats, sizeof(stats),
-		 "end_ns=%llu\nrecords=%d\nend_calls=0\nlost=7\nlost.cpu0=0\nlost.cpu1=7\n"
+		 "end_ns=%llu\nrecords=%ld\nend_calls=0\nlost=7\nlost.cpu0=0\nlost.cpu1=7\n"
 		 "counter.deep=0\ncounter.no_stack=0\ncounter.unmatched=0\nmissed=0\n",
-		 END, nrecs);
+		 end_ns, nrecs);
 	err = kft_writer_close(w, sampled ? syms : NULL, sampled ? strlen(syms) : 0,
 			       stats, strlen(stats));
 	if (err)

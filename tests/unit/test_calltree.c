@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "calltree.h"
+#include "fstats.h"
 #include "testlib.h"
 
 static const char *const funcs[] = { "A", "B", "C", "D", "E", "f", "N", "H" };
@@ -962,6 +963,79 @@ static void test_random_records(void **state)
 	}
 }
 
+/* The summary of a stream of len bytes at buf, from the tree or streamed */
+static int summed(void *ctx, const struct kfit_ctree *t, const struct kfit_cnode *root)
+{
+	(void)t;
+	return kfit_fstats_add_tree(ctx, root);
+}
+
+static struct kfit_ctree_stats summary_of(const char *buf, size_t len, bool stream,
+					  bool no_interlace, struct kfit_fstats *s)
+{
+	struct kfit_ctree_opts o = {
+		.funcs = funcs, .nfuncs = NFUNCS, .events = events,
+		.nevents = 2, .no_interlace = no_interlace, .sym = rnd_sym,
+		.on_root = stream ? summed : NULL, .root_ctx = s,
+	};
+	struct kfit_ctree_stats st;
+	struct kfit_ctree *t;
+
+	assert_int_equal(kfit_fstats_init(s, NFUNCS), 0);
+	t = kfit_ctree_new(&o);
+	assert_non_null(t);
+	assert_int_equal(kfit_ctree_add_all(t, buf, len), 0);
+	kfit_ctree_finish(t);
+	if (stream) {
+		kfit_fstats_end_trees(s);
+		assert_int_equal(kfit_ctree_nthreads(t) > 0 &&
+				 kfit_ctree_thread(t, 0)->root.child &&
+				 kfit_ctree_thread(t, 0)->root.child->kind == KFIT_CN_CALL, 0);
+	} else {
+		assert_int_equal(kfit_fstats_from_tree(s, t), 0);
+	}
+	st = *kfit_ctree_get_stats(t);
+	kfit_ctree_free(t);
+	return st;
+}
+
+/*
+ * Streaming (on_root: each finished subtree summed, then freed) gives
+ * the summary the whole tree gives, on random streams: orphans, lost
+ * callers, interrupts, calls that never returned, malformed records
+ */
+static void test_streaming_same_summary(void **state)
+{
+	static char buf[1 << 16];
+	struct kfit_ctree_stats a, b;
+	struct kfit_fstats x, y;
+	int round, i;
+
+	(void)state;
+	for (round = 0; round < 300; round++) {
+		size_t len = 0, n;
+		char name[32];
+
+		while ((n = random_record(buf + len, sizeof(buf) - len)))
+			len += n;
+		for (i = 0; i < round % 20; i++)
+			buf[rnd() % len] ^= 1 << (rnd() % 8);
+		a = summary_of(buf, len, false, round % 2, &x);
+		b = summary_of(buf, len, true, round % 2, &y);
+		snprintf(name, sizeof(name), "round %d", round);
+		t_true(name, !memcmp(&a, &b, sizeof(a)));
+		t_int_eq(name, y.incomplete, x.incomplete);
+		for (i = 0; i < NFUNCS; i++) {
+			t_true(name, !memcmp(&x.f[i].h, &y.f[i].h, sizeof(x.f[i].h)));
+			t_int_eq(name, y.f[i].local_ns, x.f[i].local_ns);
+			t_int_eq(name, y.f[i].max_sub, x.f[i].max_sub);
+			t_int_eq(name, y.f[i].max_sub_ns, x.f[i].max_sub_ns);
+		}
+		kfit_fstats_free(&x);
+		kfit_fstats_free(&y);
+	}
+}
+
 /* Pure noise, record by record and as a buffer */
 static void test_random_bytes(void **state)
 {
@@ -1214,6 +1288,7 @@ int main(void)
 		cmocka_unit_test(test_add_all),
 		cmocka_unit_test(test_no_tables),
 		cmocka_unit_test(test_random_records),
+		cmocka_unit_test(test_streaming_same_summary),
 		cmocka_unit_test(test_random_bytes),
 		cmocka_unit_test(test_large_stream),
 		cmocka_unit_test(test_sampled),

@@ -859,6 +859,83 @@ static void test_corrupt(void **state)
 	free(in.buf);
 }
 
+/*
+ * kft_chunks: chunks inflated ahead by 1 to 4 threads come out in order,
+ * the same bytes as one by one; a range, an empty one; a corrupt chunk's
+ * error with its index, the others read; closed early, nothing waits
+ */
+static void test_chunks_ahead(void **state)
+{
+	const char *path = t_tmp("ahead.kft");
+	struct recs in = { 0 }, seq = { 0 };
+	struct kft_chunks *c;
+	struct kft_file *f;
+	char err[256], *buf, *copy;
+	int th, i, want, cerr, bad;
+	size_t len, got, blen;
+	void *b;
+
+	(void)state;
+	make_file(path, 1024, 3000, &in);
+	f = kft_open(path, err, sizeof(err));
+	assert_non_null(f);
+	assert_true(kft_nchunks(f) > 20);
+	read_all(f, &seq);
+	for (th = 1; th <= 4; th++) {
+		c = kft_chunks_open(f, 0, kft_nchunks(f) - 1, th);
+		assert_non_null(c);
+		for (want = 0, got = 0; kft_chunks_next(c, &i, &b, &blen, &cerr) > 0; want++) {
+			assert_int_equal(i, want);
+			assert_int_equal(cerr, 0);
+			assert_true(got + blen <= seq.len);
+			assert_memory_equal(b, seq.buf + got, blen);
+			got += blen;
+			free(b);
+		}
+		assert_int_equal(want, kft_nchunks(f));
+		assert_int_equal(got, seq.len);
+		kft_chunks_close(c);
+	}
+	/* a range; none; closed with chunks inflated and unread */
+	c = kft_chunks_open(f, 5, 7, 0);
+	for (want = 5; kft_chunks_next(c, &i, &b, &blen, &cerr) > 0; want++) {
+		assert_int_equal(i, want);
+		free(b);
+	}
+	assert_int_equal(want, 8);
+	kft_chunks_close(c);
+	c = kft_chunks_open(f, 3, 2, 0);
+	assert_non_null(c);
+	assert_int_equal(kft_chunks_next(c, &i, &b, &blen, &cerr), 0);
+	kft_chunks_close(c);
+	c = kft_chunks_open(f, 0, kft_nchunks(f) - 1, 3);
+	assert_int_equal(kft_chunks_next(c, &i, &b, &blen, &cerr), 1);
+	free(b);
+	kft_chunks_close(c);
+	/* chunk 4's payload flipped: its error, the rest as before */
+	buf = slurp(path, &len);
+	copy = malloc(len);
+	memcpy(copy, buf, len);
+	copy[kft_chunk_at(f, 4)->offset + sizeof(struct kft_block) + 40] ^= 0x55;
+	kft_close(f);
+	f = kft_open_mem(copy, len, err, sizeof(err));
+	assert_non_null(f);
+	c = kft_chunks_open(f, 0, kft_nchunks(f) - 1, 2);
+	for (bad = 0; kft_chunks_next(c, &i, &b, &blen, &cerr) > 0; free(b))
+		if (cerr) {
+			assert_int_equal(i, 4);
+			assert_int_equal(cerr, -EBADMSG);
+			bad++;
+		}
+	assert_int_equal(bad, 1);
+	kft_chunks_close(c);
+	kft_close(f);
+	free(copy);
+	free(buf);
+	free(in.buf);
+	free(seq.buf);
+}
+
 static void test_foreign(void **state)
 {
 	static const struct {
@@ -1291,6 +1368,7 @@ int main(void)
 		cmocka_unit_test_setup(test_flight_streaming_dump, reseed),
 		cmocka_unit_test_setup(test_truncated, reseed),
 		cmocka_unit_test_setup(test_corrupt, reseed),
+		cmocka_unit_test_setup(test_chunks_ahead, reseed),
 		cmocka_unit_test_setup(test_foreign, reseed),
 		cmocka_unit_test_setup(test_write_error, reseed),
 		cmocka_unit_test_setup(test_abort, reseed),

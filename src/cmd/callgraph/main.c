@@ -504,6 +504,7 @@ static void announce(void)
 /* The decoder, with the tables of functions and tracepoints its ids index */
 static int new_tree(void)
 {
+	struct kfit_ctree_opts to;
 	int i;
 
 	env.nfuncs = env.tg.n;
@@ -519,7 +520,7 @@ static int new_tree(void)
 	env.tasks = kfit_tasks_new(true);
 	if (!env.tasks)
 		return -ENOMEM;
-	env.tree = kfit_ctree_new(&(struct kfit_ctree_opts){
+	to = (struct kfit_ctree_opts){
 		.funcs = env.fnames,
 		.nfuncs = env.nfuncs,
 		.events = env.enames,
@@ -528,7 +529,11 @@ static int new_tree(void)
 		.sym = env.syms ? kfit_syms_name : NULL,
 		.sym_ctx = env.syms,
 		.group_unknown = !env.view.addresses,
-	});
+	};
+	/* --summary alone: the calls summed as they end, none kept */
+	if (kfit_cgview_stream(&env.view, env.nfuncs, &to))
+		return -ENOMEM;
+	env.tree = kfit_ctree_new(&to);
 	return env.tree ? 0 : -ENOMEM;
 }
 
@@ -551,7 +556,7 @@ static void cleanup(void)
 	free(env.names_buf);
 	/* nothing recorded yet: no file left, and what was there stays */
 	kft_writer_abort(env.w);
-	kfit_cgview_abort(&env.view);
+	kfit_cgview_close(&env.view);
 	kfit_kftmeta_symset_free(env.symset);
 	free(env.tasks_block);
 }

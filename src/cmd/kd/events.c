@@ -296,10 +296,19 @@ static int flush(__u64 limit)
 	return err;
 }
 
+/* later[i - first]: the smallest first_ts of chunks i.. of the window */
+static __u64 *later;
+static int later_first;
+
+/* Chunk i read: what no later chunk can precede is printed */
+static int chunk_done(int i)
+{
+	return flush(later[i - later_first + 1]);
+}
+
 int kd_print_events(void)
 {
 	int first, last, i, err;
-	__u64 *later;
 
 	env.tree = kfit_ctree_new(&(struct kfit_ctree_opts){ 0 });	/* irq names */
 	if (!env.tree)
@@ -310,8 +319,8 @@ int kd_print_events(void)
 		first = 0, last = -1, err = 0;
 	if (err)
 		return err;
-	/* later[i]: the smallest first_ts of chunks i.. of the window */
 	later = calloc(last - first + 2, sizeof(*later));
+	later_first = first;
 	if (!later)
 		return -ENOMEM;
 	later[last - first + 1] = ULLONG_MAX;
@@ -320,11 +329,7 @@ int kd_print_events(void)
 
 		later[i - first] = t < later[i - first + 1] ? t : later[i - first + 1];
 	}
-	for (i = first; i <= last && !err; i++) {
-		err = kd_read_chunk(i, keep);
-		if (!err)
-			err = flush(later[i - first + 1]);
-	}
+	err = kd_read_range(first, last, keep, chunk_done);
 	/* losses are always shown: the LOST records after the window */
 	for (i = last + 1; i < kft_nchunks(env.f) && !err && env.until; i++)
 		if (kft_chunk_at(env.f, i)->lost)
@@ -332,6 +337,7 @@ int kd_print_events(void)
 	if (!err)
 		err = flush(ULLONG_MAX);
 	free(later);
+	later = NULL;
 	if (!err && !env.chunks_read && env.chunks_bad)
 		err = -EBADMSG;
 	return err;

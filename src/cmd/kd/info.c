@@ -199,8 +199,7 @@ int kd_print_info(void)
 	struct tm tm;
 	int i, err = 0, n = kft_nchunks(env.f);
 
-	for (i = 0; i < n && !err; i++)
-		err = kd_read_chunk(i, kd_count);
+	err = kd_read_range(0, n - 1, kd_count, NULL);
 	if (err)
 		return err;
 	if (env.c.json) {

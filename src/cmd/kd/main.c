@@ -23,7 +23,7 @@
 #include "opts.h"
 #include "state.h"
 
-enum { OPT_EVENTS = 256, OPT_SINCE, OPT_UNTIL, OPT_INFO };
+enum { OPT_EVENTS = 256, OPT_SINCE, OPT_UNTIL, OPT_INFO, OPT_DIFF, OPT_MIN_CHANGE };
 
 /* The views' options are cgview's group (cgview.h), as callgraph's */
 static const struct kfit_opt kd_opts[] = {
@@ -36,6 +36,11 @@ static const struct kfit_opt kd_opts[] = {
 	{ "info", OPT_INFO, NULL,
 	  "the file: header, machine, what was recorded, chunks, losses" },
 	{ "depth", 'D', "N", "sampled: frames down to depth N (1: the outermost)" },
+	{ "diff", OPT_DIFF, NULL,
+	  "kd --diff BEFORE AFTER: per function and call path, what got slower "
+	  "(-s, -n, -f; --folded: differential folded stacks)" },
+	{ "min-change", OPT_MIN_CHANGE, "PCT",
+	  "with --diff: leave out what changed less than PCT% (default 0)" },
 	{ NULL },
 };
 
@@ -46,6 +51,25 @@ static const struct kfit_opt_group view_group = KFIT_CGVIEW_GROUP(&env.view);
 static bool sampled_opts(void)
 {
 	return kfit_cgview_args_sampled(&env.view) || env.depth || env.c.has_min;
+}
+
+/* --min-change PCT: 0 to 1000000, "20" or "20%" */
+static int parse_change(const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end != arg && *end == '%')
+		end++;
+	if (errno || end == arg || *end || !(v >= 0 && v <= 1e6)) {
+		fprintf(stderr, "kd: invalid change '%s' for --min-change: a percent, "
+			"e.g. 20\n", arg);
+		return -1;
+	}
+	env.min_change = v;
+	return 0;
 }
 
 static int parse_opt(int key, const char *arg, void *ctx)
@@ -66,6 +90,11 @@ static int parse_opt(int key, const char *arg, void *ctx)
 		return 0;
 	case 'D':
 		return kfit_cgview_parse_depth("kd", arg, &env.depth);
+	case OPT_DIFF:
+		env.diff = true;
+		return 0;
+	case OPT_MIN_CHANGE:
+		return parse_change(arg);
 	}
 	return -1;
 }
@@ -99,12 +128,33 @@ static int usage_error(const char *msg)
 	return -1;
 }
 
+/* --diff's operands and what goes with it */
+static int check_diff(int first, int argc, char **argv)
+{
+	const struct kfit_cgview_args *v = &env.view;
+
+	if (argc - first != 2)
+		return usage_error("--diff compares two files: kd --diff BEFORE AFTER");
+	env.path = argv[first];
+	env.after = argv[first + 1];
+	if (env.events || env.info || env.c.json || v->svg || v->perfetto ||
+	    env.since_arg || env.until_arg || sampled_opts() || v->no_interlace)
+		return usage_error("--diff prints its tables or, with --folded, "
+				   "differential folded stacks: -s, -n, -f, --min-change, "
+				   "-p, -t and --comm go with it");
+	return 0;
+}
+
 static int check_args(int first, int argc, char **argv)
 {
 	const struct kfit_cgview_args *v = &env.view;
 	const char *bad = kfit_cgview_args_error(v, env.c.json);
 	int forms = v->summary + v->folded + env.c.json;
 
+	if (env.diff)
+		return check_diff(first, argc, argv);
+	if (env.min_change)
+		return usage_error("--min-change goes with --diff");
 	if (first >= argc)
 		return usage_error("no FILE: kd FILE");
 	if (argc - first > 1)
@@ -194,7 +244,7 @@ static void cleanup(void)
 	for (i = 0; i < (int)env.nsamples; i++)
 		free((void *)env.samples[i].frames);
 	free(env.samples);
-	kfit_cgview_abort(&env.view);
+	kfit_cgview_close(&env.view);
 	kft_close(env.f);
 }
 
@@ -273,7 +323,7 @@ int main(int argc, char **argv)
 	if (kfit_child_io_setup(env.c.output, NULL))
 		return 1;
 	kfit_out_catch_signals();
-	err = run();
+	err = env.diff ? kd_print_diff(env.path, env.after) : run();
 	fflush(stdout);
 	cleanup();
 	return err;

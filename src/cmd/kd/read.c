@@ -258,17 +258,15 @@ const char *kd_mechanism(void)
 /* ---- reading ------------------------------------------------------------ */
 
 /*
- * Chunk i's records to fn, in file order. A corrupt chunk is said,
- * counted and skipped: 0; -ENOMEM or fn's error otherwise.
+ * Chunk i's records (buf, len; err: why it could not be read) to fn, in
+ * file order; buf freed. A corrupt chunk is said, counted and skipped: 0;
+ * -ENOMEM or fn's error otherwise.
  */
-int kd_read_chunk(int i, kd_rec_fn fn)
+static int chunk_records(int i, void *buf, size_t len, int err, kd_rec_fn fn)
 {
 	const struct kft_chunkinfo *ci = kft_chunk_at(env.f, i);
-	void *buf = NULL;
-	size_t len = 0, off;
-	int err;
+	size_t off;
 
-	err = kft_read_chunk(env.f, i, &buf, &len);
 	if (err == -ENOMEM)
 		return err;
 	if (err) {
@@ -280,7 +278,7 @@ int kd_read_chunk(int i, kd_rec_fn fn)
 		return 0;
 	}
 	env.chunks_read++;
-	for (off = 0, err = 0; !err && len - off >= sizeof(struct kfit_rec); ) {
+	for (off = 0; !err && len - off >= sizeof(struct kfit_rec); ) {
 		const struct kfit_rec *h = (const void *)((char *)buf + off);
 
 		if (h->size < sizeof(*h) || h->size > len - off)
@@ -289,6 +287,41 @@ int kd_read_chunk(int i, kd_rec_fn fn)
 		off += h->size;
 	}
 	free(buf);
+	return err;
+}
+
+int kd_read_chunk(int i, kd_rec_fn fn)
+{
+	void *buf = NULL;
+	size_t len = 0;
+	int err = kft_read_chunk(env.f, i, &buf, &len);
+
+	return chunk_records(i, buf, len, err, fn);
+}
+
+/*
+ * Chunks first..last, inflated ahead on the other CPUs while their
+ * records go to fn in order (chunks are independent); after(i), if
+ * given, once chunk i is done.
+ */
+int kd_read_range(int first, int last, kd_rec_fn fn, int (*after)(int i))
+{
+	struct kft_chunks *c;
+	void *buf;
+	size_t len;
+	int i, cerr, err = 0;
+
+	if (first > last)
+		return 0;
+	c = kft_chunks_open(env.f, first, last, 0);
+	if (!c)
+		return -errno;
+	while (!err && kft_chunks_next(c, &i, &buf, &len, &cerr) > 0) {
+		err = chunk_records(i, buf, len, cerr, fn);
+		if (!err && after)
+			err = after(i);
+	}
+	kft_chunks_close(c);
 	return err;
 }
 
@@ -310,11 +343,8 @@ static int names_before(int first)
 {
 	int i, err = 0;
 
-	if (!kft_nnames(env.f)) {
-		for (i = 0; i < first && !err; i++)
-			err = kd_read_chunk(i, kd_track);
-		return err;
-	}
+	if (!kft_nnames(env.f))
+		return kd_read_range(0, first - 1, kd_track, NULL);
 	for (i = 0; i < kft_nnames(env.f) && !err; i++) {
 		const struct kft_name *n = kft_name_at(env.f, i);
 
@@ -348,8 +378,7 @@ int kd_read_window(kd_rec_fn fn)
 	err = kd_window(&first, &last);
 	if (err == -ENOENT)
 		first = n, last = n - 1, err = 0;
-	for (i = first; i <= last && !err; i++)
-		err = kd_read_chunk(i, fn);
+	err = kd_read_range(first, last, fn, NULL);
 	for (i = last + 1; i < n && !err && env.until; i++)
 		if (kft_chunk_at(env.f, i)->lost)
 			err = kd_read_chunk(i, fn);

@@ -31,7 +31,9 @@ struct pend {
 struct env {
 	struct kfit_common c;
 	struct kfit_cgview_args view;	/* the views' options (cgview.h) */
-	bool events, info;
+	bool events, info, diff;
+	double min_change;	/* --diff's --min-change, percent */
+	const char *after;	/* --diff's second FILE */
 	const char *since_arg, *until_arg;
 	const char *path;
 	__u32 depth;		/* the sampled tree's -D */
@@ -82,6 +84,7 @@ const char *kd_mechanism(void);
 
 /* read.c: the chunks */
 int kd_read_chunk(int i, kd_rec_fn fn);
+int kd_read_range(int first, int last, kd_rec_fn fn, int (*after)(int i));
 int kd_count(const struct kfit_rec *h, size_t size);
 int kd_window(int *first, int *last);
 int kd_read_window(kd_rec_fn fn);
@@ -92,6 +95,9 @@ int kd_render_tree(void);
 
 /* events.c: --events */
 int kd_print_events(void);
+
+/* diff.c: --diff BEFORE AFTER; an exit status */
+int kd_print_diff(const char *before, const char *after);
 
 /* info.c: --info */
 int kd_print_info(void);

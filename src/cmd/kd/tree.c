@@ -143,6 +143,7 @@ static int name_start_tasks(void)
 int kd_render_tree(void)
 {
 	struct kfit_cgview_attach at = { 0 };
+	struct kfit_ctree_opts to;
 	struct kfit_cgview_opts o;
 	struct kfit_cgview v;
 	int err;
@@ -150,7 +151,7 @@ int kd_render_tree(void)
 	/* recorded with --no-interlace: shown so, as callgraph showed it */
 	if (!kft_meta_u64(env.f, "interlace", 1))
 		env.view.no_interlace = true;
-	env.tree = kfit_ctree_new(&(struct kfit_ctree_opts){
+	to = (struct kfit_ctree_opts){
 		.funcs = env.fnames,
 		.nfuncs = env.nfuncs,
 		.events = env.enames,
@@ -159,7 +160,11 @@ int kd_render_tree(void)
 		.sym = kft_sym,
 		.sym_ctx = env.f,
 		.group_unknown = !env.view.addresses,
-	});
+	};
+	/* --summary alone: the calls summed as they end, none kept */
+	if (kfit_cgview_stream(&env.view, env.nfuncs, &to))
+		return -ENOMEM;
+	env.tree = kfit_ctree_new(&to);
 	if (!env.tree)
 		return -ENOMEM;
 	env.stream.tree = env.tree;

@@ -215,6 +215,18 @@ const struct kft_chunkinfo *kft_chunk_at(const struct kft_file *f, int i);
  */
 int kft_read_chunk(struct kft_file *f, int i, void **buf, size_t *len);
 /*
+ * Chunks first..last in order, inflated ahead by threads (0: one per CPU)
+ * while the caller decodes: memory of about 2 x threads chunks. NULL
+ * with errno. kft_chunks_next: 1 with chunk *i's records in *buf (the
+ * caller frees it) and *err its kft_read_chunk error (0, or that chunk
+ * unreadable), or 0 after the last.
+ */
+struct kft_chunks;
+struct kft_chunks *kft_chunks_open(struct kft_file *f, int first, int last, int threads);
+int kft_chunks_next(struct kft_chunks *c, int *i, void **buf, size_t *len, int *err);
+void kft_chunks_close(struct kft_chunks *c);
+
+/*
  * The chunks that may hold records with since <= h.ts < until (ns on the
  * file's clock; until 0: no end): [*first, *last], or -ENOENT when none.
  */

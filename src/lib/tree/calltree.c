@@ -84,6 +84,9 @@ struct kfit_ctree {
 	size_t fmapcap, nfmap;
 	__u64 seq;
 	bool finished;
+	struct kfit_cnode *spare;	/* streaming: nodes freed, for reuse */
+	struct kfit_cnode scratch;	/* streaming: the marker not kept */
+	int stream_err;			/* on_root's first error */
 };
 
 /* ---- small containers ------------------------------------------------ */
@@ -113,8 +116,14 @@ static void pvec_free(struct pvec *p)
 static struct kfit_cnode *node_new(struct kfit_ctree *t, __u8 kind)
 {
 	struct chunk *c = t->chunks;
-	struct kfit_cnode *n;
+	struct kfit_cnode *n = t->spare;
 
+	if (n) {
+		t->spare = n->next;
+		memset(n, 0, sizeof(*n));
+		n->kind = kind;
+		return n;
+	}
 	if (!c || c->used == CHUNK_NODES) {
 		c = calloc(1, sizeof(*c));
 		if (!c)
@@ -403,17 +412,51 @@ static size_t adoptable(const struct thr *h, const struct kfit_cnode *n, long d)
 	return lo;
 }
 
-/* pending[0..lo) can never be adopted: they are roots */
-static int to_roots(struct thr *h, size_t lo)
+/* Streaming: n's subtree to the spare nodes */
+static void put_tree(struct kfit_ctree *t, struct kfit_cnode *n)
 {
+	struct kfit_cnode *c, *next;
+
+	for (c = n->child; c; c = next) {
+		next = c->next;
+		put_tree(t, c);
+	}
+	n->next = t->spare;
+	t->spare = n;
+}
+
+/* Streaming: a subtree done, to on_root, then freed */
+static int emit(struct kfit_ctree *t, struct kfit_cnode *n)
+{
+	int err = t->o.on_root(t->o.root_ctx, t, n);
+
+	put_tree(t, n);
+	if (err && !t->stream_err)
+		t->stream_err = err;
+	return err;
+}
+
+/* pending[0..lo) can never be adopted: they are roots (a call of some depth: an orphan) */
+static int to_roots(struct kfit_ctree *t, struct thr *h, size_t lo)
+{
+	struct kfit_cnode *n;
 	size_t i;
 
 	if (!lo)
 		return 0;
-	for (i = 0; i < lo; i++)
-		if (pvec_push(&h->roots, h->pending.v[i].n, h->pending.v[i].pid,
-			      h->pending.v[i].tid, h->pending.v[i].seq))
+	for (i = 0; i < lo; i++) {
+		n = h->pending.v[i].n;
+		if (n->kind == KFIT_CN_CALL && n->depth)
+			t->st.orphans++;
+		if (t->o.on_root) {
+			if (emit(t, n))
+				return t->stream_err;
+			continue;
+		}
+		if (pvec_push(&h->roots, n, h->pending.v[i].pid, h->pending.v[i].tid,
+			      h->pending.v[i].seq))
 			return -ENOMEM;
+	}
 	memmove(h->pending.v, h->pending.v + lo, (h->pending.n - lo) * sizeof(struct pend));
 	h->pending.n -= lo;
 	return 0;
@@ -428,7 +471,7 @@ static int add_call(struct kfit_ctree *t, const struct kfit_rec_call *r)
 	if (!h || !n)
 		return -ENOMEM;
 	n->ctx = r->h.ctx;
-	n->flags = r->h.flags & ~KFIT_RF_LOST;
+	n->flags = r->h.flags & ~(KFIT_RF_LOST | KFIT_CN_WOVEN);
 	n->cpu = r->h.cpu;
 	n->id = r->id;
 	n->depth = r->depth;
@@ -452,7 +495,7 @@ static int add_call(struct kfit_ctree *t, const struct kfit_rec_call *r)
 		t->st.incomplete++;
 	/* On a task stack nothing before a depth-0 call can be adopted */
 	if (!r->depth && r->h.ctx == KFIT_CTX_TASK)
-		return to_roots(h, h->pending.n);
+		return to_roots(t, h, h->pending.n);
 	return 0;
 }
 
@@ -476,8 +519,10 @@ static int add_irq(struct kfit_ctree *t, const struct kfit_rec_irq *r)
 		return -ENOMEM;
 	h->pending.n = lo;
 	/* Interrupts of one stack do not overlap: what is left is done */
-	if (to_roots(h, h->pending.n))
-		return -ENOMEM;
+	if (to_roots(t, h, h->pending.n))
+		return t->stream_err ?: -ENOMEM;
+	if (t->o.on_root)
+		return emit(t, n);
 	return pvec_push(&h->roots, n, r->h.pid, r->h.tid, t->seq++);
 }
 
@@ -490,11 +535,17 @@ static struct kfit_cnode *mark(struct kfit_ctree *t, struct thr *h,
 
 	if (!h)
 		return NULL;
+	/* streaming: placed in no tree, so kept nowhere */
+	if (t->o.on_root) {
+		memset(&t->scratch, 0, sizeof(t->scratch));
+		t->scratch.kind = kind;
+		return &t->scratch;
+	}
 	n = node_new(t, kind);
 	if (!n)
 		return NULL;
 	n->ctx = r->ctx;
-	n->flags = r->flags & ~KFIT_RF_LOST;
+	n->flags = r->flags & ~(KFIT_RF_LOST | KFIT_CN_WOVEN);
 	n->cpu = r->cpu;
 	n->start = r->ts;
 	if (pvec_push(&h->marks, n, r->pid, r->tid, t->seq++))
@@ -981,6 +1032,8 @@ static void weave(struct kfit_cnode *root, const struct pend *v, size_t cnt)
 			break;
 		}
 		n->parent = cont;
+		if (cont != root)
+			n->flags |= KFIT_CN_WOVEN;
 		n->next = cur;
 		if (prev)
 			prev->next = n;
@@ -1020,16 +1073,11 @@ static int link_roots(struct kfit_ctree *t, struct thr *h)
 {
 	size_t i;
 
-	if (to_roots(h, h->pending.n))
-		return -ENOMEM;
-	for (i = 0; i < h->roots.n; i++) {
-		struct kfit_cnode *n = h->roots.v[i].n;
-
-		if (n->kind == KFIT_CN_CALL && n->depth)
-			t->st.orphans++;
+	if (to_roots(t, h, h->pending.n))
+		return t->stream_err ?: -ENOMEM;
+	for (i = 0; i < h->roots.n; i++)
 		if (!irq_stack(h))
-			link_child(&h->t.root, n);
-	}
+			link_child(&h->t.root, h->roots.v[i].n);
 	if (!irq_stack(h))
 		sort_children(&h->t.root, by_start);
 	return 0;

@@ -47,6 +47,13 @@ enum kfit_cnode_kind {
 	KFIT_CN_FRAME,		/* sampled mode: a symbol on sampled stacks */
 };
 
+/*
+ * A node's flag of the decoder's own (record flags are KFIT_RF_*): placed
+ * by time at finish under a call that did not adopt it (a root of an
+ * interrupt stack woven in), so no callee of that call's record
+ */
+#define KFIT_CN_WOVEN	0x80
+
 struct kfit_cnode {
 	struct kfit_cnode *parent, *child, *last, *next;	/* children in time order */
 	__u8 kind;		/* enum kfit_cnode_kind */
@@ -94,6 +101,15 @@ struct kfit_ctree_stats {
 /* Names of user and kernel addresses of samples; NULL: hex */
 typedef const char *(*kfit_ctree_sym_fn)(void *ctx, __u32 pid, __u64 addr, bool kernel);
 
+struct kfit_ctree;
+
+/*
+ * Streaming: a call subtree (or an interrupt's) that no later record can
+ * change, given as the decoder lets it go, then freed. 0 or -errno.
+ */
+typedef int (*kfit_ctree_root_fn)(void *ctx, const struct kfit_ctree *t,
+				  const struct kfit_cnode *root);
+
 struct kfit_ctree_opts {
 	const char *const *funcs;	/* function table: id -> name */
 	__u32 nfuncs;
@@ -103,9 +119,16 @@ struct kfit_ctree_opts {
 	kfit_ctree_sym_fn sym;	/* sampled mode */
 	void *sym_ctx;
 	bool group_unknown;	/* sampled: unnamed frames grouped by file (kfit_ctree_frame_group) */
+	/*
+	 * Streaming (exact mode): each finished subtree to on_root, then
+	 * freed; switches and events are not kept. The tree keeps only what
+	 * is open, and has no thread to show once finished: for views that
+	 * aggregate (the summary), in memory that does not grow with the
+	 * records.
+	 */
+	kfit_ctree_root_fn on_root;
+	void *root_ctx;
 };
-
-struct kfit_ctree;
 
 struct kfit_ctree *kfit_ctree_new(const struct kfit_ctree_opts *o);
 /* Name a task before its records arrive (a /proc snapshot); 0 or -ENOMEM */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cgview.h"
+#include "cgview_int.h"
 #include "diag.h"
 #include "duration.h"
 #include "export.h"
@@ -213,6 +214,57 @@ static void print_summary_table(struct kfit_fstats *st, const struct kfit_fnotes
 		printf("%d traced function%s not called\n", idle, idle == 1 ? "" : "s");
 }
 
+/* --summary streamed: the figures so far, and the first error adding to them */
+struct kfit_cgview_sum {
+	struct kfit_fstats st;
+	int err;
+};
+
+struct kfit_cgview_sum *kfit_cgview_sum_new(int nfuncs)
+{
+	struct kfit_cgview_sum *s = calloc(1, sizeof(*s));
+
+	if (s && kfit_fstats_init(&s->st, nfuncs)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void kfit_cgview_sum_free(struct kfit_cgview_sum *s)
+{
+	if (!s)
+		return;
+	kfit_fstats_free(&s->st);
+	free(s);
+}
+
+int kfit_cgview_sum_root(void *sum, const struct kfit_ctree *t, const struct kfit_cnode *root)
+{
+	struct kfit_cgview_sum *s = sum;
+	int err = kfit_fstats_add_tree(&s->st, root);
+
+	(void)t;
+	if (err && !s->err)
+		s->err = err;
+	return err;
+}
+
+/* The summary's figures: streamed into o->sum, or from the tree t */
+static int summary_of(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
+		      const struct kfit_ctree *t, struct kfit_fstats *st)
+{
+	int err;
+
+	if (o->sum) {
+		kfit_fstats_end_trees(&o->sum->st);
+		*st = o->sum->st;
+		return o->sum->err;
+	}
+	err = kfit_fstats_init(st, v->nfuncs);
+	return err ? err : kfit_fstats_from_tree(st, t);
+}
+
 static int print_summary(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
 			 const struct kfit_ctree *t)
 {
@@ -225,9 +277,12 @@ static int print_summary(const struct kfit_cgview *v, const struct kfit_cgview_o
 	struct kfit_fstats st = { 0 };
 	int i, err;
 
-	err = kfit_fstats_init(&st, v->nfuncs);
-	if (err)
-		return err;
+	err = summary_of(v, o, t, &st);
+	if (err || st.n != v->nfuncs) {
+		if (!o->sum)
+			kfit_fstats_free(&st);
+		return err ? err : -EINVAL;
+	}
 	st.sort = o->sort;
 	st.top = o->top;
 	st.fields = o->fields;
@@ -235,11 +290,11 @@ static int print_summary(const struct kfit_cgview *v, const struct kfit_cgview_o
 		st.f[i].name = v->funcs[i].name;
 		st.f[i].hidden = v->funcs[i].dropped;
 	}
-	err = kfit_fstats_from_tree(&st, t);
-	if (!err)
-		print_summary_table(&st, &nt);
-	kfit_fstats_free(&st);
-	return err;
+	print_summary_table(&st, &nt);
+	/* the streamed figures are the caller's (kfit_cgview_close) */
+	if (!o->sum)
+		kfit_fstats_free(&st);
+	return 0;
 }
 
 /* The exports' callbacks share one ctx: the tree's names, the view's kinds */

@@ -20,6 +20,8 @@
  * file's metadata: the same code prints both, byte for byte.
  */
 
+struct kfit_cgview_sum;
+
 /* An entry of the function table the call records' ids index */
 struct kfit_cgview_func {
 	const char *name;
@@ -100,6 +102,9 @@ struct kfit_cgview_opts {
 	__u64 min_ns;
 	__u32 max_depth;
 	unsigned int width;
+	/* --summary's figures, filled as a streaming tree let its calls go
+	   (kfit_cgview_stream); NULL: from the tree */
+	struct kfit_cgview_sum *sum;
 };
 
 /*
@@ -136,6 +141,7 @@ struct kfit_cgview_args {
 	unsigned int width;
 	/* --svg's and --perfetto's files, made at the start (kfit_cgview_open) */
 	struct kfit_out svg_out, perfetto_out;
+	struct kfit_cgview_sum *sum;	/* kfit_cgview_stream's */
 };
 
 /* "Display options", parsed into args: the tool's kfit_tool.group */
@@ -154,7 +160,16 @@ bool kfit_cgview_args_sampled(const struct kfit_cgview_args *a);
  * kfit_cgview_abort: those not committed removed, what was there kept.
  */
 int kfit_cgview_open(struct kfit_cgview_args *a);
-void kfit_cgview_abort(struct kfit_cgview_args *a);
+/* The files not committed removed (what was there kept), the summary freed */
+void kfit_cgview_close(struct kfit_cgview_args *a);
+/*
+ * A view that aggregates calls alone (--summary, without --svg or
+ * --perfetto, which draw the whole tree): the tree is made streaming
+ * (to's on_root), its calls summed as it lets them go, so that memory
+ * does not grow with the records. nfuncs: the function table's size.
+ * 0 (nothing to stream, or streaming) or -ENOMEM.
+ */
+int kfit_cgview_stream(struct kfit_cgview_args *a, int nfuncs, struct kfit_ctree_opts *to);
 /*
  * The renderer's options that a's and the shared flags c give (-j, -v,
  * --min), with max_depth (-D): the width the terminal's unless set

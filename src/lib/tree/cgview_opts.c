@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cgview.h"
+#include "cgview_int.h"
 #include "output.h"
 
 /* Keys of their own: a tool's long-only options start at 256 */
@@ -103,10 +104,24 @@ int kfit_cgview_open(struct kfit_cgview_args *a)
 	return err;
 }
 
-void kfit_cgview_abort(struct kfit_cgview_args *a)
+void kfit_cgview_close(struct kfit_cgview_args *a)
 {
 	kfit_out_abort(&a->svg_out);
 	kfit_out_abort(&a->perfetto_out);
+	kfit_cgview_sum_free(a->sum);
+	a->sum = NULL;
+}
+
+int kfit_cgview_stream(struct kfit_cgview_args *a, int nfuncs, struct kfit_ctree_opts *to)
+{
+	if (!a->summary || a->svg || a->perfetto)
+		return 0;
+	a->sum = kfit_cgview_sum_new(nfuncs);
+	if (!a->sum)
+		return -ENOMEM;
+	to->on_root = kfit_cgview_sum_root;
+	to->root_ctx = a->sum;
+	return 0;
 }
 
 struct kfit_cgview_opts kfit_cgview_opts_of(struct kfit_cgview_args *a,
@@ -129,6 +144,7 @@ struct kfit_cgview_opts kfit_cgview_opts_of(struct kfit_cgview_args *a,
 		.min_ns = c->has_min ? c->min_ns : 0,
 		.max_depth = max_depth,
 		.width = a->width_set ? a->width : kfit_term_width(stdout),
+		.sum = a->sum,
 	};
 }
 

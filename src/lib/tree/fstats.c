@@ -11,6 +11,17 @@
 #include "opts.h"
 #include "output.h"
 
+/* From trees: caller and callee ids -> the callee's time in that caller */
+struct edge {
+	__u64 key;		/* parent << 32 | child, +1: 0 is free */
+	__u64 ns;
+};
+
+struct kfit_fedges {
+	struct edge *e;
+	size_t cap, n;
+};
+
 int kfit_fstats_init(struct kfit_fstats *s, int n)
 {
 	int i;
@@ -18,6 +29,7 @@ int kfit_fstats_init(struct kfit_fstats *s, int n)
 	s->f = calloc(n > 0 ? n : 1, sizeof(*s->f));
 	s->n = s->f ? n : 0;
 	s->incomplete = 0;
+	s->edges = NULL;
 	if (!s->f)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
@@ -27,6 +39,10 @@ int kfit_fstats_init(struct kfit_fstats *s, int n)
 
 void kfit_fstats_free(struct kfit_fstats *s)
 {
+	if (s->edges)
+		free(s->edges->e);
+	free(s->edges);
+	s->edges = NULL;
 	free(s->f);
 	s->f = NULL;
 	s->n = 0;
@@ -177,11 +193,15 @@ static bool shown(const struct kfit_fstats *s, enum kfit_ffield k)
 }
 
 /* A duration column's figure */
-static __u64 field_ns(const struct kfit_fstat *f, enum kfit_ffield k)
+__u64 kfit_fstats_value(const struct kfit_fstat *f, enum kfit_ffield k)
 {
 	const struct kfit_hist *h = &f->h;
 
 	switch (k) {
+	case KFIT_FF_COUNT:
+		return h->count;
+	case KFIT_FF_MAXSUB:
+		return f->max_sub_ns;
 	case KFIT_FF_TIME:
 		return h->total;
 	case KFIT_FF_AVG:
@@ -213,7 +233,7 @@ static void table_row(struct kfit_table *t, const struct kfit_fstats *s,
 		if (k == KFIT_FF_COUNT)
 			kfit_table_cell(t, "%llu", (unsigned long long)f->h.count);
 		else if (k != KFIT_FF_MAXSUB)
-			kfit_table_cell(t, "%s", dur(field_ns(f, k), b[0]));
+			kfit_table_cell(t, "%s", dur(kfit_fstats_value(f, k), b[0]));
 		else if (f->max_sub >= 0 && f->max_sub < s->n)
 			kfit_table_cell(t, "%s (%s)", fname(&s->f[f->max_sub]),
 					dur(f->max_sub_ns, b[1]));
@@ -349,17 +369,6 @@ void kfit_fstats_json(struct kfit_json *j, const struct kfit_fstats *s)
 
 /* ---- from a call tree ------------------------------------------------- */
 
-/* Caller and callee ids -> the callee's time in that caller */
-struct edge {
-	__u64 key;		/* parent << 32 | child, +1: 0 is free */
-	__u64 ns;
-};
-
-struct edges {
-	struct edge *e;
-	size_t cap, n;
-};
-
 static __u64 mix(__u64 x)
 {
 	x ^= x >> 33;
@@ -367,7 +376,7 @@ static __u64 mix(__u64 x)
 	return x ^ (x >> 33);
 }
 
-static int edges_grow(struct edges *m)
+static int edges_grow(struct kfit_fedges *m)
 {
 	size_t cap = m->cap ? 2 * m->cap : 256, i, k;
 	struct edge *e = calloc(cap, sizeof(*e));
@@ -387,7 +396,7 @@ static int edges_grow(struct edges *m)
 	return 0;
 }
 
-static int edges_add(struct edges *m, __u32 parent, __u32 child, __u64 ns)
+static int edges_add(struct kfit_fedges *m, __u32 parent, __u32 child, __u64 ns)
 {
 	__u64 key = ((__u64)parent << 32 | child) + 1;
 	size_t k;
@@ -410,7 +419,7 @@ static bool counted(const struct kfit_cnode *n)
 	return n->kind == KFIT_CN_CALL && !(n->flags & (KFIT_RF_LOST | KFIT_RF_INCOMPLETE));
 }
 
-static int tree_call(struct kfit_fstats *s, struct edges *m, const struct kfit_cnode *n)
+static int tree_call(struct kfit_fstats *s, struct kfit_fedges *m, const struct kfit_cnode *n)
 {
 	const struct kfit_cnode *p = n->parent;
 	struct kfit_fstat *f;
@@ -429,28 +438,53 @@ static int tree_call(struct kfit_fstats *s, struct edges *m, const struct kfit_c
 
 		f->l.slot[i]++;
 	}
-	/* an interrupt's call under a task's is no callee of it */
-	if (!p || !counted(p) || p->ctx != n->ctx || p->id >= (__u32)s->n)
+	/* an interrupt's call under a task's is no callee of it, nor one placed by time */
+	if (!p || !counted(p) || p->ctx != n->ctx || p->id >= (__u32)s->n ||
+	    (n->flags & KFIT_CN_WOVEN))
 		return 0;
 	return edges_add(m, p->id, n->id, n->dur);
 }
 
+int kfit_fstats_add_tree(struct kfit_fstats *s, const struct kfit_cnode *root)
+{
+	const struct kfit_cnode *n;
+	int err;
+
+	if (!s->edges && !(s->edges = calloc(1, sizeof(*s->edges))))
+		return -ENOMEM;
+	err = tree_call(s, s->edges, root);
+	for (n = kfit_cnode_next(root, NULL); n && !err; n = kfit_cnode_next(root, n))
+		err = tree_call(s, s->edges, n);
+	return err;
+}
+
+void kfit_fstats_end_trees(struct kfit_fstats *s)
+{
+	struct kfit_fedges *m = s->edges;
+	size_t k;
+
+	for (k = 0; m && k < m->cap; k++)
+		if (m->e[k].key)
+			kfit_fstats_edge(s, (m->e[k].key - 1) >> 32,
+					 (__u32)(m->e[k].key - 1), m->e[k].ns);
+	if (m)
+		free(m->e);
+	free(m);
+	s->edges = NULL;
+}
+
 int kfit_fstats_from_tree(struct kfit_fstats *s, const struct kfit_ctree *t)
 {
-	struct edges m = { 0 };
-	size_t k;
+	const struct kfit_cnode *root, *n;
 	int i, err = 0;
 
+	if (!s->edges && !(s->edges = calloc(1, sizeof(*s->edges))))
+		return -ENOMEM;
 	for (i = 0; !err && i < kfit_ctree_nthreads(t); i++) {
-		const struct kfit_cnode *root = &kfit_ctree_thread(t, i)->root, *n;
-
+		root = &kfit_ctree_thread(t, i)->root;
 		for (n = kfit_cnode_next(root, NULL); n && !err; n = kfit_cnode_next(root, n))
-			err = tree_call(s, &m, n);
+			err = tree_call(s, s->edges, n);
 	}
-	for (k = 0; k < m.cap; k++)
-		if (m.e[k].key)
-			kfit_fstats_edge(s, (m.e[k].key - 1) >> 32,
-					 (__u32)(m.e[k].key - 1), m.e[k].ns);
-	free(m.e);
+	kfit_fstats_end_trees(s);
 	return err;
 }

@@ -43,6 +43,7 @@ struct kfit_fstats {
 	__u64 lin_step;		/* histograms and JSON: linear buckets; 0: log2 */
 	__u64 incomplete;	/* from a tree: calls that never returned, not counted */
 	unsigned int fields;	/* the table's columns, 1 << KFIT_FF_*; 0: all */
+	struct kfit_fedges *edges;	/* from trees: callee time by caller, till the end */
 };
 
 /* What the notes under the table say; zero fields say nothing */
@@ -72,6 +73,8 @@ int kfit_fstats_parse_top(const char *tool, const char *arg, unsigned long *top)
  * into *mask; -1 after a message naming tool
  */
 int kfit_fstats_parse_fields(const char *tool, const char *arg, unsigned int *mask);
+/* A column's figure: a count, or ns (max-sub: the callee's time) */
+__u64 kfit_fstats_value(const struct kfit_fstat *f, enum kfit_ffield k);
 /* Indexes of the shown functions in report order, *n of them; NULL: no memory */
 int *kfit_fstats_sorted(const struct kfit_fstats *s, int *n);
 
@@ -80,6 +83,24 @@ void kfit_fstats_table(FILE *f, const struct kfit_fstats *s, const struct kfit_f
 /* A histogram per called function, then the notes */
 void kfit_fstats_hists(FILE *f, const struct kfit_fstats *s, const struct kfit_fnotes *nt);
 void kfit_fstats_notes(FILE *f, const struct kfit_fstats *s, const struct kfit_fnotes *nt);
+
+/* Two runs compared (fstats_diff.c, kd --diff) */
+struct kfit_fdiff_opts {
+	enum kfit_fsort sort;	/* by the change of this column, slower first */
+	unsigned long top;	/* the first top functions; 0: all */
+	unsigned int fields;	/* 1 << KFIT_FF_*; 0: count, time, local, p50, p99 */
+	double min_change;	/* percent: functions that changed less not shown */
+	const char *before, *after;	/* the runs' names */
+};
+
+/*
+ * A function of both runs a (before) and b (after), matched by name, per
+ * row: each column "BEFORE -> AFTER +N%", sorted by the change of o->sort's
+ * column, what got slower first; then those called in one run only.
+ * 0 or -ENOMEM.
+ */
+int kfit_fstats_diff_table(FILE *f, const struct kfit_fstats *a, const struct kfit_fstats *b,
+			   const struct kfit_fdiff_opts *o);
 
 struct kfit_json;
 
@@ -101,5 +122,15 @@ struct kfit_ctree;
  * 0 or -ENOMEM.
  */
 int kfit_fstats_from_tree(struct kfit_fstats *s, const struct kfit_ctree *t);
+
+/*
+ * The same a subtree at a time, as a streaming decoder lets them go
+ * (kfit_ctree_opts.on_root): root and every call under it, in any order
+ * of subtrees; kfit_fstats_end_trees once they are all in (max-sub is
+ * of the whole run's sums). 0 or -ENOMEM.
+ */
+struct kfit_cnode;
+int kfit_fstats_add_tree(struct kfit_fstats *s, const struct kfit_cnode *root);
+void kfit_fstats_end_trees(struct kfit_fstats *s);
 
 #endif

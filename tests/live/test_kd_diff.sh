@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# kd --diff on two recordings of a real program made here (root: callgraph
+# -o through uprobes): durtarget's spin scenario, N calls of dt_short (10 us)
+# and N of dt_long (2 ms), then again with dt_long made slower
+# (DURTARGET_LONG_US). The slower function must come out on top, per
+# function and per call path, and the unchanged one must not pass the
+# threshold; a function traced in one run only is listed as such.
+. "$(dirname "$0")/../lib.sh"
+
+export LC_ALL=C
+CG=$KFIT_BIN/callgraph
+KD=$KFIT_BIN/kd
+DT=$KFIT_HELPERS/durtarget
+N=20
+
+need() {
+	t_need_root
+	[ -x "$CG" ] || t_fail "$CG not built"
+	[ -x "$KD" ] || t_fail "$KD not built"
+	[ -x "$DT" ] || t_fail "$DT not built"
+}
+
+# durtarget spin N recorded into FILE, tracing FUNCS; LONG_US: dt_long's time
+record() {	# FILE LONG_US FUNCS...
+	local f=$1 us=$2
+	shift 2
+	DURTARGET_LONG_US=$us t_expect_exit 0 "$CG" -o "$f" "${@/#/$DT:}" -- "$DT" spin "$N"
+	[ -s "$f" ] || t_fail "no recording $f: $(cat "$T_ERR")"
+}
+
+# The rows of the function table (after the header, before the blank line)
+functions() { awk 'NR > 3 && /^$/ { exit } NR > 3' "$T_OUT"; }
+
+# The rows of the call path table
+paths() { awk 'seen && NR > h { print } /^CALL PATH/ { seen = 1; h = NR }' "$T_OUT" | grep -v '^[0-9]'; }
+
+test_slower_on_top() {
+	need
+	record before.kft 2000 dt_short dt_long
+	record after.kft 4000 dt_short dt_long
+	t_expect_exit 0 "$KD" --diff before.kft after.kft --min-change 50
+	t_assert_match "$(head -n 1 "$T_OUT")" "^Before: before.kft, $((2 * N)) calls in" "header"
+	t_assert_eq "$(functions | awk 'NR == 2 { print $1 }')" dt_long "the first row"
+	# twice as long: TOTAL +100% give or take the tracing's own cost
+	t_assert_match "$(functions | awk '$1 == "dt_long"')" \
+		"$N -> $N \\+0\\.0% +[0-9.]+ms -> [0-9.]+ms \\+(9[0-9]|10[0-9])\\.[0-9]%" "dt_long's row"
+	[ -n "$(functions | awk '$1 == "dt_short"')" ] &&
+		t_fail "dt_short (unchanged) passed --min-change 50: $(functions)"
+	t_assert_match "$(cat "$T_OUT")" "^1 function changed less than 50% or past -n: not shown$" \
+		"the note of what was left out"
+	t_assert_eq "$(paths | awk 'NR == 1 { print $1 }')" dt_long "the first call path"
+	# without a threshold both, the slower first
+	t_expect_exit 0 "$KD" --diff before.kft after.kft
+	t_assert_eq "$(functions | awk 'NR > 1 { print $1 }' | tr '\n' ' ')" "dt_long dt_short " \
+		"the order without a threshold"
+	# -s count: by the change of the calls, none changed: by name
+	t_expect_exit 0 "$KD" --diff before.kft after.kft -s count -f count,time
+	t_assert_eq "$(functions | awk 'NR == 1 { print $1, $2, $3 }')" "FUNCTION COUNT TOTAL" "-f"
+	t_assert_eq "$(functions | awk 'NR > 1 { print $1 }' | tr '\n' ' ')" "dt_long dt_short " \
+		"-s count: ties by name"
+}
+
+test_one_run_only() {
+	need
+	record before.kft 2000 dt_short
+	record after.kft 2000 dt_short dt_long
+	t_expect_exit 0 "$KD" --diff before.kft after.kft
+	t_assert_match "$(cat "$T_OUT")" "^only in after: dt_long \\($N calls, [0-9.]+ms\\)$" \
+		"dt_long, after only"
+	t_assert_match "$(cat "$T_OUT")" "^0 paths in before only, 1 in after only$" "paths"
+	# the other way round
+	t_expect_exit 0 "$KD" --diff after.kft before.kft
+	t_assert_match "$(cat "$T_OUT")" "^only in before: dt_long" "dt_long, before only"
+}
+
+# Differential folded stacks: PATH BEFORE_NS AFTER_NS, flamegraph.pl's difffolded
+test_folded() {
+	need
+	record before.kft 2000 dt_short dt_long
+	record after.kft 4000 dt_short dt_long
+	t_expect_exit 0 "$KD" --diff before.kft after.kft --folded
+	t_assert_eq "$(awk '{ print $1 }' "$T_OUT" | sort | tr '\n' ' ')" "dt_long dt_short " "paths"
+	t_assert_eq "$(awk '$1 == "dt_long" { print ($3 > 1.8 * $2) }' "$T_OUT")" 1 \
+		"dt_long's local time about doubled: $(cat "$T_OUT")"
+	t_assert_eq "$(awk '$1 == "dt_long" { print ($2 >= '$N' * 2000000) }' "$T_OUT")" 1 \
+		"dt_long's time before: at least $N x 2 ms"
+}
+
+test_refused() {
+	need
+	record before.kft 2000 dt_short
+	t_expect_exit 2 "$KD" --diff before.kft
+	t_assert_match "$(cat "$T_ERR")" "^kd: --diff compares two files" "one file"
+	t_expect_exit 2 "$KD" --diff before.kft before.kft -j
+	t_expect_exit 1 "$KD" --diff before.kft missing.kft
+	t_assert_match "$(cat "$T_ERR")" "^kd: missing.kft: " "a missing file"
+}
+
+t_run_all
