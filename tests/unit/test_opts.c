@@ -873,6 +873,32 @@ static void test_group(void **state)
 	t_int_eq("the group's name", kfit_opts_check(&t), -1);
 }
 
+/* Percents: a number, a '%' after it at most, 0 to max */
+static void test_percent(void **state)
+{
+	static const struct {
+		const char *s;
+		double max;
+		int ret;
+		double v;
+	} cases[] = {
+		{ "0", 100, 0, 0 }, { "0.5", 100, 0, 0.5 }, { "20%", 100, 0, 20 },
+		{ "100", 100, 0, 100 }, { "100.5", 100, -1, 0 }, { "-1", 100, -1, 0 },
+		{ "nan", 100, -1, 0 }, { "", 100, -1, 0 }, { "%", 100, -1, 0 },
+		{ "5%%", 100, -1, 0 }, { "1e3", 1e6, 0, 1000 }, { "ten", 1e6, -1, 0 },
+	};
+	double v;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < T_N(cases); i++) {
+		v = -7;
+		t_int_eq(cases[i].s, kfit_opts_parse_percent(cases[i].s, cases[i].max, &v),
+			 cases[i].ret);
+		t_true(cases[i].s, v == (cases[i].ret ? -7 : cases[i].v));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -901,6 +927,7 @@ int main(void)
 		cmocka_unit_test(test_usage_wraps_long),
 		cmocka_unit_test(test_usage_lists_accepted),
 		cmocka_unit_test(test_group),
+		cmocka_unit_test(test_percent),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -56,20 +56,10 @@ static bool sampled_opts(void)
 /* --min-change PCT: 0 to 1000000, "20" or "20%" */
 static int parse_change(const char *arg)
 {
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (end != arg && *end == '%')
-		end++;
-	if (errno || end == arg || *end || !(v >= 0 && v <= 1e6)) {
-		fprintf(stderr, "kd: invalid change '%s' for --min-change: a percent, "
-			"e.g. 20\n", arg);
-		return -1;
-	}
-	env.min_change = v;
-	return 0;
+	if (!kfit_opts_parse_percent(arg, 1e6, &env.min_change))
+		return 0;
+	fprintf(stderr, "kd: invalid change '%s' for --min-change: a percent, e.g. 20\n", arg);
+	return -1;
 }
 
 static int parse_opt(int key, const char *arg, void *ctx)

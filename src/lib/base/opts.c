@@ -798,3 +798,19 @@ int kfit_opts_parse_uint(const char *s, unsigned long max, unsigned long *out)
 	*out = v;
 	return 0;
 }
+
+int kfit_opts_parse_percent(const char *s, double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end != s && *end == '%')
+		end++;
+	/* NaN fails both comparisons */
+	if (errno || end == s || *end || !(v >= 0 && v <= max))
+		return -1;
+	*out = v;
+	return 0;
+}

@@ -138,5 +138,7 @@ int kfit_opts_parse_cpulist(const char *s, int ncpus, struct kfit_cpuset *set);
 bool kfit_cpu_selected(const struct kfit_cpuset *set, int cpu);
 /* Strictly positive decimal integer, 0 or -EINVAL / -ERANGE */
 int kfit_opts_parse_uint(const char *s, unsigned long max, unsigned long *out);
+/* A percent, 0 to max: "0.5" or "0.5%". 0, or -1 (nothing said) */
+int kfit_opts_parse_percent(const char *s, double max, double *out);
 
 #endif

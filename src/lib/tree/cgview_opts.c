@@ -4,7 +4,6 @@
  * one parser, one check of how they combine.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,23 +147,12 @@ struct kfit_cgview_opts kfit_cgview_opts_of(struct kfit_cgview_args *a,
 	};
 }
 
-
 int kfit_cgview_parse_pct(const char *tool, const char *arg, double *out)
 {
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (end != arg && *end == '%')
-		end++;
-	if (errno || end == arg || *end || isnan(v) || v < 0 || v > 100) {
-		fprintf(stderr, "%s: invalid percent limit '%s': 0 to 100, e.g. 0.5\n",
-			tool, arg);
-		return -1;
-	}
-	*out = v;
-	return 0;
+	if (!kfit_opts_parse_percent(arg, 100, out))
+		return 0;
+	fprintf(stderr, "%s: invalid percent limit '%s': 0 to 100, e.g. 0.5\n", tool, arg);
+	return -1;
 }
 
 int kfit_cgview_parse_width(const char *tool, const char *arg, unsigned int *out)
