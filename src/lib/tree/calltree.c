@@ -84,6 +84,8 @@ struct kfit_ctree {
 	size_t fmapcap, nfmap;
 	__u64 seq;
 	bool finished;
+	__u64 last_key;			/* the stack of the last record: a run of */
+	struct thr *last;		/* records is mostly one stack's */
 	struct kfit_cnode *spare;	/* streaming: nodes freed, for reuse */
 	struct kfit_cnode scratch;	/* streaming: the marker not kept */
 	int stream_err;			/* on_root's first error */
@@ -230,11 +232,17 @@ static struct thr *thr_find(const struct kfit_ctree *t, __u64 key)
 
 static struct thr *thr_get(struct kfit_ctree *t, __u64 key)
 {
-	struct thr *h = thr_find(t, key);
+	struct thr *h;
 	size_t i;
 
-	if (h)
+	if (t->last && t->last_key == key)
+		return t->last;
+	h = thr_find(t, key);
+	if (h) {
+		t->last = h;
+		t->last_key = key;
 		return h;
+	}
 	if (2 * (size_t)(t->nth + 1) > t->mapcap && map_grow(t))
 		return NULL;
 	if (t->nth == t->thcap) {

@@ -22,6 +22,7 @@ struct kfit_tasks {
 	struct task *v;		/* open addressing, tid 0 an empty slot */
 	unsigned int mask, n;
 	bool proc;
+	__u32 last_named;	/* the last tid found named: a run of records is mostly one task's */
 };
 
 struct kfit_tasks *kfit_tasks_new(bool proc)
@@ -68,7 +69,7 @@ static struct task *slot(struct kfit_tasks *ts, __u32 tid)
 /* Task tid, made if new (half the slots at most are taken); NULL: no memory */
 static struct task *get(struct kfit_tasks *ts, __u32 tid)
 {
-	struct kfit_tasks big = { .proc = ts->proc };
+	struct kfit_tasks big = { .proc = ts->proc, .last_named = ts->last_named };
 	unsigned int i;
 
 	if (ts->v && 2 * (ts->n + 1) <= ts->mask + 1)
@@ -196,11 +197,13 @@ int kfit_tasks_give(struct kfit_tasks *ts, struct kfit_ctree *t,
 		if (err)
 			return err;
 	}
-	if (h->ctx != KFIT_CTX_TASK || !h->tid)
+	if (h->ctx != KFIT_CTX_TASK || !h->tid || h->tid == ts->last_named)
 		return 0;
 	k = find(ts, h->tid);
-	if (k && k->named)
+	if (k && k->named) {
+		ts->last_named = h->tid;
 		return 0;
+	}
 	if (k && k->comm[0])
 		return kfit_tasks_name(ts, t, h->pid, h->tid, k->comm);
 	if (!ts->proc || (k && k->unreadable))
