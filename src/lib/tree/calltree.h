@@ -172,6 +172,12 @@ const char *kfit_ctree_irq_label(const struct kfit_cnode *n, const char *vec_nam
  * node per file, not one per address.
  */
 const char *kfit_ctree_frame_group(const char *name, char *buf, size_t len);
+/* A call that returned, with a record of its own: what the summaries count */
+static inline bool kfit_cnode_counted(const struct kfit_cnode *n)
+{
+	return n->kind == KFIT_CN_CALL && !(n->flags & (KFIT_RF_LOST | KFIT_RF_INCOMPLETE));
+}
+
 /* Depth-first, parents before children: the next node after n (NULL: the first) under root, or NULL */
 const struct kfit_cnode *kfit_cnode_next(const struct kfit_cnode *root,
 					 const struct kfit_cnode *n);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Calls by their path (fpaths.h) */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,11 +12,6 @@
 #include "strset.h"
 
 #define PATH_MAX_BYTES 4096
-
-static bool counted(const struct kfit_cnode *n)
-{
-	return n->kind == KFIT_CN_CALL && !(n->flags & (KFIT_RF_LOST | KFIT_RF_INCOMPLETE));
-}
 
 /* n's frame name: a call's function, "[lost]", an interrupt's label */
 static const char *frame(const struct kfit_ctree *t, const struct kfit_cnode *n,
@@ -85,7 +79,7 @@ int kfit_fpaths_add_tree(struct kfit_fpaths *p, const struct kfit_ctree *t,
 	struct kfit_fpath *e;
 
 	for (n = root; n; n = kfit_cnode_next(root, n)) {
-		if (!counted(n))
+		if (!kfit_cnode_counted(n))
 			continue;
 		path_of(t, root, n, buf, sizeof(buf));
 		e = get(p, buf);
@@ -150,20 +144,6 @@ static int cmp_rows(const void *x, const void *y)
 	return strcmp(p->path, q->path);
 }
 
-static void cell(struct kfit_table *t, bool ns, __u64 a, __u64 b)
-{
-	char x[32], y[32], c[24] = "";
-
-	if (a)
-		snprintf(c, sizeof(c), " %+.1f%%", ((double)b - (double)a) * 100.0 / a);
-	if (ns)
-		kfit_table_cell(t, "%s -> %s%s", kfit_duration_fmt(a, x, sizeof(x)),
-				kfit_duration_fmt(b, y, sizeof(y)), c);
-	else
-		kfit_table_cell(t, "%llu -> %llu%s", (unsigned long long)a,
-				(unsigned long long)b, c);
-}
-
 int kfit_fpaths_diff_table(FILE *f, const struct kfit_fpaths *a, const struct kfit_fpaths *b,
 			   const struct kfit_fdiff_opts *o)
 {
@@ -191,8 +171,7 @@ int kfit_fpaths_diff_table(FILE *f, const struct kfit_fpaths *a, const struct kf
 		}
 		x = &a->v[r[i].a];
 		y = &b->v[r[i].b];
-		if ((o->min_change > 0 &&
-		     fabs(r[i].delta) * 100.0 < o->min_change * x->total_ns) ||
+		if (!kfit_fstats_diff_changed(x->total_ns, y->total_ns, o->min_change) ||
 		    (unsigned long)shown >= top) {
 			hidden++;
 			continue;
@@ -200,9 +179,9 @@ int kfit_fpaths_diff_table(FILE *f, const struct kfit_fpaths *a, const struct kf
 		shown++;
 		kfit_table_row(t);
 		kfit_table_cell(t, "%s", r[i].path);
-		cell(t, true, x->total_ns, y->total_ns);
-		cell(t, true, x->local_ns, y->local_ns);
-		cell(t, false, x->count, y->count);
+		kfit_fstats_diff_cell(t, false, x->total_ns, y->total_ns);
+		kfit_fstats_diff_cell(t, false, x->local_ns, y->local_ns);
+		kfit_fstats_diff_cell(t, true, x->count, y->count);
 	}
 	kfit_table_print(t, f);
 	kfit_table_free(t);

@@ -414,11 +414,6 @@ static int edges_add(struct kfit_fedges *m, __u32 parent, __u32 child, __u64 ns)
 	return 0;
 }
 
-static bool counted(const struct kfit_cnode *n)
-{
-	return n->kind == KFIT_CN_CALL && !(n->flags & (KFIT_RF_LOST | KFIT_RF_INCOMPLETE));
-}
-
 static int tree_call(struct kfit_fstats *s, struct kfit_fedges *m, const struct kfit_cnode *n)
 {
 	const struct kfit_cnode *p = n->parent;
@@ -439,7 +434,7 @@ static int tree_call(struct kfit_fstats *s, struct kfit_fedges *m, const struct 
 		f->l.slot[i]++;
 	}
 	/* an interrupt's call under a task's is no callee of it, nor one placed by time */
-	if (!p || !counted(p) || p->ctx != n->ctx || p->id >= (__u32)s->n ||
+	if (!p || !kfit_cnode_counted(p) || p->ctx != n->ctx || p->id >= (__u32)s->n ||
 	    (n->flags & KFIT_CN_WOVEN))
 		return 0;
 	return edges_add(m, p->id, n->id, n->dur);
@@ -473,18 +468,13 @@ void kfit_fstats_end_trees(struct kfit_fstats *s)
 	s->edges = NULL;
 }
 
+/* Each thread's tree as one subtree: its root is no call */
 int kfit_fstats_from_tree(struct kfit_fstats *s, const struct kfit_ctree *t)
 {
-	const struct kfit_cnode *root, *n;
 	int i, err = 0;
 
-	if (!s->edges && !(s->edges = calloc(1, sizeof(*s->edges))))
-		return -ENOMEM;
-	for (i = 0; !err && i < kfit_ctree_nthreads(t); i++) {
-		root = &kfit_ctree_thread(t, i)->root;
-		for (n = kfit_cnode_next(root, NULL); n && !err; n = kfit_cnode_next(root, n))
-			err = tree_call(s, s->edges, n);
-	}
+	for (i = 0; !err && i < kfit_ctree_nthreads(t); i++)
+		err = kfit_fstats_add_tree(s, &kfit_ctree_thread(t, i)->root);
 	kfit_fstats_end_trees(s);
 	return err;
 }

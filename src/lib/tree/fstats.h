@@ -101,6 +101,14 @@ struct kfit_fdiff_opts {
  */
 int kfit_fstats_diff_table(FILE *f, const struct kfit_fstats *a, const struct kfit_fstats *b,
 			   const struct kfit_fdiff_opts *o);
+/*
+ * What the diff tables share (the call paths' too): a figure before and
+ * after as "A -> B +N%" (count: a number, else a duration; no percent
+ * from 0), and whether it changed by min percent at least (from 0: yes)
+ */
+struct kfit_table;
+void kfit_fstats_diff_cell(struct kfit_table *t, bool count, __u64 a, __u64 b);
+bool kfit_fstats_diff_changed(__u64 a, __u64 b, double min);
 
 struct kfit_json;
 

@@ -99,31 +99,31 @@ static bool both(const struct drow *r)
 }
 
 /* Changed by at least min percent of its before figure (which may be 0) */
-static bool changed(const struct kfit_fstats *a, const struct drow *r, enum kfit_ffield key,
-		    double min)
+bool kfit_fstats_diff_changed(__u64 a, __u64 b, double min)
 {
-	double c = change(value(a, r->a, key), value(a, r->a, key) + r->delta);
+	double c = change(a, b);
 
 	return min <= 0 || isnan(c) || fabs(c) >= min;
 }
 
-static const char *fig(enum kfit_ffield k, __u64 v, char *buf, size_t len)
+static const char *fig(bool count, __u64 v, char *buf, size_t len)
 {
-	if (k == KFIT_FF_COUNT)
+	if (count)
 		snprintf(buf, len, "%llu", (unsigned long long)v);
 	else
 		kfit_duration_fmt(v, buf, len);
 	return buf;
 }
 
-static void cell(struct kfit_table *t, enum kfit_ffield k, __u64 a, __u64 b)
+void kfit_fstats_diff_cell(struct kfit_table *t, bool count, __u64 a, __u64 b)
 {
 	char x[32], y[32], c[24] = "";
 	double p = change(a, b);
 
 	if (!isnan(p))
 		snprintf(c, sizeof(c), " %+.1f%%", p);
-	kfit_table_cell(t, "%s -> %s%s", fig(k, a, x, sizeof(x)), fig(k, b, y, sizeof(y)), c);
+	kfit_table_cell(t, "%s -> %s%s", fig(count, a, x, sizeof(x)),
+			fig(count, b, y, sizeof(y)), c);
 }
 
 static unsigned int fields_of(const struct kfit_fdiff_opts *o)
@@ -165,7 +165,8 @@ int kfit_fstats_diff_table(FILE *f, const struct kfit_fstats *a, const struct kf
 			only++;
 			continue;
 		}
-		if (!changed(a, &r[i], key, o->min_change) ||
+		if (!kfit_fstats_diff_changed(value(a, r[i].a, key), value(b, r[i].b, key),
+					      o->min_change) ||
 		    (o->top && (unsigned long)shown >= o->top)) {
 			hidden++;
 			continue;
@@ -175,7 +176,8 @@ int kfit_fstats_diff_table(FILE *f, const struct kfit_fstats *a, const struct kf
 		kfit_table_cell(t, "%s", r[i].name);
 		for (k = 0; k < KFIT_FF_N; k++)
 			if (fields & 1U << k)
-				cell(t, k, value(a, r[i].a, k), value(b, r[i].b, k));
+				kfit_fstats_diff_cell(t, k == KFIT_FF_COUNT, value(a, r[i].a, k),
+						      value(b, r[i].b, k));
 	}
 	kfit_table_print(t, f);
 	kfit_table_free(t);
