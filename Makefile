@@ -9,9 +9,13 @@ BPFTOOL ?= bpftool
 
 # Debian packages: the build's (make, make demo), the tests' (make check)
 # and the benchmarks' (make bench); make deps installs all three
-BUILD_DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
+BUILD_DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
 TEST_DEPS := libcmocka-dev pkg-config jq iproute2 procps cpio busybox-static \
 	qemu-system-x86 linux-perf strace
+# the static tools of the VM: libdw.a's compressions
+TEST_DEPS += liblzma-dev libbz2-dev
+# a real program with DWARF (test_utargets: DW_AT_noreturn)
+TEST_DEPS += python3.11-dbg
 # The SVG and trace checks: xmllint, headless Chromium
 TEST_DEPS += libxml2-utils chromium
 # callgraph's oracle (uftrace); bootsum's comparison (systemd-bootchart)
@@ -64,7 +68,10 @@ CFLAGS ?= -O2 -g
 BASE_CFLAGS := $(CFLAGS) $(SAN_FLAGS) -std=gnu11 -Wall -Wextra -Werror \
 	-D_GNU_SOURCE -Iinclude -Ibuild/gen -MMD -MP
 KFIT_CFLAGS := $(BASE_CFLAGS) $(LIB_INC) -Isrc/live -Ibuild/skel
-CORE_LDLIBS := -lelf -lz
+CORE_LDLIBS := -ldw -lelf -lz
+ifeq ($(STATIC),1)
+CORE_LDLIBS += -llzma -lbz2
+endif
 LDLIBS := -lbpf $(CORE_LDLIBS)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
 	-Ivmlinux -Iinclude -Ibpf

@@ -3,13 +3,40 @@
  * ELF files (elfsyms.h), what the symbolizer reads of every binary and
  * library a process maps: kfit_elf_load_mem of the input, then every
  * symbol looked up by address and by name, every segment's offsets
- * turned into addresses, the build-id printed.
+ * turned into addresses, the build-id printed; and its DWARF's noreturn
+ * functions (debuginfo.h, through libdw).
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <libelf.h>
+#include "debuginfo.h"
 #include "elfsyms.h"
 #include "fuzzlib.h"
+
+static void noreturn_of(const uint8_t *data, size_t size)
+{
+	__u64 *addrs;
+	void *copy;
+	size_t n, i;
+	Elf *elf;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		abort();
+	copy = malloc(size ? size : 1);
+	if (!copy)
+		abort();
+	memcpy(copy, data, size);
+	elf = elf_memory(copy, size);
+	if (elf && !kfit_debuginfo_noreturn(elf, &addrs, &n)) {
+		for (i = 1; i < n; i++)
+			if (addrs[i - 1] >= addrs[i])
+				abort();
+		free(addrs);
+	}
+	elf_end(elf);
+	free(copy);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -20,6 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	__u64 addr;
 	int i;
 
+	noreturn_of(data, size);
 	/* libelf may write to its image (a malloc'd copy the size of the input) */
 	copy = malloc(size ? size : 1);
 	if (!copy)

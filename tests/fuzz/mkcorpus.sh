@@ -3,7 +3,8 @@
 # tests/fuzz/mkcorpus.sh OUT: the seeds too big to commit, generated into
 # OUT/NAME (the harnesses' working corpora, build/fuzz/corpus):
 #   elf: tests/helpers/symtarget.c built PIE and not, with and without a
-#        build-id, stripped, and its debug file (a few KiB each)
+#        build-id, stripped, and its debug file (a few KiB each); with
+#        DWARF (-g)
 #   kft: kd's test files (build/tests/kftgen, the library's writer: exact
 #        and sampled, cut short, a chunk duplicated) and, where callgraph -o works (root,
 #        build/bin/callgraph built), real ones: a program's calls with
@@ -27,6 +28,9 @@ if [ ! -e "$out/elf/pie" ]; then
 	strip -o "$tmp/pie.stripped" "$tmp/pie"
 	cp "$tmp/pie" "$tmp/nopie" "$tmp/lib.so" "$tmp/pie.debug" \
 		"$tmp/pie.stripped" "$out/elf/"
+fi
+if [ ! -e "$out/elf/pie.g" ]; then	# with DWARF: st_die is noreturn
+	$cc -O1 -g -fPIE -pie "$top/tests/helpers/symtarget.c" -o "$out/elf/pie.g"
 fi
 
 # Each also with its chunks stored (build/fuzz/kftstore): mutations reach

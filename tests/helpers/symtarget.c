@@ -8,6 +8,7 @@
  *   st_local     static, noinline: only in .symtab
  *   st_nosize    assembly with no .size (16 nops and a ret); st_after
  *                right after it, with a size
+ *   st_die       noreturn: DWARF's DW_AT_noreturn says so (never called)
  *
  * It prints the run-time address of each, "st_global 0x55d0..." one per
  * line, flushed, then waits until its stdin closes.
@@ -27,6 +28,11 @@ __attribute__((noinline, used)) static int st_local(int x)
 {
 	asm volatile("" : "+r"(x));
 	return x * 5 - 3;
+}
+
+__attribute__((noinline, used, noreturn)) void st_die(int code)
+{
+	_exit(code);
 }
 
 void st_nosize(void);

@@ -9,6 +9,7 @@
 FD="$KFIT_BIN/funcdur"
 CG="$KFIT_BIN/callgraph"
 PY=/usr/bin/python3
+PYD=/usr/bin/python3.11d
 BASH=/usr/bin/bash
 
 need_tool() {
@@ -117,6 +118,24 @@ test_glob_noreturn_bash() {
 	same_under "$FD" "$BASH:exit_*" "$BASH" -c "$BASH_SEEN" zero a
 	t_assert_match "$(cat "$TRACED_ERR")" 'exit_shell: never returns' \
 		"exit_shell skipped with the reason"
+}
+
+# python3.11d (python3.11-dbg) carries its DWARF: DW_AT_noreturn names
+# functions that never return beyond the documented list
+test_noreturn_dwarf_python() {
+	local rc
+	need_tool
+	need_prog "$PYD"
+	same_under "$FD" "$PYD:_PyObject_A*" "$PYD" -c "$PY_SEEN" a 'b c'
+	t_assert_match "$(cat "$TRACED_ERR")" \
+		'_PyObject_AssertFailed: never returns normally \(DW_AT_noreturn' \
+		"_PyObject_AssertFailed skipped with DWARF's reason"
+	t_assert_match "$(cat "$TRACED_ERR")" '^Tracing [0-9]+ functions? \(uprobe' "tracing line"
+	"$FD" "$PYD:_PyObject_AssertFailed" -- "$PYD" -c pass >"$T_TMP/out" 2>"$T_TMP/err"
+	rc=$?
+	t_assert_eq "$rc" 2 "named alone: a usage error"
+	t_assert_match "$(cat "$T_TMP/err")" "cannot trace '_PyObject_AssertFailed'.*DW_AT_noreturn" \
+		"named alone: the reason"
 }
 
 # gzip is stripped: it is traced through libc, output byte for byte the same

@@ -379,6 +379,48 @@ static void test_flags_entry(void **state)
 	kfit_elf_free(lib);
 }
 
+static unsigned int flags_of(const struct kfit_elf *e, const char *name)
+{
+	const struct kfit_elfsym *s = kfit_elf_by_name(e, name);
+
+	if (!s)
+		fail_msg("%s: no %s", e->path, name);
+	return s->flags;
+}
+
+/*
+ * DW_AT_noreturn: st_die's, from the file's DWARF or its debug file's,
+ * asked for only; a stripped file with no debug file knows nothing
+ */
+static void test_noreturn(void **state)
+{
+	struct kfit_elf_opts o = { .noreturn = true, .debug = true,
+				   .debug_root = t_at(2, "nonexistent") };
+	static const char *const files[] = { "pie", "nopie", "pie.stripped" };
+	struct kfit_elf *e;
+	char path[PATH_MAX];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < T_N(files); i++) {
+		snprintf(path, sizeof(path), "%s/%s", t_tmpdir, files[i]);
+		e = load_ok(path, &o);
+		t_int_eq(path, flags_of(e, "st_die") & KFIT_ELF_SYM_NORETURN,
+			 KFIT_ELF_SYM_NORETURN);
+		t_int_eq(path, flags_of(e, "st_global"), 0);
+		t_int_eq(path, flags_of(e, "main"), 0);
+		kfit_elf_free(e);
+	}
+	e = load_ok(t_at(0, "pie"), NULL);
+	assert_int_equal(flags_of(e, "st_die"), 0);
+	kfit_elf_free(e);
+	/* No DWARF, no debug file: no word on it (the .dynsym has no st_die) */
+	snprintf(path, sizeof(path), "%s/pie.bare", t_tmpdir);
+	e = load_ok(path, &o);
+	assert_null(kfit_elf_by_name(e, "st_die"));
+	kfit_elf_free(e);
+}
+
 /* The vDSO, read from memory */
 static void test_vdso(void **state)
 {
@@ -545,6 +587,7 @@ int main(void)
 		cmocka_unit_test(test_debug_crc),
 		cmocka_unit_test(test_libc_debug),
 		cmocka_unit_test(test_flags_entry),
+		cmocka_unit_test(test_noreturn),
 		cmocka_unit_test(test_vdso),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_cache),

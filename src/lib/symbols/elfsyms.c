@@ -14,6 +14,7 @@
 #include <zlib.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include "debuginfo.h"
 #include "elfsyms.h"
 #include "fileio.h"
 #include "strset.h"
@@ -365,19 +366,29 @@ static Elf *debug_by_link(Elf *elf, const char *root, struct debug_want *w,
 	return d;
 }
 
+/* e's separate debug file, if one is installed (its path into path), or NULL */
+static Elf *find_debug(Elf *elf, const struct kfit_elf *e, const char *root,
+		       char *path, size_t len, int *fd)
+{
+	struct debug_want w = { .e = e };
+	Elf *d;
+
+	d = debug_by_build_id(root, &w, path, len, fd);
+	if (!d)
+		d = debug_by_link(elf, root, &w, path, len, fd);
+	return d;
+}
+
 /* The symbols of e's separate debug file, if one is installed */
 static int read_debug_file(Elf *elf, struct kfit_elf *e, const char *root,
 			   struct reader *r)
 {
-	struct debug_want w = { .e = e };
 	char path[PATH_MAX];
 	bool symtab;
 	Elf *d;
 	int fd = -1, err;
 
-	d = debug_by_build_id(root, &w, path, sizeof(path), &fd);
-	if (!d)
-		d = debug_by_link(elf, root, &w, path, sizeof(path), &fd);
+	d = find_debug(elf, e, root, path, sizeof(path), &fd);
 	if (!d)
 		return 0;
 	err = read_tables(d, r, &symtab);
@@ -463,6 +474,45 @@ static int index_syms(struct reader *r, struct kfit_elf *e)
 	return 0;
 }
 
+/* Both sorted by address: one walk */
+static void mark_noreturn(struct kfit_elf *e, const __u64 *addrs, size_t n)
+{
+	size_t k = 0;
+	int i;
+
+	for (i = 0; i < e->nsyms && k < n; i++) {
+		while (k < n && addrs[k] < e->syms[i].addr)
+			k++;
+		if (k < n && addrs[k] == e->syms[i].addr)
+			e->syms[i].flags |= KFIT_ELF_SYM_NORETURN;
+	}
+}
+
+/*
+ * DWARF's noreturn functions, from the file's DWARF or else its debug
+ * file's (the symbols may be the file's own: the addresses are the same)
+ */
+static int read_noreturn(Elf *elf, struct kfit_elf *e, const char *root)
+{
+	char path[PATH_MAX];
+	__u64 *addrs;
+	size_t n;
+	int fd = -1, err;
+	Elf *d = NULL;
+
+	if (!kfit_debuginfo_present(elf))
+		d = find_debug(elf, e, root, path, sizeof(path), &fd);
+	err = kfit_debuginfo_noreturn(d ? d : elf, &addrs, &n);
+	if (d) {
+		elf_end(d);
+		close(fd);
+	}
+	if (!err)
+		mark_noreturn(e, addrs, n);
+	free(addrs);
+	return err;
+}
+
 static int load(Elf *elf, const char *path, const struct kfit_elf_opts *o,
 		struct kfit_elf *e, char *err, size_t errlen)
 {
@@ -486,6 +536,8 @@ static int load(Elf *elf, const char *path, const struct kfit_elf_opts *o,
 		ret = read_debug_file(elf, e, o->debug_root ? o->debug_root : DEBUG_ROOT, &r);
 	if (!ret)
 		ret = index_syms(&r, e);
+	if (!ret && o && o->noreturn)
+		ret = read_noreturn(elf, e, o->debug_root ? o->debug_root : DEBUG_ROOT);
 	free(r.v);
 	free(r.strs);
 	if (ret)

@@ -29,6 +29,7 @@
 #define KFIT_ELF_SYM_NOEXEC		0x1	/* in no executable section */
 #define KFIT_ELF_SYM_INITFINI	0x2	/* in .init or .fini */
 #define KFIT_ELF_SYM_PLT		0x4	/* in a PLT section: a stub */
+#define KFIT_ELF_SYM_NORETURN	0x8	/* DWARF: never returns (opts' noreturn) */
 
 struct kfit_elfsym {
 	__u64 addr;		/* st_value */
@@ -72,6 +73,11 @@ struct kfit_elf_opts {
 	bool debug;		/* also a separate debug file (not what libbpf's
 				   uprobes see: they read the file itself) */
 	const char *debug_root;	/* NULL: /usr/lib/debug */
+	/*
+	 * KFIT_ELF_SYM_NORETURN from DWARF's DW_AT_noreturn: the file's
+	 * DWARF, else its debug file's (found as for debug)
+	 */
+	bool noreturn;
 };
 
 /*

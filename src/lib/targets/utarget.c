@@ -368,6 +368,8 @@ static bool is_script(const char *path)
 #define R_NOSIZE	"size 0 in the symbol table: not known to be a function entry"
 #define R_NORETURN	"never returns normally (documented no-return function): " \
 			"no return to probe"
+#define R_NORETURN_DWARF "never returns normally (DW_AT_noreturn in its DWARF): " \
+			"no return to probe"
 
 /*
  * fnmatch patterns of functions entered by a jump or a return; GCC's
@@ -454,7 +456,7 @@ static int aliases(const struct kfit_elf *e, __u64 addr, const char **names, int
 
 static const char *refusal(const struct kfit_elf *e, const struct kfit_elfsym *s)
 {
-	const char *names[ALIASES_MAX];
+	const char *names[ALIASES_MAX], *why;
 	int n;
 
 	if (e->program && e->entry && s->addr == e->entry)
@@ -468,24 +470,29 @@ static const char *refusal(const struct kfit_elf *e, const struct kfit_elfsym *s
 	if (!s->size)
 		return R_NOSIZE;
 	n = aliases(e, s->addr, names, ALIASES_MAX);
-	return kfit_utarget_no_retprobe(names, n);
+	why = kfit_utarget_no_retprobe(names, n);
+	if (!why && (s->flags & KFIT_ELF_SYM_NORETURN))
+		why = R_NORETURN_DWARF;
+	return why;
 }
 
 /*
  * The function names in path's .symtab and .dynsym (not a debug file's:
  * what its symbols name is what the file itself names), sorted and
- * unique, each at its lowest address, with why no probe may go there.
+ * unique, each at its lowest address, with why no probe may go there
+ * (DWARF's noreturn read from the file or its debug file).
  * The file's symbols stay in *ep when ep is not NULL.
  */
 static int read_funcs(const char *path, struct kfit_elf **ep, struct funcs *f,
 		      char *err, size_t errlen)
 {
+	struct kfit_elf_opts o = { .noreturn = true };
 	const struct kfit_elfsym *s;
 	struct kfit_elf *e;
 	size_t n;
 	int i, ret;
 
-	ret = kfit_elf_load(path, NULL, &e, err, errlen);
+	ret = kfit_elf_load(path, &o, &e, err, errlen);
 	if (ret == -ENOEXEC && is_script(path)) {
 		n = strlen(err);
 		snprintf(err + n, errlen - n, " but a script: name its interpreter's "
