@@ -419,6 +419,52 @@ test_truncated() {
 	t_assert_match "$(cat "$T_ERR")" "t.kft is truncated: read [0-9]+ chunks" "kd's warning"
 }
 
+# ---- names survive every ending ----------------------------------------------
+
+# A flight recording whose exec fell in the chunks it dropped: dd's
+# records are dd's (the NAMES block), not those of callgraph, which
+# forked it (before: "callgraph-PID", and --comm dd found nothing)
+test_flight_names() {
+	local n
+	need_tool
+	[ -x "$KD" ] || t_fail "$KD not built"
+	t_expect_exit 0 "$CG" -o fn.kft --flight 32k --chunk 8k -e syscalls:sys_enter_write -- \
+		dd if=/dev/zero of=/dev/null bs=4k count=100000
+	dump fn.kft
+	[ "$(num_fact fn.kft stats chunks_dropped)" -gt 0 ] || t_fail "no chunk dropped"
+	t_assert_eq "$(num_fact fn.kft type exec)" 0 "execs kept (the test needs it dropped)"
+	t_expect_exit 0 "$KD" fn.kft --events
+	t_assert_no_match "$(cat "$T_OUT")" ' callgraph-[0-9]+ ' "records named after callgraph"
+	t_expect_exit 0 "$KD" fn.kft --events --comm dd
+	n=$(grep -c ' dd-[0-9]* *event ' "$T_OUT")
+	[ "$n" -ge 1000 ] || t_fail "--comm dd: $n events"
+}
+
+# Killed (SIGKILL: no end written), a recording is at -o's path as far as
+# it got, and its sampled addresses are named (SYMS blocks written as the
+# names come; before: no file at all, and before that no names)
+test_sigkill_sampled_names() {
+	local pid
+	need_tool
+	[ -x "$KD" ] || t_fail "$KD not built"
+	[ -x "$CGHOT" ] || t_fail "$CGHOT not built"
+	bg_start -o k.kft -S 499 -- "$CGHOT" 8
+	bg_wait_tracing
+	t_pause 3
+	pid=$(pgrep -P "$BG" -x cghot)
+	kill -KILL "$BG"
+	t_bg_wait_exit 10
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null
+	[ -f k.kft ] || t_fail "no k.kft after SIGKILL"
+	dump k.kft
+	t_assert_eq "$(fact k.kft complete)" 0 "complete after SIGKILL"
+	[ "$(num_fact k.kft type sample)" -ge 100 ] || t_fail "$(fact k.kft type sample) samples"
+	t_expect_exit 0 "$KD" k.kft
+	t_assert_match "$(cat "$T_ERR")" "k.kft is truncated" "kd's warning"
+	t_assert_match "$(cat "$T_OUT")" ' hot_loop$' "hot_loop named"
+	t_assert_no_match "$(cat "$T_OUT")" '0x[0-9a-f]{6,}' "unnamed addresses"
+}
+
 # ---- the file's creation (src/lib/base/fileio.c kfit_out_*) -----------------------
 
 # The files in the current directory but NAMES: none (no temporary left)

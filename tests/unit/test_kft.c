@@ -1179,7 +1179,8 @@ static void test_create_mode(void **state)
 	struct kft_wopts o = { .chunk_bytes = 1024 };
 	struct recs in = { 0 };
 	struct kft_writer *w;
-	char path[256];
+	struct kft_file *f;
+	char path[256], err[256];
 	struct stat st;
 	const char *d;
 
@@ -1190,12 +1191,23 @@ static void test_create_mode(void **state)
 	assert_int_equal(chmod(path, 0644), 0);
 	w = kft_writer_new(path, &o);
 	assert_non_null(w);
-	feed(w, &in, 300);
+	assert_int_equal(kft_writer_layout(w), 0);
 	assert_text(path, "old recording");
+	/* from the first record the recording is at path: a kill leaves it there */
+	feed(w, &in, 300);
+	f = kft_open(path, err, sizeof(err));
+	assert_non_null(f);
+	assert_false(kft_complete(f));
+	kft_close(f);
+	assert_int_equal(entries(d), 1);
 	assert_int_equal(kft_writer_close(w, NULL, 0, NULL, 0), 0);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0600);
 	assert_int_equal(entries(d), 1);
+	f = kft_open(path, err, sizeof(err));
+	assert_non_null(f);
+	assert_true(kft_complete(f));
+	kft_close(f);
 	free(in.buf);
 }
 

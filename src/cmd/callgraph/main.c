@@ -447,12 +447,13 @@ static int resolve_targets(void)
 
 /* ---- output ------------------------------------------------------------ */
 
-/* The run loop's poll: a flight dump asked for (SIGUSR1), then the rings */
+/* The run loop's poll: sampled names, a flight dump asked for (SIGUSR1), the rings */
 static int poll_records(void *ctx, int timeout_ms)
 {
 	int n;
 
 	(void)ctx;
+	cg_write_syms();
 	if (kfit_usr1)
 		cg_flight_dump();
 	n = kfit_events_poll(env.ev, timeout_ms);

@@ -173,6 +173,34 @@ static void give_names(void)
 			  env.out);
 }
 
+#define SYMS_EVERY_NS	1000000000ULL
+
+/*
+ * The sampled addresses named since the last SYMS block, into the file
+ * now (at most once a second): a recording killed later, or a flight
+ * dump, keeps the names of what it holds
+ */
+void cg_write_syms(void)
+{
+	__u64 now = kfit_now_ns();
+	size_t len = 0;
+	char *syms;
+	int err;
+
+	if (!env.w || !env.symset || env.syms_late ||
+	    !kfit_kftmeta_symset_unwritten(env.symset) || now - env.syms_at < SYMS_EVERY_NS)
+		return;
+	env.syms_at = now;
+	syms = kfit_record_text(fill_syms, NULL, &len);
+	err = syms ? kft_writer_block(env.w, KFT_B_SYMS, syms, len) : -ENOMEM;
+	free(syms);
+	if (err == -EFBIG)
+		env.syms_late = true;	/* the cap's share for the end takes them */
+	else if (err)
+		kfit_warn("cannot name the sampled addresses in %s yet: %s", env.out,
+			  kfit_out_reason(err));
+}
+
 /* SIGUSR1: a flight recording is written now, and goes on */
 void cg_flight_dump(void)
 {
@@ -240,7 +268,8 @@ int cg_end_recording(void)
 
 	for (i = 0; env.cap.lost && i < env.cap.ncpus && i < KFIT_MAX_CPUS; i++)
 		lost += env.cap.lost[i];
-	if (env.symset && !(syms = kfit_record_text(fill_syms, NULL, &slen)))
+	if (env.symset && kfit_kftmeta_symset_unwritten(env.symset) &&
+	    !(syms = kfit_record_text(fill_syms, NULL, &slen)))
 		kfit_warn("cannot name the sampled addresses: out of memory");
 	give_names();
 	stats = kfit_record_text(fill_stats, NULL, &len);

@@ -90,6 +90,8 @@ struct env {
 	/* -o */
 	struct kft_writer *w;
 	struct kfit_kftmeta_symset *symset;	/* sampled mode: the addresses seen */
+	__u64 syms_at;			/* when the last SYMS block went */
+	bool syms_late;			/* -s left no room: the rest at the end */
 	int trigger_idx;		/* --stop-at's, or --flight's --root: -1 none */
 	bool triggered, capped, usr1_noted;
 	bool write_failed;		/* -o's writer failed: said once, by record() */
@@ -127,5 +129,6 @@ int cg_name_tasks(void);
 int cg_begin_recording(void);
 int cg_end_recording(void);
 void cg_flight_dump(void);
+void cg_write_syms(void);
 
 #endif

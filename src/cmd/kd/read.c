@@ -335,24 +335,34 @@ int kd_count(const struct kfit_rec *h, size_t size)
 }
 
 /*
- * The tasks' names at the window's start: from the NAMES block, written
- * at the end of the recording; a file cut short has none, and the task
- * records of the chunks before the window are read instead.
+ * The tasks' names at the window's start (or at the first chunk a flight
+ * recording kept: the execs before fell with the chunks it dropped):
+ * from the NAMES block, written at the end of the recording and at each
+ * flight dump; a file cut short has none, and the task records of the
+ * chunks before the window are read instead.
  */
 static int names_before(int first)
 {
+	__u64 until = env.since;
 	int i, err = 0;
 
 	if (!kft_nnames(env.f))
 		return kd_read_range(0, first - 1, kd_track, NULL);
+	if (first < kft_nchunks(env.f) && kft_chunk_at(env.f, first)->first_ts > until)
+		until = kft_chunk_at(env.f, first)->first_ts;
 	for (i = 0; i < kft_nnames(env.f) && !err; i++) {
 		const struct kft_name *n = kft_name_at(env.f, i);
 
-		if (n->ts >= env.since)
+		if (n->ts >= until)
 			break;
 		err = kfit_tasks_set(env.tasks, n->pid, n->tid, n->comm);
 	}
 	return err;
+}
+
+static bool flight(void)
+{
+	return kft_header_of(env.f)->flags & KFT_F_FLIGHT;
 }
 
 /* The chunks of the window, [*first, *last]; -ENOENT: none */
@@ -365,7 +375,7 @@ int kd_window(int *first, int *last)
 	err = kft_chunks_between(env.f, env.since, env.until, first, last);
 	if (err)
 		return err;
-	if (*first > 0 || env.since)
+	if (*first > 0 || env.since || flight())
 		err = names_before(*first);
 	return err;
 }

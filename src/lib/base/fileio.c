@@ -464,12 +464,39 @@ static int out_close(struct kfit_out *o)
 	return err;
 }
 
+/* Named, renamed to path, and still open: what is written next is path's */
+int kfit_out_publish(struct kfit_out *o)
+{
+	int err = 0;
+
+	if (!o->live)
+		return -EBADF;
+	if (o->published)
+		return 0;
+	if (o->f && fflush(o->f))
+		err = errno ? -errno : -EIO;
+	if (!err && !o->tmp[0])
+		err = link_tmpfile(o);
+	if (!err)
+		temp_track(o, true);
+	if (!err && rename(o->tmp, o->path))
+		err = -errno;
+	if (err)
+		return err;
+	temp_track(o, false);
+	o->tmp[0] = '\0';
+	o->published = true;
+	return 0;
+}
+
 int kfit_out_commit(struct kfit_out *o)
 {
 	int err = 0;
 
 	if (!o->live)
 		return -EBADF;
+	if (o->published)
+		return out_close(o);
 	if (o->f && fflush(o->f))
 		err = errno ? -errno : -EIO;
 	if (!err && !o->tmp[0])

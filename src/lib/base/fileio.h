@@ -100,6 +100,7 @@ struct kfit_out {
 	FILE *f;		/* kfit_out_file's stream over fd, or NULL */
 	char path[4096];	/* the file asked for */
 	char tmp[4096];		/* a named temporary ("" with O_TMPFILE) */
+	bool published;		/* kfit_out_publish: at path already */
 };
 
 /* Create the temporary for path: 0, or -errno (o is then closed) */
@@ -109,6 +110,13 @@ FILE *kfit_out_file(struct kfit_out *o);
 /* Write it all (the stream's buffer too), rename it to path: 0 or -errno;
    on an error the temporary is removed and path left alone */
 int kfit_out_commit(struct kfit_out *o);
+/*
+ * Give the temporary path's name now, and keep writing to it: a file
+ * whose end may never come (a recording killed) is there as far as it
+ * got. Commit then only closes it; abort closes it and leaves it.
+ * 0 or -errno (o still live, a temporary).
+ */
+int kfit_out_publish(struct kfit_out *o);
 /* Remove the temporary; path stays as it was. No-op unless live */
 void kfit_out_abort(struct kfit_out *o);
 /* Whether o holds a temporary not yet committed or aborted */

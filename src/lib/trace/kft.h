@@ -55,16 +55,19 @@ struct kft_writer;
 /*
  * Begin path: a temporary in its directory (kfit_out_open: mode 0600, no
  * symlink followed, nothing but a regular file replaced), renamed to path
- * at close (flight: at each dump). Whatever was at path stays until then.
- * The records
+ * when the first record comes (flight: at each dump), so that a recording
+ * killed after is at path as far as it got; whatever was at path stays
+ * until then (a start-up that fails leaves it). The records
  * are handed, one ring buffer's drain at a time, by one thread; a worker
  * thread compresses full chunks and writes them. NULL with errno.
  */
 struct kft_writer *kft_writer_new(const char *path, const struct kft_wopts *o);
 /*
  * A metadata block (META, LAYOUT, FUNCS, EVENTS, TASKS, SYMS), before the
- * first record for all but SYMS (given at close). Flight mode keeps them
- * to write at each dump. 0 or -errno.
+ * first record for all but SYMS (written as names come, and at close:
+ * the reader takes every SYMS block). Streaming, it goes after the
+ * records given before it; flight mode keeps them to write at each dump.
+ * 0 or -errno: -EFBIG when -s leaves no room for it while recording.
  */
 int kft_writer_block(struct kft_writer *w, enum kft_block_type type,
 		     const void *data, size_t len);

@@ -415,19 +415,33 @@ static size_t cap_limit(struct kft_writer *w)
 
 static int write_layout(struct kft_writer *w);
 
+/* Whether len more bytes keep the file under the cap with its end's share */
+static bool fits(struct kft_writer *w, size_t len)
+{
+	__u64 used;
+
+	pthread_mutex_lock(&w->lock);
+	used = w->off + w->pending + tail_reserve(w, w->seq + 1);
+	pthread_mutex_unlock(&w->lock);
+	return used + chunk_bound(w->used) + len <= w->o.max_bytes;
+}
+
 /* A record that does not fit below w->limit: 0, 1 (capped), -errno */
 static int rec_slow(struct kft_writer *w, size_t size)
 {
 	if (w->used)		/* only the cap makes a chunk end early */
 		submit(w);
 	if (!w->started) {
-		w->started = true;
-		if (!w->has_layout) {
-			int err = write_layout(w);
+		int err = 0;
 
-			if (err)
-				return err;
-		}
+		w->started = true;
+		if (!w->has_layout)
+			err = write_layout(w);
+		/* streaming: a recording killed from now on is at path, cut short */
+		if (!err && !w->o.flight_bytes)
+			err = kfit_out_publish(&w->file);
+		if (err)
+			return err;
 	}
 	if (!w->cur) {
 		w->cur = get_buf(w);
@@ -516,6 +530,11 @@ int kft_writer_block(struct kft_writer *w, enum kft_block_type type,
 		w->meta = m;
 		m[w->nmeta++] = (struct meta){ blk, blen };
 		return 0;
+	}
+	/* -s: a block while recording fits with the share kept for the end */
+	if (w->o.max_bytes && w->started && !fits(w, blen)) {
+		free(blk);
+		return -EFBIG;
 	}
 	/* After the records given before it, in the file too */
 	if (w->used)

@@ -228,6 +228,7 @@ struct symslot {
 	__u64 addr;
 	__u32 pid;		/* 0 for kernel addresses */
 	bool kernel, used;
+	bool written;		/* in a SYMS text already */
 	const char *name;	/* the symbolizer's */
 };
 
@@ -235,6 +236,8 @@ struct kfit_kftmeta_symset {
 	struct kfit_syms *syms;
 	struct symslot *v;
 	size_t mask, n;
+	size_t nwritten;	/* slots written */
+	int files_written;	/* files listed */
 };
 
 struct kfit_kftmeta_symset *kfit_kftmeta_symset_new(struct kfit_syms *syms)
@@ -318,14 +321,19 @@ __u64 kfit_kftmeta_symset_count(const struct kfit_kftmeta_symset *s)
 	return s->n;
 }
 
-int kfit_kftmeta_symset_text(const struct kfit_kftmeta_symset *s, FILE *f)
+__u64 kfit_kftmeta_symset_unwritten(const struct kfit_kftmeta_symset *s)
+{
+	return s->n - s->nwritten;
+}
+
+int kfit_kftmeta_symset_text(struct kfit_kftmeta_symset *s, FILE *f)
 {
 	char id[2 * KFIT_ELF_BUILD_ID_MAX + 1];
 	const struct kfit_elf *e;
 	size_t i;
 	int k;
 
-	for (k = 0; k < kfit_syms_nfiles(s->syms); k++) {
+	for (k = s->files_written; k < kfit_syms_nfiles(s->syms); k++) {
 		e = kfit_syms_file(s->syms, k);
 		if (!e)
 			continue;
@@ -335,12 +343,19 @@ int kfit_kftmeta_symset_text(const struct kfit_kftmeta_symset *s, FILE *f)
 		fprintf(f, "\t%s\n", id[0] ? id : "-");
 	}
 	for (i = 0; s->v && i <= s->mask; i++) {
-		if (!s->v[i].used)
+		if (!s->v[i].used || s->v[i].written)
 			continue;
 		fprintf(f, "%u\t%llx\t%c\t", s->v[i].pid, (unsigned long long)s->v[i].addr,
 			s->v[i].kernel ? 'k' : 'u');
 		put_value(f, s->v[i].name);
 		fputc('\n', f);
 	}
-	return ferror(f) ? -ENOMEM : 0;
+	if (ferror(f))
+		return -ENOMEM;
+	/* given to the writer once: a later text holds only what is new */
+	for (i = 0; s->v && i <= s->mask; i++)
+		s->v[i].written = s->v[i].used;
+	s->nwritten = s->n;
+	s->files_written = kfit_syms_nfiles(s->syms);
+	return 0;
 }

@@ -60,7 +60,14 @@ void kfit_kftmeta_symset_free(struct kfit_kftmeta_symset *s);
 /* Name addr of pid (kernel: pid is not kept) if not done yet: 0 or -ENOMEM */
 int kfit_kftmeta_symset_add(struct kfit_kftmeta_symset *s, __u32 pid, __u64 addr, bool kernel);
 __u64 kfit_kftmeta_symset_count(const struct kfit_kftmeta_symset *s);
-/* SYMS: "file\tPATH\tBUILD_ID" of the ELF files read, then "PID\tADDR\tK\tNAME" */
-int kfit_kftmeta_symset_text(const struct kfit_kftmeta_symset *s, FILE *f);
+/* Those not in a text yet */
+__u64 kfit_kftmeta_symset_unwritten(const struct kfit_kftmeta_symset *s);
+/*
+ * A SYMS block's text of what no earlier text held: "file\tPATH\tBUILD_ID"
+ * of the ELF files read since, then "PID\tADDR\tK\tNAME". A recording
+ * writes one as names come (kd reads every SYMS block), so that a file
+ * cut short keeps the names of what it holds.
+ */
+int kfit_kftmeta_symset_text(struct kfit_kftmeta_symset *s, FILE *f);
 
 #endif
