@@ -87,12 +87,31 @@ test_folded() {
 		"dt_long's time before: at least $N x 2 ms"
 }
 
+# -j: the rows of the tables as JSON (jq reads them)
+test_json() {
+	local q
+	need
+	record before.kft 2000 dt_short dt_long
+	record after.kft 4000 dt_short dt_long
+	t_expect_exit 0 "$KD" --diff before.kft after.kft --min-change 50 -j
+	jq -e . "$T_OUT" >/dev/null || t_fail "not JSON: $(head -c 300 "$T_OUT")"
+	q='[.before.calls, .after.calls, (.functions | length), .functions[0].name,
+	    .functions[0].before.count, .functions[0].after.count, .functions_not_shown,
+	    .paths[0].path] | map(tostring) | join(" ")'
+	t_assert_eq "$(jq -r "$q" "$T_OUT")" "$((2 * N)) $((2 * N)) 1 dt_long $N $N 1 dt_long" \
+		"runs, dt_long alone past 50%, dt_short left out"
+	t_assert_eq "$(jq -r '.functions[0].change_pct | (. >= 90 and . < 110)' "$T_OUT")" true \
+		"dt_long +100% give or take: $(jq -c '.functions[0]' "$T_OUT")"
+	t_assert_eq "$(jq -r '.functions[0] | (.after.total_ns > 1.8 * .before.total_ns)' "$T_OUT")" \
+		true "dt_long's total doubled"
+}
+
 test_refused() {
 	need
 	record before.kft 2000 dt_short
 	t_expect_exit 2 "$KD" --diff before.kft
 	t_assert_match "$(cat "$T_ERR")" "^kd: --diff compares two files" "one file"
-	t_expect_exit 2 "$KD" --diff before.kft before.kft -j
+	t_expect_exit 2 "$KD" --diff before.kft before.kft --events
 	t_expect_exit 1 "$KD" --diff before.kft missing.kft
 	t_assert_match "$(cat "$T_ERR")" "^kd: missing.kft: " "a missing file"
 }

@@ -3,8 +3,8 @@
  * kd --diff BEFORE AFTER: two exact recordings summed as they stream
  * (each finished call tree into the kd table and the call paths, then
  * freed), then compared: per function and per call path, what got slower
- * first (src/lib/tree/fstats_diff.c, fpaths.c); --folded: differential
- * folded stacks.
+ * first (src/lib/tree/fstats_diff.c, fpaths.c); -j: the same as JSON;
+ * --folded: differential folded stacks.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +16,7 @@
 #include "fpaths.h"
 #include "fstats.h"
 #include "kft.h"
+#include "output.h"
 #include "stream.h"
 #include "tasks.h"
 #include "state.h"
@@ -148,6 +149,35 @@ static __u64 calls_of(const struct side *s)
 	return n;
 }
 
+static void json_run(struct kfit_json *j, const char *key, const struct side *s)
+{
+	kfit_json_begin_object(j, key);
+	kfit_json_str(j, "file", s->path);
+	kfit_json_u64(j, "calls", calls_of(s));
+	kfit_json_u64(j, "span_ns", s->span_ns);
+	kfit_json_end_object(j);
+}
+
+/* -j: the runs, then the two tables' rows as objects */
+static int print_json(const struct side *a, const struct side *b,
+		      const struct kfit_fdiff_opts *o)
+{
+	struct kfit_json j;
+	int err;
+
+	kfit_json_init(&j, stdout, true);
+	kfit_json_begin_object(&j, NULL);
+	json_run(&j, "before", a);
+	json_run(&j, "after", b);
+	kfit_json_double(&j, "min_change_pct", o->min_change);
+	err = kfit_fstats_diff_json(&j, &a->st, &b->st, o);
+	if (!err)
+		err = kfit_fpaths_diff_json(&j, &a->paths, &b->paths, o);
+	kfit_json_end_object(&j);
+	kfit_json_finish(&j);
+	return err;
+}
+
 static void header(const struct side *a, const struct side *b)
 {
 	char x[32], y[32];
@@ -181,6 +211,10 @@ int kd_print_diff(const char *before, const char *after)
 	}
 	if (env.view.folded) {
 		err = kfit_fpaths_diff_folded(stdout, &a.paths, &b.paths) ? 1 : 0;
+		goto out;
+	}
+	if (env.c.json) {
+		err = print_json(&a, &b, &o) ? 1 : 0;
 		goto out;
 	}
 	header(&a, &b);

@@ -39,7 +39,7 @@ static const struct kfit_opt kd_opts[] = {
 	{ "depth", 'D', "N", "sampled: frames down to depth N (1: the outermost)" },
 	{ "diff", OPT_DIFF, NULL,
 	  "kd --diff BEFORE AFTER: per function and call path, what got slower "
-	  "(-s, -n, -f; --folded: differential folded stacks)" },
+	  "(-s, -n, -f; -j; --folded: differential folded stacks)" },
 	{ "min-change", OPT_MIN_CHANGE, "PCT",
 	  "with --diff: leave out what changed less than PCT% (default 0)" },
 	{ NULL },
@@ -128,11 +128,13 @@ static int check_diff(int first, int argc, char **argv)
 		return usage_error("--diff compares two files: kd --diff BEFORE AFTER");
 	env.path = argv[first];
 	env.after = argv[first + 1];
-	if (env.events || env.info || env.c.json || v->svg || v->perfetto ||
+	if (env.events || env.info || v->svg || v->perfetto ||
 	    env.since_arg || env.until_arg || sampled_opts() || v->no_interlace)
-		return usage_error("--diff prints its tables or, with --folded, "
-				   "differential folded stacks: -s, -n, -f, --min-change, "
-				   "-p, -t and --comm go with it");
+		return usage_error("--diff prints its tables, as JSON with -j, or with "
+				   "--folded differential folded stacks: -s, -n, -f, "
+				   "--min-change, -p, -t and --comm go with it");
+	if (env.c.json && v->folded)
+		return usage_error("--diff: -j or --folded, not both");
 	return 0;
 }
 

@@ -110,6 +110,14 @@ struct prow {
 	const char *path;
 	int a, b;
 	double delta;		/* total ns, after - before */
+	bool shown;		/* of both runs, past the threshold, in the first top */
+};
+
+/* The rows as the table and the JSON show them */
+struct psel {
+	struct prow *r;
+	int n, hidden, only[2];
+	unsigned long top;
 };
 
 static struct prow *rows_of(const struct kfit_fpaths *a, const struct kfit_fpaths *b, int *n)
@@ -144,39 +152,61 @@ static int cmp_rows(const void *x, const void *y)
 	return strcmp(p->path, q->path);
 }
 
+/* Sorted, what got slower first, each row's shown set: 0 or -ENOMEM */
+static int select_rows(const struct kfit_fpaths *a, const struct kfit_fpaths *b,
+		       const struct kfit_fdiff_opts *o, struct psel *d)
+{
+	unsigned long shown = 0;
+	int i;
+
+	memset(d, 0, sizeof(*d));
+	d->top = o->top ? o->top : 20;
+	d->r = rows_of(a, b, &d->n);
+	if (!d->r)
+		return -ENOMEM;
+	qsort(d->r, d->n, sizeof(*d->r), cmp_rows);
+	for (i = 0; i < d->n; i++) {
+		struct prow *r = &d->r[i];
+
+		if (r->a < 0 || r->b < 0) {
+			d->only[r->a < 0]++;
+			continue;
+		}
+		if (!kfit_fstats_diff_changed(a->v[r->a].total_ns, b->v[r->b].total_ns,
+					      o->min_change) || shown >= d->top) {
+			d->hidden++;
+			continue;
+		}
+		r->shown = true;
+		shown++;
+	}
+	return 0;
+}
+
 int kfit_fpaths_diff_table(FILE *f, const struct kfit_fpaths *a, const struct kfit_fpaths *b,
 			   const struct kfit_fdiff_opts *o)
 {
 	static const char *const hdr[] = { "CALL PATH", "TOTAL", "LOCAL", "COUNT" };
-	unsigned long top = o->top ? o->top : 20;
-	int n, i, shown = 0, hidden = 0, only[2] = { 0, 0 };
 	struct kfit_table *t;
 	struct prow *r;
+	struct psel d;
+	int i;
 
-	r = rows_of(a, b, &n);
-	if (!r)
+	if (select_rows(a, b, o, &d))
 		return -ENOMEM;
-	qsort(r, n, sizeof(*r), cmp_rows);
+	r = d.r;
 	t = kfit_table_new(4, hdr, "lrrr");
 	if (!t) {
 		free(r);
 		return -ENOMEM;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < d.n; i++) {
 		const struct kfit_fpath *x, *y;
 
-		if (r[i].a < 0 || r[i].b < 0) {
-			only[r[i].a < 0]++;
+		if (!r[i].shown)
 			continue;
-		}
 		x = &a->v[r[i].a];
 		y = &b->v[r[i].b];
-		if (!kfit_fstats_diff_changed(x->total_ns, y->total_ns, o->min_change) ||
-		    (unsigned long)shown >= top) {
-			hidden++;
-			continue;
-		}
-		shown++;
 		kfit_table_row(t);
 		kfit_table_cell(t, "%s", r[i].path);
 		kfit_fstats_diff_cell(t, false, x->total_ns, y->total_ns);
@@ -185,13 +215,56 @@ int kfit_fpaths_diff_table(FILE *f, const struct kfit_fpaths *a, const struct kf
 	}
 	kfit_table_print(t, f);
 	kfit_table_free(t);
-	if (hidden)
+	if (d.hidden)
 		fprintf(f, "%d path%s changed less than %g%% or past the first %lu: not shown\n",
-			hidden, hidden == 1 ? "" : "s", o->min_change, top);
-	if (only[0] || only[1])
-		fprintf(f, "%d path%s in %s only, %d in %s only\n", only[0],
-			only[0] == 1 ? "" : "s", o->before, only[1], o->after);
+			d.hidden, d.hidden == 1 ? "" : "s", o->min_change, d.top);
+	if (d.only[0] || d.only[1])
+		fprintf(f, "%d path%s in %s only, %d in %s only\n", d.only[0],
+			d.only[0] == 1 ? "" : "s", o->before, d.only[1], o->after);
 	free(r);
+	return 0;
+}
+
+static void json_side(struct kfit_json *j, const char *key, const struct kfit_fpaths *p, int i)
+{
+	if (i < 0) {
+		kfit_json_null(j, key);
+		return;
+	}
+	kfit_json_begin_object(j, key);
+	kfit_json_u64(j, "count", p->v[i].count);
+	kfit_json_u64(j, "total_ns", p->v[i].total_ns);
+	kfit_json_u64(j, "local_ns", p->v[i].local_ns);
+	kfit_json_end_object(j);
+}
+
+int kfit_fpaths_diff_json(struct kfit_json *j, const struct kfit_fpaths *a,
+			  const struct kfit_fpaths *b, const struct kfit_fdiff_opts *o)
+{
+	struct psel d;
+	int i;
+
+	if (select_rows(a, b, o, &d))
+		return -ENOMEM;
+	kfit_json_begin_array(j, "paths");
+	for (i = 0; i < d.n; i++) {
+		const struct prow *r = &d.r[i];
+
+		if (!r->shown)
+			continue;
+		kfit_json_begin_object(j, NULL);
+		kfit_json_str(j, "path", r->path);
+		json_side(j, o->before, a, r->a);
+		json_side(j, o->after, b, r->b);
+		kfit_fstats_diff_json_change(j, "change_pct", a->v[r->a].total_ns,
+					     b->v[r->b].total_ns);
+		kfit_json_end_object(j);
+	}
+	kfit_json_end_array(j);
+	kfit_json_u64(j, "paths_not_shown", d.hidden);
+	kfit_json_u64(j, "paths_only_before", d.only[0]);
+	kfit_json_u64(j, "paths_only_after", d.only[1]);
+	free(d.r);
 	return 0;
 }
 

@@ -41,6 +41,15 @@ struct kfit_fdiff_opts;
  */
 int kfit_fpaths_diff_table(FILE *f, const struct kfit_fpaths *a, const struct kfit_fpaths *b,
 			   const struct kfit_fdiff_opts *o);
+struct kfit_json;
+/*
+ * The same paths as the table, into the caller's open object: "paths":
+ * [{"path", BEFORE: {"count","total_ns","local_ns"}, AFTER: {...},
+ * "change_pct" (total; null from 0)}], "paths_not_shown",
+ * "paths_only_before", "paths_only_after". 0 or -ENOMEM.
+ */
+int kfit_fpaths_diff_json(struct kfit_json *j, const struct kfit_fpaths *a,
+			  const struct kfit_fpaths *b, const struct kfit_fdiff_opts *o);
 /* Differential folded stacks: "PATH BEFORE_NS AFTER_NS" (local time), flamegraph's difffolded */
 int kfit_fpaths_diff_folded(FILE *f, const struct kfit_fpaths *a, const struct kfit_fpaths *b);
 

@@ -113,6 +113,19 @@ bool kfit_fstats_diff_changed(__u64 a, __u64 b, double min);
 struct kfit_json;
 
 /*
+ * The same rows as the table, into the caller's open object:
+ * "functions": [{"name", BEFORE: {"count","total_ns","avg_ns","min_ns",
+ * "max_ns","local_ns","p50_ns","p99_ns"} or null, AFTER: the same,
+ * "change_pct" (of o->sort's column; null from 0) or "only_in": BEFORE or
+ * AFTER}], "functions_not_shown". BEFORE, AFTER: o's run names.
+ * 0 or -ENOMEM.
+ */
+int kfit_fstats_diff_json(struct kfit_json *j, const struct kfit_fstats *a,
+			  const struct kfit_fstats *b, const struct kfit_fdiff_opts *o);
+/* key: b's percent change from a, a number, or null from 0 */
+void kfit_fstats_diff_json_change(struct kfit_json *j, const char *key, __u64 a, __u64 b);
+
+/*
  * "functions": [{"name","count","total_ns","avg_ns","min_ns","max_ns",
  * "local_ns","p50_ns","p99_ns","filtered","max_sub":{"name","total_ns"}
  * or null,"hist":[...]}] into the caller's open object

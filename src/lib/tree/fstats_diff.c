@@ -19,6 +19,13 @@ struct drow {
 	const char *name;
 	int a, b;
 	double delta;		/* the sort column's after - before */
+	bool shown;		/* of both runs, past the threshold and within -n */
+};
+
+/* The rows as the table and the JSON show them */
+struct dsel {
+	struct drow *r;
+	int n, hidden, only;
 };
 
 static const enum kfit_ffield by_sort[] = {
@@ -131,24 +138,57 @@ static unsigned int fields_of(const struct kfit_fdiff_opts *o)
 	return (o->fields ? o->fields : DIFF_FIELDS) & ~(1U << KFIT_FF_MAXSUB);
 }
 
+/* Sorted, what got slower first, each row's shown set: 0 or -ENOMEM */
+static int select_rows(const struct kfit_fstats *a, const struct kfit_fstats *b,
+		       const struct kfit_fdiff_opts *o, struct dsel *d)
+{
+	enum kfit_ffield key = by_sort[o->sort];
+	unsigned long shown = 0;
+	int i;
+
+	memset(d, 0, sizeof(*d));
+	d->r = rows_of(a, b, key, &d->n);
+	if (!d->r)
+		return -ENOMEM;
+	qsort(d->r, d->n, sizeof(*d->r), cmp_rows);
+	for (i = 0; i < d->n; i++) {
+		struct drow *r = &d->r[i];
+
+		if (!both(r)) {
+			d->only++;
+			continue;
+		}
+		if (!kfit_fstats_diff_changed(value(a, r->a, key), value(b, r->b, key),
+					      o->min_change) || (o->top && shown >= o->top)) {
+			d->hidden++;
+			continue;
+		}
+		r->shown = true;
+		shown++;
+	}
+	return 0;
+}
+
 int kfit_fstats_diff_table(FILE *f, const struct kfit_fstats *a, const struct kfit_fstats *b,
 			   const struct kfit_fdiff_opts *o)
 {
 	static const char *const names[KFIT_FF_N] = {
 		"COUNT", "TOTAL", "AVG", "MIN", "MAX", "LOCAL", "P50", "P99", "MAX-SUB",
 	};
-	enum kfit_ffield key = by_sort[o->sort];
 	const char *hdr[KFIT_FF_N + 1] = { "FUNCTION" };
 	char align[KFIT_FF_N + 2] = "l";
 	unsigned int fields = fields_of(o);
-	int n, i, k, cols = 1, shown = 0, hidden = 0, only = 0;
+	int i, k, cols = 1, hidden, only, n;
 	struct kfit_table *t;
 	struct drow *r;
+	struct dsel d;
 
-	r = rows_of(a, b, key, &n);
-	if (!r)
+	if (select_rows(a, b, o, &d))
 		return -ENOMEM;
-	qsort(r, n, sizeof(*r), cmp_rows);
+	r = d.r;
+	n = d.n;
+	hidden = d.hidden;
+	only = d.only;
 	for (k = 0; k < KFIT_FF_N; k++) {
 		if (!(fields & 1U << k))
 			continue;
@@ -161,17 +201,8 @@ int kfit_fstats_diff_table(FILE *f, const struct kfit_fstats *a, const struct kf
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
-		if (!both(&r[i])) {
-			only++;
+		if (!r[i].shown)
 			continue;
-		}
-		if (!kfit_fstats_diff_changed(value(a, r[i].a, key), value(b, r[i].b, key),
-					      o->min_change) ||
-		    (o->top && (unsigned long)shown >= o->top)) {
-			hidden++;
-			continue;
-		}
-		shown++;
 		kfit_table_row(t);
 		kfit_table_cell(t, "%s", r[i].name);
 		for (k = 0; k < KFIT_FF_N; k++)
@@ -196,5 +227,69 @@ int kfit_fstats_diff_table(FILE *f, const struct kfit_fstats *a, const struct kf
 			r[i].name, (unsigned long long)x->h.count, x->h.count == 1 ? "" : "s", d);
 	}
 	free(r);
+	return 0;
+}
+
+/* One run's figures of a function, or null where it was not called there */
+static void json_side(struct kfit_json *j, const char *key, const struct kfit_fstats *s, int i)
+{
+	static const char *const keys[KFIT_FF_N] = {
+		[KFIT_FF_COUNT] = "count", [KFIT_FF_TIME] = "total_ns", [KFIT_FF_AVG] = "avg_ns",
+		[KFIT_FF_MIN] = "min_ns", [KFIT_FF_MAX] = "max_ns", [KFIT_FF_LOCAL] = "local_ns",
+		[KFIT_FF_P50] = "p50_ns", [KFIT_FF_P99] = "p99_ns",
+	};
+	int k;
+
+	if (!called(s, i)) {
+		kfit_json_null(j, key);
+		return;
+	}
+	kfit_json_begin_object(j, key);
+	for (k = 0; k < KFIT_FF_N; k++)
+		if (keys[k])
+			kfit_json_u64(j, keys[k], kfit_fstats_value(&s->f[i], k));
+	kfit_json_end_object(j);
+}
+
+/* A percent change, or null from 0 */
+void kfit_fstats_diff_json_change(struct kfit_json *j, const char *key, __u64 a, __u64 b)
+{
+	double c = change(a, b);
+
+	if (isnan(c))
+		kfit_json_null(j, key);
+	else
+		kfit_json_double(j, key, c);
+}
+
+int kfit_fstats_diff_json(struct kfit_json *j, const struct kfit_fstats *a,
+			  const struct kfit_fstats *b, const struct kfit_fdiff_opts *o)
+{
+	enum kfit_ffield key = by_sort[o->sort];
+	struct dsel d;
+	int i;
+
+	if (select_rows(a, b, o, &d))
+		return -ENOMEM;
+	kfit_json_begin_array(j, "functions");
+	for (i = 0; i < d.n; i++) {
+		const struct drow *r = &d.r[i];
+
+		if (both(r) && !r->shown)
+			continue;
+		kfit_json_begin_object(j, NULL);
+		kfit_json_str(j, "name", r->name);
+		json_side(j, o->before, a, r->a);
+		json_side(j, o->after, b, r->b);
+		if (both(r))
+			kfit_fstats_diff_json_change(j, "change_pct", value(a, r->a, key),
+						     value(b, r->b, key));
+		else
+			kfit_json_str(j, "only_in", r->a >= 0 ? o->before : o->after);
+		kfit_json_end_object(j);
+	}
+	kfit_json_end_array(j);
+	kfit_json_u64(j, "functions_not_shown", d.hidden);
+	free(d.r);
 	return 0;
 }
