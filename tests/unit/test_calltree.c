@@ -970,13 +970,16 @@ static int summed(void *ctx, const struct kfit_ctree *t, const struct kfit_cnode
 	return kfit_fstats_add_tree(ctx, root);
 }
 
-static struct kfit_ctree_stats summary_of(const char *buf, size_t len, bool stream,
-					  bool no_interlace, struct kfit_fstats *s)
+/* collapse: streamed, collapsed past that many nodes (0: not) */
+static struct kfit_ctree_stats summary_opts(const char *buf, size_t len, bool stream,
+					    bool no_interlace, __u32 collapse,
+					    struct kfit_fstats *s)
 {
 	struct kfit_ctree_opts o = {
 		.funcs = funcs, .nfuncs = NFUNCS, .events = events,
 		.nevents = 2, .no_interlace = no_interlace, .sym = rnd_sym,
 		.on_root = stream ? summed : NULL, .root_ctx = s,
+		.collapse = collapse > 0, .collapse_nodes = collapse,
 	};
 	struct kfit_ctree_stats st;
 	struct kfit_ctree *t;
@@ -997,6 +1000,12 @@ static struct kfit_ctree_stats summary_of(const char *buf, size_t len, bool stre
 	st = *kfit_ctree_get_stats(t);
 	kfit_ctree_free(t);
 	return st;
+}
+
+static struct kfit_ctree_stats summary_of(const char *buf, size_t len, bool stream,
+					  bool no_interlace, struct kfit_fstats *s)
+{
+	return summary_opts(buf, len, stream, no_interlace, 0, s);
 }
 
 /*
@@ -1034,6 +1043,168 @@ static void test_streaming_same_summary(void **state)
 		kfit_fstats_free(&x);
 		kfit_fstats_free(&y);
 	}
+}
+
+/*
+ * Stacks as a tracer writes them: NTASKS tasks, each inside a main (id 0)
+ * open the whole stream, calls and returns at random down to depth 5,
+ * each call's record at its return; now and then an interrupt on a
+ * task's CPU with calls of its own, written before the interrupt's
+ * record. What is open at the end returns then. len into *len.
+ */
+#define NTASKS 3
+
+struct gstack {
+	__u64 start[6];
+	__u32 id[6];
+	int depth;
+};
+
+static size_t put_rec(char *buf, size_t len, size_t room, const void *r, size_t size)
+{
+	if (len + size > room)
+		return len;
+	memcpy(buf + len, r, size);
+	return len + size;
+}
+
+static size_t gen_ret(char *buf, size_t len, size_t room, struct gstack *g, int task,
+		      __u64 now)
+{
+	struct kfit_rec_call c;
+	int d = --g->depth;
+
+	c = mk_call(KFIT_CTX_TASK, task % 2, PID + task, g->start[d], now - g->start[d],
+		    g->id[d], d);
+	return put_rec(buf, len, room, &c, sizeof(c));
+}
+
+static size_t gen_irq(char *buf, size_t len, size_t room, int task, __u64 *now)
+{
+	struct kfit_rec_irq q = {
+		.h = hdr(KFIT_REC_IRQ, sizeof(q), KFIT_CTX_SOFTIRQ, task % 2, PID,
+			 PID + task, *now),
+		.vec = 3,
+	};
+	struct kfit_rec_call c;
+	int i, n = 1 + rnd() % 3;
+
+	for (i = 0; i < n; i++) {
+		c = mk_call(KFIT_CTX_SOFTIRQ, task % 2, PID + task, *now + 1, 5 + rnd() % 20,
+			    1 + rnd() % (NFUNCS - 1), 0);
+		len = put_rec(buf, len, room, &c, sizeof(c));
+		*now += c.dur + 2;
+		q.ncalls++;
+	}
+	q.dur = *now - q.h.ts;
+	*now += 1;
+	return put_rec(buf, len, room, &q, sizeof(q));
+}
+
+static size_t stack_stream(char *buf, size_t room)
+{
+	struct gstack g[NTASKS] = { 0 };
+	__u64 now = 1000;
+	size_t len = 0;
+	int step, k;
+
+	for (k = 0; k < NTASKS; k++) {
+		g[k].start[0] = now++;
+		g[k].depth = 1;
+	}
+	for (step = 0; step < 4000 && len + 512 < room; step++) {
+		k = rnd() % NTASKS;
+		now += 1 + rnd() % 50;
+		if (rnd() % 40 == 0)
+			len = gen_irq(buf, len, room, k, &now);
+		else if (g[k].depth < 6 && (g[k].depth == 1 || rnd() % 2)) {
+			g[k].start[g[k].depth] = now;
+			g[k].id[g[k].depth++] = 1 + rnd() % (NFUNCS - 1);
+		} else if (g[k].depth > 1) {
+			len = gen_ret(buf, len, room, &g[k], k, now);
+		}
+	}
+	for (k = 0; k < NTASKS; k++)
+		while (g[k].depth)
+			len = gen_ret(buf, len, room, &g[k], k, now += 3);
+	return len;
+}
+
+/*
+ * Collapsed (the callees of main given to on_root before main returns,
+ * runs of them summed), the summary is the whole tree's, with every node
+ * of main's callees let go on the way
+ */
+static void test_collapse_same_summary(void **state)
+{
+	static char buf[1 << 18];
+	struct kfit_ctree_stats a, b;
+	struct kfit_fstats x, y;
+	__u32 at[] = { 1, 7, 64, 1000 };
+	int round, i;
+
+	(void)state;
+	for (round = 0; round < 120; round++) {
+		size_t len = stack_stream(buf, sizeof(buf));
+		char name[48];
+
+		a = summary_opts(buf, len, false, round % 2, 0, &x);
+		b = summary_opts(buf, len, true, round % 2, at[round % 4], &y);
+		snprintf(name, sizeof(name), "round %d, at %u", round, at[round % 4]);
+		t_int_eq(name, a.calls, b.calls);
+		t_int_eq(name, a.orphans, b.orphans);
+		t_int_eq(name, y.incomplete, x.incomplete);
+		for (i = 0; i < NFUNCS; i++) {
+			t_true(name, !memcmp(&x.f[i].h, &y.f[i].h, sizeof(x.f[i].h)));
+			t_int_eq(name, y.f[i].local_ns, x.f[i].local_ns);
+			t_int_eq(name, y.f[i].max_sub, x.f[i].max_sub);
+			t_int_eq(name, y.f[i].max_sub_ns, x.f[i].max_sub_ns);
+		}
+		/* main's callees were many: some run was summed */
+		t_true(name, x.f[0].h.count == NTASKS);
+		kfit_fstats_free(&x);
+		kfit_fstats_free(&y);
+	}
+}
+
+/* Collapsing bounds the nodes held: main with a million leaf callees */
+static void test_collapse_bounded(void **state)
+{
+	struct kfit_fstats s;
+	struct kfit_ctree_opts o = {
+		.funcs = funcs, .nfuncs = NFUNCS, .on_root = summed, .root_ctx = &s,
+		.collapse = true, .collapse_nodes = 1000,
+	};
+	struct kfit_rec_call c;
+	struct kfit_ctree *t;
+	__u64 peak = 0;
+	int i;
+
+	(void)state;
+	assert_int_equal(kfit_fstats_init(&s, NFUNCS), 0);
+	t = kfit_ctree_new(&o);
+	assert_non_null(t);
+	for (i = 0; i < 1000000; i++) {
+		c = mk_call(KFIT_CTX_TASK, 0, PID, 100 + 10 * (__u64)i, 5, 1 + i % 2, 1);
+		assert_int_equal(kfit_ctree_add(t, &c, sizeof(c)), 0);
+		if (kfit_ctree_nodes(t) > peak)
+			peak = kfit_ctree_nodes(t);
+	}
+	c = mk_call(KFIT_CTX_TASK, 0, PID, 50, 10 * 1000000ULL + 100, 0, 0);
+	assert_int_equal(kfit_ctree_add(t, &c, sizeof(c)), 0);
+	kfit_ctree_finish(t);
+	kfit_fstats_end_trees(&s);
+	t_true("peak nodes", peak <= 2000);
+	assert_int_equal(s.f[0].h.count, 1);
+	assert_int_equal(s.f[1].h.count, 500000);
+	assert_int_equal(s.f[2].h.count, 500000);
+	/* main's local: its time less its callees' 5 ns each */
+	assert_int_equal(s.f[0].local_ns, 10 * 1000000ULL + 100 - 5 * 1000000ULL);
+	assert_int_equal(s.f[0].max_sub, 1);
+	assert_int_equal(s.f[0].max_sub_ns, 5 * 500000ULL);
+	assert_int_equal(kfit_ctree_nodes(t), 0);
+	kfit_ctree_free(t);
+	kfit_fstats_free(&s);
 }
 
 /* Pure noise, record by record and as a buffer */
@@ -1289,6 +1460,8 @@ int main(void)
 		cmocka_unit_test(test_no_tables),
 		cmocka_unit_test(test_random_records),
 		cmocka_unit_test(test_streaming_same_summary),
+		cmocka_unit_test(test_collapse_same_summary),
+		cmocka_unit_test(test_collapse_bounded),
 		cmocka_unit_test(test_random_bytes),
 		cmocka_unit_test(test_large_stream),
 		cmocka_unit_test(test_sampled),

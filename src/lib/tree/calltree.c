@@ -48,6 +48,7 @@ struct thr {
 };
 
 #define CHUNK_NODES 4096
+#define COLLAPSE_NODES 65536	/* streaming: collapse past this many nodes */
 
 struct chunk {
 	struct chunk *next;
@@ -87,6 +88,8 @@ struct kfit_ctree {
 	__u64 last_key;			/* the stack of the last record: a run of */
 	struct thr *last;		/* records is mostly one stack's */
 	struct kfit_cnode *spare;	/* streaming: nodes freed, for reuse */
+	__u64 live;			/* nodes in use */
+	__u64 collapse_at;		/* streaming: collapse past this many */
 	struct kfit_cnode scratch;	/* streaming: the marker not kept */
 	int stream_err;			/* on_root's first error */
 };
@@ -120,6 +123,7 @@ static struct kfit_cnode *node_new(struct kfit_ctree *t, __u8 kind)
 	struct chunk *c = t->chunks;
 	struct kfit_cnode *n = t->spare;
 
+	t->live++;
 	if (n) {
 		t->spare = n->next;
 		memset(n, 0, sizeof(*n));
@@ -308,11 +312,17 @@ struct kfit_ctree *kfit_ctree_new(const struct kfit_ctree_opts *o)
 		return NULL;
 	if (o)
 		t->o = *o;
+	t->collapse_at = t->o.collapse_nodes ? t->o.collapse_nodes : COLLAPSE_NODES;
 	if (!t->o.funcs)
 		t->o.nfuncs = 0;
 	if (!t->o.events)
 		t->o.nevents = 0;
 	return t;
+}
+
+__u64 kfit_ctree_nodes(const struct kfit_ctree *t)
+{
+	return t->live;
 }
 
 int kfit_ctree_task(struct kfit_ctree *t, __u32 pid, __u32 tid, const char *comm)
@@ -335,6 +345,12 @@ static __u64 node_end(const struct kfit_cnode *n)
 static bool inside(const struct kfit_cnode *in, const struct kfit_cnode *out)
 {
 	return in->start >= out->start && node_end(in) <= node_end(out);
+}
+
+/* The time a node takes from its caller's local time: a SUMS node's calls' */
+static __u64 busy(const struct kfit_cnode *n)
+{
+	return n->kind == KFIT_CN_SUMS ? n->local : n->dur;
 }
 
 static void link_child(struct kfit_cnode *parent, struct kfit_cnode *n)
@@ -366,7 +382,7 @@ static int adopt_lost(struct kfit_ctree *t, struct kfit_cnode *parent, __u32 d,
 	for (i = 0; i < cnt; i++) {
 		if (node_end(v[i].n) > end)
 			end = node_end(v[i].n);
-		inner += v[i].n->dur;
+		inner += busy(v[i].n);
 		link_child(lost, v[i].n);
 	}
 	lost->dur = end > lost->start ? end - lost->start : 0;
@@ -390,7 +406,7 @@ static int adopt(struct kfit_ctree *t, struct kfit_cnode *parent, long d,
 
 	while (i < cnt) {
 		if (v[i].n->depth == d + 1) {
-			inner += v[i].n->dur;
+			inner += busy(v[i].n);
 			link_child(parent, v[i++].n);
 			continue;
 		}
@@ -431,6 +447,7 @@ static void put_tree(struct kfit_ctree *t, struct kfit_cnode *n)
 	}
 	n->next = t->spare;
 	t->spare = n;
+	t->live--;
 }
 
 /* Streaming: a subtree done, to on_root, then freed */
@@ -456,6 +473,8 @@ static int to_roots(struct kfit_ctree *t, struct thr *h, size_t lo)
 		n = h->pending.v[i].n;
 		if (n->kind == KFIT_CN_CALL && n->depth)
 			t->st.orphans++;
+		if (n->kind == KFIT_CN_SUMS && n->depth)
+			t->st.orphans += n->ncalls;
 		if (t->o.on_root) {
 			if (emit(t, n))
 				return t->stream_err;
@@ -467,6 +486,134 @@ static int to_roots(struct kfit_ctree *t, struct thr *h, size_t lo)
 	}
 	memmove(h->pending.v, h->pending.v + lo, (h->pending.n - lo) * sizeof(struct pend));
 	h->pending.n -= lo;
+	return 0;
+}
+
+/* ---- streaming: collapse --------------------------------------------- */
+
+/* n's callees, each with its subtree, to on_root and freed: n keeps its figures */
+static int give_callees(struct kfit_ctree *t, struct kfit_cnode *n)
+{
+	struct kfit_cnode *c, *next;
+	int err;
+
+	for (c = n->child; c; c = next) {
+		next = c->next;
+		c->next = NULL;
+		n->child = next;
+		err = emit(t, c);
+		if (err)
+			return err;
+	}
+	n->last = NULL;
+	return 0;
+}
+
+/* s's part for function id: found or added */
+static struct kfit_cnode *sums_part(struct kfit_ctree *t, struct kfit_cnode *s, __u32 id)
+{
+	struct kfit_cnode *p;
+
+	for (p = s->child; p; p = p->next)
+		if (p->id == id)
+			return p;
+	p = node_new(t, KFIT_CN_SUMPART);
+	if (!p)
+		return NULL;
+	p->id = id;
+	p->ctx = s->ctx;
+	p->cpu = s->cpu;
+	p->depth = s->depth;
+	link_child(s, p);
+	return p;
+}
+
+/* Call n, callees given already, summed into s: n goes to on_root and is freed */
+static int sums_add(struct kfit_ctree *t, struct kfit_cnode *s, struct kfit_cnode *n)
+{
+	struct kfit_cnode *p = sums_part(t, s, n->id);
+	__u64 end = node_end(n) > node_end(s) ? node_end(n) : node_end(s);
+
+	if (!p)
+		return -ENOMEM;
+	p->ncalls++;
+	p->dur += n->dur;
+	s->ncalls++;
+	s->local += n->dur;
+	if (n->start < s->start)
+		s->start = n->start;
+	s->dur = end - s->start;
+	return emit(t, n);
+}
+
+/* A SUMS node for the run that begins with call n */
+static struct kfit_cnode *sums_new(struct kfit_ctree *t, const struct kfit_cnode *n)
+{
+	struct kfit_cnode *s = node_new(t, KFIT_CN_SUMS);
+
+	if (!s)
+		return NULL;
+	s->ctx = n->ctx;
+	s->cpu = n->cpu;
+	s->depth = n->depth;
+	s->start = n->start;
+	return s;
+}
+
+/* A call that a SUMS node may hold: counted, its callees given already */
+static bool summable(const struct kfit_cnode *n)
+{
+	return kfit_cnode_counted(n) && !n->child;
+}
+
+/*
+ * h's pending subtrees: their callees to on_root; then each run of
+ * summable calls at one depth (siblings: their caller is the call open
+ * above them) into one SUMS node
+ */
+static int collapse_stack(struct kfit_ctree *t, struct thr *h)
+{
+	struct pend *v = h->pending.v;
+	size_t i, k = 0;
+	int err;
+
+	for (i = 0; i < h->pending.n; i++) {
+		struct kfit_cnode *n = v[i].n, *prev = k ? v[k - 1].n : NULL;
+
+		if (n->kind == KFIT_CN_CALL && n->child && (err = give_callees(t, n)))
+			return err;
+		if (prev && summable(n) && prev->depth == n->depth &&
+		    (prev->kind == KFIT_CN_SUMS || summable(prev))) {
+			if (prev->kind != KFIT_CN_SUMS) {
+				struct kfit_cnode *s = sums_new(t, prev);
+
+				if (!s || sums_add(t, s, prev))
+					return t->stream_err ?: -ENOMEM;
+				v[k - 1].n = s;
+			}
+			if (sums_add(t, v[k - 1].n, n))
+				return t->stream_err ?: -ENOMEM;
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	h->pending.n = k;
+	return 0;
+}
+
+/* Too many nodes held: every stack collapsed; the next time at twice what is left */
+static int collapse(struct kfit_ctree *t)
+{
+	int i, err;
+
+	for (i = 0; i < t->nth; i++) {
+		err = collapse_stack(t, t->th[i]);
+		if (err)
+			return err;
+	}
+	t->collapse_at = 2 * t->live;
+	if (t->collapse_at < (t->o.collapse_nodes ? t->o.collapse_nodes : COLLAPSE_NODES))
+		t->collapse_at = t->o.collapse_nodes ? t->o.collapse_nodes : COLLAPSE_NODES;
 	return 0;
 }
 
@@ -504,6 +651,8 @@ static int add_call(struct kfit_ctree *t, const struct kfit_rec_call *r)
 	/* On a task stack nothing before a depth-0 call can be adopted */
 	if (!r->depth && r->h.ctx == KFIT_CTX_TASK)
 		return to_roots(t, h, h->pending.n);
+	if (t->o.on_root && t->o.collapse && t->live > t->collapse_at)
+		return collapse(t);
 	return 0;
 }
 

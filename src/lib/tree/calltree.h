@@ -45,6 +45,14 @@ enum kfit_cnode_kind {
 	KFIT_CN_EXEC,		/* the task became comm */
 	KFIT_CN_EXIT,		/* the task ended */
 	KFIT_CN_FRAME,		/* sampled mode: a symbol on sampled stacks */
+	/*
+	 * Streaming with collapse: a run of finished sibling calls whose
+	 * caller has not returned yet, already given to on_root: ncalls of
+	 * them, start to start + dur, local their durations summed; its
+	 * children are SUMPARTs
+	 */
+	KFIT_CN_SUMS,
+	KFIT_CN_SUMPART,	/* of a SUMS: the calls of function id, ncalls, dur summed */
 };
 
 /*
@@ -128,9 +136,24 @@ struct kfit_ctree_opts {
 	 */
 	kfit_ctree_root_fn on_root;
 	void *root_ctx;
+	/*
+	 * With on_root: when the tree holds more than collapse_nodes nodes
+	 * (0: 65536), the finished subtrees still waiting for their caller
+	 * (under a program's main that has not returned) go to on_root
+	 * before it (each callee's subtree, then the callee itself without
+	 * its caller), and each run of them at one depth becomes a SUMS
+	 * node: what its caller's local time and callee edges need. For an
+	 * on_root that sums (fstats), so that memory stays with what is
+	 * open. A record lost between siblings of a long-open call may then
+	 * leave that call's local time and max-sub off.
+	 */
+	bool collapse;
+	__u32 collapse_nodes;
 };
 
 struct kfit_ctree *kfit_ctree_new(const struct kfit_ctree_opts *o);
+/* The nodes it holds now (streaming: what is open) */
+__u64 kfit_ctree_nodes(const struct kfit_ctree *t);
 /* Name a task before its records arrive (a /proc snapshot); 0 or -ENOMEM */
 int kfit_ctree_task(struct kfit_ctree *t, __u32 pid, __u32 tid, const char *comm);
 /*

@@ -120,6 +120,7 @@ int kfit_cgview_stream(struct kfit_cgview_args *a, int nfuncs, struct kfit_ctree
 		return -ENOMEM;
 	to->on_root = kfit_cgview_sum_root;
 	to->root_ctx = a->sum;
+	to->collapse = true;	/* the summary sums: callees of an open call too */
 	return 0;
 }
 

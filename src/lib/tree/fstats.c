@@ -414,11 +414,28 @@ static int edges_add(struct kfit_fedges *m, __u32 parent, __u32 child, __u64 ns)
 	return 0;
 }
 
+/*
+ * Calls a streaming decoder summed before their caller came (calltree.h,
+ * collapse): counted then; what is left is their edge from the caller of
+ * their SUMS node
+ */
+static int sums_edge(struct kfit_fstats *s, struct kfit_fedges *m, const struct kfit_cnode *n)
+{
+	const struct kfit_cnode *p = n->parent ? n->parent->parent : NULL;
+
+	if (!p || !kfit_cnode_counted(p) || p->ctx != n->ctx || p->id >= (__u32)s->n ||
+	    n->id >= (__u32)s->n || (n->parent->flags & KFIT_CN_WOVEN))
+		return 0;
+	return edges_add(m, p->id, n->id, n->dur);
+}
+
 static int tree_call(struct kfit_fstats *s, struct kfit_fedges *m, const struct kfit_cnode *n)
 {
 	const struct kfit_cnode *p = n->parent;
 	struct kfit_fstat *f;
 
+	if (n->kind == KFIT_CN_SUMPART)
+		return sums_edge(s, m, n);
 	if (n->kind != KFIT_CN_CALL || (n->flags & KFIT_RF_LOST) || n->id >= (__u32)s->n)
 		return 0;
 	if (n->flags & KFIT_RF_INCOMPLETE) {
