@@ -7,7 +7,9 @@
 # accounted for: shown + deeper + hidden = total); -D bounds the depth;
 # --min hides frames sampled for less; unnamed frames (stripped gzip,
 # bash) are one node per file; a sleeping process gets a reason for its
-# empty tree; kd shows a sampled recording with the same options.
+# empty tree; --perfetto puts the samples on a timeline, as kd does from
+# the same run's recording; kd shows a sampled recording with the same
+# options.
 # shellcheck disable=SC2016 # jq programs in single quotes
 . "$(dirname "$0")/../lib.sh"
 
@@ -253,6 +255,83 @@ test_sleep_says_why() {
 	t_expect_exit 0 "$CG" -S 999 -p "$pid" -d 1 -j
 	jq -e '.samples == 0' "$T_OUT" >/dev/null || t_fail "-j: not a document of 0 samples"
 	t_assert_match "$(cat "$T_ERR")" '^Nothing was sampled' "-j: why, on stderr"
+}
+
+# ---- Perfetto --------------------------------------------------------------
+
+# Debian's python3.11 (not a shim: a shim's children would be traced too)
+debian_python() {
+	local py
+	for py in /usr/bin/python3.11 /usr/bin/python3; do
+		[ -x "$py" ] && { echo "$py"; return; }
+	done
+	t_skip "no /usr/bin/python3.11"
+}
+
+# Every event but its times: what a live timeline and kd's of the same
+# run's recording must share
+timeline_shape() {	# FILE
+	jq -c '.traceEvents[] | del(.ts, .dur)' "$1"
+	jq -c .otherData "$1"
+}
+
+# Live sampled --perfetto: the samples on a timeline, python's functions
+# on the command's track, as kd puts them from the same run's recording
+# (before: refused, "--perfetto needs a TARGET or -e", status 2)
+test_perfetto_live() {
+	need_tool
+	local py pid chk=$T_REPO/tests/helpers/perfetto_check
+	py=$(debian_python)
+	t_expect_exit 0 "$CG" -S 999 --perfetto live.json -o live.kft -- "$py" -c 'import os
+print(os.getpid(), flush=True)
+n = 0
+for i in range(8000000): n += i'
+	pid=$(head -n 1 "$T_OUT")
+	[ -n "$pid" ] || t_fail "python printed no pid"
+	"$chk" live.json >chk.out 2>&1 || { cat chk.out; t_fail "perfetto_check rejects it"; }
+	cat chk.out
+	t_assert_eq "$(jq -r '.traceEvents[] | select(.ph == "M") | "\(.name) \(.pid) \(.tid) \(.args.name)"' live.json)" \
+		"process_name $pid $pid python3.11
+thread_name $pid $pid python3.11" "the tracks"
+	jq -e --argjson p "$pid" '[.traceEvents[] | select(.ph == "X")] |
+		length > 0 and all(.cat == "sample" and .pid == $p and .tid == $p)' live.json >/dev/null ||
+		t_fail "slices not all samples on python's track"
+	jq -e '[.traceEvents[] | select(.ph == "X" and (.name | test("^_?Py")))] | length > 0' \
+		live.json >/dev/null || t_fail "no slice of python's functions (_Py*, Py*)"
+	jq -e '.otherData.samples > 0 and .otherData.period_ns == 1001001' live.json >/dev/null ||
+		t_fail "otherData: $(jq -c .otherData live.json)"
+	t_expect_exit 0 "$KD" live.kft --perfetto kd.json
+	"$chk" -q kd.json || t_fail "perfetto_check rejects kd's"
+	diff <(timeline_shape live.json) <(timeline_shape kd.json) >shape.diff ||
+		{ head -n 20 shape.diff; t_fail "the live timeline and kd's differ"; }
+}
+
+# A TARGET where the kernel refuses exact tracing (fentry, kprobes): the
+# samples taken instead go on the timeline (before: no file, status 0);
+# where it traces, the calls do
+test_perfetto_fallback() {
+	need_tool
+	local py chk=$T_REPO/tests/helpers/perfetto_check
+	py=$(debian_python)
+	t_expect_exit 0 "$CG" vfs_read --perfetto fb.json -- "$py" -c 'n = 0
+for i in range(3000000): n += i'
+	[ -s fb.json ] || t_fail "no --perfetto file"
+	"$chk" fb.json || t_fail "perfetto_check rejects it"
+	if grep -q 'sampling stacks instead' "$T_ERR"; then
+		jq -e '.otherData.samples > 0' fb.json >/dev/null || t_fail "no sample on the timeline"
+	fi
+	true
+}
+
+# --perfetto to a bad path: said before tracing, status 1, the command
+# never run (before: refused as a usage error, status 2)
+test_perfetto_bad_path() {
+	need_tool
+	t_expect_exit 1 "$CG" -S 999 --perfetto /nonexistent/x.json -- touch ran
+	t_assert_eq "$(cat "$T_ERR")" \
+		"callgraph: cannot write /nonexistent/x.json: No such file or directory" "the message"
+	[ -e ran ] && t_fail "the command ran"
+	true
 }
 
 # ---- kd ------------------------------------------------------------------

@@ -3,9 +3,11 @@
  * callgraph's output from a capture's description (cgview): the header's
  * forms (functions, tracepoints only, sampled; --root, the skipped list
  * cut at five but with -v), its notes, the JSON's members (attach object
- * or none), the summary with -f, what -v says, and the sampled records'
- * user stacks trimmed of words that are no addresses.
+ * or none), the summary with -f, what -v says, the sampled records'
+ * user stacks trimmed of words that are no addresses, and sampled
+ * --perfetto's timeline.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -18,6 +20,7 @@
 #include "calltree.h"
 #include "cgview.h"
 #include "diag.h"
+#include "tasks.h"
 #include "treeprint.h"
 #include "testlib.h"
 
@@ -501,6 +504,107 @@ static void test_sampled_render(void **state)
 	kfit_ctree_free(t);
 }
 
+/* A symbolizer's names, the same pointer each time; each call counted in ctx */
+static const char *named_sym(void *ctx, __u32 pid, __u64 addr, bool kernel)
+{
+	(void)pid;
+	++*(int *)ctx;
+	if (kernel)
+		return "k_leaf";
+	return addr == 0x401500 ? "main" : "work";
+}
+
+static const char *no_sym(void *ctx, __u32 pid, __u64 addr, bool kernel)
+{
+	(void)ctx;
+	(void)pid;
+	(void)addr;
+	(void)kernel;
+	return NULL;
+}
+
+/* main > work > k_leaf of pid 9 tid 10 at ts, a trailing word that is no address */
+static struct kfit_rec_sample timed_sample(__u64 ts)
+{
+	return (struct kfit_rec_sample){
+		.h = { .type = KFIT_REC_SAMPLE, .pid = 9, .tid = 10, .ts = ts,
+		       .size = offsetof(struct kfit_rec_sample, ip) + 4 * sizeof(__u64) },
+		.nkernel = 1, .nuser = 3,
+		.ip = { 0xffffffff81000000ULL, 0x401600, 0x401500, 0x1234 },
+	};
+}
+
+/*
+ * Sampled --perfetto: each sample kept as it comes, its frames named
+ * then, its thread's name then; written on a timeline by the renderer
+ * (before: the caller's to write, callgraph refused it); nothing kept
+ * without --perfetto
+ */
+static void test_timeline(void **state)
+{
+	struct kfit_ctree *t = kfit_ctree_new(&(struct kfit_ctree_opts){ 0 });
+	struct kfit_tasks *ts = kfit_tasks_new(false);
+	struct kfit_rec_sample s1 = timed_sample(1000000), s2 = timed_sample(11000000);
+	struct kfit_rec_task fk = {
+		.h = { .type = KFIT_REC_FORK, .size = sizeof(fk), .pid = 9, .tid = 10 },
+		.child_pid = 11, .child_tid = 11,
+	};
+	struct kfit_cgview_args a = { 0 };
+	struct kfit_cgview v = sampled_view();
+	struct kfit_cgview_opts o;
+	char path[] = "/tmp/kfit-timeline-XXXXXX", *json, *out;
+	int calls = 0, err, fd = mkstemp(path);
+	FILE *f;
+
+	(void)state;
+	assert_true(t && ts && fd >= 0);
+	close(fd);
+	assert_int_equal(kfit_cgview_timeline(&a, named_sym, &calls, ts), 0);
+	assert_null(a.timeline);
+	assert_int_equal(kfit_cgview_timeline_add(a.timeline, &s1, s1.h.size), 0);
+	a.perfetto = path;
+	assert_int_equal(kfit_cgview_open(&a), 0);
+	assert_int_equal(kfit_cgview_timeline(&a, named_sym, &calls, ts), 0);
+	assert_non_null(a.timeline);
+	assert_int_equal(kfit_tasks_set(ts, 9, 10, "worker"), 0);
+	assert_int_equal(kfit_cgview_timeline_add(a.timeline, &s1, s1.h.size), 0);
+	assert_int_equal(kfit_cgview_timeline_add(a.timeline, &fk, sizeof(fk)), 0);
+	assert_int_equal(kfit_cgview_timeline_add(a.timeline, &s2, s2.h.size), 0);
+	/* named as they came, 0x1234 left out */
+	assert_int_equal(calls, 6);
+	assert_int_equal(kfit_tasks_set(ts, 9, 10, "renamed"), 0);
+	kfit_ctree_finish(t);
+	o = kfit_cgview_opts_of(&a, &(struct kfit_common){ 0 }, 0);
+	out = render(&v, &o, t, &err);
+	assert_int_equal(err, 0);
+	free(out);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	json = calloc(1, 65536);
+	assert_non_null(json);
+	assert_true(fread(json, 1, 65535, f) > 0);
+	fclose(f);
+	/* 100 Hz: each sample 10 ms, the shared frames one slice across both */
+	t_has_all(json, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":9,\"tid\":10,"
+			"\"args\":{\"name\":\"worker\"}}",
+		  "{\"ph\":\"X\",\"name\":\"main\",\"cat\":\"sample\",\"ts\":1000.000,"
+		  "\"dur\":20000.000,\"pid\":9,\"tid\":10}",
+		  "\"name\":\"k_leaf\",\"cat\":\"sample\"",
+		  "\"otherData\":{\"samples\":2,\"period_ns\":10000000}");
+	assert_false(t_has(json, "0x1234"));
+	free(json);
+	kfit_cgview_close(&a);
+	assert_null(a.timeline);
+	/* a frame the symbolizer cannot name: out of memory, nothing kept */
+	a = (struct kfit_cgview_args){ .perfetto = path };
+	assert_int_equal(kfit_cgview_timeline(&a, no_sym, NULL, ts), 0);
+	assert_int_equal(kfit_cgview_timeline_add(a.timeline, &s1, s1.h.size), -ENOMEM);
+	kfit_cgview_close(&a);
+	unlink(path);
+	kfit_tasks_free(ts);
+	kfit_ctree_free(t);
+}
+
 /* The options' parsers: --width 0 is "not cut", 40 the least */
 static void test_parse_opts(void **state)
 {
@@ -628,6 +732,7 @@ int main(void)
 		cmocka_unit_test(test_grouped_tree),
 		cmocka_unit_test(test_sampled_render),
 		cmocka_unit_test(test_no_samples),
+		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_parse_opts),
 		cmocka_unit_test(test_view_args),
 	};

@@ -318,7 +318,10 @@ static void test_fixture_maps(void **state)
 	kfit_syms_free(s);
 }
 
-/* Maps read again for an address outside them (dlopen), and after forget (exec) */
+/*
+ * Maps read again for an address outside them (dlopen), and after forget
+ * (exec); kept when the process is gone
+ */
 static void test_fixture_refresh(void **state)
 {
 	struct kfit_syms_src src = { .debug_root = t_at(0, "no-debug-root") };
@@ -361,6 +364,18 @@ static void test_fixture_refresh(void **state)
 	write_file(maps, "%s", l2);
 	kfit_syms_forget(s, FPID);
 	assert_non_null(strstr(user(s, FPID, a + g), "[unknown] 0x"));
+	/*
+	 * A zombie (empty maps), then gone: its last samples are drained
+	 * after its exit, and an address outside the maps reads them in
+	 * vain; the maps last read stay (before: dropped, every later frame
+	 * "[unknown] 0x...")
+	 */
+	write_file(maps, "%s", "");
+	assert_non_null(strstr(user(s, FPID, a + l), "[unknown] 0x"));
+	assert_string_equal(user(s, FPID, b + g), "st_global");
+	assert_int_equal(unlink(maps), 0);
+	assert_non_null(strstr(user(s, FPID, a + l + 1), "[unknown] 0x"));
+	assert_string_equal(user(s, FPID, b + g), "st_global");
 	kfit_syms_free(s);
 }
 

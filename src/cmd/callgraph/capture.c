@@ -457,7 +457,10 @@ static int decode(const void *data, size_t size)
 	if (size >= sizeof(*h) && h->type == KFIT_REC_EXEC && env.syms)
 		kfit_syms_forget(env.syms, h->pid);
 	r = kfit_stream_add(&env.stream, data, size);
-	return r < 0 ? r : 0;
+	if (r <= 0)
+		return r;
+	/* sampled --perfetto: a sample's frames named now, while its process lives */
+	return kfit_cgview_timeline_add(env.view.timeline, data, size);
 }
 
 /* ---- recording (-o) ---------------------------------------------------- */

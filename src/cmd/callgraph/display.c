@@ -14,6 +14,7 @@
 #include "diag.h"
 #include "events.h"
 #include "sampler.h"
+#include "syms.h"
 #include "state.h"
 
 /* The live state as cgview (src/lib/tree/cgview.h) shows it */
@@ -68,7 +69,27 @@ static struct kfit_cgview view(struct kfit_cgview_func *funcs, struct kfit_cgvie
 	};
 }
 
-/* The views of the capture, once it ended (the tree finished here) */
+/*
+ * Sampled --perfetto: the samples kept for their timeline as they are
+ * decoded, their frames named by the symbolizer that names the tree's,
+ * while their process lives (by the end it may be gone). Once the mode
+ * is known; said if it fails.
+ */
+int cg_timeline(void)
+{
+	int err;
+
+	if (!env.sampled || !env.view.perfetto)
+		return 0;
+	/* no symbolizer: out of memory when it was made */
+	err = env.syms ? kfit_cgview_timeline(&env.view, kfit_syms_name, env.syms, env.tasks) :
+			 -ENOMEM;
+	if (err)
+		kfit_err("%s", kfit_reason(err));
+	return err;
+}
+
+/* The views of the capture, once it ended (the tree finished here), the timeline's too */
 int cg_render(void)
 {
 	struct kfit_cgview_func *funcs = calloc(env.nfuncs + 1, sizeof(*funcs));

@@ -240,6 +240,7 @@ static const struct kfit_tool tool = {
 		    "callgraph --module e1000 -d 5s --summary  # a module's functions\n"
 		    "callgraph 'tcp_*' --min 10us --folded > tcp.folded\n"
 		    "callgraph -p 1234 -S 999 --svg prof.svg  # sampled, a flame graph\n"
+		    "callgraph -S 999 --perfetto prof.json -- ./prog  # samples on a timeline\n"
 		    "callgraph 'vfs_*' -d 1s --perfetto trace.json -j\n"
 		    "callgraph -o w.kft -e syscalls:sys_enter_write -- dd ...  # record; kd w.kft\n"
 		    "callgraph -o f.kft --flight 16M 'vfs_*' -p 1234  # the last 16M on kill -USR1\n",
@@ -347,8 +348,6 @@ static int check_args(int first, int argc, char **argv, bool dashdash)
 				   "to kd");
 	if ((env.root || v->summary) && !env.ntargets && !env.module)
 		return usage_error("--root and --summary need a TARGET (exact mode)");
-	if (v->perfetto && !cg_exact_wanted())
-		return usage_error("--perfetto needs a TARGET or -e: sampled stacks have no timeline");
 	if (bad)
 		return usage_error(bad);
 	return check_record_args();
@@ -576,6 +575,8 @@ static int run(void)
 	env.stream = (struct kfit_stream){
 		.tree = env.tree, .tasks = env.tasks, .sampled = env.sampled,
 	};
+	if (!err)
+		err = cg_timeline();
 	if (!err)
 		err = cg_name_tasks();
 	/* a signal while attaching: detached again, nothing traced */

@@ -121,6 +121,7 @@ const char *cg_mechanism(void);
 int cg_name(__u32 pid, __u32 tid, const char *comm);
 
 /* display.c: the views */
+int cg_timeline(void);
 int cg_render(void);
 
 /* recording.c: -o's file */

@@ -234,9 +234,6 @@ static void cleanup(void)
 	free(env.enames);
 	free(env.funcs);
 	kfit_tasks_free(env.tasks);
-	for (i = 0; i < (int)env.nsamples; i++)
-		free((void *)env.samples[i].frames);
-	free(env.samples);
 	kfit_cgview_close(&env.view);
 	kft_close(env.f);
 }

@@ -14,7 +14,6 @@
 #include "kfit/rec.h"
 #include "calltree.h"
 #include "cgview.h"
-#include "export.h"
 #include "fileio.h"
 #include "fstats.h"
 #include "kft.h"
@@ -54,8 +53,6 @@ struct env {
 	struct pend *pend;
 	size_t npend, cappend;
 	__u64 seq;
-	struct kfit_export_sample *samples;	/* sampled --perfetto: its timeline */
-	size_t nsamples, capsamples;
 	bool said;			/* an error already said (an output's) */
 };
 

@@ -5,18 +5,12 @@
  * summary, folded stacks, flame graphs, Perfetto.
  */
 #include <errno.h>
-#include <stddef.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "kfit/fcall.h"
 #include "kfit/rec.h"
 #include "calltree.h"
 #include "cgview.h"
-#include "export.h"
-#include "fileio.h"
 #include "kft.h"
-#include "output.h"
 #include "stream.h"
 #include "tasks.h"
 #include "state.h"
@@ -59,41 +53,6 @@ static struct kfit_cgview view(struct kfit_cgview_attach *at)
 	};
 }
 
-/* A sample's frames, outermost first, named from the file (--perfetto) */
-static int keep_sample(const struct kfit_rec_sample *r, size_t size)
-{
-	int nk = r->nkernel, nu = r->nuser, i, k = 0;
-	struct kfit_export_sample *x;
-	const char **fr;
-
-	if (nk > KFIT_STACK_MAX || nu > KFIT_STACK_MAX ||
-	    size < offsetof(struct kfit_rec_sample, ip) + (nk + nu) * sizeof(__u64))
-		return 0;
-	while (nu && kfit_cgview_no_user_address(r->ip[nk + nu - 1]))
-		nu--;
-	if (env.nsamples == env.capsamples) {
-		size_t cap = env.capsamples ? 2 * env.capsamples : 1024;
-
-		x = realloc(env.samples, cap * sizeof(*x));
-		if (!x)
-			return -ENOMEM;
-		env.samples = x;
-		env.capsamples = cap;
-	}
-	fr = malloc((nk + nu + 1) * sizeof(*fr));
-	if (!fr)
-		return -ENOMEM;
-	for (i = nk + nu - 1; i >= 0; i--)
-		fr[k++] = kft_sym(env.f, r->h.pid, r->ip[i], i < nk);
-	x = &env.samples[env.nsamples++];
-	*x = (struct kfit_export_sample){
-		.ts = r->h.ts, .pid = r->h.pid, .tid = r->h.tid, .cpu = r->h.cpu,
-		.nframes = k, .frames = fr,
-	};
-	snprintf(x->comm, sizeof(x->comm), "%s", kd_comm_of(r->h.tid));
-	return 0;
-}
-
 static int to_tree(const struct kfit_rec *h, size_t size)
 {
 	int r = kfit_stream_add(&env.stream, h, size);
@@ -101,29 +60,7 @@ static int to_tree(const struct kfit_rec *h, size_t size)
 	if (r <= 0)
 		return r;
 	kd_count(h, size);
-	if (env.sampled && env.view.perfetto && h->type == KFIT_REC_SAMPLE)
-		return keep_sample((const void *)h, size);
-	return 0;
-}
-
-/* Sampled --perfetto: the samples on a timeline (the tree has none) */
-static int write_samples(void)
-{
-	__u64 hz = kft_meta_u64(env.f, "hz", 0);
-	FILE *f = kfit_out_file(&env.view.perfetto_out);
-	int err;
-
-	err = f ? kfit_export_perfetto_samples(env.samples, env.nsamples, env.start_ns,
-					      hz ? 1000000000ULL / hz : 0, f) : -errno;
-	if (err == -EIO && (errno == ENOSPC || errno == EDQUOT || errno == EFBIG))
-		err = -errno;
-	if (!err)
-		err = kfit_out_commit(&env.view.perfetto_out);
-	if (err) {
-		kfit_out_err(env.view.perfetto, err);
-		env.said = true;
-	}
-	return err;
+	return kfit_cgview_timeline_add(env.view.timeline, h, size);
 }
 
 /* TASKS' names given to the decoder first, as callgraph names /proc's */
@@ -168,6 +105,9 @@ int kd_render_tree(void)
 	if (!env.tree)
 		return -ENOMEM;
 	env.stream.tree = env.tree;
+	/* sampled --perfetto: the samples' frames named from the file */
+	if (env.sampled && kfit_cgview_timeline(&env.view, kft_sym, env.f, env.tasks))
+		return -ENOMEM;
 	err = name_start_tasks();
 	if (!err)
 		err = kd_read_window(to_tree);
@@ -180,9 +120,7 @@ int kd_render_tree(void)
 	o = kfit_cgview_opts_of(&env.view, &env.c, env.depth);
 	err = kfit_cgview_render(&v, &o, env.tree);
 	/* the renderer said its error: not the input's */
-	if (err) {
+	if (err)
 		env.said = true;
-		return err;
-	}
-	return env.sampled && env.view.perfetto ? write_samples() : 0;
+	return err;
 }

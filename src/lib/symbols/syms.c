@@ -335,18 +335,19 @@ static int add_map(struct kfit_syms *s, struct proc *p, struct kfit_elf_mapline 
 	return 0;
 }
 
-/* (Re)read p's maps: 0 or -errno */
+/*
+ * (Re)read p's maps: 0 or -errno. A process gone, or a zombie (its maps
+ * empty), keeps those last read: its last samples are read after its exit.
+ */
 static int read_maps(struct kfit_syms *s, struct proc *p)
 {
+	struct proc q = { .pid = p->pid };
 	struct kfit_elf_mapline m;
 	char path[PATH_MAX], *line = NULL;
 	size_t len = 0;
 	int cap = 0, err = 0;
 	FILE *f;
 
-	free(p->maps);
-	p->maps = NULL;
-	p->n = 0;
 	p->read = true;
 	if (kfit_pathf(path, sizeof(path), "%s/%u/maps", s->proc, p->pid))
 		return -ENAMETOOLONG;
@@ -356,10 +357,17 @@ static int read_maps(struct kfit_syms *s, struct proc *p)
 	/* The kernel lists mappings by address */
 	while (!err && getline(&line, &len, f) > 0)
 		if (!kfit_elf_parse_mapline(line, &m))
-			err = add_map(s, p, &m, &cap);
+			err = add_map(s, &q, &m, &cap);
 	free(line);
 	fclose(f);
-	return err;
+	if (err || !q.n) {
+		free(q.maps);
+		return err;
+	}
+	free(p->maps);
+	p->maps = q.maps;
+	p->n = q.n;
+	return 0;
 }
 
 static struct map *find_map(struct proc *p, __u64 addr)

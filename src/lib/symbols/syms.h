@@ -12,10 +12,12 @@
  * Kernel addresses through kallsyms: "vfs_read", or "nf_hook_slow
  * [nf_tables]" for a module's function. User addresses through the
  * process's /proc/PID/maps (read at its first address, and again when an
- * address falls outside every mapping known, as after a dlopen) and the
- * ELF symbols of the mapped file (elfsyms.h: .symtab, .dynsym, or the
- * separate debug file where installed), each file read once; the vDSO's
- * from this process's own copy (the kernel's image is the same for all).
+ * address falls outside every mapping known, as after a dlopen; once the
+ * process is gone, or a zombie, the maps last read stay: its last samples
+ * are read after its exit) and the ELF symbols of the mapped file
+ * (elfsyms.h: .symtab, .dynsym, or the separate debug file where
+ * installed), each file read once; the vDSO's from this process's own
+ * copy (the kernel's image is the same for all).
  *
  * An address is never dropped: one no symbol holds shows as
  * "FILE+0xOFF", FILE the mapping's base name ("libc.so.6", "[vdso]",

@@ -320,10 +320,24 @@ static bool call_kernel(void *ctx, const struct kfit_cnode *n)
 	       x->v->funcs[n->id].kernel;
 }
 
-static int export_file(const char *path, struct kfit_out *out,
-		       const struct kfit_export_src *src, bool svg)
+/* The SVG, or the Perfetto JSON: the tree's, or sampled, the samples' timeline */
+static int export_write(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
+			const struct kfit_export_src *src, bool svg, FILE *f)
 {
 	struct kfit_export_svg_opts so = { .title = "callgraph" };
+
+	if (svg)
+		return kfit_export_svg(src, &so, f);
+	if (v->sampled)
+		return kfit_cgview_timeline_write(o->timeline, v->start_ns, v->hz, f);
+	return kfit_export_perfetto(src, f);
+}
+
+static int export_file(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
+		       const struct kfit_export_src *src, bool svg)
+{
+	const char *path = svg ? o->svg : o->perfetto;
+	struct kfit_out *out = svg ? o->svg_out : o->perfetto_out;
 	struct kfit_out mine;
 	FILE *f;
 	int err;
@@ -337,7 +351,7 @@ static int export_file(const char *path, struct kfit_out *out,
 		}
 	}
 	f = kfit_out_file(out);
-	err = !f ? -errno : svg ? kfit_export_svg(src, &so, f) : kfit_export_perfetto(src, f);
+	err = f ? export_write(v, o, src, svg, f) : -errno;
 	/* the stream's -EIO: the write's own error says more (a full disk) */
 	if (err == -EIO && (errno == ENOSPC || errno == EDQUOT || errno == EFBIG))
 		err = -errno;
@@ -369,10 +383,9 @@ static int print_exports(const struct kfit_cgview *v, const struct kfit_cgview_o
 	src.t0 = v->start_ns;
 	if (o->folded)
 		err = kfit_export_folded(&src, stdout);
-	if (!err && o->svg && (err = export_file(o->svg, o->svg_out, &src, true)))
+	if (!err && o->svg && (err = export_file(v, o, &src, true)))
 		*said = true;
-	if (!err && o->perfetto && !v->sampled &&
-	    (err = export_file(o->perfetto, o->perfetto_out, &src, false)))
+	if (!err && o->perfetto && (err = export_file(v, o, &src, false)))
 		*said = true;
 	kfit_export_src_release(&src);
 	return err;

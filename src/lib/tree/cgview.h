@@ -21,6 +21,8 @@
  */
 
 struct kfit_cgview_sum;
+struct kfit_cgview_timeline;
+struct kfit_tasks;
 
 /* An entry of the function table the call records' ids index */
 struct kfit_cgview_func {
@@ -80,10 +82,7 @@ struct kfit_cgview_opts {
 	unsigned int fields;	/* the table's columns (fstats.h); 0: all */
 	bool folded;		/* folded stacks on stdout */
 	bool json;
-	const char *svg, *perfetto;	/* files to write, or NULL; perfetto:
-					   exact mode (a sampled tree has no
-					   timeline: the caller writes the
-					   samples, kfit_export_perfetto_samples) */
+	const char *svg, *perfetto;	/* files to write, or NULL */
 	/* their temporaries, opened at the start (kfit_out_open) so that a bad
 	   path fails before anything is traced; NULL: opened here */
 	struct kfit_out *svg_out, *perfetto_out;
@@ -105,6 +104,9 @@ struct kfit_cgview_opts {
 	/* --summary's figures, filled as a streaming tree let its calls go
 	   (kfit_cgview_stream); NULL: from the tree */
 	struct kfit_cgview_sum *sum;
+	/* sampled --perfetto: the samples kept (kfit_cgview_timeline), the
+	   tree having no times; NULL: none */
+	const struct kfit_cgview_timeline *timeline;
 };
 
 /*
@@ -142,6 +144,7 @@ struct kfit_cgview_args {
 	/* --svg's and --perfetto's files, made at the start (kfit_cgview_open) */
 	struct kfit_out svg_out, perfetto_out;
 	struct kfit_cgview_sum *sum;	/* kfit_cgview_stream's */
+	struct kfit_cgview_timeline *timeline;	/* kfit_cgview_timeline's */
 };
 
 /* "Display options", parsed into args: the tool's kfit_tool.group */
@@ -170,6 +173,19 @@ void kfit_cgview_close(struct kfit_cgview_args *a);
  * 0 (nothing to stream, or streaming) or -ENOMEM.
  */
 int kfit_cgview_stream(struct kfit_cgview_args *a, int nfuncs, struct kfit_ctree_opts *to);
+/*
+ * Sampled --perfetto's timeline (cgview_timeline.c): a sampled tree
+ * merges stacks and keeps no times, so with --perfetto each sample
+ * decoded is kept by kfit_cgview_timeline_add, with its thread's name
+ * in tasks then and its frames named by sym (required) as it comes:
+ * callgraph's symbolizer while the process lives, kd's file. Every
+ * sample is kept until kfit_cgview_close (memory grows with them).
+ * Without --perfetto nothing is made. 0 or -ENOMEM.
+ */
+int kfit_cgview_timeline(struct kfit_cgview_args *a, kfit_ctree_sym_fn sym, void *sym_ctx,
+			 const struct kfit_tasks *tasks);
+/* A record decoded into the tree: kept if a sample (tl NULL: none). 0 or -ENOMEM */
+int kfit_cgview_timeline_add(struct kfit_cgview_timeline *tl, const void *rec, size_t size);
 /*
  * The renderer's options that a's and the shared flags c give (-j, -v,
  * --min), with max_depth (-D): the width the terminal's unless set

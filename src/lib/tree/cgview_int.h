@@ -2,12 +2,19 @@
 #ifndef KFIT_CGVIEW_INT_H
 #define KFIT_CGVIEW_INT_H
 
-/* What cgview.c and cgview_opts.c share: the streamed summary */
+/* What cgview.c, cgview_opts.c and cgview_timeline.c share */
+#include <stdio.h>
 #include "calltree.h"
 
 struct kfit_cgview_sum *kfit_cgview_sum_new(int nfuncs);
 void kfit_cgview_sum_free(struct kfit_cgview_sum *s);
 /* A kfit_ctree_root_fn: the subtree's calls into the summary */
 int kfit_cgview_sum_root(void *sum, const struct kfit_ctree *t, const struct kfit_cnode *root);
+
+struct kfit_cgview_timeline;
+/* The samples on a timeline, from t0, each a period of 1/hz (0: 1 ms) */
+int kfit_cgview_timeline_write(const struct kfit_cgview_timeline *tl, __u64 t0,
+			       unsigned int hz, FILE *f);
+void kfit_cgview_timeline_free(struct kfit_cgview_timeline *tl);
 
 #endif

@@ -109,6 +109,8 @@ void kfit_cgview_close(struct kfit_cgview_args *a)
 	kfit_out_abort(&a->perfetto_out);
 	kfit_cgview_sum_free(a->sum);
 	a->sum = NULL;
+	kfit_cgview_timeline_free(a->timeline);
+	a->timeline = NULL;
 }
 
 int kfit_cgview_stream(struct kfit_cgview_args *a, int nfuncs, struct kfit_ctree_opts *to)
@@ -145,6 +147,7 @@ struct kfit_cgview_opts kfit_cgview_opts_of(struct kfit_cgview_args *a,
 		.max_depth = max_depth,
 		.width = a->width_set ? a->width : kfit_term_width(stdout),
 		.sum = a->sum,
+		.timeline = a->timeline,
 	};
 }
 

@@ -107,12 +107,13 @@ struct kfit_export_sample {
 };
 
 /*
- * The samples of a sampled recording on a timeline, in the same JSON as
- * kfit_export_perfetto: one track per thread, its stacks as nested "X"
- * slices (cat "sample"). A sample stands for period_ns from its time, cut
- * at the thread's next sample; a frame that consecutive samples share is
- * one slice across them, so a function on CPU for 10 samples is one slice
- * 10 periods long. Samples given in any order. 0, -ENOMEM or -EIO.
+ * The samples of a sampled run on a timeline (cgview's, callgraph's live
+ * and kd's), in the same JSON as kfit_export_perfetto: one track per
+ * thread, its stacks as nested "X" slices (cat "sample"). A sample stands
+ * for period_ns from its time, cut at the thread's next sample; a frame
+ * that consecutive samples share is one slice across them, so a function
+ * on CPU for 10 samples is one slice 10 periods long. Samples given in any
+ * order. 0, -ENOMEM or -EIO.
  */
 int kfit_export_perfetto_samples(const struct kfit_export_sample *v, size_t n, __u64 t0,
 				 __u64 period_ns, FILE *f);
