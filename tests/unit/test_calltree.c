@@ -1101,6 +1101,26 @@ static size_t gen_irq(char *buf, size_t len, size_t room, int task, __u64 *now)
 	return put_rec(buf, len, room, &q, sizeof(q));
 }
 
+/* A switch or a tracepoint hit of task k at now, while it runs its calls */
+static size_t gen_mark(char *buf, size_t len, size_t room, int task, __u64 *now)
+{
+	struct kfit_rec_switch w = {
+		.h = hdr(KFIT_REC_SWITCH, sizeof(w), KFIT_CTX_TASK, task % 2, PID,
+			 PID + task, *now),
+		.dur = 1 + rnd() % 30, .state = rnd() % 2,
+	};
+	struct kfit_rec_event e = {
+		.h = hdr(KFIT_REC_EVENT, sizeof(e), KFIT_CTX_TASK, task % 2, PID,
+			 PID + task, *now),
+		.id = rnd() % 2,
+	};
+
+	if (rnd() % 2)
+		return put_rec(buf, len, room, &e, sizeof(e));
+	*now += w.dur;
+	return put_rec(buf, len, room, &w, sizeof(w));
+}
+
 static size_t stack_stream(char *buf, size_t room)
 {
 	struct gstack g[NTASKS] = { 0 };
@@ -1117,6 +1137,8 @@ static size_t stack_stream(char *buf, size_t room)
 		now += 1 + rnd() % 50;
 		if (rnd() % 40 == 0)
 			len = gen_irq(buf, len, room, k, &now);
+		else if (rnd() % 30 == 0)
+			len = gen_mark(buf, len, room, k, &now);
 		else if (g[k].depth < 6 && (g[k].depth == 1 || rnd() % 2)) {
 			g[k].start[g[k].depth] = now;
 			g[k].id[g[k].depth++] = 1 + rnd() % (NFUNCS - 1);
@@ -1164,6 +1186,116 @@ static void test_collapse_same_summary(void **state)
 		t_true(name, x.f[0].h.count == NTASKS);
 		kfit_fstats_free(&x);
 		kfit_fstats_free(&y);
+	}
+}
+
+/* Each node of n's subtree, one line each: depth, kind, id, times, flags */
+static void dump_tree(FILE *f, const struct kfit_cnode *n)
+{
+	const struct kfit_cnode *c;
+
+	fprintf(f, "%u %u %u %llu %llu %llu %x %u\n", n->depth, n->kind, n->id,
+		(unsigned long long)n->start, (unsigned long long)n->dur,
+		(unsigned long long)n->local, n->flags, n->ctx);
+	for (c = n->child; c; c = c->next)
+		dump_tree(f, c);
+}
+
+/* Per thread (tid, ctx, cpu) its top-level nodes' dumps, in emission order */
+struct woven_out {
+	char *text[16];
+	size_t len[16];
+	FILE *f[16];
+	__u32 key[16];
+	int n;
+};
+
+static FILE *woven_file(struct woven_out *w, const struct kfit_cthread *th)
+{
+	__u32 key = th->tid << 8 | th->ctx << 4 | th->cpu;
+	int i;
+
+	for (i = 0; i < w->n; i++)
+		if (w->key[i] == key)
+			return w->f[i];
+	assert_true(w->n < 16);
+	w->key[w->n] = key;
+	w->f[w->n] = open_memstream(&w->text[w->n], &w->len[w->n]);
+	return w->f[w->n++];
+}
+
+static int woven_got(void *ctx, const struct kfit_ctree *t, const struct kfit_cnode *n)
+{
+	const struct kfit_cthread *th = kfit_ctree_emitting(t);
+
+	assert_non_null(th);
+	assert_ptr_equal(n->parent, &th->root);
+	dump_tree(woven_file(ctx, th), n);
+	return 0;
+}
+
+/*
+ * Woven streaming (each thread's top-level nodes given as soon as they
+ * are final, interrupts, switches and events placed in them) gives each
+ * thread the tree the whole decode gives it, interlaced or not
+ */
+static void test_woven_same_trees(void **state)
+{
+	static char buf[1 << 18];
+	int round, i, k;
+
+	(void)state;
+	for (round = 0; round < 80; round++) {
+		size_t len = stack_stream(buf, sizeof(buf));
+		struct woven_out a = { 0 }, b = { 0 };
+		struct kfit_ctree_opts o = {
+			.funcs = funcs, .nfuncs = NFUNCS, .events = events, .nevents = 2,
+			.no_interlace = round % 2,
+		};
+		struct kfit_ctree *t;
+		char name[32];
+
+		snprintf(name, sizeof(name), "round %d", round);
+		t = kfit_ctree_new(&o);
+		assert_non_null(t);
+		assert_int_equal(kfit_ctree_add_all(t, buf, len), 0);
+		kfit_ctree_finish(t);
+		for (i = 0; i < kfit_ctree_nthreads(t); i++) {
+			const struct kfit_cthread *th = kfit_ctree_thread(t, i);
+			const struct kfit_cnode *c;
+
+			for (c = th->root.child; c; c = c->next)
+				dump_tree(woven_file(&a, th), c);
+		}
+		kfit_ctree_free(t);
+		o.on_root = woven_got;
+		o.root_ctx = &b;
+		o.woven = true;
+		t = kfit_ctree_new(&o);
+		assert_non_null(t);
+		assert_int_equal(kfit_ctree_add_all(t, buf, len), 0);
+		kfit_ctree_finish(t);
+		t_int_eq(name, kfit_ctree_nodes(t), 0);
+		kfit_ctree_free(t);
+		t_int_eq(name, b.n, a.n);
+		for (i = 0; i < a.n; i++) {
+			fclose(a.f[i]);
+			for (k = 0; k < b.n && b.key[k] != a.key[i]; k++)
+				;
+			t_true(name, k < b.n);
+			fclose(b.f[k]);
+			b.f[k] = NULL;
+			if (strcmp(a.text[i], b.text[k]))
+				fail_msg("%s: thread %x differs:\n--- whole\n%.2000s\n--- woven\n%.2000s",
+					 name, a.key[i], a.text[i], b.text[k]);
+		}
+		for (i = 0; i < a.n; i++)
+			free(a.text[i]);
+		for (k = 0; k < b.n; k++) {
+			if (b.f[k])
+				fclose(b.f[k]);
+			free(b.text[k]);
+		}
 	}
 }
 
@@ -1462,6 +1594,7 @@ int main(void)
 		cmocka_unit_test(test_streaming_same_summary),
 		cmocka_unit_test(test_collapse_same_summary),
 		cmocka_unit_test(test_collapse_bounded),
+		cmocka_unit_test(test_woven_same_trees),
 		cmocka_unit_test(test_random_bytes),
 		cmocka_unit_test(test_large_stream),
 		cmocka_unit_test(test_sampled),

@@ -44,11 +44,13 @@ struct thr {
 	struct pvec roots;	/* calls no record can adopt any more */
 	struct pvec marks;	/* IRQ nodes go to roots; the rest here */
 	struct pvec weave;	/* finish: what is placed into the tree by time */
+	struct pvec held;	/* streaming, woven: interrupts struck it before its first call */
 	__u64 exec_ts;		/* its last exec decoded, 0: none */
 };
 
 #define CHUNK_NODES 4096
 #define COLLAPSE_NODES 65536	/* streaming: collapse past this many nodes */
+#define HELD_MAX 4096		/* streaming, woven: interrupts held for a task */
 
 struct chunk {
 	struct chunk *next;
@@ -92,7 +94,11 @@ struct kfit_ctree {
 	__u64 collapse_at;		/* streaming: collapse past this many */
 	struct kfit_cnode scratch;	/* streaming: the marker not kept */
 	int stream_err;			/* on_root's first error */
+	struct thr *emitting;		/* streaming: the thread of the node given */
 };
+
+static int woven_root(struct kfit_ctree *t, struct thr *h, const struct pend *e);
+static int woven_item(struct kfit_ctree *t, struct thr *h, const struct pend *e);
 
 /* ---- small containers ------------------------------------------------ */
 
@@ -325,6 +331,11 @@ __u64 kfit_ctree_nodes(const struct kfit_ctree *t)
 	return t->live;
 }
 
+const struct kfit_cthread *kfit_ctree_emitting(const struct kfit_ctree *t)
+{
+	return t->emitting ? &t->emitting->t : NULL;
+}
+
 int kfit_ctree_task(struct kfit_ctree *t, __u32 pid, __u32 tid, const char *comm)
 {
 	struct thr *h = task_get(t, pid, tid);
@@ -475,6 +486,11 @@ static int to_roots(struct kfit_ctree *t, struct thr *h, size_t lo)
 			t->st.orphans++;
 		if (n->kind == KFIT_CN_SUMS && n->depth)
 			t->st.orphans += n->ncalls;
+		if (t->o.on_root && t->o.woven) {
+			if (woven_root(t, h, &h->pending.v[i]))
+				return t->stream_err ?: -ENOMEM;
+			continue;
+		}
 		if (t->o.on_root) {
 			if (emit(t, n))
 				return t->stream_err;
@@ -678,6 +694,8 @@ static int add_irq(struct kfit_ctree *t, const struct kfit_rec_irq *r)
 	/* Interrupts of one stack do not overlap: what is left is done */
 	if (to_roots(t, h, h->pending.n))
 		return t->stream_err ?: -ENOMEM;
+	if (t->o.on_root && t->o.woven)
+		return woven_root(t, h, &(struct pend){ n, r->h.pid, r->h.tid, t->seq++ });
 	if (t->o.on_root)
 		return emit(t, n);
 	return pvec_push(&h->roots, n, r->h.pid, r->h.tid, t->seq++);
@@ -693,7 +711,7 @@ static struct kfit_cnode *mark(struct kfit_ctree *t, struct thr *h,
 	if (!h)
 		return NULL;
 	/* streaming: placed in no tree, so kept nowhere */
-	if (t->o.on_root) {
+	if (t->o.on_root && !t->o.woven) {
 		memset(&t->scratch, 0, sizeof(t->scratch));
 		t->scratch.kind = kind;
 		return &t->scratch;
@@ -705,6 +723,12 @@ static struct kfit_cnode *mark(struct kfit_ctree *t, struct thr *h,
 	n->flags = r->flags & ~(KFIT_RF_LOST | KFIT_CN_WOVEN);
 	n->cpu = r->cpu;
 	n->start = r->ts;
+	/* the fields are the caller's to fill: a pointer to it goes on */
+	if (t->o.on_root) {
+		if (woven_item(t, h, &(struct pend){ n, r->pid, r->tid, t->seq++ }))
+			return NULL;
+		return n;
+	}
 	if (pvec_push(&h->marks, n, r->pid, r->tid, t->seq++))
 		return NULL;
 	return n;
@@ -1317,9 +1341,161 @@ static void proc_comm(struct kfit_ctree *t, struct thr *h)
 		memcpy(h->t.comm, main->t.comm, sizeof(h->t.comm));
 }
 
+/* ---- streaming, woven -------------------------------------------------- */
+
+/* The interrupt stack a node of one came from */
+static struct thr *irq_home(struct kfit_ctree *t, const struct kfit_cnode *n)
+{
+	return thr_get(t, thr_key(TC_IRQ, n->ctx, n->cpu, 0));
+}
+
+/*
+ * h's items that start before limit placed as finish places them, with
+ * root (a top-level call of h, or NULL) among them; then the top-level
+ * nodes to on_root, in order, and freed
+ */
+static int flush(struct kfit_ctree *t, struct thr *h, __u64 limit, struct kfit_cnode *root)
+{
+	struct pvec now = { 0 };
+	struct kfit_cnode *n;
+	size_t i, k = 0;
+	int err = 0;
+
+	if (root)
+		link_child(&h->t.root, root);
+	for (i = 0; i < h->weave.n; i++) {
+		if (h->weave.v[i].n->start < limit) {
+			if (pvec_push(&now, h->weave.v[i].n, h->weave.v[i].pid,
+				      h->weave.v[i].tid, h->weave.v[i].seq))
+				err = -ENOMEM;
+		} else {
+			h->weave.v[k++] = h->weave.v[i];
+		}
+	}
+	h->weave.n = k;
+	if (now.n > 1)
+		qsort(now.v, now.n, sizeof(struct pend), cmp_pend);
+	weave(&h->t.root, now.v, now.n);
+	pvec_free(&now);
+	finish_tree(&h->t);
+	t->emitting = h;
+	while ((n = h->t.root.child)) {
+		h->t.root.child = n->next;
+		n->next = NULL;
+		if (!err)
+			err = t->o.on_root(t->o.root_ctx, t, n);
+		put_tree(t, n);
+	}
+	h->t.root.last = NULL;
+	t->emitting = NULL;
+	if (err && !t->stream_err)
+		t->stream_err = err;
+	return err;
+}
+
+/* h's interrupts that waited for its first call: its tree's now */
+static int unhold(struct thr *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->held.n; i++)
+		if (pvec_push(&h->weave, h->held.v[i].n, h->held.v[i].pid, h->held.v[i].tid,
+			      h->held.v[i].seq))
+			return -ENOMEM;
+	h->held.n = 0;
+	return 0;
+}
+
+/*
+ * Held too long (or no call came): to the interrupt stacks they came
+ * from, whose trees show them (nothing else waits there while interrupts
+ * are interlaced: those stacks' own nodes all go to tasks)
+ */
+static int release(struct kfit_ctree *t, struct thr *task)
+{
+	struct thr *home;
+	size_t i, n = task->held.n;
+	int err = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct pend *e = &task->held.v[i];
+
+		home = irq_home(t, e->n);
+		if (!home || pvec_push(&home->weave, e->n, e->pid, e->tid, e->seq))
+			return -ENOMEM;
+	}
+	task->held.n = 0;
+	for (i = 0; !err && i < n; i++) {
+		home = irq_home(t, task->held.v[i].n);
+		if (home->weave.n)
+			err = flush(t, home, UINT64_MAX, NULL);
+	}
+	return err;
+}
+
+/*
+ * A node of interrupt stack h that finish would place by the task it
+ * struck: into that task's tree if it has calls, held for it while it
+ * has none (a call of it may hold it yet), into h's own without
+ * interlacing. 1 when it went to h (the caller may flush), 0, -ENOMEM.
+ */
+static int route(struct kfit_ctree *t, struct thr *h, const struct pend *e)
+{
+	struct thr *task;
+
+	if (t->o.no_interlace)
+		return pvec_push(&h->weave, e->n, e->pid, e->tid, e->seq) ?: 1;
+	task = thr_find(t, thr_key(TC_TASK, KFIT_CTX_TASK, 0, e->tid));
+	if (task && task->t.ncalls)
+		return pvec_push(&task->weave, e->n, e->pid, e->tid, e->seq);
+	task = task_get(t, e->pid, e->tid);
+	if (!task || pvec_push(&task->held, e->n, e->pid, e->tid, e->seq))
+		return -ENOMEM;
+	return task->held.n > HELD_MAX ? release(t, task) : 0;
+}
+
+/* A mark (switch, event, task record): placed with its stack's next flush */
+static int woven_item(struct kfit_ctree *t, struct thr *h, const struct pend *e)
+{
+	if (!irq_stack(h))
+		return pvec_push(&h->weave, e->n, e->pid, e->tid, e->seq);
+	return route(t, h, e) < 0 ? -ENOMEM : 0;
+}
+
+/* A top-level node done: a task's call, or an interrupt stack's node */
+static int woven_root(struct kfit_ctree *t, struct thr *h, const struct pend *e)
+{
+	int r;
+
+	if (!irq_stack(h))
+		return unhold(h) ?: flush(t, h, e->n->start + e->n->dur, e->n);
+	r = route(t, h, e);
+	if (r <= 0)
+		return r;
+	return flush(t, h, e->n->start + e->n->dur, NULL);
+}
+
+/* The end: every stack's top-level nodes, then what each thread still holds */
+static int woven_finish(struct kfit_ctree *t)
+{
+	int i, err = 0;
+
+	for (i = 0; !err && i < t->nth; i++)
+		if (to_roots(t, t->th[i], t->th[i]->pending.n))
+			err = t->stream_err ?: -ENOMEM;
+	for (i = 0; !err && i < t->nth; i++)
+		err = t->th[i]->t.ncalls ? unhold(t->th[i]) : release(t, t->th[i]);
+	for (i = 0; !err && i < t->nth; i++)
+		err = flush(t, t->th[i], UINT64_MAX, NULL);
+	return err;
+}
+
 static int finish(struct kfit_ctree *t)
 {
 	int i;
+
+	if (t->o.on_root && t->o.woven)
+		return woven_finish(t);
 
 	for (i = 0; i < t->nth; i++)
 		if (link_roots(t, t->th[i]))
@@ -1364,6 +1540,7 @@ void kfit_ctree_finish(struct kfit_ctree *t)
 		pvec_free(&t->th[i]->roots);
 		pvec_free(&t->th[i]->marks);
 		pvec_free(&t->th[i]->weave);
+		pvec_free(&t->th[i]->held);
 	}
 	free(t->fmap);
 	t->fmap = NULL;
@@ -1383,6 +1560,7 @@ void kfit_ctree_free(struct kfit_ctree *t)
 		pvec_free(&t->th[i]->roots);
 		pvec_free(&t->th[i]->marks);
 		pvec_free(&t->th[i]->weave);
+		pvec_free(&t->th[i]->held);
 		free(t->th[i]);
 	}
 	for (c = t->chunks; c; c = next) {

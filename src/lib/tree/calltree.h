@@ -149,11 +149,24 @@ struct kfit_ctree_opts {
 	 */
 	bool collapse;
 	__u32 collapse_nodes;
+	/*
+	 * With on_root: interrupts, switches and events are kept and
+	 * placed as at finish, and on_root gets each thread's top-level
+	 * nodes (its calls and what lies between them) in time order,
+	 * woven, as soon as no later record can change them; the node's
+	 * parent is its thread's root (kfit_ctree_emitting). Exact when
+	 * each task's records come in order with what struck it, as one
+	 * ring buffer gives them (callgraph below 16 CPUs); interrupts of
+	 * a task with no call yet wait for one, up to 4096 a task.
+	 */
+	bool woven;
 };
 
 struct kfit_ctree *kfit_ctree_new(const struct kfit_ctree_opts *o);
 /* The nodes it holds now (streaming: what is open) */
 __u64 kfit_ctree_nodes(const struct kfit_ctree *t);
+/* Streaming: the thread of the node on_root is given */
+const struct kfit_cthread *kfit_ctree_emitting(const struct kfit_ctree *t);
 /* Name a task before its records arrive (a /proc snapshot); 0 or -ENOMEM */
 int kfit_ctree_task(struct kfit_ctree *t, __u32 pid, __u32 tid, const char *comm);
 /*
