@@ -415,8 +415,7 @@ static int flame_build(struct flame *fl, const struct kfit_export_src *s)
 	return err ? err : flame_order(fl);
 }
 
-/* The frame of path's last name, its callers made on the way (path cut
-   here): its index, or 0 (ENOMEM) */
+/* The frame of path's last name, its callers made on the way: its index, or 0 (ENOMEM) */
 static __u32 path_frame(struct flame *fl, char *path)
 {
 	char *name;
@@ -434,12 +433,12 @@ static int flame_of_paths(struct flame *fl, const struct kfit_export_dpath *v, s
 	char *path;
 	size_t k;
 	__u32 i;
-	int err;
 
 	memset(fl, 0, sizeof(*fl));
-	err = flame_init(fl, NULL);
-	for (k = 0; !err && k < n; k++) {
-		path = strdup(v[k].path);
+	if (flame_init(fl, NULL))
+		return -ENOMEM;
+	for (k = 0; k < n; k++) {
+		path = strdup(v[k].path);	/* cut into names by path_frame */
 		i = path ? path_frame(fl, path) : 0;
 		free(path);
 		if (!i)
@@ -447,7 +446,7 @@ static int flame_of_paths(struct flame *fl, const struct kfit_export_dpath *v, s
 		fl->v[i].self += v[k].after;
 		fl->v[i].bself += v[k].before;
 	}
-	return err ? err : flame_order(fl);
+	return flame_order(fl);
 }
 
 /* Pre-order: the node after i (0 when done); skip: not into i's children */
@@ -522,7 +521,8 @@ struct svg_style {
 	const char *title;	/* the default title */
 	const char *name_end;	/* the script's regex of what follows the name in a title */
 	void (*fill)(const struct fnode *v, int rgb[3]);
-	void (*info)(const struct svg *g, const struct fnode *v);	/* the title after the name */
+	/* the title after the name */
+	void (*info)(const struct svg *g, const struct fnode *v);
 	const char *(*legend)(const struct svg *g);
 };
 
