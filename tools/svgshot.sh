@@ -2,11 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 # tools/svgshot.sh SVG PNG: renders an SVG (a kfit flame graph) into a PNG
 # of the SVG's own size with headless Chromium (Debian's chromium; make
-# deps installs it). Exit 0; 1 when it did not render; 2 usage.
+# deps installs it). tools/svgshot.sh --dom SVG OUT: the document as its
+# scripts left it, as text into OUT (what a click's zoom wrote). Exit 0;
+# 1 when it did not render; 2 usage.
 set -u
 
+dom=
+if [ "${1:-}" = --dom ]; then
+	dom=1
+	shift
+fi
 if [ $# -ne 2 ] || [ ! -r "$1" ]; then
-	echo "usage: svgshot.sh SVG PNG (SVG a readable file)" >&2
+	echo "usage: svgshot.sh [--dom] SVG PNG|OUT (SVG a readable file)" >&2
 	exit 2
 fi
 browser=
@@ -31,10 +38,16 @@ trap 'rm -rf "$profile"' EXIT
 
 # A profile of its own, no sandbox (root in a container has none to give)
 rm -f "$png"
-timeout -k 5 120 "$browser" --headless --no-sandbox --disable-gpu \
-	--hide-scrollbars --no-first-run --user-data-dir="$profile" \
-	--window-size="$size" --screenshot="$png" "file://$svg" \
-	>"$profile/log" 2>&1
+if [ -n "$dom" ]; then
+	timeout -k 5 120 "$browser" --headless --no-sandbox --disable-gpu \
+		--no-first-run --user-data-dir="$profile" --dump-dom "file://$svg" \
+		>"$png" 2>"$profile/log"
+else
+	timeout -k 5 120 "$browser" --headless --no-sandbox --disable-gpu \
+		--hide-scrollbars --no-first-run --user-data-dir="$profile" \
+		--window-size="$size" --screenshot="$png" "file://$svg" \
+		>"$profile/log" 2>&1
+fi
 rc=$?
 if [ $rc -ne 0 ] || [ ! -s "$png" ]; then
 	echo "svgshot.sh: $browser exited $rc and wrote no $png:" >&2

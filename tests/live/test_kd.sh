@@ -55,6 +55,19 @@ test_help() {
 	# tests/cases/kd/window.case
 }
 
+# "R,G,B TITLE" of each frame of a flame graph, in the document's order
+svg_frames() {	# SVG
+	sed -n 's/.*<title>\([^<]*\)<\/title><rect [^>]* fill="rgb(\([0-9,]*\))".*/\2 \1/p' "$1"
+}
+
+xml_ok() {	# SVG
+	if command -v xmllint >/dev/null; then
+		xmllint --noout "$1" || t_fail "xmllint rejects $1"
+	elif ! t_in_vm; then
+		t_fail "no xmllint (make deps)"
+	fi
+}
+
 # --svg and --perfetto (--folded: tests/cases/kd/folded.case)
 test_exports() {
 	need
@@ -62,15 +75,64 @@ test_exports() {
 	gen a.kft
 	t_expect_exit 0 "$KD" a.kft --svg a.svg --perfetto a.json
 	[ -s a.svg ] || t_fail "no SVG"
-	if command -v xmllint >/dev/null; then
-		xmllint --noout a.svg || t_fail "xmllint rejects the SVG"
-	elif ! t_in_vm; then
-		t_fail "no xmllint (make deps)"
-	fi
+	xml_ok a.svg
 	grep -q '<title>main_loop (' a.svg || t_fail "no main_loop frame in the SVG"
 	"$chk" a.json >chk.out 2>&1 || { cat chk.out; t_fail "perfetto_check rejects it"; }
 	n=$(jq '[.traceEvents[] | select(.ph == "X" and .name == "main_loop")] | length' a.json)
 	t_assert_eq "$n" "$N" "main_loop slices in the Perfetto JSON"
+}
+
+# --diff --svg: the differential flame graph of tests/cases/kd/diff.case's
+# files (its header has the figures): widths from b.kft, every frame's own
+# time doubled (red), but the forked child's and the shell's work, whose
+# 70us stay, in the top-level work (a shade paler); the tables on stdout
+test_diff_svg() {
+	need
+	local want
+	gen a.kft
+	"$GEN" -n $((2 * N)) b.kft || t_fail "kftgen -n $((2 * N))"
+	t_expect_exit 0 "$KD" --diff a.kft b.kft --svg d.svg
+	t_assert_eq "$(head -n 1 "$T_OUT")" "Before: a.kft, 73 calls in 699ms" "the tables, as without --svg"
+	xml_ok d.svg
+	[ "$(stat -c %a d.svg)" = 600 ] || t_fail "mode $(stat -c %a d.svg)"
+	want="255,255,255 all: before 7.07ms, after 14.1ms, +99.0%
+255,150,150 main_loop: before 5.00ms, after 10.0ms, +100.0%; local: before 1.50ms, after 3.00ms, +100.0%
+255,150,150 vfs_write: before 500us, after 1.00ms, +100.0%; local: before 500us, after 1.00ms, +100.0%
+255,150,150 work: before 3.00ms, after 6.00ms, +100.0%; local: before 1.50ms, after 3.00ms, +100.0%
+255,150,150 leaf: before 1.50ms, after 3.00ms, +100.0%; local: before 1.50ms, after 3.00ms, +100.0%
+255,152,152 work: before 2.07ms, after 4.07ms, +96.6%; local: before 1.87ms, after 3.67ms, +96.3%
+255,150,150 leaf: before 200us, after 400us, +100.0%; local: before 200us, after 400us, +100.0%"
+	t_assert_eq "$(svg_frames d.svg)" "$want" "the frames: fill and title"
+	t_assert_match "$(cat d.svg)" '>kd --diff</text>' "the title"
+	t_assert_match "$(cat d.svg)" '>before: a\.kft, after: b\.kft</text>' "the subtitle"
+	# the other way round: every frame that had time of its own blue
+	t_expect_exit 0 "$KD" --diff b.kft a.kft --svg r.svg
+	t_assert_eq "$(svg_frames r.svg | grep -c '^150,150,255 ')" 5 "blue frames"
+	t_assert_match "$(svg_frames r.svg)" '^150,150,255 main_loop: before 10\.0ms, after 5\.00ms, -50\.0%; ' \
+		"main_loop, halved"
+	# a second file of the same run: nothing changed, every frame white
+	gen c.kft
+	t_expect_exit 0 "$KD" --diff a.kft c.kft --svg s.svg
+	xml_ok s.svg
+	t_assert_eq "$(svg_frames s.svg | wc -l)" 7 "frames of the same run"
+	t_assert_eq "$(svg_frames s.svg | grep -vc '^255,255,255 .*, +0\.0%')" 0 \
+		"frames not white or changed: $(svg_frames s.svg | grep -v '^255,255,255')"
+}
+
+# --svg goes with -j and --folded: stdout as without it, the same graph
+test_diff_svg_with() {
+	need
+	gen a.kft
+	"$GEN" -n $((2 * N)) b.kft || t_fail "kftgen -n $((2 * N))"
+	"$KD" --diff a.kft b.kft --svg d.svg >/dev/null || t_fail "kd --diff --svg"
+	"$KD" --diff a.kft b.kft -j >j.out || t_fail "kd --diff -j"
+	"$KD" --diff a.kft b.kft --folded >f.out || t_fail "kd --diff --folded"
+	t_expect_exit 0 "$KD" --diff a.kft b.kft -j --svg dj.svg
+	cmp -s "$T_OUT" j.out || t_fail "-j's JSON differs with --svg"
+	cmp -s dj.svg d.svg || t_fail "the SVG differs with -j"
+	t_expect_exit 0 "$KD" --diff a.kft b.kft --folded --svg df.svg
+	cmp -s "$T_OUT" f.out || t_fail "--folded's stacks differ with --svg"
+	cmp -s df.svg d.svg || t_fail "the SVG differs with --folded"
 }
 
 test_truncated() {

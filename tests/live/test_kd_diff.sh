@@ -5,7 +5,9 @@
 # and N of dt_long (2 ms), then again with dt_long made slower
 # (DURTARGET_LONG_US). The slower function must come out on top, per
 # function and per call path, and the unchanged one must not pass the
-# threshold; a function traced in one run only is listed as such.
+# threshold; a function traced in one run only is listed as such. In the
+# differential flame graph (--svg) the slower one is red, the other white
+# or near it.
 . "$(dirname "$0")/../lib.sh"
 
 export LC_ALL=C
@@ -106,12 +108,47 @@ test_json() {
 		true "dt_long's total doubled"
 }
 
+# The "R G B" of the frame of the differential flame graph SVG named NAME
+fill() {	# SVG NAME
+	grep -F "<title>$2: before " "$1" | head -n 1 |
+		sed -n 's/.* fill="rgb(\([0-9]*\),\([0-9]*\),\([0-9]*\))".*/\1 \2 \3/p'
+}
+
+# --svg: a differential flame graph; dt_long's own time doubled is red,
+# half-way deep (green and blue 150 at +100%; at most 180: +56%, room for
+# a preempted call in the first run), dt_short's unchanged white or near
+# it (at least 185: within -33% and +50%, the tracing's own cost on 10 us)
+test_svg() {
+	local r g b
+	need
+	record before.kft 2000 dt_short dt_long
+	record after.kft 4000 dt_short dt_long
+	t_expect_exit 0 "$KD" --diff before.kft after.kft --svg d.svg
+	if command -v xmllint >/dev/null; then
+		xmllint --noout d.svg || t_fail "xmllint rejects the SVG"
+	elif ! t_in_vm; then
+		t_fail "no xmllint (make deps)"
+	fi
+	t_assert_match "$(cat d.svg)" "<title>dt_long: before [0-9.]+ms, after [0-9.]+ms, \\+[0-9]+\\.[0-9]%; local: " \
+		"dt_long's title"
+	read -r r g b <<<"$(fill d.svg dt_long)"
+	[ -n "$b" ] || t_fail "no frame dt_long: $(grep -o '<title>[^<]*' d.svg)"
+	[ "$r" = 255 ] && [ "$g" = "$b" ] && [ "$g" -le 180 ] ||
+		t_fail "dt_long's fill rgb($r,$g,$b): not red"
+	read -r r g b <<<"$(fill d.svg dt_short)"
+	[ -n "$b" ] || t_fail "no frame dt_short: $(grep -o '<title>[^<]*' d.svg)"
+	[ "$g" -ge 185 ] && [ "$r" -ge 185 ] && [ "$b" -ge 185 ] ||
+		t_fail "dt_short's fill rgb($r,$g,$b): not white or near it ($(grep -o '<title>dt_short[^<]*' d.svg))"
+}
+
 test_refused() {
 	need
 	record before.kft 2000 dt_short
 	t_expect_exit 2 "$KD" --diff before.kft
 	t_assert_match "$(cat "$T_ERR")" "^kd: --diff compares two files" "one file"
 	t_expect_exit 2 "$KD" --diff before.kft before.kft --events
+	t_expect_exit 1 "$KD" --diff before.kft before.kft --svg /nonexistent/d.svg
+	t_assert_match "$(cat "$T_ERR")" "^kd: cannot write /nonexistent/d.svg: " "--svg's bad path"
 	t_expect_exit 1 "$KD" --diff before.kft missing.kft
 	t_assert_match "$(cat "$T_ERR")" "^kd: missing.kft: " "a missing file"
 }

@@ -3,8 +3,8 @@
 # The flame graph kfit draws (src/lib/tree/export.c, through the helper
 # flamesample's tree of known shape) rendered by headless Chromium
 # (tools/svgshot.sh), screenshots read by the helper pngstat: frames are
-# on screen where the SVG puts them, in their colours, and a click zooms.
-# Not in the VM: it has no Chromium.
+# on screen where the SVG puts them, in their colours, and a click zooms;
+# kd --diff's differential graph too. Not in the VM: it has no Chromium.
 . "$(dirname "$0")/../lib.sh"
 
 # flamesample's SVG into $T_TMP/fs.svg; Chromium must be there
@@ -25,14 +25,26 @@ frames() {	# SVG
 	sed -n 's/.*<rect x="\([0-9.]*\)" y="\([0-9]*\)" width="\([0-9.]*\)" height="15" fill="rgb(\([0-9,]*\))".*/\1 \2 \3 \4/p' "$1"
 }
 
+# The "X Y W R,G,B" of the first frame whose title starts with TITLE
+frame_titled() {	# SVG TITLE
+	grep -F "<title>$2" "$1" | head -n 1 |
+		sed -n 's/.*<rect x="\([0-9.]*\)" y="\([0-9]*\)" width="\([0-9.]*\)" height="15" fill="rgb(\([0-9,]*\))".*/\1 \2 \3 \4/p'
+}
+
 # The "X Y W R,G,B" of the frame named NAME
 frame() {	# SVG NAME
-	grep -F "<title>$2 (" "$1" | head -n 1 |
-		sed -n 's/.*<rect x="\([0-9.]*\)" y="\([0-9]*\)" width="\([0-9.]*\)" height="15" fill="rgb(\([0-9,]*\))".*/\1 \2 \3 \4/p'
+	frame_titled "$1" "$2 ("
 }
 
 pixel() {	# PNG X Y -> R,G,B
 	"$KFIT_HELPERS/pngstat" "$1" "$2" "$3" | tr ' ' ,
+}
+
+# The document with frame K (1: the first <g class="f">) clicked at load
+clicked() {	# SVG K OUT
+	sed -e 's/ onload="init(evt)"//' \
+	    -e "s|^</svg>|<script type=\"text/ecmascript\">init(); zoom(orig[$(($2 - 1))]);</script>\n</svg>|" \
+		"$1" >"$3"
 }
 
 # Not blank: many colours (text, gradients, frames), a good part of them warm
@@ -82,9 +94,7 @@ t_in_vm || test_svg_zoom() {
 	t_assert_eq "$my" "$cy" "main and ngx_thread_pool_cycle on one row"
 	# the click, at load: init() then zoom() on frame number k of the list
 	k=$(grep '<g class="f">' "$T_TMP/fs.svg" | grep -n '<title>ngx_gzip_compress (' | cut -d: -f1)
-	sed -e 's/ onload="init(evt)"//' \
-	    -e "s|^</svg>|<script type=\"text/ecmascript\">init(); zoom(orig[$((k - 1))]);</script>\n</svg>|" \
-		"$T_TMP/fs.svg" >"$T_TMP/zoom.svg"
+	clicked "$T_TMP/fs.svg" "$k" "$T_TMP/zoom.svg"
 	shoot "$T_TMP/zoom.svg" "$T_TMP/zoom.png"
 	shoot "$T_TMP/fs.svg" "$T_TMP/fs.png"
 	# before: main at the left of its row, gzip right of the middle
@@ -95,6 +105,31 @@ t_in_vm || test_svg_zoom() {
 	t_assert_eq "$(pixel "$T_TMP/zoom.png" 20 $((my + 1)))" "$crgb" "the ancestor stretched"
 	t_assert_eq "$(pixel "$T_TMP/zoom.png" 20 $((gy + 1)))" "$grgb" "gzip at the left edge"
 	t_assert_eq "$(pixel "$T_TMP/zoom.png" 1180 $((gy + 1)))" "$grgb" "gzip at the right edge"
+}
+
+# kd --diff --svg of kftgen's 10 and 20 iterations (tests/cases/kd/diff.case):
+# main_loop in its red on screen, "all" white; a click on work zooms with
+# the names as labels, not the titles' figures
+t_in_vm || test_svg_diff() {
+	local x y w rgb k
+	command -v chromium >/dev/null ||
+		t_skip "no chromium (make deps installs Debian's chromium)"
+	"$KFIT_HELPERS/kftgen" -n 10 a.kft && "$KFIT_HELPERS/kftgen" -n 20 b.kft ||
+		t_fail "kftgen failed"
+	"$KFIT_BIN/kd" --diff a.kft b.kft --svg d.svg >/dev/null || t_fail "kd --diff --svg failed"
+	shoot d.svg d.png
+	read -r x y w rgb <<<"$(frame_titled d.svg 'main_loop: before ')"
+	t_assert_eq "$rgb" 255,150,150 "main_loop's fill"
+	t_assert_eq "$(pixel d.png 600 $((y + 1)))" "$rgb" "main_loop on screen"
+	t_assert_eq "$(pixel d.png 600 $((y + 17)))" 255,255,255 "all on screen, white"
+	k=$(grep '<g class="f">' d.svg | grep -n '<title>work: before 3' | cut -d: -f1)
+	[ -n "$k" ] || t_fail "no frame main_loop;work"
+	clicked d.svg "$k" z.svg
+	"$T_REPO/tools/svgshot.sh" --dom z.svg z.dom 2>"$T_TMP/shot.err" ||
+		t_fail "svgshot.sh --dom: $(head -c 300 "$T_TMP/shot.err")"
+	t_assert_match "$(cat z.dom)" '<text x="13\.0" y="[0-9.]+">main_loop</text>' "main_loop's label"
+	t_assert_match "$(cat z.dom)" '<text x="13\.0" y="[0-9.]+">work</text>' "work's label, zoomed"
+	t_assert_no_match "$(grep -o '<text x="[^>]*>[^<]*' z.dom)" 'before' "a label with the title's figures"
 }
 
 t_run_all

@@ -601,6 +601,104 @@ static void test_svg_sample(void **state)
 	free(svg);
 }
 
+/* ---- the differential flame graph ---- */
+
+static char *diff_svg_of(const struct kfit_export_dpath *v, size_t n)
+{
+	struct t_cap o;
+
+	t_cap_open(&o);
+	assert_int_equal(kfit_export_diff_svg(v, n, NULL, o.f), 0);
+	return t_cap_close(&o);
+}
+
+/* The fill of the frame whose title starts with title */
+static void diff_rgb(const char *svg, const char *title, int rgb[3])
+{
+	const char *p = strstr(svg, title);
+
+	assert_non_null(p);
+	p = strstr(p, "fill=\"rgb(");
+	assert_non_null(p);
+	assert_int_equal(sscanf(p, "fill=\"rgb(%d,%d,%d)", &rgb[0], &rgb[1], &rgb[2]), 3);
+}
+
+static void rgb_eq(const int got[3], int r, int g, int b)
+{
+	assert_int_equal(got[0], r);
+	assert_int_equal(got[1], g);
+	assert_int_equal(got[2], b);
+}
+
+/*
+ * Widths from after, colours from the change of each frame's own time,
+ * the frames of before only left out and counted; a name escaped
+ */
+static void test_diff_svg(void **state)
+{
+	static const struct kfit_export_dpath v[] = {
+		{ "main;work;leaf", 100, 200 },		/* doubled: half-way red */
+		{ "main;work", 300, 300 },		/* the same: white */
+		{ "main", 400, 100 },			/* a quarter: 3/4 blue */
+		{ "main;op<int>", 0, 50 },		/* new: deepest red */
+		{ "main;gone;deep", 70, 0 },		/* before only */
+		{ "main;gone", 30, 0 },
+	};
+	char *svg;
+	int c[3];
+
+	(void)state;
+	svg = diff_svg_of(v, T_N(v));
+	check_xml(svg);
+	/* all, main, work, leaf, op<int>: gone and deep not drawn */
+	assert_int_equal(t_count(svg, "<g class=\"f\">"), 5);
+	t_has_all(svg,
+		  ">Differential Flame Graph</text>",
+		  "<title>all: before 900ns, after 650ns, -27.8%</title>",
+		  "<title>main: before 900ns, after 650ns, -27.8%; "
+		  "local: before 400ns, after 100ns, -75.0%</title>",
+		  "<title>work: before 400ns, after 500ns, +25.0%; "
+		  "local: before 300ns, after 300ns, +0.0%</title>",
+		  "<title>leaf: before 100ns, after 200ns, +100.0%; "
+		  "local: before 100ns, after 200ns, +100.0%</title>",
+		  "<title>op&lt;int&gt;: before 0ns, after 50ns, new; "
+		  "local: before 0ns, after 50ns, new</title>",
+		  ">2 frames of before only not drawn</text>",
+		  "var NAME_END = /: before .*$/;",
+		  "red: own time grew, blue: shrank");
+	/* 650 ns in 1180 px: main spans it all, leaf 200 ns of it */
+	t_has_all(svg, "<rect x=\"10.0\" y=\"80\" width=\"1180.0\"",
+		  "width=\"363.1\" height=\"15\" fill=\"rgb(255,150,150)\"");
+	diff_rgb(svg, "<title>all:", c);
+	rgb_eq(c, 255, 255, 255);
+	diff_rgb(svg, "<title>main:", c);
+	rgb_eq(c, 97, 97, 255);
+	diff_rgb(svg, "<title>work:", c);
+	rgb_eq(c, 255, 255, 255);
+	diff_rgb(svg, "<title>leaf:", c);
+	rgb_eq(c, 255, 150, 150);
+	diff_rgb(svg, "<title>op&lt;int&gt;:", c);
+	rgb_eq(c, 255, 45, 45);
+	free(svg);
+}
+
+/* Nothing in the after run: a document that says so */
+static void test_diff_svg_empty(void **state)
+{
+	static const struct kfit_export_dpath v[] = { { "main", 10, 0 } };
+	char *svg;
+
+	(void)state;
+	svg = diff_svg_of(v, T_N(v));
+	check_xml(svg);
+	assert_int_equal(t_count(svg, "<g class=\"f\">"), 0);
+	assert_non_null(strstr(svg, ">nothing to draw</text>"));
+	free(svg);
+	svg = diff_svg_of(NULL, 0);
+	check_xml(svg);
+	free(svg);
+}
+
 /* ---- Perfetto ---- */
 
 /* perfetto_check passes on json; ok: 0 to expect it, 1 to expect a refusal */
@@ -1055,6 +1153,8 @@ int main(void)
 		cmocka_unit_test(test_svg_empty),
 		cmocka_unit_test(test_svg_bytes),
 		cmocka_unit_test(test_svg_sample),
+		cmocka_unit_test(test_diff_svg),
+		cmocka_unit_test(test_diff_svg_empty),
 		cmocka_unit_test(test_perfetto_exact),
 		cmocka_unit_test(test_perfetto_clamp),
 		cmocka_unit_test(test_perfetto_checker),

@@ -462,6 +462,44 @@ static void test_out_write_fails(void **state)
 	unlink(path);
 }
 
+/*
+ * kfit_out_finish: a writer's 0 commits; its stream's -EIO is told as the
+ * failed write's errno, another error as it is, and either aborts
+ */
+static void test_out_finish(void **state)
+{
+	const char *d;
+	char path[256], *s;
+	struct kfit_out o;
+
+	(void)state;
+	d = t_tmp_mkdir("test_out_finish", 0700);
+	snprintf(path, sizeof(path), "%s/f", d);
+	t_put(path, "old");
+	assert_int_equal(kfit_out_open(&o, path), 0);
+	fputs("new", kfit_out_file(&o));
+	assert_int_equal(kfit_out_finish(&o, 0), 0);
+	assert_false(kfit_out_active(&o));
+	s = slurp(path);
+	assert_string_equal(s, "new");
+	free(s);
+	assert_int_equal(kfit_out_open(&o, path), 0);
+	fputs("junk", kfit_out_file(&o));
+	errno = ENOSPC;
+	assert_int_equal(kfit_out_finish(&o, -EIO), -ENOSPC);
+	assert_int_equal(kfit_out_open(&o, path), 0);
+	errno = EINTR;
+	assert_int_equal(kfit_out_finish(&o, -EIO), -EIO);
+	assert_int_equal(kfit_out_open(&o, path), 0);
+	assert_int_equal(kfit_out_finish(&o, -ENOMEM), -ENOMEM);
+	assert_false(kfit_out_active(&o));
+	s = slurp(path);
+	assert_string_equal(s, "new");
+	free(s);
+	assert_int_equal(others_in_dir(d, "f", NULL), 0);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -479,6 +517,7 @@ int main(void)
 		cmocka_unit_test(test_out_symlink),
 		cmocka_unit_test(test_out_refused),
 		cmocka_unit_test(test_out_write_fails),
+		cmocka_unit_test(test_out_finish),
 	};
 
 	return cmocka_run_group_tests(tests, t_tmpdir_setup, t_tmpdir_teardown);

@@ -2,7 +2,7 @@
 /*
  * Calls by their path (src/lib/tree/fpaths.c) from a streaming decoder,
  * and two runs compared (kd --diff): per path and per function
- * (fstats_diff.c).
+ * (fstats_diff.c), and as a differential flame graph (export.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "calltree.h"
+#include "export.h"
 #include "fpaths.h"
 #include "fstats.h"
 #include "testlib.h"
@@ -200,12 +201,49 @@ static void test_one_run(void **state)
 	free_sums(&b);
 }
 
+/*
+ * The paths as a differential flame graph, widths from after: main's
+ * own time +48% (a part of its calls scaled), work and its leaf doubled,
+ * the interrupt's and the lost caller's leaf the same: white
+ */
+static void test_diff_svg(void **state)
+{
+	struct sums a, b;
+	struct t_cap c;
+	char *svg;
+	FILE *f;
+
+	(void)state;
+	run(&a, 3, 1);
+	run(&b, 3, 2);
+	f = t_cap_open(&c);
+	assert_int_equal(kfit_fpaths_diff_svg(f, &a.p, &b.p, NULL), 0);
+	svg = t_cap_close(&c);
+	/* all, main, work, leaf, [lost], its leaf, softirq NET_RX, irqfn */
+	t_int_eq("frames", t_count(svg, "<g class=\"f\">"), 8);
+	t_has_all(svg,
+		  "<title>main: before 500ns, after 800ns, +60.0%; local: before 375ns, "
+		  "after 555ns, +48.0%</title><rect x=\"10.0\" y=\"80\" width=\"1175.6\" "
+		  "height=\"15\" fill=\"rgb(255,187,187)\"",
+		  "<title>leaf: before 30ns, after 60ns, +100.0%; local: before 30ns, "
+		  "after 60ns, +100.0%</title><rect x=\"17.3\" y=\"48\" width=\"88.2\" "
+		  "height=\"15\" fill=\"rgb(255,150,150)\"",
+		  "<title>[lost]: before 5ns, after 5ns, +0.0%</title>",
+		  "<title>irqfn: before 3ns, after 3ns, +0.0%; local: before 3ns, "
+		  "after 3ns, +0.0%</title><rect x=\"1185.6\" y=\"64\" width=\"4.4\" "
+		  "height=\"15\" fill=\"rgb(255,255,255)\"");
+	free(svg);
+	free_sums(&a);
+	free_sums(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_one_run),
+		cmocka_unit_test(test_diff_svg),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

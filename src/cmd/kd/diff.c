@@ -4,7 +4,8 @@
  * (each finished call tree into the kd table and the call paths, then
  * freed), then compared: per function and per call path, what got slower
  * first (src/lib/tree/fstats_diff.c, fpaths.c); -j: the same as JSON;
- * --folded: differential folded stacks.
+ * --folded: differential folded stacks; --svg: a differential flame graph
+ * besides.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +14,8 @@
 #include "calltree.h"
 #include "diag.h"
 #include "duration.h"
+#include "export.h"
+#include "fileio.h"
 #include "fpaths.h"
 #include "fstats.h"
 #include "kft.h"
@@ -188,6 +191,41 @@ static void header(const struct side *a, const struct side *b)
 	       kfit_duration_fmt(b->span_ns, y, sizeof(y)));
 }
 
+/* --svg: the paths as a differential flame graph, into the file made at the start */
+static int write_svg(const struct side *a, const struct side *b)
+{
+	struct kfit_export_svg_opts so = { .title = "kd --diff" };
+	FILE *f = kfit_out_file(&env.view.svg_out);
+	char sub[512];
+	int err;
+
+	snprintf(sub, sizeof(sub), "before: %s, after: %s", a->path, b->path);
+	so.subtitle = sub;
+	err = f ? kfit_fpaths_diff_svg(f, &a->paths, &b->paths, &so) : -errno;
+	err = kfit_out_finish(&env.view.svg_out, err);
+	if (err)
+		kfit_out_err(env.view.svg, err);
+	return err;
+}
+
+/* What stdout shows: the tables, -j's JSON or --folded's stacks */
+static int print_diff(const struct side *a, const struct side *b,
+		      const struct kfit_fdiff_opts *o)
+{
+	int err;
+
+	if (env.view.folded)
+		return kfit_fpaths_diff_folded(stdout, &a->paths, &b->paths);
+	if (env.c.json)
+		return print_json(a, b, o);
+	header(a, b);
+	err = kfit_fstats_diff_table(stdout, &a->st, &b->st, o);
+	if (err)
+		return err;
+	putchar('\n');
+	return kfit_fpaths_diff_table(stdout, &a->paths, &b->paths, o);
+}
+
 int kd_print_diff(const char *before, const char *after)
 {
 	struct side a = { .path = before }, b = { .path = after };
@@ -197,6 +235,9 @@ int kd_print_diff(const char *before, const char *after)
 	};
 	int err;
 
+	/* the SVG's file first: a bad path fails before the runs are read */
+	if (kfit_cgview_open(&env.view))
+		return 1;
 	if (open_side(&a) || open_side(&b)) {
 		err = 1;
 		goto out;
@@ -204,26 +245,15 @@ int kd_print_diff(const char *before, const char *after)
 	err = read_side(&a);
 	if (!err)
 		err = read_side(&b);
+	if (!err)
+		err = print_diff(&a, &b, &o);
 	if (err) {
 		kfit_err("%s", strerror(-err));
 		err = 1;
 		goto out;
 	}
-	if (env.view.folded) {
-		err = kfit_fpaths_diff_folded(stdout, &a.paths, &b.paths) ? 1 : 0;
-		goto out;
-	}
-	if (env.c.json) {
-		err = print_json(&a, &b, &o) ? 1 : 0;
-		goto out;
-	}
-	header(&a, &b);
-	err = kfit_fstats_diff_table(stdout, &a.st, &b.st, &o);
-	if (!err) {
-		putchar('\n');
-		err = kfit_fpaths_diff_table(stdout, &a.paths, &b.paths, &o);
-	}
-	err = err ? 1 : 0;
+	fflush(stdout);
+	err = env.view.svg && write_svg(&a, &b) ? 1 : 0;
 out:
 	free_side(&a);
 	free_side(&b);

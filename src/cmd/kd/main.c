@@ -39,7 +39,8 @@ static const struct kfit_opt kd_opts[] = {
 	{ "depth", 'D', "N", "sampled: frames down to depth N (1: the outermost)" },
 	{ "diff", OPT_DIFF, NULL,
 	  "kd --diff BEFORE AFTER: per function and call path, what got slower "
-	  "(-s, -n, -f; -j; --folded: differential folded stacks)" },
+	  "(-s, -n, -f; -j; --folded: differential folded stacks; --svg FILE: "
+	  "a differential flame graph)" },
 	{ "min-change", OPT_MIN_CHANGE, "PCT",
 	  "with --diff: leave out what changed less than PCT% (default 0)" },
 	{ NULL },
@@ -128,10 +129,11 @@ static int check_diff(int first, int argc, char **argv)
 		return usage_error("--diff compares two files: kd --diff BEFORE AFTER");
 	env.path = argv[first];
 	env.after = argv[first + 1];
-	if (env.events || env.info || v->svg || v->perfetto ||
+	if (env.events || env.info || v->perfetto ||
 	    env.since_arg || env.until_arg || sampled_opts() || v->no_interlace)
 		return usage_error("--diff prints its tables, as JSON with -j, or with "
-				   "--folded differential folded stacks: -s, -n, -f, "
+				   "--folded differential folded stacks, and --svg FILE "
+				   "draws a differential flame graph: -s, -n, -f, "
 				   "--min-change, -p, -t and --comm go with it");
 	if (env.c.json && v->folded)
 		return usage_error("--diff: -j or --folded, not both");

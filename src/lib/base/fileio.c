@@ -528,6 +528,17 @@ void kfit_out_abort(struct kfit_out *o)
 	o->tmp[0] = '\0';
 }
 
+int kfit_out_finish(struct kfit_out *o, int err)
+{
+	/* the stream's -EIO: the failed write's own errno says more (a full disk) */
+	if (err == -EIO && (errno == ENOSPC || errno == EDQUOT || errno == EFBIG))
+		err = -errno;
+	if (!err)
+		err = kfit_out_commit(o);
+	kfit_out_abort(o);
+	return err;
+}
+
 const char *kfit_out_reason(int err)
 {
 	switch (-err) {

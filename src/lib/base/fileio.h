@@ -119,6 +119,12 @@ int kfit_out_commit(struct kfit_out *o);
 int kfit_out_publish(struct kfit_out *o);
 /* Remove the temporary; path stays as it was. No-op unless live */
 void kfit_out_abort(struct kfit_out *o);
+/*
+ * After a writer into kfit_out_file's stream returned err (0, -errno, or
+ * -EIO for the stream's error, told then as the failed write's errno: a
+ * full disk): committed if 0, else aborted; err or the commit's
+ */
+int kfit_out_finish(struct kfit_out *o, int err);
 /* Whether o holds a temporary not yet committed or aborted */
 bool kfit_out_active(const struct kfit_out *o);
 

@@ -352,12 +352,7 @@ static int export_file(const struct kfit_cgview *v, const struct kfit_cgview_opt
 	}
 	f = kfit_out_file(out);
 	err = f ? export_write(v, o, src, svg, f) : -errno;
-	/* the stream's -EIO: the write's own error says more (a full disk) */
-	if (err == -EIO && (errno == ENOSPC || errno == EDQUOT || errno == EFBIG))
-		err = -errno;
-	if (!err)
-		err = kfit_out_commit(out);
-	kfit_out_abort(out);
+	err = kfit_out_finish(out, err);
 	if (err)
 		kfit_out_err(path, err);
 	return err;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "duration.h"
 #include "export_int.h"
+#include "fstats.h"
 #include "output.h"
 #include "strset.h"
 #include "treeprint.h"
@@ -140,6 +141,7 @@ enum fclass { FC_ROOT, FC_THREAD, FC_CODE, FC_KERNEL, FC_USER, FC_IRQ, FC_OFF, F
 struct fnode {
 	const char *name;
 	__u64 self, total;
+	__u64 bself, btotal;	/* a differential graph's: the before run's */
 	__u64 off;		/* value left of it in the graph */
 	__u32 parent, child, next;	/* 0: none; node 0 is the root, "all" */
 	__u32 depth, nsub;	/* nsub: nodes in its subtree, itself included */
@@ -371,10 +373,12 @@ static int flame_order(struct flame *fl)
 		return -ENOMEM;
 	for (i = 0; i < fl->n; i++) {
 		fl->v[i].total = fl->v[i].self;
+		fl->v[i].btotal = fl->v[i].bself;
 		fl->v[i].nsub = 1;
 	}
 	for (i = fl->n - 1; i > 0; i--) {	/* children come after parents */
 		fl->v[fl->v[i].parent].total += fl->v[i].total;
+		fl->v[fl->v[i].parent].btotal += fl->v[i].btotal;
 		fl->v[fl->v[i].parent].nsub += fl->v[i].nsub;
 	}
 	for (i = 0; i < fl->n; i++) {
@@ -409,6 +413,40 @@ static int flame_build(struct flame *fl, const struct kfit_export_src *s)
 		err = flame_thread(fl, &w, s->threads[i]);
 	free(w.stk);
 	return err ? err : flame_order(fl);
+}
+
+/* The frame of path's last name, its callers made on the way: its index, or 0 (ENOMEM) */
+static __u32 path_frame(struct flame *fl, char *path)
+{
+	char *name;
+	__u32 i = 0;
+
+	while ((name = strsep(&path, ";")))
+		if (!(i = flame_child(fl, i, name, FC_CODE, true)))
+			return 0;
+	return i;
+}
+
+/* A differential graph's tree: the paths' frames, each run's own time on each */
+static int flame_of_paths(struct flame *fl, const struct kfit_export_dpath *v, size_t n)
+{
+	char *path;
+	size_t k;
+	__u32 i;
+
+	memset(fl, 0, sizeof(*fl));
+	if (flame_init(fl, NULL))
+		return -ENOMEM;
+	for (k = 0; k < n; k++) {
+		path = strdup(v[k].path);	/* cut into names by path_frame */
+		i = path ? path_frame(fl, path) : 0;
+		free(path);
+		if (!i)
+			return -ENOMEM;
+		fl->v[i].self += v[k].after;
+		fl->v[i].bself += v[k].before;
+	}
+	return flame_order(fl);
 }
 
 /* Pre-order: the node after i (0 when done); skip: not into i's children */
@@ -476,13 +514,27 @@ int kfit_export_folded(const struct kfit_export_src *s, FILE *f)
 #define SVG_TOP		(SVG_FONT * 4)		/* title and subtitle */
 #define SVG_BOTTOM	(SVG_FONT * 2 + 10)	/* details line */
 
+struct svg;
+
+/* What tells a differential graph from a plain one: its frames' colours and titles */
+struct svg_style {
+	const char *title;	/* the default title */
+	const char *name_end;	/* the script's regex of what follows the name in a title */
+	void (*fill)(const struct fnode *v, int rgb[3]);
+	/* the title after the name */
+	void (*info)(const struct svg *g, const struct fnode *v);
+	const char *(*legend)(const struct svg *g);
+};
+
 struct svg {
 	FILE *f;
 	const struct flame *fl;
+	const struct svg_style *st;
 	const struct kfit_export_svg_opts *o;
 	int width, height;
 	double min_px, scale;	/* px per unit of value */
 	__u32 maxdepth, omitted;
+	__u32 gone;		/* differential: frames of the before run only */
 };
 
 /*
@@ -502,7 +554,7 @@ static const struct {
 	[FC_LOST]   = { { 170, 170, 170 }, { 40, 40, 40 }, { 0, 0, 0 } },	/* grey */
 };
 
-static void frame_color(const struct fnode *v, int rgb[3])
+static void plain_fill(const struct fnode *v, int rgb[3])
 {
 	__u32 h = kfit_strset_hash(v->name);
 	double x[3] = { (h & 0xff) / 255.0, ((h >> 8) & 0xff) / 255.0,
@@ -522,22 +574,94 @@ static void svg_value(const struct svg *g, __u64 v, char *buf, size_t size)
 		kfit_duration_fmt(v, buf, size);
 }
 
+/* " (VALUE, P%)" */
+static void plain_info(const struct svg *g, const struct fnode *v)
+{
+	__u64 all = g->fl->v[0].total;
+	char val[32];
+
+	svg_value(g, v->total, val, sizeof(val));
+	fprintf(g->f, " (%s, %.2f%%)", val, all ? 100.0 * v->total / all : 0.0);
+}
+
+static const char *plain_legend(const struct svg *g)
+{
+	return g->fl->src->kernel ? "orange: kernel, red: user, purple: interrupt, "
+	       "blue: off CPU, yellow: thread" : "purple: interrupt, blue: off CPU, "
+	       "yellow: thread";
+}
+
+static const struct svg_style plain_style = {
+	.title = "Flame Graph",
+	.name_end = "/ \\([^(]*\\)$/",
+	.fill = plain_fill,
+	.info = plain_info,
+	.legend = plain_legend,
+};
+
+/*
+ * As flamegraph.pl's differential graphs: red where the frame's own time
+ * grew, blue where it shrank, white where it stayed; paler the smaller
+ * the change against the larger of the two, so that doubling and halving
+ * are as deep, a frame new in the after run deepest
+ */
+static void diff_fill(const struct fnode *v, int rgb[3])
+{
+	__u64 hi = v->self > v->bself ? v->self : v->bself;
+	double t = hi ? ((double)v->self - (double)v->bself) / hi : 0;
+	int pale = 255 - (int)(210 * (t < 0 ? -t : t) + 0.5);
+
+	rgb[0] = t < 0 ? pale : 255;
+	rgb[1] = pale;
+	rgb[2] = t > 0 ? pale : 255;
+}
+
+/* "before X, after Y, +N%" ("new" from 0) after lead */
+static void diff_figures(FILE *f, const char *lead, __u64 a, __u64 b)
+{
+	char x[32], y[32], c[24];
+	const char *pct = kfit_fstats_diff_pct(a, b, c, sizeof(c));
+
+	fprintf(f, "%sbefore %s, after %s, %s", lead, kfit_duration_fmt(a, x, sizeof(x)),
+		kfit_duration_fmt(b, y, sizeof(y)), pct ? pct : "new");
+}
+
+/* The width's figures, then the own time's that the colour tells */
+static void diff_info(const struct svg *g, const struct fnode *v)
+{
+	diff_figures(g->f, ": ", v->btotal, v->total);
+	if (v->bself || v->self)
+		diff_figures(g->f, "; local: ", v->bself, v->self);
+}
+
+static const char *diff_legend(const struct svg *g)
+{
+	(void)g;
+	return "widths: after; red: own time grew, blue: shrank (deeper: more), white: same";
+}
+
+static const struct svg_style diff_style = {
+	.title = "Differential Flame Graph",
+	.name_end = "/: before .*$/",
+	.fill = diff_fill,
+	.info = diff_info,
+	.legend = diff_legend,
+};
+
 static void svg_frame(const struct svg *g, const struct fnode *v)
 {
 	double x = SVG_XPAD + v->off * g->scale, w = v->total * g->scale;
 	int y = g->height - SVG_BOTTOM - (v->depth + 1) * SVG_FRAMEH;
-	__u64 all = g->fl->v[0].total;
 	size_t fit = w > 6 ? (w - 6) / SVG_CHARW : 0, len;
-	char val[32];
 	int rgb[3];
 
-	svg_value(g, v->total, val, sizeof(val));
-	frame_color(v, rgb);
+	g->st->fill(v, rgb);
 	fputs("<g class=\"f\"><title>", g->f);
 	kfit_xml_text(g->f, v->name, 0);
-	fprintf(g->f, " (%s, %.2f%%)</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+	g->st->info(g, v);
+	fprintf(g->f, "</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
 		"height=\"%d\" fill=\"rgb(%d,%d,%d)\" rx=\"2\" ry=\"2\"/>"
-		"<text x=\"%.1f\" y=\"%.1f\">", val, all ? 100.0 * v->total / all : 0.0,
+		"<text x=\"%.1f\" y=\"%.1f\">",
 		x, y, w, SVG_FRAMEH - 1, rgb[0], rgb[1], rgb[2], x + 3,
 		y + SVG_FRAMEH / 2.0 + SVG_FONT / 3.0);
 	len = kfit_utf8_chars(v->name);
@@ -557,10 +681,12 @@ static void svg_frames(struct svg *g, bool draw)
 	__u32 i = 0;
 	bool narrow;
 
-	g->omitted = 0;
+	g->omitted = g->gone = 0;
 	do {
 		narrow = fl->v[i].total * g->scale < g->min_px;
-		if (narrow)
+		if (narrow && !fl->v[i].total && fl->v[i].btotal)
+			g->gone += fl->v[i].nsub;	/* and its subtree, all before's */
+		else if (narrow)
 			g->omitted += fl->v[i].nsub;
 		else if (draw)
 			svg_frame(g, &fl->v[i]);
@@ -586,7 +712,7 @@ static const char svg_script[] =
 "		orig.push({ g: gs[i], r: r, t: gs[i].querySelector('text'),\n"
 "			x: +r.getAttribute('x'), w: +r.getAttribute('width'),\n"
 "			y: +r.getAttribute('y'),\n"
-"			n: gs[i].querySelector('title').textContent.replace(/ \\([^(]*\\)$/, '') });\n"
+"			n: gs[i].querySelector('title').textContent.replace(NAME_END, '') });\n"
 "		gs[i].onclick = zoom.bind(null, orig[i]);\n"
 "		gs[i].onmouseover = show.bind(null, gs[i]);\n"
 "		gs[i].onmouseout = show.bind(null, null);\n"
@@ -646,12 +772,12 @@ static void svg_head(const struct svg *g)
 		"</style>\n", g->width, g->height, g->width, g->height,
 		o->no_script ? "" : " onload=\"init(evt)\"", SVG_FONT);
 	if (!o->no_script)
-		fprintf(g->f, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n",
-			svg_script);
+		fprintf(g->f, "<script type=\"text/ecmascript\"><![CDATA[\n"
+			"var NAME_END = %s;\n%s]]></script>\n", g->st->name_end, svg_script);
 	fprintf(g->f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
 		"fill=\"url(#background)\"/>\n<text id=\"title\" x=\"%d\" y=\"24\">",
 		g->width, g->height, g->width / 2);
-	kfit_xml_text(g->f, o->title ? o->title : "Flame Graph", 0);
+	kfit_xml_text(g->f, o->title ? o->title : g->st->title, 0);
 	fputs("</text>\n", g->f);
 	if (o->subtitle) {
 		fprintf(g->f, "<text id=\"subtitle\" x=\"%d\" y=\"%d\">", g->width / 2,
@@ -667,8 +793,8 @@ static void svg_head(const struct svg *g)
 /* What is not drawn: narrow frames, lost records; and what the colours mean */
 static void svg_foot(const struct svg *g)
 {
-	const struct kfit_ctree_stats *st = g->fl->src->stats;
-	char note[160] = "";
+	const struct kfit_ctree_stats *st = g->fl->src ? g->fl->src->stats : NULL;
+	char note[224] = "";
 	int len = 0;
 
 	if (!g->fl->v[0].total)
@@ -677,6 +803,10 @@ static void svg_foot(const struct svg *g)
 		len += snprintf(note + len, sizeof(note) - len, "%u frame%s narrower "
 				"than %g px not drawn", g->omitted,
 				g->omitted == 1 ? "" : "s", g->min_px);
+	if (g->gone)
+		len += snprintf(note + len, sizeof(note) - len, "%s%u frame%s of before "
+				"only not drawn", len ? "; " : "", g->gone,
+				g->gone == 1 ? "" : "s");
 	if (st && (st->lost || st->bad))
 		len += snprintf(note + len, sizeof(note) - len, "%slost %llu record%s, "
 				"%llu malformed", len ? "; " : "",
@@ -685,39 +815,54 @@ static void svg_foot(const struct svg *g)
 	fprintf(g->f, "<text x=\"%d\" y=\"%d\" style=\"text-anchor:end\">%s</text>\n",
 		g->width - SVG_XPAD, g->height - SVG_FONT - 5, note);
 	fprintf(g->f, "<text x=\"%d\" y=\"%d\" style=\"text-anchor:end;fill:rgb(80,80,80)\">"
-		"%s</text>\n", g->width - SVG_XPAD, g->height - 3,
-		g->fl->src->kernel ? "orange: kernel, red: user, purple: interrupt, "
-		"blue: off CPU, yellow: thread" : "purple: interrupt, blue: off CPU, "
-		"yellow: thread");
+		"%s</text>\n", g->width - SVG_XPAD, g->height - 3, g->st->legend(g));
+}
+
+/* The document of a built tree, in its style: what both graphs share */
+static int svg_write(const struct flame *fl, const struct svg_style *st,
+		     const struct kfit_export_svg_opts *o, FILE *f)
+{
+	struct kfit_export_svg_opts none = { 0 };
+	struct svg g = { .f = f, .fl = fl, .st = st, .o = o ? o : &none };
+
+	g.width = g.o->width > 2 * SVG_XPAD + 10 ? g.o->width : 1200;
+	g.min_px = g.o->min_px > 0 ? g.o->min_px : 0.1;
+	g.scale = fl->v[0].total ? (double)(g.width - 2 * SVG_XPAD) / fl->v[0].total : 0;
+	if (fl->v[0].total)
+		svg_frames(&g, false);
+	g.height = SVG_TOP + (g.maxdepth + 1) * SVG_FRAMEH + SVG_BOTTOM;
+	svg_head(&g);
+	fputs("<g id=\"frames\">\n", f);
+	if (fl->v[0].total)
+		svg_frames(&g, true);
+	fputs("</g>\n", f);
+	svg_foot(&g);
+	fputs("</svg>\n", f);
+	return export_finish_file(f);
 }
 
 int kfit_export_svg(const struct kfit_export_src *s, const struct kfit_export_svg_opts *o,
 		    FILE *f)
 {
-	struct kfit_export_svg_opts none = { 0 };
-	struct svg g = { .f = f, .o = o ? o : &none };
 	struct flame fl;
 	int err;
 
 	err = flame_build(&fl, s);
-	if (err) {
-		flame_free(&fl);
-		return err;
-	}
-	g.fl = &fl;
-	g.width = g.o->width > 2 * SVG_XPAD + 10 ? g.o->width : 1200;
-	g.min_px = g.o->min_px > 0 ? g.o->min_px : 0.1;
-	g.scale = fl.v[0].total ? (double)(g.width - 2 * SVG_XPAD) / fl.v[0].total : 0;
-	if (fl.v[0].total)
-		svg_frames(&g, false);
-	g.height = SVG_TOP + (g.maxdepth + 1) * SVG_FRAMEH + SVG_BOTTOM;
-	svg_head(&g);
-	fputs("<g id=\"frames\">\n", f);
-	if (fl.v[0].total)
-		svg_frames(&g, true);
-	fputs("</g>\n", f);
-	svg_foot(&g);
-	fputs("</svg>\n", f);
+	if (!err)
+		err = svg_write(&fl, &plain_style, o, f);
 	flame_free(&fl);
-	return export_finish_file(f);
+	return err;
+}
+
+int kfit_export_diff_svg(const struct kfit_export_dpath *v, size_t n,
+			 const struct kfit_export_svg_opts *o, FILE *f)
+{
+	struct flame fl;
+	int err;
+
+	err = flame_of_paths(&fl, v, n);
+	if (!err)
+		err = svg_write(&fl, &diff_style, o, f);
+	flame_free(&fl);
+	return err;
 }

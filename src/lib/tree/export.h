@@ -83,6 +83,26 @@ struct kfit_export_svg_opts {
 int kfit_export_svg(const struct kfit_export_src *s, const struct kfit_export_svg_opts *o,
 		    FILE *f);
 
+/* A call path of two runs, for kfit_export_diff_svg */
+struct kfit_export_dpath {
+	const char *path;	/* "f1;f2;f3", the outermost first */
+	__u64 before, after;	/* its own (local) time in each run, ns */
+};
+
+/*
+ * A differential flame graph, as flamegraph.pl draws difffolded.pl's
+ * stacks: the paths' frames under "all", each as wide as its time in the
+ * after run (one of the before run only is not drawn, and counted),
+ * coloured by the change of its own time: red where it grew, blue where it
+ * shrank, deeper the larger the change against the larger of the two
+ * (doubling and halving half-way, new in the after run deepest), white
+ * where it stayed. Titles "name: before X, after Y, +N%" (its width's
+ * time; "new" from 0), then "; local: before A, after B, +M%" (its own).
+ * The document, script and opts of kfit_export_svg. 0, -ENOMEM or -EIO.
+ */
+int kfit_export_diff_svg(const struct kfit_export_dpath *v, size_t n,
+			 const struct kfit_export_svg_opts *o, FILE *f);
+
 /*
  * Chrome trace-event JSON, {"traceEvents":[...],"displayTimeUnit":"ns"}:
  * process_name and thread_name metadata, each call a complete event "X"

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "calltree.h"
 #include "duration.h"
+#include "export.h"
 #include "fpaths.h"
 #include "fstats.h"
 #include "output.h"
@@ -282,4 +283,30 @@ int kfit_fpaths_diff_folded(FILE *f, const struct kfit_fpaths *a, const struct k
 			(unsigned long long)(r[i].b >= 0 ? b->v[r[i].b].local_ns : 0));
 	free(r);
 	return 0;
+}
+
+int kfit_fpaths_diff_svg(FILE *f, const struct kfit_fpaths *a, const struct kfit_fpaths *b,
+			 const struct kfit_export_svg_opts *o)
+{
+	struct kfit_export_dpath *v;
+	struct prow *r;
+	int n, i, err;
+
+	r = rows_of(a, b, &n);
+	v = calloc(n + 1, sizeof(*v));
+	if (!r || !v) {
+		free(r);
+		free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		v[i] = (struct kfit_export_dpath){
+			.path = r[i].path,
+			.before = r[i].a >= 0 ? a->v[r[i].a].local_ns : 0,
+			.after = r[i].b >= 0 ? b->v[r[i].b].local_ns : 0,
+		};
+	err = kfit_export_diff_svg(v, n, o, f);
+	free(v);
+	free(r);
+	return err;
 }

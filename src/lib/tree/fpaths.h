@@ -52,5 +52,13 @@ int kfit_fpaths_diff_json(struct kfit_json *j, const struct kfit_fpaths *a,
 			  const struct kfit_fpaths *b, const struct kfit_fdiff_opts *o);
 /* Differential folded stacks: "PATH BEFORE_NS AFTER_NS" (local time), flamegraph's difffolded */
 int kfit_fpaths_diff_folded(FILE *f, const struct kfit_fpaths *a, const struct kfit_fpaths *b);
+struct kfit_export_svg_opts;
+/*
+ * The same paths as a differential flame graph (kfit_export_diff_svg):
+ * widths from b's time, colours from the change of each frame's local
+ * time from a's. 0, -ENOMEM or -EIO.
+ */
+int kfit_fpaths_diff_svg(FILE *f, const struct kfit_fpaths *a, const struct kfit_fpaths *b,
+			 const struct kfit_export_svg_opts *o);
 
 #endif

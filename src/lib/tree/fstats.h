@@ -109,6 +109,8 @@ int kfit_fstats_diff_table(FILE *f, const struct kfit_fstats *a, const struct kf
 struct kfit_table;
 void kfit_fstats_diff_cell(struct kfit_table *t, bool count, __u64 a, __u64 b);
 bool kfit_fstats_diff_changed(__u64 a, __u64 b, double min);
+/* The cell's percent, "+N.N%", into buf; NULL from 0 */
+const char *kfit_fstats_diff_pct(__u64 a, __u64 b, char *buf, size_t len);
 
 struct kfit_json;
 

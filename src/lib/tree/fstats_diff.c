@@ -122,15 +122,23 @@ static const char *fig(bool count, __u64 v, char *buf, size_t len)
 	return buf;
 }
 
-void kfit_fstats_diff_cell(struct kfit_table *t, bool count, __u64 a, __u64 b)
+const char *kfit_fstats_diff_pct(__u64 a, __u64 b, char *buf, size_t len)
 {
-	char x[32], y[32], c[24] = "";
 	double p = change(a, b);
 
-	if (!isnan(p))
-		snprintf(c, sizeof(c), " %+.1f%%", p);
-	kfit_table_cell(t, "%s -> %s%s", fig(count, a, x, sizeof(x)),
-			fig(count, b, y, sizeof(y)), c);
+	if (isnan(p))
+		return NULL;
+	snprintf(buf, len, "%+.1f%%", p);
+	return buf;
+}
+
+void kfit_fstats_diff_cell(struct kfit_table *t, bool count, __u64 a, __u64 b)
+{
+	char x[32], y[32], c[24];
+	const char *p = kfit_fstats_diff_pct(a, b, c, sizeof(c));
+
+	kfit_table_cell(t, "%s -> %s%s%s", fig(count, a, x, sizeof(x)),
+			fig(count, b, y, sizeof(y)), p ? " " : "", p ? p : "");
 }
 
 static unsigned int fields_of(const struct kfit_fdiff_opts *o)
