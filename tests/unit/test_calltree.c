@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "calltree.h"
+#include "export.h"
 #include "fstats.h"
 #include "testlib.h"
 
@@ -1299,6 +1300,86 @@ static void test_woven_same_trees(void **state)
 	}
 }
 
+static int flame_got(void *ctx, const struct kfit_ctree *t, const struct kfit_cnode *n)
+{
+	return kfit_export_flame_add(ctx, kfit_ctree_emitting(t), n, (void *)t);
+}
+
+static const char *tree_name(void *ctx, const struct kfit_cnode *n)
+{
+	return kfit_ctree_name(ctx, n);
+}
+
+/* A stream's folded stacks and SVG, from the whole tree or streamed woven */
+static void flames_of(const char *buf, size_t len, bool stream, bool no_interlace,
+		      char **folded, char **svg)
+{
+	struct kfit_export_src src = { .name = tree_name };
+	struct kfit_export_flame *fl = NULL;
+	struct kfit_ctree_opts o = {
+		.funcs = funcs, .nfuncs = NFUNCS, .events = events, .nevents = 2,
+		.no_interlace = no_interlace, .woven = stream,
+	};
+	struct kfit_ctree *t;
+	size_t n1, n2;
+	FILE *f1, *f2;
+	int k;
+
+	if (stream) {
+		fl = kfit_export_flame_new(&src);
+		assert_non_null(fl);
+		o.on_root = flame_got;
+		o.root_ctx = fl;
+	}
+	t = kfit_ctree_new(&o);
+	assert_non_null(t);
+	/* two threads of one name: one frame of the graph */
+	for (k = 0; k < NTASKS; k++)
+		assert_int_equal(kfit_ctree_task(t, PID, PID + k, k ? "worker" : "main"), 0);
+	assert_int_equal(kfit_ctree_add_all(t, buf, len), 0);
+	kfit_ctree_finish(t);
+	f1 = open_memstream(folded, &n1);
+	f2 = open_memstream(svg, &n2);
+	if (stream) {
+		assert_int_equal(kfit_export_flame_end(fl, kfit_ctree_get_stats(t)), 0);
+		assert_int_equal(kfit_export_flame_folded(fl, f1), 0);
+		assert_int_equal(kfit_export_flame_svg(fl, NULL, f2), 0);
+		kfit_export_flame_free(fl);
+	} else {
+		assert_int_equal(kfit_export_src_ctree(&src, t, false), 0);
+		assert_int_equal(kfit_export_folded(&src, f1), 0);
+		assert_int_equal(kfit_export_svg(&src, NULL, f2), 0);
+		kfit_export_src_release(&src);
+	}
+	fclose(f1);
+	fclose(f2);
+	kfit_ctree_free(t);
+}
+
+/* A flame merged as the woven stream comes is the whole tree's, byte for byte */
+static void test_woven_same_flame(void **state)
+{
+	static char buf[1 << 18];
+	char *fa, *fb, *sa, *sb, name[32];
+	int round;
+
+	(void)state;
+	for (round = 0; round < 40; round++) {
+		size_t len = stack_stream(buf, sizeof(buf));
+
+		snprintf(name, sizeof(name), "round %d", round);
+		flames_of(buf, len, false, round % 2, &fa, &sa);
+		flames_of(buf, len, true, round % 2, &fb, &sb);
+		t_true(name, strlen(fa) > 100);
+		t_str_eq(name, fb, fa);
+		t_str_eq(name, sb, sa);
+		free(fa);
+		free(fb);
+		free(sa);
+		free(sb);
+	}
+}
+
 /* Collapsing bounds the nodes held: main with a million leaf callees */
 static void test_collapse_bounded(void **state)
 {
@@ -1595,6 +1676,7 @@ int main(void)
 		cmocka_unit_test(test_collapse_same_summary),
 		cmocka_unit_test(test_collapse_bounded),
 		cmocka_unit_test(test_woven_same_trees),
+		cmocka_unit_test(test_woven_same_flame),
 		cmocka_unit_test(test_random_bytes),
 		cmocka_unit_test(test_large_stream),
 		cmocka_unit_test(test_sampled),

@@ -17,11 +17,9 @@
 #include "syms.h"
 #include "state.h"
 
-/* The live state as cgview (src/lib/tree/cgview.h) shows it */
-static struct kfit_cgview view(struct kfit_cgview_func *funcs, struct kfit_cgview_skip *skipped,
-			       struct kfit_cgview_attach *at, struct kfit_cgview_counts *counts)
+/* The traced functions as cgview describes them */
+void cg_view_funcs(struct kfit_cgview_func *funcs)
 {
-	struct kfit_events_stats s;
 	int i;
 
 	for (i = 0; i < env.nfuncs; i++)
@@ -30,6 +28,16 @@ static struct kfit_cgview view(struct kfit_cgview_func *funcs, struct kfit_cgvie
 			.kernel = env.tg.funcs[i].kind == KFIT_TARGETS_KERNEL,
 			.dropped = env.tg.funcs[i].dropped,
 		};
+}
+
+/* The live state as cgview (src/lib/tree/cgview.h) shows it */
+static struct kfit_cgview view(struct kfit_cgview_func *funcs, struct kfit_cgview_skip *skipped,
+			       struct kfit_cgview_attach *at, struct kfit_cgview_counts *counts)
+{
+	struct kfit_events_stats s;
+	int i;
+
+	cg_view_funcs(funcs);
 	for (i = 0; i < env.tg.nskipped; i++)
 		skipped[i] = (struct kfit_cgview_skip){
 			.name = env.tg.skipped[i].name,

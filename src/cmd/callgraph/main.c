@@ -530,8 +530,15 @@ static int new_tree(void)
 		.sym_ctx = env.syms,
 		.group_unknown = !env.view.addresses,
 	};
-	/* --summary alone: the calls summed as they end, none kept */
-	if (kfit_cgview_stream(&env.view, env.nfuncs, &to))
+	/* --summary, --folded, --svg: the calls summed as they end, none kept */
+	env.view_funcs = calloc(env.nfuncs + 1, sizeof(*env.view_funcs));
+	if (!env.view_funcs)
+		return -ENOMEM;
+	cg_view_funcs(env.view_funcs);
+	if (kfit_cgview_stream(&env.view, &(struct kfit_cgview_stream_in){
+		.nfuncs = env.nfuncs, .funcs = env.view_funcs, .json = env.c.json,
+		.tree = env.tree_too, .one_ring = env.nrings <= 1,
+	}, &to))
 		return -ENOMEM;
 	env.tree = kfit_ctree_new(&to);
 	return env.tree ? 0 : -ENOMEM;
@@ -545,6 +552,7 @@ static void cleanup(void)
 	kfit_syms_free(env.syms);
 	free(env.fnames);
 	free(env.enames);
+	free(env.view_funcs);
 	kfit_tasks_free(env.tasks);
 	kfit_targets_free(&env.tg);
 	kfit_tpglob_free(&env.tps);

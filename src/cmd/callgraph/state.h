@@ -69,6 +69,7 @@ struct env {
 	struct kfit_targets tg;
 	const char **fnames;	/* tg's names: the decoder's function table */
 	int nfuncs;
+	struct kfit_cgview_func *view_funcs;	/* the functions as cgview has them */
 	const char **enames;	/* tps' names: its event table */
 	struct kfit_ctree *tree;
 	struct kfit_tasks *tasks;	/* their names, given to tree */
@@ -121,6 +122,8 @@ const char *cg_mechanism(void);
 int cg_name(__u32 pid, __u32 tid, const char *comm);
 
 /* display.c: the views */
+struct kfit_cgview_func;
+void cg_view_funcs(struct kfit_cgview_func *funcs);
 int cg_timeline(void);
 int cg_render(void);
 

@@ -98,8 +98,11 @@ int kd_render_tree(void)
 		.sym_ctx = env.f,
 		.group_unknown = !env.view.addresses,
 	};
-	/* --summary alone: the calls summed as they end, none kept */
-	if (kfit_cgview_stream(&env.view, env.nfuncs, &to))
+	/* --summary, --folded, --svg: the calls summed as they end, none kept */
+	if (kfit_cgview_stream(&env.view, &(struct kfit_cgview_stream_in){
+		.nfuncs = env.nfuncs, .funcs = env.funcs, .json = env.c.json,
+		.sampled = env.sampled, .one_ring = kft_meta_u64(env.f, "rings", 1) <= 1,
+	}, &to))
 		return -ENOMEM;
 	env.tree = kfit_ctree_new(&to);
 	if (!env.tree)

@@ -214,17 +214,34 @@ static void print_summary_table(struct kfit_fstats *st, const struct kfit_fnotes
 		printf("%d traced function%s not called\n", idle, idle == 1 ? "" : "s");
 }
 
-/* --summary streamed: the figures so far, and the first error adding to them */
+/*
+ * The views streamed: --summary's figures, --folded's and --svg's flame
+ * (made at the first node: its names are the tree's), and the first
+ * error adding to them
+ */
 struct kfit_cgview_sum {
+	bool summary;
 	struct kfit_fstats st;
+	bool want_flame;
+	struct kfit_export_flame *flame;
+	const struct kfit_cgview_func *funcs;	/* the flame's kinds */
+	int nfuncs;
+	const struct kfit_ctree *t;		/* the flame's names */
 	int err;
 };
 
-struct kfit_cgview_sum *kfit_cgview_sum_new(int nfuncs)
+struct kfit_cgview_sum *kfit_cgview_sum_new(int nfuncs, bool summary,
+					    const struct kfit_cgview_func *flame_funcs)
 {
 	struct kfit_cgview_sum *s = calloc(1, sizeof(*s));
 
-	if (s && kfit_fstats_init(&s->st, nfuncs)) {
+	if (!s)
+		return NULL;
+	s->summary = summary;
+	s->want_flame = flame_funcs != NULL;
+	s->funcs = flame_funcs;
+	s->nfuncs = nfuncs;
+	if (summary && kfit_fstats_init(&s->st, nfuncs)) {
 		free(s);
 		return NULL;
 	}
@@ -235,16 +252,46 @@ void kfit_cgview_sum_free(struct kfit_cgview_sum *s)
 {
 	if (!s)
 		return;
-	kfit_fstats_free(&s->st);
+	if (s->summary)
+		kfit_fstats_free(&s->st);
+	kfit_export_flame_free(s->flame);
 	free(s);
+}
+
+static const char *sum_name(void *ctx, const struct kfit_cnode *n)
+{
+	const struct kfit_cgview_sum *s = ctx;
+
+	return kfit_ctree_name(s->t, n);
+}
+
+static bool sum_kernel(void *ctx, const struct kfit_cnode *n)
+{
+	const struct kfit_cgview_sum *s = ctx;
+
+	return n->kind == KFIT_CN_CALL && n->id < (__u32)s->nfuncs && s->funcs[n->id].kernel;
+}
+
+static int flame_root(struct kfit_cgview_sum *s, const struct kfit_ctree *t,
+		      const struct kfit_cnode *root)
+{
+	struct kfit_export_src src = { .name = sum_name, .kernel = sum_kernel };
+
+	s->t = t;
+	if (!s->flame && !(s->flame = kfit_export_flame_new(&src)))
+		return -ENOMEM;
+	return kfit_export_flame_add(s->flame, kfit_ctree_emitting(t), root, s);
 }
 
 int kfit_cgview_sum_root(void *sum, const struct kfit_ctree *t, const struct kfit_cnode *root)
 {
 	struct kfit_cgview_sum *s = sum;
-	int err = kfit_fstats_add_tree(&s->st, root);
+	int err = 0;
 
-	(void)t;
+	if (s->summary)
+		err = kfit_fstats_add_tree(&s->st, root);
+	if (!err && s->want_flame)
+		err = flame_root(s, t, root);
 	if (err && !s->err)
 		s->err = err;
 	return err;
@@ -256,7 +303,7 @@ static int summary_of(const struct kfit_cgview *v, const struct kfit_cgview_opts
 {
 	int err;
 
-	if (o->sum) {
+	if (o->sum && o->sum->summary) {
 		kfit_fstats_end_trees(&o->sum->st);
 		*st = o->sum->st;
 		return o->sum->err;
@@ -279,7 +326,7 @@ static int print_summary(const struct kfit_cgview *v, const struct kfit_cgview_o
 
 	err = summary_of(v, o, t, &st);
 	if (err || st.n != v->nfuncs) {
-		if (!o->sum)
+		if (!o->sum || !o->sum->summary)
 			kfit_fstats_free(&st);
 		return err ? err : -EINVAL;
 	}
@@ -292,7 +339,7 @@ static int print_summary(const struct kfit_cgview *v, const struct kfit_cgview_o
 	}
 	print_summary_table(&st, &nt);
 	/* the streamed figures are the caller's (kfit_cgview_close) */
-	if (!o->sum)
+	if (!o->sum || !o->sum->summary)
 		kfit_fstats_free(&st);
 	return 0;
 }
@@ -320,12 +367,23 @@ static bool call_kernel(void *ctx, const struct kfit_cnode *n)
 	       x->v->funcs[n->id].kernel;
 }
 
-/* The SVG, or the Perfetto JSON: the tree's, or sampled, the samples' timeline */
+/* --folded's and --svg's flame made as the tree streamed (exact mode only) */
+static bool streamed_flame(const struct kfit_cgview *v, const struct kfit_cgview_opts *o)
+{
+	return !v->sampled && o->sum && o->sum->want_flame;
+}
+
+/*
+ * The SVG (streamed: the flame's), or the Perfetto JSON: the tree's, or
+ * sampled, the samples' timeline
+ */
 static int export_write(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
 			const struct kfit_export_src *src, bool svg, FILE *f)
 {
 	struct kfit_export_svg_opts so = { .title = "callgraph" };
 
+	if (svg && streamed_flame(v, o))
+		return kfit_export_flame_svg(o->sum->flame, &so, f);
 	if (svg)
 		return kfit_export_svg(src, &so, f);
 	if (v->sampled)
@@ -358,6 +416,17 @@ static int export_file(const struct kfit_cgview *v, const struct kfit_cgview_opt
 	return err;
 }
 
+/* Streamed: the flame's threads named now that they ended (none came: an empty one) */
+static int flame_end(const struct kfit_cgview_opts *o, const struct kfit_ctree *t)
+{
+	struct kfit_cgview_sum *s = o->sum;
+	struct kfit_export_src none = { 0 };
+
+	if (!s->flame && !(s->flame = kfit_export_flame_new(&none)))
+		return -ENOMEM;
+	return s->err ?: kfit_export_flame_end(s->flame, kfit_ctree_get_stats(t));
+}
+
 static int print_exports(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
 			 const struct kfit_ctree *t, bool *said)
 {
@@ -365,6 +434,8 @@ static int print_exports(const struct kfit_cgview *v, const struct kfit_cgview_o
 	struct xctx x = { .v = v };
 	int err;
 
+	if (streamed_flame(v, o) && (err = flame_end(o, t)))
+		return err;
 	err = kfit_export_src_ctree(&src, t, v->sampled);
 	if (err)
 		return err;
@@ -376,7 +447,9 @@ static int print_exports(const struct kfit_cgview *v, const struct kfit_cgview_o
 		src.ctx = &x;
 	}
 	src.t0 = v->start_ns;
-	if (o->folded)
+	if (o->folded && streamed_flame(v, o))
+		err = kfit_export_flame_folded(o->sum->flame, stdout);
+	else if (o->folded)
 		err = kfit_export_folded(&src, stdout);
 	if (!err && o->svg && (err = export_file(v, o, &src, true)))
 		*said = true;

@@ -165,14 +165,25 @@ bool kfit_cgview_args_sampled(const struct kfit_cgview_args *a);
 int kfit_cgview_open(struct kfit_cgview_args *a);
 /* The files not committed removed (what was there kept), the summary freed */
 void kfit_cgview_close(struct kfit_cgview_args *a);
+/* What kfit_cgview_stream needs to know of the run */
+struct kfit_cgview_stream_in {
+	int nfuncs;			/* the function table's size */
+	const struct kfit_cgview_func *funcs;	/* their kinds: the flame's colours */
+	bool tree, json;		/* the tree, -j: every call shown */
+	bool sampled;			/* stacks merged already: nothing to stream */
+	bool one_ring;			/* each task's records in order with what struck it */
+};
 /*
- * A view that aggregates calls alone (--summary, without --svg or
- * --perfetto, which draw the whole tree): the tree is made streaming
- * (to's on_root), its calls summed as it lets them go, so that memory
- * does not grow with the records. nfuncs: the function table's size.
- * 0 (nothing to stream, or streaming) or -ENOMEM.
+ * Views that aggregate calls alone (--summary, --folded, --svg; not the
+ * tree, -j or --perfetto, which show every call): the tree is made
+ * streaming (to's on_root), each finished call tree summed or merged
+ * into the flame as it lets it go, so that memory does not grow with
+ * the records. --folded and --svg stream from one ring buffer only
+ * (calltree's woven mode). 0 (nothing to stream, or streaming) or
+ * -ENOMEM.
  */
-int kfit_cgview_stream(struct kfit_cgview_args *a, int nfuncs, struct kfit_ctree_opts *to);
+int kfit_cgview_stream(struct kfit_cgview_args *a, const struct kfit_cgview_stream_in *in,
+		       struct kfit_ctree_opts *to);
 /*
  * Sampled --perfetto's timeline (cgview_timeline.c): a sampled tree
  * merges stacks and keeps no times, so with --perfetto each sample

@@ -3,12 +3,16 @@
 #define KFIT_CGVIEW_INT_H
 
 /* What cgview.c, cgview_opts.c and cgview_timeline.c share */
+#include <stdbool.h>
 #include <stdio.h>
 #include "calltree.h"
 
-struct kfit_cgview_sum *kfit_cgview_sum_new(int nfuncs);
+struct kfit_cgview_func;
+/* summary: --summary's figures; flame_funcs: --folded's and --svg's flame, these the kinds */
+struct kfit_cgview_sum *kfit_cgview_sum_new(int nfuncs, bool summary,
+					    const struct kfit_cgview_func *flame_funcs);
 void kfit_cgview_sum_free(struct kfit_cgview_sum *s);
-/* A kfit_ctree_root_fn: the subtree's calls into the summary */
+/* A kfit_ctree_root_fn: the subtree's calls into the summary, its stacks into the flame */
 int kfit_cgview_sum_root(void *sum, const struct kfit_ctree *t, const struct kfit_cnode *root);
 
 struct kfit_cgview_timeline;

@@ -113,16 +113,23 @@ void kfit_cgview_close(struct kfit_cgview_args *a)
 	a->timeline = NULL;
 }
 
-int kfit_cgview_stream(struct kfit_cgview_args *a, int nfuncs, struct kfit_ctree_opts *to)
+int kfit_cgview_stream(struct kfit_cgview_args *a, const struct kfit_cgview_stream_in *in,
+		       struct kfit_ctree_opts *to)
 {
-	if (!a->summary || a->svg || a->perfetto)
+	bool flame = a->folded || a->svg;
+
+	/* the tree, -j and the timeline show every call; a flame needs them in order */
+	if (in->sampled || in->tree || in->json || a->perfetto || (!a->summary && !flame) ||
+	    (flame && !in->one_ring))
 		return 0;
-	a->sum = kfit_cgview_sum_new(nfuncs);
+	a->sum = kfit_cgview_sum_new(in->nfuncs, a->summary, flame ? in->funcs : NULL);
 	if (!a->sum)
 		return -ENOMEM;
 	to->on_root = kfit_cgview_sum_root;
 	to->root_ctx = a->sum;
-	to->collapse = true;	/* the summary sums: callees of an open call too */
+	/* a flame draws what struck the calls, with whole stacks; the summary sums them */
+	to->woven = flame;
+	to->collapse = !flame;
 	return 0;
 }
 

@@ -489,20 +489,172 @@ int export_finish_file(FILE *f)
 	return 0;
 }
 
+/* Each frame with a self value: its stack and the value */
+static int folded_write(const struct flame *fl, FILE *f)
+{
+	__u32 i;
+
+	for (i = fl->v ? fl->v[0].child : 0; i; i = flame_next(fl, i, false))
+		if (fl->v[i].self) {
+			folded_path(f, fl, i);
+			fprintf(f, " %llu\n", (unsigned long long)fl->v[i].self);
+		}
+	return export_finish_file(f);
+}
+
 int kfit_export_folded(const struct kfit_export_src *s, FILE *f)
 {
 	struct flame fl;
-	__u32 i;
 	int err;
 
 	err = flame_build(&fl, s);
-	for (i = fl.v ? fl.v[0].child : 0; !err && i; i = flame_next(&fl, i, false))
-		if (fl.v[i].self) {
-			folded_path(f, &fl, i);
-			fprintf(f, " %llu\n", (unsigned long long)fl.v[i].self);
-		}
+	if (!err)
+		err = folded_write(&fl, f);
 	flame_free(&fl);
-	return err ? err : export_finish_file(f);
+	return err;
+}
+
+/* ---- a flame built as call trees come ---- */
+
+/* A thread's frame while streaming: named by the thread, renamed at the end */
+struct fthread {
+	__u32 frame;
+	const struct kfit_cthread *th;
+};
+
+struct kfit_export_flame {
+	struct flame fl;
+	struct kfit_export_src src;
+	struct export_walker w;
+	struct fthread *th;
+	size_t nth, cap;
+	const struct kfit_cthread *last;	/* the last thread added, and its frame */
+	__u32 last_frame;
+	bool ended;
+};
+
+struct kfit_export_flame *kfit_export_flame_new(const struct kfit_export_src *s)
+{
+	struct kfit_export_flame *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->src = *s;
+	f->src.threads = NULL;
+	f->src.nthreads = 0;
+	f->w = (struct export_walker){ .enter = flame_enter, .leave = flame_leave, .c = &f->fl };
+	f->fl.fcap = 64;
+	f->fl.fstk = malloc(f->fl.fcap * sizeof(*f->fl.fstk));
+	if (!f->fl.fstk || flame_init(&f->fl, &f->src)) {
+		kfit_export_flame_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+void kfit_export_flame_free(struct kfit_export_flame *f)
+{
+	if (!f)
+		return;
+	flame_free(&f->fl);
+	free(f->th);
+	free(f->w.stk);
+	free(f);
+}
+
+/* th's frame under the root: one per thread, keyed by its address */
+static __u32 thread_frame(struct kfit_export_flame *f, const struct kfit_cthread *th)
+{
+	__u32 i, before = f->fl.n;
+	struct fthread *v;
+	char key[32];
+
+	if (th == f->last)
+		return f->last_frame;
+	snprintf(key, sizeof(key), "%p", (const void *)th);
+	i = flame_child(&f->fl, 0, key, FC_THREAD, true);
+	if (!i)
+		return 0;
+	if (f->fl.n > before) {		/* new */
+		if (f->nth == f->cap) {
+			v = realloc(f->th, (f->cap ? 2 * f->cap : 16) * sizeof(*v));
+			if (!v)
+				return 0;
+			f->th = v;
+			f->cap = f->cap ? 2 * f->cap : 16;
+		}
+		f->th[f->nth++] = (struct fthread){ i, th };
+	}
+	f->last = th;
+	f->last_frame = i;
+	return i;
+}
+
+int kfit_export_flame_add(struct kfit_export_flame *f, const struct kfit_cthread *th,
+			  const struct kfit_cnode *n, void *ctx)
+{
+	__u32 top;
+
+	if (f->ended || !th)
+		return -EINVAL;
+	f->src.ctx = ctx;
+	top = thread_frame(f, th);
+	if (!top)
+		return -ENOMEM;
+	f->fl.fstk[0] = top;
+	f->fl.fsp = 1;
+	return export_walk(&f->w, n, false);
+}
+
+/* Frame i of from (and what is under it) into to under parent */
+static int flame_copy(struct flame *to, __u32 parent, const struct flame *from, __u32 i)
+{
+	const struct fnode *v = &from->v[i];
+	__u32 k = flame_child(to, parent, v->name, v->cls, v->owned);
+	__u32 c;
+	int err = 0;
+
+	if (!k)
+		return -ENOMEM;
+	to->v[k].self += v->self;
+	for (c = v->child; !err && c; c = from->v[c].next)
+		err = flame_copy(to, k, from, c);
+	return err;
+}
+
+int kfit_export_flame_end(struct kfit_export_flame *f, const struct kfit_ctree_stats *stats)
+{
+	struct flame to = { 0 };
+	char label[40];
+	size_t k;
+	__u32 top, c;
+	int err;
+
+	if (f->ended)
+		return 0;
+	f->ended = true;
+	f->src.stats = stats;
+	/* the threads under the names they ended with, one frame per name */
+	err = flame_init(&to, &f->src);
+	for (k = 0; !err && k < f->nth; k++) {
+		top = flame_child(&to, 0, export_thread_label(f->th[k].th, label, sizeof(label)),
+				  FC_THREAD, true);
+		if (!top)
+			err = -ENOMEM;
+		for (c = top ? f->fl.v[f->th[k].frame].child : 0; !err && c; c = f->fl.v[c].next)
+			err = flame_copy(&to, top, &f->fl, c);
+	}
+	to.fstk = f->fl.fstk;
+	to.fcap = f->fl.fcap;
+	f->fl.fstk = NULL;
+	flame_free(&f->fl);
+	f->fl = to;
+	return err ? err : flame_order(&f->fl);
+}
+
+int kfit_export_flame_folded(struct kfit_export_flame *f, FILE *out)
+{
+	return f->ended ? folded_write(&f->fl, out) : -EINVAL;
 }
 
 /* ---- the SVG flame graph ---- */
@@ -852,6 +1004,12 @@ int kfit_export_svg(const struct kfit_export_src *s, const struct kfit_export_sv
 		err = svg_write(&fl, &plain_style, o, f);
 	flame_free(&fl);
 	return err;
+}
+
+int kfit_export_flame_svg(struct kfit_export_flame *f, const struct kfit_export_svg_opts *o,
+			  FILE *out)
+{
+	return f->ended ? svg_write(&f->fl, &plain_style, o, out) : -EINVAL;
 }
 
 int kfit_export_diff_svg(const struct kfit_export_dpath *v, size_t n,

@@ -83,6 +83,28 @@ struct kfit_export_svg_opts {
 int kfit_export_svg(const struct kfit_export_src *s, const struct kfit_export_svg_opts *o,
 		    FILE *f);
 
+/*
+ * The folded stacks and the SVG of a tree that streams (calltree's woven
+ * mode): each top-level node merged into the flame as it comes, then
+ * freed by the decoder, so that memory grows with the distinct stacks,
+ * not the calls. s: the names (its ctx given with each node) and the
+ * kernel test; its threads are not read. Threads are named at the end
+ * (kfit_export_flame_end), as they ended: the output is the finished
+ * tree's, byte for byte.
+ */
+struct kfit_export_flame;
+struct kfit_export_flame *kfit_export_flame_new(const struct kfit_export_src *s);
+/* n (a top-level node of thread th) into the flame; ctx: s's names' now. 0 or -errno */
+int kfit_export_flame_add(struct kfit_export_flame *f, const struct kfit_cthread *th,
+			  const struct kfit_cnode *n, void *ctx);
+/* After the last add: threads named, frames ordered; stats: the losses shown */
+int kfit_export_flame_end(struct kfit_export_flame *f, const struct kfit_ctree_stats *stats);
+/* kfit_export_folded's and kfit_export_svg's output, after kfit_export_flame_end */
+int kfit_export_flame_folded(struct kfit_export_flame *f, FILE *out);
+int kfit_export_flame_svg(struct kfit_export_flame *f, const struct kfit_export_svg_opts *o,
+			  FILE *out);
+void kfit_export_flame_free(struct kfit_export_flame *f);
+
 /* A call path of two runs, for kfit_export_diff_svg */
 struct kfit_export_dpath {
 	const char *path;	/* "f1;f2;f3", the outermost first */
