@@ -1277,6 +1277,13 @@ static void test_woven_same_trees(void **state)
 		assert_int_equal(kfit_ctree_add_all(t, buf, len), 0);
 		kfit_ctree_finish(t);
 		t_int_eq(name, kfit_ctree_nodes(t), 0);
+		/* the threads listed: those that showed something, in the same order */
+		t_int_eq(name, kfit_ctree_nthreads(t), a.n);
+		for (i = 0; i < kfit_ctree_nthreads(t) && i < a.n; i++) {
+			const struct kfit_cthread *th = kfit_ctree_thread(t, i);
+
+			t_int_eq(name, th->tid << 8 | th->ctx << 4 | th->cpu, a.key[i]);
+		}
 		kfit_ctree_free(t);
 		t_int_eq(name, b.n, a.n);
 		for (i = 0; i < a.n; i++) {

@@ -537,7 +537,7 @@ static int new_tree(void)
 	cg_view_funcs(env.view_funcs);
 	if (kfit_cgview_stream(&env.view, &(struct kfit_cgview_stream_in){
 		.nfuncs = env.nfuncs, .funcs = env.view_funcs, .json = env.c.json,
-		.tree = env.tree_too, .one_ring = env.nrings <= 1,
+		.tree = env.tree_too, .one_ring = env.nrings <= 1, .origin = &env.start_ns,
 	}, &to))
 		return -ENOMEM;
 	env.tree = kfit_ctree_new(&to);

@@ -101,7 +101,7 @@ int kd_render_tree(void)
 	/* --summary, --folded, --svg: the calls summed as they end, none kept */
 	if (kfit_cgview_stream(&env.view, &(struct kfit_cgview_stream_in){
 		.nfuncs = env.nfuncs, .funcs = env.funcs, .json = env.c.json,
-		.sampled = env.sampled, .one_ring = kft_meta_u64(env.f, "rings", 1) <= 1,
+		.sampled = env.sampled, .origin = &env.start_ns, .one_ring = kft_meta_u64(env.f, "rings", 1) <= 1,
 	}, &to))
 		return -ENOMEM;
 	env.tree = kfit_ctree_new(&to);

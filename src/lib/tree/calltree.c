@@ -45,6 +45,7 @@ struct thr {
 	struct pvec marks;	/* IRQ nodes go to roots; the rest here */
 	struct pvec weave;	/* finish: what is placed into the tree by time */
 	struct pvec held;	/* streaming, woven: interrupts struck it before its first call */
+	bool emitted;		/* streaming, woven: a node of it went to on_root */
 	__u64 exec_ts;		/* its last exec decoded, 0: none */
 };
 
@@ -1379,6 +1380,8 @@ static int flush(struct kfit_ctree *t, struct thr *h, __u64 limit, struct kfit_c
 	pvec_free(&now);
 	finish_tree(&h->t);
 	t->emitting = h;
+	if (h->t.root.child)
+		h->emitted = true;
 	while ((n = h->t.root.child)) {
 		h->t.root.child = n->next;
 		n->next = NULL;
@@ -1487,7 +1490,18 @@ static int woven_finish(struct kfit_ctree *t)
 		err = t->th[i]->t.ncalls ? unhold(t->th[i]) : release(t, t->th[i]);
 	for (i = 0; !err && i < t->nth; i++)
 		err = flush(t, t->th[i], UINT64_MAX, NULL);
-	return err;
+	if (err)
+		return err;
+	/* the threads that showed something, in the order finish lists them */
+	t->list = calloc(t->nth ? t->nth : 1, sizeof(*t->list));
+	if (!t->list)
+		return -ENOMEM;
+	for (i = 0; i < t->nth; i++)
+		if (t->th[i]->emitted)
+			t->list[t->nlist++] = t->th[i];
+	if (t->nlist > 1)
+		qsort(t->list, t->nlist, sizeof(*t->list), cmp_thr);
+	return 0;
 }
 
 static int finish(struct kfit_ctree *t)

@@ -9,6 +9,7 @@
 #include "cgview.h"
 #include "cgview_int.h"
 #include "diag.h"
+#include "spool.h"
 #include "duration.h"
 #include "export.h"
 #include "opts.h"
@@ -222,6 +223,11 @@ static void print_summary_table(struct kfit_fstats *st, const struct kfit_fnotes
 struct kfit_cgview_sum {
 	bool summary;
 	struct kfit_fstats st;
+	struct kfit_spool *text;	/* the tree: each thread's lines */
+	const __u64 *origin;		/* their ENTRY's time 0 */
+	FILE *mem;			/* a node's lines, made here first */
+	char *mbuf;
+	size_t msize;
 	bool want_flame;
 	struct kfit_export_flame *flame;
 	const struct kfit_cgview_func *funcs;	/* the flame's kinds */
@@ -231,12 +237,18 @@ struct kfit_cgview_sum {
 };
 
 struct kfit_cgview_sum *kfit_cgview_sum_new(int nfuncs, bool summary,
-					    const struct kfit_cgview_func *flame_funcs)
+					    const struct kfit_cgview_func *flame_funcs,
+					    const __u64 *text_origin)
 {
 	struct kfit_cgview_sum *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return NULL;
+	s->origin = text_origin;
+	if (text_origin && !(s->text = kfit_spool_new(0))) {
+		free(s);
+		return NULL;
+	}
 	s->summary = summary;
 	s->want_flame = flame_funcs != NULL;
 	s->funcs = flame_funcs;
@@ -255,7 +267,28 @@ void kfit_cgview_sum_free(struct kfit_cgview_sum *s)
 	if (s->summary)
 		kfit_fstats_free(&s->st);
 	kfit_export_flame_free(s->flame);
+	kfit_spool_free(s->text);
+	if (s->mem)
+		fclose(s->mem);
+	free(s->mbuf);
 	free(s);
+}
+
+/* The lines of a thread's top-level node, after the thread's others */
+static int text_root(struct kfit_cgview_sum *s, const struct kfit_ctree *t,
+		     const struct kfit_cnode *root)
+{
+	struct kfit_treeprint_opts o = { .origin = *s->origin };
+	long len;
+
+	if (!s->mem && !(s->mem = open_memstream(&s->mbuf, &s->msize)))
+		return -ENOMEM;
+	rewind(s->mem);
+	kfit_treeprint_text_node(s->mem, t, root, &o);
+	len = ftell(s->mem);
+	if (fflush(s->mem) || len < 0)
+		return -ENOMEM;
+	return kfit_spool_add(s->text, kfit_ctree_emitting(t), s->mbuf, len);
 }
 
 static const char *sum_name(void *ctx, const struct kfit_cnode *n)
@@ -292,6 +325,8 @@ int kfit_cgview_sum_root(void *sum, const struct kfit_ctree *t, const struct kfi
 		err = kfit_fstats_add_tree(&s->st, root);
 	if (!err && s->want_flame)
 		err = flame_root(s, t, root);
+	if (!err && s->text)
+		err = text_root(s, t, root);
 	if (err && !s->err)
 		s->err = err;
 	return err;
@@ -494,6 +529,23 @@ static void print_counts(const struct kfit_cgview_counts *c)
 	kfit_info("%s", b);
 }
 
+/* The tree streamed: each thread's section, its lines from the spool */
+static int print_spooled(const struct kfit_cgview_opts *o, const struct kfit_ctree *t)
+{
+	const struct kfit_cthread *th;
+	int i, err = o->sum->err;
+
+	putchar('\n');
+	for (i = 0; !err && i < kfit_ctree_nthreads(t); i++) {
+		th = kfit_ctree_thread(t, i);
+		if (i)
+			putchar('\n');
+		kfit_treeprint_text_head(stdout, th);
+		err = kfit_spool_write(o->sum->text, th, stdout);
+	}
+	return err;
+}
+
 int kfit_cgview_render(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
 		       const struct kfit_ctree *t)
 {
@@ -516,6 +568,8 @@ int kfit_cgview_render(const struct kfit_cgview *v, const struct kfit_cgview_opt
 		print_header(v, o, t);
 		if (o->summary && !v->sampled)
 			err = print_summary(v, o, t);
+		else if ((tree || o->summary) && !v->sampled && o->sum && o->sum->text)
+			err = print_spooled(o, t);
 		else if (tree || o->summary) {
 			putchar('\n');
 			kfit_treeprint_text(stdout, t, &to);

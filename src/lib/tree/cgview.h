@@ -171,14 +171,15 @@ struct kfit_cgview_stream_in {
 	const struct kfit_cgview_func *funcs;	/* their kinds: the flame's colours */
 	bool tree, json;		/* the tree, -j: every call shown */
 	bool sampled;			/* stacks merged already: nothing to stream */
+	const __u64 *origin;		/* the tree's time 0, read as it streams */
 	bool one_ring;			/* each task's records in order with what struck it */
 };
 /*
- * Views that aggregate calls alone (--summary, --folded, --svg; not the
- * tree, -j or --perfetto, which show every call): the tree is made
- * streaming (to's on_root), each finished call tree summed or merged
- * into the flame as it lets it go, so that memory does not grow with
- * the records. --folded and --svg stream from one ring buffer only
+ * Views that stream (--summary, --folded, --svg, the tree; not -j or
+ * --perfetto): the tree is made streaming (to's on_root), each finished
+ * call tree summed, merged into the flame or its lines spooled per
+ * thread (kfit_spool) as it lets it go, so that memory does not grow
+ * with the records. All but --summary from one ring buffer only
  * (calltree's woven mode). 0 (nothing to stream, or streaming) or
  * -ENOMEM.
  */

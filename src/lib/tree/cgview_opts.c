@@ -117,19 +117,22 @@ int kfit_cgview_stream(struct kfit_cgview_args *a, const struct kfit_cgview_stre
 		       struct kfit_ctree_opts *to)
 {
 	bool flame = a->folded || a->svg;
+	bool tree = in->tree || (!a->summary && !flame && !in->json && !a->perfetto);
+	bool text = tree && !a->summary;
 
-	/* the tree, -j and the timeline show every call; a flame needs them in order */
-	if (in->sampled || in->tree || in->json || a->perfetto || (!a->summary && !flame) ||
-	    (flame && !in->one_ring))
+	/* -j and the timeline show every call; a flame and the tree need them in order */
+	if (in->sampled || in->json || a->perfetto || ((flame || text) && !in->one_ring) ||
+	    (text && !in->origin))
 		return 0;
-	a->sum = kfit_cgview_sum_new(in->nfuncs, a->summary, flame ? in->funcs : NULL);
+	a->sum = kfit_cgview_sum_new(in->nfuncs, a->summary, flame ? in->funcs : NULL,
+				     text ? in->origin : NULL);
 	if (!a->sum)
 		return -ENOMEM;
 	to->on_root = kfit_cgview_sum_root;
 	to->root_ctx = a->sum;
-	/* a flame draws what struck the calls, with whole stacks; the summary sums them */
-	to->woven = flame;
-	to->collapse = !flame;
+	/* the flame and the tree show what struck the calls, whole; the summary sums */
+	to->woven = flame || text;
+	to->collapse = !to->woven;
 	return 0;
 }
 

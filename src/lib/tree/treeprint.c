@@ -28,26 +28,37 @@ typedef void (*tp_leave)(struct tp *p, const struct kfit_cnode *n);
 /*
  * Depth-first without recursion (trees from a file can be deep): enter
  * before the children, leave after them; enter says whether to go in.
+ * top and what is under it.
  */
-static void walk(struct tp *p, const struct kfit_cnode *root, tp_enter enter,
-		 tp_leave leave)
+static void walk_node(struct tp *p, const struct kfit_cnode *top, tp_enter enter,
+		      tp_leave leave)
 {
-	const struct kfit_cnode *n = root->child;
+	const struct kfit_cnode *n = top;
 
-	while (n) {
+	for (;;) {
 		if (enter(p, n) && n->child) {
 			n = n->child;
 			continue;
 		}
 		leave(p, n);
-		while (!n->next) {
+		while (n != top && !n->next) {
 			n = n->parent;
-			if (n == root)
-				return;
 			leave(p, n);
 		}
+		if (n == top)
+			return;
 		n = n->next;
 	}
+}
+
+/* root's children, each with what is under it */
+static void walk(struct tp *p, const struct kfit_cnode *root, tp_enter enter,
+		 tp_leave leave)
+{
+	const struct kfit_cnode *n;
+
+	for (n = root->child; n; n = n->next)
+		walk_node(p, n, enter, leave);
 }
 
 static const struct kfit_treeprint_opts no_opts;
@@ -440,20 +451,35 @@ static const struct kfit_cthread *next_shown(struct tp *p, int *i)
 
 static void text_thread(struct tp *p, const struct kfit_cthread *th)
 {
-	const char *comm = th->comm[0] ? th->comm : "?";
-
 	p->th = th;
 	if (kfit_treeprint_sampled(th)) {
 		sampled_text(p, th);
 		return;
 	}
-	if (th->ctx != KFIT_CTX_TASK)
-		fprintf(p->f, "== %s cpu %u ==\n", kfit_ctree_ctx_name(th->ctx), th->cpu);
-	else
-		fprintf(p->f, "== pid %u tid %u (%s) ==\n", th->pid, th->tid, comm);
-	fprintf(p->f, "%10s %10s %10s %10s %4s  %s\n", "ENTRY", "DURATION", "LOCAL",
-		"OFF-CPU", "CPU", "FUNCTION");
+	kfit_treeprint_text_head(p->f, th);
 	walk(p, &th->root, text_enter, text_leave);
+}
+
+void kfit_treeprint_text_head(FILE *f, const struct kfit_cthread *th)
+{
+	const char *comm = th->comm[0] ? th->comm : "?";
+
+	if (th->ctx != KFIT_CTX_TASK)
+		fprintf(f, "== %s cpu %u ==\n", kfit_ctree_ctx_name(th->ctx), th->cpu);
+	else
+		fprintf(f, "== pid %u tid %u (%s) ==\n", th->pid, th->tid, comm);
+	fprintf(f, "%10s %10s %10s %10s %4s  %s\n", "ENTRY", "DURATION", "LOCAL",
+		"OFF-CPU", "CPU", "FUNCTION");
+}
+
+void kfit_treeprint_text_node(FILE *f, const struct kfit_ctree *t, const struct kfit_cnode *n,
+			      const struct kfit_treeprint_opts *o)
+{
+	struct tp p;
+
+	tp_init(&p, t, o);
+	p.f = f;
+	walk_node(&p, n, text_enter, text_leave);
 }
 
 void kfit_treeprint_text(FILE *f, const struct kfit_ctree *t, const struct kfit_treeprint_opts *o)

@@ -55,6 +55,14 @@ struct kfit_treeprint_opts {
 
 /* Every thread's section, a blank line between them */
 void kfit_treeprint_text(FILE *f, const struct kfit_ctree *t, const struct kfit_treeprint_opts *o);
+/*
+ * The parts of an exact thread's section, for a tree that streams: its
+ * two header lines, and the lines of one top-level node and what is
+ * under it (o's origin set: the first record's time is not known yet)
+ */
+void kfit_treeprint_text_head(FILE *f, const struct kfit_cthread *th);
+void kfit_treeprint_text_node(FILE *f, const struct kfit_ctree *t, const struct kfit_cnode *n,
+			      const struct kfit_treeprint_opts *o);
 
 /*
  * "12 calls, 0 lost, 3 dropped (--min/-D), 1 incomplete" and, when there

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Text per key, written key after key at the end: see spool.h */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "spool.h"
+
+/* A run of a key's text in the file */
+struct seg {
+	off_t off;
+	size_t len;
+};
+
+struct skey {
+	const void *key;
+	char *buf;		/* the text not in the file yet */
+	size_t len;
+	struct seg *segs;
+	size_t nsegs, capsegs;
+};
+
+struct kfit_spool {
+	size_t buf;
+	struct skey *v;		/* open addressing by key */
+	size_t mask, n;
+	FILE *f;		/* made at the first buffer full */
+	off_t end;
+};
+
+struct kfit_spool *kfit_spool_new(size_t buf)
+{
+	struct kfit_spool *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->buf = buf ? buf : 16384;
+	s->mask = 63;
+	s->v = calloc(s->mask + 1, sizeof(*s->v));
+	if (!s->v) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static size_t hash(const void *key)
+{
+	uint64_t h = (uintptr_t)key * 0x9e3779b97f4a7c15ULL;
+
+	return h ^ (h >> 29);
+}
+
+static struct skey *slot(struct skey *v, size_t mask, const void *key)
+{
+	size_t i;
+
+	for (i = hash(key) & mask; v[i].key && v[i].key != key; i = (i + 1) & mask)
+		;
+	return &v[i];
+}
+
+static int grow(struct kfit_spool *s)
+{
+	size_t mask = 2 * s->mask + 1, i;
+	struct skey *v = calloc(mask + 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i <= s->mask; i++)
+		if (s->v[i].key)
+			*slot(v, mask, s->v[i].key) = s->v[i];
+	free(s->v);
+	s->v = v;
+	s->mask = mask;
+	return 0;
+}
+
+static struct skey *key_of(struct kfit_spool *s, const void *key)
+{
+	struct skey *k;
+
+	if (2 * (s->n + 1) > s->mask + 1 && grow(s))
+		return NULL;
+	k = slot(s->v, s->mask, key);
+	if (!k->key) {
+		k->key = key;
+		k->buf = malloc(s->buf);
+		if (!k->buf) {
+			k->key = NULL;
+			return NULL;
+		}
+		s->n++;
+	}
+	return k;
+}
+
+/* k's buffer to the end of the file, a run of k's */
+static int spill(struct kfit_spool *s, struct skey *k)
+{
+	struct seg *v;
+
+	if (!k->len)
+		return 0;
+	if (!s->f && !(s->f = tmpfile()))
+		return -errno;
+	if (k->nsegs == k->capsegs) {
+		v = realloc(k->segs, (k->capsegs ? 2 * k->capsegs : 8) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		k->segs = v;
+		k->capsegs = k->capsegs ? 2 * k->capsegs : 8;
+	}
+	if (fseeko(s->f, s->end, SEEK_SET) || fwrite(k->buf, 1, k->len, s->f) != k->len)
+		return errno ? -errno : -EIO;
+	/* a run right after the key's last one makes it longer */
+	if (k->nsegs && k->segs[k->nsegs - 1].off + (off_t)k->segs[k->nsegs - 1].len == s->end)
+		k->segs[k->nsegs - 1].len += k->len;
+	else
+		k->segs[k->nsegs++] = (struct seg){ s->end, k->len };
+	s->end += k->len;
+	k->len = 0;
+	return 0;
+}
+
+int kfit_spool_add(struct kfit_spool *s, const void *key, const char *text, size_t len)
+{
+	struct skey *k = key_of(s, key);
+	size_t n;
+	int err;
+
+	if (!k)
+		return -ENOMEM;
+	while (len) {
+		if (k->len == s->buf && (err = spill(s, k)))
+			return err;
+		n = s->buf - k->len < len ? s->buf - k->len : len;
+		memcpy(k->buf + k->len, text, n);
+		k->len += n;
+		text += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int kfit_spool_has(const struct kfit_spool *s, const void *key)
+{
+	const struct skey *k = slot(s->v, s->mask, key);
+
+	return k->key && (k->len || k->nsegs);
+}
+
+int kfit_spool_write(struct kfit_spool *s, const void *key, FILE *out)
+{
+	struct skey *k = slot(s->v, s->mask, key);
+	char buf[65536];
+	size_t i, left, n;
+
+	if (!k->key)
+		return 0;
+	if (k->nsegs && fflush(s->f))
+		return -errno;
+	for (i = 0; i < k->nsegs; i++) {
+		if (fseeko(s->f, k->segs[i].off, SEEK_SET))
+			return -errno;
+		for (left = k->segs[i].len; left; left -= n) {
+			n = fread(buf, 1, left < sizeof(buf) ? left : sizeof(buf), s->f);
+			if (!n || fwrite(buf, 1, n, out) != n)
+				return -EIO;
+		}
+	}
+	if (k->len && fwrite(k->buf, 1, k->len, out) != k->len)
+		return -EIO;
+	return 0;
+}
+
+void kfit_spool_free(struct kfit_spool *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i <= s->mask; i++) {
+		free(s->v[i].buf);
+		free(s->v[i].segs);
+	}
+	free(s->v);
+	if (s->f)
+		fclose(s->f);
+	free(s);
+}

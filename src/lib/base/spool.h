@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KFIT_SPOOL_H
+#define KFIT_SPOOL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/*
+ * Text kept per key while it is made, written key after key at the end
+ * (a streamed tree's threads: their sections print one after the other,
+ * their lines come interleaved). Each key's text is buffered in memory,
+ * a buffer's worth at a time appended to one temporary file (deleted at
+ * once: nothing is left after any exit), so that memory holds a buffer
+ * per key, not the text.
+ */
+struct kfit_spool;
+
+/* buf: bytes buffered per key before they go to the file (0: 16 KiB). NULL: errno */
+struct kfit_spool *kfit_spool_new(size_t buf);
+/* len bytes of text after key's. 0 or -errno (the file's write: a full disk) */
+int kfit_spool_add(struct kfit_spool *s, const void *key, const char *text, size_t len);
+/* Whether key has any text */
+int kfit_spool_has(const struct kfit_spool *s, const void *key);
+/* key's text, all of it, to out: 0 or -errno */
+int kfit_spool_write(struct kfit_spool *s, const void *key, FILE *out);
+void kfit_spool_free(struct kfit_spool *s);
+
+#endif

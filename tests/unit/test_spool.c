@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * spool.h: each key's text comes back whole and in order, however the
+ * keys' texts were interleaved and whatever the buffer's size (spills to
+ * the file, runs merged, texts larger than a buffer).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "spool.h"
+
+#define NKEYS 37
+
+static char *written(struct kfit_spool *s, const void *key)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(kfit_spool_write(s, key, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static void test_interleaved(void **state)
+{
+	static const size_t bufs[] = { 1, 7, 100, 0 };
+	char line[64], *got;
+	int keys[NKEYS];
+	size_t b, i;
+
+	(void)state;
+	for (b = 0; b < sizeof(bufs) / sizeof(bufs[0]); b++) {
+		struct kfit_spool *s = kfit_spool_new(bufs[b]);
+		char *want[NKEYS] = { 0 };
+		size_t wlen[NKEYS] = { 0 };
+		FILE *w[NKEYS];
+
+		assert_non_null(s);
+		for (i = 0; i < NKEYS; i++)
+			w[i] = open_memstream(&want[i], &wlen[i]);
+		srand(b + 1);
+		for (i = 0; i < 20000; i++) {
+			int k = i < 100 ? 0 : rand() % NKEYS;
+			int n = snprintf(line, sizeof(line), "%zu: key %d %.*s\n", i, k,
+					 rand() % 40, "0123456789012345678901234567890123456789");
+
+			assert_int_equal(kfit_spool_add(s, &keys[k], line, n), 0);
+			fputs(line, w[k]);
+		}
+		/* a text larger than a buffer at once */
+		assert_int_equal(kfit_spool_add(s, &keys[1], "x", 1), 0);
+		fputs("x", w[1]);
+		for (i = 0; i < NKEYS; i++) {
+			fclose(w[i]);
+			got = written(s, &keys[i]);
+			assert_string_equal(got, want[i]);
+			assert_true(kfit_spool_has(s, &keys[i]));
+			free(got);
+			/* and again: writing reads, it takes nothing away */
+			got = written(s, &keys[i]);
+			assert_string_equal(got, want[i]);
+			free(got);
+			free(want[i]);
+		}
+		kfit_spool_free(s);
+	}
+}
+
+static void test_unknown_key(void **state)
+{
+	struct kfit_spool *s = kfit_spool_new(0);
+	int a, b;
+	char *got;
+
+	(void)state;
+	assert_non_null(s);
+	assert_false(kfit_spool_has(s, &a));
+	assert_int_equal(kfit_spool_add(s, &a, "abc", 3), 0);
+	got = written(s, &b);
+	assert_string_equal(got, "");
+	free(got);
+	got = written(s, &a);
+	assert_string_equal(got, "abc");
+	free(got);
+	kfit_spool_free(s);
+	kfit_spool_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_interleaved),
+		cmocka_unit_test(test_unknown_key),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
