@@ -72,6 +72,110 @@ static struct kfit_cgview view(void)
 	};
 }
 
+/* forward: the helper below */
+static char *render(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
+		    const struct kfit_ctree *t, int *err);
+
+static void rec(struct kfit_ctree *t, const void *r, size_t size)
+{
+	assert_int_equal(kfit_cgview_add(t, false, r, size), 0);
+}
+
+/*
+ * Two tasks, one renamed by exec; calls, a switch, an event, an
+ * interrupt: each task's records in its order, as one ring gives them
+ */
+static void stream_into(struct kfit_ctree *t)
+{
+	struct kfit_rec_call c = { .h = { .type = KFIT_REC_CALL, .size = sizeof(c), .pid = 7 } };
+	struct kfit_rec_call ic;
+	struct kfit_rec_switch w = { .h = { .type = KFIT_REC_SWITCH, .size = sizeof(w), .pid = 7,
+					   .tid = 7, .ts = 1150 }, .dur = 20, .state = 1 };
+	struct kfit_rec_event e = { .h = { .type = KFIT_REC_EVENT, .size = sizeof(e), .pid = 7,
+					  .tid = 8, .ts = 3050 } };
+	struct kfit_rec_irq q = { .h = { .type = KFIT_REC_IRQ, .size = sizeof(q), .pid = 7,
+					.tid = 7, .ts = 2150, .ctx = KFIT_CTX_SOFTIRQ, .cpu = 1 },
+				  .dur = 30, .vec = 3, .ncalls = 1 };
+	struct kfit_rec_task x = { .h = { .type = KFIT_REC_EXEC, .size = sizeof(x), .pid = 7,
+					 .tid = 8, .ts = 3500 }, .comm = "renamed" };
+	int i;
+
+	assert_int_equal(kfit_ctree_task(t, 7, 7, "prog"), 0);
+	assert_int_equal(kfit_ctree_task(t, 7, 8, "prog"), 0);
+	rec(t, &w, sizeof(w));
+	for (i = 0; i < 3; i++) {
+		c.h.tid = 7;
+		c.h.ts = 1100 + 1000 * i, c.dur = 200, c.id = 1, c.depth = 1;
+		if (i == 1) {
+			ic = c;
+			ic.h.ctx = KFIT_CTX_SOFTIRQ;
+			ic.h.cpu = 1;
+			ic.h.ts = 2155, ic.dur = 10, ic.id = 2, ic.depth = 0;
+			rec(t, &ic, sizeof(ic));
+			rec(t, &q, sizeof(q));
+		}
+		rec(t, &c, sizeof(c));
+		c.h.ts = 1000 + 1000 * i, c.dur = 500, c.id = 0, c.depth = 0;
+		rec(t, &c, sizeof(c));
+		c.h.tid = 8;
+		c.h.ts = 3000 + 1000 * i, c.dur = 100, c.id = 1, c.depth = 0;
+		if (!i)
+			rec(t, &e, sizeof(e));
+		rec(t, &c, sizeof(c));
+		/* a task's records come in its order (one ring buffer) */
+		if (!i)
+			rec(t, &x, sizeof(x));
+	}
+}
+
+/*
+ * Every view that streams (the tree, -j, --folded, --summary) prints what
+ * the whole tree prints, byte for byte
+ */
+static void test_streamed_same(void **state)
+{
+	static const __u64 origin = 1000;
+	struct kfit_cgview v = view();
+	int k, err;
+
+	(void)state;
+	v.ntracepoints = 0;
+	for (k = 0; k < 5; k++) {
+		struct kfit_cgview_args a = { .summary = k == 3, .folded = k == 2 };
+		struct kfit_cgview_opts o = { .json = k == 1, .summary = k == 3, .folded = k == 2 };
+		struct kfit_ctree_opts to = { .funcs = names, .nfuncs = 4,
+					      .no_interlace = k == 4 };
+		struct kfit_ctree *whole, *streamed;
+		char *x, *y, name[16];
+
+		snprintf(name, sizeof(name), "view %d", k);
+		whole = kfit_ctree_new(&to);
+		assert_non_null(whole);
+		stream_into(whole);
+		kfit_ctree_finish(whole);
+		assert_int_equal(kfit_cgview_stream(&a, &(struct kfit_cgview_stream_in){
+			.nfuncs = 4, .funcs = funcs, .json = o.json, .origin = &origin,
+			.one_ring = true }, &to), 0);
+		t_true(name, to.on_root != NULL);
+		streamed = kfit_ctree_new(&to);
+		assert_non_null(streamed);
+		stream_into(streamed);
+		kfit_ctree_finish(streamed);
+		x = render(&v, &o, whole, &err);
+		assert_int_equal(err, 0);
+		o.sum = a.sum;
+		y = render(&v, &o, streamed, &err);
+		assert_int_equal(err, 0);
+		t_true(name, strlen(x) > 40);
+		t_str_eq(name, y, x);
+		free(x);
+		free(y);
+		kfit_cgview_close(&a);
+		kfit_ctree_free(whole);
+		kfit_ctree_free(streamed);
+	}
+}
+
 /* What render wrote on stdout, malloc'd, and its result in *err */
 static char *render(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
 		    const struct kfit_ctree *t, int *err)
@@ -726,6 +830,7 @@ int main(void)
 		cmocka_unit_test(test_header_functions),
 		cmocka_unit_test(test_header_forms),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_streamed_same),
 		cmocka_unit_test(test_verbose_counts),
 		cmocka_unit_test(test_sample_trim),
 		cmocka_unit_test(test_frame_group),

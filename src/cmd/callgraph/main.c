@@ -538,6 +538,7 @@ static int new_tree(void)
 	if (kfit_cgview_stream(&env.view, &(struct kfit_cgview_stream_in){
 		.nfuncs = env.nfuncs, .funcs = env.view_funcs, .json = env.c.json,
 		.tree = env.tree_too, .one_ring = env.nrings <= 1, .origin = &env.start_ns,
+		.sampled = !cg_exact_wanted(),
 	}, &to))
 		return -ENOMEM;
 	env.tree = kfit_ctree_new(&to);

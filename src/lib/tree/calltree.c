@@ -1508,7 +1508,8 @@ static int finish(struct kfit_ctree *t)
 {
 	int i;
 
-	if (t->o.on_root && t->o.woven)
+	/* samples make a tree of their own (a tool fell back to sampling) */
+	if (t->o.on_root && t->o.woven && !t->st.samples)
 		return woven_finish(t);
 
 	for (i = 0; i < t->nth; i++)

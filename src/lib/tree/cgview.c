@@ -16,6 +16,31 @@
 #include "output.h"
 #include "treeprint.h"
 
+/*
+ * The views streamed: --summary's figures, --folded's and --svg's flame
+ * (made at the first node: its names are the tree's), and the first
+ * error adding to them
+ */
+struct kfit_cgview_sum {
+	bool summary;
+	struct kfit_fstats st;
+	struct kfit_spool *text;	/* the tree: each thread's lines (-j: calls) */
+	bool json;
+	const __u64 *origin;		/* their ENTRY's time 0 */
+	FILE *mem;			/* a node's lines, made here first */
+	char *mbuf;
+	size_t msize;
+	bool want_flame;
+	struct kfit_export_flame *flame;
+	const struct kfit_cgview_func *funcs;	/* the flame's kinds */
+	int nfuncs;
+	const struct kfit_ctree *t;		/* the flame's names */
+	int err;
+};
+
+/* print_json's depth of a thread's "calls": { "threads": [ { "calls": [ */
+#define CALLS_DEPTH	4
+
 static const char *dur(__u64 ns, char *buf)
 {
 	return kfit_duration_fmt(ns, buf, 32);
@@ -161,13 +186,35 @@ static void json_attach(struct kfit_json *j, const struct kfit_cgview_attach *a)
 	kfit_json_end_object(j);
 }
 
-static void print_json(const struct kfit_cgview *v, const struct kfit_cgview_opts *co,
-		       const struct kfit_ctree *t)
+/* -j streamed: each thread's calls from the spool, as they were made */
+static int json_spooled(struct kfit_json *j, const struct kfit_cgview_opts *o,
+			const struct kfit_ctree *t)
+{
+	const struct kfit_cthread *th;
+	int i, err = o->sum->err;
+
+	kfit_json_begin_array(j, "threads");
+	for (i = 0; !err && i < kfit_ctree_nthreads(t); i++) {
+		th = kfit_ctree_thread(t, i);
+		kfit_treeprint_json_thread_head(j, th);
+		if (j->depth != CALLS_DEPTH)
+			return -EINVAL;
+		err = kfit_spool_write(o->sum->text, th, j->f);
+		j->has_item[j->depth] = kfit_spool_has(o->sum->text, th);
+		kfit_json_end_array(j);
+		kfit_json_end_object(j);
+	}
+	kfit_json_end_array(j);
+	return err;
+}
+
+static int print_json(const struct kfit_cgview *v, const struct kfit_cgview_opts *co,
+		      const struct kfit_ctree *t)
 {
 	struct kfit_treeprint_opts o = tp_opts(v);
 	struct kfit_json j;
 	char note[96];
-	int i;
+	int i, err = 0;
 
 	if (v->sampled)
 		sampled_limits(v, co, false, &o, note, sizeof(note));
@@ -194,9 +241,13 @@ static void print_json(const struct kfit_cgview *v, const struct kfit_cgview_opt
 		kfit_json_u64(&j, "hz", v->hz);
 		kfit_json_str(&j, "event", v->sample_event ? v->sample_event : "?");
 	}
-	kfit_treeprint_json_threads(&j, t, &o);
+	if (!v->sampled && co->sum && co->sum->text)
+		err = json_spooled(&j, co, t);
+	else
+		kfit_treeprint_json_threads(&j, t, &o);
 	kfit_json_end_object(&j);
 	kfit_json_finish(&j);
+	return err;
 }
 
 /* As KFI's kd: only the functions that ran, then how many did not */
@@ -215,36 +266,17 @@ static void print_summary_table(struct kfit_fstats *st, const struct kfit_fnotes
 		printf("%d traced function%s not called\n", idle, idle == 1 ? "" : "s");
 }
 
-/*
- * The views streamed: --summary's figures, --folded's and --svg's flame
- * (made at the first node: its names are the tree's), and the first
- * error adding to them
- */
-struct kfit_cgview_sum {
-	bool summary;
-	struct kfit_fstats st;
-	struct kfit_spool *text;	/* the tree: each thread's lines */
-	const __u64 *origin;		/* their ENTRY's time 0 */
-	FILE *mem;			/* a node's lines, made here first */
-	char *mbuf;
-	size_t msize;
-	bool want_flame;
-	struct kfit_export_flame *flame;
-	const struct kfit_cgview_func *funcs;	/* the flame's kinds */
-	int nfuncs;
-	const struct kfit_ctree *t;		/* the flame's names */
-	int err;
-};
 
 struct kfit_cgview_sum *kfit_cgview_sum_new(int nfuncs, bool summary,
 					    const struct kfit_cgview_func *flame_funcs,
-					    const __u64 *text_origin)
+					    const __u64 *text_origin, bool json)
 {
 	struct kfit_cgview_sum *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return NULL;
 	s->origin = text_origin;
+	s->json = json;
 	if (text_origin && !(s->text = kfit_spool_new(0))) {
 		free(s);
 		return NULL;
@@ -274,7 +306,19 @@ void kfit_cgview_sum_free(struct kfit_cgview_sum *s)
 	free(s);
 }
 
-/* The lines of a thread's top-level node, after the thread's others */
+/* A call of a thread in its "calls" array, after its others */
+static void json_root(struct kfit_cgview_sum *s, const struct kfit_ctree *t,
+		      const struct kfit_cnode *root, const struct kfit_treeprint_opts *o)
+{
+	struct kfit_json j;
+
+	kfit_json_init(&j, s->mem, false);
+	j.depth = CALLS_DEPTH;
+	j.has_item[CALLS_DEPTH] = kfit_spool_has(s->text, kfit_ctree_emitting(t));
+	kfit_treeprint_json_node(&j, t, kfit_ctree_emitting(t), root, o);
+}
+
+/* The lines of a thread's top-level node (-j: its object), after the thread's others */
 static int text_root(struct kfit_cgview_sum *s, const struct kfit_ctree *t,
 		     const struct kfit_cnode *root)
 {
@@ -284,7 +328,10 @@ static int text_root(struct kfit_cgview_sum *s, const struct kfit_ctree *t,
 	if (!s->mem && !(s->mem = open_memstream(&s->mbuf, &s->msize)))
 		return -ENOMEM;
 	rewind(s->mem);
-	kfit_treeprint_text_node(s->mem, t, root, &o);
+	if (s->json)
+		json_root(s, t, root, &o);
+	else
+		kfit_treeprint_text_node(s->mem, t, root, &o);
 	len = ftell(s->mem);
 	if (fflush(s->mem) || len < 0)
 		return -ENOMEM;
@@ -563,7 +610,7 @@ int kfit_cgview_render(const struct kfit_cgview *v, const struct kfit_cgview_opt
 	if (v->sampled && (o->json || o->folded) && !kfit_ctree_get_stats(t)->samples)
 		no_samples(stderr, v);
 	if (o->json) {
-		print_json(v, o, t);
+		err = print_json(v, o, t);
 	} else if (!o->folded) {
 		print_header(v, o, t);
 		if (o->summary && !v->sampled)

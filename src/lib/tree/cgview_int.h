@@ -11,12 +11,12 @@
 struct kfit_cgview_func;
 /*
  * summary: --summary's figures; flame_funcs: --folded's and --svg's
- * flame, these the kinds; text_origin: the tree's lines, spooled, times
- * from this
+ * flame, these the kinds; text_origin: the tree's lines (json: -j's
+ * calls), spooled, times from this
  */
 struct kfit_cgview_sum *kfit_cgview_sum_new(int nfuncs, bool summary,
 					    const struct kfit_cgview_func *flame_funcs,
-					    const __u64 *text_origin);
+					    const __u64 *text_origin, bool json);
 void kfit_cgview_sum_free(struct kfit_cgview_sum *s);
 /* A kfit_ctree_root_fn: the subtree's calls into the summary, its stacks into the flame */
 int kfit_cgview_sum_root(void *sum, const struct kfit_ctree *t, const struct kfit_cnode *root);

@@ -118,14 +118,14 @@ int kfit_cgview_stream(struct kfit_cgview_args *a, const struct kfit_cgview_stre
 {
 	bool flame = a->folded || a->svg;
 	bool tree = in->tree || (!a->summary && !flame && !in->json && !a->perfetto);
-	bool text = tree && !a->summary;
+	bool text = (tree && !a->summary) || in->json;
 
-	/* -j and the timeline show every call; a flame and the tree need them in order */
-	if (in->sampled || in->json || a->perfetto || ((flame || text) && !in->one_ring) ||
+	/* the timeline shows every call; the flame, the tree and -j need them in order */
+	if (in->sampled || a->perfetto || ((flame || text) && !in->one_ring) ||
 	    (text && !in->origin))
 		return 0;
 	a->sum = kfit_cgview_sum_new(in->nfuncs, a->summary, flame ? in->funcs : NULL,
-				     text ? in->origin : NULL);
+				     text ? in->origin : NULL, in->json);
 	if (!a->sum)
 		return -ENOMEM;
 	to->on_root = kfit_cgview_sum_root;

@@ -717,12 +717,9 @@ static __u32 max_depth(int outer)
 	return d > 0 ? d : 0;
 }
 
-static void json_thread(struct tp *p, const struct kfit_cthread *th)
+/* A thread's object up to its open array of calls (sampled: of frames) */
+static void json_thread_head(struct kfit_json *j, const struct kfit_cthread *th, bool sampled)
 {
-	struct kfit_json *j = p->j;
-	bool sampled = kfit_treeprint_sampled(th);
-
-	p->th = th;
 	kfit_json_begin_object(j, NULL);
 	kfit_json_u64(j, "pid", th->pid);
 	if (!sampled)
@@ -739,6 +736,33 @@ static void json_thread(struct tp *p, const struct kfit_cthread *th)
 			kfit_json_null(j, "cpu");
 	}
 	kfit_json_begin_array(j, sampled ? "children" : "calls");
+}
+
+void kfit_treeprint_json_thread_head(struct kfit_json *j, const struct kfit_cthread *th)
+{
+	json_thread_head(j, th, false);
+}
+
+void kfit_treeprint_json_node(struct kfit_json *j, const struct kfit_ctree *t,
+			      const struct kfit_cthread *th, const struct kfit_cnode *n,
+			      const struct kfit_treeprint_opts *o)
+{
+	struct tp p;
+
+	tp_init(&p, t, o);
+	p.j = j;
+	p.th = th;
+	p.max_depth = max_depth(j->depth);
+	walk_node(&p, n, json_enter, json_leave);
+}
+
+static void json_thread(struct tp *p, const struct kfit_cthread *th)
+{
+	struct kfit_json *j = p->j;
+	bool sampled = kfit_treeprint_sampled(th);
+
+	p->th = th;
+	json_thread_head(j, th, sampled);
 	p->max_depth = max_depth(j->depth);
 	sampled_counts_reset(p);
 	if (sampled)

@@ -63,6 +63,15 @@ void kfit_treeprint_text(FILE *f, const struct kfit_ctree *t, const struct kfit_
 void kfit_treeprint_text_head(FILE *f, const struct kfit_cthread *th);
 void kfit_treeprint_text_node(FILE *f, const struct kfit_ctree *t, const struct kfit_cnode *n,
 			      const struct kfit_treeprint_opts *o);
+/*
+ * The same for -j: an exact thread's object up to its open "calls"
+ * array (closed by the caller: two ends), and one top-level node of th
+ * as an object in it (j at that array's depth)
+ */
+void kfit_treeprint_json_thread_head(struct kfit_json *j, const struct kfit_cthread *th);
+void kfit_treeprint_json_node(struct kfit_json *j, const struct kfit_ctree *t,
+			      const struct kfit_cthread *th, const struct kfit_cnode *n,
+			      const struct kfit_treeprint_opts *o);
 
 /*
  * "12 calls, 0 lost, 3 dropped (--min/-D), 1 incomplete" and, when there
