@@ -1122,6 +1122,19 @@ static size_t gen_mark(char *buf, size_t len, size_t room, int task, __u64 *now)
 	return put_rec(buf, len, room, &w, sizeof(w));
 }
 
+/*
+ * A call in a hardirq with no interrupt record (the local timer's: no
+ * irq_handler tracepoint), striking task (or one that never calls: idle)
+ */
+static size_t gen_bare_irq(char *buf, size_t len, size_t room, int task, __u64 *now)
+{
+	struct kfit_rec_call c = mk_call(KFIT_CTX_HARDIRQ, task % 2, PID + task, *now + 1,
+					 3 + rnd() % 10, 1 + rnd() % (NFUNCS - 1), 0);
+
+	*now += c.dur + 3;
+	return put_rec(buf, len, room, &c, sizeof(c));
+}
+
 static size_t stack_stream(char *buf, size_t room)
 {
 	struct gstack g[NTASKS] = { 0 };
@@ -1137,7 +1150,9 @@ static size_t stack_stream(char *buf, size_t room)
 		k = rnd() % NTASKS;
 		now += 1 + rnd() % 50;
 		if (rnd() % 40 == 0)
-			len = gen_irq(buf, len, room, k, &now);
+			len = gen_irq(buf, len, room, rnd() % 8 ? k : 10 + 2 * (int)(rnd() % 3), &now);
+		else if (rnd() % 40 == 0)
+			len = gen_bare_irq(buf, len, room, rnd() % 8 ? k : 11, &now);
 		else if (rnd() % 30 == 0)
 			len = gen_mark(buf, len, room, k, &now);
 		else if (g[k].depth < 6 && (g[k].depth == 1 || rnd() % 2)) {

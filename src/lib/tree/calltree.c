@@ -96,6 +96,8 @@ struct kfit_ctree {
 	struct kfit_cnode scratch;	/* streaming: the marker not kept */
 	int stream_err;			/* on_root's first error */
 	struct thr *emitting;		/* streaming: the thread of the node given */
+	struct thr **irq;		/* the interrupt stacks among th */
+	int nirq, irqcap;
 };
 
 static int woven_root(struct kfit_ctree *t, struct thr *h, const struct pend *e);
@@ -241,6 +243,22 @@ static struct thr *thr_find(const struct kfit_ctree *t, __u64 key)
 	return NULL;
 }
 
+/* The interrupt stacks, apart: few, and looked at for each call that ends */
+static int irq_list_add(struct kfit_ctree *t, struct thr *h)
+{
+	struct thr **v;
+
+	if (t->nirq == t->irqcap) {
+		v = realloc(t->irq, (t->irqcap ? 2 * t->irqcap : 8) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		t->irq = v;
+		t->irqcap = t->irqcap ? 2 * t->irqcap : 8;
+	}
+	t->irq[t->nirq++] = h;
+	return 0;
+}
+
 static struct thr *thr_get(struct kfit_ctree *t, __u64 key)
 {
 	struct thr *h;
@@ -279,6 +297,12 @@ static struct thr *thr_get(struct kfit_ctree *t, __u64 key)
 		;
 	t->map[i] = (struct slot){ .key = key, .t = h };
 	t->th[t->nth++] = h;
+	if (h->cls == TC_IRQ && irq_list_add(t, h)) {
+		t->nth--;
+		t->map[i].t = NULL;
+		free(h);
+		return NULL;
+	}
 	return h;
 }
 
@@ -1350,6 +1374,37 @@ static struct thr *irq_home(struct kfit_ctree *t, const struct kfit_cnode *n)
 	return thr_get(t, thr_key(TC_IRQ, n->ctx, n->cpu, 0));
 }
 
+static int route(struct kfit_ctree *t, struct thr *h, const struct pend *e);
+
+/*
+ * The calls of interrupt stacks that struck task h and ended by limit,
+ * which h's record at limit came after: the task ran again, so the
+ * interrupt ended and no record of it can adopt them any more (no
+ * record comes for some: the local timer's). Into h's tree.
+ */
+static int promote_struck(struct kfit_ctree *t, struct thr *h, __u64 limit)
+{
+	struct pvec *p;
+	size_t i, k;
+	int q;
+
+	for (q = 0; !t->o.no_interlace && q < t->nirq; q++) {
+		p = &t->irq[q]->pending;
+		for (i = k = 0; i < p->n; i++) {
+			if (p->v[i].tid != h->t.tid || node_end(p->v[i].n) > limit) {
+				p->v[k++] = p->v[i];
+				continue;
+			}
+			if (p->v[i].n->kind == KFIT_CN_CALL && p->v[i].n->depth)
+				t->st.orphans++;
+			if (route(t, t->irq[q], &p->v[i]) < 0)
+				return -ENOMEM;
+		}
+		p->n = k;
+	}
+	return 0;
+}
+
 /*
  * h's items that start before limit placed as finish places them, with
  * root (a top-level call of h, or NULL) among them; then the top-level
@@ -1362,6 +1417,8 @@ static int flush(struct kfit_ctree *t, struct thr *h, __u64 limit, struct kfit_c
 	size_t i, k = 0;
 	int err = 0;
 
+	if (!irq_stack(h) && (err = promote_struck(t, h, limit)))
+		return err;
 	if (root)
 		link_child(&h->t.root, root);
 	for (i = 0; i < h->weave.n; i++) {
@@ -1412,9 +1469,10 @@ static int unhold(struct thr *h)
 /*
  * Held too long (or no call came): to the interrupt stacks they came
  * from, whose trees show them (nothing else waits there while interrupts
- * are interlaced: those stacks' own nodes all go to tasks)
+ * are interlaced: those stacks' own nodes all go to tasks); shown now
+ * when held too long, else with the rest at the end, in time order
  */
-static int release(struct kfit_ctree *t, struct thr *task)
+static int release(struct kfit_ctree *t, struct thr *task, bool flush_now)
 {
 	struct thr *home;
 	size_t i, n = task->held.n;
@@ -1428,7 +1486,7 @@ static int release(struct kfit_ctree *t, struct thr *task)
 			return -ENOMEM;
 	}
 	task->held.n = 0;
-	for (i = 0; !err && i < n; i++) {
+	for (i = 0; flush_now && !err && i < n; i++) {
 		home = irq_home(t, task->held.v[i].n);
 		if (home->weave.n)
 			err = flush(t, home, UINT64_MAX, NULL);
@@ -1454,7 +1512,7 @@ static int route(struct kfit_ctree *t, struct thr *h, const struct pend *e)
 	task = task_get(t, e->pid, e->tid);
 	if (!task || pvec_push(&task->held, e->n, e->pid, e->tid, e->seq))
 		return -ENOMEM;
-	return task->held.n > HELD_MAX ? release(t, task) : 0;
+	return task->held.n > HELD_MAX ? release(t, task, true) : 0;
 }
 
 /* A mark (switch, event, task record): placed with its stack's next flush */
@@ -1487,7 +1545,7 @@ static int woven_finish(struct kfit_ctree *t)
 		if (to_roots(t, t->th[i], t->th[i]->pending.n))
 			err = t->stream_err ?: -ENOMEM;
 	for (i = 0; !err && i < t->nth; i++)
-		err = t->th[i]->t.ncalls ? unhold(t->th[i]) : release(t, t->th[i]);
+		err = t->th[i]->t.ncalls ? unhold(t->th[i]) : release(t, t->th[i], false);
 	for (i = 0; !err && i < t->nth; i++)
 		err = flush(t, t->th[i], UINT64_MAX, NULL);
 	if (err)
@@ -1587,6 +1645,7 @@ void kfit_ctree_free(struct kfit_ctree *t)
 	free(t->str);
 	kfit_strset_free(&t->names);
 	free(t->th);
+	free(t->irq);
 	free(t->map);
 	free(t->list);
 	free(t->fmap);
