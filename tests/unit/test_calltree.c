@@ -1009,6 +1009,21 @@ static struct kfit_ctree_stats summary_of(const char *buf, size_t len, bool stre
 	return summary_opts(buf, len, stream, no_interlace, 0, s);
 }
 
+/* Every function's figures of y are x's */
+static void same_figures(const char *name, const struct kfit_fstats *x,
+			 const struct kfit_fstats *y)
+{
+	int i;
+
+	t_int_eq(name, y->incomplete, x->incomplete);
+	for (i = 0; i < NFUNCS; i++) {
+		t_true(name, !memcmp(&x->f[i].h, &y->f[i].h, sizeof(x->f[i].h)));
+		t_int_eq(name, y->f[i].local_ns, x->f[i].local_ns);
+		t_int_eq(name, y->f[i].max_sub, x->f[i].max_sub);
+		t_int_eq(name, y->f[i].max_sub_ns, x->f[i].max_sub_ns);
+	}
+}
+
 /*
  * Streaming (on_root: each finished subtree summed, then freed) gives
  * the summary the whole tree gives, on random streams: orphans, lost
@@ -1034,13 +1049,7 @@ static void test_streaming_same_summary(void **state)
 		b = summary_of(buf, len, true, round % 2, &y);
 		snprintf(name, sizeof(name), "round %d", round);
 		t_true(name, !memcmp(&a, &b, sizeof(a)));
-		t_int_eq(name, y.incomplete, x.incomplete);
-		for (i = 0; i < NFUNCS; i++) {
-			t_true(name, !memcmp(&x.f[i].h, &y.f[i].h, sizeof(x.f[i].h)));
-			t_int_eq(name, y.f[i].local_ns, x.f[i].local_ns);
-			t_int_eq(name, y.f[i].max_sub, x.f[i].max_sub);
-			t_int_eq(name, y.f[i].max_sub_ns, x.f[i].max_sub_ns);
-		}
+		same_figures(name, &x, &y);
 		kfit_fstats_free(&x);
 		kfit_fstats_free(&y);
 	}
@@ -1179,7 +1188,7 @@ static void test_collapse_same_summary(void **state)
 	struct kfit_ctree_stats a, b;
 	struct kfit_fstats x, y;
 	__u32 at[] = { 1, 7, 64, 1000 };
-	int round, i;
+	int round;
 
 	(void)state;
 	for (round = 0; round < 120; round++) {
@@ -1191,13 +1200,7 @@ static void test_collapse_same_summary(void **state)
 		snprintf(name, sizeof(name), "round %d, at %u", round, at[round % 4]);
 		t_int_eq(name, a.calls, b.calls);
 		t_int_eq(name, a.orphans, b.orphans);
-		t_int_eq(name, y.incomplete, x.incomplete);
-		for (i = 0; i < NFUNCS; i++) {
-			t_true(name, !memcmp(&x.f[i].h, &y.f[i].h, sizeof(x.f[i].h)));
-			t_int_eq(name, y.f[i].local_ns, x.f[i].local_ns);
-			t_int_eq(name, y.f[i].max_sub, x.f[i].max_sub);
-			t_int_eq(name, y.f[i].max_sub_ns, x.f[i].max_sub_ns);
-		}
+		same_figures(name, &x, &y);
 		/* main's callees were many: some run was summed */
 		t_true(name, x.f[0].h.count == NTASKS);
 		kfit_fstats_free(&x);

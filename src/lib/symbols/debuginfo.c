@@ -8,24 +8,20 @@
 #include <gelf.h>
 #include <elfutils/libdw.h>
 #include "debuginfo.h"
+#include "elfsyms.h"
+
+/* A section with its bytes (a debug file keeps the others' headers, NOBITS) */
+static bool has_section(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = kfit_elf_section(elf, name);
+	GElf_Shdr sh;
+
+	return scn && gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS;
+}
 
 bool kfit_debuginfo_present(Elf *elf)
 {
-	Elf_Scn *scn = NULL;
-	const char *name;
-	GElf_Shdr sh;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")))
-			return true;
-	}
-	return false;
+	return has_section(elf, ".debug_info") || has_section(elf, ".zdebug_info");
 }
 
 struct addrs {

@@ -226,7 +226,7 @@ static void read_build_id(Elf *elf, struct kfit_elf *e)
 			return;
 }
 
-static Elf_Scn *section_named(Elf *elf, const char *name)
+Elf_Scn *kfit_elf_section(Elf *elf, const char *name)
 {
 	Elf_Scn *scn = NULL;
 	const char *s;
@@ -248,7 +248,7 @@ static Elf_Scn *section_named(Elf *elf, const char *name)
 /* .gnu_debuglink: the debug file's name, NUL-padded to 4 bytes, then its CRC32 */
 static bool read_debuglink(Elf *elf, char *name, size_t len, __u32 *crc)
 {
-	Elf_Scn *scn = section_named(elf, ".gnu_debuglink");
+	Elf_Scn *scn = kfit_elf_section(elf, ".gnu_debuglink");
 	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
 	size_t n, at;
 

@@ -2,6 +2,7 @@
 #ifndef KFIT_ELFSYMS_H
 #define KFIT_ELFSYMS_H
 
+#include <libelf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <time.h>
@@ -79,6 +80,9 @@ struct kfit_elf_opts {
 	 */
 	bool noreturn;
 };
+
+/* The section of elf called name, or NULL */
+Elf_Scn *kfit_elf_section(Elf *elf, const char *name);
 
 /*
  * Read path (o may be NULL: no debug file). Returns 0, or a negative
