@@ -1445,6 +1445,60 @@ static void test_collapse_bounded(void **state)
 	kfit_fstats_free(&s);
 }
 
+/* Every node given is whole: its links hold, its names resolve */
+static int noise_got(void *ctx, const struct kfit_ctree *t, const struct kfit_cnode *n)
+{
+	const struct kfit_cnode *c;
+	int *count = ctx;
+
+	(*count)++;
+	assert_non_null(kfit_ctree_name(t, n));
+	for (c = kfit_cnode_next(n, NULL); c; c = kfit_cnode_next(n, c)) {
+		assert_non_null(c->parent);
+		assert_non_null(kfit_ctree_name(t, c));
+	}
+	return 0;
+}
+
+/*
+ * Random records and bit flips through the streaming decoder, woven
+ * (interrupts held, bare interrupt calls promoted) and collapsed (runs
+ * summed): every node given whole, none left held at the end
+ */
+static void test_random_streaming(void **state)
+{
+	static char buf[1 << 16];
+	int round, i;
+
+	(void)state;
+	for (round = 0; round < 300; round++) {
+		int count = 0;
+		struct kfit_ctree_opts o = {
+			.funcs = funcs, .nfuncs = NFUNCS, .events = events, .nevents = 2,
+			.no_interlace = round % 2, .sym = rnd_sym, .on_root = noise_got,
+			.root_ctx = &count, .woven = round % 4 < 2, .collapse = round % 4 >= 2,
+			.collapse_nodes = 1 + round % 50,
+		};
+		struct kfit_ctree *t = kfit_ctree_new(&o);
+		size_t len = 0, n;
+
+		assert_non_null(t);
+		/* odd rounds: no sample, so that no sampled tree keeps nodes */
+		while ((n = random_record(buf + len, sizeof(buf) - len)))
+			if (!(round % 2) || ((struct kfit_rec *)(buf + len))->type != KFIT_REC_SAMPLE)
+				len += n;
+		for (i = 0; i < round % 50; i++)
+			buf[rnd() % len] ^= 1 << (rnd() % 8);
+		assert_int_equal(kfit_ctree_add_all(t, buf, len), 0);
+		kfit_ctree_finish(t);
+		t_true("some node given", count > 0 || !kfit_ctree_get_stats(t)->calls);
+		/* sampled records make a tree of their own: those nodes stay */
+		if (!kfit_ctree_get_stats(t)->samples)
+			t_int_eq("nodes left", kfit_ctree_nodes(t), 0);
+		kfit_ctree_free(t);
+	}
+}
+
 /* Pure noise, record by record and as a buffer */
 static void test_random_bytes(void **state)
 {
@@ -1703,6 +1757,7 @@ int main(void)
 		cmocka_unit_test(test_woven_same_trees),
 		cmocka_unit_test(test_woven_same_flame),
 		cmocka_unit_test(test_random_bytes),
+		cmocka_unit_test(test_random_streaming),
 		cmocka_unit_test(test_large_stream),
 		cmocka_unit_test(test_sampled),
 		cmocka_unit_test(test_sampled_hex),

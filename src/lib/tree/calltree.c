@@ -1547,16 +1547,27 @@ static int woven_finish(struct kfit_ctree *t)
 	for (i = 0; !err && i < t->nth; i++)
 		err = t->th[i]->t.ncalls ? unhold(t->th[i]) : release(t, t->th[i], false);
 	for (i = 0; !err && i < t->nth; i++)
-		err = flush(t, t->th[i], UINT64_MAX, NULL);
+		if (t->th[i]->cls != TC_PROC)	/* a sampled process's tree stays */
+			err = flush(t, t->th[i], UINT64_MAX, NULL);
 	if (err)
 		return err;
-	/* the threads that showed something, in the order finish lists them */
+	/*
+	 * the threads that showed something, in the order finish lists them;
+	 * samples (a tool fell back to sampling) make trees kept whole
+	 */
 	t->list = calloc(t->nth ? t->nth : 1, sizeof(*t->list));
 	if (!t->list)
 		return -ENOMEM;
-	for (i = 0; i < t->nth; i++)
-		if (t->th[i]->emitted)
-			t->list[t->nlist++] = t->th[i];
+	for (i = 0; i < t->nth; i++) {
+		struct thr *h = t->th[i];
+
+		if (h->cls == TC_PROC && h->t.root.child) {
+			finish_tree(&h->t);
+			proc_comm(t, h);
+		}
+		if (h->emitted || (h->cls == TC_PROC && h->t.root.child))
+			t->list[t->nlist++] = h;
+	}
 	if (t->nlist > 1)
 		qsort(t->list, t->nlist, sizeof(*t->list), cmp_thr);
 	return 0;
@@ -1566,8 +1577,7 @@ static int finish(struct kfit_ctree *t)
 {
 	int i;
 
-	/* samples make a tree of their own (a tool fell back to sampling) */
-	if (t->o.on_root && t->o.woven && !t->st.samples)
+	if (t->o.on_root && t->o.woven)
 		return woven_finish(t);
 
 	for (i = 0; i < t->nth; i++)
