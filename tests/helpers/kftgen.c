@@ -3,7 +3,7 @@
  * kftgen: writes a trace file of known synthetic records with the
  * library's writer (src/lib/trace/kft.h), so that kd is tested without BPF.
  *
- *   kftgen [-s] [-n N | --many N] [-c BYTES] [--cut BYTES] [--corrupt I] [--corrupt-meta] OUT
+ *   kftgen [-s] [-n N | --many N | --flat N] [-c BYTES] [--cut BYTES] [--corrupt I] [--corrupt-meta] OUT
  *
  * Exact mode (the default). Start T0 = 1 s; iteration k (0..N-1) at
  * B = T0 + 1 ms + k * 10 ms:
@@ -37,6 +37,10 @@
  * of 9 records an iteration for kd's memory and speed (chunks of 1 MiB
  * unless -c); it ends 1 ms after the last iteration.
  *
+ * --flat N: instead, N depth-0 calls of vfs_write by gen (1 to 500,000,000),
+ * about 450ns apart and 250ns long with a deterministic jitter: the shape
+ * of callgraph's recording of dd's one-byte writes (kd's speed, kd.sh).
+ *
  * -c: raw bytes per chunk (default 1024: many chunks). --cut BYTES: the
  * file loses its last BYTES. --corrupt I: a byte of chunk I's payload
  * flipped. --corrupt-meta: a byte of the META block flipped.
@@ -68,7 +72,8 @@ enum { F_MAIN, F_WORK, F_LEAF, F_VFS_WRITE, F_NEVER, F_DROPPED };
 
 static struct kft_writer *w;
 static long nrecs;
-static bool many;		/* --many */
+static bool many;		/* --many or --flat */
+static bool flat;		/* --flat */
 static __u64 step = 10 * MS;	/* between iterations */
 static __u64 end_ns = END;
 
@@ -209,6 +214,21 @@ static void exact_records(long n)
 	call(300, 300, 1, F_WORK, 0, T0 + 400 * MS, 10 * US, 0);
 	task_rec(KFIT_REC_EXEC, 300, 300, T0 + 500 * MS, 0, 0, "newprog");
 	call(300, 300, 1, F_WORK, 0, T0 + 600 * MS, 20 * US, 0);
+	lost();
+}
+
+/* dd's writes: one call each, at jittered times (a 64-bit LCG) */
+static void flat_records(long n)
+{
+	__u64 ts = T0 + MS, x = 1;
+	long k;
+
+	for (k = 0; k < n; k++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		call(100, 100, 0, F_VFS_WRITE, 0, ts, 200 + (x >> 58), 0);
+		ts += 400 + (x >> 33 & 127);
+	}
+	end_ns = ts + MS;
 	lost();
 }
 
@@ -381,6 +401,7 @@ int main(int argc, char **argv)
 		{ "dup-chunk", required_argument, NULL, 'D' },
 		{ "sparse-meta", required_argument, NULL, 'S' },
 		{ "many", required_argument, NULL, 'm' },
+		{ "flat", required_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kft_wopts o = { .chunk_bytes = 1024 };
@@ -422,16 +443,21 @@ int main(int argc, char **argv)
 			many = true;
 			n = atol(optarg);
 			break;
+		case 'F':
+			many = flat = true;
+			n = atol(optarg);
+			break;
 		default:
 			fprintf(stderr, "usage: kftgen [-s] [-n N] [-c BYTES] [--cut BYTES] "
 				"[--corrupt I] [--corrupt-meta] [--dup-chunk I] "
-				"[--sparse-meta BYTES] [--many N] OUT\n");
+				"[--sparse-meta BYTES] [--many N | --flat N] OUT\n");
 			return 2;
 		}
 	}
-	if (optind + 1 != argc || n < 1 || n > (many ? 50000000 : 29) || (many && sampled)) {
+	if (optind + 1 != argc || n < 1 || n > (flat ? 500000000 : many ? 50000000 : 29) ||
+	    (many && sampled)) {
 		fprintf(stderr, "kftgen: one OUT, and N from 1 to 29 (--many: to 50000000, "
-			"not sampled)\n");
+			"--flat: to 500000000, not sampled)\n");
 		return 2;
 	}
 	if (many) {
@@ -455,6 +481,8 @@ int main(int argc, char **argv)
 	metadata(sampled);
 	if (sampled)
 		sampled_records(n);
+	else if (flat)
+		flat_records(n);
 	else
 		exact_records(n);
 	snprintf(stats, sizeof(stats),

@@ -127,7 +127,24 @@ static void pvec_free(struct pvec *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static struct kfit_cnode *node_new(struct kfit_ctree *t, __u8 kind)
+/*
+ * A node with every field 0 but its kind, set one by one: a memset of it
+ * (rep stos) was a tenth of kd's time
+ */
+static void node_init(struct kfit_cnode *n, __u8 kind)
+{
+	n->parent = n->child = n->last = n->next = NULL;
+	n->kind = kind;
+	n->ctx = n->flags = 0;
+	n->cpu = 0;
+	n->id = n->depth = n->dropped = n->ncalls = n->child_tid = 0;
+	n->start = n->dur = n->local = n->off_blocked = n->off_preempt = 0;
+	n->samples = n->self = 0;
+	n->name = NULL;
+}
+
+/* A node, its fields the caller's to set */
+static struct kfit_cnode *node_alloc(struct kfit_ctree *t)
 {
 	struct chunk *c = t->chunks;
 	struct kfit_cnode *n = t->spare;
@@ -135,19 +152,25 @@ static struct kfit_cnode *node_new(struct kfit_ctree *t, __u8 kind)
 	t->live++;
 	if (n) {
 		t->spare = n->next;
-		memset(n, 0, sizeof(*n));
-		n->kind = kind;
 		return n;
 	}
 	if (!c || c->used == CHUNK_NODES) {
-		c = calloc(1, sizeof(*c));
+		c = malloc(sizeof(*c));
 		if (!c)
 			return NULL;
 		c->next = t->chunks;
+		c->used = 0;
 		t->chunks = c;
 	}
-	n = &c->n[c->used++];
-	n->kind = kind;
+	return &c->n[c->used++];
+}
+
+static struct kfit_cnode *node_new(struct kfit_ctree *t, __u8 kind)
+{
+	struct kfit_cnode *n = node_alloc(t);
+
+	if (n)
+		node_init(n, kind);
 	return n;
 }
 
@@ -658,14 +681,10 @@ static int collapse(struct kfit_ctree *t)
 	return 0;
 }
 
-static int add_call(struct kfit_ctree *t, const struct kfit_rec_call *r)
+/* A call's node, from its record */
+static void call_node(struct kfit_cnode *n, const struct kfit_rec_call *r)
 {
-	struct thr *h = stack_of(t, &r->h);
-	struct kfit_cnode *n = node_new(t, KFIT_CN_CALL);
-	size_t lo;
-
-	if (!h || !n)
-		return -ENOMEM;
+	node_init(n, KFIT_CN_CALL);
 	n->ctx = r->h.ctx;
 	n->flags = r->h.flags & ~(KFIT_RF_LOST | KFIT_CN_WOVEN);
 	n->cpu = r->h.cpu;
@@ -676,19 +695,73 @@ static int add_call(struct kfit_ctree *t, const struct kfit_rec_call *r)
 	n->dur = r->dur;
 	n->off_blocked = r->off_blocked;
 	n->off_preempt = r->off_preempt;
+}
+
+/* A call placed on its stack h, counted */
+static void count_call(struct kfit_ctree *t, struct thr *h, const struct kfit_rec_call *r)
+{
+	h->t.ncalls++;
+	if (r->h.ctx == KFIT_CTX_TASK)
+		h->t.pid = r->h.pid;
+	t->st.calls++;
+	t->st.dropped += r->dropped;
+	if (r->h.flags & KFIT_RF_INCOMPLETE)
+		t->st.incomplete++;
+}
+
+/*
+ * Streaming, not woven: a task's depth-0 call can be adopted by nothing,
+ * so it goes to on_root at once, after the pending nodes before it that
+ * it does not adopt (as to_roots gives them): its node lives on the stack
+ * and is never held, most records of a long recording being such calls
+ */
+static int add_top(struct kfit_ctree *t, struct thr *h, const struct kfit_rec_call *r)
+{
+	struct kfit_cnode n, *c, *next;
+	size_t lo;
+	int err;
+
+	call_node(&n, r);
+	lo = adoptable(h, &n, 0);
+	if (adopt(t, &n, 0, &h->pending, lo))
+		return -ENOMEM;
+	h->pending.n = lo;
+	count_call(t, h, r);
+	t->seq++;
+	err = to_roots(t, h, lo);
+	if (err)
+		return err;
+	err = t->o.on_root(t->o.root_ctx, t, &n);
+	for (c = n.child; c; c = next) {
+		next = c->next;
+		put_tree(t, c);
+	}
+	if (err && !t->stream_err)
+		t->stream_err = err;
+	return err;
+}
+
+static int add_call(struct kfit_ctree *t, const struct kfit_rec_call *r)
+{
+	struct thr *h = stack_of(t, &r->h);
+	struct kfit_cnode *n;
+	size_t lo;
+
+	if (!h)
+		return -ENOMEM;
+	if (!r->depth && r->h.ctx == KFIT_CTX_TASK && t->o.on_root && !t->o.woven)
+		return add_top(t, h, r);
+	n = node_alloc(t);
+	if (!n)
+		return -ENOMEM;
+	call_node(n, r);
 	lo = adoptable(h, n, r->depth);
 	if (adopt(t, n, r->depth, &h->pending, lo))
 		return -ENOMEM;
 	h->pending.n = lo;
 	if (pvec_push(&h->pending, n, r->h.pid, r->h.tid, t->seq++))
 		return -ENOMEM;
-	h->t.ncalls++;
-	if (r->h.ctx == KFIT_CTX_TASK)
-		h->t.pid = r->h.pid;
-	t->st.calls++;
-	t->st.dropped += r->dropped;
-	if (n->flags & KFIT_RF_INCOMPLETE)
-		t->st.incomplete++;
+	count_call(t, h, r);
 	/* On a task stack nothing before a depth-0 call can be adopted */
 	if (!r->depth && r->h.ctx == KFIT_CTX_TASK)
 		return to_roots(t, h, h->pending.n);
@@ -737,8 +810,7 @@ static struct kfit_cnode *mark(struct kfit_ctree *t, struct thr *h,
 		return NULL;
 	/* streaming: placed in no tree, so kept nowhere */
 	if (t->o.on_root && !t->o.woven) {
-		memset(&t->scratch, 0, sizeof(t->scratch));
-		t->scratch.kind = kind;
+		node_init(&t->scratch, kind);
 		return &t->scratch;
 	}
 	n = node_new(t, kind);
@@ -1042,23 +1114,28 @@ static int dispatch(struct kfit_ctree *t, const union any_rec *r)
 	return 0;
 }
 
+/* A field of an unaligned record: loads, where a whole copy stalled kd (store forwarding) */
+#define REC_FIELD(rec, type, m, out) \
+	memcpy(&(out), (const char *)(rec) + offsetof(struct type, m), sizeof(out))
+
 bool kfit_ctree_check_rec(const void *rec, size_t size)
 {
-	struct kfit_rec_sample s;
-	struct kfit_rec h;
+	__u16 hsize, nk, nu;
+	__u8 type;
 
-	if (size < sizeof(h))
+	if (size < sizeof(struct kfit_rec))
 		return false;
-	memcpy(&h, rec, sizeof(h));
-	if (h.size < sizeof(h) || h.size % 8 || h.size > size ||
-	    !h.type || h.type >= KFIT_REC_NTYPES || h.size < rec_size[h.type])
+	REC_FIELD(rec, kfit_rec, size, hsize);
+	REC_FIELD(rec, kfit_rec, type, type);
+	if (hsize < sizeof(struct kfit_rec) || hsize % 8 || hsize > size ||
+	    !type || type >= KFIT_REC_NTYPES || hsize < rec_size[type])
 		return false;
-	if (h.type != KFIT_REC_SAMPLE)
+	if (type != KFIT_REC_SAMPLE)
 		return true;
-	memcpy(&s, rec, offsetof(struct kfit_rec_sample, ip));
-	return s.nkernel <= KFIT_STACK_MAX && s.nuser <= KFIT_STACK_MAX &&
-	       h.size >= offsetof(struct kfit_rec_sample, ip) +
-			 (s.nkernel + s.nuser) * sizeof(__u64);
+	REC_FIELD(rec, kfit_rec_sample, nkernel, nk);
+	REC_FIELD(rec, kfit_rec_sample, nuser, nu);
+	return nk <= KFIT_STACK_MAX && nu <= KFIT_STACK_MAX &&
+	       hsize >= offsetof(struct kfit_rec_sample, ip) + (nk + nu) * sizeof(__u64);
 }
 
 int kfit_ctree_add(struct kfit_ctree *t, const void *rec, size_t size)
