@@ -327,10 +327,7 @@ int kd_read_range(int first, int last, kd_rec_fn fn, int (*after)(int i))
 
 int kd_count(const struct kfit_rec *h, size_t size)
 {
-	env.counts.records++;
-	env.counts.bytes += size;
-	if (h->type < KFIT_REC_NTYPES)
-		env.counts.types[h->type]++;
+	kd_counted(h, size);
 	return 0;
 }
 

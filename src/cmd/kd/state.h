@@ -83,6 +83,14 @@ const char *kd_mechanism(void);
 int kd_read_chunk(int i, kd_rec_fn fn);
 int kd_read_range(int first, int last, kd_rec_fn fn, int (*after)(int i));
 int kd_count(const struct kfit_rec *h, size_t size);
+/* kd_count's counting, inline for the tree's every record */
+static inline void kd_counted(const struct kfit_rec *h, size_t size)
+{
+	env.counts.records++;
+	env.counts.bytes += size;
+	if (h->type < KFIT_REC_NTYPES)
+		env.counts.types[h->type]++;
+}
 int kd_window(int *first, int *last);
 int kd_read_window(kd_rec_fn fn);
 int kd_load_tasks(void);

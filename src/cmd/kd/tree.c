@@ -59,8 +59,9 @@ static int to_tree(const struct kfit_rec *h, size_t size)
 
 	if (r <= 0)
 		return r;
-	kd_count(h, size);
-	return kfit_cgview_timeline_add(env.view.timeline, h, size);
+	kd_counted(h, size);
+	/* sampled --perfetto's only */
+	return env.view.timeline ? kfit_cgview_timeline_add(env.view.timeline, h, size) : 0;
 }
 
 /* TASKS' names given to the decoder first, as callgraph names /proc's */

@@ -349,7 +349,7 @@ static void set_comm(struct kfit_cthread *th, const char *comm)
 }
 
 /* The stack a record of this header belongs to */
-static struct thr *stack_of(struct kfit_ctree *t, const struct kfit_rec *h)
+static inline struct thr *stack_of(struct kfit_ctree *t, const struct kfit_rec *h)
 {
 	if (h->ctx == KFIT_CTX_TASK)
 		return task_get(t, h->pid, h->tid);
@@ -481,7 +481,7 @@ static int adopt(struct kfit_ctree *t, struct kfit_cnode *parent, long d,
 }
 
 /* Pending nodes of h that n adopts: from the end, deeper and inside */
-static size_t adoptable(const struct thr *h, const struct kfit_cnode *n, long d)
+static inline size_t adoptable(const struct thr *h, const struct kfit_cnode *n, long d)
 {
 	size_t lo = h->pending.n;
 
@@ -682,7 +682,7 @@ static int collapse(struct kfit_ctree *t)
 }
 
 /* A call's node, from its record */
-static void call_node(struct kfit_cnode *n, const struct kfit_rec_call *r)
+static inline void call_node(struct kfit_cnode *n, const struct kfit_rec_call *r)
 {
 	node_init(n, KFIT_CN_CALL);
 	n->ctx = r->h.ctx;
@@ -728,8 +728,7 @@ static int add_top(struct kfit_ctree *t, struct thr *h, const struct kfit_rec_ca
 	h->pending.n = lo;
 	count_call(t, h, r);
 	t->seq++;
-	err = to_roots(t, h, lo);
-	if (err)
+	if (lo && (err = to_roots(t, h, lo)))
 		return err;
 	err = t->o.on_root(t->o.root_ctx, t, &n);
 	for (c = n.child; c; c = next) {
@@ -1826,16 +1825,4 @@ const char *kfit_ctree_rec_type_name(__u8 type)
 	};
 
 	return type < KFIT_REC_NTYPES && names[type] ? names[type] : "?";
-}
-
-const struct kfit_cnode *kfit_cnode_next(const struct kfit_cnode *root,
-					 const struct kfit_cnode *n)
-{
-	if (!n || n == root)
-		return root->child;
-	if (n->child)
-		return n->child;
-	while (n != root && !n->next)
-		n = n->parent;
-	return n == root ? NULL : n->next;
 }

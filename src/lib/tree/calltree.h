@@ -214,8 +214,20 @@ static inline bool kfit_cnode_counted(const struct kfit_cnode *n)
 	return n->kind == KFIT_CN_CALL && !(n->flags & (KFIT_RF_LOST | KFIT_RF_INCOMPLETE));
 }
 
-/* Depth-first, parents before children: the next node after n (NULL: the first) under root, or NULL */
-const struct kfit_cnode *kfit_cnode_next(const struct kfit_cnode *root,
-					 const struct kfit_cnode *n);
+/*
+ * Depth-first, parents before children: the next node after n (NULL: the
+ * first) under root, or NULL. Inline: the summary walks every call with it.
+ */
+static inline const struct kfit_cnode *kfit_cnode_next(const struct kfit_cnode *root,
+						       const struct kfit_cnode *n)
+{
+	if (!n || n == root)
+		return root->child;
+	if (n->child)
+		return n->child;
+	while (n != root && !n->next)
+		n = n->parent;
+	return n == root ? NULL : n->next;
+}
 
 #endif

@@ -443,7 +443,7 @@ static int tree_call(struct kfit_fstats *s, struct kfit_fedges *m, const struct 
 		return 0;
 	}
 	f = &s->f[n->id];
-	kfit_hist_record(&f->h, n->dur);
+	kfit_hist_put(&f->h, n->dur);
 	f->local_ns += n->local;
 	if (s->lin_step) {
 		__u32 i = kfit_lin_index(n->dur, s->lin_step);

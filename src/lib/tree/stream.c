@@ -10,13 +10,19 @@
 #include "stream.h"
 #include "tasks.h"
 
-bool kfit_stream_chosen(const struct kfit_stream *s, __u32 pid, __u32 tid)
+/* Inline in the record's path */
+static inline bool chosen(const struct kfit_stream *s, __u32 pid, __u32 tid)
 {
 	if (s->pid && pid != s->pid)
 		return false;
 	if (s->tid && tid != s->tid)
 		return false;
 	return !s->comm || !*s->comm || !strcmp(kfit_tasks_comm(s->tasks, tid), s->comm);
+}
+
+bool kfit_stream_chosen(const struct kfit_stream *s, __u32 pid, __u32 tid)
+{
+	return chosen(s, pid, tid);
 }
 
 /* Losses are always shown; the rest inside the window, of the tasks chosen */
@@ -26,9 +32,10 @@ static bool wanted(const struct kfit_stream *s, const struct kfit_rec *h)
 		return true;
 	if (h->ts < s->since || (s->until && h->ts >= s->until))
 		return false;
-	return kfit_stream_chosen(s, h->pid, h->tid);
+	return chosen(s, h->pid, h->tid);
 }
 
+/* The tasks' calls only for records that can change them: most cannot */
 int kfit_stream_add(const struct kfit_stream *s, const void *rec, size_t size)
 {
 	const struct kfit_rec *h = rec;
@@ -37,13 +44,13 @@ int kfit_stream_add(const struct kfit_stream *s, const void *rec, size_t size)
 	/* a record cut short: the decoder counts it */
 	if (size < sizeof(*h))
 		return kfit_ctree_add(s->tree, rec, size) ?: 1;
-	err = kfit_tasks_track(s->tasks, h, size);
-	if (err)
+	if (kfit_tasks_rec(h) && (err = kfit_tasks_track(s->tasks, h, size)))
 		return err;
 	if (!wanted(s, h))
 		return 0;
-	err = kfit_tasks_give(s->tasks, s->tree, h, size);
-	if (!err)
-		err = kfit_cgview_add(s->tree, s->sampled, rec, size);
+	if ((h->type == KFIT_REC_FORK || !kfit_tasks_given(s->tasks, h)) &&
+	    (err = kfit_tasks_give(s->tasks, s->tree, h, size)))
+		return err;
+	err = kfit_cgview_add(s->tree, s->sampled, rec, size);
 	return err ?: 1;
 }

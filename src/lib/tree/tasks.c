@@ -19,10 +19,10 @@ struct task {
 };
 
 struct kfit_tasks {
+	struct kfit_tasks_head head;	/* first: tasks.h reads it */
 	struct task *v;		/* open addressing, tid 0 an empty slot */
 	unsigned int mask, n;
 	bool proc;
-	__u32 last_named;	/* the last tid found named: a run of records is mostly one task's */
 };
 
 struct kfit_tasks *kfit_tasks_new(bool proc)
@@ -69,7 +69,7 @@ static struct task *slot(struct kfit_tasks *ts, __u32 tid)
 /* Task tid, made if new (half the slots at most are taken); NULL: no memory */
 static struct task *get(struct kfit_tasks *ts, __u32 tid)
 {
-	struct kfit_tasks big = { .proc = ts->proc, .last_named = ts->last_named };
+	struct kfit_tasks big = { .head = ts->head, .proc = ts->proc };
 	unsigned int i;
 
 	if (ts->v && 2 * (ts->n + 1) <= ts->mask + 1)
@@ -134,8 +134,7 @@ int kfit_tasks_track(struct kfit_tasks *ts, const struct kfit_rec *h, size_t siz
 	const struct kfit_rec_task *r = (const void *)h;
 	struct task *k;
 
-	if (h->type < KFIT_REC_FORK || h->type > KFIT_REC_EXIT || size < sizeof(*r) ||
-	    h->ctx != KFIT_CTX_TASK)
+	if (!kfit_tasks_rec(h) || size < sizeof(*r) || h->ctx != KFIT_CTX_TASK)
 		return 0;
 	if (h->type == KFIT_REC_FORK)
 		return track_fork(ts, r);
@@ -197,11 +196,11 @@ int kfit_tasks_give(struct kfit_tasks *ts, struct kfit_ctree *t,
 		if (err)
 			return err;
 	}
-	if (h->ctx != KFIT_CTX_TASK || !h->tid || h->tid == ts->last_named)
+	if (kfit_tasks_given(ts, h))
 		return 0;
 	k = find(ts, h->tid);
 	if (k && k->named) {
-		ts->last_named = h->tid;
+		ts->head.last_named = h->tid;
 		return 0;
 	}
 	if (k && k->comm[0])

@@ -23,6 +23,28 @@
 struct kfit_ctree;
 struct kfit_tasks;
 
+/*
+ * The head of struct kfit_tasks, which every record's path reads inline:
+ * the last task found named (a run of records is mostly one task's)
+ */
+struct kfit_tasks_head {
+	__u32 last_named;
+};
+
+/* Whether record h names tasks (a fork, exec or exit): what kfit_tasks_track reads */
+static inline bool kfit_tasks_rec(const struct kfit_rec *h)
+{
+	return h->type >= KFIT_REC_FORK && h->type <= KFIT_REC_EXIT;
+}
+
+/* Whether h's own task needs no naming by kfit_tasks_give: none, or named already */
+static inline bool kfit_tasks_given(const struct kfit_tasks *ts, const struct kfit_rec *h)
+{
+	const struct kfit_tasks_head *head = (const void *)ts;
+
+	return h->ctx != KFIT_CTX_TASK || !h->tid || h->tid == head->last_named;
+}
+
 /* proc: look unknown tasks up in /proc (a capture on this machine) */
 struct kfit_tasks *kfit_tasks_new(bool proc);
 void kfit_tasks_free(struct kfit_tasks *ts);
