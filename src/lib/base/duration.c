@@ -108,20 +108,51 @@ int kfit_duration_parse(const char *s, __u64 def_unit, __u64 *ns)
 	return 0;
 }
 
-/*
- * r / 10^dec with dec decimals; r already rounded. 1234 with 2 decimals
- * is "12.34". A fixed width per case: with "%0*llu" gcc cannot bound the
- * output and warns (-Wformat-truncation) at -O1.
- */
-static void fmt_fixed(char *buf, size_t len, __u64 r, int dec,
-		      const char *unit)
+size_t kfit_u64_str(__u64 v, char *buf)
 {
-	if (dec == 2)
-		snprintf(buf, len, "%llu.%02llu%s", r / 100, r % 100, unit);
-	else if (dec == 1)
-		snprintf(buf, len, "%llu.%llu%s", r / 10, r % 10, unit);
-	else
-		snprintf(buf, len, "%llu%s", r, unit);
+	char tmp[20];
+	size_t n = 0, i;
+
+	do {
+		tmp[n++] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	for (i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	buf[n] = '\0';
+	return n;
+}
+
+/* tmp (n bytes) into buf of len bytes, as snprintf("%s") would */
+static void put_out(char *buf, size_t len, const char *tmp, size_t n)
+{
+	if (!len)
+		return;
+	if (n > len - 1)
+		n = len - 1;
+	memcpy(buf, tmp, n);
+	buf[n] = '\0';
+}
+
+/*
+ * r / 10^dec with dec decimals, then unit; r already rounded. 1234 with 2
+ * decimals is "12.34". By hand: kd's tree formats millions of them.
+ */
+static void fmt_fixed(char *buf, size_t len, __u64 r, int dec, const char *unit)
+{
+	__u64 scale = dec == 2 ? 100 : dec == 1 ? 10 : 1, frac = r % scale;
+	char tmp[48];
+	size_t n = kfit_u64_str(r / scale, tmp), u = strlen(unit);
+	int i;
+
+	if (dec) {
+		tmp[n++] = '.';
+		for (i = dec - 1; i >= 0; i--, frac /= 10)
+			tmp[n + i] = '0' + frac % 10;
+		n += dec;
+	}
+	memcpy(tmp + n, unit, u);
+	put_out(buf, len, tmp, n + u);
 }
 
 char *kfit_duration_fmt(__u64 ns, char *buf, size_t len)
@@ -134,7 +165,7 @@ char *kfit_duration_fmt(__u64 ns, char *buf, size_t len)
 	u128 r;
 
 	if (ns < KFIT_USEC) {
-		snprintf(buf, len, "%lluns", ns);
+		fmt_fixed(buf, len, ns, 0, "ns");
 		return buf;
 	}
 	for (i = 0; i < sizeof(scaled) / sizeof(scaled[0]); i++) {
@@ -158,7 +189,7 @@ char *kfit_duration_fmt(__u64 ns, char *buf, size_t len)
 		}
 	}
 	/* 1000 s and more: whole seconds */
-	snprintf(buf, len, "%llus", (__u64)(((u128)ns + KFIT_SEC / 2) / KFIT_SEC));
+	fmt_fixed(buf, len, (__u64)(((u128)ns + KFIT_SEC / 2) / KFIT_SEC), 0, "s");
 	return buf;
 }
 

@@ -112,39 +112,127 @@ static __s64 rel_time(const struct tp *p, __u64 ts)
 
 /* ---- text, exact mode ------------------------------------------------- */
 
+/*
+ * A line made in a buffer by hand, written whole: the tree prints a line
+ * a call, millions of them, and printf's work was most of their time.
+ * What does not fit is written as it comes: any length prints whole.
+ */
+struct lbuf {
+	FILE *f;
+	size_t n;
+	char s[256];
+};
+
+static void lb_flush(struct lbuf *b)
+{
+	fwrite(b->s, 1, b->n, b->f);
+	b->n = 0;
+}
+
+static void lb_put(struct lbuf *b, const char *s, size_t len)
+{
+	size_t k;
+
+	while (len) {
+		if (b->n == sizeof(b->s))
+			lb_flush(b);
+		k = sizeof(b->s) - b->n < len ? sizeof(b->s) - b->n : len;
+		memcpy(b->s + b->n, s, k);
+		b->n += k;
+		s += k;
+		len -= k;
+	}
+}
+
+static void lb_str(struct lbuf *b, const char *s)
+{
+	lb_put(b, s, strlen(s));
+}
+
+/* n spaces */
+static void lb_spaces(struct lbuf *b, size_t n)
+{
+	static const char sp[] = "                                ";
+
+	for (; n > sizeof(sp) - 1; n -= sizeof(sp) - 1)
+		lb_put(b, sp, sizeof(sp) - 1);
+	lb_put(b, sp, n);
+}
+
+/* s right-aligned in width columns: printf's "%*s" */
+static void lb_right(struct lbuf *b, const char *s, size_t width)
+{
+	size_t len = strlen(s);
+
+	if (len < width)
+		lb_spaces(b, width - len);
+	lb_put(b, s, len);
+}
+
+/* "SEC.USEC" from the origin, "-" before it; --ns: signed ns */
 static const char *fmt_entry(const struct tp *p, __u64 ts, char *buf, size_t len)
 {
 	__s64 v = rel_time(p, ts);
-	__u64 a = v < 0 ? -(__u64)v : (__u64)v;
+	__u64 a = v < 0 ? -(__u64)v : (__u64)v, us = a % KFIT_SEC / KFIT_USEC;
+	size_t n = 0;
+	int i;
 
+	if (len < 32)
+		return "";
+	if (v < 0)
+		buf[n++] = '-';
+	n += kfit_u64_str(p->o->ns ? a : a / KFIT_SEC, buf + n);
 	if (p->o->ns)
-		snprintf(buf, len, "%lld", (long long)v);
-	else
-		snprintf(buf, len, "%s%llu.%06llus", v < 0 ? "-" : "",
-			 a / KFIT_SEC, a % KFIT_SEC / KFIT_USEC);
+		return buf;
+	buf[n++] = '.';
+	for (i = 5; i >= 0; i--, us /= 10)
+		buf[n + i] = '0' + us % 10;
+	n += 6;
+	buf[n++] = 's';
+	buf[n] = '\0';
 	return buf;
 }
 
 static const char *fmt_dur(const struct tp *p, __u64 ns, char *buf, size_t len)
 {
-	if (p->o->ns)
-		snprintf(buf, len, "%llu", (unsigned long long)ns);
+	if (p->o->ns && len > 20)
+		kfit_u64_str(ns, buf);
 	else
 		kfit_duration_fmt(ns, buf, len);
 	return buf;
+}
+
+/* A line's columns and its indent: "%10s %10s %10s %10s %4s  %*s" */
+static void line_head(struct tp *p, struct lbuf *b, __u64 ts, const char *dur,
+		      const char *local, const char *off, int cpu, __u32 depth)
+{
+	char entry[32], c[24] = "";
+
+	if (cpu >= 0)
+		kfit_u64_str(cpu, c);
+	b->f = p->f;
+	b->n = 0;
+	lb_right(b, fmt_entry(p, ts, entry, sizeof(entry)), 10);
+	lb_put(b, " ", 1);
+	lb_right(b, dur, 10);
+	lb_put(b, " ", 1);
+	lb_right(b, local, 10);
+	lb_put(b, " ", 1);
+	lb_right(b, off, 10);
+	lb_put(b, " ", 1);
+	lb_right(b, c, 4);
+	lb_spaces(b, 2 + 2 * (size_t)depth);
 }
 
 static void __attribute__((format(printf, 8, 9)))
 line(struct tp *p, __u64 ts, const char *dur, const char *local, const char *off,
      int cpu, __u32 depth, const char *fmt, ...)
 {
-	char entry[32], c[16] = "";
+	struct lbuf b;
 	va_list ap;
 
-	if (cpu >= 0)
-		snprintf(c, sizeof(c), "%d", cpu);
-	fprintf(p->f, "%10s %10s %10s %10s %4s  %*s", fmt_entry(p, ts, entry, sizeof(entry)),
-		dur, local, off, c, (int)(2 * depth), "");
+	line_head(p, &b, ts, dur, local, off, cpu, depth);
+	lb_flush(&b);
 	va_start(ap, fmt);
 	vfprintf(p->f, fmt, ap);
 	va_end(ap);
@@ -153,15 +241,16 @@ line(struct tp *p, __u64 ts, const char *dur, const char *local, const char *off
 
 static void call_line(struct tp *p, const struct kfit_cnode *n)
 {
-	char dur[40], d[32], local[32], off[32], marks[96] = "";
+	char dur[40], local[32], off[32], marks[96] = "";
+	struct lbuf b;
 	size_t m = 0;
 
 	if (n->flags & KFIT_RF_LOST) {
 		line(p, n->start, "?", "?", "-", -1, n->depth, "[lost caller]");
 		return;
 	}
-	fmt_dur(p, n->dur, d, sizeof(d));
-	snprintf(dur, sizeof(dur), "%s%s", n->flags & KFIT_RF_INCOMPLETE ? ">" : "", d);
+	dur[0] = '>';
+	fmt_dur(p, n->dur, dur + 1, sizeof(dur) - 1);
 	if (n->flags & KFIT_RF_INCOMPLETE)
 		m += snprintf(marks + m, sizeof(marks) - m, " [incomplete: %s]",
 			      kfit_treeprint_incomplete_reason(n->flags));
@@ -169,9 +258,13 @@ static void call_line(struct tp *p, const struct kfit_cnode *n)
 		m += snprintf(marks + m, sizeof(marks) - m, " [inherited]");
 	if (n->dropped)
 		snprintf(marks + m, sizeof(marks) - m, " [%u dropped]", n->dropped);
-	line(p, n->start, dur, fmt_dur(p, n->local, local, sizeof(local)),
-	     off_cpu(n) ? fmt_dur(p, off_cpu(n), off, sizeof(off)) : "-",
-	     n->cpu, n->depth, "%s%s", kfit_ctree_name(p->t, n), marks);
+	line_head(p, &b, n->start, n->flags & KFIT_RF_INCOMPLETE ? dur : dur + 1,
+		  fmt_dur(p, n->local, local, sizeof(local)),
+		  off_cpu(n) ? fmt_dur(p, off_cpu(n), off, sizeof(off)) : "-", n->cpu, n->depth);
+	lb_str(&b, kfit_ctree_name(p->t, n));
+	lb_str(&b, marks);
+	lb_put(&b, "\n", 1);
+	lb_flush(&b);
 }
 
 static bool text_enter(struct tp *p, const struct kfit_cnode *n)
