@@ -41,7 +41,6 @@ int main(int argc, char **argv)
 			recs += kft_chunk_at(f, i)->nrecs;
 			bytes += len;
 		}
-		free(buf);
 	}
 	kft_chunks_close(c);
 	clock_gettime(CLOCK_MONOTONIC, &b);

@@ -259,8 +259,8 @@ const char *kd_mechanism(void)
 
 /*
  * Chunk i's records (buf, len; err: why it could not be read) to fn, in
- * file order; buf freed. A corrupt chunk is said, counted and skipped: 0;
- * -ENOMEM or fn's error otherwise.
+ * file order. A corrupt chunk is said, counted and skipped: 0; -ENOMEM
+ * or fn's error otherwise.
  */
 static int chunk_records(int i, void *buf, size_t len, int err, kd_rec_fn fn)
 {
@@ -286,7 +286,6 @@ static int chunk_records(int i, void *buf, size_t len, int err, kd_rec_fn fn)
 		err = fn(h, h->size);
 		off += h->size;
 	}
-	free(buf);
 	return err;
 }
 
@@ -296,7 +295,9 @@ int kd_read_chunk(int i, kd_rec_fn fn)
 	size_t len = 0;
 	int err = kft_read_chunk(env.f, i, &buf, &len);
 
-	return chunk_records(i, buf, len, err, fn);
+	err = chunk_records(i, buf, len, err, fn);
+	free(buf);
+	return err;
 }
 
 /*

@@ -218,11 +218,23 @@ const struct kft_chunkinfo *kft_chunk_at(const struct kft_file *f, int i);
  */
 int kft_read_chunk(struct kft_file *f, int i, void **buf, size_t *len);
 /*
+ * The same into buffers kept from call to call (grown when too small,
+ * zeroed at first, freed by the caller): the records in out, *len bytes
+ * of it. A fresh buffer each time faults its pages in, a tenth of
+ * reading a file.
+ */
+struct kft_chunkbuf {
+	void *in, *out;		/* the stored bytes; the records */
+	size_t incap, outcap;
+};
+int kft_read_chunk_into(struct kft_file *f, int i, struct kft_chunkbuf *cb, size_t *len);
+/*
  * Chunks first..last in order, inflated ahead by threads (0: one per CPU)
  * while the caller decodes: memory of about 2 x threads chunks. NULL
  * with errno. kft_chunks_next: 1 with chunk *i's records in *buf (the
- * caller frees it) and *err its kft_read_chunk error (0, or that chunk
- * unreadable), or 0 after the last.
+ * chunks' own until the next call or kft_chunks_close: not to be freed)
+ * and *err its kft_read_chunk error (0, or that chunk unreadable), or 0
+ * after the last.
  */
 struct kft_chunks;
 struct kft_chunks *kft_chunks_open(struct kft_file *f, int first, int last, int threads);

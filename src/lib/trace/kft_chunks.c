@@ -13,9 +13,15 @@
 
 enum { S_EMPTY, S_BUSY, S_READY };
 
+/* A buffer of records and its size */
+struct rbuf {
+	void *p;
+	size_t cap;
+};
+
 struct slot {
 	int state, idx, err;
-	void *buf;
+	struct rbuf b;
 	size_t len;
 };
 
@@ -24,6 +30,12 @@ struct kft_chunks {
 	int claim, out, last;	/* the next to inflate, to hand out; the last */
 	struct slot *q;		/* chunk i in q[i % nq] */
 	int nq, nth;
+	/*
+	 * Buffers inflated into again, not freed: a fresh one faults its
+	 * pages in each time. The one handed out comes back at the next call.
+	 */
+	struct rbuf *spare, held;
+	int nspare;
 	pthread_t *th;
 	pthread_mutex_t mu;
 	pthread_cond_t work, done;
@@ -34,8 +46,8 @@ struct kft_chunks {
 static void *worker(void *arg)
 {
 	struct kft_chunks *c = arg;
+	struct kft_chunkbuf cb = { 0 };
 	struct slot *s;
-	void *buf;
 	size_t len;
 	int i, err;
 
@@ -48,13 +60,22 @@ static void *worker(void *arg)
 		i = c->claim++;
 		s = &c->q[i % c->nq];
 		s->state = S_BUSY;
+		if (c->nspare) {
+			c->nspare--;
+			cb.out = c->spare[c->nspare].p;
+			cb.outcap = c->spare[c->nspare].cap;
+		}
 		pthread_mutex_unlock(&c->mu);
-		err = kft_read_chunk(c->f, i, &buf, &len);
+		err = kft_read_chunk_into(c->f, i, &cb, &len);
 		pthread_mutex_lock(&c->mu);
-		*s = (struct slot){ .state = S_READY, .idx = i, .err = err, .buf = buf, .len = len };
+		*s = (struct slot){ .state = S_READY, .idx = i, .err = err,
+				    .b = { cb.out, cb.outcap }, .len = len };
+		cb.out = NULL;
+		cb.outcap = 0;
 		pthread_cond_broadcast(&c->done);
 	}
 	pthread_mutex_unlock(&c->mu);
+	free(cb.in);
 	return NULL;
 }
 
@@ -81,11 +102,13 @@ struct kft_chunks *kft_chunks_open(struct kft_file *f, int first, int last, int 
 	c->nth = last >= first ? workers(threads, last - first + 1) : 0;
 	c->nq = 2 * c->nth + 1;
 	c->q = calloc(c->nq, sizeof(*c->q));
+	/* every slot's, the one held and each worker's at most */
+	c->spare = calloc(c->nq + c->nth + 1, sizeof(*c->spare));
 	c->th = calloc(c->nth + 1, sizeof(*c->th));
 	pthread_mutex_init(&c->mu, NULL);
 	pthread_cond_init(&c->work, NULL);
 	pthread_cond_init(&c->done, NULL);
-	if (!c->q || !c->th)
+	if (!c->q || !c->spare || !c->th)
 		goto fail;
 	for (i = 0; i < c->nth; i++) {
 		if (pthread_create(&c->th[i], NULL, worker, c)) {
@@ -112,10 +135,21 @@ int kft_chunks_next(struct kft_chunks *c, int *i, void **buf, size_t *len, int *
 	s = &c->q[c->out % c->nq];
 	while (s->state != S_READY || s->idx != c->out)
 		pthread_cond_wait(&c->done, &c->mu);
+	if (c->held.p)
+		c->spare[c->nspare++] = c->held;
+	c->held = (struct rbuf){ 0 };
 	*i = s->idx;
-	*buf = s->buf;
-	*len = s->len;
 	*err = s->err;
+	*buf = NULL;
+	*len = 0;
+	if (s->err && s->b.p)
+		c->spare[c->nspare++] = s->b;
+	else if (!s->err)
+		c->held = s->b;
+	if (!s->err) {
+		*buf = s->b.p;
+		*len = s->len;
+	}
 	*s = (struct slot){ .state = S_EMPTY };
 	c->out++;
 	pthread_cond_broadcast(&c->work);
@@ -136,7 +170,11 @@ void kft_chunks_close(struct kft_chunks *c)
 	for (i = 0; i < c->nth; i++)
 		pthread_join(c->th[i], NULL);
 	for (i = 0; c->q && i < c->nq; i++)
-		free(c->q[i].buf);
+		free(c->q[i].b.p);
+	for (i = 0; i < c->nspare; i++)
+		free(c->spare[i].p);
+	free(c->spare);
+	free(c->held.p);
 	pthread_mutex_destroy(&c->mu);
 	pthread_cond_destroy(&c->work);
 	pthread_cond_destroy(&c->done);
