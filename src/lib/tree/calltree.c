@@ -456,8 +456,8 @@ static int adopt_lost(struct kfit_ctree *t, struct kfit_cnode *parent, __u32 d,
  * and are deeper: those at d + 1 are children, runs of deeper ones lost
  * theirs. (Indexes, not p->v + lo: p->v is NULL while nothing is pending.)
  */
-static int adopt(struct kfit_ctree *t, struct kfit_cnode *parent, long d,
-		 const struct pvec *p, size_t lo)
+static int adopt_run(struct kfit_ctree *t, struct kfit_cnode *parent, long d,
+		     const struct pvec *p, size_t lo)
 {
 	const struct pend *v = p->v;
 	size_t i = lo, j, cnt = p->n;
@@ -477,6 +477,16 @@ static int adopt(struct kfit_ctree *t, struct kfit_cnode *parent, long d,
 		i = j;
 	}
 	parent->local = parent->dur > inner ? parent->dur - inner : 0;
+	return 0;
+}
+
+/* Inline: most calls adopt nothing, their local time all of their time */
+static inline int adopt(struct kfit_ctree *t, struct kfit_cnode *parent, long d,
+			const struct pvec *p, size_t lo)
+{
+	if (lo < p->n)
+		return adopt_run(t, parent, d, p, lo);
+	parent->local = parent->dur;
 	return 0;
 }
 
