@@ -218,10 +218,10 @@ const struct kft_chunkinfo *kft_chunk_at(const struct kft_file *f, int i);
  */
 int kft_read_chunk(struct kft_file *f, int i, void **buf, size_t *len);
 /*
- * The same into buffers kept from call to call (grown when too small,
- * zeroed at first, freed by the caller): the records in out, *len bytes
- * of it. A fresh buffer each time faults its pages in, a tenth of
- * reading a file.
+ * The same into buffers kept from call to call (cb zeroed at first; each
+ * grown when too small; the caller frees them): the records in cb->out,
+ * *len bytes of it. A fresh buffer each time faults its pages in, a tenth
+ * of reading a file.
  */
 struct kft_chunkbuf {
 	void *in, *out;		/* the stored bytes; the records */
