@@ -214,7 +214,7 @@ test_runner_expect() {
 	self_has "    +gen-worker;work;leaf 20000"
 	self_has "PASS test_cases_03_filtered"
 	self_has "PASS test_cases_04_no_stdout"
-	self_has "FAIL test_cases_05_a_setup_that_fails: $f:32: a setup that fails: SETUP exited 2: 'kftgen: one OUT, and N from 1 to 29 (--many: to 50000000, not sampled)'"
+	self_has "FAIL test_cases_05_a_setup_that_fails: $f:32: a setup that fails: SETUP exited 2: 'kftgen: one OUT, and N from 1 to 29 (--many: to 50000000, --flat: to 500000000, not sampled)'"
 	self_has "FAIL test_cases_06_no_such_helper: $f:37: no such helper: no helper 'nosuchhelper' in KFIT_HELPERS"
 	self_has "FAIL test_cases_07_a_filter_that_fails: $f:45: a filter that fails: FILTER exited 4"
 	self_has "FAIL test_cases_08_a_file_made: $f:50: a file made: it changed its directory: a.kft -> a.kft a.svg"
