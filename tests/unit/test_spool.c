@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * spool.h: each key's text comes back whole and in order, however the
- * keys' texts were interleaved and whatever the buffer's size (spills to
- * the file, runs merged, texts larger than a buffer).
+ * spool.h: each key's text comes back whole and in order, written or
+ * read in pieces, however the keys' texts were interleaved and whatever
+ * the buffer's size (spills to the file, runs merged, texts larger than
+ * a buffer).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -93,11 +94,70 @@ static void test_unknown_key(void **state)
 	kfit_spool_free(NULL);
 }
 
+/*
+ * Each key's text read back in pieces of any size, the keys in turn as a
+ * merge reads them, is what was added; each key's data pointer stays
+ * with it as the table grows
+ */
+static void test_read(void **state)
+{
+	static const size_t bufs[] = { 1, 7, 100, 0 };
+	struct kfit_spool_pos pos[NKEYS];
+	char line[64], piece[50];
+	size_t b, i, wlen[NKEYS], at[NKEYS];
+	int keys[NKEYS], done;
+	char *want[NKEYS];
+	ssize_t n;
+
+	(void)state;
+	for (b = 0; b < sizeof(bufs) / sizeof(bufs[0]); b++) {
+		struct kfit_spool *s = kfit_spool_new(bufs[b]);
+		FILE *w[NKEYS];
+
+		assert_non_null(s);
+		for (i = 0; i < NKEYS; i++) {
+			w[i] = open_memstream(&want[i], &wlen[i]);
+			*kfit_spool_data(s, &keys[i]) = &w[i];
+		}
+		srand(b + 7);
+		for (i = 0; i < 5000; i++) {
+			int k = rand() % NKEYS;
+			int len = snprintf(line, sizeof(line), "%zu:%d %.*s\n", i, k, rand() % 40,
+					   "0123456789012345678901234567890123456789");
+
+			assert_int_equal(kfit_spool_add(s, &keys[k], line, len), 0);
+			fputs(line, w[k]);
+		}
+		memset(pos, 0, sizeof(pos));
+		memset(at, 0, sizeof(at));
+		for (i = 0; i < NKEYS; i++) {
+			fclose(w[i]);
+			assert_ptr_equal(*kfit_spool_data(s, &keys[i]), &w[i]);
+		}
+		do {
+			for (done = 0, i = 0; i < NKEYS; i++) {
+				n = kfit_spool_read(s, &keys[i], &pos[i], piece, 1 + rand() % 49);
+				assert_true(n >= 0);
+				assert_true(at[i] + n <= wlen[i]);
+				assert_memory_equal(piece, want[i] + at[i], n);
+				at[i] += n;
+				done += !n;
+			}
+		} while (done < NKEYS);
+		for (i = 0; i < NKEYS; i++) {
+			assert_int_equal(at[i], wlen[i]);
+			free(want[i]);
+		}
+		kfit_spool_free(s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_interleaved),
 		cmocka_unit_test(test_unknown_key),
+		cmocka_unit_test(test_read),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Text per key, written key after key at the end: see spool.h */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@ struct skey {
 	size_t len;
 	struct seg *segs;
 	size_t nsegs, capsegs;
+	void *data;		/* the caller's */
 };
 
 struct kfit_spool {
@@ -27,6 +29,7 @@ struct kfit_spool {
 	size_t mask, n;
 	FILE *f;		/* made at the first buffer full */
 	off_t end;
+	bool unflushed;		/* written since the last read */
 };
 
 struct kfit_spool *kfit_spool_new(size_t buf)
@@ -121,6 +124,7 @@ static int spill(struct kfit_spool *s, struct skey *k)
 		k->segs[k->nsegs++] = (struct seg){ s->end, k->len };
 	s->end += k->len;
 	k->len = 0;
+	s->unflushed = true;
 	return 0;
 }
 
@@ -173,6 +177,58 @@ int kfit_spool_write(struct kfit_spool *s, const void *key, FILE *out)
 	if (k->len && fwrite(k->buf, 1, k->len, out) != k->len)
 		return -EIO;
 	return 0;
+}
+
+void **kfit_spool_data(struct kfit_spool *s, const void *key)
+{
+	struct skey *k = key_of(s, key);
+
+	return k ? &k->data : NULL;
+}
+
+/* Up to len bytes of a run in the file, from in bytes into it */
+static ssize_t read_seg(struct kfit_spool *s, const struct seg *seg, __u64 in, void *buf,
+			size_t len)
+{
+	ssize_t n;
+
+	if (s->unflushed && fflush(s->f))
+		return -errno;
+	s->unflushed = false;
+	if (len > seg->len - in)
+		len = seg->len - in;
+	n = pread(fileno(s->f), buf, len, seg->off + in);
+	if (n < 0)
+		return -errno;
+	return n ? n : -EIO;	/* the file is shorter than what was written */
+}
+
+ssize_t kfit_spool_read(struct kfit_spool *s, const void *key, struct kfit_spool_pos *pos,
+			void *buf, size_t len)
+{
+	struct skey *k = slot(s->v, s->mask, key);
+	ssize_t n;
+
+	if (!k->key || !len)
+		return 0;
+	if (pos->seg < k->nsegs) {
+		n = read_seg(s, &k->segs[pos->seg], pos->in, buf, len);
+		if (n < 0)
+			return n;
+		pos->in += n;
+		if (pos->in == k->segs[pos->seg].len) {
+			pos->seg++;
+			pos->in = 0;
+		}
+		return n;
+	}
+	/* past the runs in the file: the buffer */
+	if (pos->in >= k->len)
+		return 0;
+	n = len < k->len - pos->in ? len : k->len - pos->in;
+	memcpy(buf, k->buf + pos->in, n);
+	pos->in += n;
+	return n;
 }
 
 void kfit_spool_free(struct kfit_spool *s)
