@@ -32,7 +32,8 @@ struct kfit_cgview_sum {
 	size_t msize;
 	bool want_flame;
 	struct kfit_export_flame *flame;
-	const struct kfit_cgview_func *funcs;	/* the flame's kinds */
+	struct kfit_export_trace *trace;	/* --perfetto's, times from origin */
+	const struct kfit_cgview_func *funcs;	/* the kinds: colours, cat */
 	int nfuncs;
 	const struct kfit_ctree *t;		/* the flame's names */
 	int err;
@@ -267,28 +268,26 @@ static void print_summary_table(struct kfit_fstats *st, const struct kfit_fnotes
 }
 
 
-struct kfit_cgview_sum *kfit_cgview_sum_new(int nfuncs, bool summary,
-					    const struct kfit_cgview_func *flame_funcs,
-					    const __u64 *text_origin, bool json)
+struct kfit_cgview_sum *kfit_cgview_sum_new(const struct kfit_cgview_sum_want *w, int nfuncs,
+					    const struct kfit_cgview_func *funcs,
+					    const __u64 *origin)
 {
 	struct kfit_cgview_sum *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return NULL;
-	s->origin = text_origin;
-	s->json = json;
-	if (text_origin && !(s->text = kfit_spool_new(0))) {
-		free(s);
-		return NULL;
-	}
-	s->summary = summary;
-	s->want_flame = flame_funcs != NULL;
-	s->funcs = flame_funcs;
+	s->origin = origin;
+	s->json = w->json;
+	s->want_flame = w->flame;
+	s->funcs = funcs;
 	s->nfuncs = nfuncs;
-	if (summary && kfit_fstats_init(&s->st, nfuncs)) {
-		free(s);
+	if ((w->text && !(s->text = kfit_spool_new(0))) ||
+	    (w->perfetto && !(s->trace = kfit_export_trace_new())) ||
+	    (w->summary && kfit_fstats_init(&s->st, nfuncs))) {
+		kfit_cgview_sum_free(s);
 		return NULL;
 	}
+	s->summary = w->summary;
 	return s;
 }
 
@@ -299,6 +298,7 @@ void kfit_cgview_sum_free(struct kfit_cgview_sum *s)
 	if (s->summary)
 		kfit_fstats_free(&s->st);
 	kfit_export_flame_free(s->flame);
+	kfit_export_trace_free(s->trace);
 	kfit_spool_free(s->text);
 	if (s->mem)
 		fclose(s->mem);
@@ -363,6 +363,17 @@ static int flame_root(struct kfit_cgview_sum *s, const struct kfit_ctree *t,
 	return kfit_export_flame_add(s->flame, kfit_ctree_emitting(t), root, s);
 }
 
+/* --perfetto: a task's events drawn, the interrupts kept for their tracks */
+static int trace_root(struct kfit_cgview_sum *s, const struct kfit_ctree *t,
+		      const struct kfit_cnode *root)
+{
+	struct kfit_export_src src = { .name = sum_name, .kernel = sum_kernel, .ctx = s,
+				       .t0 = *s->origin };
+
+	s->t = t;
+	return kfit_export_trace_add(s->trace, &src, kfit_ctree_emitting(t), root);
+}
+
 int kfit_cgview_sum_root(void *sum, const struct kfit_ctree *t, const struct kfit_cnode *root)
 {
 	struct kfit_cgview_sum *s = sum;
@@ -374,6 +385,8 @@ int kfit_cgview_sum_root(void *sum, const struct kfit_ctree *t, const struct kfi
 		err = flame_root(s, t, root);
 	if (!err && s->text)
 		err = text_root(s, t, root);
+	if (!err && s->trace)
+		err = trace_root(s, t, root);
 	if (err && !s->err)
 		s->err = err;
 	return err;
@@ -456,8 +469,8 @@ static bool streamed_flame(const struct kfit_cgview *v, const struct kfit_cgview
 }
 
 /*
- * The SVG (streamed: the flame's), or the Perfetto JSON: the tree's, or
- * sampled, the samples' timeline
+ * The SVG (streamed: the flame's), or the Perfetto JSON: the tree's
+ * (streamed: drawn as it came), or sampled, the samples' timeline
  */
 static int export_write(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
 			const struct kfit_export_src *src, bool svg, FILE *f)
@@ -470,6 +483,8 @@ static int export_write(const struct kfit_cgview *v, const struct kfit_cgview_op
 		return kfit_export_svg(src, &so, f);
 	if (v->sampled)
 		return kfit_cgview_timeline_write(o->timeline, v->start_ns, v->hz, f);
+	if (o->sum && o->sum->trace)
+		return o->sum->err ?: kfit_export_trace_write(o->sum->trace, src, f);
 	return kfit_export_perfetto(src, f);
 }
 
