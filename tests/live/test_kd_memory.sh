@@ -4,8 +4,11 @@
 # tree, --folded, --svg, -j, --perfetto) of kftgen --many files of N and 4N
 # iterations (9 records each, tests/helpers/kftgen's header), peak RSS by
 # GNU time. Memory must grow with what is open (threads x depth, the
-# functions), never with the records: the 4N run's peak within MARGIN of
-# the N run's, both under CAP. No BPF, no root; no timing is asserted.
+# functions), never with the records: the 4N runs' peak within MARGIN of
+# the N runs', both under CAP. Each file is read twice: a peak varies by
+# a few MB with the chunks inflated ahead on the other CPU, so the
+# smaller of 4N's is held against the larger of N's. No BPF, no root; no
+# timing is asserted.
 . "$(dirname "$0")/../lib.sh"
 
 KD=$KFIT_BIN/kd
@@ -22,26 +25,29 @@ need() {
 	"$GEN" --many $((4 * N)) 4n.kft || t_fail "kftgen --many $((4 * N))"
 }
 
-# kd FILE VIEW... with its stdout in NAME.out; prints its peak RSS in KiB
-peak() {	# NAME FILE VIEW...
-	local name=$1
+# kd FILE VIEW... twice, its stdout in NAME.out; prints the peak RSS of
+# each run in KiB, the smaller first
+peaks() {	# NAME FILE VIEW...
+	local name=$1 i
 	shift
-	/usr/bin/time -f %M -o "$name.rss" "$KD" "$@" >"$name.out" 2>"$name.err" ||
-		t_fail "kd $* failed: $(head -n 3 "$name.err")"
-	tail -n 1 "$name.rss"
+	for i in 1 2; do
+		/usr/bin/time -f %M -o "$name.rss" "$KD" "$@" >"$name.out" 2>"$name.err" ||
+			t_fail "kd $* failed: $(head -n 3 "$name.err")"
+		tail -n 1 "$name.rss"
+	done | sort -n | tr '\n' ' '
 }
 
 # The view's peaks on both files bounded; NAME.out and 4NAME.out kept
 bounded() {	# NAME VIEW...
-	local name=$1 a b
+	local name=$1 a0 a b b1
 	shift
-	a=$(peak "$name" n.kft "$@")
-	b=$(peak "4$name" 4n.kft "$@")
-	echo "kd $*: peak RSS ${a} KiB for $N iterations, ${b} KiB for $((4 * N))"
-	[ "$a" -le "$CAP" ] && [ "$b" -le "$CAP" ] ||
-		t_fail "kd $*: peak RSS ${a} KiB, ${b} KiB: above ${CAP} KiB"
+	read -r a0 a <<<"$(peaks "$name" n.kft "$@")"
+	read -r b b1 <<<"$(peaks "4$name" 4n.kft "$@")"
+	echo "kd $*: peak RSS $a0, $a KiB for $N iterations; $b, $b1 KiB for $((4 * N))"
+	[ "$a" -le "$CAP" ] && [ "$b1" -le "$CAP" ] ||
+		t_fail "kd $*: peak RSS up to $a KiB, $b1 KiB: above ${CAP} KiB"
 	[ "$b" -le $((a + MARGIN)) ] ||
-		t_fail "kd $*: peak RSS grows with the records: ${a} KiB for $N iterations, ${b} KiB for $((4 * N))"
+		t_fail "kd $*: peak RSS grows with the records: up to $a KiB for $N iterations, at least $b KiB for $((4 * N))"
 }
 
 # A summary row's count: "FUNCTION COUNT ..."
