@@ -1335,34 +1335,44 @@ static const char *tree_name(void *ctx, const struct kfit_cnode *n)
 	return kfit_ctree_name(ctx, n);
 }
 
+/*
+ * A stream decoded, finished: whole, or woven with each top-level node
+ * to got (not NULL). Two threads of one name (one frame of the graph).
+ */
+static struct kfit_ctree *decoded(const char *buf, size_t len, bool no_interlace,
+				  kfit_ctree_root_fn got, void *ctx)
+{
+	struct kfit_ctree_opts o = {
+		.funcs = funcs, .nfuncs = NFUNCS, .events = events, .nevents = 2,
+		.no_interlace = no_interlace, .woven = got != NULL,
+		.on_root = got, .root_ctx = ctx,
+	};
+	struct kfit_ctree *t = kfit_ctree_new(&o);
+	int k;
+
+	assert_non_null(t);
+	for (k = 0; k < NTASKS; k++)
+		assert_int_equal(kfit_ctree_task(t, PID, PID + k, k ? "worker" : "main"), 0);
+	assert_int_equal(kfit_ctree_add_all(t, buf, len), 0);
+	kfit_ctree_finish(t);
+	return t;
+}
+
 /* A stream's folded stacks and SVG, from the whole tree or streamed woven */
 static void flames_of(const char *buf, size_t len, bool stream, bool no_interlace,
 		      char **folded, char **svg)
 {
 	struct kfit_export_src src = { .name = tree_name };
 	struct kfit_export_flame *fl = NULL;
-	struct kfit_ctree_opts o = {
-		.funcs = funcs, .nfuncs = NFUNCS, .events = events, .nevents = 2,
-		.no_interlace = no_interlace, .woven = stream,
-	};
 	struct kfit_ctree *t;
 	size_t n1, n2;
 	FILE *f1, *f2;
-	int k;
 
 	if (stream) {
 		fl = kfit_export_flame_new(&src);
 		assert_non_null(fl);
-		o.on_root = flame_got;
-		o.root_ctx = fl;
 	}
-	t = kfit_ctree_new(&o);
-	assert_non_null(t);
-	/* two threads of one name: one frame of the graph */
-	for (k = 0; k < NTASKS; k++)
-		assert_int_equal(kfit_ctree_task(t, PID, PID + k, k ? "worker" : "main"), 0);
-	assert_int_equal(kfit_ctree_add_all(t, buf, len), 0);
-	kfit_ctree_finish(t);
+	t = decoded(buf, len, no_interlace, stream ? flame_got : NULL, fl);
 	f1 = open_memstream(folded, &n1);
 	f2 = open_memstream(svg, &n2);
 	if (stream) {
@@ -1417,28 +1427,16 @@ static char *trace_json(const char *buf, size_t len, bool stream, bool no_interl
 {
 	struct kfit_export_src src = { .name = tree_name };
 	struct kfit_export_trace *tr = NULL;
-	struct kfit_ctree_opts o = {
-		.funcs = funcs, .nfuncs = NFUNCS, .events = events, .nevents = 2,
-		.no_interlace = no_interlace, .woven = stream,
-	};
 	struct kfit_ctree *t;
 	char *json;
 	size_t n;
 	FILE *f;
-	int k;
 
 	if (stream) {
 		tr = kfit_export_trace_new();
 		assert_non_null(tr);
-		o.on_root = trace_got;
-		o.root_ctx = tr;
 	}
-	t = kfit_ctree_new(&o);
-	assert_non_null(t);
-	for (k = 0; k < NTASKS; k++)
-		assert_int_equal(kfit_ctree_task(t, PID, PID + k, k ? "worker" : "main"), 0);
-	assert_int_equal(kfit_ctree_add_all(t, buf, len), 0);
-	kfit_ctree_finish(t);
+	t = decoded(buf, len, no_interlace, stream ? trace_got : NULL, tr);
 	f = open_memstream(&json, &n);
 	assert_int_equal(kfit_export_src_ctree(&src, t, false), 0);
 	src.t0 = 900;

@@ -128,10 +128,9 @@ static void stream_into(struct kfit_ctree *t)
 	}
 }
 
-/* What a file holds, malloc'd; the file removed */
-static char *file_text(const char *path)
+/* What f, the file at path, holds, malloc'd; f closed, the file removed */
+static char *file_text(FILE *f, const char *path)
 {
-	FILE *f = fopen(path, "r");
 	char *buf;
 	long n;
 
@@ -188,14 +187,14 @@ static void test_streamed_same(void **state)
 		x = render(&v, &o, whole, &err);
 		assert_int_equal(err, 0);
 		if (pf)
-			jx = file_text(pf);
+			jx = file_text(fopen(pf, "r"), pf);
 		o.sum = a.sum;
 		y = render(&v, &o, streamed, &err);
 		assert_int_equal(err, 0);
 		t_true(name, strlen(x) > 40);
 		t_str_eq(name, y, x);
 		if (pf) {
-			jy = file_text(pf);
+			jy = file_text(fopen(pf, "r"), pf);
 			t_true(name, t_has(jx, "\"name\":\"softirq cpu 1\""));
 			t_true(name, t_has(jx, "\"name\":\"off-cpu (blocked)\""));
 			t_true(name, t_has(jx, "\"args\":{\"name\":\"renamed\"}"));
@@ -216,10 +215,8 @@ static void test_streamed_same(void **state)
 static char *render(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
 		    const struct kfit_ctree *t, int *err)
 {
-	char path[] = "/tmp/test_cgview.XXXXXX", *buf;
+	char path[] = "/tmp/test_cgview.XXXXXX";
 	int fd = mkstemp(path), saved = dup(STDOUT_FILENO);
-	FILE *f;
-	long n;
 
 	assert_true(fd >= 0 && saved >= 0);
 	fflush(stdout);
@@ -228,17 +225,7 @@ static char *render(const struct kfit_cgview *v, const struct kfit_cgview_opts *
 	fflush(stdout);
 	dup2(saved, STDOUT_FILENO);
 	close(saved);
-	f = fdopen(fd, "r");
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
-	fclose(f);
-	unlink(path);
-	return buf;
+	return file_text(fdopen(fd, "r"), path);
 }
 
 static void test_header_functions(void **state)

@@ -152,12 +152,42 @@ static void test_read(void **state)
 	}
 }
 
+/* Text printed into the spool's stream goes after the key's, the stream emptied each time */
+static void test_begin_end(void **state)
+{
+	struct kfit_spool *s = kfit_spool_new(4);
+	int a, b;
+	char *got;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(kfit_spool_add(s, &a, "x", 1), 0);
+	f = kfit_spool_begin(s);
+	assert_non_null(f);
+	fprintf(f, "%s %d;", "longer than a buffer", 1);
+	assert_int_equal(kfit_spool_end(s, &a), 0);
+	f = kfit_spool_begin(s);
+	fputs("b", f);
+	assert_int_equal(kfit_spool_end(s, &b), 0);
+	assert_ptr_equal(kfit_spool_begin(s), f);
+	assert_int_equal(kfit_spool_end(s, &a), 0);	/* nothing printed: nothing added */
+	got = written(s, &a);
+	assert_string_equal(got, "xlonger than a buffer 1;");
+	free(got);
+	got = written(s, &b);
+	assert_string_equal(got, "b");
+	free(got);
+	kfit_spool_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_interleaved),
 		cmocka_unit_test(test_unknown_key),
 		cmocka_unit_test(test_read),
+		cmocka_unit_test(test_begin_end),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

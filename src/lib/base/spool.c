@@ -30,6 +30,9 @@ struct kfit_spool {
 	FILE *f;		/* made at the first buffer full */
 	off_t end;
 	bool unflushed;		/* written since the last read */
+	FILE *mem;		/* kfit_spool_begin's text, made here first */
+	char *mbuf;
+	size_t msize;
 };
 
 struct kfit_spool *kfit_spool_new(size_t buf)
@@ -179,6 +182,23 @@ int kfit_spool_write(struct kfit_spool *s, const void *key, FILE *out)
 	return 0;
 }
 
+FILE *kfit_spool_begin(struct kfit_spool *s)
+{
+	if (!s->mem && !(s->mem = open_memstream(&s->mbuf, &s->msize)))
+		return NULL;
+	rewind(s->mem);
+	return s->mem;
+}
+
+int kfit_spool_end(struct kfit_spool *s, const void *key)
+{
+	long len = s->mem ? ftell(s->mem) : -1;
+
+	if (len < 0 || fflush(s->mem))
+		return -ENOMEM;
+	return kfit_spool_add(s, key, s->mbuf, len);
+}
+
 void **kfit_spool_data(struct kfit_spool *s, const void *key)
 {
 	struct skey *k = key_of(s, key);
@@ -244,5 +264,8 @@ void kfit_spool_free(struct kfit_spool *s)
 	free(s->v);
 	if (s->f)
 		fclose(s->f);
+	if (s->mem)
+		fclose(s->mem);
+	free(s->mbuf);
 	free(s);
 }

@@ -21,6 +21,13 @@ struct kfit_spool;
 struct kfit_spool *kfit_spool_new(size_t buf);
 /* len bytes of text after key's. 0 or -errno (the file's write: a full disk) */
 int kfit_spool_add(struct kfit_spool *s, const void *key, const char *text, size_t len);
+/*
+ * Text made by a printer into a stream: kfit_spool_begin gives the
+ * spool's own memory stream, emptied; kfit_spool_end adds what was
+ * written to it since after key's text (0 or -errno)
+ */
+FILE *kfit_spool_begin(struct kfit_spool *s);
+int kfit_spool_end(struct kfit_spool *s, const void *key);
 /* Whether key has any text */
 int kfit_spool_has(const struct kfit_spool *s, const void *key);
 /* key's text, all of it, to out: 0 or -errno */

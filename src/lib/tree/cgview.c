@@ -27,9 +27,6 @@ struct kfit_cgview_sum {
 	struct kfit_spool *text;	/* the tree: each thread's lines (-j: calls) */
 	bool json;
 	const __u64 *origin;		/* their ENTRY's time 0 */
-	FILE *mem;			/* a node's lines, made here first */
-	char *mbuf;
-	size_t msize;
 	bool want_flame;
 	struct kfit_export_flame *flame;
 	struct kfit_export_trace *trace;	/* --perfetto's, times from origin */
@@ -300,19 +297,17 @@ void kfit_cgview_sum_free(struct kfit_cgview_sum *s)
 	kfit_export_flame_free(s->flame);
 	kfit_export_trace_free(s->trace);
 	kfit_spool_free(s->text);
-	if (s->mem)
-		fclose(s->mem);
-	free(s->mbuf);
 	free(s);
 }
 
 /* A call of a thread in its "calls" array, after its others */
 static void json_root(struct kfit_cgview_sum *s, const struct kfit_ctree *t,
-		      const struct kfit_cnode *root, const struct kfit_treeprint_opts *o)
+		      const struct kfit_cnode *root, const struct kfit_treeprint_opts *o,
+		      FILE *f)
 {
 	struct kfit_json j;
 
-	kfit_json_init(&j, s->mem, false);
+	kfit_json_init(&j, f, false);
 	j.depth = CALLS_DEPTH;
 	j.has_item[CALLS_DEPTH] = kfit_spool_has(s->text, kfit_ctree_emitting(t));
 	kfit_treeprint_json_node(&j, t, kfit_ctree_emitting(t), root, o);
@@ -323,19 +318,15 @@ static int text_root(struct kfit_cgview_sum *s, const struct kfit_ctree *t,
 		     const struct kfit_cnode *root)
 {
 	struct kfit_treeprint_opts o = { .origin = *s->origin };
-	long len;
+	FILE *f = kfit_spool_begin(s->text);
 
-	if (!s->mem && !(s->mem = open_memstream(&s->mbuf, &s->msize)))
+	if (!f)
 		return -ENOMEM;
-	rewind(s->mem);
 	if (s->json)
-		json_root(s, t, root, &o);
+		json_root(s, t, root, &o, f);
 	else
-		kfit_treeprint_text_node(s->mem, t, root, &o);
-	len = ftell(s->mem);
-	if (fflush(s->mem) || len < 0)
-		return -ENOMEM;
-	return kfit_spool_add(s->text, kfit_ctree_emitting(t), s->mbuf, len);
+		kfit_treeprint_text_node(f, t, root, &o);
+	return kfit_spool_end(s->text, kfit_ctree_emitting(t));
 }
 
 static const char *sum_name(void *ctx, const struct kfit_cnode *n)

@@ -260,9 +260,6 @@ struct kfit_export_trace {
 	struct trace x;
 	struct export_walker draw, find, keep;
 	struct kfit_spool *sp;		/* tasks' text by thread, subtrees by run */
-	FILE *mem;			/* a node's events, made here first */
-	char *mbuf;
-	size_t msize;
 	struct tthread **tt;
 	size_t ntt, ttcap;
 	struct irun **runs;
@@ -452,14 +449,13 @@ static struct tthread *tthread_of(struct kfit_export_trace *tr, const struct kfi
 static int draw_task(struct kfit_export_trace *tr, const struct kfit_cthread *th,
 		     const struct kfit_cnode *n)
 {
+	FILE *f = kfit_spool_begin(tr->sp);
 	struct trace *x = &tr->x;
-	long len;
 	int err;
 
-	if (!tr->mem && !(tr->mem = open_memstream(&tr->mbuf, &tr->msize)))
+	if (!f)
 		return -ENOMEM;
-	rewind(tr->mem);
-	kfit_json_init(&x->j, tr->mem, false);
+	kfit_json_init(&x->j, f, false);
 	/* the names come first: every event follows an item */
 	x->j.depth = EVENTS_DEPTH;
 	x->j.has_item[EVENTS_DEPTH] = true;
@@ -471,10 +467,7 @@ static int draw_task(struct kfit_export_trace *tr, const struct kfit_cthread *th
 	x->sp[0].prev = tr->cur->prev;
 	err = export_walk(&tr->draw, n, false);
 	tr->cur->prev = x->sp[0].prev;
-	len = ftell(tr->mem);
-	if (err || fflush(tr->mem) || len < 0)
-		return err ? err : -ENOMEM;
-	return kfit_spool_add(tr->sp, th, tr->mbuf, len);
+	return err ? err : kfit_spool_end(tr->sp, th);
 }
 
 int kfit_export_trace_add(struct kfit_export_trace *tr, const struct kfit_export_src *s,
@@ -527,9 +520,6 @@ void kfit_export_trace_free(struct kfit_export_trace *tr)
 	free(tr->tt);
 	free(tr->runs);
 	kfit_spool_free(tr->sp);
-	if (tr->mem)
-		fclose(tr->mem);
-	free(tr->mbuf);
 	free(tr->kbuf);
 	free(tr->nodes);
 	free(tr->up);
