@@ -152,7 +152,10 @@ static void test_read(void **state)
 	}
 }
 
-/* Text printed into the spool's stream goes after the key's, the stream emptied each time */
+/*
+ * Text printed into the spool's stream goes after the key's, the stream
+ * emptied each time; a key closed keeps its text
+ */
 static void test_begin_end(void **state)
 {
 	struct kfit_spool *s = kfit_spool_new(4);
@@ -174,6 +177,15 @@ static void test_begin_end(void **state)
 	assert_int_equal(kfit_spool_end(s, &a), 0);	/* nothing printed: nothing added */
 	got = written(s, &a);
 	assert_string_equal(got, "xlonger than a buffer 1;");
+	free(got);
+	/* closed: all in the file, its buffer freed; more text takes one again */
+	assert_int_equal(kfit_spool_close(s, &a), 0);
+	got = written(s, &a);
+	assert_string_equal(got, "xlonger than a buffer 1;");
+	free(got);
+	assert_int_equal(kfit_spool_add(s, &a, "!", 1), 0);
+	got = written(s, &a);
+	assert_string_equal(got, "xlonger than a buffer 1;!");
 	free(got);
 	got = written(s, &b);
 	assert_string_equal(got, "b");

@@ -137,7 +137,7 @@ int kfit_spool_add(struct kfit_spool *s, const void *key, const char *text, size
 	size_t n;
 	int err;
 
-	if (!k)
+	if (!k || (!k->buf && !(k->buf = malloc(s->buf))))
 		return -ENOMEM;
 	while (len) {
 		if (k->len == s->buf && (err = spill(s, k)))
@@ -197,6 +197,21 @@ int kfit_spool_end(struct kfit_spool *s, const void *key)
 	if (len < 0 || fflush(s->mem))
 		return -ENOMEM;
 	return kfit_spool_add(s, key, s->mbuf, len);
+}
+
+int kfit_spool_close(struct kfit_spool *s, const void *key)
+{
+	struct skey *k = slot(s->v, s->mask, key);
+	int err;
+
+	if (!k->key)
+		return 0;
+	err = spill(s, k);
+	if (err)
+		return err;
+	free(k->buf);
+	k->buf = NULL;
+	return 0;
 }
 
 void **kfit_spool_data(struct kfit_spool *s, const void *key)

@@ -28,6 +28,11 @@ int kfit_spool_add(struct kfit_spool *s, const void *key, const char *text, size
  */
 FILE *kfit_spool_begin(struct kfit_spool *s);
 int kfit_spool_end(struct kfit_spool *s, const void *key);
+/*
+ * key's text all in the file, its buffer freed (a key done with: memory
+ * then holds only where its text is). 0 or -errno.
+ */
+int kfit_spool_close(struct kfit_spool *s, const void *key);
 /* Whether key has any text */
 int kfit_spool_has(const struct kfit_spool *s, const void *key);
 /* key's text, all of it, to out: 0 or -errno */

@@ -205,6 +205,7 @@ static void trace_leave(void *c, const struct kfit_cnode *n)
 	(void)n;
 	x->nsp--;
 }
+
 /* ---- the trace made as call trees come ---- */
 
 /*
@@ -343,17 +344,20 @@ static struct irun *run_of(struct kfit_export_trace *tr, __u16 cpu, __u8 ctx, __
 			   __u64 start)
 {
 	struct tthread *tt = tr->cur;
-	struct irun *r = NULL, **slot = NULL;
+	struct irun *r, **slot = NULL;
 	void *p;
 	size_t i;
 
 	for (i = 0; i < tt->nruns && !slot; i++)
 		if (tt->runs[i]->cpu == cpu && tt->runs[i]->ctx == ctx && tt->runs[i]->cls == cls)
 			slot = &tt->runs[i];
-	if (slot && start >= (*slot)->last)
-		r = *slot;
-	if (r)
-		goto out;
+	if (slot && start >= (*slot)->last) {
+		(*slot)->last = start;
+		return *slot;
+	}
+	/* a run ended (rare: a thread's interrupts out of time order): to the file */
+	if (slot && kfit_spool_close(tr->sp, *slot))
+		return NULL;
 	p = room(tr->runs, tr->nruns, &tr->runcap);
 	if (!p)
 		return NULL;
@@ -368,13 +372,11 @@ static struct irun *run_of(struct kfit_export_trace *tr, __u16 cpu, __u8 ctx, __
 	if (!r)
 		return NULL;
 	*r = (struct irun){ .th = tr->th, .tt = tt, .cpu = cpu, .ctx = ctx, .cls = cls,
-			    .no = slot ? (*slot)->no + 1 : 0 };
+			    .no = slot ? (*slot)->no + 1 : 0, .last = start };
 	tr->runs[tr->nruns++] = r;
 	if (!slot)
 		slot = &tt->runs[tt->nruns++];
 	*slot = r;
-out:
-	r->last = start;
 	return r;
 }
 
