@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # kd reads a long recording in bounded memory: every view (--summary, the
-# tree, --folded, --svg, -j, --perfetto) of kftgen --many files of N and 4N
-# iterations (9 records each, tests/helpers/kftgen's header), peak RSS by
-# GNU time. Memory must grow with what is open (threads x depth, the
+# tree, --folded, --svg, -j, --perfetto) of kftgen --many --irqs files of N
+# and 4N iterations (11 records each, a softirq among them:
+# tests/helpers/kftgen's header), peak RSS by GNU time. Memory must grow with what is open (threads x depth, the
 # functions), never with the records: the 4N runs' peak within MARGIN of
 # the N runs', both under CAP. Each file is read twice: a peak varies by
 # a few MB with the chunks inflated ahead on the other CPU, so the
@@ -21,8 +21,8 @@ need() {
 	[ -x "$KD" ] || t_fail "no $KD (make)"
 	[ -x "$GEN" ] || t_fail "no $GEN (make)"
 	[ -x /usr/bin/time ] || t_fail "no /usr/bin/time (make deps: time)"
-	"$GEN" --many "$N" n.kft || t_fail "kftgen --many $N"
-	"$GEN" --many $((4 * N)) 4n.kft || t_fail "kftgen --many $((4 * N))"
+	"$GEN" --many "$N" --irqs n.kft || t_fail "kftgen --many $N --irqs"
+	"$GEN" --many $((4 * N)) --irqs 4n.kft || t_fail "kftgen --many $((4 * N)) --irqs"
 }
 
 # kd FILE VIEW... twice, its stdout in NAME.out; prints the peak RSS of
@@ -60,6 +60,7 @@ test_summary_bounded() {
 	bounded sum --summary
 	t_assert_eq "$(count main_loop 4sum.out)" $((4 * N)) "main_loop's count, 4N"
 	t_assert_eq "$(count leaf 4sum.out)" $((12 * N)) "leaf's count, 4N"
+	t_assert_eq "$(count vfs_write 4sum.out)" $((8 * N)) "vfs_write's count, 4N (half in softirqs)"
 }
 
 test_tree_bounded() {
@@ -67,12 +68,15 @@ test_tree_bounded() {
 	bounded tree
 	t_assert_eq "$(grep -c ' main_loop$' 4tree.out)" $((4 * N)) "main_loop lines, 4N"
 	t_assert_eq "$(grep -c '^== pid 100 tid 10[01] ' 4tree.out)" 2 "the threads' heads"
+	t_assert_eq "$(grep -c '==> softirq NET_RX (cpu 0)$' 4tree.out)" $((4 * N)) "softirqs, 4N"
 }
 
 test_folded_bounded() {
 	need
 	bounded fold --folded
 	t_assert_eq "$(grep -c '^gen;main_loop;work;leaf ' 4fold.out)" 1 "a stack, once"
+	t_assert_eq "$(grep -c '^gen;main_loop;work;\[irq\] softirq NET_RX;vfs_write ' 4fold.out)" 1 \
+		"the softirq's stack"
 	t_assert_eq "$(wc -l <4fold.out)" "$(wc -l <fold.out)" "the same stacks for N and 4N"
 }
 
@@ -98,6 +102,10 @@ test_perfetto_bounded() {
 	[ -s a.json ] || t_fail "no Perfetto JSON written"
 	t_assert_eq "$(grep -o '"ph":"X","name":"main_loop"' a.json | wc -l)" $((4 * N)) \
 		"main_loop slices in the Perfetto JSON, 4N"
+	t_assert_eq "$(grep -o '"ph":"X","name":"softirq NET_RX"' a.json | wc -l)" $((4 * N)) \
+		"softirq slices on their track, 4N"
+	t_assert_eq "$(grep -o '"name":"thread_name","pid":4194304,"tid":[0-9]*,"args":{"name":"softirq cpu 0"}' a.json | wc -l)" 1 \
+		"the softirq track, once"
 	t_assert_match "$(tail -c 2 a.json)" '^}$' "the Perfetto JSON ends"
 	t_assert_no_match "$(cat 4perfetto.out)" 'traceEvents' "the JSON on stdout"
 }
