@@ -29,12 +29,28 @@ static char *written(struct kfit_spool *s, const void *key)
 	return buf;
 }
 
+/* n lines of random length to random keys (key 0's the first 100), each also to w[key] */
+static void add_lines(struct kfit_spool *s, int *keys, FILE **w, size_t n)
+{
+	char line[64];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		int k = i < 100 ? 0 : rand() % NKEYS;
+		int len = snprintf(line, sizeof(line), "%zu: key %d %.*s\n", i, k, rand() % 40,
+				   "0123456789012345678901234567890123456789");
+
+		assert_int_equal(kfit_spool_add(s, &keys[k], line, len), 0);
+		fputs(line, w[k]);
+	}
+}
+
 static void test_interleaved(void **state)
 {
 	static const size_t bufs[] = { 1, 7, 100, 0 };
-	char line[64], *got;
 	int keys[NKEYS];
 	size_t b, i;
+	char *got;
 
 	(void)state;
 	for (b = 0; b < sizeof(bufs) / sizeof(bufs[0]); b++) {
@@ -47,14 +63,7 @@ static void test_interleaved(void **state)
 		for (i = 0; i < NKEYS; i++)
 			w[i] = open_memstream(&want[i], &wlen[i]);
 		srand(b + 1);
-		for (i = 0; i < 20000; i++) {
-			int k = i < 100 ? 0 : rand() % NKEYS;
-			int n = snprintf(line, sizeof(line), "%zu: key %d %.*s\n", i, k,
-					 rand() % 40, "0123456789012345678901234567890123456789");
-
-			assert_int_equal(kfit_spool_add(s, &keys[k], line, n), 0);
-			fputs(line, w[k]);
-		}
+		add_lines(s, keys, w, 20000);
 		/* a text larger than a buffer at once */
 		assert_int_equal(kfit_spool_add(s, &keys[1], "x", 1), 0);
 		fputs("x", w[1]);
@@ -103,8 +112,8 @@ static void test_read(void **state)
 {
 	static const size_t bufs[] = { 1, 7, 100, 0 };
 	struct kfit_spool_pos pos[NKEYS];
-	char line[64], piece[50];
 	size_t b, i, wlen[NKEYS], at[NKEYS];
+	char piece[50];
 	int keys[NKEYS], done;
 	char *want[NKEYS];
 	ssize_t n;
@@ -120,14 +129,7 @@ static void test_read(void **state)
 			*kfit_spool_data(s, &keys[i]) = &w[i];
 		}
 		srand(b + 7);
-		for (i = 0; i < 5000; i++) {
-			int k = rand() % NKEYS;
-			int len = snprintf(line, sizeof(line), "%zu:%d %.*s\n", i, k, rand() % 40,
-					   "0123456789012345678901234567890123456789");
-
-			assert_int_equal(kfit_spool_add(s, &keys[k], line, len), 0);
-			fputs(line, w[k]);
-		}
+		add_lines(s, keys, w, 5000);
 		memset(pos, 0, sizeof(pos));
 		memset(at, 0, sizeof(at));
 		for (i = 0; i < NKEYS; i++) {
