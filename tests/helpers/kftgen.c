@@ -3,7 +3,7 @@
  * kftgen: writes a trace file of known synthetic records with the
  * library's writer (src/lib/trace/kft.h), so that kd is tested without BPF.
  *
- *   kftgen [-s] [-n N | --many N] [-c BYTES] [--cut BYTES] [--corrupt I] [--corrupt-meta] OUT
+ *   kftgen [-s] [-n N | --many N [--irqs]] [-c BYTES] [--cut BYTES] [--corrupt I] [--corrupt-meta] OUT
  *
  * Exact mode (the default). Start T0 = 1 s; iteration k (0..N-1) at
  * B = T0 + 1 ms + k * 10 ms:
@@ -37,7 +37,10 @@
  * of 9 records an iteration for kd's memory and speed (chunks of 1 MiB
  * unless -c); it ends 1 ms after the last iteration. Its NAMES block is
  * empty, as callgraph writes it when no task took a new name: a window
- * needs no chunk before it.
+ * needs no chunk before it. --irqs: each
+ * iteration also a softirq NET_RX on CPU 0 at B+300us for 5us striking
+ * gen (inside work), vfs_write [B+301us, +2us) in it: 11 records an
+ * iteration, an interrupt track as long as the recording.
  *
  * -c: raw bytes per chunk (default 1024: many chunks). --cut BYTES: the
  * file loses its last BYTES. --corrupt I: a byte of chunk I's payload
@@ -71,6 +74,7 @@ enum { F_MAIN, F_WORK, F_LEAF, F_VFS_WRITE, F_NEVER, F_DROPPED };
 static struct kft_writer *w;
 static long nrecs;
 static bool many;		/* --many */
+static bool irqs;		/* --irqs */
 static __u64 step = 10 * MS;	/* between iterations */
 static __u64 end_ns = END;
 
@@ -165,6 +169,25 @@ static void lost(void)
 	rec(&r, sizeof(r));
 }
 
+/* A NET_RX softirq on CPU 0 at ts for 5us striking gen; with a call: vfs_write in it */
+static void softirq(__u64 ts, bool with_call)
+{
+	struct kfit_rec_irq q = {
+		.h = head(KFIT_REC_IRQ, sizeof(q), 100, 100, 0, ts), .dur = 5 * US, .vec = 3,
+	};
+	struct kfit_rec_call c = {
+		.h = head(KFIT_REC_CALL, sizeof(c), 100, 100, 0, ts + US),
+		.dur = 2 * US, .id = F_VFS_WRITE,
+	};
+
+	q.h.ctx = c.h.ctx = KFIT_CTX_SOFTIRQ;
+	if (with_call) {
+		rec(&c, sizeof(c));
+		q.ncalls = 1;
+	}
+	rec(&q, sizeof(q));
+}
+
 static void exact_records(long n)
 {
 	long k;
@@ -187,15 +210,10 @@ static void exact_records(long n)
 
 			rec(&s, sizeof(s));
 		}
-		if (k == 2 && !many) {
-			struct kfit_rec_irq q = {
-				.h = head(KFIT_REC_IRQ, sizeof(q), 100, 100, 0, b + 300 * US),
-				.dur = 5 * US, .vec = 3,
-			};
-
-			q.h.ctx = KFIT_CTX_SOFTIRQ;
-			rec(&q, sizeof(q));
-		}
+		if (k == 2 && !many)
+			softirq(b + 300 * US, false);
+		if (irqs)
+			softirq(b + 300 * US, true);
 		call(100, 100, 0, F_WORK, 1, b + 10 * US, 300 * US, off);
 		ev_write(b + 410 * US, 1, 0x7f0000001000ULL + k, k + 1);
 		call(100, 100, 0, F_VFS_WRITE, 1, b + 400 * US, 50 * US, 0);
@@ -383,6 +401,7 @@ int main(int argc, char **argv)
 		{ "dup-chunk", required_argument, NULL, 'D' },
 		{ "sparse-meta", required_argument, NULL, 'S' },
 		{ "many", required_argument, NULL, 'm' },
+		{ "irqs", no_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kft_wopts o = { .chunk_bytes = 1024 };
@@ -424,12 +443,19 @@ int main(int argc, char **argv)
 			many = true;
 			n = atol(optarg);
 			break;
+		case 'I':
+			irqs = true;
+			break;
 		default:
 			fprintf(stderr, "usage: kftgen [-s] [-n N] [-c BYTES] [--cut BYTES] "
 				"[--corrupt I] [--corrupt-meta] [--dup-chunk I] "
-				"[--sparse-meta BYTES] [--many N] OUT\n");
+				"[--sparse-meta BYTES] [--many N [--irqs]] OUT\n");
 			return 2;
 		}
+	}
+	if (irqs && !many) {
+		fprintf(stderr, "kftgen: --irqs goes with --many\n");
+		return 2;
 	}
 	if (optind + 1 != argc || n < 1 || n > (many ? 50000000 : 29) || (many && sampled)) {
 		fprintf(stderr, "kftgen: one OUT, and N from 1 to 29 (--many: to 50000000, "
