@@ -24,6 +24,8 @@ TEST_DEPS += uftrace systemd-bootchart
 TEST_DEPS += libclang-rt-14-dev
 # the manual pages (make man; tests/live/test_docs.sh): pandoc, man-db
 TEST_DEPS += pandoc man-db
+# kd's peak RSS (tests/live/test_kd_memory.sh): GNU time
+TEST_DEPS += time
 # The comparisons: Debian's libbpf-tools, perf, bpftrace, uftrace, trace-cmd
 # (tools/bench/record.sh), systemd-bootchart (tools/bench/bootsum.sh); peak
 # RSS (time); the VM benchmarks (qemu, an initramfs of busybox)

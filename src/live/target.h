@@ -26,6 +26,12 @@ struct kfit_targets_func {
 	bool dropped;		/* refused at attach: in skipped, not traced */
 };
 
+/* Whether fn's work is the kernel's: a kernel function or a system call */
+static inline bool kfit_targets_in_kernel(const struct kfit_targets_func *fn)
+{
+	return fn->kind != KFIT_TARGETS_USER;
+}
+
 struct kfit_targets_skipped {
 	char *name;
 	char *reason;

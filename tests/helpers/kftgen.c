@@ -3,7 +3,7 @@
  * kftgen: writes a trace file of known synthetic records with the
  * library's writer (src/lib/trace/kft.h), so that kd is tested without BPF.
  *
- *   kftgen [-s] [-n N | --many N | --flat N] [-c BYTES] [--cut BYTES] [--corrupt I] [--corrupt-meta] OUT
+ *   kftgen [-s] [-n N | --many N [--irqs] | --flat N] [-c BYTES] [--cut BYTES] [--corrupt I] [--corrupt-meta] OUT
  *
  * Exact mode (the default). Start T0 = 1 s; iteration k (0..N-1) at
  * B = T0 + 1 ms + k * 10 ms:
@@ -35,7 +35,12 @@
  * --many N: N iterations (1 to 50,000,000) 600us apart, without the
  * fork, the shell and the extras of k == 1 and k == 2: a long recording
  * of 9 records an iteration for kd's memory and speed (chunks of 1 MiB
- * unless -c); it ends 1 ms after the last iteration.
+ * unless -c); it ends 1 ms after the last iteration. Its NAMES block is
+ * empty, as callgraph writes it when no task took a new name: a window
+ * needs no chunk before it. --irqs: each
+ * iteration also a softirq NET_RX on CPU 0 at B+300us for 5us striking
+ * gen (inside work), vfs_write [B+301us, +2us) in it: 11 records an
+ * iteration, an interrupt track as long as the recording.
  *
  * --flat N: instead, N depth-0 calls of vfs_write by gen (1 to 500,000,000),
  * about 450ns apart and 250ns long with a deterministic jitter: the shape
@@ -73,6 +78,7 @@ enum { F_MAIN, F_WORK, F_LEAF, F_VFS_WRITE, F_NEVER, F_DROPPED };
 static struct kft_writer *w;
 static long nrecs;
 static bool many;		/* --many or --flat */
+static bool irqs;		/* --irqs */
 static bool flat;		/* --flat */
 static __u64 step = 10 * MS;	/* between iterations */
 static __u64 end_ns = END;
@@ -168,6 +174,25 @@ static void lost(void)
 	rec(&r, sizeof(r));
 }
 
+/* A NET_RX softirq on CPU 0 at ts for 5us striking gen; with a call: vfs_write in it */
+static void softirq(__u64 ts, bool with_call)
+{
+	struct kfit_rec_irq q = {
+		.h = head(KFIT_REC_IRQ, sizeof(q), 100, 100, 0, ts), .dur = 5 * US, .vec = 3,
+	};
+	struct kfit_rec_call c = {
+		.h = head(KFIT_REC_CALL, sizeof(c), 100, 100, 0, ts + US),
+		.dur = 2 * US, .id = F_VFS_WRITE,
+	};
+
+	q.h.ctx = c.h.ctx = KFIT_CTX_SOFTIRQ;
+	if (with_call) {
+		rec(&c, sizeof(c));
+		q.ncalls = 1;
+	}
+	rec(&q, sizeof(q));
+}
+
 static void exact_records(long n)
 {
 	long k;
@@ -190,15 +215,10 @@ static void exact_records(long n)
 
 			rec(&s, sizeof(s));
 		}
-		if (k == 2 && !many) {
-			struct kfit_rec_irq q = {
-				.h = head(KFIT_REC_IRQ, sizeof(q), 100, 100, 0, b + 300 * US),
-				.dur = 5 * US, .vec = 3,
-			};
-
-			q.h.ctx = KFIT_CTX_SOFTIRQ;
-			rec(&q, sizeof(q));
-		}
+		if (k == 2 && !many)
+			softirq(b + 300 * US, false);
+		if (irqs)
+			softirq(b + 300 * US, true);
 		call(100, 100, 0, F_WORK, 1, b + 10 * US, 300 * US, off);
 		ev_write(b + 410 * US, 1, 0x7f0000001000ULL + k, k + 1);
 		call(100, 100, 0, F_VFS_WRITE, 1, b + 400 * US, 50 * US, 0);
@@ -401,6 +421,7 @@ int main(int argc, char **argv)
 		{ "dup-chunk", required_argument, NULL, 'D' },
 		{ "sparse-meta", required_argument, NULL, 'S' },
 		{ "many", required_argument, NULL, 'm' },
+		{ "irqs", no_argument, NULL, 'I' },
 		{ "flat", required_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -443,6 +464,9 @@ int main(int argc, char **argv)
 			many = true;
 			n = atol(optarg);
 			break;
+		case 'I':
+			irqs = true;
+			break;
 		case 'F':
 			many = flat = true;
 			n = atol(optarg);
@@ -450,9 +474,13 @@ int main(int argc, char **argv)
 		default:
 			fprintf(stderr, "usage: kftgen [-s] [-n N] [-c BYTES] [--cut BYTES] "
 				"[--corrupt I] [--corrupt-meta] [--dup-chunk I] "
-				"[--sparse-meta BYTES] [--many N | --flat N] OUT\n");
+				"[--sparse-meta BYTES] [--many N [--irqs] | --flat N] OUT\n");
 			return 2;
 		}
+	}
+	if (irqs && (!many || flat)) {
+		fprintf(stderr, "kftgen: --irqs goes with --many\n");
+		return 2;
 	}
 	if (optind + 1 != argc || n < 1 || n > (flat ? 500000000 : many ? 50000000 : 29) ||
 	    (many && sampled)) {
@@ -485,6 +513,8 @@ int main(int argc, char **argv)
 		flat_records(n);
 	else
 		exact_records(n);
+	if (many && kft_writer_names(w, "", 0))
+		die("kft_writer_names", ENOMEM);
 	snprintf(stats, sizeof(stats),
 		 "end_ns=%llu\nrecords=%ld\nend_calls=0\nlost=7\nlost.cpu0=0\nlost.cpu1=7\n"
 		 "counter.deep=0\ncounter.no_stack=0\ncounter.unmatched=0\nmissed=0\n",

@@ -731,6 +731,19 @@ test_perfetto() {
 	t_assert_match "$(cat bg.out)" '.' "the header on stdout"
 }
 
+# A system call is the kernel's work in the Perfetto JSON, as kd's reading
+# of a recording says (it was "user" live)
+test_perfetto_syscall_is_kernel() {
+	need_tool
+	local f=$T_TMP/sys.trace.json cats
+	"$CG" --perfetto "$f" sys:openat -- cat /dev/null >/dev/null 2>bg.err ||
+		t_fail "callgraph --perfetto sys:openat: $(head -n 3 bg.err)"
+	cats=$(jq -r '(if type == "array" then . else .traceEvents end) |
+		[.[] | select(.ph == "X" and .name == "sys:openat") | .cat] | unique | join(" ")' "$f") ||
+		t_fail "not trace-event JSON"
+	t_assert_eq "$cats" kernel "sys:openat's category"
+}
+
 # --summary: the kd table, as funcdur's
 test_summary() {
 	need_tool

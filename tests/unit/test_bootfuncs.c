@@ -221,8 +221,8 @@ static void test_kernel_function_refused(void **state)
 
 static int setup(void **state)
 {
-	(void)state;
 	kfit_diag_setup("test_bootfuncs", 0);
+	t_kernel_fs_setup(state);
 	snprintf(dir, sizeof(dir), "%s/test-bootfuncs-%d", KFIT_PIN_ROOT, (int)getpid());
 	return 0;
 }

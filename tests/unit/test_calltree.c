@@ -1335,34 +1335,44 @@ static const char *tree_name(void *ctx, const struct kfit_cnode *n)
 	return kfit_ctree_name(ctx, n);
 }
 
+/*
+ * A stream decoded, finished: whole, or woven with each top-level node
+ * to got (not NULL). Two threads of one name (one frame of the graph).
+ */
+static struct kfit_ctree *decoded(const char *buf, size_t len, bool no_interlace,
+				  kfit_ctree_root_fn got, void *ctx)
+{
+	struct kfit_ctree_opts o = {
+		.funcs = funcs, .nfuncs = NFUNCS, .events = events, .nevents = 2,
+		.no_interlace = no_interlace, .woven = got != NULL,
+		.on_root = got, .root_ctx = ctx,
+	};
+	struct kfit_ctree *t = kfit_ctree_new(&o);
+	int k;
+
+	assert_non_null(t);
+	for (k = 0; k < NTASKS; k++)
+		assert_int_equal(kfit_ctree_task(t, PID, PID + k, k ? "worker" : "main"), 0);
+	assert_int_equal(kfit_ctree_add_all(t, buf, len), 0);
+	kfit_ctree_finish(t);
+	return t;
+}
+
 /* A stream's folded stacks and SVG, from the whole tree or streamed woven */
 static void flames_of(const char *buf, size_t len, bool stream, bool no_interlace,
 		      char **folded, char **svg)
 {
 	struct kfit_export_src src = { .name = tree_name };
 	struct kfit_export_flame *fl = NULL;
-	struct kfit_ctree_opts o = {
-		.funcs = funcs, .nfuncs = NFUNCS, .events = events, .nevents = 2,
-		.no_interlace = no_interlace, .woven = stream,
-	};
 	struct kfit_ctree *t;
 	size_t n1, n2;
 	FILE *f1, *f2;
-	int k;
 
 	if (stream) {
 		fl = kfit_export_flame_new(&src);
 		assert_non_null(fl);
-		o.on_root = flame_got;
-		o.root_ctx = fl;
 	}
-	t = kfit_ctree_new(&o);
-	assert_non_null(t);
-	/* two threads of one name: one frame of the graph */
-	for (k = 0; k < NTASKS; k++)
-		assert_int_equal(kfit_ctree_task(t, PID, PID + k, k ? "worker" : "main"), 0);
-	assert_int_equal(kfit_ctree_add_all(t, buf, len), 0);
-	kfit_ctree_finish(t);
+	t = decoded(buf, len, no_interlace, stream ? flame_got : NULL, fl);
 	f1 = open_memstream(folded, &n1);
 	f2 = open_memstream(svg, &n2);
 	if (stream) {
@@ -1402,6 +1412,71 @@ static void test_woven_same_flame(void **state)
 		free(fb);
 		free(sa);
 		free(sb);
+	}
+}
+
+static int trace_got(void *ctx, const struct kfit_ctree *t, const struct kfit_cnode *n)
+{
+	struct kfit_export_src src = { .name = tree_name, .ctx = (void *)t, .t0 = 900 };
+
+	return kfit_export_trace_add(ctx, &src, kfit_ctree_emitting(t), n);
+}
+
+/* A stream's Perfetto JSON, from the whole tree or drawn as the woven stream comes */
+static char *trace_json(const char *buf, size_t len, bool stream, bool no_interlace)
+{
+	struct kfit_export_src src = { .name = tree_name };
+	struct kfit_export_trace *tr = NULL;
+	struct kfit_ctree *t;
+	char *json;
+	size_t n;
+	FILE *f;
+
+	if (stream) {
+		tr = kfit_export_trace_new();
+		assert_non_null(tr);
+	}
+	t = decoded(buf, len, no_interlace, stream ? trace_got : NULL, tr);
+	f = open_memstream(&json, &n);
+	assert_int_equal(kfit_export_src_ctree(&src, t, false), 0);
+	src.t0 = 900;
+	if (stream)
+		assert_int_equal(kfit_export_trace_write(tr, &src, f), 0);
+	else
+		assert_int_equal(kfit_export_perfetto(&src, f), 0);
+	kfit_export_src_release(&src);
+	kfit_export_trace_free(tr);
+	fclose(f);
+	kfit_ctree_free(t);
+	return json;
+}
+
+/*
+ * The Perfetto JSON drawn as the woven stream comes (each task's track
+ * spooled, the interrupts merged into their tracks at the end) is the
+ * whole tree's, byte for byte: tasks struck by interrupts and bare
+ * hardirq calls on both CPUs, switches, events, interlaced or not
+ */
+static void test_woven_same_perfetto(void **state)
+{
+	static char buf[1 << 18];
+	char *a, *b, name[32];
+	int round;
+
+	(void)state;
+	for (round = 0; round < 40; round++) {
+		size_t len = stack_stream(buf, sizeof(buf));
+
+		snprintf(name, sizeof(name), "round %d", round);
+		a = trace_json(buf, len, false, round % 2);
+		b = trace_json(buf, len, true, round % 2);
+		/* interrupts of both CPUs on their tracks; apart, bare hardirq calls too */
+		t_true(name, strstr(a, "\"name\":\"softirq cpu 0\"") != NULL);
+		t_true(name, strstr(a, "\"name\":\"softirq cpu 1\"") != NULL);
+		t_true(name, !(round % 2) || strstr(a, "\"name\":\"hardirq cpu 1\""));
+		t_str_eq(name, b, a);
+		free(a);
+		free(b);
 	}
 }
 
@@ -1756,6 +1831,7 @@ int main(void)
 		cmocka_unit_test(test_collapse_bounded),
 		cmocka_unit_test(test_woven_same_trees),
 		cmocka_unit_test(test_woven_same_flame),
+		cmocka_unit_test(test_woven_same_perfetto),
 		cmocka_unit_test(test_random_bytes),
 		cmocka_unit_test(test_random_streaming),
 		cmocka_unit_test(test_large_stream),

@@ -128,23 +128,46 @@ static void stream_into(struct kfit_ctree *t)
 	}
 }
 
+/* What f, the file at path, holds, malloc'd; f closed, the file removed */
+static char *file_text(FILE *f, const char *path)
+{
+	char *buf;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(1, n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
+	fclose(f);
+	unlink(path);
+	return buf;
+}
+
 /*
- * Every view that streams (the tree, -j, --folded, --summary) prints what
- * the whole tree prints, byte for byte
+ * Every view that streams (the tree, -j, --folded, --summary, --perfetto)
+ * prints what the whole tree prints, byte for byte; --perfetto's file
+ * too, interrupts interlaced or not
  */
 static void test_streamed_same(void **state)
 {
 	static const __u64 origin = 1000;
+	static const char path[] = "/tmp/test_cgview_streamed.json";
 	struct kfit_cgview v = view();
+	char *jx = NULL, *jy = NULL;
 	int k, err;
 
 	(void)state;
 	v.ntracepoints = 0;
-	for (k = 0; k < 5; k++) {
-		struct kfit_cgview_args a = { .summary = k == 3, .folded = k == 2 };
-		struct kfit_cgview_opts o = { .json = k == 1, .summary = k == 3, .folded = k == 2 };
+	for (k = 0; k < 7; k++) {
+		const char *pf = k >= 5 ? path : NULL;
+		struct kfit_cgview_args a = { .summary = k == 3, .folded = k == 2, .perfetto = pf };
+		struct kfit_cgview_opts o = { .json = k == 1, .summary = k == 3, .folded = k == 2,
+					      .perfetto = pf };
 		struct kfit_ctree_opts to = { .funcs = names, .nfuncs = 4,
-					      .no_interlace = k == 4 };
+					      .no_interlace = k == 4 || k == 6 };
 		struct kfit_ctree *whole, *streamed;
 		char *x, *y, name[16];
 
@@ -163,13 +186,25 @@ static void test_streamed_same(void **state)
 		kfit_ctree_finish(streamed);
 		x = render(&v, &o, whole, &err);
 		assert_int_equal(err, 0);
+		if (pf)
+			jx = file_text(fopen(pf, "r"), pf);
 		o.sum = a.sum;
 		y = render(&v, &o, streamed, &err);
 		assert_int_equal(err, 0);
 		t_true(name, strlen(x) > 40);
 		t_str_eq(name, y, x);
+		if (pf) {
+			jy = file_text(fopen(pf, "r"), pf);
+			t_true(name, t_has(jx, "\"name\":\"softirq cpu 1\""));
+			t_true(name, t_has(jx, "\"name\":\"off-cpu (blocked)\""));
+			t_true(name, t_has(jx, "\"args\":{\"name\":\"renamed\"}"));
+			t_str_eq(name, jy, jx);
+		}
 		free(x);
 		free(y);
+		free(jx);
+		free(jy);
+		jx = jy = NULL;
 		kfit_cgview_close(&a);
 		kfit_ctree_free(whole);
 		kfit_ctree_free(streamed);
@@ -180,10 +215,8 @@ static void test_streamed_same(void **state)
 static char *render(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
 		    const struct kfit_ctree *t, int *err)
 {
-	char path[] = "/tmp/test_cgview.XXXXXX", *buf;
+	char path[] = "/tmp/test_cgview.XXXXXX";
 	int fd = mkstemp(path), saved = dup(STDOUT_FILENO);
-	FILE *f;
-	long n;
 
 	assert_true(fd >= 0 && saved >= 0);
 	fflush(stdout);
@@ -192,17 +225,7 @@ static char *render(const struct kfit_cgview *v, const struct kfit_cgview_opts *
 	fflush(stdout);
 	dup2(saved, STDOUT_FILENO);
 	close(saved);
-	f = fdopen(fd, "r");
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
-	fclose(f);
-	unlink(path);
-	return buf;
+	return file_text(fdopen(fd, "r"), path);
 }
 
 static void test_header_functions(void **state)

@@ -930,6 +930,82 @@ static void test_perfetto_random(void **state)
 	}
 }
 
+/* A softirq of CPU 0 at start under parent, with a call of function id inside */
+static struct kfit_cnode *softirq0(struct kfit_cnode *parent, __u64 start, __u32 id)
+{
+	struct kfit_cnode *irq = add(parent, KFIT_CN_IRQ, 1, start, 10);
+
+	irq->ctx = KFIT_CTX_SOFTIRQ;
+	irq->cpu = 0;
+	call(irq, id, start + 1, 2);
+	return irq;
+}
+
+/* "name@ts" of each slice of the interrupts' tracks, in the JSON's order */
+static void irq_slices(const char *js, char *out, size_t len)
+{
+	static const char x[] = "{\"ph\":\"X\",\"name\":\"";
+	const char *p = js, *end, *ts;
+	size_t n = 0;
+
+	out[0] = '\0';
+	while ((p = strstr(p, x))) {
+		p += sizeof(x) - 1;
+		end = strchr(p, '}');
+		ts = strstr(p, "\"ts\":");
+		if (!end || !ts || !strstr(p, "\"pid\":4194304,") ||
+		    strstr(p, "\"pid\":4194304,") > end)
+			continue;
+		n += snprintf(out + n, len - n, "%.*s@%.*s ", (int)strcspn(p, "\""), p,
+			      (int)strcspn(ts + 5, ","), ts + 5);
+		assert_true(n < len);
+	}
+}
+
+/*
+ * An interrupt track is in time order across the threads whatever order
+ * they came in, each slice after the one before it: ties go by thread
+ * (in the source's order), then a per-CPU thread's outermost calls before
+ * its interrupts; a thread's interrupts out of time order are sorted
+ */
+static void test_perfetto_irq_order(void **state)
+{
+	struct kfit_cthread th[3];
+	const struct kfit_cthread *ptr[3] = { &th[0], &th[1], &th[2] };
+	struct kfit_export_src src = { .threads = ptr, .nthreads = 3, .name = names,
+				       .kernel = kernel };
+	struct kfit_cnode *x;
+	char got[512], *js;
+
+	(void)state;
+	npool = 0;
+	thread_init(&th[0], 100, 100, "a");
+	thread_init(&th[1], 100, 101, "b");
+	thread_init(&th[2], 0, 0, "");
+	th[2].ctx = th[2].root.ctx = KFIT_CTX_SOFTIRQ;
+	x = call(&th[0].root, 0, 100, 200);
+	softirq0(x, 150, 1);
+	softirq0(x, 120, 2);		/* before the one above */
+	softirq0(&th[0].root, 300, 3);
+	softirq0(&th[1].root, 150, 5);	/* at the same time as a's */
+	softirq0(&th[2].root, 50, 6);
+	softirq0(&th[2].root, 400, 0);
+	call(&th[2].root, 4, 400, 5);	/* a call with no interrupt record */
+	js = trace_of(&src);
+	check_trace(js, 0);
+	irq_slices(js, got, sizeof(got));
+	assert_string_equal(got,
+		"softirq TIMER@0.050 loop@0.051 "
+		"softirq TIMER@0.120 security_file_permission@0.121 "
+		"softirq TIMER@0.150 rw_verify_area@0.151 "
+		"softirq TIMER@0.160 weird;name x@0.160 "	/* after a's: clamped */
+		"softirq TIMER@0.300 net_rx_action@0.301 "
+		"run_timer_softirq@0.400 "
+		"softirq TIMER@0.405 vfs_read@0.405 ");
+	assert_int_equal(t_count(js, "\"name\":\"softirq cpu 0\""), 1);
+	free(js);
+}
+
 /* Sampled trees have no timeline; a source without names is refused */
 static void test_perfetto_refused(void **state)
 {
@@ -1160,6 +1236,7 @@ int main(void)
 		cmocka_unit_test(test_perfetto_checker),
 		cmocka_unit_test(test_perfetto_samples),
 		cmocka_unit_test(test_perfetto_random),
+		cmocka_unit_test(test_perfetto_irq_order),
 		cmocka_unit_test(test_perfetto_refused),
 		cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_folded_irq_kinds),

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include "ktarget.h"
 #include "syscalls.h"
+#include "testlib.h"
 
 static void test_numbers(void **state)
 {
@@ -181,5 +182,5 @@ int main(void)
 		cmocka_unit_test(test_no_tracepoint),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, t_kernel_fs_setup, NULL);
 }

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include "deny.h"
 #include "target.h"
+#include "testlib.h"
 
 static void test_deny_machinery(void **state)
 {
@@ -265,5 +266,5 @@ int main(void)
 		cmocka_unit_test(test_user_skipped),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, t_kernel_fs_setup, NULL);
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <cmocka.h>
+#include "fileio.h"
 #include "testlib.h"
 
 __attribute__((constructor)) static void linebuf(void)
@@ -288,6 +289,16 @@ size_t t_longest_line(const char *s)
 bool t_has(const char *doc, const char *s)
 {
 	return doc && strstr(doc, s);
+}
+
+int t_kernel_fs_setup(void **state)
+{
+	(void)state;
+	if (geteuid() != 0)
+		return 0;
+	kfit_fs_mount(KFIT_FS_TRACEFS);
+	kfit_fs_mount(KFIT_FS_BPFFS);
+	return 0;
 }
 
 bool t_have(const char *tool)

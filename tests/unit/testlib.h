@@ -119,6 +119,14 @@ int t_nm(const char *file, const char *name, unsigned long long *addr,
 size_t t_self_mapping_size(unsigned long start);
 
 /*
+ * A cmocka group setup: tracefs and bpffs mounted where they are not, as
+ * every tool's kfit_setup mounts them (a fresh machine or container may
+ * have neither); without root nothing is mounted and the tests that need
+ * them skip. Always 0.
+ */
+int t_kernel_fs_setup(void **state);
+
+/*
  * A cmocka group setup: t_tmpdir_setup, then tests/helpers/symtarget.c
  * built there: pie and nopie (build-ids T_ID_PIE, T_ID_NOPIE), noid
  * (none); of each F, F.debug (objcopy --only-keep-debug), F.stripped (no

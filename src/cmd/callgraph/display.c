@@ -25,7 +25,7 @@ void cg_view_funcs(struct kfit_cgview_func *funcs)
 	for (i = 0; i < env.nfuncs; i++)
 		funcs[i] = (struct kfit_cgview_func){
 			.name = env.tg.funcs[i].name,
-			.kernel = env.tg.funcs[i].kind == KFIT_TARGETS_KERNEL,
+			.kernel = kfit_targets_in_kernel(&env.tg.funcs[i]),
 			.dropped = env.tg.funcs[i].dropped,
 		};
 }

@@ -337,14 +337,16 @@ int kd_count(const struct kfit_rec *h, size_t size)
  * recording kept: the execs before fell with the chunks it dropped):
  * from the NAMES block, written at the end of the recording and at each
  * flight dump; a file cut short has none, and the task records of the
- * chunks before the window are read instead.
+ * chunks before the window are read instead, all of them: a window of a
+ * long file without NAMES costs the time of reading up to it.
  */
 static int names_before(int first)
 {
 	__u64 until = env.since;
 	int i, err = 0;
 
-	if (!kft_nnames(env.f))
+	/* a complete file's NAMES block tells every name taken, even empty */
+	if (!kft_nnames(env.f) && !(kft_complete(env.f) && kft_has_names(env.f)))
 		return kd_read_range(0, first - 1, kd_track, NULL);
 	if (first < kft_nchunks(env.f) && kft_chunk_at(env.f, first)->first_ts > until)
 		until = kft_chunk_at(env.f, first)->first_ts;

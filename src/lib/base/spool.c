@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Text per key, written key after key at the end: see spool.h */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,6 +21,7 @@ struct skey {
 	size_t len;
 	struct seg *segs;
 	size_t nsegs, capsegs;
+	void *data;		/* the caller's */
 };
 
 struct kfit_spool {
@@ -27,6 +30,10 @@ struct kfit_spool {
 	size_t mask, n;
 	FILE *f;		/* made at the first buffer full */
 	off_t end;
+	bool unflushed;		/* written since the last read */
+	FILE *mem;		/* kfit_spool_begin's text, made here first */
+	char *mbuf;
+	size_t msize;
 };
 
 struct kfit_spool *kfit_spool_new(size_t buf)
@@ -121,6 +128,7 @@ static int spill(struct kfit_spool *s, struct skey *k)
 		k->segs[k->nsegs++] = (struct seg){ s->end, k->len };
 	s->end += k->len;
 	k->len = 0;
+	s->unflushed = true;
 	return 0;
 }
 
@@ -130,7 +138,7 @@ int kfit_spool_add(struct kfit_spool *s, const void *key, const char *text, size
 	size_t n;
 	int err;
 
-	if (!k)
+	if (!k || (!k->buf && !(k->buf = malloc(s->buf))))
 		return -ENOMEM;
 	while (len) {
 		if (k->len == s->buf && (err = spill(s, k)))
@@ -175,6 +183,95 @@ int kfit_spool_write(struct kfit_spool *s, const void *key, FILE *out)
 	return 0;
 }
 
+FILE *kfit_spool_begin(struct kfit_spool *s)
+{
+	if (!s->mem) {
+		s->mem = open_memstream(&s->mbuf, &s->msize);
+		if (!s->mem)
+			return NULL;
+		/* this thread's alone: stdio's lock per call was most of -j's time */
+		__fsetlocking(s->mem, FSETLOCKING_BYCALLER);
+	}
+	rewind(s->mem);
+	return s->mem;
+}
+
+int kfit_spool_end(struct kfit_spool *s, const void *key)
+{
+	long len = s->mem ? ftell(s->mem) : -1;
+
+	if (len < 0 || fflush(s->mem))
+		return -ENOMEM;
+	return kfit_spool_add(s, key, s->mbuf, len);
+}
+
+int kfit_spool_close(struct kfit_spool *s, const void *key)
+{
+	struct skey *k = slot(s->v, s->mask, key);
+	int err;
+
+	if (!k->key)
+		return 0;
+	err = spill(s, k);
+	if (err)
+		return err;
+	free(k->buf);
+	k->buf = NULL;
+	return 0;
+}
+
+void **kfit_spool_data(struct kfit_spool *s, const void *key)
+{
+	struct skey *k = key_of(s, key);
+
+	return k ? &k->data : NULL;
+}
+
+/* Up to len bytes of a run in the file, from in bytes into it */
+static ssize_t read_seg(struct kfit_spool *s, const struct seg *seg, __u64 in, void *buf,
+			size_t len)
+{
+	ssize_t n;
+
+	if (s->unflushed && fflush(s->f))
+		return -errno;
+	s->unflushed = false;
+	if (len > seg->len - in)
+		len = seg->len - in;
+	n = pread(fileno(s->f), buf, len, seg->off + in);
+	if (n < 0)
+		return -errno;
+	return n ? n : -EIO;	/* the file is shorter than what was written */
+}
+
+ssize_t kfit_spool_read(struct kfit_spool *s, const void *key, struct kfit_spool_pos *pos,
+			void *buf, size_t len)
+{
+	struct skey *k = slot(s->v, s->mask, key);
+	ssize_t n;
+
+	if (!k->key || !len)
+		return 0;
+	if (pos->seg < k->nsegs) {
+		n = read_seg(s, &k->segs[pos->seg], pos->in, buf, len);
+		if (n < 0)
+			return n;
+		pos->in += n;
+		if (pos->in == k->segs[pos->seg].len) {
+			pos->seg++;
+			pos->in = 0;
+		}
+		return n;
+	}
+	/* past the runs in the file: the buffer */
+	if (pos->in >= k->len)
+		return 0;
+	n = len < k->len - pos->in ? len : k->len - pos->in;
+	memcpy(buf, k->buf + pos->in, n);
+	pos->in += n;
+	return n;
+}
+
 void kfit_spool_free(struct kfit_spool *s)
 {
 	size_t i;
@@ -188,5 +285,8 @@ void kfit_spool_free(struct kfit_spool *s)
 	free(s->v);
 	if (s->f)
 		fclose(s->f);
+	if (s->mem)
+		fclose(s->mem);
+	free(s->mbuf);
 	free(s);
 }

@@ -193,7 +193,11 @@ const struct kft_event *kft_event_at(const struct kft_file *f, int i);	/* by id 
 int kft_ntasks(const struct kft_file *f);
 const struct kft_task *kft_task_at(const struct kft_file *f, int i);
 
-/* NAMES, in time order (none in a truncated file: it is written at the end) */
+/*
+ * NAMES, in time order (none in a truncated file: it is written at the
+ * end); a NAMES block with no line says that no task took a new name
+ */
+bool kft_has_names(const struct kft_file *f);
 int kft_nnames(const struct kft_file *f);
 const struct kft_name *kft_name_at(const struct kft_file *f, int i);
 

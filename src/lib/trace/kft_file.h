@@ -60,6 +60,7 @@ struct kft_file {
 	struct unknown *unk;	/* names of addresses not in SYMS, a hash */
 	size_t nunk, unkmask;
 	bool has_layout;
+	bool has_names;		/* a NAMES block, even an empty one */
 
 	struct kft_chunkinfo *chunks;
 	int nchunks, achunks;

@@ -141,6 +141,7 @@ static int parse_block(struct kft_file *f, const struct kft_block *b, __u64 off)
 	case KFT_B_TASKS:
 		return kft_text_parse_tasks(f, text, end);
 	case KFT_B_NAMES:
+		f->has_names = true;
 		return kft_text_parse_names(f, text, end);
 	case KFT_B_SYMS:
 		return kft_text_parse_syms(f, text, end);
@@ -623,6 +624,11 @@ int kft_ntasks(const struct kft_file *f)
 const struct kft_task *kft_task_at(const struct kft_file *f, int i)
 {
 	return i >= 0 && i < f->ntasks ? &f->tasks[i] : NULL;
+}
+
+bool kft_has_names(const struct kft_file *f)
+{
+	return f->has_names;
 }
 
 int kft_nnames(const struct kft_file *f)

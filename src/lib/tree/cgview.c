@@ -4,7 +4,6 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cgview.h"
@@ -28,12 +27,10 @@ struct kfit_cgview_sum {
 	struct kfit_spool *text;	/* the tree: each thread's lines (-j: calls) */
 	bool json;
 	const __u64 *origin;		/* their ENTRY's time 0 */
-	FILE *mem;			/* a node's lines, made here first */
-	char *mbuf;
-	size_t msize;
 	bool want_flame;
 	struct kfit_export_flame *flame;
-	const struct kfit_cgview_func *funcs;	/* the flame's kinds */
+	struct kfit_export_trace *trace;	/* --perfetto's, times from origin */
+	const struct kfit_cgview_func *funcs;	/* the kinds: colours, cat */
 	int nfuncs;
 	const struct kfit_ctree *t;		/* the flame's names */
 	int err;
@@ -268,28 +265,26 @@ static void print_summary_table(struct kfit_fstats *st, const struct kfit_fnotes
 }
 
 
-struct kfit_cgview_sum *kfit_cgview_sum_new(int nfuncs, bool summary,
-					    const struct kfit_cgview_func *flame_funcs,
-					    const __u64 *text_origin, bool json)
+struct kfit_cgview_sum *kfit_cgview_sum_new(const struct kfit_cgview_sum_want *w, int nfuncs,
+					    const struct kfit_cgview_func *funcs,
+					    const __u64 *origin)
 {
 	struct kfit_cgview_sum *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return NULL;
-	s->origin = text_origin;
-	s->json = json;
-	if (text_origin && !(s->text = kfit_spool_new(0))) {
-		free(s);
-		return NULL;
-	}
-	s->summary = summary;
-	s->want_flame = flame_funcs != NULL;
-	s->funcs = flame_funcs;
+	s->origin = origin;
+	s->json = w->json;
+	s->want_flame = w->flame;
+	s->funcs = funcs;
 	s->nfuncs = nfuncs;
-	if (summary && kfit_fstats_init(&s->st, nfuncs)) {
-		free(s);
+	if ((w->text && !(s->text = kfit_spool_new(0))) ||
+	    (w->perfetto && !(s->trace = kfit_export_trace_new())) ||
+	    (w->summary && kfit_fstats_init(&s->st, nfuncs))) {
+		kfit_cgview_sum_free(s);
 		return NULL;
 	}
+	s->summary = w->summary;
 	return s;
 }
 
@@ -300,20 +295,19 @@ void kfit_cgview_sum_free(struct kfit_cgview_sum *s)
 	if (s->summary)
 		kfit_fstats_free(&s->st);
 	kfit_export_flame_free(s->flame);
+	kfit_export_trace_free(s->trace);
 	kfit_spool_free(s->text);
-	if (s->mem)
-		fclose(s->mem);
-	free(s->mbuf);
 	free(s);
 }
 
 /* A call of a thread in its "calls" array, after its others */
 static void json_root(struct kfit_cgview_sum *s, const struct kfit_ctree *t,
-		      const struct kfit_cnode *root, const struct kfit_treeprint_opts *o)
+		      const struct kfit_cnode *root, const struct kfit_treeprint_opts *o,
+		      FILE *f)
 {
 	struct kfit_json j;
 
-	kfit_json_init(&j, s->mem, false);
+	kfit_json_init(&j, f, false);
 	j.depth = CALLS_DEPTH;
 	j.has_item[CALLS_DEPTH] = kfit_spool_has(s->text, kfit_ctree_emitting(t));
 	kfit_treeprint_json_node(&j, t, kfit_ctree_emitting(t), root, o);
@@ -324,24 +318,15 @@ static int text_root(struct kfit_cgview_sum *s, const struct kfit_ctree *t,
 		     const struct kfit_cnode *root)
 {
 	struct kfit_treeprint_opts o = { .origin = *s->origin };
-	long len;
+	FILE *f = kfit_spool_begin(s->text);
 
-	if (!s->mem) {
-		s->mem = open_memstream(&s->mbuf, &s->msize);
-		if (!s->mem)
-			return -ENOMEM;
-		/* this thread's alone: stdio's lock per call was most of -j's time */
-		__fsetlocking(s->mem, FSETLOCKING_BYCALLER);
-	}
-	rewind(s->mem);
-	if (s->json)
-		json_root(s, t, root, &o);
-	else
-		kfit_treeprint_text_node(s->mem, t, root, &o);
-	len = ftell(s->mem);
-	if (fflush(s->mem) || len < 0)
+	if (!f)
 		return -ENOMEM;
-	return kfit_spool_add(s->text, kfit_ctree_emitting(t), s->mbuf, len);
+	if (s->json)
+		json_root(s, t, root, &o, f);
+	else
+		kfit_treeprint_text_node(f, t, root, &o);
+	return kfit_spool_end(s->text, kfit_ctree_emitting(t));
 }
 
 static const char *sum_name(void *ctx, const struct kfit_cnode *n)
@@ -369,6 +354,17 @@ static int flame_root(struct kfit_cgview_sum *s, const struct kfit_ctree *t,
 	return kfit_export_flame_add(s->flame, kfit_ctree_emitting(t), root, s);
 }
 
+/* --perfetto: a task's events drawn, the interrupts kept for their tracks */
+static int trace_root(struct kfit_cgview_sum *s, const struct kfit_ctree *t,
+		      const struct kfit_cnode *root)
+{
+	struct kfit_export_src src = { .name = sum_name, .kernel = sum_kernel, .ctx = s,
+				       .t0 = *s->origin };
+
+	s->t = t;
+	return kfit_export_trace_add(s->trace, &src, kfit_ctree_emitting(t), root);
+}
+
 int kfit_cgview_sum_root(void *sum, const struct kfit_ctree *t, const struct kfit_cnode *root)
 {
 	struct kfit_cgview_sum *s = sum;
@@ -380,6 +376,8 @@ int kfit_cgview_sum_root(void *sum, const struct kfit_ctree *t, const struct kfi
 		err = flame_root(s, t, root);
 	if (!err && s->text)
 		err = text_root(s, t, root);
+	if (!err && s->trace)
+		err = trace_root(s, t, root);
 	if (err && !s->err)
 		s->err = err;
 	return err;
@@ -462,8 +460,8 @@ static bool streamed_flame(const struct kfit_cgview *v, const struct kfit_cgview
 }
 
 /*
- * The SVG (streamed: the flame's), or the Perfetto JSON: the tree's, or
- * sampled, the samples' timeline
+ * The SVG (streamed: the flame's), or the Perfetto JSON: the tree's
+ * (streamed: drawn as it came), or sampled, the samples' timeline
  */
 static int export_write(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
 			const struct kfit_export_src *src, bool svg, FILE *f)
@@ -476,6 +474,8 @@ static int export_write(const struct kfit_cgview *v, const struct kfit_cgview_op
 		return kfit_export_svg(src, &so, f);
 	if (v->sampled)
 		return kfit_cgview_timeline_write(o->timeline, v->start_ns, v->hz, f);
+	if (o->sum && o->sum->trace)
+		return o->sum->err ?: kfit_export_trace_write(o->sum->trace, src, f);
 	return kfit_export_perfetto(src, f);
 }
 

@@ -168,17 +168,18 @@ void kfit_cgview_close(struct kfit_cgview_args *a);
 /* What kfit_cgview_stream needs to know of the run */
 struct kfit_cgview_stream_in {
 	int nfuncs;			/* the function table's size */
-	const struct kfit_cgview_func *funcs;	/* their kinds: the flame's colours */
+	const struct kfit_cgview_func *funcs;	/* their kinds: colours, cat */
 	bool tree, json;		/* the tree, -j: every call shown */
 	bool sampled;			/* stacks merged already: nothing to stream */
 	const __u64 *origin;		/* the tree's time 0, read as it streams */
 	bool one_ring;			/* each task's records in order with what struck it */
 };
 /*
- * Views that stream (--summary, --folded, --svg, the tree; not -j or
- * --perfetto): the tree is made streaming (to's on_root), each finished
- * call tree summed, merged into the flame or its lines spooled per
- * thread (kfit_spool) as it lets it go, so that memory does not grow
+ * Views that stream (every one of exact mode: --summary, --folded,
+ * --svg, the tree, -j, --perfetto): the tree is made streaming (to's
+ * on_root), each finished call tree summed, merged into the flame, its
+ * lines spooled per thread (kfit_spool) or drawn into the trace
+ * (kfit_export_trace) as it lets it go, so that memory does not grow
  * with the records. All but --summary from one ring buffer only
  * (calltree's woven mode). 0 (nothing to stream, or streaming) or
  * -ENOMEM.

@@ -9,14 +9,17 @@
 #include "calltree.h"
 
 struct kfit_cgview_func;
-/*
- * summary: --summary's figures; flame_funcs: --folded's and --svg's
- * flame, these the kinds; text_origin: the tree's lines (json: -j's
- * calls), spooled, times from this
- */
-struct kfit_cgview_sum *kfit_cgview_sum_new(int nfuncs, bool summary,
-					    const struct kfit_cgview_func *flame_funcs,
-					    const __u64 *text_origin, bool json);
+/* The views a struct kfit_cgview_sum makes as the tree streams */
+struct kfit_cgview_sum_want {
+	bool summary;		/* --summary's figures */
+	bool flame;		/* --folded's and --svg's flame */
+	bool text, json;	/* the tree's lines (json: -j's calls), spooled */
+	bool perfetto;		/* --perfetto's trace */
+};
+/* funcs: the kinds (the flame's colours, the trace's cat); origin: time 0 of text and trace */
+struct kfit_cgview_sum *kfit_cgview_sum_new(const struct kfit_cgview_sum_want *w, int nfuncs,
+					    const struct kfit_cgview_func *funcs,
+					    const __u64 *origin);
 void kfit_cgview_sum_free(struct kfit_cgview_sum *s);
 /* A kfit_ctree_root_fn: the subtree's calls into the summary, its stacks into the flame */
 int kfit_cgview_sum_root(void *sum, const struct kfit_ctree *t, const struct kfit_cnode *root);

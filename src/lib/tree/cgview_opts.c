@@ -119,19 +119,21 @@ int kfit_cgview_stream(struct kfit_cgview_args *a, const struct kfit_cgview_stre
 	bool flame = a->folded || a->svg;
 	bool tree = in->tree || (!a->summary && !flame && !in->json && !a->perfetto);
 	bool text = (tree && !a->summary) || in->json;
+	bool woven = flame || text || a->perfetto;
 
-	/* the timeline shows every call; the flame, the tree and -j need them in order */
-	if (in->sampled || a->perfetto || ((flame || text) && !in->one_ring) ||
-	    (text && !in->origin))
+	/* the flame, the tree, -j and the trace need each task's records in order */
+	if (in->sampled || (woven && !in->one_ring) ||
+	    ((text || a->perfetto) && !in->origin))
 		return 0;
-	a->sum = kfit_cgview_sum_new(in->nfuncs, a->summary, flame ? in->funcs : NULL,
-				     text ? in->origin : NULL, in->json);
+	a->sum = kfit_cgview_sum_new(&(struct kfit_cgview_sum_want){
+		.summary = a->summary, .flame = flame, .text = text, .json = in->json,
+		.perfetto = a->perfetto }, in->nfuncs, in->funcs, in->origin);
 	if (!a->sum)
 		return -ENOMEM;
 	to->on_root = kfit_cgview_sum_root;
 	to->root_ctx = a->sum;
-	/* the flame and the tree show what struck the calls, whole; the summary sums */
-	to->woven = flame || text;
+	/* all but the summary show what struck the calls, whole; it sums them */
+	to->woven = woven;
 	to->collapse = !to->woven;
 	return 0;
 }

@@ -139,6 +139,33 @@ int kfit_export_diff_svg(const struct kfit_export_dpath *v, size_t n,
 #define KFIT_EXPORT_IRQ_PID	(1U << 22)	/* above PID_MAX_LIMIT: no task has it */
 int kfit_export_perfetto(const struct kfit_export_src *s, FILE *f);
 
+/*
+ * The same JSON from a tree that streams (calltree's woven mode), in
+ * memory that grows with the threads and the tracks, not the calls: each
+ * top-level node added as it comes (then freed by the decoder), a task's
+ * events drawn at once and spooled (kfit_spool) under its thread, the
+ * interrupts' subtrees spooled per thread and track in time order, then
+ * merged by time into their tracks at the end. kfit_export_perfetto is
+ * this over a finished tree's nodes: the output is the same, byte for
+ * byte.
+ */
+struct kfit_export_trace;
+struct kfit_export_trace *kfit_export_trace_new(void);
+/*
+ * n, a top-level node of thread th, in its thread's time order: s names
+ * it (its ctx now) and gives t0; s's threads are not read. 0 or -errno.
+ */
+int kfit_export_trace_add(struct kfit_export_trace *tr, const struct kfit_export_src *s,
+			  const struct kfit_cthread *th, const struct kfit_cnode *n);
+/*
+ * After the last add: the JSON to f, s's threads (the finished tree's,
+ * as they ended: their names) listed and their tracks in its order,
+ * s's stats. 0, -ENOMEM or -EIO.
+ */
+int kfit_export_trace_write(struct kfit_export_trace *tr, const struct kfit_export_src *s,
+			    FILE *f);
+void kfit_export_trace_free(struct kfit_export_trace *tr);
+
 /* A sampled stack at its time, for the timeline of kfit_export_perfetto_samples */
 struct kfit_export_sample {
 	__u64 ts;

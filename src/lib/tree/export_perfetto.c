@@ -10,6 +10,7 @@
 #include "duration.h"
 #include "export_int.h"
 #include "output.h"
+#include "spool.h"
 #include "treeprint.h"
 
 /* ---- Chrome trace-event JSON ---- */
@@ -19,25 +20,14 @@ struct span {
 	__u64 lo, hi, prev;
 };
 
-/* A subtree drawn on an interrupt track, and the thread it was found in */
-struct irqref {
-	const struct kfit_cnode *n;
-	const struct kfit_cthread *t;
-	__u16 cpu;
-	__u8 ctx;
-	size_t seq;
-};
-
 struct trace {
 	struct kfit_json j;
 	const struct kfit_export_src *s;
 	__u32 pid, tid;			/* the track being written */
 	struct span *sp;
 	size_t nsp, spcap;
-	const struct kfit_cnode *top;	/* the interrupt a track's walk starts at */
-	const struct kfit_cthread *cur;	/* the thread being searched for interrupts */
-	struct irqref *irqs;
-	size_t nirqs, irqcap;
+	const struct kfit_cnode *top;	/* the node an interrupt track's walk starts at */
+	const struct kfit_cthread *cur;	/* the thread it was found in */
 };
 
 /* Room for one more open slice */
@@ -216,69 +206,456 @@ static void trace_leave(void *c, const struct kfit_cnode *n)
 	x->nsp--;
 }
 
-static int irq_add(struct trace *x, const struct kfit_cnode *n)
-{
-	const struct kfit_cthread *t = x->cur;
-	struct irqref *p;
-	bool own = n->kind == KFIT_CN_IRQ;
+/* ---- the trace made as call trees come ---- */
 
-	if (x->nirqs == x->irqcap) {
-		p = realloc(x->irqs, (x->irqcap ? 2 * x->irqcap : 64) * sizeof(*p));
-		if (!p)
+/*
+ * A task's track is drawn as each of its top-level nodes comes, into the
+ * spool under the thread, and written thread after thread at the end:
+ * only its last top-level slice's end is kept, to clamp the next one.
+ * The interrupt tracks cannot be drawn so: each is in time order across
+ * every thread, each slice clamped after the one before it on its track.
+ * Their subtrees are kept (struct knode) in runs, one thread's for one
+ * track in the order the walk of the whole tree finds them (class 0: a
+ * per-CPU thread's outermost calls, which that walk takes first; 1:
+ * interrupts at any depth) and in time order: one that starts before the
+ * last begins the next run. The end merges each track's runs by time,
+ * ties in the whole walk's order: by thread, class, run.
+ */
+
+/* A subtree kept for its track: nnodes struct knode after it, bytes in all */
+struct khead {
+	__u64 start;
+	__u32 nnodes, bytes;
+};
+
+/* A node of a kept subtree, its name's bytes after it */
+struct knode {
+	struct kfit_cnode n;	/* links and name cleared */
+	__u32 level;		/* under the subtree's top */
+	__u32 namelen;		/* with its NUL; 0: no name */
+};
+
+struct tthread;
+
+/* One thread's subtrees for one track and class, in time order */
+struct irun {
+	const struct kfit_cthread *th;
+	struct tthread *tt;
+	__u16 cpu;
+	__u8 ctx, cls;
+	__u32 no;			/* of the thread's runs of this track and class */
+	__u64 last;			/* the start of its last subtree */
+	struct kfit_spool_pos pos;	/* the merge's: its next subtree */
+	struct khead head;
+};
+
+/* A thread's: its track's last top-level end, its runs taking subtrees */
+struct tthread {
+	__u64 prev;
+	int index;			/* in the threads written; -1: not written */
+	struct irun **runs;
+	size_t nruns, runcap;
+};
+
+struct kfit_export_trace {
+	struct trace x;
+	struct export_walker draw, find, keep;
+	struct kfit_spool *sp;		/* tasks' text by thread, subtrees by run */
+	struct tthread **tt;
+	size_t ntt, ttcap;
+	struct irun **runs;
+	size_t nruns, runcap;
+	const struct kfit_cthread *th;	/* the thread whose node is searched */
+	struct tthread *cur;
+	char *kbuf;			/* the subtree kept or read back */
+	size_t klen, kcap;
+	const struct kfit_cnode *ktop;
+	__u32 level, knodes;
+	struct kfit_cnode *nodes;	/* a subtree read back */
+	struct kfit_cnode **up;		/* its open parents */
+	size_t nodecap;
+};
+
+/* traceEvents' items: {"traceEvents":[ */
+#define EVENTS_DEPTH	2
+
+/* v, an array of n pointers of room for cap, with room for one more; NULL: none */
+static void *room(void *v, size_t n, size_t *cap)
+{
+	size_t c = *cap ? 2 * *cap : 8;
+
+	if (n < *cap)
+		return v;
+	v = realloc(v, c * sizeof(void *));
+	if (v)
+		*cap = c;
+	return v;
+}
+
+static int kbuf_put(struct kfit_export_trace *tr, const void *p, size_t len)
+{
+	size_t cap = tr->kcap ? tr->kcap : 4096;
+	char *b;
+
+	if (!len)
+		return 0;
+	while (cap < tr->klen + len)
+		cap *= 2;
+	if (cap != tr->kcap) {
+		b = realloc(tr->kbuf, cap);
+		if (!b)
 			return -ENOMEM;
-		x->irqs = p;
-		x->irqcap = x->irqcap ? 2 * x->irqcap : 64;
+		tr->kbuf = b;
+		tr->kcap = cap;
 	}
-	x->irqs[x->nirqs] = (struct irqref){ n, t, own ? n->cpu : t->cpu,
-					     own ? n->ctx : t->ctx, x->nirqs };
-	x->nirqs++;
+	memcpy(tr->kbuf + tr->klen, p, len);
+	tr->klen += len;
 	return 0;
 }
 
-/* Every interrupt, at any depth, goes to its CPU and context's track */
-static int collect_enter(void *c, const struct kfit_cnode *n)
+/* The nodes of the subtree a track draws: not the interrupts inside, on tracks of their own */
+static int keep_enter(void *c, const struct kfit_cnode *n)
 {
-	struct trace *x = c;
+	struct kfit_export_trace *tr = c;
+	struct knode k = { .n = *n, .level = tr->level };
 
-	if (n->kind == KFIT_CN_IRQ && irq_add(x, n))
+	if (n != tr->ktop && n->kind == KFIT_CN_IRQ)
+		return 0;
+	k.n.parent = k.n.child = k.n.last = k.n.next = NULL;
+	k.n.name = NULL;
+	k.namelen = n->name ? strlen(n->name) + 1 : 0;
+	if (kbuf_put(tr, &k, sizeof(k)) || kbuf_put(tr, n->name, k.namelen))
 		return -ENOMEM;
+	tr->level++;
+	tr->knodes++;
 	return 1;
 }
 
-static void collect_leave(void *c, const struct kfit_cnode *n)
+static void keep_leave(void *c, const struct kfit_cnode *n)
+{
+	struct kfit_export_trace *tr = c;
+
+	(void)n;
+	tr->level--;
+}
+
+/* The thread's run of a track and class that takes a subtree starting at start */
+static struct irun *run_of(struct kfit_export_trace *tr, __u16 cpu, __u8 ctx, __u8 cls,
+			   __u64 start)
+{
+	struct tthread *tt = tr->cur;
+	struct irun *r, **slot = NULL;
+	void *p;
+	size_t i;
+
+	for (i = 0; i < tt->nruns && !slot; i++)
+		if (tt->runs[i]->cpu == cpu && tt->runs[i]->ctx == ctx && tt->runs[i]->cls == cls)
+			slot = &tt->runs[i];
+	if (slot && start >= (*slot)->last) {
+		(*slot)->last = start;
+		return *slot;
+	}
+	/* a run ended (rare: a thread's interrupts out of time order): to the file */
+	if (slot && kfit_spool_close(tr->sp, *slot))
+		return NULL;
+	p = room(tr->runs, tr->nruns, &tr->runcap);
+	if (!p)
+		return NULL;
+	tr->runs = p;
+	if (!slot) {
+		p = room(tt->runs, tt->nruns, &tt->runcap);
+		if (!p)
+			return NULL;
+		tt->runs = p;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	*r = (struct irun){ .th = tr->th, .tt = tt, .cpu = cpu, .ctx = ctx, .cls = cls,
+			    .no = slot ? (*slot)->no + 1 : 0, .last = start };
+	tr->runs[tr->nruns++] = r;
+	if (!slot)
+		slot = &tt->runs[tt->nruns++];
+	*slot = r;
+	return r;
+}
+
+/* n's subtree kept for the track of cpu and ctx */
+static int keep(struct kfit_export_trace *tr, const struct kfit_cnode *n, __u16 cpu,
+		__u8 ctx, __u8 cls)
+{
+	struct khead h = { .start = n->start };
+	struct irun *r;
+	int err;
+
+	tr->klen = 0;
+	tr->ktop = n;
+	tr->level = 0;
+	tr->knodes = 0;
+	err = kbuf_put(tr, &h, sizeof(h)) ?: export_walk(&tr->keep, n, false);
+	if (err)
+		return err;
+	h.nnodes = tr->knodes;
+	h.bytes = tr->klen - sizeof(h);
+	memcpy(tr->kbuf, &h, sizeof(h));
+	r = run_of(tr, cpu, ctx, cls, n->start);
+	return r ? kfit_spool_add(tr->sp, r, tr->kbuf, tr->klen) : -ENOMEM;
+}
+
+/* Every interrupt, at any depth, kept for its CPU and context's track */
+static int find_enter(void *c, const struct kfit_cnode *n)
+{
+	struct kfit_export_trace *tr = c;
+
+	if (n->kind == KFIT_CN_IRQ) {
+		int err = keep(tr, n, n->cpu, n->ctx, 1);
+
+		if (err)
+			return err;
+	}
+	return 1;
+}
+
+static void find_leave(void *c, const struct kfit_cnode *n)
 {
 	(void)c;
 	(void)n;
 }
 
-/* ... and so do the outermost calls of the per-CPU interrupt threads */
-static int collect(struct trace *x, const struct kfit_cthread *t)
+static struct tthread *tthread_of(struct kfit_export_trace *tr, const struct kfit_cthread *th,
+				  __u64 t0)
 {
-	struct export_walker w = { .enter = collect_enter, .leave = collect_leave, .c = x };
-	const struct kfit_cnode *n;
-	int err = 0;
+	void **d = kfit_spool_data(tr->sp, th);
+	struct tthread *tt;
+	void *p;
 
-	x->cur = t;
-	for (n = t->root.child; n && t->ctx != KFIT_CTX_TASK && !err; n = n->next)
-		if (n->kind != KFIT_CN_IRQ)
-			err = irq_add(x, n);
-	if (!err)
-		err = export_walk(&w, t->root.child, true);
-	free(w.stk);
-	return err;
+	if (!d)
+		return NULL;
+	if (*d)
+		return *d;
+	p = room(tr->tt, tr->ntt, &tr->ttcap);
+	if (!p)
+		return NULL;
+	tr->tt = p;
+	tt = calloc(1, sizeof(*tt));
+	if (!tt)
+		return NULL;
+	tt->prev = t0;		/* nothing before t0 */
+	tt->index = -1;
+	tr->tt[tr->ntt++] = tt;
+	*d = tt;
+	return tt;
 }
 
-static int irq_cmp(const void *a, const void *b)
+/* A task's top-level node drawn on its track, after its others */
+static int draw_task(struct kfit_export_trace *tr, const struct kfit_cthread *th,
+		     const struct kfit_cnode *n)
 {
-	const struct irqref *x = a, *y = b;
+	FILE *f = kfit_spool_begin(tr->sp);
+	struct trace *x = &tr->x;
+	int err;
+
+	if (!f)
+		return -ENOMEM;
+	kfit_json_init(&x->j, f, false);
+	/* the names come first: every event follows an item */
+	x->j.depth = EVENTS_DEPTH;
+	x->j.has_item[EVENTS_DEPTH] = true;
+	x->pid = th->pid;
+	x->tid = th->tid;
+	x->top = NULL;
+	if (span_track(x))
+		return -ENOMEM;
+	x->sp[0].prev = tr->cur->prev;
+	err = export_walk(&tr->draw, n, false);
+	tr->cur->prev = x->sp[0].prev;
+	return err ? err : kfit_spool_end(tr->sp, th);
+}
+
+int kfit_export_trace_add(struct kfit_export_trace *tr, const struct kfit_export_src *s,
+			  const struct kfit_cthread *th, const struct kfit_cnode *n)
+{
+	int err = 0;
+
+	tr->cur = tthread_of(tr, th, s->t0);
+	if (!tr->cur)
+		return -ENOMEM;
+	tr->th = th;
+	tr->x.s = s;
+	if (th->ctx == KFIT_CTX_TASK)
+		err = draw_task(tr, th, n);
+	else if (n->kind != KFIT_CN_IRQ)
+		err = keep(tr, n, th->cpu, th->ctx, 0);
+	return err ? err : export_walk(&tr->find, n, false);
+}
+
+struct kfit_export_trace *kfit_export_trace_new(void)
+{
+	struct kfit_export_trace *tr = calloc(1, sizeof(*tr));
+
+	if (!tr)
+		return NULL;
+	tr->sp = kfit_spool_new(0);
+	if (!tr->sp) {
+		free(tr);
+		return NULL;
+	}
+	tr->draw = (struct export_walker){ .enter = trace_enter, .leave = trace_leave,
+					   .c = &tr->x };
+	tr->find = (struct export_walker){ .enter = find_enter, .leave = find_leave, .c = tr };
+	tr->keep = (struct export_walker){ .enter = keep_enter, .leave = keep_leave, .c = tr };
+	return tr;
+}
+
+void kfit_export_trace_free(struct kfit_export_trace *tr)
+{
+	size_t i;
+
+	if (!tr)
+		return;
+	for (i = 0; i < tr->ntt; i++) {
+		free(tr->tt[i]->runs);
+		free(tr->tt[i]);
+	}
+	for (i = 0; i < tr->nruns; i++)
+		free(tr->runs[i]);
+	free(tr->tt);
+	free(tr->runs);
+	kfit_spool_free(tr->sp);
+	free(tr->kbuf);
+	free(tr->nodes);
+	free(tr->up);
+	free(tr->x.sp);
+	free(tr->draw.stk);
+	free(tr->find.stk);
+	free(tr->keep.stk);
+	free(tr);
+}
+
+/* ---- the end: names, the tasks' tracks, the interrupts' merged ---- */
+
+/* Exactly len bytes of r's from where it is: 1, 0 at its end, or -errno */
+static int run_take(struct kfit_export_trace *tr, struct irun *r, void *buf, size_t len)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = kfit_spool_read(tr->sp, r, &r->pos, (char *)buf + got, len - got);
+		if (n < 0)
+			return n;
+		if (!n)
+			return got ? -EIO : 0;
+		got += n;
+	}
+	return 1;
+}
+
+/* r's next subtree read back into tr->nodes: its top */
+static int run_subtree(struct kfit_export_trace *tr, struct irun *r, struct kfit_cnode **top)
+{
+	size_t i, off = 0, n = r->head.nnodes;
+	struct kfit_cnode *v;
+	__u32 level = 0;
+	struct knode k;
+	void *p;
+	int err;
+
+	if (!n)
+		return -EIO;
+	if (tr->kcap < r->head.bytes) {
+		p = realloc(tr->kbuf, r->head.bytes);
+		if (!p)
+			return -ENOMEM;
+		tr->kbuf = p;
+		tr->kcap = r->head.bytes;
+	}
+	if (n > tr->nodecap) {
+		p = realloc(tr->nodes, n * sizeof(*tr->nodes));
+		if (!p)
+			return -ENOMEM;
+		tr->nodes = p;
+		p = realloc(tr->up, n * sizeof(*tr->up));
+		if (!p)
+			return -ENOMEM;
+		tr->up = p;
+		tr->nodecap = n;
+	}
+	err = run_take(tr, r, tr->kbuf, r->head.bytes);
+	if (err <= 0)
+		return err ? err : -EIO;
+	for (i = 0; i < n; i++) {
+		if (off + sizeof(k) > r->head.bytes)
+			return -EIO;
+		memcpy(&k, tr->kbuf + off, sizeof(k));
+		off += sizeof(k);
+		/* one top, each node under one before it, names ended */
+		if (k.level > (i ? level + 1 : 0) || (i && !k.level) ||
+		    k.namelen > r->head.bytes - off ||
+		    (k.namelen && tr->kbuf[off + k.namelen - 1]))
+			return -EIO;
+		level = k.level;
+		v = &tr->nodes[i];
+		*v = k.n;
+		v->name = k.namelen ? tr->kbuf + off : NULL;
+		off += k.namelen;
+		tr->up[level] = v;
+		if (!level)
+			continue;
+		v->parent = tr->up[level - 1];
+		if (v->parent->last)
+			v->parent->last->next = v;
+		else
+			v->parent->child = v;
+		v->parent->last = v;
+	}
+	*top = tr->nodes;
+	return 0;
+}
+
+/* r's next subtree's head: 1, 0 at its end, or -errno */
+static int run_next(struct kfit_export_trace *tr, struct irun *r)
+{
+	return run_take(tr, r, &r->head, sizeof(r->head));
+}
+
+/* Runs by track, then in the whole walk's order: thread, class, run */
+static int run_cmp(const void *a, const void *b)
+{
+	const struct irun *x = *(struct irun *const *)a, *y = *(struct irun *const *)b;
 
 	if (x->cpu != y->cpu)
 		return x->cpu < y->cpu ? -1 : 1;
 	if (x->ctx != y->ctx)
 		return x->ctx < y->ctx ? -1 : 1;
-	if (x->n->start != y->n->start)
-		return x->n->start < y->n->start ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	if (x->tt->index != y->tt->index)
+		return x->tt->index < y->tt->index ? -1 : 1;
+	if (x->cls != y->cls)
+		return x->cls < y->cls ? -1 : 1;
+	return x->no < y->no ? -1 : x->no > y->no;
+}
+
+/* The merge's heap of runs: the earliest next subtree first, ties in run order */
+static bool heap_less(struct irun *const *v, size_t a, size_t b)
+{
+	if (v[a]->head.start != v[b]->head.start)
+		return v[a]->head.start < v[b]->head.start;
+	return a < b;
+}
+
+static void heap_down(struct irun *const *v, size_t *h, size_t n, size_t i)
+{
+	size_t c, t;
+
+	for (c = 2 * i + 1; c < n; i = c, c = 2 * i + 1) {
+		if (c + 1 < n && heap_less(v, h[c + 1], h[c]))
+			c++;
+		if (!heap_less(v, h[c], h[i]))
+			return;
+		t = h[i];
+		h[i] = h[c];
+		h[c] = t;
+	}
 }
 
 static int thread_cmp(const void *a, const void *b)
@@ -325,53 +702,70 @@ static void trace_names(struct trace *x, const struct kfit_cthread **th, int n)
 			export_thread_label(th[i], comm, sizeof(comm)));
 }
 
-static int trace_tasks(struct trace *x, const struct kfit_cthread **th, int n)
+/* One track: the runs v[0..n) of its CPU and context, merged by time */
+static int draw_track(struct kfit_export_trace *tr, struct irun *const *v, size_t n)
 {
-	struct export_walker w = { .enter = trace_enter, .leave = trace_leave, .c = x };
-	int i, err = 0;
+	struct trace *x = &tr->x;
+	struct kfit_cnode *top;
+	size_t *h, nh = 0, i;
+	struct irun *r;
+	char name[40];
+	int err = 0, more;
 
-	x->top = NULL;
+	h = malloc(n * sizeof(*h));
+	if (!h)
+		return -ENOMEM;
 	for (i = 0; i < n && !err; i++) {
-		x->pid = th[i]->pid;
-		x->tid = th[i]->tid;
-		err = span_track(x);
-		if (!err)
-			err = export_walk(&w, th[i]->root.child, true);
+		more = run_next(tr, v[i]);
+		if (more < 0)
+			err = more;
+		else if (more)
+			h[nh++] = i;
 	}
-	free(w.stk);
+	for (i = nh / 2; i-- > 0;)
+		heap_down(v, h, nh, i);
+	x->tid = KFIT_EXPORT_IRQ_PID + 1 + v[0]->cpu * KFIT_NCTX + v[0]->ctx;
+	snprintf(name, sizeof(name), "%s cpu %u", kfit_ctree_ctx_name(v[0]->ctx), v[0]->cpu);
+	ev_meta(x, "thread_name", x->pid, x->tid, name);
+	if (!err)
+		err = span_track(x);
+	while (!err && nh) {
+		r = v[h[0]];
+		err = run_subtree(tr, r, &top);
+		if (err)
+			break;
+		x->top = top;
+		x->cur = r->th;
+		err = export_walk(&tr->draw, top, false);
+		more = err ? 0 : run_next(tr, r);
+		if (more < 0)
+			err = more;
+		else if (!more)
+			h[0] = h[--nh];
+		heap_down(v, h, nh, 0);
+	}
+	free(h);
 	return err;
 }
 
 /* One track per CPU and context, its interrupts in time order */
-static int trace_irqs(struct trace *x)
+static int trace_irqs(struct kfit_export_trace *tr)
 {
-	struct export_walker w = { .enter = trace_enter, .leave = trace_leave, .c = x };
-	struct irqref *r, *first = NULL;
-	char name[40];
-	size_t i;
+	struct irun **v = tr->runs;
+	size_t i, k;
 	int err = 0;
 
-	if (!x->nirqs)
+	if (!tr->nruns)
 		return 0;
-	qsort(x->irqs, x->nirqs, sizeof(*x->irqs), irq_cmp);
-	ev_meta(x, "process_name", KFIT_EXPORT_IRQ_PID, KFIT_EXPORT_IRQ_PID, "interrupts");
-	x->pid = KFIT_EXPORT_IRQ_PID;
-	for (i = 0; i < x->nirqs && !err; i++) {
-		r = &x->irqs[i];
-		if (!first || r->cpu != first->cpu || r->ctx != first->ctx) {
-			first = r;
-			x->tid = KFIT_EXPORT_IRQ_PID + 1 + r->cpu * KFIT_NCTX + r->ctx;
-			snprintf(name, sizeof(name), "%s cpu %u", kfit_ctree_ctx_name(r->ctx),
-				 r->cpu);
-			ev_meta(x, "thread_name", x->pid, x->tid, name);
-			err = span_track(x);
-		}
-		x->top = r->n;
-		x->cur = r->t;
-		if (!err)
-			err = export_walk(&w, r->n, false);
+	qsort(v, tr->nruns, sizeof(*v), run_cmp);
+	ev_meta(&tr->x, "process_name", KFIT_EXPORT_IRQ_PID, KFIT_EXPORT_IRQ_PID, "interrupts");
+	tr->x.pid = KFIT_EXPORT_IRQ_PID;
+	for (i = 0; i < tr->nruns && !err; i = k) {
+		for (k = i + 1; k < tr->nruns && v[k]->cpu == v[i]->cpu && v[k]->ctx == v[i]->ctx;
+		     k++)
+			;
+		err = draw_track(tr, v + i, k - i);
 	}
-	free(w.stk);
 	return err;
 }
 
@@ -391,43 +785,75 @@ static void trace_stats(struct trace *x)
 	kfit_json_end_object(&x->j);
 }
 
-int kfit_export_perfetto(const struct kfit_export_src *s, FILE *f)
+/* th's place in the threads written: the order of its runs */
+static int index_thread(struct kfit_export_trace *tr, const struct kfit_cthread *th, int i)
+{
+	void **d = kfit_spool_data(tr->sp, th);
+
+	if (!d)
+		return -ENOMEM;
+	if (*d)
+		((struct tthread *)*d)->index = i;
+	return 0;
+}
+
+int kfit_export_trace_write(struct kfit_export_trace *tr, const struct kfit_export_src *s,
+			    FILE *f)
 {
 	const struct kfit_cthread **th;
-	struct trace x = { .s = s };
+	struct trace *x = &tr->x;
 	int i, n = 0, err = 0;
 
-	if (s->sampled)
-		return -EOPNOTSUPP;
-	if (!s->name)
-		return -EINVAL;
 	th = malloc((s->nthreads + 1) * sizeof(*th));
 	if (!th)
 		return -ENOMEM;
 	for (i = 0; i < s->nthreads && !err; i++) {
 		if (s->threads[i]->ctx == KFIT_CTX_TASK)
 			th[n++] = s->threads[i];
-		err = collect(&x, s->threads[i]);
+		err = index_thread(tr, s->threads[i], i);
 	}
 	qsort(th, n, sizeof(*th), thread_cmp);
-	kfit_json_init(&x.j, f, false);
-	kfit_json_begin_object(&x.j, NULL);
-	kfit_json_begin_array(&x.j, "traceEvents");
-	if (!err) {
-		trace_names(&x, th, n);
-		err = trace_tasks(&x, th, n);
-	}
+	x->s = s;
+	kfit_json_init(&x->j, f, false);
+	kfit_json_begin_object(&x->j, NULL);
+	kfit_json_begin_array(&x->j, "traceEvents");
 	if (!err)
-		err = trace_irqs(&x);
-	kfit_json_end_array(&x.j);
-	kfit_json_str(&x.j, "displayTimeUnit", "ns");
-	trace_stats(&x);
-	kfit_json_end_object(&x.j);
-	kfit_json_finish(&x.j);
+		trace_names(x, th, n);
+	/* each task's track as it was drawn */
+	for (i = 0; i < n && !err; i++)
+		err = kfit_spool_write(tr->sp, th[i], f);
+	if (!err)
+		err = trace_irqs(tr);
+	kfit_json_end_array(&x->j);
+	kfit_json_str(&x->j, "displayTimeUnit", "ns");
+	trace_stats(x);
+	kfit_json_end_object(&x->j);
+	kfit_json_finish(&x->j);
 	free(th);
-	free(x.sp);
-	free(x.irqs);
 	return err ? err : export_finish_file(f);
+}
+
+/* A finished tree: its threads' top-level nodes as a stream gives them */
+int kfit_export_perfetto(const struct kfit_export_src *s, FILE *f)
+{
+	struct kfit_export_trace *tr;
+	const struct kfit_cnode *n;
+	int i, err = 0;
+
+	if (s->sampled)
+		return -EOPNOTSUPP;
+	if (!s->name)
+		return -EINVAL;
+	tr = kfit_export_trace_new();
+	if (!tr)
+		return -ENOMEM;
+	for (i = 0; i < s->nthreads && !err; i++)
+		for (n = s->threads[i]->root.child; n && !err; n = n->next)
+			err = kfit_export_trace_add(tr, s, s->threads[i], n);
+	if (!err)
+		err = kfit_export_trace_write(tr, s, f);
+	kfit_export_trace_free(tr);
+	return err;
 }
 
 /* ---- sampled stacks on a timeline ---------------------------------------- */
