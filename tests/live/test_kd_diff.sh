@@ -23,11 +23,14 @@ need() {
 	[ -x "$DT" ] || t_fail "$DT not built"
 }
 
-# durtarget spin N recorded into FILE, tracing FUNCS; LONG_US: dt_long's time
+# durtarget spin N recorded into FILE, tracing FUNCS; LONG_US: dt_long's time.
+# It spins at a real-time priority (chrt -f): no other task of the machine
+# preempts a call, so a call's time is the workload's, under any load
 record() {	# FILE LONG_US FUNCS...
 	local f=$1 us=$2
 	shift 2
-	DURTARGET_LONG_US=$us t_expect_exit 0 "$CG" -o "$f" "${@/#/$DT:}" -- "$DT" spin "$N"
+	DURTARGET_LONG_US=$us t_expect_exit 0 "$CG" -o "$f" "${@/#/$DT:}" -- \
+		chrt -f 10 "$DT" spin "$N"
 	[ -s "$f" ] || t_fail "no recording $f: $(cat "$T_ERR")"
 }
 
