@@ -21,6 +21,9 @@ need() {
 	[ -x "$KD" ] || t_fail "no $KD (make)"
 	[ -x "$GEN" ] || t_fail "no $GEN (make)"
 	[ -x /usr/bin/time ] || t_fail "no /usr/bin/time (make deps: time)"
+	# busybox's time prints 4 times ru_maxrss for %M
+	/usr/bin/time --version 2>&1 | grep -q 'GNU Time' ||
+		t_fail "/usr/bin/time is not GNU time (make deps: time)"
 	"$GEN" --many "$N" --irqs n.kft || t_fail "kftgen --many $N --irqs"
 	"$GEN" --many $((4 * N)) --irqs 4n.kft || t_fail "kftgen --many $((4 * N)) --irqs"
 }
