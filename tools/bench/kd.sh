@@ -203,7 +203,7 @@ awk -v s="$sum_s" -v f="$floor" -v r="$records" -v k="$sum_kib" -v fk="$fold_kib
 	# (a comparison inside printf'"'"'s arguments would be a redirection)
 	mem = k < 262144 ? "met" : "NOT met"
 	fmem = fk < 262144 && sk < 262144 && tk < 262144 && pk < 262144 ? "met" : "NOT met"
-	printf "goals: --folded, --svg, the tree, -j and --perfetto under 256 MB: %s " \
+	printf "goals: --folded, --svg, the tree and -j (the larger), --perfetto under 256 MB: %s " \
 	       "(%.0f MB, %.0f MB, %.0f MB, %.0f MB)\n", fmem, fk / 1024, sk / 1024, tk / 1024,
 	       pk / 1024
 	near = s <= 1.3 * f ? "met" : "NOT met"
