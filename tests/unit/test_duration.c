@@ -4,6 +4,8 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 #include <cmocka.h>
 #include "duration.h"
 
@@ -197,6 +199,30 @@ static void test_thousands(void **state)
 			    "18,446,744,073,709,551,615");
 }
 
+/* kfit_u64_str and its padded form against printf's %llu and %0*llu */
+static void test_u64_str(void **state)
+{
+	static const unsigned long long v[] = { 0, 7, 10, 999999, 1000000,
+						 18446744073709551615ULL };
+	static const size_t w[] = { 1, 2, 6, 20 };
+	char got[24], want[24];
+	size_t i, k, n;
+
+	(void)state;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		n = kfit_u64_str(v[i], got);
+		snprintf(want, sizeof(want), "%llu", v[i]);
+		assert_string_equal(got, want);
+		assert_int_equal(n, strlen(want));
+		for (k = 0; k < sizeof(w) / sizeof(w[0]); k++) {
+			n = kfit_u64_str_pad(v[i], w[k], got);
+			snprintf(want, sizeof(want), "%0*llu", (int)w[k], v[i]);
+			assert_string_equal(got, want);
+			assert_int_equal(n, strlen(want));
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +236,7 @@ int main(void)
 		cmocka_unit_test(test_fmt),
 		cmocka_unit_test(test_fmt_carry),
 		cmocka_unit_test(test_fmt_small_buffer),
+		cmocka_unit_test(test_u64_str),
 		cmocka_unit_test(test_thousands),
 	};
 

@@ -108,7 +108,7 @@ int kfit_duration_parse(const char *s, __u64 def_unit, __u64 *ns)
 	return 0;
 }
 
-size_t kfit_u64_str(__u64 v, char *buf)
+size_t kfit_u64_str_pad(__u64 v, size_t width, char *buf)
 {
 	char tmp[20];
 	size_t n = 0, i;
@@ -116,11 +116,16 @@ size_t kfit_u64_str(__u64 v, char *buf)
 	do {
 		tmp[n++] = '0' + v % 10;
 		v /= 10;
-	} while (v);
+	} while (v || (n < width && n < sizeof(tmp)));
 	for (i = 0; i < n; i++)
 		buf[i] = tmp[n - 1 - i];
 	buf[n] = '\0';
 	return n;
+}
+
+size_t kfit_u64_str(__u64 v, char *buf)
+{
+	return kfit_u64_str_pad(v, 1, buf);
 }
 
 /* tmp (n bytes) into buf of len bytes, as snprintf("%s") would */
@@ -140,16 +145,13 @@ static void put_out(char *buf, size_t len, const char *tmp, size_t n)
  */
 static void fmt_fixed(char *buf, size_t len, __u64 r, int dec, const char *unit)
 {
-	__u64 scale = dec == 2 ? 100 : dec == 1 ? 10 : 1, frac = r % scale;
+	__u64 scale = dec == 2 ? 100 : dec == 1 ? 10 : 1;
 	char tmp[48];
 	size_t n = kfit_u64_str(r / scale, tmp), u = strlen(unit);
-	int i;
 
 	if (dec) {
 		tmp[n++] = '.';
-		for (i = dec - 1; i >= 0; i--, frac /= 10)
-			tmp[n + i] = '0' + frac % 10;
-		n += dec;
+		n += kfit_u64_str_pad(r % scale, dec, tmp + n);
 	}
 	memcpy(tmp + n, unit, u);
 	put_out(buf, len, tmp, n + u);

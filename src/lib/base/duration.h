@@ -19,6 +19,8 @@ int kfit_duration_parse(const char *s, __u64 def_unit, __u64 *ns);
 
 /* v in decimal into buf (21 bytes at least), NUL-terminated: its length */
 size_t kfit_u64_str(__u64 v, char *buf);
+/* The same, zero-padded to width digits (at most 20): "%0*llu" */
+size_t kfit_u64_str_pad(__u64 v, size_t width, char *buf);
 
 /* "750ns", "1.50us", "12.3ms", "2.00s": three significant digits. */
 char *kfit_duration_fmt(__u64 ns, char *buf, size_t len);

@@ -173,9 +173,8 @@ static void lb_right(struct lbuf *b, const char *s, size_t width)
 static const char *fmt_entry(const struct tp *p, __u64 ts, char *buf, size_t len)
 {
 	__s64 v = rel_time(p, ts);
-	__u64 a = v < 0 ? -(__u64)v : (__u64)v, us = a % KFIT_SEC / KFIT_USEC;
+	__u64 a = v < 0 ? -(__u64)v : (__u64)v;
 	size_t n = 0;
-	int i;
 
 	if (len < 32)
 		return "";
@@ -185,9 +184,7 @@ static const char *fmt_entry(const struct tp *p, __u64 ts, char *buf, size_t len
 	if (p->o->ns)
 		return buf;
 	buf[n++] = '.';
-	for (i = 5; i >= 0; i--, us /= 10)
-		buf[n + i] = '0' + us % 10;
-	n += 6;
+	n += kfit_u64_str_pad(a % KFIT_SEC / KFIT_USEC, 6, buf + n);
 	buf[n++] = 's';
 	buf[n] = '\0';
 	return buf;
