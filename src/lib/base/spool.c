@@ -161,26 +161,14 @@ int kfit_spool_has(const struct kfit_spool *s, const void *key)
 
 int kfit_spool_write(struct kfit_spool *s, const void *key, FILE *out)
 {
-	struct skey *k = slot(s->v, s->mask, key);
+	struct kfit_spool_pos pos = { 0 };
 	char buf[65536];
-	size_t i, left, n;
+	ssize_t n;
 
-	if (!k->key)
-		return 0;
-	if (k->nsegs && fflush(s->f))
-		return -errno;
-	for (i = 0; i < k->nsegs; i++) {
-		if (fseeko(s->f, k->segs[i].off, SEEK_SET))
-			return -errno;
-		for (left = k->segs[i].len; left; left -= n) {
-			n = fread(buf, 1, left < sizeof(buf) ? left : sizeof(buf), s->f);
-			if (!n || fwrite(buf, 1, n, out) != n)
-				return -EIO;
-		}
-	}
-	if (k->len && fwrite(k->buf, 1, k->len, out) != k->len)
-		return -EIO;
-	return 0;
+	while ((n = kfit_spool_read(s, key, &pos, buf, sizeof(buf))) > 0)
+		if (fwrite(buf, 1, n, out) != (size_t)n)
+			return -EIO;
+	return n;
 }
 
 FILE *kfit_spool_begin(struct kfit_spool *s)
