@@ -140,13 +140,13 @@ int kft_chunks_next(struct kft_chunks *c, int *i, void **buf, size_t *len, int *
 	c->held = (struct rbuf){ 0 };
 	*i = s->idx;
 	*err = s->err;
-	*buf = NULL;
-	*len = 0;
-	if (s->err && s->b.p)
-		c->spare[c->nspare++] = s->b;
-	else if (!s->err)
+	if (s->err) {
+		if (s->b.p)
+			c->spare[c->nspare++] = s->b;
+		*buf = NULL;
+		*len = 0;
+	} else {
 		c->held = s->b;
-	if (!s->err) {
 		*buf = s->b.p;
 		*len = s->len;
 	}
