@@ -262,7 +262,8 @@ const char *kd_mechanism(void)
  * file order. A corrupt chunk is said, counted and skipped: 0; -ENOMEM
  * or fn's error otherwise.
  */
-static int chunk_records(int i, void *buf, size_t len, int err, kd_rec_fn fn)
+static int chunk_records(int i, void *buf, size_t len, int err, kd_rec_fn fn,
+			 kd_buf_fn bfn)
 {
 	const struct kft_chunkinfo *ci = kft_chunk_at(env.f, i);
 	size_t off;
@@ -278,6 +279,8 @@ static int chunk_records(int i, void *buf, size_t len, int err, kd_rec_fn fn)
 		return 0;
 	}
 	env.chunks_read++;
+	if (bfn)
+		return bfn(buf, len);
 	for (off = 0; !err && len - off >= sizeof(struct kfit_rec); ) {
 		const struct kfit_rec *h = (const void *)((char *)buf + off);
 
@@ -295,7 +298,7 @@ int kd_read_chunk(int i, kd_rec_fn fn)
 	size_t len = 0;
 	int err = kft_read_chunk(env.f, i, &buf, &len);
 
-	err = chunk_records(i, buf, len, err, fn);
+	err = chunk_records(i, buf, len, err, fn, NULL);
 	free(buf);
 	return err;
 }
@@ -305,7 +308,7 @@ int kd_read_chunk(int i, kd_rec_fn fn)
  * records go to fn in order (chunks are independent); after(i), if
  * given, once chunk i is done.
  */
-int kd_read_range(int first, int last, kd_rec_fn fn, int (*after)(int i))
+static int read_range(int first, int last, kd_rec_fn fn, kd_buf_fn bfn, int (*after)(int i))
 {
 	struct kft_chunks *c;
 	void *buf;
@@ -318,12 +321,22 @@ int kd_read_range(int first, int last, kd_rec_fn fn, int (*after)(int i))
 	if (!c)
 		return -errno;
 	while (!err && kft_chunks_next(c, &i, &buf, &len, &cerr) > 0) {
-		err = chunk_records(i, buf, len, cerr, fn);
+		err = chunk_records(i, buf, len, cerr, fn, bfn);
 		if (!err && after)
 			err = after(i);
 	}
 	kft_chunks_close(c);
 	return err;
+}
+
+int kd_read_range(int first, int last, kd_rec_fn fn, int (*after)(int i))
+{
+	return read_range(first, last, fn, NULL, after);
+}
+
+int kd_read_range_buf(int first, int last, kd_buf_fn fn)
+{
+	return read_range(first, last, NULL, fn, NULL);
 }
 
 int kd_count(const struct kfit_rec *h, size_t size)
@@ -381,14 +394,14 @@ int kd_window(int *first, int *last)
 }
 
 /* Chunks after last may hold LOST records: losses are always counted */
-int kd_read_window(kd_rec_fn fn)
+int kd_read_window(kd_rec_fn fn, kd_buf_fn bfn)
 {
 	int first, last, i, n = kft_nchunks(env.f), err;
 
 	err = kd_window(&first, &last);
 	if (err == -ENOENT)
 		first = n, last = n - 1, err = 0;
-	err = kd_read_range(first, last, fn, NULL);
+	err = read_range(first, last, fn, bfn, NULL);
 	for (i = last + 1; i < n && !err && env.until; i++)
 		if (kft_chunk_at(env.f, i)->lost)
 			err = kd_read_chunk(i, fn);

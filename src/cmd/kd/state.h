@@ -59,6 +59,8 @@ struct env {
 extern struct env env;
 
 typedef int (*kd_rec_fn)(const struct kfit_rec *h, size_t size);
+/* A chunk's records at once (whole, aligned): the tree's, in one loop */
+typedef int (*kd_buf_fn)(const void *buf, size_t len);
 
 /* read.c: times on the file's clock */
 int kd_parse_time(const char *opt, const char *s, __u64 *out);
@@ -82,6 +84,7 @@ const char *kd_mechanism(void);
 /* read.c: the chunks */
 int kd_read_chunk(int i, kd_rec_fn fn);
 int kd_read_range(int first, int last, kd_rec_fn fn, int (*after)(int i));
+int kd_read_range_buf(int first, int last, kd_buf_fn fn);
 int kd_count(const struct kfit_rec *h, size_t size);
 /* kd_count's counting, inline for the tree's every record */
 static inline void kd_counted(const struct kfit_rec *h, size_t size)
@@ -92,7 +95,8 @@ static inline void kd_counted(const struct kfit_rec *h, size_t size)
 		env.counts.types[h->type]++;
 }
 int kd_window(int *first, int *last);
-int kd_read_window(kd_rec_fn fn);
+/* The window's chunks, each to bfn if given, else record by record to fn */
+int kd_read_window(kd_rec_fn fn, kd_buf_fn bfn);
 int kd_load_tasks(void);
 
 /* tree.c: the call trees and their views */

@@ -64,6 +64,11 @@ static int to_tree(const struct kfit_rec *h, size_t size)
 	return env.view.timeline ? kfit_cgview_timeline_add(env.view.timeline, h, size) : 0;
 }
 
+static int to_tree_buf(const void *buf, size_t len)
+{
+	return kfit_stream_add_buf(&env.stream, buf, len, &env.counts);
+}
+
 /* TASKS' names given to the decoder first, as callgraph names /proc's */
 static int name_start_tasks(void)
 {
@@ -114,7 +119,7 @@ int kd_render_tree(void)
 		return -ENOMEM;
 	err = name_start_tasks();
 	if (!err)
-		err = kd_read_window(to_tree);
+		err = kd_read_window(to_tree, env.view.timeline ? NULL : to_tree_buf);
 	if (err)
 		return err;
 	if (!env.chunks_read && env.chunks_bad)

@@ -739,8 +739,23 @@ static int add_top(struct kfit_ctree *t, struct thr *h, const struct kfit_rec_ca
 	size_t lo;
 	int err;
 
+	/* nothing to adopt: no node needed */
+	if (!h->pending.n && t->o.on_leaf) {
+		count_call(t, h, r);
+		t->seq++;
+		t->o.on_leaf(t->o.leaf_ctx, r);
+		return 0;
+	}
 	call_node(&n, r);
 	lo = adoptable(h, &n, 0);
+	if (lo == h->pending.n && t->o.on_leaf) {
+		count_call(t, h, r);
+		t->seq++;
+		if ((err = to_roots(t, h, lo)))
+			return err;
+		t->o.on_leaf(t->o.leaf_ctx, r);
+		return 0;
+	}
 	if (adopt(t, &n, 0, &h->pending, lo))
 		return -ENOMEM;
 	h->pending.n = lo;
@@ -1157,6 +1172,17 @@ bool kfit_ctree_check_rec(const void *rec, size_t size)
 	       hsize >= offsetof(struct kfit_rec_sample, ip) + (nk + nu) * sizeof(__u64);
 }
 
+/* A call in place, whole and of sane fields: most records; the rest as before */
+static inline bool plain_call(const struct kfit_ctree *t, const union any_rec *p, size_t size)
+{
+	const struct kfit_rec_call *r = &p->call;
+
+	return size >= sizeof(*r) && !((uintptr_t)p % _Alignof(union any_rec)) &&
+	       r->h.type == KFIT_REC_CALL && r->h.size >= sizeof(*r) && r->h.size <= size &&
+	       !(r->h.size % 8) && r->h.ctx < KFIT_NCTX && r->id < t->o.nfuncs &&
+	       r->dur <= ~0ULL - r->h.ts;
+}
+
 int kfit_ctree_add(struct kfit_ctree *t, const void *rec, size_t size)
 {
 	const union any_rec *p = rec;
@@ -1166,6 +1192,11 @@ int kfit_ctree_add(struct kfit_ctree *t, const void *rec, size_t size)
 
 	if (t->finished)
 		return -EINVAL;
+	if (plain_call(t, p, size)) {
+		t->st.records++;
+		note_time(t, p->h.ts, p->h.ts + p->call.dur);
+		return add_call(t, &p->call);
+	}
 	if (size < sizeof(h)) {
 		t->st.bad++;
 		return 0;
@@ -1192,6 +1223,47 @@ int kfit_ctree_add(struct kfit_ctree *t, const void *rec, size_t size)
 	}
 	t->st.records++;
 	return dispatch(t, p);
+}
+
+/* The next call of the run kfit_ctree_add_leaves takes */
+static inline bool leaf_of(const struct kfit_ctree *t, const union any_rec *p, size_t len,
+			   const struct kfit_rec *first, __u64 since, __u64 until)
+{
+	return plain_call(t, p, len) && p->h.ctx == KFIT_CTX_TASK && !p->call.depth &&
+	       p->h.tid == first->tid && p->h.pid == first->pid && p->h.ts >= since &&
+	       (!until || p->h.ts < until);
+}
+
+long kfit_ctree_add_leaves(struct kfit_ctree *t, const void *buf, size_t len,
+			   __u64 since, __u64 until, size_t *bytes)
+{
+	const union any_rec *p = buf;
+	const struct kfit_rec *first = buf;
+	size_t off = 0;
+	struct thr *h;
+	long n = 0;
+
+	*bytes = 0;
+	if (t->finished || !t->o.on_leaf || !t->o.on_root || t->o.woven ||
+	    !leaf_of(t, p, len, first, since, until))
+		return 0;
+	h = task_get(t, first->pid, first->tid);
+	if (!h)
+		return -ENOMEM;
+	if (h->pending.n)
+		return 0;
+	do {
+		t->st.records++;
+		note_time(t, p->h.ts, p->h.ts + p->call.dur);
+		count_call(t, h, &p->call);
+		t->seq++;
+		t->o.on_leaf(t->o.leaf_ctx, &p->call);
+		n++;
+		off += p->h.size;
+		p = (const void *)((const char *)buf + off);
+	} while (len - off >= sizeof(struct kfit_rec) && leaf_of(t, p, len - off, first, since, until));
+	*bytes = off;
+	return n;
 }
 
 int kfit_ctree_add_all(struct kfit_ctree *t, const void *buf, size_t size)

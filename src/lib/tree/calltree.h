@@ -117,6 +117,8 @@ struct kfit_ctree;
  */
 typedef int (*kfit_ctree_root_fn)(void *ctx, const struct kfit_ctree *t,
 				  const struct kfit_cnode *root);
+/* Streaming: a top-level call with no callee, as its record (on_leaf) */
+typedef void (*kfit_ctree_leaf_fn)(void *ctx, const struct kfit_rec_call *r);
 
 struct kfit_ctree_opts {
 	const char *const *funcs;	/* function table: id -> name */
@@ -136,6 +138,13 @@ struct kfit_ctree_opts {
 	 */
 	kfit_ctree_root_fn on_root;
 	void *root_ctx;
+	/*
+	 * With on_root, not woven: a task's depth-0 call that adopts no
+	 * callee goes to on_leaf (root_ctx) as its record, with no node made
+	 * for it: a flat recording's every call, for a view that sums
+	 */
+	kfit_ctree_leaf_fn on_leaf;
+	void *leaf_ctx;
 	/*
 	 * With on_root: when the tree holds more than collapse_nodes nodes
 	 * (0: 65536), the finished subtrees still waiting for their caller
@@ -175,6 +184,15 @@ int kfit_ctree_task(struct kfit_ctree *t, __u32 pid, __u32 tid, const char *comm
  * and skipped: returns 0, or -ENOMEM.
  */
 int kfit_ctree_add(struct kfit_ctree *t, const void *rec, size_t size);
+/*
+ * With on_leaf: the calls at the start of buf (len bytes of records)
+ * that go to on_leaf, each as kfit_ctree_add would decode it: one
+ * task's depth-0 calls in a row, with nothing pending on its stack,
+ * that start in [since, until) (until 0: no end). The number taken
+ * (*bytes: their size; 0 when the first is not such a call), or -ENOMEM.
+ */
+long kfit_ctree_add_leaves(struct kfit_ctree *t, const void *buf, size_t len,
+			   __u64 since, __u64 until, size_t *bytes);
 /*
  * Whether rec (size bytes, unaligned) is a whole record of a known type:
  * its size a multiple of 8 within size, all of its type's fields, a

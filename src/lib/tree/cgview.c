@@ -365,6 +365,11 @@ static int trace_root(struct kfit_cgview_sum *s, const struct kfit_ctree *t,
 	return kfit_export_trace_add(s->trace, &src, kfit_ctree_emitting(t), root);
 }
 
+struct kfit_fstats *kfit_cgview_sum_stats(struct kfit_cgview_sum *s)
+{
+	return &s->st;
+}
+
 int kfit_cgview_sum_root(void *sum, const struct kfit_ctree *t, const struct kfit_cnode *root)
 {
 	struct kfit_cgview_sum *s = sum;

@@ -23,6 +23,8 @@ struct kfit_cgview_sum *kfit_cgview_sum_new(const struct kfit_cgview_sum_want *w
 void kfit_cgview_sum_free(struct kfit_cgview_sum *s);
 /* A kfit_ctree_root_fn: the subtree's calls into the summary, its stacks into the flame */
 int kfit_cgview_sum_root(void *sum, const struct kfit_ctree *t, const struct kfit_cnode *root);
+/* The summary's figures, that kfit_fstats_add_leaf sums into */
+struct kfit_fstats *kfit_cgview_sum_stats(struct kfit_cgview_sum *s);
 
 struct kfit_cgview_timeline;
 /* The samples on a timeline, from t0, each a period of 1/hz (0: 1 ms) */

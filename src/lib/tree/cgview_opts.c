@@ -135,6 +135,10 @@ int kfit_cgview_stream(struct kfit_cgview_args *a, const struct kfit_cgview_stre
 	/* all but the summary show what struck the calls, whole; it sums them */
 	to->woven = woven;
 	to->collapse = !to->woven;
+	if (a->summary && !woven) {
+		to->on_leaf = kfit_fstats_add_leaf;
+		to->leaf_ctx = kfit_cgview_sum_stats(a->sum);
+	}
 	return 0;
 }
 

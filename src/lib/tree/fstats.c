@@ -429,10 +429,18 @@ static int sums_edge(struct kfit_fstats *s, struct kfit_fedges *m, const struct 
 	return edges_add(m, p->id, n->id, n->dur);
 }
 
+static inline void put_call(struct kfit_fstats *s, struct kfit_fstat *f, __u64 dur,
+			    __u64 local)
+{
+	kfit_hist_put(&f->h, dur);
+	f->local_ns += local;
+	if (s->lin_step)
+		f->l.slot[kfit_lin_index(dur, s->lin_step)]++;
+}
+
 static int tree_call(struct kfit_fstats *s, struct kfit_fedges *m, const struct kfit_cnode *n)
 {
 	const struct kfit_cnode *p = n->parent;
-	struct kfit_fstat *f;
 
 	if (n->kind == KFIT_CN_SUMPART)
 		return sums_edge(s, m, n);
@@ -442,19 +450,24 @@ static int tree_call(struct kfit_fstats *s, struct kfit_fedges *m, const struct 
 		s->incomplete++;
 		return 0;
 	}
-	f = &s->f[n->id];
-	kfit_hist_put(&f->h, n->dur);
-	f->local_ns += n->local;
-	if (s->lin_step) {
-		__u32 i = kfit_lin_index(n->dur, s->lin_step);
-
-		f->l.slot[i]++;
-	}
+	put_call(s, &s->f[n->id], n->dur, n->local);
 	/* an interrupt's call under a task's is no callee of it, nor one placed by time */
 	if (!p || !kfit_cnode_counted(p) || p->ctx != n->ctx || p->id >= (__u32)s->n ||
 	    (n->flags & KFIT_CN_WOVEN))
 		return 0;
 	return edges_add(m, p->id, n->id, n->dur);
+}
+
+void kfit_fstats_add_leaf(void *stats, const struct kfit_rec_call *r)
+{
+	struct kfit_fstats *s = stats;
+
+	if (r->h.flags & KFIT_RF_INCOMPLETE) {
+		s->incomplete++;
+		return;
+	}
+	if (r->id < (__u32)s->n)
+		put_call(s, &s->f[r->id], r->dur, r->dur);
 }
 
 int kfit_fstats_add_tree(struct kfit_fstats *s, const struct kfit_cnode *root)

@@ -34,5 +34,14 @@ bool kfit_stream_chosen(const struct kfit_stream *s, __u32 pid, __u32 tid);
  * 0 left out, or -ENOMEM.
  */
 int kfit_stream_add(const struct kfit_stream *s, const void *rec, size_t size);
+/*
+ * Each record of buf (len bytes of whole records, 8-byte aligned, as a
+ * chunk holds them) as kfit_stream_add, in one loop; those decoded
+ * counted in c (may be NULL). 0, -EBADMSG when a record's size runs
+ * past len, or -ENOMEM.
+ */
+struct kfit_cgview_counts;
+int kfit_stream_add_buf(const struct kfit_stream *s, const void *buf, size_t len,
+			struct kfit_cgview_counts *c);
 
 #endif
