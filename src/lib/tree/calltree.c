@@ -1234,6 +1234,11 @@ static inline bool leaf_of(const struct kfit_ctree *t, const union any_rec *p, s
 	       (!until || p->h.ts < until);
 }
 
+bool kfit_ctree_takes_leaves(const struct kfit_ctree *t)
+{
+	return t->o.on_leaf && t->o.on_root && !t->o.woven;
+}
+
 long kfit_ctree_add_leaves(struct kfit_ctree *t, const void *buf, size_t len,
 			   __u64 since, __u64 until, size_t *bytes)
 {
@@ -1244,8 +1249,7 @@ long kfit_ctree_add_leaves(struct kfit_ctree *t, const void *buf, size_t len,
 	long n = 0;
 
 	*bytes = 0;
-	if (t->finished || !t->o.on_leaf || !t->o.on_root || t->o.woven ||
-	    !leaf_of(t, p, len, first, since, until))
+	if (t->finished || !kfit_ctree_takes_leaves(t) || !leaf_of(t, p, len, first, since, until))
 		return 0;
 	h = task_get(t, first->pid, first->tid);
 	if (!h)

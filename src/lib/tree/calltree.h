@@ -190,7 +190,9 @@ int kfit_ctree_add(struct kfit_ctree *t, const void *rec, size_t size);
  * task's depth-0 calls in a row, with nothing pending on its stack,
  * that start in [since, until) (until 0: no end). The number taken
  * (*bytes: their size; 0 when the first is not such a call), or -ENOMEM.
+ * kfit_ctree_takes_leaves: whether it ever takes any (on_leaf, not woven).
  */
+bool kfit_ctree_takes_leaves(const struct kfit_ctree *t);
 long kfit_ctree_add_leaves(struct kfit_ctree *t, const void *buf, size_t len,
 			   __u64 since, __u64 until, size_t *bytes);
 /*

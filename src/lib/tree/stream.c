@@ -68,6 +68,7 @@ int kfit_stream_add(const struct kfit_stream *s, const void *rec, size_t size)
 int kfit_stream_add_buf(const struct kfit_stream *s, const void *buf, size_t len,
 			struct kfit_cgview_counts *c)
 {
+	bool leaves = kfit_ctree_takes_leaves(s->tree);
 	size_t off, size;
 	int r;
 
@@ -76,7 +77,8 @@ int kfit_stream_add_buf(const struct kfit_stream *s, const void *buf, size_t len
 		long n;
 
 		/* a run of a chosen task's calls that sum as they are, at once */
-		if (h->type == KFIT_REC_CALL && wanted(s, h) && kfit_tasks_given(s->tasks, h)) {
+		if (leaves && h->type == KFIT_REC_CALL && wanted(s, h) &&
+		    kfit_tasks_given(s->tasks, h)) {
 			n = kfit_ctree_add_leaves(s->tree, h, len - off, s->since, s->until, &size);
 			if (n < 0)
 				return n;
