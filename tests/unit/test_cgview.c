@@ -20,6 +20,7 @@
 #include "calltree.h"
 #include "cgview.h"
 #include "diag.h"
+#include "stream.h"
 #include "tasks.h"
 #include "treeprint.h"
 #include "testlib.h"
@@ -209,6 +210,91 @@ static void test_streamed_same(void **state)
 		kfit_ctree_free(whole);
 		kfit_ctree_free(streamed);
 	}
+}
+
+/* t_recgen's records into t, through a stream: record by record, or at once */
+static void gen_into(struct kfit_ctree *t, const char *buf, size_t len, bool whole)
+{
+	struct kfit_stream s = { .tree = t, .tasks = kfit_tasks_new(false) };
+	const struct kfit_rec *h;
+	size_t off;
+
+	assert_non_null(s.tasks);
+	if (whole)
+		assert_int_equal(kfit_stream_add_buf(&s, buf, len, NULL), 0);
+	for (off = 0; !whole && off < len; off += h->size) {
+		h = (const void *)(buf + off);
+		assert_true(kfit_stream_add(&s, h, h->size) >= 0);
+	}
+	kfit_tasks_free(s.tasks);
+	kfit_ctree_finish(t);
+}
+
+/*
+ * Random recordings (nested and flat calls, interrupts, switches,
+ * losses, execs), each view streamed from a chunk at once prints what
+ * the whole tree prints from the records one by one: the calls given
+ * whole as they come (a quiet task's, or summed from their records)
+ * are those the decoder would have given
+ */
+static void test_streamed_random(void **state)
+{
+	static const __u64 origin = 100;
+	static const char path[] = "/tmp/test_cgview_random.json";
+	char *buf = aligned_alloc(8, T_RECGEN_BYTES), *x, *y, *jx, *jy, name[32];
+	struct kfit_cgview v = view();
+	unsigned int seed;
+	size_t len;
+	int k, err;
+
+	(void)state;
+	assert_non_null(buf);
+	v.ntracepoints = 0;
+	v.start_ns = origin;
+	for (seed = 1; seed <= 12; seed++) {
+		len = t_recgen(seed, buf);
+		for (k = 0; k < 6; k++) {
+			const char *pf = k == 5 ? path : NULL;
+			struct kfit_cgview_args a = { .summary = k == 3, .folded = k == 2,
+						      .perfetto = pf };
+			struct kfit_cgview_opts o = { .json = k == 1, .summary = k == 3,
+						      .folded = k == 2, .perfetto = pf };
+			struct kfit_ctree_opts to = { .funcs = names, .nfuncs = 4,
+						      .no_interlace = k == 4 };
+			struct kfit_ctree *whole, *streamed;
+
+			snprintf(name, sizeof(name), "seed %u view %d", seed, k);
+			whole = kfit_ctree_new(&to);
+			assert_non_null(whole);
+			gen_into(whole, buf, len, false);
+			assert_int_equal(kfit_cgview_stream(&a, &(struct kfit_cgview_stream_in){
+				.nfuncs = 4, .funcs = funcs, .json = o.json, .origin = &origin,
+				.one_ring = true }, &to), 0);
+			t_true(name, to.on_root != NULL);
+			streamed = kfit_ctree_new(&to);
+			assert_non_null(streamed);
+			gen_into(streamed, buf, len, true);
+			x = render(&v, &o, whole, &err);
+			assert_int_equal(err, 0);
+			jx = pf ? file_text(fopen(pf, "r"), pf) : NULL;
+			o.sum = a.sum;
+			y = render(&v, &o, streamed, &err);
+			assert_int_equal(err, 0);
+			jy = pf ? file_text(fopen(pf, "r"), pf) : NULL;
+			t_true(name, strlen(x) > 200);
+			t_str_eq(name, y, x);
+			if (pf)
+				t_str_eq(name, jy, jx);
+			free(x);
+			free(y);
+			free(jx);
+			free(jy);
+			kfit_cgview_close(&a);
+			kfit_ctree_free(whole);
+			kfit_ctree_free(streamed);
+		}
+	}
+	free(buf);
 }
 
 /* What render wrote on stdout, malloc'd, and its result in *err */
@@ -854,6 +940,7 @@ int main(void)
 		cmocka_unit_test(test_header_forms),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_streamed_same),
+		cmocka_unit_test(test_streamed_random),
 		cmocka_unit_test(test_verbose_counts),
 		cmocka_unit_test(test_sample_trim),
 		cmocka_unit_test(test_frame_group),

@@ -115,113 +115,10 @@ static void test_names_and_losses(void **state)
 
 /* ---- a chunk at once (kfit_stream_add_buf) ------------------------------ */
 
-#define GEN_MAX		4096
-#define GEN_TASKS	3
-#define GEN_FUNCS	4
+#define GEN_MAX		T_RECGEN_MAX
+#define GEN_FUNCS	T_RECGEN_FUNCS
 
 static const char *gfuncs[GEN_FUNCS] = { "a", "b", "c", "d" };
-
-union grec {
-	struct kfit_rec h;
-	struct kfit_rec_call call;
-	struct kfit_rec_irq irq;
-	struct kfit_rec_task task;
-	struct kfit_rec_lost lost;
-};
-
-struct gen {
-	union grec *v;
-	size_t n;
-	__u64 now;
-	__u64 open[GEN_TASKS][8];	/* each task's open calls' entries */
-	__u32 fn[GEN_TASKS][8];
-	int depth[GEN_TASKS];
-};
-
-static void gen_put(struct gen *g, const union grec *r)
-{
-	if (g->n < GEN_MAX)
-		g->v[g->n++] = *r;
-}
-
-static struct kfit_rec head(int type, int ctx, __u32 pid, __u64 ts, size_t size)
-{
-	return (struct kfit_rec){ .type = type, .ctx = ctx, .size = size, .cpu = pid % 2,
-				  .pid = pid, .tid = pid, .ts = ts };
-}
-
-/* Task k's innermost open call returns: its record (or a loss of it) */
-static void gen_return(struct gen *g, int k, unsigned int r)
-{
-	__u32 pid = 10 + k;
-	int d = --g->depth[k];
-	union grec c = { .call = {
-		.h = head(KFIT_REC_CALL, KFIT_CTX_TASK, pid, g->open[k][d], sizeof(c.call)),
-		.dur = g->now - g->open[k][d], .id = g->fn[k][d], .depth = d,
-	} };
-
-	if (r % 97 == 0) {
-		c.lost = (struct kfit_rec_lost){
-			.h = head(KFIT_REC_LOST, KFIT_CTX_TASK, 0, g->now, sizeof(c.lost)),
-			.count = 1 };
-	} else if (r % 89 == 0) {
-		c.call.h.flags = KFIT_RF_INCOMPLETE;
-	}
-	gen_put(g, &c);
-}
-
-/* An interrupt on task k's CPU, with a call in it */
-static void gen_irq(struct gen *g, int k)
-{
-	union grec c = { .call = {
-		.h = head(KFIT_REC_CALL, KFIT_CTX_SOFTIRQ, 10 + k, g->now + 1, sizeof(c.call)),
-		.dur = 2, .id = 3,
-	} };
-	union grec i = { .irq = {
-		.h = head(KFIT_REC_IRQ, KFIT_CTX_SOFTIRQ, 10 + k, g->now, sizeof(i.irq)),
-		.dur = 4, .ncalls = 1,
-	} };
-
-	gen_put(g, &c);
-	gen_put(g, &i);
-	g->now += 5;
-}
-
-/* Tasks' calls, nested and flat, runs of one task, interrupts, losses, execs */
-static void gen_run(struct gen *g, unsigned int seed)
-{
-	unsigned int r;
-	int k = 0;
-
-	srandom(seed);
-	while (g->n < GEN_MAX - 8) {
-		r = random();
-		g->now += 1 + r % 7;
-		if (r % 5 == 0)
-			k = (r >> 8) % GEN_TASKS;
-		if (r % 211 == 0) {
-			union grec e = { .task = {
-				.h = head(KFIT_REC_EXEC, KFIT_CTX_TASK, 10 + k, g->now, sizeof(e.task)),
-			} };
-
-			strcpy(e.task.comm, r % 2 ? "one" : "two");
-			gen_put(g, &e);
-		} else if (r % 53 == 0) {
-			gen_irq(g, k);
-		} else if (g->depth[k] && (r >> 4) % 3 == 0) {
-			gen_return(g, k, r);
-		} else if (g->depth[k] < 8 && (r >> 4) % 3 == 1 && (r >> 12) % 4 == 0) {
-			g->open[k][g->depth[k]] = g->now;
-			g->fn[k][g->depth[k]++] = (r >> 16) % GEN_FUNCS;
-		} else if (!g->depth[k] || (r >> 4) % 3 == 2) {
-			/* a call with no callee, at whatever depth the task is */
-			g->open[k][g->depth[k]] = g->now;
-			g->fn[k][g->depth[k]++] = (r >> 16) % GEN_FUNCS;
-			g->now += 1 + (r >> 20) % 300;
-			gen_return(g, k, r >> 3);
-		}
-	}
-}
 
 struct summed {
 	struct kfit_ctree *t;
@@ -235,36 +132,31 @@ static int sum_root(void *ctx, const struct kfit_ctree *t, const struct kfit_cno
 	return kfit_fstats_add_tree(ctx, root);
 }
 
-/* The summary of g's records through s (window, tasks): each record, or the whole buffer */
-static void summed_of(struct summed *m, const struct gen *g, const struct kfit_stream *how,
-		      bool buf)
+/* The summary of the records of buf through s (window, tasks): each record, or the whole buffer */
+static void summed_of(struct summed *m, const char *buf, size_t len,
+		      const struct kfit_stream *how, bool whole)
 {
-	char *packed = aligned_alloc(8, GEN_MAX * sizeof(*g->v));
 	struct kfit_stream s = *how;
 	const struct kfit_rec *h;
-	size_t i, len, off;
+	size_t off;
 	int r;
 
-	assert_non_null(packed);
 	memset(m, 0, sizeof(*m));
 	assert_int_equal(kfit_fstats_init(&m->st, GEN_FUNCS), 0);
 	m->t = kfit_ctree_new(&(struct kfit_ctree_opts){
 		.funcs = gfuncs, .nfuncs = GEN_FUNCS, .on_root = sum_root, .root_ctx = &m->st,
 		.collapse = true, .collapse_nodes = 64,
-		.on_leaf = buf ? kfit_fstats_add_leaf : NULL, .leaf_ctx = &m->st,
+		.on_leaf = whole ? kfit_fstats_add_leaf : NULL, .leaf_ctx = &m->st,
 	});
 	s.tasks = kfit_tasks_new(false);
 	assert_non_null(m->t);
 	assert_non_null(s.tasks);
 	s.tree = m->t;
-	/* back to back, as a chunk holds them */
-	for (i = 0, len = 0; i < g->n; len += g->v[i++].h.size)
-		memcpy(packed + len, &g->v[i], g->v[i].h.size);
-	if (buf) {
-		assert_int_equal(kfit_stream_add_buf(&s, packed, len, &m->c), 0);
+	if (whole) {
+		assert_int_equal(kfit_stream_add_buf(&s, buf, len, &m->c), 0);
 	} else {
 		for (off = 0; off < len; off += h->size) {
-			h = (const void *)(packed + off);
+			h = (const void *)(buf + off);
 			r = kfit_stream_add(&s, h, h->size);
 			assert_true(r >= 0);
 			if (!r)
@@ -274,7 +166,6 @@ static void summed_of(struct summed *m, const struct gen *g, const struct kfit_s
 			m->c.types[h->type]++;
 		}
 	}
-	free(packed);
 	kfit_ctree_finish(m->t);
 	kfit_fstats_end_trees(&m->st);
 	kfit_tasks_free(s.tasks);
@@ -292,24 +183,19 @@ static void test_buf_same(void **state)
 		{ 0 }, { .since = 3000 }, { .since = 2000, .until = 9000 }, { .pid = 11 },
 		{ .tid = 12, .since = 500 }, { .comm = "one" },
 	};
+	char *buf = aligned_alloc(8, T_RECGEN_BYTES);
 	struct summed a, b;
-	struct gen g = { 0 };
 	unsigned int seed;
-	size_t k;
+	size_t k, len;
 	int i;
 
 	(void)state;
-	g.v = calloc(GEN_MAX, sizeof(*g.v));
-	assert_non_null(g.v);
+	assert_non_null(buf);
 	for (seed = 1; seed <= 40; seed++) {
-		memset(g.v, 0, GEN_MAX * sizeof(*g.v));
-		g.n = 0;
-		g.now = 100;
-		memset(g.depth, 0, sizeof(g.depth));
-		gen_run(&g, seed);
+		len = t_recgen(seed, buf);
 		for (k = 0; k < T_N(hows); k++) {
-			summed_of(&a, &g, &hows[k], false);
-			summed_of(&b, &g, &hows[k], true);
+			summed_of(&a, buf, len, &hows[k], false);
+			summed_of(&b, buf, len, &hows[k], true);
 			t_true("some calls", seed > 1 || k || a.st.f[0].h.count > 100);
 			assert_memory_equal(kfit_ctree_get_stats(a.t), kfit_ctree_get_stats(b.t),
 					    sizeof(struct kfit_ctree_stats));
@@ -327,7 +213,7 @@ static void test_buf_same(void **state)
 			kfit_fstats_free(&b.st);
 		}
 	}
-	free(g.v);
+	free(buf);
 }
 
 /* A record whose size runs past the buffer stops it: -EBADMSG, not a read past */

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 #include "fileio.h"
+#include "kfit/rec.h"
 #include "testlib.h"
 
 __attribute__((constructor)) static void linebuf(void)
@@ -319,4 +320,136 @@ bool t_jq(const char *doc, const char *expr)
 	rc = system(cmd);
 	unlink(path);
 	return rc == 0;
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+#define GEN_TASKS	3
+
+struct gen {
+	char *buf;
+	size_t len, n;
+	__u64 now;
+	__u64 open[GEN_TASKS][8];	/* each task's open calls' entries */
+	__u32 fn[GEN_TASKS][8];
+	int depth[GEN_TASKS];
+};
+
+static void gen_put(struct gen *g, const void *r)
+{
+	const struct kfit_rec *h = r;
+
+	if (g->n == T_RECGEN_MAX)
+		return;
+	memcpy(g->buf + g->len, r, h->size);
+	g->len += h->size;
+	g->n++;
+}
+
+static struct kfit_rec head(int type, int ctx, __u32 pid, __u64 ts, size_t size)
+{
+	return (struct kfit_rec){ .type = type, .ctx = ctx, .size = size, .cpu = pid % 2,
+				  .pid = pid, .tid = pid, .ts = ts };
+}
+
+/* Task k's innermost open call returns: its record (or a loss of it) */
+static void gen_return(struct gen *g, int k, unsigned int r)
+{
+	__u32 pid = 10 + k;
+	int d = --g->depth[k];
+	struct kfit_rec_call c = {
+		.h = head(KFIT_REC_CALL, KFIT_CTX_TASK, pid, g->open[k][d], sizeof(c)),
+		.dur = g->now - g->open[k][d], .id = g->fn[k][d], .depth = d,
+	};
+	struct kfit_rec_lost l = {
+		.h = head(KFIT_REC_LOST, KFIT_CTX_TASK, 0, g->now, sizeof(l)), .count = 1,
+	};
+
+	if (r % 97 == 0) {
+		gen_put(g, &l);
+		return;
+	}
+	if (r % 89 == 0)
+		c.h.flags = KFIT_RF_INCOMPLETE;
+	gen_put(g, &c);
+}
+
+/* An interrupt on task k's CPU, with a call in it; some with no record of their own */
+static void gen_irq(struct gen *g, int k, unsigned int r)
+{
+	struct kfit_rec_call c = {
+		.h = head(KFIT_REC_CALL, KFIT_CTX_SOFTIRQ, 10 + k, g->now + 1, sizeof(c)),
+		.dur = 2, .id = 3,
+	};
+	struct kfit_rec_irq i = {
+		.h = head(KFIT_REC_IRQ, KFIT_CTX_SOFTIRQ, 10 + k, g->now, sizeof(i)),
+		.dur = 4, .vec = 1, .ncalls = 1,
+	};
+
+	gen_put(g, &c);
+	if (r % 3)
+		gen_put(g, &i);
+	g->now += 5;
+}
+
+/* Task k off its CPU for a while, inside its open calls */
+static void gen_switch(struct gen *g, int k, unsigned int r)
+{
+	struct kfit_rec_switch w = {
+		.h = head(KFIT_REC_SWITCH, KFIT_CTX_TASK, 10 + k, g->now, sizeof(w)),
+		.dur = 3 + r % 20, .state = r % 2, .depth = g->depth[k],
+	};
+
+	gen_put(g, &w);
+	g->now += w.dur;
+}
+
+static void gen_exec(struct gen *g, int k, unsigned int r)
+{
+	struct kfit_rec_task e = {
+		.h = head(KFIT_REC_EXEC, KFIT_CTX_TASK, 10 + k, g->now, sizeof(e)),
+	};
+
+	strcpy(e.comm, r % 2 ? "one" : "two");
+	gen_put(g, &e);
+}
+
+/* A call of task k: one with no callee, or one opened for callees */
+static void gen_call(struct gen *g, int k, unsigned int r, bool leaf)
+{
+	g->open[k][g->depth[k]] = g->now;
+	g->fn[k][g->depth[k]++] = (r >> 16) % T_RECGEN_FUNCS;
+	if (!leaf)
+		return;
+	g->now += 1 + (r >> 20) % 300;
+	gen_return(g, k, r >> 3);
+}
+
+size_t t_recgen(unsigned int seed, char *buf)
+{
+	struct gen g = { .buf = buf, .now = 100 };
+	unsigned int r;
+	int k = 0;
+
+	srandom(seed);
+	memset(buf, 0, T_RECGEN_BYTES);
+	while (g.n < T_RECGEN_MAX - 8) {
+		r = random();
+		g.now += 1 + r % 7;
+		if (r % 5 == 0)
+			k = (r >> 8) % GEN_TASKS;
+		if (r % 211 == 0)
+			gen_exec(&g, k, r);
+		else if (r % 53 == 0)
+			gen_irq(&g, k, r >> 9);
+		else if (r % 61 == 0 && g.depth[k])
+			gen_switch(&g, k, r >> 7);
+		else if (g.depth[k] && (r >> 4) % 3 == 0)
+			gen_return(&g, k, r);
+		else if (g.depth[k] < 8 && (r >> 4) % 3 == 1 && (r >> 12) % 4 == 0)
+			gen_call(&g, k, r, false);
+		else if (!g.depth[k] || (r >> 4) % 3 == 2)
+			gen_call(&g, k, r, true);
+	}
+	return g.len;
 }

@@ -137,4 +137,18 @@ int t_kernel_fs_setup(void **state);
 #define T_ID_NOPIE	"fedcba9876543210fedcba9876543210fedcba98"
 int t_symtarget_setup(void **state);
 
+/*
+ * Records as a recording holds them, back to back in buf (8-byte aligned,
+ * T_RECGEN_BYTES): three tasks (pid = tid = 10, 11, 12) whose calls of
+ * T_RECGEN_FUNCS functions nest and run flat, each task's records in its
+ * order; interrupts with a call in them (some with no record of their
+ * own, as the local timer's), context switches, losses,
+ * incomplete calls, execs naming a task "one" or "two". The same seed,
+ * the same records. Their length.
+ */
+#define T_RECGEN_MAX	4096
+#define T_RECGEN_BYTES	(T_RECGEN_MAX * 64)
+#define T_RECGEN_FUNCS	4
+size_t t_recgen(unsigned int seed, char *buf);
+
 #endif

@@ -108,6 +108,8 @@ struct kfit_ctree {
 
 static int woven_root(struct kfit_ctree *t, struct thr *h, const struct pend *e);
 static int woven_item(struct kfit_ctree *t, struct thr *h, const struct pend *e);
+static bool woven_quiet(const struct kfit_ctree *t, const struct thr *h);
+static int woven_top(struct kfit_ctree *t, struct thr *h, const struct kfit_rec_call *r);
 
 /* ---- small containers ------------------------------------------------ */
 
@@ -783,6 +785,8 @@ static int add_call(struct kfit_ctree *t, const struct kfit_rec_call *r)
 		return -ENOMEM;
 	if (!r->depth && r->h.ctx == KFIT_CTX_TASK && t->o.on_root && !t->o.woven)
 		return add_top(t, h, r);
+	if (!r->depth && r->h.ctx == KFIT_CTX_TASK && t->o.on_root && woven_quiet(t, h))
+		return woven_top(t, h, r);
 	n = node_alloc(t);
 	if (!n)
 		return -ENOMEM;
@@ -1711,6 +1715,40 @@ static int woven_root(struct kfit_ctree *t, struct thr *h, const struct pend *e)
 	if (r <= 0)
 		return r;
 	return flush(t, h, e->n->start + e->n->dur, NULL);
+}
+
+/*
+ * Woven: task h has nothing pending, held or to weave, and no interrupt
+ * stack holds a call that may have struck it: a top-level call of it is
+ * a tree whole, to on_root as flush would give it (most records of a
+ * long recording)
+ */
+static bool woven_quiet(const struct kfit_ctree *t, const struct thr *h)
+{
+	return t->o.woven && !h->pending.n && !h->held.n && !h->weave.n &&
+	       (t->irq_idle || t->o.no_interlace);
+}
+
+/* A top-level call of a quiet task: its node on the stack, never held */
+static int woven_top(struct kfit_ctree *t, struct thr *h, const struct kfit_rec_call *r)
+{
+	struct kfit_cnode n;
+	int err;
+
+	call_node(&n, r);
+	n.local = n.dur;
+	count_call(t, h, r);
+	t->seq++;
+	link_child(&h->t.root, &n);
+	finish_tree(&h->t);
+	t->emitting = h;
+	h->emitted = true;
+	err = t->o.on_root(t->o.root_ctx, t, &n);
+	h->t.root.child = h->t.root.last = NULL;
+	t->emitting = NULL;
+	if (err && !t->stream_err)
+		t->stream_err = err;
+	return err;
 }
 
 /* The end: every stack's top-level nodes, then what each thread still holds */
