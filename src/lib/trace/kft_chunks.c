@@ -9,9 +9,12 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include "kft.h"
 
 enum { S_EMPTY, S_BUSY, S_READY };
+
+#define WORKER_NICE	10
 
 /* A buffer of records and its size */
 struct rbuf {
@@ -51,6 +54,13 @@ static void *worker(void *arg)
 	size_t len;
 	int i, err;
 
+	/*
+	 * Below the reader, whose decoding is the one part that cannot run
+	 * in parallel: inflating ahead at the same priority took its CPU
+	 * half the time (kd --folded of 300 M records: 10.3 s, now 7.5 s).
+	 * Not being able to is no error.
+	 */
+	setpriority(PRIO_PROCESS, gettid(), WORKER_NICE);
 	pthread_mutex_lock(&c->mu);
 	for (;;) {
 		while (!c->stop && (c->claim > c->last || c->q[c->claim % c->nq].state != S_EMPTY))

@@ -635,6 +635,12 @@ int kfit_export_flame_add(struct kfit_export_flame *f, const struct kfit_cthread
 	top = thread_frame(f, th);
 	if (!top)
 		return -ENOMEM;
+	/* most trees are one call: its frame, with no walk */
+	if (!n->child) {
+		__u32 i;
+
+		return node_frame(&f->fl, top, n, &i) < 0 ? -ENOMEM : 0;
+	}
 	f->fl.fstk[0] = top;
 	f->fl.fsp = 1;
 	return export_walk(&f->w, n, false);
