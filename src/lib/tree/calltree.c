@@ -729,6 +729,16 @@ static void count_call(struct kfit_ctree *t, struct thr *h, const struct kfit_re
 		t->st.incomplete++;
 }
 
+/* A call whose tree is itself, to on_leaf */
+static inline int leaf(struct kfit_ctree *t, struct thr *h, const struct kfit_rec_call *r)
+{
+	int err = t->o.on_leaf(t->o.leaf_ctx, t, &h->t, r);
+
+	if (err && !t->stream_err)
+		t->stream_err = err;
+	return err;
+}
+
 /*
  * Streaming, not woven: a task's depth-0 call can be adopted by nothing,
  * so it goes to on_root at once, after the pending nodes before it that
@@ -745,8 +755,7 @@ static int add_top(struct kfit_ctree *t, struct thr *h, const struct kfit_rec_ca
 	if (!h->pending.n && t->o.on_leaf) {
 		count_call(t, h, r);
 		t->seq++;
-		t->o.on_leaf(t->o.leaf_ctx, r);
-		return 0;
+		return leaf(t, h, r);
 	}
 	call_node(&n, r);
 	lo = adoptable(h, &n, 0);
@@ -755,8 +764,7 @@ static int add_top(struct kfit_ctree *t, struct thr *h, const struct kfit_rec_ca
 		t->seq++;
 		if ((err = to_roots(t, h, lo)))
 			return err;
-		t->o.on_leaf(t->o.leaf_ctx, r);
-		return 0;
+		return leaf(t, h, r);
 	}
 	if (adopt(t, &n, 0, &h->pending, lo))
 		return -ENOMEM;
@@ -1240,7 +1248,7 @@ static inline bool leaf_of(const struct kfit_ctree *t, const union any_rec *p, s
 
 bool kfit_ctree_takes_leaves(const struct kfit_ctree *t)
 {
-	return t->o.on_leaf && t->o.on_root && !t->o.woven;
+	return t->o.on_leaf && t->o.on_root;
 }
 
 long kfit_ctree_add_leaves(struct kfit_ctree *t, const void *buf, size_t len,
@@ -1258,14 +1266,17 @@ long kfit_ctree_add_leaves(struct kfit_ctree *t, const void *buf, size_t len,
 	h = task_get(t, first->pid, first->tid);
 	if (!h)
 		return -ENOMEM;
-	if (h->pending.n)
+	/* its calls stay so: each adds nothing that is held */
+	if (h->pending.n || (t->o.woven && !woven_quiet(t, h)))
 		return 0;
+	h->emitted = true;
 	do {
 		t->st.records++;
 		note_time(t, p->h.ts, p->h.ts + p->call.dur);
 		count_call(t, h, &p->call);
 		t->seq++;
-		t->o.on_leaf(t->o.leaf_ctx, &p->call);
+		if (leaf(t, h, &p->call))
+			return t->stream_err;
 		n++;
 		off += p->h.size;
 		p = (const void *)((const char *)buf + off);
@@ -1735,14 +1746,16 @@ static int woven_top(struct kfit_ctree *t, struct thr *h, const struct kfit_rec_
 	struct kfit_cnode n;
 	int err;
 
-	call_node(&n, r);
-	n.local = n.dur;
 	count_call(t, h, r);
 	t->seq++;
+	h->emitted = true;
+	if (t->o.on_leaf)
+		return leaf(t, h, r);
+	call_node(&n, r);
+	n.local = n.dur;
 	link_child(&h->t.root, &n);
 	finish_tree(&h->t);
 	t->emitting = h;
-	h->emitted = true;
 	err = t->o.on_root(t->o.root_ctx, t, &n);
 	h->t.root.child = h->t.root.last = NULL;
 	t->emitting = NULL;
@@ -1908,13 +1921,18 @@ static const char *irq_name(const struct kfit_cnode *n)
 	return kfit_ctree_ctx_name(n->ctx);
 }
 
+const char *kfit_ctree_func_name(const struct kfit_ctree *t, __u32 id)
+{
+	return id < t->o.nfuncs && t->o.funcs[id] ? t->o.funcs[id] : "?";
+}
+
 const char *kfit_ctree_name(const struct kfit_ctree *t, const struct kfit_cnode *n)
 {
 	switch (n->kind) {
 	case KFIT_CN_CALL:
 		if (n->flags & KFIT_RF_LOST)
 			return "[lost]";
-		return n->id < t->o.nfuncs && t->o.funcs[n->id] ? t->o.funcs[n->id] : "?";
+		return kfit_ctree_func_name(t, n->id);
 	case KFIT_CN_EVENT:
 		return n->id < t->o.nevents && t->o.events[n->id] ? t->o.events[n->id] : "?";
 	case KFIT_CN_FRAME:

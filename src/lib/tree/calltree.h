@@ -117,8 +117,13 @@ struct kfit_ctree;
  */
 typedef int (*kfit_ctree_root_fn)(void *ctx, const struct kfit_ctree *t,
 				  const struct kfit_cnode *root);
-/* Streaming: a top-level call with no callee, as its record (on_leaf) */
-typedef void (*kfit_ctree_leaf_fn)(void *ctx, const struct kfit_rec_call *r);
+/*
+ * Streaming: a top-level call with no callee, as its record, with the
+ * thread whose tree it is (on_leaf). 0 or -errno.
+ */
+struct kfit_cthread;
+typedef int (*kfit_ctree_leaf_fn)(void *ctx, const struct kfit_ctree *t,
+				  const struct kfit_cthread *th, const struct kfit_rec_call *r);
 
 struct kfit_ctree_opts {
 	const char *const *funcs;	/* function table: id -> name */
@@ -139,9 +144,11 @@ struct kfit_ctree_opts {
 	kfit_ctree_root_fn on_root;
 	void *root_ctx;
 	/*
-	 * With on_root, not woven: a task's depth-0 call that adopts no
-	 * callee goes to on_leaf (root_ctx) as its record, with no node made
-	 * for it: a flat recording's every call, for a view that sums
+	 * With on_root: a task's depth-0 call that adopts no callee, when
+	 * nothing else can come into its tree (woven: a task with nothing
+	 * pending, held or to place), goes to on_leaf (leaf_ctx) as its
+	 * record, with no node made for it: a flat recording's every call,
+	 * for a view that sums (the summary, the flame)
 	 */
 	kfit_ctree_leaf_fn on_leaf;
 	void *leaf_ctx;
@@ -187,10 +194,11 @@ int kfit_ctree_add(struct kfit_ctree *t, const void *rec, size_t size);
 /*
  * With on_leaf: the calls at the start of buf (len bytes of records)
  * that go to on_leaf, each as kfit_ctree_add would decode it: one
- * task's depth-0 calls in a row, with nothing pending on its stack,
- * that start in [since, until) (until 0: no end). The number taken
- * (*bytes: their size; 0 when the first is not such a call), or -ENOMEM.
- * kfit_ctree_takes_leaves: whether it ever takes any (on_leaf, not woven).
+ * task's depth-0 calls in a row, with nothing pending on its stack (nor
+ * held or to place, woven), that start in [since, until) (until 0: no
+ * end). The number taken (*bytes: their size; 0 when the first is not
+ * such a call), or -errno. kfit_ctree_takes_leaves: whether it ever
+ * takes any (on_leaf).
  */
 bool kfit_ctree_takes_leaves(const struct kfit_ctree *t);
 long kfit_ctree_add_leaves(struct kfit_ctree *t, const void *buf, size_t len,
@@ -212,6 +220,8 @@ int kfit_ctree_nthreads(const struct kfit_ctree *t);
 const struct kfit_cthread *kfit_ctree_thread(const struct kfit_ctree *t, int i);
 const struct kfit_ctree_stats *kfit_ctree_get_stats(const struct kfit_ctree *t);
 /* The name of a CALL or FRAME node ("?" past the table), an EVENT's event */
+/* Function id's name in the table, "?" when it has none */
+const char *kfit_ctree_func_name(const struct kfit_ctree *t, __u32 id);
 const char *kfit_ctree_name(const struct kfit_ctree *t, const struct kfit_cnode *n);
 const char *kfit_ctree_ctx_name(__u8 ctx);
 /* A record type's name: "call", "switch", ... "lost"; "?" for no type */

@@ -336,22 +336,46 @@ static const char *sum_name(void *ctx, const struct kfit_cnode *n)
 	return kfit_ctree_name(s->t, n);
 }
 
+static bool func_kernel(const struct kfit_cgview_sum *s, __u32 id)
+{
+	return id < (__u32)s->nfuncs && s->funcs[id].kernel;
+}
+
 static bool sum_kernel(void *ctx, const struct kfit_cnode *n)
 {
-	const struct kfit_cgview_sum *s = ctx;
+	return n->kind == KFIT_CN_CALL && func_kernel(ctx, n->id);
+}
 
-	return n->kind == KFIT_CN_CALL && n->id < (__u32)s->nfuncs && s->funcs[n->id].kernel;
+static struct kfit_export_flame *flame_of(struct kfit_cgview_sum *s, const struct kfit_ctree *t)
+{
+	struct kfit_export_src src = { .name = sum_name, .kernel = sum_kernel };
+
+	s->t = t;
+	if (!s->flame)
+		s->flame = kfit_export_flame_new(&src);
+	return s->flame;
 }
 
 static int flame_root(struct kfit_cgview_sum *s, const struct kfit_ctree *t,
 		      const struct kfit_cnode *root)
 {
-	struct kfit_export_src src = { .name = sum_name, .kernel = sum_kernel };
-
-	s->t = t;
-	if (!s->flame && !(s->flame = kfit_export_flame_new(&src)))
+	if (!flame_of(s, t))
 		return -ENOMEM;
 	return kfit_export_flame_add(s->flame, kfit_ctree_emitting(t), root, s);
+}
+
+int kfit_cgview_flame_leaf(void *sum, const struct kfit_ctree *t, const struct kfit_cthread *th,
+			   const struct kfit_rec_call *r)
+{
+	struct kfit_cgview_sum *s = sum;
+	int err = flame_of(s, t) ? 0 : -ENOMEM;
+
+	if (!err)
+		err = kfit_export_flame_call(s->flame, th, kfit_ctree_func_name(t, r->id),
+					     func_kernel(s, r->id), r->dur, s);
+	if (err && !s->err)
+		s->err = err;
+	return err;
 }
 
 /* --perfetto: a task's events drawn, the interrupts kept for their tracks */

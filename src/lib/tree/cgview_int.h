@@ -23,6 +23,9 @@ struct kfit_cgview_sum *kfit_cgview_sum_new(const struct kfit_cgview_sum_want *w
 void kfit_cgview_sum_free(struct kfit_cgview_sum *s);
 /* A kfit_ctree_root_fn: the subtree's calls into the summary, its stacks into the flame */
 int kfit_cgview_sum_root(void *sum, const struct kfit_ctree *t, const struct kfit_cnode *root);
+/* A kfit_ctree_leaf_fn: the flame alone, a call with no callee into it */
+int kfit_cgview_flame_leaf(void *sum, const struct kfit_ctree *t, const struct kfit_cthread *th,
+			   const struct kfit_rec_call *r);
 /* The summary's figures, that kfit_fstats_add_leaf sums into */
 struct kfit_fstats *kfit_cgview_sum_stats(struct kfit_cgview_sum *s);
 

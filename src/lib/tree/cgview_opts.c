@@ -135,9 +135,13 @@ int kfit_cgview_stream(struct kfit_cgview_args *a, const struct kfit_cgview_stre
 	/* all but the summary show what struck the calls, whole; it sums them */
 	to->woven = woven;
 	to->collapse = !to->woven;
+	/* a view that sums alone takes a call with no callee as its record */
 	if (a->summary && !woven) {
 		to->on_leaf = kfit_fstats_add_leaf;
 		to->leaf_ctx = kfit_cgview_sum_stats(a->sum);
+	} else if (flame && !text && !a->perfetto) {
+		to->on_leaf = kfit_cgview_flame_leaf;
+		to->leaf_ctx = a->sum;
 	}
 	return 0;
 }

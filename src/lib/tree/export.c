@@ -646,6 +646,23 @@ int kfit_export_flame_add(struct kfit_export_flame *f, const struct kfit_cthread
 	return export_walk(&f->w, n, false);
 }
 
+int kfit_export_flame_call(struct kfit_export_flame *f, const struct kfit_cthread *th,
+			   const char *name, bool kernel, __u64 ns, void *ctx)
+{
+	__u8 cls = !f->src.kernel ? FC_CODE : kernel ? FC_KERNEL : FC_USER;
+	__u32 top, i;
+
+	if (f->ended || !th)
+		return -EINVAL;
+	f->src.ctx = ctx;
+	top = thread_frame(f, th);
+	i = top ? flame_child(&f->fl, top, name && *name ? name : "[unknown]", cls, false) : 0;
+	if (!i)
+		return -ENOMEM;
+	f->fl.v[i].self += ns;
+	return 0;
+}
+
 /* Frame i of from (and what is under it) into to under parent */
 static int flame_copy(struct flame *to, __u32 parent, const struct flame *from, __u32 i)
 {

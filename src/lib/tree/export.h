@@ -97,6 +97,13 @@ struct kfit_export_flame *kfit_export_flame_new(const struct kfit_export_src *s)
 /* n (a top-level node of thread th) into the flame; ctx: s's names' now. 0 or -errno */
 int kfit_export_flame_add(struct kfit_export_flame *f, const struct kfit_cthread *th,
 			  const struct kfit_cnode *n, void *ctx);
+/*
+ * A call of thread th with no callee, as kfit_export_flame_add would add
+ * its node: name (not copied: it outlives the flame), a kernel function's
+ * or not, ns its time
+ */
+int kfit_export_flame_call(struct kfit_export_flame *f, const struct kfit_cthread *th,
+			   const char *name, bool kernel, __u64 ns, void *ctx);
 /* After the last add: threads named, frames ordered; stats: the losses shown */
 int kfit_export_flame_end(struct kfit_export_flame *f, const struct kfit_ctree_stats *stats);
 /* kfit_export_folded's and kfit_export_svg's output, after kfit_export_flame_end */

@@ -458,16 +458,18 @@ static int tree_call(struct kfit_fstats *s, struct kfit_fedges *m, const struct 
 	return edges_add(m, p->id, n->id, n->dur);
 }
 
-void kfit_fstats_add_leaf(void *stats, const struct kfit_rec_call *r)
+int kfit_fstats_add_leaf(void *stats, const struct kfit_ctree *t, const struct kfit_cthread *th,
+			 const struct kfit_rec_call *r)
 {
 	struct kfit_fstats *s = stats;
 
-	if (r->h.flags & KFIT_RF_INCOMPLETE) {
+	(void)t;
+	(void)th;
+	if (r->h.flags & KFIT_RF_INCOMPLETE)
 		s->incomplete++;
-		return;
-	}
-	if (r->id < (__u32)s->n)
+	else if (r->id < (__u32)s->n)
 		put_call(s, &s->f[r->id], r->dur, r->dur);
+	return 0;
 }
 
 int kfit_fstats_add_tree(struct kfit_fstats *s, const struct kfit_cnode *root)

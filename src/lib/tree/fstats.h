@@ -153,13 +153,16 @@ int kfit_fstats_from_tree(struct kfit_fstats *s, const struct kfit_ctree *t);
  * of the whole run's sums). 0 or -ENOMEM.
  */
 struct kfit_cnode;
+struct kfit_ctree;
+struct kfit_cthread;
 struct kfit_rec_call;
 int kfit_fstats_add_tree(struct kfit_fstats *s, const struct kfit_cnode *root);
 /*
  * A top-level call that has no callee, from its record: as its subtree
  * would (stats: a struct kfit_fstats; a kfit_ctree_leaf_fn)
  */
-void kfit_fstats_add_leaf(void *stats, const struct kfit_rec_call *r);
+int kfit_fstats_add_leaf(void *stats, const struct kfit_ctree *t, const struct kfit_cthread *th,
+			 const struct kfit_rec_call *r);
 void kfit_fstats_end_trees(struct kfit_fstats *s);
 
 #endif
