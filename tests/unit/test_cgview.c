@@ -147,6 +147,23 @@ static char *file_text(FILE *f, const char *path)
 	return buf;
 }
 
+/* A tree that streams to view a (-j: o's), as kd and callgraph make it */
+static struct kfit_ctree *stream_tree(struct kfit_cgview_args *a,
+				      const struct kfit_cgview_opts *o,
+				      struct kfit_ctree_opts *to, const __u64 *origin,
+				      const char *name)
+{
+	struct kfit_ctree *t;
+
+	assert_int_equal(kfit_cgview_stream(a, &(struct kfit_cgview_stream_in){
+		.nfuncs = 4, .funcs = funcs, .json = o->json, .origin = origin,
+		.one_ring = true }, to), 0);
+	t_true(name, to->on_root != NULL);
+	t = kfit_ctree_new(to);
+	assert_non_null(t);
+	return t;
+}
+
 /*
  * Every view that streams (the tree, -j, --folded, --summary, --perfetto)
  * prints what the whole tree prints, byte for byte; --perfetto's file
@@ -177,12 +194,7 @@ static void test_streamed_same(void **state)
 		assert_non_null(whole);
 		stream_into(whole);
 		kfit_ctree_finish(whole);
-		assert_int_equal(kfit_cgview_stream(&a, &(struct kfit_cgview_stream_in){
-			.nfuncs = 4, .funcs = funcs, .json = o.json, .origin = &origin,
-			.one_ring = true }, &to), 0);
-		t_true(name, to.on_root != NULL);
-		streamed = kfit_ctree_new(&to);
-		assert_non_null(streamed);
+		streamed = stream_tree(&a, &o, &to, &origin, name);
 		stream_into(streamed);
 		kfit_ctree_finish(streamed);
 		x = render(&v, &o, whole, &err);
@@ -267,12 +279,7 @@ static void test_streamed_random(void **state)
 			whole = kfit_ctree_new(&to);
 			assert_non_null(whole);
 			gen_into(whole, buf, len, false);
-			assert_int_equal(kfit_cgview_stream(&a, &(struct kfit_cgview_stream_in){
-				.nfuncs = 4, .funcs = funcs, .json = o.json, .origin = &origin,
-				.one_ring = true }, &to), 0);
-			t_true(name, to.on_root != NULL);
-			streamed = kfit_ctree_new(&to);
-			assert_non_null(streamed);
+			streamed = stream_tree(&a, &o, &to, &origin, name);
 			gen_into(streamed, buf, len, true);
 			x = render(&v, &o, whole, &err);
 			assert_int_equal(err, 0);
