@@ -1187,10 +1187,13 @@ bool kfit_ctree_check_rec(const void *rec, size_t size)
 /* A call in place, whole and of sane fields: most records; the rest as before */
 static inline bool plain_call(const struct kfit_ctree *t, const union any_rec *p, size_t size)
 {
-	const struct kfit_rec_call *r = &p->call;
+	const struct kfit_rec_call *r;
 
-	return size >= sizeof(*r) && !((uintptr_t)p % _Alignof(union any_rec)) &&
-	       r->h.type == KFIT_REC_CALL && r->h.size >= sizeof(*r) && r->h.size <= size &&
+	/* not even its address taken where it is not aligned */
+	if (size < sizeof(*r) || (uintptr_t)p % _Alignof(union any_rec))
+		return false;
+	r = &p->call;
+	return r->h.type == KFIT_REC_CALL && r->h.size >= sizeof(*r) && r->h.size <= size &&
 	       !(r->h.size % 8) && r->h.ctx < KFIT_NCTX && r->id < t->o.nfuncs &&
 	       r->dur <= ~0ULL - r->h.ts;
 }
