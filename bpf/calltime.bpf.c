@@ -71,10 +71,10 @@ struct {
 	__type(value, __u64);
 } edges SEC(".maps");
 
-/* --by ret: the loader sets max_entries to 2 * CT_BY_MAX (1 without) */
+/* --by ret: funcdur sets max_entries to 2 * CT_BY_MAX (a half's each) */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 2 * CT_BY_MAX);
+	__uint(max_entries, 1);
 	__type(key, struct ct_by_key);
 	__type(value, struct ct_stat);
 } by SEC(".maps");
