@@ -18,6 +18,7 @@
 #include "kfit.bpf.h"
 #include "fcall.bpf.h"
 #include "kfit/calltime.h"
+#include "kfit/ret.h"
 
 /* Configuration, set by the loader before load; the filters: fcall.bpf.h */
 const volatile __u64 min_ns;
@@ -26,6 +27,9 @@ const volatile __u64 lin_step;
 const volatile bool events;
 const volatile __u32 start_id;		/* id + 1 of --start-at, 0: none */
 const volatile __u32 stop_id;		/* id + 1 of --stop-at, 0: none */
+const volatile bool by_ret;		/* --by ret: stats per value too */
+const volatile bool errors_only;	/* --errors: only the calls that failed */
+const volatile __u8 ret_kind[CT_MAX_FUNCS];	/* KFIT_RET_*, per function */
 
 /* 0: waiting for --start-at, 1: collecting, 2: stopped by --stop-at */
 __u32 trigger_state;
@@ -66,6 +70,22 @@ struct {
 	__type(key, struct ct_edge);
 	__type(value, __u64);
 } edges SEC(".maps");
+
+/* --by ret: funcdur sets max_entries to 2 * CT_BY_MAX (a half's each) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct ct_by_key);
+	__type(value, struct ct_stat);
+} by SEC(".maps");
+
+/* A zeroed stat to start a value's from: too big for the BPF stack */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ct_stat);
+} empty_stat SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -153,11 +173,31 @@ static __always_inline void emit(__u32 id, __u64 dur, __s64 ret, __u64 pid_tgid,
 	bpf_ringbuf_submit(e, 0);
 }
 
+/* --by ret: the stat of this value of the function, made if new */
+static __always_inline struct ct_stat *by_stat(__u32 half, __u32 id, __s64 ret)
+{
+	struct ct_by_key k = { .half = half, .id = id, .ret = ret };
+	struct ct_stat *s = bpf_map_lookup_elem(&by, &k), *z;
+	__u32 zero = 0;
+
+	if (s)
+		return s;
+	z = bpf_map_lookup_elem(&empty_stat, &zero);
+	if (!z)
+		return NULL;
+	/* another CPU may have made it: then it is there */
+	bpf_map_update_elem(&by, &k, z, BPF_NOEXIST);
+	s = bpf_map_lookup_elem(&by, &k);
+	if (!s)
+		count(CT_BY_FULL);
+	return s;
+}
+
 static __always_inline void record(__u32 id, __u64 dur, __u64 local, __s64 ret,
 				   __u64 pid_tgid, enum kfit_ctx ctx)
 {
-	__u32 key = ct_key(kfit_half(), id);
-	struct ct_stat *s = bpf_map_lookup_elem(&stats, &key);
+	__u32 half = kfit_half(), key = ct_key(half, id);
+	struct ct_stat *s = bpf_map_lookup_elem(&stats, &key), *b;
 
 	if (!s)
 		return;
@@ -165,8 +205,16 @@ static __always_inline void record(__u32 id, __u64 dur, __u64 local, __s64 ret,
 		s->filtered++;
 		return;
 	}
+	if (errors_only && !kfit_ret_failed(ret, ret_kind[id & (CT_MAX_FUNCS - 1)])) {
+		count(CT_NOT_FAILED);
+		return;
+	}
 	kfit_hist_put(&s->h, dur);
 	s->local_ns += local;
+	if (by_ret && (b = by_stat(half, id, ret))) {
+		kfit_hist_put(&b->h, dur);
+		b->local_ns += local;
+	}
 	if (lin_step)
 		kfit_linhist_add(&linhists, key, dur, lin_step);
 	if (events)
@@ -223,6 +271,7 @@ static __always_inline int on_exit(__u32 id, __s64 ret, bool kernel)
 	ts = f->ts;
 	child = f->child_ns;
 	st->depth = i;
+	ret = kfit_ret_value(ret, ret_kind[id & (CT_MAX_FUNCS - 1)]);
 	dur = now > ts ? now - ts : 0;
 	local = dur > child ? dur - child : 0;
 	charge_parent(st, i, id, dur);

@@ -6,7 +6,8 @@
 #include "kfit/fcall.h"
 #include "kfit/hist.h"
 
-#define CT_MAX_FUNCS	8192
+#define CT_MAX_FUNCS	8192	/* a power of 2: ids are masked with it */
+#define CT_BY_MAX	256	/* --by ret: values kept per half, all functions */
 
 /* Per function, per CPU, per half of the double buffer */
 struct ct_stat {
@@ -34,12 +35,21 @@ struct ct_event {
 	char comm[16];
 };
 
+/* --by ret: a function's calls that returned one value, per half */
+struct ct_by_key {
+	__u32 half;
+	__u32 id;
+	__s64 ret;
+};
+
 /* Counters of what could not be measured, per CPU */
 enum ct_counter {
 	CT_LOST_EVENTS,		/* ring buffer full */
 	CT_DEEP,		/* nesting beyond FC_MAX_DEPTH */
 	CT_UNMATCHED,		/* exits without a traced entry */
 	CT_NO_STACK,		/* stack map full */
+	CT_BY_FULL,		/* --by ret: calls of values past CT_BY_MAX, not grouped */
+	CT_NOT_FAILED,		/* --errors: calls that did not fail, left out */
 	CT_NCOUNTERS
 };
 

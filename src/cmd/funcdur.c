@@ -23,14 +23,16 @@
 #include "calltime.h"
 #include "fstats.h"
 #include "hist.h"
+#include "kfit/ret.h"
 #include "opts.h"
 #include "output.h"
+#include "retval.h"
 #include "run.h"
 #include "target.h"
 
 enum {
 	OPT_LINEAR = 256, OPT_EVENTS, OPT_NOINTS, OPT_ONLYINTS, OPT_START_AT,
-	OPT_STOP_AT, OPT_CGROUP,
+	OPT_STOP_AT, OPT_CGROUP, OPT_BY, OPT_ERRORS,
 };
 
 static const struct kfit_opt funcdur_opts[] = {
@@ -44,12 +46,15 @@ static const struct kfit_opt funcdur_opts[] = {
 	{ "start-at", OPT_START_AT, "FUNC", "collect from the first entry of FUNC" },
 	{ "stop-at", OPT_STOP_AT, "FUNC", "stop collecting at the exit of FUNC" },
 	{ "cgroup", OPT_CGROUP, "PATH", "only tasks in this cgroup (v2 path)" },
+	{ "by", OPT_BY, "ret", "a row per return value of each function (errors by name)" },
+	{ "errors", OPT_ERRORS, NULL, "only the calls that failed (-errno, ERR_PTR): kernel "
+	  "functions, system calls" },
 	{ NULL },
 };
 
 struct env {
 	struct kfit_common c;
-	bool hist, events, noints, onlyints;
+	bool hist, events, noints, onlyints, by_ret, errors;
 	const char *start_at, *stop_at, *cgroup;
 	char **targets;
 	int ntargets;
@@ -58,6 +63,9 @@ struct env {
 
 	struct kfit_targets tg;
 	struct kfit_fstats fs;	/* tg.funcs' figures, same index */
+	struct kfit_fstats by;	/* --by ret: a row per function and value */
+	struct kfit_calltime_by *rows;	/* read from the BPF side */
+	char (*by_text)[32];	/* the rows' values as shown */
 
 	struct calltime_bpf *skel;
 	struct bpf_link *fork_link, *exit_link;	/* -p, COMMAND: their children */
@@ -102,6 +110,17 @@ static int parse_opt(int key, const char *arg, void *ctx)
 	case OPT_CGROUP:
 		e->cgroup = arg;
 		return 0;
+	case OPT_BY:
+		if (strcmp(arg, "ret")) {
+			fprintf(stderr, "funcdur: invalid --by '%s': ret (a row per "
+				"return value)\n", arg);
+			return -1;
+		}
+		e->by_ret = true;
+		return 0;
+	case OPT_ERRORS:
+		e->errors = true;
+		return 0;
 	}
 	return -1;
 }
@@ -120,7 +139,9 @@ static const struct kfit_tool tool = {
 		    "funcdur /usr/bin/python3:PyObject_Malloc\n"
 		    "funcdur sys:read sys:write -H     # system calls, histograms\n"
 		    "funcdur 'tcp_*' --events --min 1ms  # each slow call\n"
-		    "funcdur 'ext4_*' -- tar xf linux.tar  # one command, from its exec\n",
+		    "funcdur 'ext4_*' -- tar xf linux.tar  # one command, from its exec\n"
+		    "funcdur sys:openat --by ret -- make  # how each returned, how long\n"
+		    "funcdur --errors 'vfs_*' sys:openat  # only the calls that failed\n",
 	.common = KFIT_OPT_PID | KFIT_OPT_TID | KFIT_OPT_COMM | KFIT_OPT_CPU |
 		  KFIT_OPT_DURATION | KFIT_OPT_INTERVAL | KFIT_OPT_JSON |
 		  KFIT_OPT_TIMESTAMP | KFIT_OPT_MINMAX | KFIT_OPT_ATTACH,
@@ -137,6 +158,33 @@ static int trigger_id(const char *spec)
 	int i = spec ? kfit_targets_one(&env.tg, spec) : -1;
 
 	return i < 0 ? i : i + 1;
+}
+
+/*
+ * --errors: a kernel function or system call fails with -errno or an
+ * ERR_PTR; a user function as its own convention says, which kfit
+ * cannot know
+ */
+static int check_errors(void)
+{
+	const struct kfit_targets_func *fn;
+	int i;
+
+	for (i = 0; i < env.tg.n; i++) {
+		fn = &env.tg.funcs[i];
+		if (fn->kind == KFIT_TARGETS_USER) {
+			kfit_err("--errors: %s is a user function: how it says it failed "
+				 "is its own convention, which kfit cannot tell; trace it "
+				 "with --by ret to see its return values", fn->name);
+			return -EINVAL;
+		}
+		if (!(fn->ret & KFIT_RET_ERRNO))
+			kfit_warn("--errors: %s returns %s: none of its calls can fail "
+				  "with -errno", fn->name, fn->ret & KFIT_RET_VOID ? "void" :
+				  fn->ret ? "no signed integer or pointer" :
+				  "a type not in BTF");
+	}
+	return 0;
 }
 
 static int resolve_targets(int *start_id, int *stop_id)
@@ -170,7 +218,8 @@ static int resolve_targets(int *start_id, int *stop_id)
 		return err;
 	for (i = 0; i < env.fs.n; i++)
 		env.fs.f[i].name = env.tg.funcs[i].name;
-	return 0;
+	kfit_targets_ret_kinds(&env.tg);
+	return env.errors ? check_errors() : 0;
 }
 
 /* ---- loading and attaching ------------------------------------------- */
@@ -196,6 +245,8 @@ static bool following(void)
 
 static void configure(struct calltime_bpf *s, int start_id, int stop_id, __u64 cgid)
 {
+	int i;
+
 	s->rodata->self_tgid = getpid();
 	s->rodata->follow = following();
 	/* preallocated: no room taken when nothing is followed */
@@ -214,6 +265,11 @@ static void configure(struct calltime_bpf *s, int start_id, int stop_id, __u64 c
 	s->rodata->start_id = start_id;
 	s->rodata->stop_id = stop_id;
 	s->rodata->filter_cgroup = cgid;
+	s->rodata->by_ret = env.by_ret;
+	s->rodata->errors_only = env.errors;
+	for (i = 0; i < env.tg.n && i < CT_MAX_FUNCS; i++)
+		((__u8 *)s->rodata->ret_kind)[i] = env.tg.funcs[i].ret;
+	bpf_map__set_max_entries(s->maps.by, env.by_ret ? 2 * CT_BY_MAX : 1);
 	bpf_map__set_max_entries(s->maps.stats, 2 * env.fs.n);
 	bpf_map__set_max_entries(s->maps.linhists, env.fs.lin_step ? 2 * env.fs.n : 1);
 	if (env.events)
@@ -293,6 +349,9 @@ static void cleanup(void)
 	calltime_bpf__destroy(env.skel);
 	kfit_targets_free(&env.tg);
 	kfit_fstats_free(&env.fs);
+	kfit_fstats_free(&env.by);
+	free(env.rows);
+	free(env.by_text);
 	kfit_calltime_free(&env.maps);
 }
 
@@ -327,7 +386,7 @@ static void print_json(const __u64 *d, __u64 elapsed)
 	kfit_json_begin_object(&j, NULL);
 	kfit_json_str(&j, "mode", kfit_attacher_mode(env.att));
 	kfit_json_u64(&j, "elapsed_ns", elapsed);
-	kfit_fstats_json(&j, &env.fs);
+	kfit_fstats_json(&j, env.by_ret ? &env.by : &env.fs);
 	kfit_json_begin_array(&j, "skipped");
 	for (i = 0; i < env.tg.nskipped; i++) {
 		kfit_json_begin_object(&j, NULL);
@@ -339,6 +398,10 @@ static void print_json(const __u64 *d, __u64 elapsed)
 	kfit_json_u64(&j, "lost", d[CT_LOST_EVENTS]);
 	kfit_json_u64(&j, "too_deep", d[CT_DEEP]);
 	kfit_json_u64(&j, "no_stack", d[CT_NO_STACK]);
+	if (env.by_ret)
+		kfit_json_u64(&j, "not_grouped", d[CT_BY_FULL]);
+	if (env.errors)
+		kfit_json_u64(&j, "not_failed", d[CT_NOT_FAILED]);
 	kfit_json_u64(&j, "missed", env.missed);
 	kfit_attacher_json(env.att, &j);
 	kfit_json_end_object(&j);
@@ -359,11 +422,12 @@ static int on_event(void *ctx, void *data, size_t size)
 	const struct ct_event *e = data;
 	const char *name;
 	double t;
-	char b[32];
+	char b[32], r[32];
 
 	(void)ctx;
 	if (size < sizeof(*e) || e->id >= (__u32)env.fs.n)
 		return 0;
+	kfit_ret_str(e->ret, env.tg.funcs[e->id].ret, r, sizeof(r));
 	env.nevents++;
 	name = env.fs.f[e->id].name;
 	t = e->ts > env.start_ns ? (e->ts - env.start_ns) / 1e9 : 0;
@@ -381,15 +445,16 @@ static int on_event(void *ctx, void *data, size_t size)
 		kfit_json_str(&j, "function", name);
 		kfit_json_u64(&j, "duration_ns", e->dur);
 		kfit_json_i64(&j, "ret", e->ret);
+		if (strcmp(r, "-") && kfit_ret_failed(e->ret, env.tg.funcs[e->id].ret))
+			kfit_json_str(&j, "error", r + 1);
 		if (e->ctx)
 			kfit_json_str(&j, "context", ctx_name(e->ctx) + 1);
 		kfit_json_end_object(&j);
 		kfit_json_finish(&j);
 		return 0;
 	}
-	printf("%-12.6f %3u %7u %7u %-16s %-28s %10s %lld%s%s\n", t, e->cpu, e->pid,
-	       e->tid, e->comm, name, dur(e->dur, b), (long long)e->ret,
-	       e->ctx ? " " : "", ctx_name(e->ctx));
+	printf("%-12.6f %3u %7u %7u %-16s %-28s %10s %s%s%s\n", t, e->cpu, e->pid,
+	       e->tid, e->comm, name, dur(e->dur, b), r, e->ctx ? " " : "", ctx_name(e->ctx));
 	return 0;
 }
 
@@ -424,6 +489,104 @@ static void events_summary(const __u64 *d)
 	putchar('\n');
 }
 
+/* ---- --by ret ----------------------------------------------------------- */
+
+/* A row's figure for the sort key, as the table's */
+static __u64 row_value(const struct kfit_calltime_by *r)
+{
+	switch (env.fs.sort) {
+	case KFIT_FSORT_LOCAL:
+		return r->local_ns;
+	case KFIT_FSORT_COUNT:
+		return r->h.count;
+	case KFIT_FSORT_AVG:
+		return r->h.count ? r->h.total / r->h.count : 0;
+	case KFIT_FSORT_MAX:
+		return r->h.max;
+	default:
+		return r->h.total;
+	}
+}
+
+/* Each function's rows together, in the table's order; its values by the key */
+static int cmp_rows(const void *a, const void *b, void *ctx)
+{
+	const struct kfit_calltime_by *x = a, *y = b;
+	const int *rank = ctx;
+	__u64 vx = row_value(x), vy = row_value(y);
+
+	if (rank[x->id] != rank[y->id])
+		return rank[x->id] < rank[y->id] ? -1 : 1;
+	if (vx != vy)
+		return vx < vy ? 1 : -1;
+	return x->ret < y->ret ? -1 : x->ret > y->ret;
+}
+
+/* The rows of this half into env.by, in order */
+static int read_by(int half)
+{
+	unsigned long top = env.fs.top;
+	int *idx, *rank, n, nf, i, err;
+	void *text;
+
+	err = kfit_calltime_read_by(&env.maps, half, &env.rows, &n, KFIT_CALLTIME_CLEAR);
+	if (err)
+		return err;
+	env.fs.top = 0;
+	idx = kfit_fstats_sorted(&env.fs, &nf);
+	env.fs.top = top;
+	rank = malloc(env.fs.n * sizeof(*rank));
+	text = realloc(env.by_text, (n ? n : 1) * sizeof(*env.by_text));
+	if (text)
+		env.by_text = text;
+	kfit_fstats_free(&env.by);
+	if (!idx || !rank || !text || kfit_fstats_init(&env.by, n)) {
+		free(idx);
+		free(rank);
+		return -ENOMEM;
+	}
+	for (i = 0; i < env.fs.n; i++)
+		rank[i] = env.fs.n;	/* hidden: after the rest, not shown */
+	for (i = 0; i < nf; i++)
+		rank[idx[i]] = i;
+	for (i = 0; i < n; i++)
+		if (env.rows[i].id >= (__u32)env.fs.n)
+			env.rows[i].id = 0;	/* cannot be: the BPF side's ids are ours */
+	qsort_r(env.rows, n, sizeof(*env.rows), cmp_rows, rank);
+	for (i = 0; i < n; i++) {
+		const struct kfit_calltime_by *r = &env.rows[i];
+		struct kfit_fstat *f = &env.by.f[i];
+
+		f->h = r->h;
+		f->local_ns = r->local_ns;
+		f->name = env.fs.f[r->id].name;
+		f->hidden = rank[r->id] == env.fs.n;
+		f->by_value = r->ret;
+		f->by = kfit_ret_str(r->ret, env.tg.funcs[r->id].ret, env.by_text[i],
+				     sizeof(env.by_text[i]));
+	}
+	env.by.by_title = "RET";
+	env.by.by_key = "ret";
+	env.by.keep_order = true;
+	env.by.top = env.fs.top;
+	env.by.fields = env.fs.fields;
+	free(idx);
+	free(rank);
+	return 0;
+}
+
+/* What --by and --errors left out, under the table */
+static void by_notes(const __u64 *d)
+{
+	if (env.by_ret && d[CT_BY_FULL])
+		printf("%llu call%s of values past the first %d not in a row (in their "
+		       "function's figures)\n", (unsigned long long)d[CT_BY_FULL],
+		       d[CT_BY_FULL] == 1 ? "" : "s", CT_BY_MAX);
+	if (env.errors)
+		printf("%llu call%s that did not fail left out (--errors)\n",
+		       (unsigned long long)d[CT_NOT_FAILED], d[CT_NOT_FAILED] == 1 ? "" : "s");
+}
+
 /* ---- the report loop ------------------------------------------------- */
 
 static int report(void *ctx, bool last)
@@ -455,6 +618,8 @@ static int report(void *ctx, bool last)
 	for (k = 0; k < env.fs.n; k++)
 		env.fs.f[k].hidden = env.tg.funcs[k].dropped;
 	err = kfit_calltime_read(&env.maps, half, &env.fs, KFIT_CALLTIME_CLEAR);
+	if (!err && env.by_ret)
+		err = read_by(half);
 	if (err) {
 		kfit_err("cannot read the statistics: %s", kfit_reason(err));
 		return err;
@@ -467,11 +632,16 @@ static int report(void *ctx, bool last)
 		if (env.c.timestamp)
 			kfit_print_time(stdout);
 		struct kfit_fnotes nt = notes(d);
+		struct kfit_fstats *shown = env.by_ret ? &env.by : &env.fs;
 
+		/* the notes are the functions' (--min/--max left out before any row) */
 		if (env.hist)
-			kfit_fstats_hists(stdout, &env.fs, &nt);
+			kfit_fstats_hists(stdout, shown, env.by_ret ? NULL : &nt);
 		else
-			kfit_fstats_table(stdout, &env.fs, &nt);
+			kfit_fstats_table(stdout, shown, env.by_ret ? NULL : &nt);
+		if (env.by_ret)
+			kfit_fstats_notes(stdout, &env.fs, &nt);
+		by_notes(d);
 		if (env.c.interval_ns && !last)
 			putchar('\n');
 	}
@@ -525,6 +695,10 @@ static int check_args(int first, int argc, char **argv, bool dashdash)
 	}
 	if (env.noints && env.onlyints) {
 		fprintf(stderr, "funcdur: --noints and --onlyints exclude each other\n");
+		return -1;
+	}
+	if (env.by_ret && env.fs.lin_step) {
+		fprintf(stderr, "funcdur: --by ret keeps log2 histograms: drop --linear\n");
 		return -1;
 	}
 	if (env.events && env.hist) {

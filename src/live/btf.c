@@ -5,6 +5,7 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include "btf.h"
+#include "kfit/ret.h"
 
 /* Anonymous structs inside anonymous unions inside...: bounded anyway */
 #define MAX_NESTING 8
@@ -113,4 +114,45 @@ int kfit_btf_module_count(void)
 	}
 	closedir(d);
 	return n;
+}
+
+/* The kind of a return type: an integer's size and sign, a pointer, void */
+static int ret_kind(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t;
+
+	if (!id)
+		return KFIT_RET_VOID;
+	t = skip_mods(btf, id);
+	if (!t)
+		return -EINVAL;
+	if (btf_is_ptr(t))
+		return 8 | KFIT_RET_PTR | KFIT_RET_SIGNED | KFIT_RET_ERRNO;
+	if (btf_is_enum(t) || btf_is_enum64(t))
+		return (t->size & KFIT_RET_SIZE) | KFIT_RET_SIGNED;
+	if (!btf_is_int(t) || t->size > 8)
+		return 0;
+	if (btf_int_encoding(t) & BTF_INT_BOOL)
+		return t->size;
+	if (!(btf_int_encoding(t) & BTF_INT_SIGNED))
+		return t->size;
+	/* a kernel function's int or long: -errno when it fails */
+	return t->size | KFIT_RET_SIGNED | (t->size >= 4 ? KFIT_RET_ERRNO : 0);
+}
+
+int kfit_btf_func_ret(const struct btf *btf, const char *name)
+{
+	const struct btf_type *t;
+	int id;
+
+	if (!btf || !name)
+		return -EINVAL;
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+	if (id < 0)
+		return id;
+	t = btf__type_by_id(btf, id);
+	t = t ? btf__type_by_id(btf, t->type) : NULL;
+	if (!t || !btf_is_func_proto(t))
+		return -EINVAL;
+	return ret_kind(btf, t->type);
 }

@@ -13,6 +13,12 @@ int kfit_btf_func_nargs(const struct btf *btf, const char *name);
 bool kfit_btf_has_func(const struct btf *btf, const char *name);
 /* Does struct sname have member field? (for run-time feature checks) */
 bool kfit_btf_has_field(const struct btf *btf, const char *sname, const char *field);
+/*
+ * How function name's return value reads (KFIT_RET_*, kfit/ret.h): the
+ * size and sign of an integer, a pointer, void; -errno when btf has no
+ * such function
+ */
+int kfit_btf_func_ret(const struct btf *btf, const char *name);
 /* Number of kernel modules exposing BTF under /sys/kernel/btf */
 int kfit_btf_module_count(void);
 

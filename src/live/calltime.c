@@ -38,6 +38,7 @@ int kfit_calltime_init_fds(struct kfit_calltime *m, int stats, int linhists, int
 	int err;
 
 	memset(m, 0, sizeof(*m));
+	m->by = -1;
 	m->stats = stats;
 	m->linhists = linhists;
 	m->edges = edges;
@@ -54,10 +55,14 @@ int kfit_calltime_init_fds(struct kfit_calltime *m, int stats, int linhists, int
 
 int kfit_calltime_init(struct kfit_calltime *m, const struct calltime_bpf *s)
 {
-	return kfit_calltime_init_fds(m, bpf_map__fd(s->maps.stats),
-				    bpf_map__fd(s->maps.linhists),
-				    bpf_map__fd(s->maps.edges),
-				    bpf_map__fd(s->maps.counters));
+	int err = kfit_calltime_init_fds(m, bpf_map__fd(s->maps.stats),
+					 bpf_map__fd(s->maps.linhists),
+					 bpf_map__fd(s->maps.edges),
+					 bpf_map__fd(s->maps.counters));
+
+	if (!err)
+		m->by = bpf_map__fd(s->maps.by);
+	return err;
 }
 
 void kfit_calltime_free(struct kfit_calltime *m)
@@ -66,6 +71,7 @@ void kfit_calltime_free(struct kfit_calltime *m)
 	kfit_percpu_free(&m->plins);
 	kfit_percpu_free(&m->pcounts);
 	kfit_entries_free(&m->pedges);
+	kfit_entries_free(&m->pby);
 }
 
 static int read_one(struct kfit_calltime *m, struct kfit_fstats *fs, int half, int i,
@@ -135,6 +141,49 @@ int kfit_calltime_read(struct kfit_calltime *m, int half, struct kfit_fstats *fs
 			return err;
 	}
 	return read_edges(m, fs, half, flags);
+}
+
+static bool by_in_half(const void *key, void *half)
+{
+	return ((const struct ct_by_key *)key)->half == *(__u32 *)half;
+}
+
+int kfit_calltime_read_by(struct kfit_calltime *m, int half, struct kfit_calltime_by **rows,
+			  int *n, unsigned int flags)
+{
+	size_t stride = kfit_percpu_stride(sizeof(struct ct_stat));
+	struct kfit_calltime_by *v;
+	__u32 h = half;
+	int i, cpu, ncpus, err;
+
+	*n = 0;
+	if (m->by < 0)
+		return 0;
+	err = kfit_hash_read(m->by, by_in_half, &h,
+			     flags & KFIT_CALLTIME_CLEAR ? KFIT_HASH_DELETE : 0, &m->pby);
+	if (err || !m->pby.n)
+		return err;
+	v = realloc(*rows, m->pby.n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	*rows = v;
+	ncpus = m->pby.value_size / stride;
+	for (i = 0; i < m->pby.n; i++) {
+		const struct ct_by_key *k = kfit_entry_key(&m->pby, i);
+		const char *val = kfit_entry_value(&m->pby, i);
+
+		memset(&v[i], 0, sizeof(v[i]));
+		v[i].id = k->id;
+		v[i].ret = k->ret;
+		for (cpu = 0; cpu < ncpus; cpu++) {
+			const struct ct_stat *s = (const void *)(val + cpu * stride);
+
+			kfit_hist_merge(&v[i].h, &s->h);
+			v[i].local_ns += s->local_ns;
+		}
+	}
+	*n = m->pby.n;
+	return 0;
 }
 
 void kfit_calltime_counters(struct kfit_calltime *m, __u64 out[CT_NCOUNTERS])

@@ -22,8 +22,17 @@ struct kfit_attach_progs kfit_calltime_progs(const struct calltime_bpf *s);
 
 struct kfit_calltime {
 	int stats, linhists, edges, counters;	/* map fds; linhists -1: none */
+	int by;					/* --by ret's, -1: none */
 	struct kfit_percpu pstats, plins, pcounts;	/* values read */
-	struct kfit_entries pedges;
+	struct kfit_entries pedges, pby;
+};
+
+/* --by ret: the calls of function id that returned ret */
+struct kfit_calltime_by {
+	__u32 id;
+	__s64 ret;
+	struct kfit_hist h;
+	__u64 local_ns;
 };
 
 /* fds of the maps of s (the caller's: not closed here), buffers; 0 or -errno */
@@ -45,6 +54,13 @@ enum {
  */
 int kfit_calltime_read(struct kfit_calltime *m, int half, struct kfit_fstats *fs,
 		     unsigned int flags);
+/*
+ * --by ret: the values of a half, each function's, into *rows (*n of
+ * them, the buffer reused; free() it); with KFIT_CALLTIME_CLEAR deleted.
+ * 0 or -errno.
+ */
+int kfit_calltime_read_by(struct kfit_calltime *m, int half, struct kfit_calltime_by **rows,
+			  int *n, unsigned int flags);
 /* The counters (enum ct_counter) summed over CPUs; 0 where unreadable */
 void kfit_calltime_counters(struct kfit_calltime *m, __u64 out[CT_NCOUNTERS]);
 

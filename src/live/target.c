@@ -5,12 +5,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "btf.h"
 #include "deny.h"
 #include "diag.h"
 #include "ktarget.h"
 #include "syscalls.h"
 #include "target.h"
 #include "utarget.h"
+#include "kfit/ret.h"
+
+void kfit_targets_ret_kinds(struct kfit_targets *t)
+{
+	struct kfit_targets_func *fn;
+	int i, k;
+
+	for (i = 0; i < t->n; i++) {
+		fn = &t->funcs[i];
+		if (fn->kind == KFIT_TARGETS_SYS) {
+			fn->ret = 8 | KFIT_RET_SIGNED | KFIT_RET_ERRNO;
+			continue;
+		}
+		k = fn->kind == KFIT_TARGETS_KERNEL ?
+		    kfit_btf_func_ret(kfit_btf_vmlinux(), fn->name) : 0;
+		fn->ret = k > 0 ? k : 0;
+	}
+}
 
 int kfit_targets_find(const struct kfit_targets *t, const char *name)
 {

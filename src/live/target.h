@@ -24,6 +24,7 @@ struct kfit_targets_func {
 	unsigned long long offset;	/* KFIT_TARGETS_USER: its code's file offset (an
 					   IFUNC's: the implementation's) */
 	bool dropped;		/* refused at attach: in skipped, not traced */
+	unsigned char ret;	/* how its return value reads: KFIT_RET_* (kfit/ret.h) */
 };
 
 /* Whether fn's work is the kernel's: a kernel function or a system call */
@@ -59,6 +60,13 @@ struct kfit_targets {
  * -E2BIG past max, -ENOMEM.
  */
 int kfit_targets_add(struct kfit_targets *t, const char *spec);
+
+/*
+ * Each function's return kind (ret): a system call's long; a kernel
+ * function's type from BTF (0, the whole register, when it has none
+ * there); 0, the whole register, for user functions
+ */
+void kfit_targets_ret_kinds(struct kfit_targets *t);
 
 /* Index of the function reported as name, or -1 */
 int kfit_targets_find(const struct kfit_targets *t, const char *name);

@@ -673,6 +673,92 @@ test_sys_read() {
 	t_assert_eq "$(fv $f - mode)" tracepoint "mode"
 }
 
+# ---- return values (--by ret, --errors) -----------------------------------
+
+# A shell that opens files that are there and files that are not
+BY_WORK='cat /nonexistent-a /etc/hostname /nonexistent-b; ls -d /nonexistent-c / ; true'
+
+# openat's results as strace saw them: "VALUE COUNT" lines, errors as
+# funcdur names them (-ENOENT), sorted
+strace_openat() {
+	command -v strace >/dev/null || t_fail "strace not installed (make deps)"
+	strace -f -qq -e trace=openat -o "$T_TMP/strace.out" sh -c "$BY_WORK" \
+		>/dev/null 2>&1 || t_fail "the workload failed under strace"
+	# a call and its result on one line, or on a "resumed" one under -f
+	sed -n -E '/openat(\(| resumed>)/ s/.*\) += (-1 (E[A-Z0-9]+)|([0-9]+)).*/\2\3/p' \
+		"$T_TMP/strace.out" | sed 's/^E/-E/' | sort | uniq -c |
+		awk '{ print $2, $1 }' | sort
+}
+
+# Every value openat returned, how often: the same as strace's, call for
+# call (a shell and cat and ls opening their libraries and the files)
+test_by_ret_like_strace() {
+	need_tool
+	local want got
+	want=$(strace_openat)
+	[ "$(printf '%s\n' "$want" | grep -c '^-ENOENT ')" = 1 ] ||
+		t_fail "strace saw no ENOENT: $(cat "$T_TMP/strace.out")"
+	"$FD" -j --by ret --output "$T_TMP/by.json" sys:openat -- sh -c "$BY_WORK" \
+		>/dev/null 2>"$T_TMP/by.err" ||
+		t_fail "funcdur --by ret failed: $(cat "$T_TMP/by.err")"
+	got=$(jq -r '.functions[] | "\(.as_shown) \(.count)"' "$T_TMP/by.json" | sort) ||
+		t_fail "not JSON: $(head -c 300 "$T_TMP/by.json")"
+	t_assert_eq "$got" "$want" "openat's return values and their counts (strace's)"
+	t_assert_eq "$(jq -r '[.functions[] | select(.as_shown == "-ENOENT") | .ret] | .[0]' \
+		"$T_TMP/by.json")" -2 "-ENOENT's ret"
+}
+
+# The table: a RET column; errors by name, each function's rows together
+test_by_ret_table() {
+	need_tool
+	local n
+	n=$(strace_openat | awk '$1 == "-ENOENT" { print $2 }')
+	"$FD" --by ret --output "$T_TMP/by.txt" sys:openat sys:close -- sh -c "$BY_WORK" \
+		>/dev/null 2>&1 ||
+		t_fail "funcdur --by ret failed: $(cat "$T_TMP/by.txt")"
+	t_assert_match "$(grep '^FUNCTION' "$T_TMP/by.txt")" '^FUNCTION +RET +COUNT +TOTAL' \
+		"the header"
+	t_assert_eq "$(grep -cE "^sys:openat +-ENOENT +$n " "$T_TMP/by.txt")" 1 \
+		"sys:openat's -ENOENT row, $n calls (strace's): $(cat "$T_TMP/by.txt")"
+	# rows of one function are not split by the other's
+	t_assert_eq "$(awk '/^sys:/ { print $1 }' "$T_TMP/by.txt" | uniq | sort | tr '\n' ' ')" \
+		"sys:close sys:openat " "each function's rows together"
+}
+
+# --errors: only the calls that failed; those that did not are counted
+test_errors_only() {
+	need_tool
+	local want fails oks
+	want=$(strace_openat)
+	fails=$(printf '%s\n' "$want" | awk '$1 ~ /^-E/ { n += $2 } END { print n + 0 }')
+	oks=$(printf '%s\n' "$want" | awk '$1 !~ /^-E/ { n += $2 } END { print n + 0 }')
+	"$FD" -j --errors --output "$T_TMP/err.json" sys:openat -- sh -c "$BY_WORK" \
+		>/dev/null 2>"$T_TMP/err.err" ||
+		t_fail "funcdur --errors failed: $(cat "$T_TMP/err.err")"
+	t_assert_eq "$(jq -r '.functions[0].count' "$T_TMP/err.json")" "$fails" \
+		"calls counted: those that failed (strace's)"
+	t_assert_eq "$(jq -r '.not_failed' "$T_TMP/err.json")" "$oks" \
+		"not_failed: the calls that succeeded (strace's)"
+	"$FD" --errors --by ret --output "$T_TMP/err.txt" sys:openat -- sh -c "$BY_WORK" \
+		>/dev/null 2>&1
+	t_assert_eq "$(awk '/^sys:openat/ { print $2 }' "$T_TMP/err.txt" | sort -u)" -ENOENT \
+		"the only value left: -ENOENT"
+	t_assert_match "$(cat "$T_TMP/err.txt")" "$oks calls that did not fail left out" "the note"
+}
+
+# A user function's failures are its own: --errors refuses, exit 2
+test_errors_user_refused() {
+	need_tool
+	local out st=0
+	out=$("$FD" --errors "$DT:dt_ret" -- "$DT" ret 1 2>&1) || st=$?
+	t_assert_eq "$st" 2 "exit status"
+	t_assert_match "$out" "dt_ret is a user function" "message: $out"
+	st=0
+	out=$("$FD" --by size sys:openat -- true 2>&1) || st=$?
+	t_assert_eq "$st" 2 "--by size: exit status"
+	t_assert_match "$out" "invalid --by 'size'" "message: $out"
+}
+
 # ---- kernel functions, bad input -------------------------------------------
 
 # Here neither fentry nor kprobes: one clear message, exit 1. Where either

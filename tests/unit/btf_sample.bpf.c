@@ -35,3 +35,42 @@ int kfit_sample_three(struct kfit_sample *s, int x, long y)
 {
 	return s->a + s->c + s->e + s->g + x + y;
 }
+
+/* Return types, for kfit_btf_func_ret */
+typedef long kfit_sample_ssize;
+enum kfit_sample_state { KFIT_SAMPLE_ON, KFIT_SAMPLE_OFF };
+
+kfit_sample_ssize kfit_sample_ret_long(long x)
+{
+	return x;
+}
+
+unsigned int kfit_sample_ret_uint(unsigned int x)
+{
+	return x;
+}
+
+const struct kfit_sample *kfit_sample_ret_ptr(const struct kfit_sample *s)
+{
+	return s;
+}
+
+_Bool kfit_sample_ret_bool(int x)
+{
+	return x > 0;
+}
+
+short kfit_sample_ret_short(short x)
+{
+	return x;
+}
+
+enum kfit_sample_state kfit_sample_ret_enum(int x)
+{
+	return x ? KFIT_SAMPLE_ON : KFIT_SAMPLE_OFF;
+}
+
+void kfit_sample_ret_void(int *x)
+{
+	*x = 1;
+}

@@ -13,6 +13,7 @@
 #include <bpf/btf.h>
 #include <cmocka.h>
 #include "btf.h"
+#include "kfit/ret.h"
 
 /* btf_sample.bpf.o is built next to this test binary */
 static int setup(void **state)
@@ -53,6 +54,36 @@ static void test_func_nargs(void **state)
 	assert_int_equal(kfit_btf_func_nargs(btf, "kfit_sample"), -ENOENT);
 	assert_int_equal(kfit_btf_func_nargs(btf, NULL), -EINVAL);
 	assert_int_equal(kfit_btf_func_nargs(NULL, "kfit_sample_two"), -EINVAL);
+}
+
+/* Return kinds: an int's -errno, a pointer's ERR_PTR, the rest by size and sign */
+static void test_func_ret(void **state)
+{
+	static const struct {
+		const char *name;
+		int want;
+	} cases[] = {
+		{ "kfit_sample_zero", 4 | KFIT_RET_SIGNED | KFIT_RET_ERRNO },
+		{ "kfit_sample_ret_long", 8 | KFIT_RET_SIGNED | KFIT_RET_ERRNO },
+		{ "kfit_sample_ret_uint", 4 },
+		{ "kfit_sample_ret_ptr", 8 | KFIT_RET_PTR | KFIT_RET_SIGNED | KFIT_RET_ERRNO },
+		{ "kfit_sample_ret_bool", 1 },
+		{ "kfit_sample_ret_short", 2 | KFIT_RET_SIGNED },
+		{ "kfit_sample_ret_enum", 4 | KFIT_RET_SIGNED },
+		{ "kfit_sample_ret_void", KFIT_RET_VOID },
+		{ "kfit_sample_none", -ENOENT },
+		{ "kfit_sample", -ENOENT },
+	};
+	const struct btf *btf = *state;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int got = kfit_btf_func_ret(btf, cases[i].name);
+
+		if (got != cases[i].want)
+			fail_msg("%s: %d, want %d", cases[i].name, got, cases[i].want);
+	}
+	assert_int_equal(kfit_btf_func_ret(NULL, "kfit_sample_zero"), -EINVAL);
 }
 
 static void test_has_func(void **state)
@@ -126,6 +157,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_func_nargs),
 		cmocka_unit_test(test_has_func),
+		cmocka_unit_test(test_func_ret),
 		cmocka_unit_test(test_has_field),
 		cmocka_unit_test(test_module_count),
 		cmocka_unit_test(test_vmlinux),

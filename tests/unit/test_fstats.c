@@ -441,6 +441,49 @@ static void test_json(void **state)
 	kfit_fstats_free(&s);
 }
 
+/* --by: a column of the rows' values after FUNCTION, rows as given, in JSON too */
+static void test_by(void **state)
+{
+	struct kfit_fstats s = { 0 };
+	struct kfit_json j;
+	char *got, *buf = NULL;
+	size_t len;
+	FILE *f;
+
+	(void)state;
+	four(&s);
+	s.by_title = "RET";
+	s.by_key = "ret";
+	s.keep_order = true;
+	s.f[0].by = "-ENOENT";
+	s.f[0].by_value = -2;
+	s.f[1].by = "3";
+	s.f[1].by_value = 3;
+	s.f[2].by = "0";
+	assert_int_equal(kfit_fstats_parse_fields("t", "count,time", &s.fields), 0);
+	got = capture_of(table_fn, &s);
+	assert_string_equal(got,
+		"FUNCTION      RET  COUNT  TOTAL\n"
+		"x         -ENOENT      2   40ns\n"
+		"y               3      1  100ns\n"
+		"z               0      4   20ns\n");
+	free(got);
+	s.top = 1;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	kfit_json_init(&j, f, false);
+	kfit_json_begin_object(&j, NULL);
+	kfit_fstats_json(&j, &s);
+	kfit_json_end_object(&j);
+	kfit_json_finish(&j);
+	fclose(f);
+	assert_true(t_has(buf, "{\"functions\":[{\"name\":\"x\",\"ret\":-2,"
+			  "\"as_shown\":\"-ENOENT\",\"count\":2,"));
+	assert_false(t_has(buf, "\"name\":\"y\""));
+	free(buf);
+	kfit_fstats_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -453,6 +496,7 @@ int main(void)
 		cmocka_unit_test(test_fields),
 		cmocka_unit_test(test_hists),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_by),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -329,6 +329,93 @@ test_onlyints_noints() {
 	[ "$(fnum "$f" kernel_clone count)" -ge 10 ] || t_fail "--noints: kernel_clone < the 10 forks made"
 }
 
+# ---- return values ---------------------------------------------------------
+
+# Files there and not there, opened and looked at (busybox's cat and ls)
+RET_WORK='for i in 1 2 3; do cat /nonexistent-$i /proc/version; ls /nonexistent-$i; done'
+TR=/sys/kernel/tracing
+
+# The workload's FUNC returns as ftrace's kretprobe event reads them ($retval
+# as TYPE, s32 or s64): "VALUE COUNT" lines of the failed ones (-4095 to -1),
+# and "ok N" for the rest; only the workload's process tree (event-fork)
+ftrace_rets() {	# FUNC TYPE
+	local ev=kfit_ret_$$
+	echo "r:$ev $1 ret=\$retval:$2" >>"$TR/kprobe_events" ||
+		t_fail "ftrace refused the kretprobe event on $1"
+	t_on_exit "echo 0 > $TR/events/kprobes/$ev/enable; echo -:$ev >> $TR/kprobe_events; \
+		echo > $TR/set_event_pid; echo 0 > $TR/options/event-fork"
+	echo 1 >"$TR/options/event-fork"
+	: >"$TR/trace"
+	echo 1 >"$TR/events/kprobes/$ev/enable"
+	sh -c "echo \$\$ > $TR/set_event_pid; exec sh -c '$RET_WORK'" >/dev/null 2>&1
+	echo 0 >"$TR/events/kprobes/$ev/enable"
+	echo >"$TR/set_event_pid"
+	sed -n "s/.* $ev: .*ret=\(-*[0-9][0-9]*\).*/\1/p" "$TR/trace" |
+		awk '$1 < 0 && $1 >= -4095 { e[$1]++; next } { ok++ }
+		     END { for (v in e) print v, e[v]; print "ok", ok + 0 }' | sort
+}
+
+# funcdur --by ret FUNC on the same workload: the same lines, errors by
+# their number (-2), from its JSON
+funcdur_rets() {	# FUNC ARGS...
+	local f=$1
+	shift
+	"$FD" -j --by ret --output "$T_TMP/rets.json" "$@" "$f" -- sh -c "$RET_WORK" \
+		>/dev/null 2>"$T_TMP/rets.err" ||
+		t_fail "funcdur --by ret $f failed: $(cat "$T_TMP/rets.err")"
+	jq -r '.functions[] | [.ret, .count] | @tsv' "$T_TMP/rets.json" |
+		awk '$1 < 0 && $1 >= -4095 { e[$1] += $2; next } { ok += $2 }
+		     END { for (v in e) print v, e[v]; print "ok", ok + 0 }' | sort
+}
+
+# The first of the functions that ftrace and BTF both have
+first_traceable() {
+	local f
+	for f in "$@"; do
+		grep -qx "$f" "$AFF" && { echo "$f"; return 0; }
+	done
+	t_fail "none of $* is in available_filter_functions"
+}
+
+check_rets() {	# FUNC TYPE ARGS...
+	local f=$1 ty=$2 want got
+	shift 2
+	want=$(ftrace_rets "$f" "$ty")
+	t_assert_match "$want" '^-2 [1-9]' "ftrace saw $f fail with -ENOENT: $want"
+	got=$(funcdur_rets "$f" "$@")
+	t_assert_eq "$got" "$want" "$f's failures by errno and its other returns (ftrace's)"
+}
+
+# An int: the register's upper half is not the value's (-2 is 0xfffffffe)
+test_by_ret_int_fentry() {
+	need_vm
+	check_rets "$(first_traceable vfs_fstatat vfs_statx)" s32 --attach fentry
+}
+
+test_by_ret_int_kprobes() {
+	need_vm
+	check_rets "$(first_traceable vfs_fstatat vfs_statx)" s32 --attach kprobe
+}
+
+# A pointer: ERR_PTR(-ENOENT) when the file is not there
+test_by_ret_errptr() {
+	need_vm
+	check_rets do_filp_open s64
+}
+
+# --errors: only the failed calls, by name in the table
+test_errors_kernel() {
+	need_vm
+	local f
+	f=$(first_traceable vfs_fstatat vfs_statx)
+	"$FD" --errors --by ret --output "$T_TMP/err.txt" "$f" do_filp_open -- \
+		sh -c "$RET_WORK" >/dev/null 2>&1 ||
+		t_fail "funcdur --errors failed: $(cat "$T_TMP/err.txt")"
+	t_assert_eq "$(awk -v f="$f" '$1 == f || $1 == "do_filp_open" { print $1, $2 }' \
+		"$T_TMP/err.txt" | sort -u)" "do_filp_open -ENOENT
+$f -ENOENT" "the rows left: -ENOENT of each ($(cat "$T_TMP/err.txt"))"
+}
+
 # ---- triggers --------------------------------------------------------------
 
 # --start-at kernel_clone --stop-at kernel_clone: the first fork only

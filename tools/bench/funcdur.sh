@@ -60,6 +60,25 @@ host() {
 		"funcdur/floor $(bench_ratio "$(awk -v a="$fd" -v b="$base" 'BEGIN { print a - b }')" "$(awk -v a="$floor" -v b="$base" 'BEGIN { print a - b }')")"
 }
 
+# Return values (issue 20): BPF time per call of funcdur alone, with --by ret
+# (a row per value: a hash map's entry per call) and with --errors (the
+# calls that did not fail rejected), on the same system call
+rets() {
+	local n=$CALLS load="dd if=/dev/zero of=/dev/null bs=1 count=$CALLS 2>/dev/null" r
+	bench_stats_on
+	echo "== funcdur, return values, host: $n write system calls of dd (tracepoints) =="
+	printf '%-24s %6s %10s %12s %12s\n' TRACER PROGS "BPF RUNS" "BPF NS" "NS/CALL"
+	for r in "funcdur:" "funcdur --by ret:--by ret" "funcdur --errors:--errors"; do
+		# shellcheck disable=SC2086
+		bench_bpf_per_call "${r%%:*}" "$n" "$load" "$BIN/funcdur" ${r#*:} sys:write ||
+			{ bench_stats_restore; return 1; }
+	done | tee "$tmp/rets"
+	bench_stats_restore
+	awk '{ v[NR] = $NF } END {
+		printf "ratio of BPF time per call to funcdur alone: --by ret %.2f, --errors %.2f\n",
+			v[2] / v[1], v[3] / v[1] }' "$tmp/rets"
+}
+
 vm() {
 	if ! command -v qemu-system-x86_64 >/dev/null; then
 		echo "funcdur VM bench: qemu-system-x86_64 missing (make deps)" >&2
@@ -70,5 +89,7 @@ vm() {
 }
 
 host || exit 1
+echo
+rets || exit 1
 echo
 vm

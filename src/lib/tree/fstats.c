@@ -165,7 +165,8 @@ int *kfit_fstats_sorted(const struct kfit_fstats *s, int *n)
 	for (m = 0, i = 0; i < s->n; i++)
 		if (!s->f[i].hidden)
 			idx[m++] = i;
-	qsort_r(idx, m, sizeof(int), cmp_funcs, (void *)s);
+	if (!s->keep_order)
+		qsort_r(idx, m, sizeof(int), cmp_funcs, (void *)s);
 	*n = s->top && s->top < (unsigned long)m ? (int)s->top : m;
 	return idx;
 }
@@ -227,6 +228,8 @@ static void table_row(struct kfit_table *t, const struct kfit_fstats *s,
 
 	kfit_table_row(t);
 	kfit_table_cell(t, "%s", fname(f));
+	if (s->by_title)
+		kfit_table_cell(t, "%s", f->by ? f->by : "");
 	for (k = 0; k < KFIT_FF_N; k++) {
 		if (!shown(s, k))
 			continue;
@@ -279,10 +282,15 @@ void kfit_fstats_table(FILE *f, const struct kfit_fstats *s, const struct kfit_f
 	static const char *const names[KFIT_FF_N] = {
 		"COUNT", "TOTAL", "AVG", "MIN", "MAX", "LOCAL", "P50", "P99", "MAX-SUB",
 	};
-	const char *hdr[KFIT_FF_N + 1] = { "FUNCTION" };
-	char align[KFIT_FF_N + 2] = "l";
+	const char *hdr[KFIT_FF_N + 2] = { "FUNCTION" };
+	char align[KFIT_FF_N + 3] = "l";
 	struct kfit_table *t;
 	int *idx, n, i, k, cols = 1;
+
+	if (s->by_title) {
+		hdr[cols] = s->by_title;
+		align[cols++] = 'r';
+	}
 
 	for (k = 0; k < KFIT_FF_N; k++) {
 		if (!shown(s, k))
@@ -315,7 +323,10 @@ void kfit_fstats_hists(FILE *f, const struct kfit_fstats *s, const struct kfit_f
 
 		if (!x->h.count)
 			continue;
-		fprintf(f, "\nfunction = %s\n", fname(x));
+		fprintf(f, "\nfunction = %s", fname(x));
+		if (s->by_title)
+			fprintf(f, ", %s = %s", s->by_key, x->by ? x->by : "");
+		fputc('\n', f);
 		if (s->lin_step)
 			kfit_hist_print_linear(f, &x->l, s->lin_step, "nsecs");
 		else
@@ -334,6 +345,10 @@ static void json_func(struct kfit_json *j, const struct kfit_fstats *s,
 
 	kfit_json_begin_object(j, NULL);
 	kfit_json_str(j, "name", fname(f));
+	if (s->by_title) {
+		kfit_json_i64(j, s->by_key, f->by_value);
+		kfit_json_str(j, "as_shown", f->by ? f->by : "");
+	}
 	kfit_json_u64(j, "count", h->count);
 	kfit_json_u64(j, "total_ns", h->total);
 	kfit_json_u64(j, "avg_ns", h->count ? h->total / h->count : 0);

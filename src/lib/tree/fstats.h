@@ -33,6 +33,8 @@ struct kfit_fstat {
 	__u64 filtered;		/* calls left out by --min/--max */
 	int max_sub;		/* the traced callee with the most time, -1: none */
 	__u64 max_sub_ns;
+	const char *by;		/* with by_title: the value its calls share, as shown */
+	__s64 by_value;
 };
 
 struct kfit_fstats {
@@ -44,6 +46,13 @@ struct kfit_fstats {
 	__u64 incomplete;	/* from a tree: calls that never returned, not counted */
 	unsigned int fields;	/* the table's columns, 1 << KFIT_FF_*; 0: all */
 	struct kfit_fedges *edges;	/* from trees: callee time by caller, till the end */
+	/*
+	 * Rows of a function's calls grouped by a value (--by ret): the
+	 * column's title ("RET") and JSON member ("ret"); rows come in the
+	 * order given (keep_order), the caller's
+	 */
+	const char *by_title, *by_key;
+	bool keep_order;
 };
 
 /* What the notes under the table say; zero fields say nothing */
