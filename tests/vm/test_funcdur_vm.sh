@@ -332,40 +332,59 @@ test_onlyints_noints() {
 # ---- return values ---------------------------------------------------------
 
 # Files there and not there, opened and looked at (busybox's cat and ls)
-RET_WORK='for i in 1 2 3; do cat /nonexistent-$i /proc/version; ls /nonexistent-$i; done'
+RET_WORK='for i in 1 2 3; do cat /nonexistent-$i /proc/version; ls /nonexistent-$i; done; true'
 TR=/sys/kernel/tracing
 
-# The workload's FUNC returns as ftrace's kretprobe event reads them ($retval
-# as TYPE, s32 or s64): "VALUE COUNT" lines of the failed ones (-4095 to -1),
-# and "ok N" for the rest; only the workload's process tree (event-fork)
-ftrace_rets() {	# FUNC TYPE
-	local ev=kfit_ret_$$
-	echo "r:$ev $1 ret=\$retval:$2" >>"$TR/kprobe_events" ||
-		t_fail "ftrace refused the kretprobe event on $1"
+# "VALUE COUNT" lines of the failed returns (-4095 to -1), then "ok N" for
+# the rest, from lines of values
+rets_of() {
+	awk '$1 < 0 && $1 >= -4095 { e[$1] += $2; next } { ok += $2 }
+	     END { for (v in e) print v, e[v]; print "ok", ok + 0 }' | sort | tr '\n' ' '
+}
+
+# One run of the workload, stopped until both watch it: ftrace's kretprobe
+# event on FUNC ($retval read as TYPE, s32 or s64; the process and its
+# children: set_event_pid, event-fork) and funcdur -p --by ret ARGS FUNC.
+# Sets WANT (ftrace's) and GOT (funcdur's), as rets_of gives them.
+both_rets() {	# FUNC TYPE ARGS...
+	local f=$1 ty=$2 ev=kfit_ret_$BASHPID pid fdp i=0
+	shift 2
+	sh -c 'kill -STOP $$; exec sh -c "$0"' "$RET_WORK" >/dev/null 2>&1 &
+	pid=$!
+	t_on_exit "kill -KILL $pid 2>/dev/null"
+	until [ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ]; do
+		[ "$i" -ge 3000 ] && t_fail "the workload's shell did not stop"
+		sleep 0.01
+		i=$((i + 1))
+	done
+	echo "r:$ev $f ret=\$retval:$ty" >>"$TR/kprobe_events" ||
+		t_fail "ftrace refused the kretprobe event on $f"
 	t_on_exit "echo 0 > $TR/events/kprobes/$ev/enable; echo -:$ev >> $TR/kprobe_events; \
 		echo > $TR/set_event_pid; echo 0 > $TR/options/event-fork"
 	echo 1 >"$TR/options/event-fork"
+	echo "$pid" >"$TR/set_event_pid"
 	: >"$TR/trace"
 	echo 1 >"$TR/events/kprobes/$ev/enable"
-	sh -c "echo \$\$ > $TR/set_event_pid; exec sh -c '$RET_WORK'" >/dev/null 2>&1
+	"$FD" -j --by ret --output "$T_TMP/rets.json" -p "$pid" "$@" "$f" \
+		>/dev/null 2>"$T_TMP/rets.err" &
+	fdp=$!
+	i=0
+	until grep -q '^Tracing' "$T_TMP/rets.err"; do
+		kill -0 "$fdp" 2>/dev/null || t_fail "funcdur -p --by ret $f: $(cat "$T_TMP/rets.err")"
+		[ "$i" -ge "$((FD_WAIT * 10))" ] && t_fail "funcdur did not attach in ${FD_WAIT}s"
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -CONT "$pid"
+	wait "$pid"
+	wait "$fdp" || t_fail "funcdur -p --by ret $f exited $?: $(cat "$T_TMP/rets.err")"
 	echo 0 >"$TR/events/kprobes/$ev/enable"
 	echo >"$TR/set_event_pid"
-	sed -n "s/.* $ev: .*ret=\(-*[0-9][0-9]*\).*/\1/p" "$TR/trace" |
-		awk '$1 < 0 && $1 >= -4095 { e[$1]++; next } { ok++ }
-		     END { for (v in e) print v, e[v]; print "ok", ok + 0 }' | sort
-}
-
-# funcdur --by ret FUNC on the same workload: the same lines, errors by
-# their number (-2), from its JSON
-funcdur_rets() {	# FUNC ARGS...
-	local f=$1
-	shift
-	"$FD" -j --by ret --output "$T_TMP/rets.json" "$@" "$f" -- sh -c "$RET_WORK" \
-		>/dev/null 2>"$T_TMP/rets.err" ||
-		t_fail "funcdur --by ret $f failed: $(cat "$T_TMP/rets.err")"
-	jq -r '.functions[] | [.ret, .count] | @tsv' "$T_TMP/rets.json" |
-		awk '$1 < 0 && $1 >= -4095 { e[$1] += $2; next } { ok += $2 }
-		     END { for (v in e) print v, e[v]; print "ok", ok + 0 }' | sort
+	echo 0 >"$TR/options/event-fork"
+	cp "$TR/trace" "$T_TMP/ftrace.out"
+	echo "-:$ev" >>"$TR/kprobe_events"
+	WANT=$(sed -n "s/.* $ev: .*ret=\(-*[0-9][0-9]*\).*/\1 1/p" "$T_TMP/ftrace.out" | rets_of)
+	GOT=$(jq -r '.functions[] | "\(.ret) \(.count)"' "$T_TMP/rets.json" | rets_of)
 }
 
 # The first of the functions that ftrace and BTF both have
@@ -378,12 +397,10 @@ first_traceable() {
 }
 
 check_rets() {	# FUNC TYPE ARGS...
-	local f=$1 ty=$2 want got
-	shift 2
-	want=$(ftrace_rets "$f" "$ty")
-	t_assert_match "$want" '^-2 [1-9]' "ftrace saw $f fail with -ENOENT: $want"
-	got=$(funcdur_rets "$f" "$@")
-	t_assert_eq "$got" "$want" "$f's failures by errno and its other returns (ftrace's)"
+	local f=$1
+	both_rets "$@"
+	t_assert_match "$WANT" '^-2 [1-9]' "ftrace saw $f fail with -ENOENT: $WANT"
+	t_assert_eq "$GOT" "$WANT" "$f's failures by errno and its other returns, the same calls (ftrace's)"
 }
 
 # An int: the register's upper half is not the value's (-2 is 0xfffffffe)
