@@ -229,6 +229,22 @@ t_held_start() {	# CMD...
 	t_assert_eq "$(sed -n 's/^pid //p' "$out")" "$HELD_PID" "pid printed by '$*'"
 }
 
+# A shell command that stops itself before it runs (its pid known for -p,
+# set_event_pid...): t_stopped_start SCRIPT starts `sh -c SCRIPT`, output
+# discarded, and waits until it has stopped; sets STOPPED_PID. kill -CONT
+# lets it run.
+t_stopped_start() {	# SCRIPT
+	local i=0
+	sh -c 'kill -STOP $$; exec sh -c "$0"' "$1" >/dev/null 2>&1 </dev/null &
+	STOPPED_PID=$!
+	t_on_exit "kill -KILL $STOPPED_PID 2>/dev/null"
+	until [ "$(awk '{ print $3 }' "/proc/$STOPPED_PID/stat" 2>/dev/null)" = T ]; do
+		[ "$i" -ge 3000 ] && t_fail "sh -c 'kill -STOP \$\$; ...' did not stop"
+		sleep 0.01
+		i=$((i + 1))
+	done
+}
+
 t_held_go() {
 	local rc
 	kill -USR1 "$HELD_PID" || t_fail "kill -USR1 $HELD_PID failed"

@@ -491,29 +491,13 @@ static void events_summary(const __u64 *d)
 
 /* ---- --by ret ----------------------------------------------------------- */
 
-/* A row's figure for the sort key, as the table's */
-static __u64 row_value(const struct kfit_calltime_by *r)
-{
-	switch (env.fs.sort) {
-	case KFIT_FSORT_LOCAL:
-		return r->local_ns;
-	case KFIT_FSORT_COUNT:
-		return r->h.count;
-	case KFIT_FSORT_AVG:
-		return r->h.count ? r->h.total / r->h.count : 0;
-	case KFIT_FSORT_MAX:
-		return r->h.max;
-	default:
-		return r->h.total;
-	}
-}
-
 /* Each function's rows together, in the table's order; its values by the key */
 static int cmp_rows(const void *a, const void *b, void *ctx)
 {
 	const struct kfit_calltime_by *x = a, *y = b;
 	const int *rank = ctx;
-	__u64 vx = row_value(x), vy = row_value(y);
+	__u64 vx = kfit_fstats_key_value(&x->h, x->local_ns, env.fs.sort);
+	__u64 vy = kfit_fstats_key_value(&y->h, y->local_ns, env.fs.sort);
 
 	if (rank[x->id] != rank[y->id])
 		return rank[x->id] < rank[y->id] ? -1 : 1;

@@ -20,11 +20,11 @@ struct btf *kfit_btf_vmlinux(void)
 	return vmlinux;
 }
 
-int kfit_btf_func_nargs(const struct btf *btf, const char *name)
+/* Function name's prototype in *proto: 0, or -errno */
+static int func_proto(const struct btf *btf, const char *name, const struct btf_type **proto)
 {
 	const struct btf_type *t;
-	const struct btf_param *p;
-	int id, n;
+	int id;
 
 	if (!btf || !name)
 		return -EINVAL;
@@ -35,6 +35,18 @@ int kfit_btf_func_nargs(const struct btf *btf, const char *name)
 	t = t ? btf__type_by_id(btf, t->type) : NULL;
 	if (!t || !btf_is_func_proto(t))
 		return -EINVAL;
+	*proto = t;
+	return 0;
+}
+
+int kfit_btf_func_nargs(const struct btf *btf, const char *name)
+{
+	const struct btf_type *t;
+	const struct btf_param *p;
+	int n, err = func_proto(btf, name, &t);
+
+	if (err)
+		return err;
 	n = btf_vlen(t);
 	/* A variadic function ends with an unnamed void parameter */
 	p = btf_params(t);
@@ -143,16 +155,7 @@ static int ret_kind(const struct btf *btf, __u32 id)
 int kfit_btf_func_ret(const struct btf *btf, const char *name)
 {
 	const struct btf_type *t;
-	int id;
+	int err = func_proto(btf, name, &t);
 
-	if (!btf || !name)
-		return -EINVAL;
-	id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
-	if (id < 0)
-		return id;
-	t = btf__type_by_id(btf, id);
-	t = t ? btf__type_by_id(btf, t->type) : NULL;
-	if (!t || !btf_is_func_proto(t))
-		return -EINVAL;
-	return ret_kind(btf, t->type);
+	return err ? err : ret_kind(btf, t->type);
 }

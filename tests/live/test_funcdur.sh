@@ -653,15 +653,9 @@ test_sys_nanosleep() {
 # A shell stopped before it execs head: -p knows its pid
 test_sys_read() {
 	need_tool
-	local f=bg.out pid i=0
-	bash -c 'kill -STOP $$; exec head -c 1000 /dev/zero' >/dev/null 2>&1 </dev/null &
-	pid=$!
-	t_on_exit "kill -KILL $pid 2>/dev/null"
-	until [ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ]; do
-		[ "$i" -ge 1000 ] && t_fail "bash -c 'kill -STOP \$\$' did not stop"
-		sleep 0.01
-		i=$((i + 1))
-	done
+	local f=bg.out pid
+	t_stopped_start 'head -c 1000 /dev/zero'
+	pid=$STOPPED_PID
 	bg_start -j -p "$pid" sys:read
 	bg_wait_tracing
 	kill -CONT "$pid"

@@ -405,27 +405,35 @@ static void test_hists(void **state)
 	kfit_fstats_free(&s);
 }
 
-static void test_json(void **state)
+/* s as -j prints it, in a document of its own (malloc'd) */
+static char *json_of(const struct kfit_fstats *s)
 {
-	struct kfit_fstats s = { 0 };
 	struct kfit_json j;
 	char *buf = NULL;
 	size_t len;
-	FILE *f;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	kfit_json_init(&j, f, false);
+	kfit_json_begin_object(&j, NULL);
+	kfit_fstats_json(&j, s);
+	kfit_json_end_object(&j);
+	kfit_json_finish(&j);
+	fclose(f);
+	return buf;
+}
+
+static void test_json(void **state)
+{
+	struct kfit_fstats s = { 0 };
+	char *buf;
 
 	(void)state;
 	four(&s);
 	s.top = 2;
 	s.f[1].max_sub = 0;
 	s.f[1].max_sub_ns = 40;
-	f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	kfit_json_init(&j, f, false);
-	kfit_json_begin_object(&j, NULL);
-	kfit_fstats_json(&j, &s);
-	kfit_json_end_object(&j);
-	kfit_json_finish(&j);
-	fclose(f);
+	buf = json_of(&s);
 	/* the top two by time; the log2 buckets of their calls */
 	assert_string_equal(buf,
 		"{\"functions\":[{\"name\":\"y\",\"count\":1,\"total_ns\":100,"
@@ -445,10 +453,7 @@ static void test_json(void **state)
 static void test_by(void **state)
 {
 	struct kfit_fstats s = { 0 };
-	struct kfit_json j;
-	char *got, *buf = NULL;
-	size_t len;
-	FILE *f;
+	char *got, *buf;
 
 	(void)state;
 	four(&s);
@@ -469,14 +474,7 @@ static void test_by(void **state)
 		"z               0      4   20ns\n");
 	free(got);
 	s.top = 1;
-	f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	kfit_json_init(&j, f, false);
-	kfit_json_begin_object(&j, NULL);
-	kfit_fstats_json(&j, &s);
-	kfit_json_end_object(&j);
-	kfit_json_finish(&j);
-	fclose(f);
+	buf = json_of(&s);
 	assert_true(t_has(buf, "{\"functions\":[{\"name\":\"x\",\"ret\":-2,"
 			  "\"as_shown\":\"-ENOENT\",\"count\":2,"));
 	assert_false(t_has(buf, "\"name\":\"y\""));

@@ -349,14 +349,8 @@ rets_of() {
 both_rets() {	# FUNC TYPE ARGS...
 	local f=$1 ty=$2 ev=kfit_ret_$BASHPID pid fdp i=0
 	shift 2
-	sh -c 'kill -STOP $$; exec sh -c "$0"' "$RET_WORK" >/dev/null 2>&1 &
-	pid=$!
-	t_on_exit "kill -KILL $pid 2>/dev/null"
-	until [ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ]; do
-		[ "$i" -ge 3000 ] && t_fail "the workload's shell did not stop"
-		sleep 0.01
-		i=$((i + 1))
-	done
+	t_stopped_start "$RET_WORK"
+	pid=$STOPPED_PID
 	echo "r:$ev $f ret=\$retval:$ty" >>"$TR/kprobe_events" ||
 		t_fail "ftrace refused the kretprobe event on $f"
 	t_on_exit "echo 0 > $TR/events/kprobes/$ev/enable; echo -:$ev >> $TR/kprobe_events; \

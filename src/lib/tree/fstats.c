@@ -128,20 +128,25 @@ int kfit_fstats_parse_fields(const char *tool, const char *arg, unsigned int *ma
 
 /* ---- order ------------------------------------------------------------ */
 
-static __u64 sort_value(const struct kfit_fstat *f, enum kfit_fsort key)
+__u64 kfit_fstats_key_value(const struct kfit_hist *h, __u64 local_ns, enum kfit_fsort key)
 {
 	switch (key) {
 	case KFIT_FSORT_LOCAL:
-		return f->local_ns;
+		return local_ns;
 	case KFIT_FSORT_COUNT:
-		return f->h.count;
+		return h->count;
 	case KFIT_FSORT_AVG:
-		return f->h.count ? f->h.total / f->h.count : 0;
+		return h->count ? h->total / h->count : 0;
 	case KFIT_FSORT_MAX:
-		return f->h.max;
+		return h->max;
 	default:
-		return f->h.total;
+		return h->total;
 	}
+}
+
+static __u64 sort_value(const struct kfit_fstat *f, enum kfit_fsort key)
+{
+	return kfit_fstats_key_value(&f->h, f->local_ns, key);
 }
 
 static int cmp_funcs(const void *a, const void *b, void *ctx)

@@ -84,6 +84,8 @@ int kfit_fstats_parse_top(const char *tool, const char *arg, unsigned long *top)
 int kfit_fstats_parse_fields(const char *tool, const char *arg, unsigned int *mask);
 /* A column's figure: a count, or ns (max-sub: the callee's time) */
 __u64 kfit_fstats_value(const struct kfit_fstat *f, enum kfit_ffield k);
+/* The figure that sort key orders by, of a histogram and its local time */
+__u64 kfit_fstats_key_value(const struct kfit_hist *h, __u64 local_ns, enum kfit_fsort key);
 /* Indexes of the shown functions in report order, *n of them; NULL: no memory */
 int *kfit_fstats_sorted(const struct kfit_fstats *s, int *n);
 
