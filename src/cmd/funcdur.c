@@ -510,12 +510,17 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 static int read_by(int half)
 {
 	unsigned long top = env.fs.top;
-	int *idx, *rank, n, nf, i, err;
+	int *idx, *rank, n, nf, i, k, err;
 	void *text;
 
 	err = kfit_calltime_read_by(&env.maps, half, &env.rows, &n, KFIT_CALLTIME_CLEAR);
 	if (err)
 		return err;
+	/* ids are the cookies given: one that is not is left out */
+	for (i = k = 0; i < n; i++)
+		if (env.rows[i].id < (__u32)env.fs.n)
+			env.rows[k++] = env.rows[i];
+	n = k;
 	env.fs.top = 0;
 	idx = kfit_fstats_sorted(&env.fs, &nf);
 	env.fs.top = top;
@@ -533,9 +538,6 @@ static int read_by(int half)
 		rank[i] = env.fs.n;	/* hidden: after the rest, not shown */
 	for (i = 0; i < nf; i++)
 		rank[idx[i]] = i;
-	for (i = 0; i < n; i++)
-		if (env.rows[i].id >= (__u32)env.fs.n)
-			env.rows[i].id = 0;	/* cannot be: the BPF side's ids are ours */
 	qsort_r(env.rows, n, sizeof(*env.rows), cmp_rows, rank);
 	for (i = 0; i < n; i++) {
 		const struct kfit_calltime_by *r = &env.rows[i];

@@ -334,11 +334,6 @@ int kd_read_range(int first, int last, kd_rec_fn fn, int (*after)(int i))
 	return read_range(first, last, fn, NULL, after);
 }
 
-int kd_read_range_buf(int first, int last, kd_buf_fn fn)
-{
-	return read_range(first, last, NULL, fn, NULL);
-}
-
 int kd_count(const struct kfit_rec *h, size_t size)
 {
 	kd_counted(h, size);

@@ -84,7 +84,6 @@ const char *kd_mechanism(void);
 /* read.c: the chunks */
 int kd_read_chunk(int i, kd_rec_fn fn);
 int kd_read_range(int first, int last, kd_rec_fn fn, int (*after)(int i));
-int kd_read_range_buf(int first, int last, kd_buf_fn fn);
 int kd_count(const struct kfit_rec *h, size_t size);
 /* kd_count's counting, inline for the tree's every record */
 static inline void kd_counted(const struct kfit_rec *h, size_t size)
