@@ -18,6 +18,7 @@
 #include "kfit.bpf.h"
 #include "fcall.bpf.h"
 #include "kfit/calltime.h"
+#include "kfit/args.h"
 #include "kfit/ret.h"
 
 /* Configuration, set by the loader before load; the filters: fcall.bpf.h */
@@ -27,9 +28,11 @@ const volatile __u64 lin_step;
 const volatile bool events;
 const volatile __u32 start_id;		/* id + 1 of --start-at, 0: none */
 const volatile __u32 stop_id;		/* id + 1 of --stop-at, 0: none */
-const volatile bool by_ret;		/* --by ret: stats per value too */
+const volatile bool by_any;		/* --by: stats per value too */
+const volatile bool have_args;		/* some function captures arguments */
 const volatile bool errors_only;	/* --errors: only the calls that failed */
 const volatile __u8 ret_kind[CT_MAX_FUNCS];	/* KFIT_RET_*, per function */
+const volatile __u8 by_what[CT_MAX_FUNCS];	/* per function: CT_BY_* */
 
 /* 0: waiting for --start-at, 1: collecting, 2: stopped by --stop-at */
 __u32 trigger_state;
@@ -79,6 +82,29 @@ struct {
 	__type(value, struct ct_stat);
 } by SEC(".maps");
 
+/* What each function's calls capture: the loader's, indexed by id */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);		/* the loader's: one per function with args */
+	__type(key, __u32);
+	__type(value, struct kfit_fargs);
+} fargs SEC(".maps");
+
+/* The arguments of each open call, beside the stacks (max_entries: the loader's) */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, struct ct_argstack);
+} argstk SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ct_argstack);
+} empty_args SEC(".maps");
+
 /* A zeroed stat to start a value's from: too big for the BPF stack */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -113,7 +139,127 @@ static __always_inline bool collecting(__u32 id)
 	return trigger_state != 2;
 }
 
-static __always_inline int on_entry(__u32 id, bool kernel)
+/* How a program reads parameters: its context's kind */
+enum ct_how { CT_FENTRY, CT_REGS, CT_TP };
+
+static __always_inline __u64 param(void *ctx, enum ct_how how, __u32 i)
+{
+	struct pt_regs *r = ctx;
+	__u64 v = 0;
+
+	if (how == CT_FENTRY) {
+		bpf_get_func_arg(ctx, i, &v);
+		return v;
+	}
+	if (how == CT_TP)	/* fields, not registers: tp_off */
+		return 0;
+	switch (i) {
+	case 0: return PT_REGS_PARM1(r);
+	case 1: return PT_REGS_PARM2(r);
+	case 2: return PT_REGS_PARM3(r);
+	case 3: return PT_REGS_PARM4(r);
+	case 4: return PT_REGS_PARM5(r);
+	}
+	return 0;
+}
+
+/* size bytes (1 to 8) at addr, from the memory the spec says first */
+static __always_inline int read_mem(__u64 *v, __u32 size, __u64 addr, bool user)
+{
+	*v = 0;
+	size &= 0xf;
+	if (size == 0 || size > 8)
+		size = 8;
+	if (user)
+		return bpf_probe_read_user(v, size, (void *)addr) &&
+		       bpf_probe_read_kernel(v, size, (void *)addr) ? -1 : 0;
+	return bpf_probe_read_kernel(v, size, (void *)addr) &&
+	       bpf_probe_read_user(v, size, (void *)addr) ? -1 : 0;
+}
+
+static __always_inline void read_str(char *dst, __u64 addr, bool user)
+{
+	if (user && bpf_probe_read_user_str(dst, KFIT_ARG_STRLEN, (void *)addr) >= 0)
+		return;
+	if (bpf_probe_read_kernel_str(dst, KFIT_ARG_STRLEN, (void *)addr) >= 0)
+		return;
+	if (!user && bpf_probe_read_user_str(dst, KFIT_ARG_STRLEN, (void *)addr) >= 0)
+		return;
+	dst[0] = '\0';
+}
+
+/* One value of the spec: 0 when read, -1 on a fault */
+static __always_inline int read_arg(void *ctx, enum ct_how how, const struct kfit_arg_spec *a,
+				    __u64 *out)
+{
+	bool user = a->flags & KFIT_ARGF_USER;
+	__u64 v;
+	__u32 h, n = a->nhops;
+
+	if (a->src == KFIT_ARG_TP) {
+		if (read_mem(&v, 8, (__u64)ctx + a->tp_off, false))
+			return -1;
+	} else {
+		v = param(ctx, how, a->index);
+	}
+	for (h = 0; h < KFIT_ARG_HOPS; h++) {
+		if (h >= n)
+			break;
+		if (h == n - 1 && (a->flags & KFIT_ARGF_INLINE)) {
+			v += a->off[h];
+			break;
+		}
+		/* the hops before the last read pointers */
+		if (read_mem(&v, h == n - 1 ? a->kind & KFIT_RET_SIZE : 8, v + a->off[h], user))
+			return -1;
+	}
+	*out = a->str ? v : kfit_ret_value(v, a->kind);
+	return 0;
+}
+
+/* The current call's arguments, into the slot beside frame d */
+static __always_inline void capture(void *ctx, enum ct_how how, __u64 key, __u32 id, __u32 d)
+{
+	struct ct_argstack *as = bpf_map_lookup_elem(&argstk, &key);
+	const struct kfit_fargs *fa = bpf_map_lookup_elem(&fargs, &id);
+	struct kfit_argvals *av;
+	__u32 zero = 0, i, s;
+
+	if (!fa)
+		return;
+	if (!as) {
+		as = bpf_map_lookup_elem(&empty_args, &zero);
+		if (!as)
+			return;
+		bpf_map_update_elem(&argstk, &key, as, BPF_ANY);
+		as = bpf_map_lookup_elem(&argstk, &key);
+		if (!as) {
+			count(CT_NO_ARGS);
+			return;
+		}
+	}
+	if (d >= FC_MAX_DEPTH)
+		return;
+	av = &as->f[d & (FC_MAX_DEPTH - 1)];
+	av->ok = 0;
+	for (i = 0; i < KFIT_ARGS_MAX; i++) {
+		const struct kfit_arg_spec *a = &fa->a[i];
+
+		if (!a->src)
+			continue;
+		if (read_arg(ctx, how, a, &av->v[i]))
+			continue;
+		av->ok |= 1 << i;
+		s = a->str;
+		if (!s)
+			continue;
+		/* a power of 2: the mask is a bound the verifier sees */
+		s = (s - 1) & (KFIT_ARG_STRS - 1);
+		read_str(av->s[s], av->v[i], a->flags & KFIT_ARGF_USER);
+	}
+}
+
+static __always_inline int on_entry(void *pctx, enum ct_how how, __u32 id, bool kernel)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	enum kfit_ctx ctx = fc_context(kernel);
@@ -148,15 +294,28 @@ static __always_inline int on_entry(__u32 id, bool kernel)
 	}
 	f->id = id;
 	f->child_ns = 0;
+	if (have_args)
+		capture(pctx, how, key, id & (CT_MAX_FUNCS - 1), st->depth - 1);
 	f->ts = bpf_ktime_get_ns();
 	return 0;
 }
 
 static __always_inline void emit(__u32 id, __u64 dur, __s64 ret, __u64 pid_tgid,
-				 enum kfit_ctx ctx)
+				 enum kfit_ctx ctx, const struct kfit_argvals *av)
 {
-	struct ct_event *e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	struct ct_event_args *ea;
+	struct ct_event *e;
 
+	if (have_args) {
+		ea = bpf_ringbuf_reserve(&rb, sizeof(*ea), 0);
+		e = ea ? &ea->e : NULL;
+		if (ea && av)
+			__builtin_memcpy(&ea->a, av, sizeof(*av));
+		else if (ea)
+			ea->a.ok = 0;
+	} else {
+		e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	}
 	if (!e) {
 		count(CT_LOST_EVENTS);
 		return;
@@ -173,10 +332,10 @@ static __always_inline void emit(__u32 id, __u64 dur, __s64 ret, __u64 pid_tgid,
 	bpf_ringbuf_submit(e, 0);
 }
 
-/* --by ret: the stat of this value of the function, made if new */
-static __always_inline struct ct_stat *by_stat(__u32 half, __u32 id, __s64 ret)
+/* --by: the stat of this value of the function, made if new */
+static __always_inline struct ct_stat *by_stat(__u32 half, __u32 id, __s64 val)
 {
-	struct ct_by_key k = { .half = half, .id = id, .ret = ret };
+	struct ct_by_key k = { .half = half, .id = id, .val = val };
 	struct ct_stat *s = bpf_map_lookup_elem(&by, &k), *z;
 	__u32 zero = 0;
 
@@ -193,11 +352,34 @@ static __always_inline struct ct_stat *by_stat(__u32 half, __u32 id, __s64 ret)
 	return s;
 }
 
+/* --by's value of the call: 0 when it has none (counted) */
+static __always_inline int by_value(__u32 id, __s64 ret, const struct kfit_argvals *av,
+				    __s64 *val)
+{
+	__u32 w = by_what[id & (CT_MAX_FUNCS - 1)], i;
+
+	if (w == CT_BY_NONE)
+		return -1;
+	if (w == CT_BY_RET) {
+		*val = ret;
+		return 0;
+	}
+	i = (w - CT_BY_ARG0) & (KFIT_ARGS_MAX - 1);
+	if (!av || !(av->ok & (1 << i))) {
+		count(CT_NO_VALUE);
+		return -1;
+	}
+	*val = av->v[i];
+	return 0;
+}
+
 static __always_inline void record(__u32 id, __u64 dur, __u64 local, __s64 ret,
-				   __u64 pid_tgid, enum kfit_ctx ctx)
+				   __u64 pid_tgid, enum kfit_ctx ctx,
+				   const struct kfit_argvals *av)
 {
 	__u32 half = kfit_half(), key = ct_key(half, id);
 	struct ct_stat *s = bpf_map_lookup_elem(&stats, &key), *b;
+	__s64 val;
 
 	if (!s)
 		return;
@@ -211,14 +393,14 @@ static __always_inline void record(__u32 id, __u64 dur, __u64 local, __s64 ret,
 	}
 	kfit_hist_put(&s->h, dur);
 	s->local_ns += local;
-	if (by_ret && (b = by_stat(half, id, ret))) {
+	if (by_any && !by_value(id, ret, av, &val) && (b = by_stat(half, id, val))) {
 		kfit_hist_put(&b->h, dur);
 		b->local_ns += local;
 	}
 	if (lin_step)
 		kfit_linhist_add(&linhists, key, dur, lin_step);
 	if (events)
-		emit(id, dur, ret, pid_tgid, ctx);
+		emit(id, dur, ret, pid_tgid, ctx, av);
 }
 
 /* The caller's frame (index d - 1) gets the callee's time */
@@ -249,8 +431,22 @@ static __always_inline void charge_parent(struct fc_stack *st, __u32 d,
 	}
 }
 
+/* The arguments of the call of frame i, or NULL */
+static __always_inline const struct kfit_argvals *call_args(__u64 pid_tgid, enum kfit_ctx ctx,
+							     __u32 i)
+{
+	__u64 key = fc_stack_key(ctx, pid_tgid);
+	struct ct_argstack *as = bpf_map_lookup_elem(&argstk, &key);
+
+	if (!as || i >= FC_MAX_DEPTH)
+		return NULL;
+	/* FC_MAX_DEPTH is a power of 2: a bound that survives spills */
+	return &as->f[i & (FC_MAX_DEPTH - 1)];
+}
+
 static __always_inline int on_exit(__u32 id, __s64 ret, bool kernel)
 {
+	const struct kfit_argvals *av;
 	__u64 now = bpf_ktime_get_ns();
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	enum kfit_ctx ctx = fc_context(kernel);
@@ -271,11 +467,12 @@ static __always_inline int on_exit(__u32 id, __s64 ret, bool kernel)
 	ts = f->ts;
 	child = f->child_ns;
 	st->depth = i;
+	av = have_args ? call_args(pid_tgid, ctx, i) : NULL;
 	ret = kfit_ret_value(ret, ret_kind[id & (CT_MAX_FUNCS - 1)]);
 	dur = now > ts ? now - ts : 0;
 	local = dur > child ? dur - child : 0;
 	charge_parent(st, i, id, dur);
-	record(id, dur, local, ret, pid_tgid, ctx);
+	record(id, dur, local, ret, pid_tgid, ctx, av);
 	if (stop_id == id + 1)
 		trigger_state = 2;
 	return 0;
@@ -284,7 +481,7 @@ static __always_inline int on_exit(__u32 id, __s64 ret, bool kernel)
 SEC("fentry")
 int BPF_PROG(fd_fentry)
 {
-	return on_entry(bpf_get_attach_cookie(ctx), true);
+	return on_entry(ctx, CT_FENTRY, bpf_get_attach_cookie(ctx), true);
 }
 
 SEC("fexit")
@@ -299,7 +496,7 @@ int BPF_PROG(fd_fexit)
 SEC("kprobe")
 int BPF_KPROBE(fd_kprobe)
 {
-	return on_entry(bpf_get_attach_cookie(ctx), true);
+	return on_entry(ctx, CT_REGS, bpf_get_attach_cookie(ctx), true);
 }
 
 SEC("kretprobe")
@@ -312,7 +509,7 @@ int BPF_KRETPROBE(fd_kretprobe, long ret)
 SEC("kprobe.multi")
 int BPF_KPROBE(fd_kmulti)
 {
-	return on_entry(bpf_get_attach_cookie(ctx), true);
+	return on_entry(ctx, CT_REGS, bpf_get_attach_cookie(ctx), true);
 }
 
 SEC("kretprobe.multi")
@@ -324,7 +521,7 @@ int BPF_KRETPROBE(fd_kmulti_ret, long ret)
 SEC("uprobe")
 int BPF_KPROBE(fd_uprobe)
 {
-	return on_entry(bpf_get_attach_cookie(ctx), false);
+	return on_entry(ctx, CT_REGS, bpf_get_attach_cookie(ctx), false);
 }
 
 SEC("uretprobe")
@@ -337,7 +534,7 @@ int BPF_KRETPROBE(fd_uretprobe, long ret)
 SEC("tracepoint")
 int fd_sys_enter(void *ctx)
 {
-	return on_entry(bpf_get_attach_cookie(ctx), false);
+	return on_entry(ctx, CT_TP, bpf_get_attach_cookie(ctx), false);
 }
 
 SEC("tracepoint")

@@ -5,6 +5,7 @@
 
 #include "kfit/fcall.h"
 #include "kfit/hist.h"
+#include "kfit/args.h"
 
 #define CT_MAX_FUNCS	8192	/* a power of 2: ids are masked with it */
 #define CT_BY_MAX	256	/* --by ret: values kept per half, all functions */
@@ -35,11 +36,29 @@ struct ct_event {
 	char comm[16];
 };
 
-/* --by ret: a function's calls that returned one value, per half */
+/* An event with the call's arguments (when some function captures them) */
+struct ct_event_args {
+	struct ct_event e;
+	struct kfit_argvals a;
+};
+
+/* The arguments of a stack's open calls, by frame */
+struct ct_argstack {
+	struct kfit_argvals f[FC_MAX_DEPTH];
+};
+
+/* --by: a function's calls with one value (return or argument), per half */
 struct ct_by_key {
 	__u32 half;
 	__u32 id;
-	__s64 ret;
+	__s64 val;
+};
+
+/* by_what[id]: what --by groups a function's calls by */
+enum ct_by {
+	CT_BY_NONE,
+	CT_BY_RET,
+	CT_BY_ARG0,		/* CT_BY_ARG0 + i: argument slot i */
 };
 
 /* Counters of what could not be measured, per CPU */
@@ -50,6 +69,8 @@ enum ct_counter {
 	CT_NO_STACK,		/* stack map full */
 	CT_BY_FULL,		/* --by ret: calls of values past CT_BY_MAX, not grouped */
 	CT_NOT_FAILED,		/* --errors: calls that did not fail, left out */
+	CT_NO_ARGS,		/* calls whose arguments had no room (argstk full) */
+	CT_NO_VALUE,		/* --by ARG: calls whose ARG could not be read */
 	CT_NCOUNTERS
 };
 

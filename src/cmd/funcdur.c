@@ -3,6 +3,7 @@
  * funcdur: per-function wall-time durations, KFI style.
  * BPF side: bpf/calltime.bpf.c. Shared types: include/kfit/calltime.h.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #include "output.h"
 #include "retval.h"
 #include "run.h"
+#include "args.h"
 #include "target.h"
 
 enum {
@@ -46,7 +48,8 @@ static const struct kfit_opt funcdur_opts[] = {
 	{ "start-at", OPT_START_AT, "FUNC", "collect from the first entry of FUNC" },
 	{ "stop-at", OPT_STOP_AT, "FUNC", "stop collecting at the exit of FUNC" },
 	{ "cgroup", OPT_CGROUP, "PATH", "only tasks in this cgroup (v2 path)" },
-	{ "by", OPT_BY, "ret", "a row per return value of each function (errors by name)" },
+	{ "by", OPT_BY, "ret|ARG", "a row per return value (errors by name), or per value of "
+	  "an argument named in the target ('vfs_read(count)' --by count)" },
 	{ "errors", OPT_ERRORS, NULL, "only the calls that failed (-errno, ERR_PTR): kernel "
 	  "functions, system calls" },
 	{ NULL },
@@ -54,7 +57,9 @@ static const struct kfit_opt funcdur_opts[] = {
 
 struct env {
 	struct kfit_common c;
-	bool hist, events, noints, onlyints, by_ret, errors;
+	bool hist, events, noints, onlyints, errors;
+	const char *by_what;	/* --by: "ret" or an argument's label */
+	__u8 *by_slot;		/* per function: enum ct_by */
 	const char *start_at, *stop_at, *cgroup;
 	char **targets;
 	int ntargets;
@@ -66,6 +71,7 @@ struct env {
 	struct kfit_fstats by;	/* --by ret: a row per function and value */
 	struct kfit_calltime_by *rows;	/* read from the BPF side */
 	char (*by_text)[32];	/* the rows' values as shown */
+	char by_title[32];	/* the value column's title: RET, COUNT */
 
 	struct calltime_bpf *skel;
 	struct bpf_link *fork_link, *exit_link;	/* -p, COMMAND: their children */
@@ -78,6 +84,15 @@ struct env {
 };
 
 static struct env env;
+
+/* Stacks with open calls whose arguments are kept (LRU: the oldest go) */
+#define ARG_STACKS	4096
+
+/* --by: a row per function and value */
+static bool grouping(void)
+{
+	return env.by_what != NULL;
+}
 
 static int parse_opt(int key, const char *arg, void *ctx)
 {
@@ -111,12 +126,7 @@ static int parse_opt(int key, const char *arg, void *ctx)
 		e->cgroup = arg;
 		return 0;
 	case OPT_BY:
-		if (strcmp(arg, "ret")) {
-			fprintf(stderr, "funcdur: invalid --by '%s': ret (a row per "
-				"return value)\n", arg);
-			return -1;
-		}
-		e->by_ret = true;
+		e->by_what = arg;
 		return 0;
 	case OPT_ERRORS:
 		e->errors = true;
@@ -187,6 +197,36 @@ static int check_errors(void)
 	return 0;
 }
 
+/* --by ARG: the slot of each function's ARG (none for those without it) */
+static int by_slots(void)
+{
+	const struct kfit_targets_func *fn;
+	int i, k, n = 0;
+
+	env.by_slot = calloc(env.tg.n, 1);
+	if (!env.by_slot)
+		return -ENOMEM;
+	for (i = 0; grouping() && env.by_what[i] && i < (int)sizeof(env.by_title) - 1; i++)
+		env.by_title[i] = toupper((unsigned char)env.by_what[i]);
+	for (i = 0; grouping() && i < env.tg.n; i++) {
+		fn = &env.tg.funcs[i];
+		k = strcmp(env.by_what, "ret") ? kfit_args_slot(fn, env.by_what) : -2;
+		if (k >= 0 && fn->args[k].spec.str) {
+			kfit_err("--by %s: a string; group by a number, a pointer or ret",
+				 env.by_what);
+			return -EINVAL;
+		}
+		env.by_slot[i] = k == -2 ? CT_BY_RET : k >= 0 ? CT_BY_ARG0 + k : CT_BY_NONE;
+		n += k != -1;
+	}
+	if (grouping() && !n) {
+		kfit_err("--by %s: no traced function captures '%s': name it in a target, "
+			 "'vfs_read(count)' --by count (or --by ret)", env.by_what, env.by_what);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int resolve_targets(int *start_id, int *stop_id)
 {
 	int i, err;
@@ -219,7 +259,8 @@ static int resolve_targets(int *start_id, int *stop_id)
 	for (i = 0; i < env.fs.n; i++)
 		env.fs.f[i].name = env.tg.funcs[i].name;
 	kfit_targets_ret_kinds(&env.tg);
-	return env.errors ? check_errors() : 0;
+	err = env.errors ? check_errors() : 0;
+	return err ? err : by_slots();
 }
 
 /* ---- loading and attaching ------------------------------------------- */
@@ -265,15 +306,41 @@ static void configure(struct calltime_bpf *s, int start_id, int stop_id, __u64 c
 	s->rodata->start_id = start_id;
 	s->rodata->stop_id = stop_id;
 	s->rodata->filter_cgroup = cgid;
-	s->rodata->by_ret = env.by_ret;
+	s->rodata->by_any = grouping();
+	s->rodata->have_args = kfit_args_any(&env.tg);
 	s->rodata->errors_only = env.errors;
-	for (i = 0; i < env.tg.n && i < CT_MAX_FUNCS; i++)
+	for (i = 0; i < env.tg.n && i < CT_MAX_FUNCS; i++) {
 		((__u8 *)s->rodata->ret_kind)[i] = env.tg.funcs[i].ret;
-	bpf_map__set_max_entries(s->maps.by, env.by_ret ? 2 * CT_BY_MAX : 1);
+		((__u8 *)s->rodata->by_what)[i] = env.by_slot[i];
+	}
+	/* preallocated: room only when arguments are captured */
+	bpf_map__set_max_entries(s->maps.fargs, kfit_args_any(&env.tg) ? env.tg.n : 1);
+	bpf_map__set_max_entries(s->maps.argstk, kfit_args_any(&env.tg) ? ARG_STACKS : 1);
+	bpf_map__set_max_entries(s->maps.by, grouping() ? 2 * CT_BY_MAX : 1);
 	bpf_map__set_max_entries(s->maps.stats, 2 * env.fs.n);
 	bpf_map__set_max_entries(s->maps.linhists, env.fs.lin_step ? 2 * env.fs.n : 1);
 	if (env.events)
 		bpf_map__set_max_entries(s->maps.rb, 8 << 20);
+}
+
+/* What each function's calls capture, into the fargs map */
+static int set_args(void)
+{
+	int fd = bpf_map__fd(env.skel->maps.fargs), i, k;
+	struct kfit_fargs fa;
+	__u32 id;
+
+	for (i = 0; i < env.tg.n && kfit_args_any(&env.tg); i++) {
+		memset(&fa, 0, sizeof(fa));
+		for (k = 0; k < env.tg.funcs[i].nargs && k < KFIT_ARGS_MAX; k++)
+			fa.a[k] = env.tg.funcs[i].args[k].spec;
+		id = i;
+		if (bpf_map_update_elem(fd, &id, &fa, BPF_ANY)) {
+			kfit_err("cannot set the arguments to read: %s", kfit_reason(-errno));
+			return -errno;
+		}
+	}
+	return 0;
 }
 
 static int load(int start_id, int stop_id)
@@ -315,7 +382,7 @@ static int load(int start_id, int stop_id)
 	err = calltime_bpf__load(env.skel);
 	if (err)
 		kfit_err("cannot load the BPF programs: %s", kfit_reason(err));
-	return err;
+	return err ? err : set_args();
 }
 
 /* Seed the followed process, then follow its forks and exits */
@@ -352,6 +419,7 @@ static void cleanup(void)
 	kfit_fstats_free(&env.by);
 	free(env.rows);
 	free(env.by_text);
+	free(env.by_slot);
 	kfit_calltime_free(&env.maps);
 }
 
@@ -386,7 +454,7 @@ static void print_json(const __u64 *d, __u64 elapsed)
 	kfit_json_begin_object(&j, NULL);
 	kfit_json_str(&j, "mode", kfit_attacher_mode(env.att));
 	kfit_json_u64(&j, "elapsed_ns", elapsed);
-	kfit_fstats_json(&j, env.by_ret ? &env.by : &env.fs);
+	kfit_fstats_json(&j, grouping() ? &env.by : &env.fs);
 	kfit_json_begin_array(&j, "skipped");
 	for (i = 0; i < env.tg.nskipped; i++) {
 		kfit_json_begin_object(&j, NULL);
@@ -398,8 +466,10 @@ static void print_json(const __u64 *d, __u64 elapsed)
 	kfit_json_u64(&j, "lost", d[CT_LOST_EVENTS]);
 	kfit_json_u64(&j, "too_deep", d[CT_DEEP]);
 	kfit_json_u64(&j, "no_stack", d[CT_NO_STACK]);
-	if (env.by_ret)
-		kfit_json_u64(&j, "not_grouped", d[CT_BY_FULL]);
+	if (grouping())
+		kfit_json_u64(&j, "not_grouped", d[CT_BY_FULL] + d[CT_NO_VALUE]);
+	if (kfit_args_any(&env.tg))
+		kfit_json_u64(&j, "no_args", d[CT_NO_ARGS]);
 	if (env.errors)
 		kfit_json_u64(&j, "not_failed", d[CT_NOT_FAILED]);
 	kfit_json_u64(&j, "missed", env.missed);
@@ -420,13 +490,20 @@ static const char *ctx_name(__u32 ctx)
 static int on_event(void *ctx, void *data, size_t size)
 {
 	const struct ct_event *e = data;
+	const struct kfit_argvals *av = NULL;
+	const struct kfit_targets_func *fn;
 	const char *name;
 	double t;
-	char b[32], r[32];
+	char b[32], r[32], args[512] = "";
 
 	(void)ctx;
 	if (size < sizeof(*e) || e->id >= (__u32)env.fs.n)
 		return 0;
+	fn = &env.tg.funcs[e->id];
+	if (size >= sizeof(struct ct_event_args) && fn->nargs) {
+		av = &((const struct ct_event_args *)data)->a;
+		kfit_args_text(fn, av, args, sizeof(args));
+	}
 	kfit_ret_str(e->ret, env.tg.funcs[e->id].ret, r, sizeof(r));
 	env.nevents++;
 	name = env.fs.f[e->id].name;
@@ -449,12 +526,15 @@ static int on_event(void *ctx, void *data, size_t size)
 			kfit_json_str(&j, "error", r + 1);
 		if (e->ctx)
 			kfit_json_str(&j, "context", ctx_name(e->ctx) + 1);
+		if (av)
+			kfit_args_json(&j, "args", fn, av);
 		kfit_json_end_object(&j);
 		kfit_json_finish(&j);
 		return 0;
 	}
-	printf("%-12.6f %3u %7u %7u %-16s %-28s %10s %s%s%s\n", t, e->cpu, e->pid,
-	       e->tid, e->comm, name, dur(e->dur, b), r, e->ctx ? " " : "", ctx_name(e->ctx));
+	printf("%-12.6f %3u %7u %7u %-16s %-28s %10s %-8s%s%s%s%s\n", t, e->cpu, e->pid,
+	       e->tid, e->comm, name, dur(e->dur, b), r, e->ctx ? " " : "", ctx_name(e->ctx),
+	       args[0] ? " " : "", args);
 	return 0;
 }
 
@@ -503,7 +583,18 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 		return rank[x->id] < rank[y->id] ? -1 : 1;
 	if (vx != vy)
 		return vx < vy ? 1 : -1;
-	return x->ret < y->ret ? -1 : x->ret > y->ret;
+	return x->val < y->val ? -1 : x->val > y->val;
+}
+
+/* A row's value as shown: the return value's errno, the argument's type */
+static const char *by_text(const struct kfit_calltime_by *r, char *buf, size_t len)
+{
+	const struct kfit_targets_func *fn = &env.tg.funcs[r->id];
+	__u8 w = env.by_slot[r->id];
+
+	if (w == CT_BY_RET)
+		return kfit_ret_str(r->val, fn->ret, buf, len);
+	return kfit_args_value_str(fn, w - CT_BY_ARG0, r->val, buf, len);
 }
 
 /* The rows of this half into env.by, in order */
@@ -547,12 +638,11 @@ static int read_by(int half)
 		f->local_ns = r->local_ns;
 		f->name = env.fs.f[r->id].name;
 		f->hidden = rank[r->id] == env.fs.n;
-		f->by_value = r->ret;
-		f->by = kfit_ret_str(r->ret, env.tg.funcs[r->id].ret, env.by_text[i],
-				     sizeof(env.by_text[i]));
+		f->by_value = r->val;
+		f->by = by_text(r, env.by_text[i], sizeof(env.by_text[i]));
 	}
-	env.by.by_title = "RET";
-	env.by.by_key = "ret";
+	env.by.by_title = env.by_title;
+	env.by.by_key = env.by_what;
 	env.by.keep_order = true;
 	env.by.top = env.fs.top;
 	env.by.fields = env.fs.fields;
@@ -564,10 +654,18 @@ static int read_by(int half)
 /* What --by and --errors left out, under the table */
 static void by_notes(const __u64 *d)
 {
-	if (env.by_ret && d[CT_BY_FULL])
+	if (grouping() && d[CT_BY_FULL])
 		printf("%llu call%s of values past the first %d not in a row (in their "
 		       "function's figures)\n", (unsigned long long)d[CT_BY_FULL],
 		       d[CT_BY_FULL] == 1 ? "" : "s", CT_BY_MAX);
+	if (grouping() && d[CT_NO_VALUE])
+		printf("%llu call%s whose %s could not be read not in a row (in their "
+		       "function's figures)\n", (unsigned long long)d[CT_NO_VALUE],
+		       d[CT_NO_VALUE] == 1 ? "" : "s", env.by_what);
+	if (d[CT_NO_ARGS])
+		printf("%llu call%s without arguments: more than %d threads in traced "
+		       "calls at once\n", (unsigned long long)d[CT_NO_ARGS],
+		       d[CT_NO_ARGS] == 1 ? "" : "s", ARG_STACKS);
 	if (env.errors)
 		printf("%llu call%s that did not fail left out (--errors)\n",
 		       (unsigned long long)d[CT_NOT_FAILED], d[CT_NOT_FAILED] == 1 ? "" : "s");
@@ -604,7 +702,7 @@ static int report(void *ctx, bool last)
 	for (k = 0; k < env.fs.n; k++)
 		env.fs.f[k].hidden = env.tg.funcs[k].dropped;
 	err = kfit_calltime_read(&env.maps, half, &env.fs, KFIT_CALLTIME_CLEAR);
-	if (!err && env.by_ret)
+	if (!err && grouping())
 		err = read_by(half);
 	if (err) {
 		kfit_err("cannot read the statistics: %s", kfit_reason(err));
@@ -618,14 +716,14 @@ static int report(void *ctx, bool last)
 		if (env.c.timestamp)
 			kfit_print_time(stdout);
 		struct kfit_fnotes nt = notes(d);
-		struct kfit_fstats *shown = env.by_ret ? &env.by : &env.fs;
+		struct kfit_fstats *shown = grouping() ? &env.by : &env.fs;
 
 		/* the notes are the functions' (--min/--max left out before any row) */
 		if (env.hist)
-			kfit_fstats_hists(stdout, shown, env.by_ret ? NULL : &nt);
+			kfit_fstats_hists(stdout, shown, grouping() ? NULL : &nt);
 		else
-			kfit_fstats_table(stdout, shown, env.by_ret ? NULL : &nt);
-		if (env.by_ret)
+			kfit_fstats_table(stdout, shown, grouping() ? NULL : &nt);
+		if (grouping())
 			kfit_fstats_notes(stdout, &env.fs, &nt);
 		by_notes(d);
 		if (env.c.interval_ns && !last)
@@ -683,8 +781,8 @@ static int check_args(int first, int argc, char **argv, bool dashdash)
 		fprintf(stderr, "funcdur: --noints and --onlyints exclude each other\n");
 		return -1;
 	}
-	if (env.by_ret && env.fs.lin_step) {
-		fprintf(stderr, "funcdur: --by ret keeps log2 histograms: drop --linear\n");
+	if (grouping() && env.fs.lin_step) {
+		fprintf(stderr, "funcdur: --by keeps log2 histograms: drop --linear\n");
 		return -1;
 	}
 	if (env.events && env.hist) {
@@ -739,8 +837,10 @@ int main(int argc, char **argv)
 	env.start_ns = kfit_now_ns();
 	kfit_attacher_announce(env.att);
 	if (env.events && !env.c.json)
-		printf("%-12s %3s %7s %7s %-16s %-28s %10s %s\n", "TIME(s)", "CPU",
-		       "PID", "TID", "COMM", "FUNCTION", "DURATION", "RET");
+		printf("%-12s %3s %7s %7s %-16s %-28s %10s %s%s\n", "TIME(s)", "CPU",
+		       "PID", "TID", "COMM", "FUNCTION", "DURATION",
+		       kfit_args_any(&env.tg) ? "RET      " : "RET",
+		       kfit_args_any(&env.tg) ? "ARGS" : "");
 	if (env.cmd && kfit_child_start(&env.child)) {
 		cleanup();
 		return 1;

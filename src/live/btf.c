@@ -2,9 +2,11 @@
 /* Questions to BTF: does the kernel have this function, this field? */
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <bpf/btf.h>
 #include "btf.h"
+#include "kfit/args.h"
 #include "kfit/ret.h"
 
 /* Anonymous structs inside anonymous unions inside...: bounded anyway */
@@ -158,4 +160,219 @@ int kfit_btf_func_ret(const struct btf *btf, const char *name)
 	int err = func_proto(btf, name, &t);
 
 	return err ? err : ret_kind(btf, t->type);
+}
+
+/* Member field of composite t (anonymous members searched too): its offset in bits */
+static const struct btf_member *find_member(const struct btf *btf, const struct btf_type *t,
+					    const char *field, __u32 *bits, int depth)
+{
+	const struct btf_member *m = btf_members(t), *in;
+	const struct btf_type *mt;
+	const char *name;
+	int i;
+
+	for (i = 0; i < btf_vlen(t); i++, m++) {
+		name = btf__name_by_offset(btf, m->name_off);
+		if (name && *name) {
+			if (strcmp(name, field))
+				continue;
+			*bits = btf_member_bit_offset(t, i);
+			return btf_member_bitfield_size(t, i) ? NULL : m;
+		}
+		mt = skip_mods(btf, m->type);
+		if (depth >= MAX_NESTING || !mt || !btf_is_composite(mt))
+			continue;
+		in = find_member(btf, mt, field, bits, depth + 1);
+		if (in) {
+			*bits += btf_member_bit_offset(t, i);
+			return in;
+		}
+	}
+	return NULL;
+}
+
+/* Whether id is a pointer whose chain of modifiers has the "user" type tag */
+static bool user_ptr(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t = skip_mods(btf, id);
+	const char *name;
+
+	if (!t || !btf_is_ptr(t))
+		return false;
+	for (t = btf__type_by_id(btf, t->type); t && (btf_is_mod(t) || btf_is_typedef(t));
+	     t = btf__type_by_id(btf, t->type)) {
+		name = btf_is_type_tag(t) ? btf__name_by_offset(btf, t->name_off) : NULL;
+		if (name && !strcmp(name, "user"))
+			return true;
+	}
+	return false;
+}
+
+/* A char, whatever its sign: what a string is made of */
+static bool is_char(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t = skip_mods(btf, id);
+
+	return t && btf_is_int(t) && t->size == 1 && !(btf_int_encoding(t) & BTF_INT_BOOL);
+}
+
+/* How a value of type id reads: its kind; the caller's error when it cannot */
+static int value_kind(const struct btf *btf, __u32 id, struct kfit_btf_arg *a)
+{
+	const struct btf_type *t = skip_mods(btf, id);
+
+	if (!t)
+		return -EINVAL;
+	if (btf_is_ptr(t)) {
+		a->kind = 8 | KFIT_RET_PTR;
+		a->is_str = is_char(btf, t->type);
+		a->user = user_ptr(btf, id);
+		return 0;
+	}
+	if (btf_is_array(t) && is_char(btf, btf_array(t)->type)) {
+		a->kind = 8 | KFIT_RET_PTR;
+		a->is_str = a->inline_str = true;
+		return 0;
+	}
+	if (btf_is_any_enum(t) && t->size <= 8) {
+		a->kind = t->size | (btf_kflag(t) ? KFIT_RET_SIGNED : 0);
+		a->enum_id = btf__resolve_type((struct btf *)btf, id);
+		return 0;
+	}
+	if (!btf_is_int(t) || t->size > 8)
+		return -EINVAL;
+	a->is_bool = btf_int_encoding(t) & BTF_INT_BOOL;
+	a->kind = t->size | (btf_int_encoding(t) & BTF_INT_SIGNED ? KFIT_RET_SIGNED : 0);
+	return 0;
+}
+
+int kfit_btf_func_param(const struct btf *btf, const char *func, const char *name)
+{
+	const struct btf_type *t;
+	const struct btf_param *p;
+	const char *pn;
+	int i, err = func_proto(btf, func, &t);
+
+	if (err)
+		return err;
+	p = btf_params(t);
+	for (i = 0; i < btf_vlen(t); i++) {
+		pn = btf__name_by_offset(btf, p[i].name_off);
+		if (pn && !strcmp(pn, name))
+			return i;
+	}
+	return -ENOENT;
+}
+
+int kfit_btf_func_params(const struct btf *btf, const char *func, char *buf, size_t len)
+{
+	const struct btf_type *t;
+	const struct btf_param *p;
+	const char *pn;
+	size_t at = 0;
+	int i, err = func_proto(btf, func, &t);
+
+	if (err)
+		return err;
+	buf[0] = '\0';
+	p = btf_params(t);
+	for (i = 0; i < btf_vlen(t) && at < len; i++) {
+		pn = btf__name_by_offset(btf, p[i].name_off);
+		if (pn && *pn)
+			at += snprintf(buf + at, len - at, "%s%s", at ? ", " : "", pn);
+	}
+	return 0;
+}
+
+/* One '->' or '.' step of the path from *type: a member's offset and type */
+static int step(const struct btf *btf, __u32 *type, const char *field, bool arrow,
+		__u32 *off, char *err, size_t errlen)
+{
+	const struct btf_type *t = skip_mods(btf, *type);
+	const struct btf_member *m;
+	__u32 bits = 0;
+
+	if (arrow) {
+		if (!t || !btf_is_ptr(t)) {
+			snprintf(err, errlen, "'->%s' follows no pointer to a structure", field);
+			return -EINVAL;
+		}
+		t = skip_mods(btf, t->type);
+	}
+	if (!t || !btf_is_composite(t)) {
+		snprintf(err, errlen, "'%s%s' is not in a structure", arrow ? "->" : ".", field);
+		return -EINVAL;
+	}
+	m = find_member(btf, t, field, &bits, 0);
+	if (!m || bits % 8) {
+		snprintf(err, errlen, "%s %s has no field '%s'%s",
+			 btf_is_union(t) ? "union" : "struct",
+			 btf__name_by_offset(btf, t->name_off), field,
+			 m ? " that is not a bit field" : "");
+		return -EINVAL;
+	}
+	if (bits / 8 > 0xffff) {
+		snprintf(err, errlen, "'%s' is too far into its structure", field);
+		return -EINVAL;
+	}
+	*off = bits / 8;
+	*type = m->type;
+	return 0;
+}
+
+int kfit_btf_arg(const struct btf *btf, const char *func, const char *const *seg,
+		 const bool *arrow, int nseg, struct kfit_btf_arg *a, char *err, size_t errlen)
+{
+	const struct btf_type *proto;
+	__u32 type, off = 0, pending = 0;
+	bool in_mem = false;
+	int i, err2 = func_proto(btf, func, &proto);
+
+	memset(a, 0, sizeof(*a));
+	if (err2) {
+		snprintf(err, errlen, "%s has no type information in BTF", func);
+		return err2;
+	}
+	a->index = kfit_btf_func_param(btf, func, seg[0]);
+	if (a->index < 0) {
+		snprintf(err, errlen, "%s has no parameter '%s'", func, seg[0]);
+		return -ENOENT;
+	}
+	type = btf_params(proto)[a->index].type;
+	for (i = 1; i < nseg; i++) {
+		if (arrow[i] && in_mem) {
+			/* the pointer is in memory: read it first */
+			if (a->nhops == KFIT_ARG_HOPS)
+				goto deep;
+			a->off[a->nhops++] = pending;
+			pending = 0;
+		}
+		if (!arrow[i] && !in_mem) {
+			snprintf(err, errlen, "'.%s': the parameter is not a structure in "
+				 "memory: reach fields with '->'", seg[i]);
+			return -EINVAL;
+		}
+		if (step(btf, &type, seg[i], arrow[i], &off, err, errlen))
+			return -EINVAL;
+		pending = arrow[i] ? off : pending + off;
+		in_mem = true;
+	}
+	if (value_kind(btf, type, a)) {
+		snprintf(err, errlen, "'%s' is not a number, pointer or string: name a "
+			 "field of it", seg[nseg - 1]);
+		return -EINVAL;
+	}
+	if (in_mem) {
+		if (a->nhops == KFIT_ARG_HOPS)
+			goto deep;
+		a->off[a->nhops++] = pending;
+	}
+	if (a->inline_str && !in_mem) {
+		snprintf(err, errlen, "'%s': an array parameter", seg[0]);
+		return -EINVAL;
+	}
+	return 0;
+deep:
+	snprintf(err, errlen, "at most %d reads through pointers", KFIT_ARG_HOPS);
+	return -EINVAL;
 }

@@ -174,7 +174,7 @@ int kfit_calltime_read_by(struct kfit_calltime *m, int half, struct kfit_calltim
 
 		memset(&v[i], 0, sizeof(v[i]));
 		v[i].id = k->id;
-		v[i].ret = k->ret;
+		v[i].val = k->val;
 		for (cpu = 0; cpu < ncpus; cpu++) {
 			const struct ct_stat *s = (const void *)(val + cpu * stride);
 

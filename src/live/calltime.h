@@ -27,10 +27,10 @@ struct kfit_calltime {
 	struct kfit_entries pedges, pby;
 };
 
-/* --by ret: the calls of function id that returned ret */
+/* --by: the calls of function id whose value (return, argument) was val */
 struct kfit_calltime_by {
 	__u32 id;
-	__s64 ret;
+	__s64 val;
 	struct kfit_hist h;
 	__u64 local_ns;
 };

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "args.h"
 #include "btf.h"
 #include "deny.h"
 #include "diag.h"
@@ -62,6 +63,18 @@ static void count_kind(struct kfit_targets *t, enum kfit_targets_kind kind)
 }
 
 /* Returns the function's index, or a negative errno */
+/* What the spec being added named: its arguments go to these */
+static int note_added(struct kfit_targets *t, int i)
+{
+	int *a = realloc(t->added, (t->nadded + 1) * sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	t->added = a;
+	a[t->nadded++] = i;
+	return i;
+}
+
 static int add_func(struct kfit_targets *t, const char *name,
 		    enum kfit_targets_kind kind, const char *path)
 {
@@ -69,7 +82,7 @@ static int add_func(struct kfit_targets *t, const char *name,
 	int i = kfit_targets_find(t, name);
 
 	if (i >= 0)
-		return i;
+		return note_added(t, i);
 	if (t->max && t->n >= t->max) {
 		kfit_err("too many functions: at most %d", t->max);
 		return -E2BIG;
@@ -89,7 +102,7 @@ static int add_func(struct kfit_targets *t, const char *name,
 		return -ENOMEM;
 	}
 	count_kind(t, kind);
-	return t->n++;
+	return note_added(t, t->n++);
 }
 
 int kfit_targets_skip(struct kfit_targets *t, const char *name, const char *reason)
@@ -236,13 +249,45 @@ static int add_kernel(struct kfit_targets *t, const char *spec)
 	return err < 0 ? err : 0;
 }
 
-int kfit_targets_add(struct kfit_targets *t, const char *spec)
+static int add_base(struct kfit_targets *t, const char *spec)
 {
 	if (!strncmp(spec, "sys:", 4))
 		return add_sys(t, spec);
 	if (kfit_utarget_is_spec(spec))
 		return add_user(t, spec);
 	return add_kernel(t, spec);
+}
+
+/* 'func(a, b)': the functions base names, then their arguments */
+int kfit_targets_add(struct kfit_targets *t, const char *spec)
+{
+	struct kfit_arglist l;
+	char base[1024], err[512];
+	const char *list;
+	size_t len;
+	int i, rc;
+
+	if (kfit_argexpr_split(spec, base, sizeof(base), &list, &len, err, sizeof(err))) {
+		kfit_err("%s", err);
+		return -EINVAL;
+	}
+	if (list && kfit_arglist_parse(list, len, &l, err, sizeof(err))) {
+		kfit_err("'%s': %s", spec, err);
+		return -EINVAL;
+	}
+	t->nadded = 0;
+	rc = add_base(t, base);
+	if (!rc && list && !t->nadded) {
+		kfit_err("'%s': no function to take arguments from", spec);
+		rc = -EINVAL;
+	}
+	for (i = 0; !rc && list && i < t->nadded; i++)
+		rc = kfit_args_resolve_one(t, t->added[i], &l, spec);
+	if (!rc && list)
+		rc = kfit_args_check(t, t->added, t->nadded, &l, spec);
+	if (list)
+		kfit_arglist_free(&l);
+	return rc;
 }
 
 int kfit_targets_one(struct kfit_targets *t, const char *spec)
@@ -312,6 +357,7 @@ void kfit_targets_free(struct kfit_targets *t)
 	for (i = 0; i < t->n; i++) {
 		free(t->funcs[i].name);
 		free(t->funcs[i].path);
+		kfit_args_clear(&t->funcs[i]);
 	}
 	for (i = 0; i < t->nskipped; i++) {
 		free(t->skipped[i].name);
@@ -319,6 +365,8 @@ void kfit_targets_free(struct kfit_targets *t)
 	}
 	free(t->funcs);
 	free(t->skipped);
+	free(t->added);
+	t->added = NULL;
 	t->funcs = NULL;
 	t->skipped = NULL;
 	t->n = t->nskipped = t->nkernel = t->nuser = t->nsys = 0;

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "kfit/args.h"
 
 /*
  * The TARGET grammar of the function tools (funcdur, callgraph):
@@ -16,6 +17,14 @@
  */
 enum kfit_targets_kind { KFIT_TARGETS_KERNEL, KFIT_TARGETS_USER, KFIT_TARGETS_SYS };
 
+/* An argument a function's calls capture (src/live/args.c) */
+struct kfit_targets_arg {
+	char *label;		/* as written, without its ':type': "file->f_pos" */
+	struct kfit_arg_spec spec;	/* src NONE: this function has no such parameter */
+	unsigned int enum_id;	/* a kernel enum's BTF id: values by name */
+	bool is_bool;
+};
+
 struct kfit_targets_func {
 	char *name;		/* as reported: "vfs_read", "sys:read", "malloc" */
 	enum kfit_targets_kind kind;
@@ -25,6 +34,8 @@ struct kfit_targets_func {
 					   IFUNC's: the implementation's) */
 	bool dropped;		/* refused at attach: in skipped, not traced */
 	unsigned char ret;	/* how its return value reads: KFIT_RET_* (kfit/ret.h) */
+	struct kfit_targets_arg *args;	/* what 'func(a, b)' asked for */
+	int nargs;
 };
 
 /* Whether fn's work is the kernel's: a kernel function or a system call */
@@ -51,6 +62,8 @@ struct kfit_targets {
 	struct kfit_targets_skipped *skipped;
 	int nskipped;
 	char note[256];		/* the resolver's last note, said once */
+	int *added;		/* while adding: the functions the spec named */
+	int nadded;
 };
 
 /*

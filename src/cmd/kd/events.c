@@ -68,7 +68,7 @@ static void put_data_loc(const __u8 *data, __u32 len, __u32 loc)
 }
 
 /* One field of a tracepoint's record (len bytes kept) as NAME=VALUE */
-static void put_field(const struct kft_field *fd, const __u8 *data, __u32 len)
+static void put_field(const struct kfit_tpfield *fd, const __u8 *data, __u32 len)
 {
 	const __u8 *p = data + fd->offset;
 	__u32 i;
@@ -120,7 +120,7 @@ static void put_event(const struct kfit_rec_event *r, size_t size)
 	if (len > KFIT_EVENT_DATA)
 		len = KFIT_EVENT_DATA;
 	for (i = 0; i < (__u32)e->nfields; i++) {
-		const struct kft_field *fd = &e->fields[i];
+		const struct kfit_tpfield *fd = &e->fields[i];
 
 		if (fd->offset < 8 || fd->offset > len || fd->size > len - fd->offset)
 			continue;

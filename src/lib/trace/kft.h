@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 #include "kfit/kft.h"
+#include "tpformat.h"
 
 /*
  * Trace files (include/kfit/kft.h): the writer callgraph -o streams into,
@@ -122,19 +123,12 @@ struct kft_func {
 	const char *name, *object, *build_id;	/* build_id: "" when none */
 };
 
-struct kft_field {
-	const char *name;	/* "fd" */
-	const char *type;	/* "unsigned int" */
-	__u32 offset, size;
-	bool is_signed;
-	bool is_array;		/* "char comm[16]": printed as a string */
-};
 
 struct kft_event {
 	__u32 id;
 	const char *name;	/* "syscalls:sys_enter_write" */
 	const char *format;	/* the tracefs format text */
-	const struct kft_field *fields;	/* common_* fields excluded */
+	const struct kfit_tpfield *fields;	/* common_* fields excluded */
 	int nfields;
 };
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kft_file.h"
+#include "tpformat.h"
 
 /* Table ids above this are refused: allocations stay sane */
 #define ID_MAX		(1U << 20)
@@ -232,67 +233,11 @@ static char *keep_text(struct kft_file *f, const char *s, size_t len)
 	return c;
 }
 
-/* The number after key in s (up to its ';'): 0, or -1 when none */
-static int field_num(const char *s, const char *key, __u32 *v)
-{
-	const char *k = strstr(s, key);
-	char num[16];
-	size_t n;
-
-	if (!k)
-		return -1;
-	k += strlen(key);
-	n = strcspn(k, ";");
-	if (!n || n >= sizeof(num) || !k[n])
-		return -1;
-	memcpy(num, k, n);
-	num[n] = '\0';
-	return parse_u32(num, v);
-}
-
-/*
- * One "\tfield:TYPE NAME;\toffset:N;\tsize:N;\tsigned:N;" line (in place):
- * 1 a field, 0 a common_ one, -1 malformed.
- */
-static int parse_field(char *l, struct kft_field *fl)
-{
-	char *decl = l, *semi, *sp, *br;
-	__u32 sig = 0;
-
-	decl += strlen("field:");
-	semi = strchr(decl, ';');
-	if (!semi)
-		return -1;
-	*semi = '\0';
-	if (field_num(semi + 1, "offset:", &fl->offset) ||
-	    field_num(semi + 1, "size:", &fl->size) ||
-	    fl->offset > 0xffff || fl->size > 0xffff)
-		return -1;
-	if (strstr(semi + 1, "signed:") && field_num(semi + 1, "signed:", &sig))
-		return -1;
-	while (*decl == ' ')
-		decl++;
-	sp = strrchr(decl, ' ');
-	if (!sp || sp == decl || !sp[1])
-		return -1;
-	*sp = '\0';
-	fl->type = decl;
-	fl->name = sp + 1;
-	br = strchr(fl->name, '[');
-	fl->is_array = br != NULL;
-	if (br)
-		*br = '\0';
-	fl->is_signed = sig != 0;
-	if (!*fl->name)
-		return -1;
-	return strncmp(fl->name, "common_", 7) ? 1 : 0;
-}
-
 /* An event's format text (from *p to end, in place): its fields */
 static int parse_format(struct kft_file *f, struct kft_event *ev, char *p, char *end)
 {
 	int max = count_lines(p, end), n = 0, r;
-	struct kft_field *fl = calloc(max, sizeof(*fl));
+	struct kfit_tpfield *fl = calloc(max, sizeof(*fl));
 	char *l;
 
 	if (!fl)
@@ -301,7 +246,7 @@ static int parse_format(struct kft_file *f, struct kft_event *ev, char *p, char 
 		l += strspn(l, " \t");
 		if (strncmp(l, "field:", 6))
 			continue;
-		r = parse_field(l, &fl[n]);
+		r = kfit_tpformat_field(l, &fl[n]);
 		if (r < 0) {
 			free(fl);
 			return kft_file_fail(f, "corrupt trace file: a bad field line in the format of %s", ev->name);
@@ -313,7 +258,7 @@ static int parse_format(struct kft_file *f, struct kft_event *ev, char *p, char 
 		free(fl);
 		return kft_file_fail(f, "out of memory");
 	}
-	ev->fields = (const struct kft_field *)f->texts[f->ntexts - 1];
+	ev->fields = (const struct kfit_tpfield *)f->texts[f->ntexts - 1];
 	ev->nfields = n;
 	free(fl);
 	return 0;

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Arguments of a traced call, as the BPF side reads them: per function,
+ * up to KFIT_ARGS_MAX values, each a parameter (or a system call's
+ * tracepoint field) followed by up to KFIT_ARG_HOPS reads through
+ * pointers (file->f_path.dentry), and strings read into slots of their
+ * own. The loader fills one kfit_fargs per traced function from BTF,
+ * tracepoint formats, DWARF or the types the user gave (src/live/args.c).
+ */
+#ifndef KFIT_ARGS_H
+#define KFIT_ARGS_H
+
+#include <linux/types.h>
+
+#define KFIT_ARGS_MAX	4	/* values kept per call */
+#define KFIT_ARG_HOPS	4	/* reads through pointers per value */
+#define KFIT_ARG_STRS	2	/* strings kept per call */
+#define KFIT_ARG_STRLEN	64	/* bytes of a string kept, its NUL included */
+
+enum kfit_arg_src {
+	KFIT_ARG_NONE,		/* an unused slot */
+	KFIT_ARG_REG,		/* the index-th parameter (0: the first) */
+	KFIT_ARG_TP,		/* a tracepoint field at tp_off */
+};
+
+#define KFIT_ARGF_USER		0x01	/* what it points to is user memory (tried first) */
+#define KFIT_ARGF_INLINE	0x02	/* the last hop adds its offset, reads nothing:
+					   a char array's address */
+
+/*
+ * The value is the parameter, then for each hop i the (size of the
+ * value, last hop; else 8) bytes at value + off[i]. A string's value is
+ * the address it starts at; str is its slot + 1, 0 for none.
+ */
+struct kfit_arg_spec {
+	__u8 src;		/* enum kfit_arg_src */
+	__u8 index;		/* KFIT_ARG_REG: the parameter's number */
+	__u8 kind;		/* KFIT_RET_* of kfit/ret.h: size and sign */
+	__u8 nhops;
+	__u8 str;		/* the string slot + 1 */
+	__u8 flags;		/* KFIT_ARGF_* */
+	__u16 tp_off;		/* KFIT_ARG_TP */
+	__u16 off[KFIT_ARG_HOPS];
+};
+
+/* One function's arguments: the loader's, indexed by function id */
+struct kfit_fargs {
+	struct kfit_arg_spec a[KFIT_ARGS_MAX];
+};
+
+/* What a call's arguments were */
+struct kfit_argvals {
+	__u64 v[KFIT_ARGS_MAX];
+	__u8 ok;		/* bit i: v[i] was read (a fault leaves it 0) */
+	__u8 pad[7];
+	char s[KFIT_ARG_STRS][KFIT_ARG_STRLEN];
+};
+
+#endif

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Tracepoint format files: the fields of a raw record */
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fileio.h"
+#include "tpformat.h"
+
+/* The decimal after key in s, up to its ';': 0, or -1 when none */
+static int field_num(const char *s, const char *key, __u32 *v)
+{
+	const char *k = strstr(s, key);
+	unsigned long long x;
+	char num[16], *end;
+	size_t n;
+
+	if (!k)
+		return -1;
+	k += strlen(key);
+	n = strcspn(k, ";");
+	if (!n || n >= sizeof(num) || !k[n])
+		return -1;
+	memcpy(num, k, n);
+	num[n] = '\0';
+	if (num[0] < '0' || num[0] > '9')
+		return -1;
+	errno = 0;
+	x = strtoull(num, &end, 10);
+	if (errno || *end || x > UINT32_MAX)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+int kfit_tpformat_field(char *l, struct kfit_tpfield *fl)
+{
+	char *decl, *semi, *sp, *br;
+	__u32 sig = 0;
+
+	l += strspn(l, " \t");
+	if (strncmp(l, "field:", 6))
+		return -1;
+	decl = l + strlen("field:");
+	semi = strchr(decl, ';');
+	if (!semi)
+		return -1;
+	*semi = '\0';
+	if (field_num(semi + 1, "offset:", &fl->offset) ||
+	    field_num(semi + 1, "size:", &fl->size) ||
+	    fl->offset > 0xffff || fl->size > 0xffff)
+		return -1;
+	if (strstr(semi + 1, "signed:") && field_num(semi + 1, "signed:", &sig))
+		return -1;
+	while (*decl == ' ')
+		decl++;
+	sp = strrchr(decl, ' ');
+	if (!sp || sp == decl || !sp[1])
+		return -1;
+	*sp = '\0';
+	fl->type = decl;
+	fl->name = sp + 1;
+	br = strchr(fl->name, '[');
+	fl->is_array = br != NULL;
+	if (br)
+		*br = '\0';
+	fl->is_signed = sig != 0;
+	if (!*fl->name)
+		return -1;
+	return strncmp(fl->name, "common_", 7) ? 1 : 0;
+}
+
+int kfit_tpformat_read(const char *tp, struct kfit_tpfield **fields, char **text)
+{
+	const char *tfs = kfit_tracefs();
+	char path[PATH_MAX], *buf, *l, *save = NULL;
+	struct kfit_tpfield *f = NULL, *g;
+	int n = 0, r;
+
+	*fields = NULL;
+	*text = NULL;
+	if (!tfs)
+		return -ENOENT;
+	if (kfit_pathf(path, sizeof(path), "%s/events/%s/format", tfs, tp))
+		return -ENAMETOOLONG;
+	buf = kfit_read_all(path, NULL);
+	if (!buf)
+		return errno ? -errno : -ENOENT;
+	for (l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		g = realloc(f, (n + 1) * sizeof(*f));
+		if (!g) {
+			free(f);
+			free(buf);
+			return -ENOMEM;
+		}
+		f = g;
+		r = kfit_tpformat_field(l, &f[n]);
+		n += r > 0;
+	}
+	*fields = f;
+	*text = buf;
+	return n;
+}

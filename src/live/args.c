@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Arguments of traced calls: 'func(a, b->c)' resolved into what the BPF
+ * side reads (kfit/args.h), and the values it read, shown by type.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include "args.h"
+#include "btf.h"
+#include "diag.h"
+#include "tpformat.h"
+#include "kfit/ret.h"
+
+#define PARAM_REGS	5	/* parameters read: the registers libbpf names on every arch */
+
+struct resolved {
+	struct kfit_arg_spec spec;
+	bool is_str;
+	bool is_bool;
+	unsigned int enum_id;
+};
+
+/* ':type' after the item: read the value so */
+static void apply_as(const struct kfit_argexpr *e, struct resolved *r)
+{
+	unsigned char kind;
+	bool str;
+
+	if (!e->as || kfit_argtype_kind(e->as, &kind, &str))
+		return;
+	r->spec.kind = kind;
+	r->is_str = str;
+	r->is_bool = !strcmp(e->as, "bool");
+	r->enum_id = 0;
+}
+
+static int from_btf(const struct kfit_targets_func *fn, const struct kfit_argexpr *e,
+		    struct resolved *r, char *err, size_t errlen)
+{
+	struct kfit_btf_arg a;
+	int i, rc;
+
+	rc = kfit_btf_arg(kfit_btf_vmlinux(), fn->name, (const char *const *)e->seg,
+			  e->arrow, e->nseg, &a, err, errlen);
+	if (rc)
+		return rc;
+	if (a.index >= PARAM_REGS) {
+		snprintf(err, errlen, "'%s' is parameter %d of %s: only the first %d are read",
+			 e->seg[0], a.index + 1, fn->name, PARAM_REGS);
+		return -EINVAL;
+	}
+	r->spec.src = KFIT_ARG_REG;
+	r->spec.index = a.index;
+	r->spec.kind = a.kind;
+	r->spec.nhops = a.nhops;
+	for (i = 0; i < a.nhops; i++)
+		r->spec.off[i] = a.off[i];
+	r->spec.flags = (a.user ? KFIT_ARGF_USER : 0) | (a.inline_str ? KFIT_ARGF_INLINE : 0);
+	r->is_str = a.is_str;
+	r->is_bool = a.is_bool;
+	r->enum_id = a.enum_id;
+	return 0;
+}
+
+static int from_tracepoint(const struct kfit_targets_func *fn, const struct kfit_argexpr *e,
+			   struct resolved *r, char *err, size_t errlen)
+{
+	struct kfit_tpfield *f;
+	char tp[256], *text, names[512] = "";
+	size_t at = 0;
+	int n, i, rc = -ENOENT;
+
+	snprintf(tp, sizeof(tp), "syscalls/sys_enter_%s", fn->path);
+	n = kfit_tpformat_read(tp, &f, &text);
+	if (n < 0) {
+		snprintf(err, errlen, "cannot read the format of %s: %s", tp, strerror(-n));
+		return n;
+	}
+	for (i = 0; i < n; i++) {
+		if (!strcmp(f[i].name, "__syscall_nr"))
+			continue;
+		if (at < sizeof(names))
+			at += snprintf(names + at, sizeof(names) - at, "%s%s", at ? ", " : "",
+				       f[i].name);
+		if (strcmp(f[i].name, e->seg[0]) || f[i].size > 8 || f[i].is_array)
+			continue;
+		r->spec.src = KFIT_ARG_TP;
+		r->spec.tp_off = f[i].offset;
+		r->spec.flags = KFIT_ARGF_USER;
+		r->spec.kind = f[i].size | (f[i].is_signed ? KFIT_RET_SIGNED : 0);
+		if (strchr(f[i].type, '*')) {
+			r->spec.kind = 8 | KFIT_RET_PTR;
+			r->is_str = strstr(f[i].type, "char *") != NULL;
+		}
+		rc = 0;
+	}
+	if (rc)
+		snprintf(err, errlen, "%s has no parameter '%s'; its parameters: %s",
+			 fn->name, e->seg[0], names);
+	else if (e->nseg > 1) {
+		snprintf(err, errlen, "'%s': a system call's parameters have no fields to "
+			 "follow (trace the kernel function that takes it)", e->text);
+		rc = -EINVAL;
+	}
+	free(f);
+	free(text);
+	return rc;
+}
+
+static int from_types(const struct kfit_targets_func *fn, const struct kfit_argexpr *e,
+		      int pos, struct resolved *r, char *err, size_t errlen)
+{
+	if (!e->type) {
+		snprintf(err, errlen, "%s: no type information for its parameters; give "
+			 "them in order with types: '%s(u64 size)' (types: %s)", fn->name,
+			 fn->name, kfit_argtype_words());
+		return -EINVAL;
+	}
+	if (pos >= PARAM_REGS) {
+		snprintf(err, errlen, "only the first %d parameters are read", PARAM_REGS);
+		return -EINVAL;
+	}
+	kfit_argtype_kind(e->type, &r->spec.kind, &r->is_str);
+	r->is_bool = !strcmp(e->type, "bool");
+	r->spec.src = KFIT_ARG_REG;
+	r->spec.index = pos;
+	r->spec.flags = KFIT_ARGF_USER;
+	return 0;
+}
+
+static int resolve_one(const struct kfit_targets_func *fn, const struct kfit_argexpr *e,
+		       int pos, struct resolved *r, char *err, size_t errlen)
+{
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (fn->kind == KFIT_TARGETS_KERNEL)
+		rc = from_btf(fn, e, r, err, errlen);
+	else if (fn->kind == KFIT_TARGETS_SYS)
+		rc = from_tracepoint(fn, e, r, err, errlen);
+	else
+		rc = from_types(fn, e, pos, r, err, errlen);
+	if (!rc)
+		apply_as(e, r);
+	return rc;
+}
+
+/* The item's label: its text without ':type', and without the type word */
+static char *label_of(const struct kfit_argexpr *e)
+{
+	const char *s = e->type ? e->text + strlen(e->type) : e->text;
+	const char *colon = strrchr(s, ':');
+
+	s += strspn(s, " \t");
+	return strndup(s, colon ? (size_t)(colon - s) : strlen(s));
+}
+
+static int add_arg(struct kfit_targets_func *fn, const struct kfit_argexpr *e,
+		   const struct resolved *r, int *nstr)
+{
+	struct kfit_targets_arg *a = realloc(fn->args, (fn->nargs + 1) * sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	fn->args = a;
+	a = &a[fn->nargs];
+	memset(a, 0, sizeof(*a));
+	a->label = label_of(e);
+	if (!a->label)
+		return -ENOMEM;
+	a->spec = r->spec;
+	a->is_bool = r->is_bool;
+	a->enum_id = r->enum_id;
+	if (r->is_str && r->spec.src)
+		a->spec.str = ++*nstr;
+	fn->nargs++;
+	return 0;
+}
+
+/* A function named again ('f(a)' after 'f'): its list is the last one's */
+void kfit_args_clear(struct kfit_targets_func *fn)
+{
+	int i;
+
+	for (i = 0; i < fn->nargs; i++)
+		free(fn->args[i].label);
+	free(fn->args);
+	fn->args = NULL;
+	fn->nargs = 0;
+}
+
+static int resolve_func(struct kfit_targets_func *fn, const struct kfit_arglist *l,
+			const char *spec)
+{
+	struct resolved r;
+	char err[512];
+	int i, rc, nstr = 0;
+
+	kfit_args_clear(fn);
+	for (i = 0; i < l->n; i++) {
+		rc = resolve_one(fn, &l->v[i], i, &r, err, sizeof(err));
+		if (rc == -ENOENT) {
+			memset(&r, 0, sizeof(r));	/* kfit_args_check says */
+		} else if (rc) {
+			kfit_err("'%s': %s", spec, err);
+			return -EINVAL;
+		}
+		if (r.is_str && nstr == KFIT_ARG_STRS) {
+			kfit_err("'%s': at most %d strings per function", spec, KFIT_ARG_STRS);
+			return -EINVAL;
+		}
+		rc = add_arg(fn, &l->v[i], &r, &nstr);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* No function of the target has parameter i: say what the first one has */
+static void no_such_param(const struct kfit_targets *t, int first,
+			  const struct kfit_argexpr *e, const char *spec)
+{
+	const struct kfit_targets_func *fn = &t->funcs[first];
+	struct resolved r;
+	char err[512], names[512];
+
+	if (fn->kind == KFIT_TARGETS_KERNEL &&
+	    !kfit_btf_func_params(kfit_btf_vmlinux(), fn->name, names, sizeof(names))) {
+		kfit_err("'%s': %s has no parameter '%s'; its parameters: %s", spec,
+			 fn->name, e->seg[0], names[0] ? names : "none");
+		return;
+	}
+	resolve_one(fn, e, 0, &r, err, sizeof(err));
+	kfit_err("'%s': %s", spec, err);
+}
+
+int kfit_args_resolve_one(struct kfit_targets *t, int i, const struct kfit_arglist *l,
+			  const char *spec)
+{
+	return resolve_func(&t->funcs[i], l, spec);
+}
+
+int kfit_args_check(const struct kfit_targets *t, const int *idx, int n,
+		    const struct kfit_arglist *l, const char *spec)
+{
+	int i, k, missing;
+
+	for (i = 0; i < l->n; i++) {
+		missing = 0;
+		for (k = 0; k < n; k++)
+			missing += !t->funcs[idx[k]].args[i].spec.src;
+		if (missing == n) {
+			no_such_param(t, idx[0], &l->v[i], spec);
+			return -EINVAL;
+		}
+		if (missing)
+			kfit_info("note: %d of the %d functions of '%s' have no parameter "
+				  "'%s': their calls show none", missing, n, spec,
+				  l->v[i].seg[0]);
+	}
+	return 0;
+}
+
+bool kfit_args_any(const struct kfit_targets *t)
+{
+	int i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->funcs[i].nargs)
+			return true;
+	return false;
+}
+
+int kfit_args_slot(const struct kfit_targets_func *fn, const char *label)
+{
+	int i;
+
+	for (i = 0; i < fn->nargs; i++)
+		if (fn->args[i].spec.src && !strcmp(fn->args[i].label, label))
+			return i;
+	return -1;
+}
+
+/* An enum value's name from BTF, or NULL */
+static const char *enum_name(unsigned int id, __s64 v)
+{
+	const struct btf *btf = kfit_btf_vmlinux();
+	const struct btf_type *t = btf ? btf__type_by_id(btf, id) : NULL;
+	int i;
+
+	if (!t)
+		return NULL;
+	if (btf_is_enum(t)) {
+		const struct btf_enum *e = btf_enum(t);
+
+		for (i = 0; i < btf_vlen(t); i++)
+			if (e[i].val == (__s32)v || (__u32)e[i].val == (__u64)v)
+				return btf__name_by_offset(btf, e[i].name_off);
+	} else if (btf_is_enum64(t)) {
+		const struct btf_enum64 *e = btf_enum64(t);
+
+		for (i = 0; i < btf_vlen(t); i++)
+			if (btf_enum64_value(e + i) == (__u64)v)
+				return btf__name_by_offset(btf, e[i].name_off);
+	}
+	return NULL;
+}
+
+/* An enum argument's value by name, or NULL */
+static const char *enum_of(const struct kfit_targets_arg *a, __u64 v)
+{
+	return a->enum_id ? enum_name(a->enum_id, kfit_ret_value(v, a->spec.kind)) : NULL;
+}
+
+const char *kfit_args_value_str(const struct kfit_targets_func *fn, int i, __u64 v,
+				char *buf, size_t len)
+{
+	const struct kfit_targets_arg *a = &fn->args[i];
+	__s64 x = kfit_ret_value(v, a->spec.kind);
+	const char *name;
+
+	if (a->is_bool)
+		snprintf(buf, len, "%s", x ? "true" : "false");
+	else if (a->spec.kind & KFIT_RET_PTR)
+		snprintf(buf, len, "0x%llx", (unsigned long long)v);
+	else if ((name = enum_of(a, v)))
+		snprintf(buf, len, "%s", name);
+	else if (a->spec.kind & KFIT_RET_SIGNED)
+		snprintf(buf, len, "%lld", (long long)x);
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)x);
+	return buf;
+}
+
+/* s (at most KFIT_ARG_STRLEN bytes) quoted, C escapes for what is not printable */
+static size_t quote(char *buf, size_t len, const char *s)
+{
+	size_t at = 0;
+	int i;
+
+	at += snprintf(buf + at, len - at, "\"");
+	for (i = 0; i < KFIT_ARG_STRLEN && s[i] && at < len; i++) {
+		unsigned char c = s[i];
+
+		if (c == '"' || c == '\\')
+			at += snprintf(buf + at, len - at, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			at += snprintf(buf + at, len - at, "\\x%02x", c);
+		else
+			at += snprintf(buf + at, len - at, "%c", c);
+	}
+	if (at < len)
+		at += snprintf(buf + at, len - at, "\"");
+	return at;
+}
+
+static bool arg_ok(const struct kfit_argvals *a, int i)
+{
+	return a->ok & (1U << i);
+}
+
+const char *kfit_args_text(const struct kfit_targets_func *fn, const struct kfit_argvals *a,
+			   char *buf, size_t len)
+{
+	const struct kfit_targets_arg *x;
+	char v[64];
+	size_t at = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < fn->nargs && i < KFIT_ARGS_MAX && at < len; i++) {
+		x = &fn->args[i];
+		if (!x->spec.src)
+			continue;
+		at += snprintf(buf + at, len - at, "%s%s=", at ? " " : "", x->label);
+		if (at >= len)
+			break;
+		if (!arg_ok(a, i))
+			at += snprintf(buf + at, len - at, "?");
+		else if (x->spec.str)
+			at += quote(buf + at, len - at, a->s[x->spec.str - 1]);
+		else
+			at += snprintf(buf + at, len - at, "%s",
+				       kfit_args_value_str(fn, i, a->v[i], v, sizeof(v)));
+	}
+	return buf;
+}
+
+void kfit_args_json(struct kfit_json *j, const char *key, const struct kfit_targets_func *fn,
+		    const struct kfit_argvals *a)
+{
+	const struct kfit_targets_arg *x;
+	char s[KFIT_ARG_STRLEN + 1], v[64];
+	int i;
+
+	kfit_json_begin_object(j, key);
+	for (i = 0; i < fn->nargs && i < KFIT_ARGS_MAX; i++) {
+		x = &fn->args[i];
+		if (!x->spec.src)
+			continue;
+		if (!arg_ok(a, i)) {
+			kfit_json_null(j, x->label);
+		} else if (x->spec.str) {
+			memcpy(s, a->s[x->spec.str - 1], KFIT_ARG_STRLEN);
+			s[KFIT_ARG_STRLEN] = '\0';
+			kfit_json_str(j, x->label, s);
+		} else if (x->is_bool) {
+			kfit_json_bool(j, x->label, a->v[i] & 0xff);
+		} else if ((x->spec.kind & KFIT_RET_PTR) || enum_of(x, a->v[i])) {
+			kfit_args_value_str(fn, i, a->v[i], v, sizeof(v));
+			kfit_json_str(j, x->label, v);
+		} else if (x->spec.kind & KFIT_RET_SIGNED) {
+			kfit_json_i64(j, x->label, kfit_ret_value(a->v[i], x->spec.kind));
+		} else {
+			kfit_json_u64(j, x->label, kfit_ret_value(a->v[i], x->spec.kind));
+		}
+	}
+	kfit_json_end_object(j);
+}
