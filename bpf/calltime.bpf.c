@@ -154,11 +154,11 @@ static __always_inline __u64 param(void *ctx, enum ct_how how, __u32 i)
 	if (how == CT_TP)	/* fields, not registers: tp_off */
 		return 0;
 	switch (i) {
-	case 0: return PT_REGS_PARM1(r);
-	case 1: return PT_REGS_PARM2(r);
-	case 2: return PT_REGS_PARM3(r);
-	case 3: return PT_REGS_PARM4(r);
-	case 4: return PT_REGS_PARM5(r);
+	case 0: return PT_REGS_PARM1_CORE(r);
+	case 1: return PT_REGS_PARM2_CORE(r);
+	case 2: return PT_REGS_PARM3_CORE(r);
+	case 3: return PT_REGS_PARM4_CORE(r);
+	case 4: return PT_REGS_PARM5_CORE(r);
 	}
 	return 0;
 }
@@ -188,13 +188,28 @@ static __always_inline void read_str(char *dst, __u64 addr, bool user)
 	dst[0] = '\0';
 }
 
+/* Hop h of the spec's path (the ones before the last read pointers) */
+static __always_inline int hop(__u64 *v, const struct kfit_arg_spec *a, __u32 h, bool user)
+{
+	__u32 n = a->nhops;
+
+	if (h >= n)
+		return 0;
+	if (h == n - 1 && (a->flags & KFIT_ARGF_INLINE)) {
+		*v += a->off[h];
+		return 0;
+	}
+	return read_mem(v, h == n - 1 ? a->kind & KFIT_RET_SIZE : 8, *v + a->off[h], user);
+}
+
+_Static_assert(KFIT_ARG_HOPS == 4, "read_arg makes KFIT_ARG_HOPS hops");
+
 /* One value of the spec: 0 when read, -1 on a fault */
 static __always_inline int read_arg(void *ctx, enum ct_how how, const struct kfit_arg_spec *a,
 				    __u64 *out)
 {
 	bool user = a->flags & KFIT_ARGF_USER;
 	__u64 v;
-	__u32 h, n = a->nhops;
 
 	if (a->src == KFIT_ARG_TP) {
 		if (read_mem(&v, 8, (__u64)ctx + a->tp_off, false))
@@ -202,17 +217,10 @@ static __always_inline int read_arg(void *ctx, enum ct_how how, const struct kfi
 	} else {
 		v = param(ctx, how, a->index);
 	}
-	for (h = 0; h < KFIT_ARG_HOPS; h++) {
-		if (h >= n)
-			break;
-		if (h == n - 1 && (a->flags & KFIT_ARGF_INLINE)) {
-			v += a->off[h];
-			break;
-		}
-		/* the hops before the last read pointers */
-		if (read_mem(&v, h == n - 1 ? a->kind & KFIT_RET_SIZE : 8, v + a->off[h], user))
-			return -1;
-	}
+	/* each hop at a constant index: older verifiers lose a loop's bound */
+	if (hop(&v, a, 0, user) || hop(&v, a, 1, user) || hop(&v, a, 2, user) ||
+	    hop(&v, a, 3, user))
+		return -1;
 	*out = a->str ? v : kfit_ret_value(v, a->kind);
 	return 0;
 }

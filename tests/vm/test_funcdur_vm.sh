@@ -427,6 +427,83 @@ test_errors_kernel() {
 $f -ENOENT" "the rows left: -ENOENT of each ($(cat "$T_TMP/err.txt"))"
 }
 
+# ---- arguments ---------------------------------------------------------------
+
+# One run of RET_WORK, stopped until both watch it: ftrace's kprobe event
+# at FUNC's entry with fetch arguments (x86-64 registers: the VM's) and
+# funcdur -p --events -j 'FUNC(ARGS)'. Sets WANT and GOT: a line per call,
+# "name=value ...", in the order of the calls (a field's name without its
+# path: ftrace's names are plain words).
+both_args() {	# FUNC FETCHARGS FUNCDUR-ARGS EXTRA...
+	local f=$1 fetch=$2 names=$3 ev=kfit_arg_$BASHPID pid fdp i=0
+	shift 3
+	t_stopped_start "$RET_WORK"
+	pid=$STOPPED_PID
+	echo "p:$ev $f $fetch" >>"$TR/kprobe_events" ||
+		t_fail "ftrace refused the kprobe event 'p:$ev $f $fetch'"
+	t_on_exit "echo 0 > $TR/events/kprobes/$ev/enable; echo -:$ev >> $TR/kprobe_events; \
+		echo > $TR/set_event_pid; echo 0 > $TR/options/event-fork"
+	echo 1 >"$TR/options/event-fork"
+	echo "$pid" >"$TR/set_event_pid"
+	: >"$TR/trace"
+	echo 1 >"$TR/events/kprobes/$ev/enable"
+	"$FD" -j --events --output "$T_TMP/args.json" -p "$pid" "$@" "$f($names)" \
+		>/dev/null 2>"$T_TMP/args.err" &
+	fdp=$!
+	until grep -q '^Tracing' "$T_TMP/args.err"; do
+		kill -0 "$fdp" 2>/dev/null || t_fail "funcdur -p '$f($names)': $(cat "$T_TMP/args.err")"
+		[ "$i" -ge "$((FD_WAIT * 10))" ] && t_fail "funcdur did not attach in ${FD_WAIT}s"
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -CONT "$pid"
+	wait "$pid"
+	kill -INT "$fdp"
+	wait "$fdp" || t_fail "funcdur -p '$f($names)' exited $?: $(cat "$T_TMP/args.err")"
+	echo 0 >"$TR/events/kprobes/$ev/enable"
+	echo >"$TR/set_event_pid"
+	echo 0 >"$TR/options/event-fork"
+	cp "$TR/trace" "$T_TMP/ftrace.out"
+	echo "-:$ev" >>"$TR/kprobe_events"
+	WANT=$(sed -n "s/.* $ev: ([^)]*) //p" "$T_TMP/ftrace.out" | tr -d '"')
+	GOT=$(jq -r 'select(.type == "call") | .args | to_entries |
+		map("\(.key | sub("^.*->"; ""))=\(.value)") | join(" ")' "$T_TMP/args.json")
+}
+
+# A parameter, a user string and two fields through a pointer, as ftrace reads them
+check_args() {	# --attach MECH
+	both_args do_sys_openat2 \
+		'dfd=%di:s32 filename=+0(%si):ustring flags=+0(%dx):u64 mode=+8(%dx):u64' \
+		'dfd, filename, how->flags, how->mode' "$@"
+	t_assert_match "$WANT" 'filename=/nonexistent-3' "ftrace saw the missing files opened: $WANT"
+	t_assert_eq "$GOT" "$WANT" "each call's arguments, in order, as ftrace's kprobe event read them"
+}
+
+test_args_fentry() {
+	need_vm
+	check_args --attach fentry
+}
+
+test_args_kprobes() {
+	need_vm
+	check_args --attach kprobe
+}
+
+# Unknown names: the function's real parameters in the message, status 2
+test_args_unknown() {
+	need_vm
+	local rc
+	"$FD" 'vfs_read(cnt)' -- true >"$T_TMP/out" 2>&1
+	rc=$?
+	t_assert_eq "$rc" 2 "an unknown parameter is a usage error"
+	t_assert_match "$(cat "$T_TMP/out")" "vfs_read has no parameter 'cnt'; its parameters: file, buf, count, pos" \
+		"the message names the real parameters"
+	"$FD" 'vfs_read(file->f_nope)' -- true >"$T_TMP/out" 2>&1
+	rc=$?
+	t_assert_eq "$rc" 2 "an unknown field is a usage error"
+	t_assert_match "$(cat "$T_TMP/out")" "struct file has no field 'f_nope'" "the message names the structure"
+}
+
 # ---- triggers --------------------------------------------------------------
 
 # --start-at kernel_clone --stop-at kernel_clone: the first fork only
