@@ -7,6 +7,7 @@
 #include <string.h>
 #include "args.h"
 #include "btf.h"
+#include "debuginfo.h"
 #include "deny.h"
 #include "diag.h"
 #include "ktarget.h"
@@ -15,9 +16,33 @@
 #include "utarget.h"
 #include "kfit/ret.h"
 
+/* A user function's return kind from its binary's DWARF: 0 without it */
+static unsigned char user_ret(struct kfit_dwarf **d, const char **path,
+			      const struct kfit_targets_func *fn)
+{
+	struct kfit_uparam *p;
+	unsigned char k = 0;
+	int n;
+
+	if (!*path || strcmp(*path, fn->path)) {	/* a binary's functions come together */
+		kfit_dwarf_close(*d);
+		*d = NULL;
+		*path = fn->path;
+		if (kfit_dwarf_open(fn->path, d))
+			*d = NULL;
+	}
+	if (!*d)
+		return 0;
+	n = kfit_dwarf_params(*d, fn->name, &p, &k);
+	kfit_uparams_free(p, n);
+	return n < 0 ? 0 : k;
+}
+
 void kfit_targets_ret_kinds(struct kfit_targets *t)
 {
 	struct kfit_targets_func *fn;
+	struct kfit_dwarf *d = NULL;
+	const char *path = NULL;
 	int i, k;
 
 	for (i = 0; i < t->n; i++) {
@@ -26,10 +51,14 @@ void kfit_targets_ret_kinds(struct kfit_targets *t)
 			fn->ret = 8 | KFIT_RET_SIGNED | KFIT_RET_ERRNO;
 			continue;
 		}
-		k = fn->kind == KFIT_TARGETS_KERNEL ?
-		    kfit_btf_func_ret(kfit_btf_vmlinux(), fn->name) : 0;
+		if (fn->kind == KFIT_TARGETS_USER) {
+			fn->ret = user_ret(&d, &path, fn);
+			continue;
+		}
+		k = kfit_btf_func_ret(kfit_btf_vmlinux(), fn->name);
 		fn->ret = k > 0 ? k : 0;
 	}
+	kfit_dwarf_close(d);
 }
 
 int kfit_targets_find(const struct kfit_targets *t, const char *name)

@@ -77,7 +77,9 @@ int kfit_targets_add(struct kfit_targets *t, const char *spec);
 /*
  * Each function's return kind (ret): a system call's long; a kernel
  * function's type from BTF (0, the whole register, when it has none
- * there); 0, the whole register, for user functions
+ * there); a user function's from its binary's DWARF or its debug file's
+ * (0, the whole register, without), never KFIT_RET_ERRNO: -errno is the
+ * kernel's convention
  */
 void kfit_targets_ret_kinds(struct kfit_targets *t);
 

@@ -4,7 +4,8 @@
  * library a process maps: kfit_elf_load_mem of the input, then every
  * symbol looked up by address and by name, every segment's offsets
  * turned into addresses, the build-id printed; and its DWARF's noreturn
- * functions (debuginfo.h, through libdw).
+ * functions and the parameters of its functions (debuginfo.h, through
+ * libdw), those its symbols name and a few the seeds hold.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,12 +14,52 @@
 #include "debuginfo.h"
 #include "elfsyms.h"
 #include "fuzzlib.h"
+#include "kfit/ret.h"
 
-static void noreturn_of(const uint8_t *data, size_t size)
+/* What a kfit_uparam must be, whatever the DWARF */
+static void check_params(struct kfit_dwarf *d, const char *func)
 {
+	struct kfit_uparam *p;
+	unsigned char ret;
+	int n, i;
+
+	n = kfit_dwarf_params(d, func, &p, &ret);
+	if (n < 0 && p)
+		abort();
+	for (i = 0; i < n; i++)
+		if (!p[i].type || (p[i].kind & KFIT_RET_VOID) ||
+		    (p[i].is_str && !(p[i].kind & KFIT_RET_PTR)))
+			abort();
+	kfit_uparams_free(p, n);
+}
+
+static void dwarf_of(Elf *elf, const struct kfit_elf *e)
+{
+	static const char *const names[] = { "main", "st_global", "up_void", "up_enum" };
+	struct kfit_dwarf *d;
+	size_t i;
 	__u64 *addrs;
+	size_t n;
+
+	if (!kfit_debuginfo_noreturn(elf, &addrs, &n)) {
+		for (i = 1; i < n; i++)
+			if (addrs[i - 1] >= addrs[i])
+				abort();
+		free(addrs);
+	}
+	if (kfit_dwarf_open_elf(elf, &d))
+		return;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		check_params(d, names[i]);
+	for (i = 0; e && i < (size_t)e->nsyms && i < 64; i++)
+		check_params(d, e->syms[i].name);
+	kfit_dwarf_close(d);
+}
+
+/* The DWARF of a copy of the input (libelf may write to its image) */
+static void dwarf_copy(const uint8_t *data, size_t size, const struct kfit_elf *e)
+{
 	void *copy;
-	size_t n, i;
 	Elf *elf;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
@@ -28,12 +69,8 @@ static void noreturn_of(const uint8_t *data, size_t size)
 		abort();
 	memcpy(copy, data, size);
 	elf = elf_memory(copy, size);
-	if (elf && !kfit_debuginfo_noreturn(elf, &addrs, &n)) {
-		for (i = 1; i < n; i++)
-			if (addrs[i - 1] >= addrs[i])
-				abort();
-		free(addrs);
-	}
+	if (elf)
+		dwarf_of(elf, e);
 	elf_end(elf);
 	free(copy);
 }
@@ -47,16 +84,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	__u64 addr;
 	int i;
 
-	noreturn_of(data, size);
 	/* libelf may write to its image (a malloc'd copy the size of the input) */
 	copy = malloc(size ? size : 1);
 	if (!copy)
 		abort();
 	memcpy(copy, data, size);
 	if (kfit_elf_load_mem(copy, size, "fuzz", &e, err, sizeof(err))) {
+		dwarf_copy(data, size, NULL);
 		free(copy);
 		return 0;
 	}
+	dwarf_copy(data, size, e);
 	for (i = 0; i < e->nsyms; i++) {
 		s = &e->syms[i];
 		kfit_elf_by_addr(e, s->addr);

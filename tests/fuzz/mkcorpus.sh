@@ -4,7 +4,8 @@
 # OUT/NAME (the harnesses' working corpora, build/fuzz/corpus):
 #   elf: tests/helpers/symtarget.c built PIE and not, with and without a
 #        build-id, stripped, and its debug file (a few KiB each); with
-#        DWARF (-g)
+#        DWARF (-g); tests/helpers/uparams.c with DWARF (its parameters'
+#        types)
 #   kft: kd's test files (build/tests/kftgen, the library's writer: exact
 #        and sampled, cut short, a chunk duplicated) and, where callgraph -o works (root,
 #        build/bin/callgraph built), real ones: a program's calls with
@@ -31,6 +32,9 @@ if [ ! -e "$out/elf/pie" ]; then
 fi
 if [ ! -e "$out/elf/pie.g" ]; then	# with DWARF: st_die is noreturn
 	$cc -O1 -g -fPIE -pie "$top/tests/helpers/symtarget.c" -o "$out/elf/pie.g"
+fi
+if [ ! -e "$out/elf/uparams.g" ]; then
+	$cc -O1 -g "$top/tests/helpers/uparams.c" -o "$out/elf/uparams.g"
 fi
 
 # Each also with its chunks stored (build/fuzz/kftstore): mutations reach

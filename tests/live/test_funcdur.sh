@@ -753,6 +753,33 @@ test_errors_user_refused() {
 	t_assert_match "$out" "invalid --by 'size'" "message: $out"
 }
 
+# A user function's values as its DWARF types them: up_status's int -1
+# (4 of 10 calls) is -1, not the register's 4294967295; the same binary
+# without DWARF (objcopy --strip-debug) reads the whole register, as before
+test_by_ret_user_dwarf() {
+	need_tool
+	local up=$KFIT_HELPERS/uparams nodw=$T_TMP/uparams-nodw got
+	[ -x "$up" ] || t_fail "$up not built"
+	"$FD" -j --by ret --output "$T_TMP/up.json" "$up:up_status" -- "$up" status 10 \
+		>/dev/null 2>"$T_TMP/up.err" ||
+		t_fail "funcdur --by ret failed: $(cat "$T_TMP/up.err")"
+	got=$(jq -r '.functions[] | "\(.as_shown) \(.ret) \(.count)"' "$T_TMP/up.json" |
+		sort | tr '\n' ' ') || t_fail "not JSON: $(head -c 300 "$T_TMP/up.json")"
+	t_assert_eq "$got" "-1 -1 4 1 1 3 2 2 3 " "up_status's values, as shown, ret and count"
+	"$FD" --by ret --output "$T_TMP/up.txt" "$up:up_status" -- "$up" status 10 \
+		>/dev/null 2>&1 || t_fail "funcdur --by ret failed: $(cat "$T_TMP/up.txt")"
+	t_assert_eq "$(grep -cE '^up_status +-1 +4 ' "$T_TMP/up.txt")" 1 \
+		"the table's -1 row: $(cat "$T_TMP/up.txt")"
+	objcopy --strip-debug "$up" "$nodw" || t_fail "objcopy --strip-debug failed"
+	readelf -S "$nodw" | grep -q debug_info && t_fail "$nodw still has DWARF"
+	"$FD" -j --by ret --output "$T_TMP/nodw.json" "$nodw:up_status" -- "$nodw" status 10 \
+		>/dev/null 2>"$T_TMP/nodw.err" ||
+		t_fail "funcdur --by ret failed: $(cat "$T_TMP/nodw.err")"
+	got=$(jq -r '.functions[] | "\(.as_shown) \(.count)"' "$T_TMP/nodw.json" | sort |
+		tr '\n' ' ')
+	t_assert_eq "$got" "1 3 2 3 4294967295 4 " "without DWARF: the whole register"
+}
+
 # ---- kernel functions, bad input -------------------------------------------
 
 # Here neither fentry nor kprobes: one clear message, exit 1. Where either

@@ -8,9 +8,10 @@
 #include <linux/types.h>
 
 /*
- * What DWARF knows that the symbol tables do not (libdw). Today: which
- * functions never return (DW_AT_noreturn, on the definition or on the
- * declaration it completes), so that no return probe goes on them.
+ * What DWARF knows that the symbol tables do not (libdw): which functions
+ * never return (DW_AT_noreturn, on the definition or on the declaration
+ * it completes), so that no return probe goes on them; and the types of
+ * a function's parameters and return value (debuginfo_params.c).
  */
 
 /* Whether elf holds DWARF (.debug_info, compressed or not) */
@@ -23,5 +24,45 @@ bool kfit_debuginfo_present(Elf *elf);
  * gives none, not an error: 0, or -ENOMEM.
  */
 int kfit_debuginfo_noreturn(Elf *elf, __u64 **addrs, size_t *n);
+
+/* One parameter of a function, as DWARF types it */
+struct kfit_uparam {
+	char *name;		/* NULL if unnamed */
+	char *type;		/* as C spells it: "size_t", "const char *", "struct foo *" */
+	unsigned char kind;	/* KFIT_RET_* of include/kfit/ret.h: size 1/2/4/8, SIGNED, PTR; 0 if not a scalar (struct by value, float) */
+	bool is_str;		/* char * or const char * (any cv, typedefs resolved) */
+};
+
+/*
+ * Function func's parameters in the ELF file path, from its DWARF or that
+ * of its separate debug file (build-id under /usr/lib/debug/.build-id, or
+ * .gnu_debuglink): *out malloc'd, returns their number (>= 0), or -ENOENT
+ * (no such function in the DWARF), -ENODATA (no DWARF at all), -ENOMEM.
+ * ret_kind, if not NULL: the return type's KFIT_RET_* (KFIT_RET_VOID for void).
+ *
+ * Of several definitions (a static function in two CUs, an inline one's
+ * out-of-line copies) the one at the address of func's symbol, else the
+ * lowest; a clone (func.isra.0) by its symbol's address. A variadic
+ * function's named parameters only. KFIT_RET_ERRNO is never set: -errno
+ * is the kernel's convention, not a user function's. *out is NULL when
+ * there are none; a file that cannot be read gives the open's error.
+ */
+int kfit_dwarf_func_params(const char *path, const char *func,
+			   struct kfit_uparam **out, unsigned char *ret_kind);
+void kfit_uparams_free(struct kfit_uparam *p, int n);
+
+/*
+ * The same for many functions of one file, its DWARF read once: open
+ * (0, the open's error, -ENODATA, -ENOMEM), look up, close. An Elf in
+ * memory (the fuzzer's) is looked up without symbols or debug file; it
+ * must outlive the handle.
+ */
+struct kfit_dwarf;
+
+int kfit_dwarf_open(const char *path, struct kfit_dwarf **out);
+int kfit_dwarf_open_elf(Elf *elf, struct kfit_dwarf **out);
+int kfit_dwarf_params(struct kfit_dwarf *d, const char *func,
+		      struct kfit_uparam **out, unsigned char *ret_kind);
+void kfit_dwarf_close(struct kfit_dwarf *d);
 
 #endif

@@ -379,6 +379,13 @@ static Elf *find_debug(Elf *elf, const struct kfit_elf *e, const char *root,
 	return d;
 }
 
+Elf *kfit_elf_debug_open(Elf *elf, const struct kfit_elf *e, const char *root, int *fd)
+{
+	char path[PATH_MAX];
+
+	return find_debug(elf, e, root ? root : DEBUG_ROOT, path, sizeof(path), fd);
+}
+
 /* The symbols of e's separate debug file, if one is installed */
 static int read_debug_file(Elf *elf, struct kfit_elf *e, const char *root,
 			   struct reader *r)

@@ -119,6 +119,12 @@ int kfit_elf_addr_to_off(const struct kfit_elf *e, __u64 addr, __u64 *off);
  */
 int kfit_elf_irelative(const char *path, __u64 resolver, __u64 *slot,
 		       char *err, size_t errlen);
+/*
+ * e's separate debug file, found as kfit_elf_opts' debug finds it under
+ * root (NULL: /usr/lib/debug); elf is e's file (its .gnu_debuglink).
+ * Opened, its descriptor in *fd; NULL if none is installed.
+ */
+Elf *kfit_elf_debug_open(Elf *elf, const struct kfit_elf *e, const char *root, int *fd);
 /* The build-id in lower-case hex into buf ("" if none); returns buf */
 const char *kfit_elf_build_id_hex(const struct kfit_elf *e, char *buf, size_t len);
 
