@@ -11,11 +11,13 @@ BPFTOOL ?= bpftool
 # and the benchmarks' (make bench); make deps installs all three
 BUILD_DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
 TEST_DEPS := libcmocka-dev pkg-config jq iproute2 procps cpio busybox-static \
-	qemu-system-x86 linux-perf strace
+	qemu-system-x86 linux-perf strace ltrace
 # the static tools of the VM: libdw.a's compressions
 TEST_DEPS += liblzma-dev libbz2-dev
 # a real program with DWARF (test_utargets: DW_AT_noreturn)
 TEST_DEPS += python3.11-dbg
+# libc's DWARF: malloc's parameter by name (ltrace: the oracle of its values)
+TEST_DEPS += libc6-dbg
 # The SVG and trace checks: xmllint, headless Chromium
 TEST_DEPS += libxml2-utils chromium
 # callgraph's oracle (uftrace); bootsum's comparison (systemd-bootchart)
@@ -252,12 +254,17 @@ $(OUT)/tests/flamesample: tests/helpers/flamesample.c $(CORE_LIB)
 # cgshape with -pg for uftrace, the callgraph tests' oracle: not static
 # (uftrace preloads its libmcount), not sanitized (a workload, as above)
 ifneq ($(STATIC),1)
-all: $(OUT)/tests/cgshape-pg
+all: $(OUT)/tests/cgshape-pg $(OUT)/tests/argcalls-pg
 endif
 
 $(OUT)/tests/cgshape-pg: tests/helpers/cgshape.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -O1 -pg $< -o $@ -lpthread
+
+# argcalls with -pg and DWARF: uftrace reads its arguments, funcdur too
+$(OUT)/tests/argcalls-pg: tests/helpers/argcalls.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -O1 -g -pg $< -o $@
 
 # KFIT_TOP: where the unit tests find the sources test_layers checks, the
 # fixtures and the helpers (testlib builds tests/helpers/symtarget.c)
@@ -302,7 +309,7 @@ $(OUT)/tests/btf_sample.bpf.o: tests/unit/btf_sample.bpf.c
 # static: test_record_vm.sh records in the VM with the static tools
 live: all static
 ifeq ($(SANITIZE),1)
-	$(MAKE) SANITIZE= $(HELPER_SRCS:tests/helpers/%.c=build/tests/%) build/tests/cgshape-pg
+	$(MAKE) SANITIZE= $(HELPER_SRCS:tests/helpers/%.c=build/tests/%) build/tests/cgshape-pg build/tests/argcalls-pg
 	KFIT_HELPERS=$(CURDIR)/build/tests tests/live/run.sh $(OUT)
 else
 	tests/live/run.sh $(OUT)

@@ -10,6 +10,7 @@
 #include <bpf/btf.h>
 #include "args.h"
 #include "btf.h"
+#include "debuginfo.h"
 #include "diag.h"
 #include "tpformat.h"
 #include "kfit/ret.h"
@@ -90,11 +91,8 @@ static int from_tracepoint(const struct kfit_targets_func *fn, const struct kfit
 		r->spec.src = KFIT_ARG_TP;
 		r->spec.tp_off = f[i].offset;
 		r->spec.flags = KFIT_ARGF_USER;
-		r->spec.kind = f[i].size | (f[i].is_signed ? KFIT_RET_SIGNED : 0);
-		if (strchr(f[i].type, '*')) {
-			r->spec.kind = 8 | KFIT_RET_PTR;
-			r->is_str = strstr(f[i].type, "char *") != NULL;
-		}
+		r->spec.kind = kfit_tpformat_kind(&f[i]);
+		r->is_str = strstr(f[i].type, "char *") && !strstr(f[i].type, "*const *");
 		rc = 0;
 	}
 	if (rc)
@@ -110,15 +108,82 @@ static int from_tracepoint(const struct kfit_targets_func *fn, const struct kfit
 	return rc;
 }
 
+/* The DWARF of the last binary asked about: a glob's functions share it */
+static struct kfit_dwarf *dwarf_of(const char *path, int *err)
+{
+	static struct kfit_dwarf *d;
+	static char *last;
+	static int last_err;
+
+	if (last && !strcmp(last, path)) {
+		*err = last_err;
+		return d;
+	}
+	kfit_dwarf_close(d);
+	d = NULL;
+	free(last);
+	last = strdup(path);
+	last_err = kfit_dwarf_open(path, &d);
+	*err = last_err;
+	return d;
+}
+
+/* A user function's parameter by name, from its DWARF */
+static int from_dwarf(const struct kfit_targets_func *fn, const struct kfit_argexpr *e,
+		      struct resolved *r, char *err, size_t errlen)
+{
+	struct kfit_uparam *p = NULL;
+	struct kfit_dwarf *d;
+	char names[512] = "";
+	size_t at = 0;
+	int n, i, rc = -ENOENT;
+
+	d = dwarf_of(fn->path, &n);
+	n = d ? kfit_dwarf_params(d, fn->name, &p, NULL) : -ENODATA;
+	if (n < 0) {
+		snprintf(err, errlen, "%s: no DWARF for its parameters in %s or a debug file; "
+			 "give them in order with types: '%s(u64 size)' (types: %s)",
+			 fn->name, fn->path, fn->name, kfit_argtype_words());
+		return -EINVAL;
+	}
+	r->spec.index = 0;
+	for (i = 0; i < n; i++) {
+		if (p[i].name && at < sizeof(names))
+			at += snprintf(names + at, sizeof(names) - at, "%s%s", at ? ", " : "",
+				       p[i].name);
+		if (rc && p[i].name && !strcmp(p[i].name, e->seg[0])) {
+			r->spec.index = i;
+			r->spec.kind = p[i].kind;
+			r->is_str = p[i].is_str;
+			r->is_bool = !strcmp(p[i].type, "bool") || !strcmp(p[i].type, "_Bool");
+			rc = p[i].kind ? 0 : -EINVAL;
+		}
+	}
+	if (rc == -ENOENT)
+		snprintf(err, errlen, "%s has no parameter '%s'; its parameters: %s",
+			 fn->name, e->seg[0], names[0] ? names : "none");
+	else if (rc)
+		snprintf(err, errlen, "'%s' is not a number, pointer or string", e->seg[0]);
+	else if (e->nseg > 1) {
+		snprintf(err, errlen, "'%s': fields of a user function's parameters are not "
+			 "read yet", e->text);
+		rc = -EINVAL;
+	} else if (r->spec.index >= PARAM_REGS) {
+		snprintf(err, errlen, "'%s' is parameter %d of %s: only the first %d are read",
+			 e->seg[0], r->spec.index + 1, fn->name, PARAM_REGS);
+		rc = -EINVAL;
+	}
+	r->spec.src = KFIT_ARG_REG;
+	r->spec.flags = KFIT_ARGF_USER;
+	kfit_uparams_free(p, n);
+	return rc;
+}
+
 static int from_types(const struct kfit_targets_func *fn, const struct kfit_argexpr *e,
 		      int pos, struct resolved *r, char *err, size_t errlen)
 {
-	if (!e->type) {
-		snprintf(err, errlen, "%s: no type information for its parameters; give "
-			 "them in order with types: '%s(u64 size)' (types: %s)", fn->name,
-			 fn->name, kfit_argtype_words());
-		return -EINVAL;
-	}
+	if (!e->type)
+		return from_dwarf(fn, e, r, err, errlen);
 	if (pos >= PARAM_REGS) {
 		snprintf(err, errlen, "only the first %d parameters are read", PARAM_REGS);
 		return -EINVAL;

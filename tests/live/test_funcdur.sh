@@ -750,7 +750,7 @@ test_errors_user_refused() {
 	st=0
 	out=$("$FD" --by size sys:openat -- true 2>&1) || st=$?
 	t_assert_eq "$st" 2 "--by size: exit status"
-	t_assert_match "$out" "invalid --by 'size'" "message: $out"
+	t_assert_match "$out" "--by size: no traced function captures 'size'" "message: $out"
 }
 
 # A user function's values as its DWARF types them: up_status's int -1
@@ -998,6 +998,108 @@ test_sigint_mid_run() {
 	bg_stop INT
 	assert_json_doc "$f" "funcdur -j after SIGINT mid-run"
 	t_bpf_assert_same "$snap" "after SIGINT mid-run"
+}
+
+# ---- arguments ---------------------------------------------------------------
+
+# openat's "DFD "NAME" FLAGS" lines as strace read them (-X raw: numbers,
+# not names; its hex flags in decimal)
+strace_openat_args() {
+	local dfd name flags
+	strace -f -qq -X raw -e trace=openat -o "$T_TMP/strace.out" sh -c "$BY_WORK" \
+		>/dev/null 2>&1 || t_fail "the workload failed under strace"
+	sed -n 's/^[0-9]* openat(\(-*[0-9]*\), \("[^"]*"\), \(0x[0-9a-f]*\|0\)[,)].*/\1 \2 \3/p' \
+		"$T_TMP/strace.out" | while read -r dfd name flags; do
+		echo "$dfd $name $((flags))"
+	done
+}
+
+# openat's file names and flags, call for call, as strace read them; the
+# directory fd too
+test_args_sys_like_strace() {
+	need_tool
+	command -v strace >/dev/null || t_fail "strace not installed (make deps)"
+	local want got
+	want=$(strace_openat_args)
+	t_assert_match "$want" '"/nonexistent-b" 0' "strace saw the missing files opened: $want"
+	"$FD" -j --events --output "$T_TMP/args.json" 'sys:openat(dfd, filename, flags)' -- \
+		sh -c "$BY_WORK" >/dev/null 2>&1
+	got=$(jq -r 'select(.type == "call") | .args | "\(.dfd) \"\(.filename)\" \(.flags)"' \
+		"$T_TMP/args.json")
+	t_assert_eq "$got" "$want" "each openat's dfd, file name and flags, in order (strace's)"
+}
+
+# The text form: names, quoted strings, --by a number
+test_args_sys_text_and_by() {
+	need_tool
+	"$FD" --events --output "$T_TMP/ev.txt" 'sys:openat(filename, flags)' -- \
+		cat /nonexistent-a /etc/hostname >/dev/null 2>&1
+	t_assert_match "$(cat "$T_TMP/ev.txt")" 'sys:openat .* -ENOENT +filename="/nonexistent-a" flags=0$' \
+		"a failed open, its arguments after the return value: $(tail -3 "$T_TMP/ev.txt")"
+	"$FD" -j --by flags --output "$T_TMP/by.json" 'sys:openat(filename, flags)' -- \
+		sh -c "$BY_WORK" >/dev/null 2>&1
+	t_assert_eq "$(jq -r '.functions[] | "\(.flags) \(.count)"' "$T_TMP/by.json" | sort -n)" \
+		"$(strace_openat_args | awk '{ n[$3]++ } END { for (f in n) print f, n[f] }' | sort -n)" \
+		"--by flags: a row per value, as many calls as strace saw with it"
+}
+
+# Every call's arguments and return value as uftrace reads them from the
+# same program built with -pg: ints of both signs, a long past 32 bits, a
+# string, an unsigned char, a bool and a short, by their DWARF names
+test_args_user_like_uftrace() {
+	need_tool
+	command -v uftrace >/dev/null || t_fail "uftrace not installed (make deps)"
+	local b="$KFIT_HELPERS/argcalls-pg" want got
+	(cd "$T_TMP" && uftrace record -d uft.data -A 'ac_sum@arg1/i32,arg2/i64' \
+		-A 'ac_name@arg1/s,arg2/u8' -A 'ac_flag@arg1/u8,arg2/i16' \
+		-R 'ac_sum@retval/i32' -R 'ac_name@retval/u64' -R 'ac_flag@retval/u8' \
+		"$b" 40 >/dev/null 2>&1) || t_fail "uftrace record failed"
+	want=$(uftrace replay -d "$T_TMP/uft.data" --no-pager -f none -N strlen 2>/dev/null |
+		sed -n 's/^ *\(ac_[a-z]*(.*)\) = \(.*\);$/\1 = \2/p')
+	t_assert_match "$want" 'ac_sum\(-5, 0\) = -5' "uftrace saw the calls: $(echo "$want" | head -3)"
+	"$FD" -j --events --output "$T_TMP/ac.json" "$b:ac_sum(a, b)" "$b:ac_name(s, c)" \
+		"$b:ac_flag(on, level)" -- "$b" 40 >/dev/null 2>&1
+	got=$(jq -r 'select(.type == "call") | "\(.function)(\(.args | to_entries |
+		map(.value | if type == "string" then "\"\(.)\"" elif type == "boolean" then
+		(if . then "1" else "0" end) else tostring end) | join(", "))) = \(.ret)"' \
+		"$T_TMP/ac.json")
+	t_assert_eq "$(echo "$got" | wc -l)" 120 "40 rounds of 3 calls"
+	t_assert_eq "$got" "$want" "each call's arguments and return value, in order (uftrace's)"
+}
+
+# A real program: the size of every malloc of a python run, in order, as
+# ltrace -x reads it (libc's DWARF names the parameter: libc6-dbg)
+test_args_malloc_like_ltrace() {
+	need_tool
+	command -v ltrace >/dev/null || t_fail "ltrace not installed (make deps)"
+	local py=/usr/bin/python3.11 w='import json; d=[json.dumps({"k": i, "v": "x" * i}) for i in range(50)]'
+	PYTHONHASHSEED=0 ltrace -x malloc -e '' -o "$T_TMP/lt.txt" "$py" -c "$w" >/dev/null 2>&1 ||
+		t_fail "ltrace failed"
+	sed -n 's/^malloc@libc.so.6(\([0-9]*\)).*/\1/p' "$T_TMP/lt.txt" >"$T_TMP/want"
+	[ "$(wc -l <"$T_TMP/want")" -gt 500 ] || t_fail "ltrace saw few mallocs: $(head "$T_TMP/lt.txt")"
+	PYTHONHASHSEED=0 "$FD" -j --events --output "$T_TMP/m.json" 'c:malloc(bytes)' -- \
+		"$py" -c "$w" >/dev/null 2>&1
+	jq -r 'select(.type == "call") | .args.bytes' "$T_TMP/m.json" >"$T_TMP/got"
+	t_assert_eq "$(cmp "$T_TMP/got" "$T_TMP/want" 2>&1)" "" \
+		"every malloc's size, in order ($(wc -l <"$T_TMP/want") calls, ltrace's)"
+}
+
+# Wrong names and types: the real parameters named, exit 2
+test_args_usage_errors() {
+	need_tool
+	local out st
+	for spec in 'sys:openat(fname)' 'c:malloc(size)' 'sys:openat(filename' \
+		'sys:openat(a,,b)' 'sys:openat(u99 x)' 'sys:openat(filename->x)'; do
+		st=0
+		out=$("$FD" "$spec" -- true 2>&1) || st=$?
+		t_assert_eq "$st" 2 "'$spec': exit status ($out)"
+	done
+	out=$("$FD" 'sys:openat(fname)' -- true 2>&1)
+	t_assert_match "$out" "its parameters: dfd, filename, flags, mode" "sys: the real ones"
+	out=$("$FD" 'c:malloc(size)' -- true 2>&1)
+	t_assert_match "$out" "malloc has no parameter 'size'; its parameters: bytes" "DWARF's"
+	out=$("$FD" --by filename 'sys:openat(filename)' -- true 2>&1) || st=$?
+	t_assert_match "$out" "--by filename: a string" "--by a string"
 }
 
 t_run_all

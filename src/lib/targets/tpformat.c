@@ -7,6 +7,7 @@
 #include <string.h>
 #include "fileio.h"
 #include "tpformat.h"
+#include "kfit/ret.h"
 
 /* The decimal after key in s, up to its ';': 0, or -1 when none */
 static int field_num(const char *s, const char *key, __u32 *v)
@@ -101,4 +102,37 @@ int kfit_tpformat_read(const char *tp, struct kfit_tpfield **fields, char **text
 	*fields = f;
 	*text = buf;
 	return n;
+}
+
+/* C types whose size a system call's 8-byte field does not say */
+static const struct {
+	const char *type;
+	unsigned char kind;
+} ctypes[] = {
+	{ "int", 4 | KFIT_RET_SIGNED }, { "pid_t", 4 | KFIT_RET_SIGNED },
+	{ "clockid_t", 4 | KFIT_RET_SIGNED }, { "timer_t", 4 | KFIT_RET_SIGNED },
+	{ "mqd_t", 4 | KFIT_RET_SIGNED }, { "key_t", 4 | KFIT_RET_SIGNED },
+	{ "key_serial_t", 4 | KFIT_RET_SIGNED }, { "rwf_t", 4 | KFIT_RET_SIGNED },
+	{ "unsigned int", 4 }, { "unsigned", 4 }, { "u32", 4 }, { "__u32", 4 },
+	{ "uid_t", 4 }, { "gid_t", 4 }, { "qid_t", 4 },
+	{ "short", 2 | KFIT_RET_SIGNED }, { "unsigned short", 2 }, { "umode_t", 2 },
+	{ "long", 8 | KFIT_RET_SIGNED }, { "loff_t", 8 | KFIT_RET_SIGNED },
+	{ "off_t", 8 | KFIT_RET_SIGNED }, { "__s64", 8 | KFIT_RET_SIGNED },
+};
+
+unsigned char kfit_tpformat_kind(const struct kfit_tpfield *f)
+{
+	const char *t = f->type;
+	size_t i;
+
+	if (strchr(t, '*'))
+		return 8 | KFIT_RET_PTR;
+	if (!strncmp(t, "const ", 6))
+		t += 6;
+	for (i = 0; i < sizeof(ctypes) / sizeof(ctypes[0]); i++)
+		if (!strcmp(t, ctypes[i].type))
+			return ctypes[i].kind;
+	if (!f->size || f->size > 8 || (f->size & (f->size - 1)))
+		return 0;
+	return f->size | (f->is_signed ? KFIT_RET_SIGNED : 0);
 }

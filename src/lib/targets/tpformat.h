@@ -28,4 +28,11 @@ int kfit_tpformat_field(char *l, struct kfit_tpfield *fl);
  */
 int kfit_tpformat_read(const char *tp, struct kfit_tpfield **fields, char **text);
 
+/*
+ * How field f's value reads (KFIT_RET_*: size, sign, pointer): by its C
+ * type where the field is wider than it (a system call's int is an
+ * 8-byte field, unsigned in the format), else by its size and sign.
+ */
+unsigned char kfit_tpformat_kind(const struct kfit_tpfield *f);
+
 #endif
