@@ -33,6 +33,7 @@ const volatile bool have_args;		/* some function captures arguments */
 const volatile bool errors_only;	/* --errors: only the calls that failed */
 const volatile __u8 ret_kind[CT_MAX_FUNCS];	/* KFIT_RET_*, per function */
 const volatile __u8 by_what[CT_MAX_FUNCS];	/* per function: CT_BY_* */
+const volatile bool args_of[CT_MAX_FUNCS];	/* per function: it captures arguments */
 
 /* 0: waiting for --start-at, 1: collecting, 2: stopped by --stop-at */
 __u32 trigger_state;
@@ -90,20 +91,27 @@ struct {
 	__type(value, struct kfit_fargs);
 } fargs SEC(".maps");
 
-/* The arguments of each open call, beside the stacks (max_entries: the loader's) */
+/*
+ * The arguments of each stack's open calls, at its slot (an array: no
+ * hashing on the hot path); max_entries: the loader's, CT_ARG_SLOTS with
+ * arguments
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
-	__type(key, __u64);
+	__type(key, __u32);
 	__type(value, struct ct_argstack);
-} argstk SEC(".maps");
+} argslots SEC(".maps");
 
+/* The next slot of each CPU's: slots go to stacks in turn */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct ct_argstack);
-} empty_args SEC(".maps");
+	__type(value, __u32);
+} slot_seq SEC(".maps");
+
+const volatile __u32 nr_cpus = 1;	/* possible CPUs: slots interleave by CPU */
 
 /* A zeroed stat to start a value's from: too big for the BPF stack */
 struct {
@@ -142,25 +150,46 @@ static __always_inline bool collecting(__u32 id)
 /* How a program reads parameters: its context's kind */
 enum ct_how { CT_FENTRY, CT_REGS, CT_TP };
 
-static __always_inline __u64 param(void *ctx, enum ct_how how, __u32 i)
+/*
+ * i within mask (a power of 2 minus 1), as the verifier sees it: the
+ * barrier keeps the compiler from dropping the mask after a check it
+ * made on another copy of i
+ */
+static __always_inline __u32 bounded(__u32 i, __u32 mask)
+{
+	asm volatile("" : "+r"(i));
+	return i & mask;
+}
+
+#define CT_WORDS	8	/* the words a spec's index picks from */
+#define CT_TP_WORDS	7	/* a system call's record after its header: nr and 6 args */
+
+/*
+ * The words the specs pick from, read once per call: the parameters (in
+ * registers: direct loads of the context), or a tracepoint record's
+ * 8-byte words after its common header (a system call's arguments: 1-6)
+ */
+static __always_inline void fetch_words(void *ctx, enum ct_how how, __u64 *w)
 {
 	struct pt_regs *r = ctx;
-	__u64 v = 0;
+	__u32 i;
 
+	if (how == CT_TP) {
+		if (bpf_probe_read_kernel(w, CT_TP_WORDS * 8, ctx + 8))
+			__builtin_memset(w, 0, CT_WORDS * 8);
+		return;
+	}
 	if (how == CT_FENTRY) {
-		bpf_get_func_arg(ctx, i, &v);
-		return v;
+		for (i = 0; i < KFIT_PARAM_REGS; i++)
+			if (bpf_get_func_arg(ctx, i, &w[i]))
+				w[i] = 0;
+		return;
 	}
-	if (how == CT_TP)	/* fields, not registers: tp_off */
-		return 0;
-	switch (i) {
-	case 0: return PT_REGS_PARM1_CORE(r);
-	case 1: return PT_REGS_PARM2_CORE(r);
-	case 2: return PT_REGS_PARM3_CORE(r);
-	case 3: return PT_REGS_PARM4_CORE(r);
-	case 4: return PT_REGS_PARM5_CORE(r);
-	}
-	return 0;
+	w[0] = PT_REGS_PARM1(r);
+	w[1] = PT_REGS_PARM2(r);
+	w[2] = PT_REGS_PARM3(r);
+	w[3] = PT_REGS_PARM4(r);
+	w[4] = PT_REGS_PARM5(r);
 }
 
 /* size bytes (1 to 8) at addr, from the memory the spec says first */
@@ -177,15 +206,50 @@ static __always_inline int read_mem(__u64 *v, __u32 size, __u64 addr, bool user)
 	       bpf_probe_read_user(v, size, (void *)addr) ? -1 : 0;
 }
 
-static __always_inline void read_str(char *dst, __u64 addr, bool user)
+/* A string: 0, or -1 when it could not be read (a page not there yet) */
+static __always_inline int read_str(char *dst, __u64 addr, bool user)
 {
 	if (user && bpf_probe_read_user_str(dst, KFIT_ARG_STRLEN, (void *)addr) >= 0)
-		return;
+		return 0;
 	if (bpf_probe_read_kernel_str(dst, KFIT_ARG_STRLEN, (void *)addr) >= 0)
-		return;
+		return 0;
 	if (!user && bpf_probe_read_user_str(dst, KFIT_ARG_STRLEN, (void *)addr) >= 0)
-		return;
+		return 0;
 	dst[0] = '\0';
+	return -1;
+}
+
+/* String i of the call, into its slot: its ok bit, or its retry bit */
+static __always_inline void call_str(struct kfit_argvals *av, const struct kfit_arg_spec *a,
+				     __u32 i)
+{
+	__u32 s = bounded(a->str - 1, KFIT_ARG_STRS - 1);
+
+	if (!read_str(av->s[s], av->v[i], a->flags & KFIT_ARGF_USER)) {
+		av->ok |= 1 << i;
+		av->retry &= ~(1 << i);
+		return;
+	}
+	av->ok &= ~(1 << i);
+	av->retry |= 1 << i;
+}
+
+/*
+ * At exit, the strings that faulted at entry: a user page that was not
+ * there then is, once the call has read it (a system call's file name)
+ */
+static __always_inline void retry_strs(struct kfit_argvals *av, __u32 id)
+{
+	const struct kfit_fargs *fa = bpf_map_lookup_elem(&fargs, &id);
+	__u32 i;
+
+	if (!fa)
+		return;
+	for (i = 0; i < KFIT_ARGS_MAX; i++)
+		if ((av->retry & (1 << i)) && fa->a[i].str)
+			call_str(av, &fa->a[i], i);
+	if (av->retry)
+		count(CT_STR_FAULT);
 }
 
 /* Hop h of the spec's path (the ones before the last read pointers) */
@@ -205,18 +269,11 @@ static __always_inline int hop(__u64 *v, const struct kfit_arg_spec *a, __u32 h,
 _Static_assert(KFIT_ARG_HOPS == 4, "read_arg makes KFIT_ARG_HOPS hops");
 
 /* One value of the spec: 0 when read, -1 on a fault */
-static __always_inline int read_arg(void *ctx, enum ct_how how, const struct kfit_arg_spec *a,
-				    __u64 *out)
+static __always_inline int read_arg(const __u64 *w, const struct kfit_arg_spec *a, __u64 *out)
 {
 	bool user = a->flags & KFIT_ARGF_USER;
-	__u64 v;
+	__u64 v = w[bounded(a->index, CT_WORDS - 1)];
 
-	if (a->src == KFIT_ARG_TP) {
-		if (read_mem(&v, 8, (__u64)ctx + a->tp_off, false))
-			return -1;
-	} else {
-		v = param(ctx, how, a->index);
-	}
 	/* each hop at a constant index: older verifiers lose a loop's bound */
 	if (hop(&v, a, 0, user) || hop(&v, a, 1, user) || hop(&v, a, 2, user) ||
 	    hop(&v, a, 3, user))
@@ -225,50 +282,64 @@ static __always_inline int read_arg(void *ctx, enum ct_how how, const struct kfi
 	return 0;
 }
 
-/* The current call's arguments, into the slot beside frame d */
-static __always_inline void capture(void *ctx, enum ct_how how, __u64 key, __u32 id, __u32 d)
+/* A new stack's slot: each CPU's in turn, interleaved, no lock taken */
+static __always_inline __u32 new_slot(void)
 {
-	struct ct_argstack *as = bpf_map_lookup_elem(&argstk, &key);
+	__u32 zero = 0, *seq = bpf_map_lookup_elem(&slot_seq, &zero);
+
+	if (!seq)
+		return 0;
+	return (*seq)++ * nr_cpus + bpf_get_smp_processor_id();
+}
+
+/* The arguments of frame d of the stack at slot, or NULL (counted) */
+static __always_inline struct kfit_argvals *arg_frame(__u32 slot, __u32 d)
+{
+	struct ct_argstack *as;
+
+	if (d >= CT_ARG_DEPTH) {
+		count(CT_NO_ARGS);
+		return NULL;
+	}
+	slot = bounded(slot, CT_ARG_SLOTS - 1);
+	as = bpf_map_lookup_elem(&argslots, &slot);
+	return as ? &as->f[bounded(d, CT_ARG_DEPTH - 1)] : NULL;
+}
+
+/* The current call's arguments, into frame d's place; NULL when none */
+static __always_inline struct kfit_argvals *capture(void *ctx, enum ct_how how, __u32 slot,
+						    __u32 id, __u32 d)
+{
 	const struct kfit_fargs *fa = bpf_map_lookup_elem(&fargs, &id);
 	struct kfit_argvals *av;
-	__u32 zero = 0, i, s;
+	__u64 w[CT_WORDS] = {};
+	__u32 i;
 
 	if (!fa)
-		return;
-	if (!as) {
-		as = bpf_map_lookup_elem(&empty_args, &zero);
-		if (!as)
-			return;
-		bpf_map_update_elem(&argstk, &key, as, BPF_ANY);
-		as = bpf_map_lookup_elem(&argstk, &key);
-		if (!as) {
-			count(CT_NO_ARGS);
-			return;
-		}
-	}
-	if (d >= FC_MAX_DEPTH)
-		return;
-	av = &as->f[d & (FC_MAX_DEPTH - 1)];
+		return NULL;
+	av = arg_frame(slot, d);
+	if (!av)
+		return NULL;
 	av->ok = 0;
+	av->retry = 0;
+	fetch_words(ctx, how, w);
 	for (i = 0; i < KFIT_ARGS_MAX; i++) {
 		const struct kfit_arg_spec *a = &fa->a[i];
 
 		if (!a->src)
 			continue;
-		if (read_arg(ctx, how, a, &av->v[i]))
+		if (read_arg(w, a, &av->v[i]))
 			continue;
 		av->ok |= 1 << i;
-		s = a->str;
-		if (!s)
-			continue;
-		/* a power of 2: the mask is a bound the verifier sees */
-		s = (s - 1) & (KFIT_ARG_STRS - 1);
-		read_str(av->s[s], av->v[i], a->flags & KFIT_ARGF_USER);
+		if (a->str)
+			call_str(av, a, i);
 	}
+	return av;
 }
 
 static __always_inline int on_entry(void *pctx, enum ct_how how, __u32 id, bool kernel)
 {
+	struct kfit_argvals *av;
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	enum kfit_ctx ctx = fc_context(kernel);
 	struct fc_stack *st;
@@ -286,6 +357,7 @@ static __always_inline int on_entry(void *pctx, enum ct_how how, __u32 id, bool 
 			return 0;
 		st->depth = 0;
 		st->overflow = 0;
+		st->slot = have_args ? new_slot() : 0;
 		if (bpf_map_update_elem(&stacks, &key, st, BPF_NOEXIST) &&
 		    bpf_map_update_elem(&stacks, &key, st, BPF_ANY)) {
 			count(CT_NO_STACK);
@@ -302,9 +374,11 @@ static __always_inline int on_entry(void *pctx, enum ct_how how, __u32 id, bool 
 	}
 	f->id = id;
 	f->child_ns = 0;
-	if (have_args)
-		capture(pctx, how, key, id & (CT_MAX_FUNCS - 1), st->depth - 1);
+	av = have_args && args_of[id & (CT_MAX_FUNCS - 1)] ?
+	     capture(pctx, how, st->slot, id & (CT_MAX_FUNCS - 1), st->depth - 1) : NULL;
 	f->ts = bpf_ktime_get_ns();
+	if (av)
+		av->stamp = f->ts;	/* theirs: the frame's entry */
 	return 0;
 }
 
@@ -439,17 +513,21 @@ static __always_inline void charge_parent(struct fc_stack *st, __u32 d,
 	}
 }
 
-/* The arguments of the call of frame i, or NULL */
-static __always_inline const struct kfit_argvals *call_args(__u64 pid_tgid, enum kfit_ctx ctx,
-							     __u32 i)
+/* The arguments of the call of frame i that entered at ts, or NULL */
+static __always_inline const struct kfit_argvals *call_args(struct fc_stack *st, __u32 i,
+							     __u32 id, __u64 ts)
 {
-	__u64 key = fc_stack_key(ctx, pid_tgid);
-	struct ct_argstack *as = bpf_map_lookup_elem(&argstk, &key);
+	struct kfit_argvals *av = i < CT_ARG_DEPTH ? arg_frame(st->slot, i) : NULL;
 
-	if (!as || i >= FC_MAX_DEPTH)
+	if (!av || av->stamp != ts) {
+		/* another stack took the slot since: not this call's */
+		if (av)
+			count(CT_NO_ARGS);
 		return NULL;
-	/* FC_MAX_DEPTH is a power of 2: a bound that survives spills */
-	return &as->f[i & (FC_MAX_DEPTH - 1)];
+	}
+	if (av->retry)
+		retry_strs(av, id & (CT_MAX_FUNCS - 1));
+	return av;
 }
 
 static __always_inline int on_exit(__u32 id, __s64 ret, bool kernel)
@@ -475,7 +553,7 @@ static __always_inline int on_exit(__u32 id, __s64 ret, bool kernel)
 	ts = f->ts;
 	child = f->child_ns;
 	st->depth = i;
-	av = have_args ? call_args(pid_tgid, ctx, i) : NULL;
+	av = have_args && args_of[id & (CT_MAX_FUNCS - 1)] ? call_args(st, i, id, ts) : NULL;
 	ret = kfit_ret_value(ret, ret_kind[id & (CT_MAX_FUNCS - 1)]);
 	dur = now > ts ? now - ts : 0;
 	local = dur > child ? dur - child : 0;

@@ -13,6 +13,7 @@
 #include <linux/types.h>
 
 #define KFIT_ARGS_MAX	4	/* values kept per call */
+#define KFIT_PARAM_REGS	5	/* parameters read: the registers libbpf names everywhere */
 #define KFIT_ARG_HOPS	4	/* reads through pointers per value */
 #define KFIT_ARG_STRS	2	/* strings kept per call */
 #define KFIT_ARG_STRLEN	64	/* bytes of a string kept, its NUL included */
@@ -20,7 +21,8 @@
 enum kfit_arg_src {
 	KFIT_ARG_NONE,		/* an unused slot */
 	KFIT_ARG_REG,		/* the index-th parameter (0: the first) */
-	KFIT_ARG_TP,		/* a tracepoint field at tp_off */
+	KFIT_ARG_TP,		/* a tracepoint record's index-th 8-byte word after its
+				   common header (a system call's argument i: word i + 1) */
 };
 
 #define KFIT_ARGF_USER		0x01	/* what it points to is user memory (tried first) */
@@ -34,12 +36,12 @@ enum kfit_arg_src {
  */
 struct kfit_arg_spec {
 	__u8 src;		/* enum kfit_arg_src */
-	__u8 index;		/* KFIT_ARG_REG: the parameter's number */
+	__u8 index;		/* the parameter's number, or the record's word */
 	__u8 kind;		/* KFIT_RET_* of kfit/ret.h: size and sign */
 	__u8 nhops;
 	__u8 str;		/* the string slot + 1 */
 	__u8 flags;		/* KFIT_ARGF_* */
-	__u16 tp_off;		/* KFIT_ARG_TP */
+	__u16 pad;
 	__u16 off[KFIT_ARG_HOPS];
 };
 
@@ -50,9 +52,11 @@ struct kfit_fargs {
 
 /* What a call's arguments were */
 struct kfit_argvals {
+	__u64 stamp;		/* its frame's entry time: whose they are */
 	__u64 v[KFIT_ARGS_MAX];
 	__u8 ok;		/* bit i: v[i] was read (a fault leaves it 0) */
-	__u8 pad[7];
+	__u8 retry;		/* bit i: v[i]'s string faulted at entry: read at exit */
+	__u8 pad[6];
 	char s[KFIT_ARG_STRS][KFIT_ARG_STRLEN];
 };
 

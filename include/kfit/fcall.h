@@ -50,6 +50,8 @@ struct fc_frame {
 struct fc_stack {
 	__u32 depth;		/* open frames in f[] */
 	__u32 overflow;		/* open calls beyond FC_MAX_DEPTH, not kept */
+	__u32 slot;		/* funcdur: where its calls' arguments go (calltime.h) */
+	__u32 pad;
 	struct fc_frame f[FC_MAX_DEPTH];
 };
 

@@ -85,8 +85,6 @@ struct env {
 
 static struct env env;
 
-/* Stacks with open calls whose arguments are kept (LRU: the oldest go) */
-#define ARG_STACKS	4096
 
 /* --by: a row per function and value */
 static bool grouping(void)
@@ -312,10 +310,12 @@ static void configure(struct calltime_bpf *s, int start_id, int stop_id, __u64 c
 	for (i = 0; i < env.tg.n && i < CT_MAX_FUNCS; i++) {
 		((__u8 *)s->rodata->ret_kind)[i] = env.tg.funcs[i].ret;
 		((__u8 *)s->rodata->by_what)[i] = env.by_slot[i];
+		((bool *)s->rodata->args_of)[i] = env.tg.funcs[i].nargs > 0;
 	}
 	/* preallocated: room only when arguments are captured */
 	bpf_map__set_max_entries(s->maps.fargs, kfit_args_any(&env.tg) ? env.tg.n : 1);
-	bpf_map__set_max_entries(s->maps.argstk, kfit_args_any(&env.tg) ? ARG_STACKS : 1);
+	bpf_map__set_max_entries(s->maps.argslots, kfit_args_any(&env.tg) ? CT_ARG_SLOTS : 1);
+	s->rodata->nr_cpus = libbpf_num_possible_cpus() > 0 ? libbpf_num_possible_cpus() : 1;
 	bpf_map__set_max_entries(s->maps.by, grouping() ? 2 * CT_BY_MAX : 1);
 	bpf_map__set_max_entries(s->maps.stats, 2 * env.fs.n);
 	bpf_map__set_max_entries(s->maps.linhists, env.fs.lin_step ? 2 * env.fs.n : 1);
@@ -468,8 +468,10 @@ static void print_json(const __u64 *d, __u64 elapsed)
 	kfit_json_u64(&j, "no_stack", d[CT_NO_STACK]);
 	if (grouping())
 		kfit_json_u64(&j, "not_grouped", d[CT_BY_FULL] + d[CT_NO_VALUE]);
-	if (kfit_args_any(&env.tg))
+	if (kfit_args_any(&env.tg)) {
 		kfit_json_u64(&j, "no_args", d[CT_NO_ARGS]);
+		kfit_json_u64(&j, "str_faults", d[CT_STR_FAULT]);
+	}
 	if (env.errors)
 		kfit_json_u64(&j, "not_failed", d[CT_NOT_FAILED]);
 	kfit_json_u64(&j, "missed", env.missed);
@@ -552,13 +554,20 @@ static int poll_events(void *ctx, int timeout_ms)
 	return 0;
 }
 
+static void args_notes(const __u64 *d);
+
 static void events_summary(const __u64 *d)
 {
 	if (env.c.json) {
 		printf("{\"type\":\"summary\",\"events\":%llu,\"lost\":%llu,"
-		       "\"missed\":%llu}\n", (unsigned long long)env.nevents,
+		       "\"missed\":%llu", (unsigned long long)env.nevents,
 		       (unsigned long long)d[CT_LOST_EVENTS],
 		       (unsigned long long)env.missed);
+		if (kfit_args_any(&env.tg))
+			printf(",\"no_args\":%llu,\"str_faults\":%llu",
+			       (unsigned long long)d[CT_NO_ARGS],
+			       (unsigned long long)d[CT_STR_FAULT]);
+		printf("}\n");
 		return;
 	}
 	printf("%llu events, %llu lost", (unsigned long long)env.nevents,
@@ -567,6 +576,7 @@ static void events_summary(const __u64 *d)
 		printf(", %llu probe runs missed (recursion)",
 		       (unsigned long long)env.missed);
 	putchar('\n');
+	args_notes(d);
 }
 
 /* ---- --by ret ----------------------------------------------------------- */
@@ -651,6 +661,19 @@ static int read_by(int half)
 	return 0;
 }
 
+/* What could not be read of the arguments */
+static void args_notes(const __u64 *d)
+{
+	if (d[CT_NO_ARGS])
+		printf("%llu call%s without arguments: nested more than %d deep, or more "
+		       "than %d threads in traced calls\n", (unsigned long long)d[CT_NO_ARGS],
+		       d[CT_NO_ARGS] == 1 ? "" : "s", CT_ARG_DEPTH, CT_ARG_SLOTS);
+	if (d[CT_STR_FAULT])
+		printf("%llu call%s with a string not in memory at entry or exit, shown "
+		       "as ?\n", (unsigned long long)d[CT_STR_FAULT],
+		       d[CT_STR_FAULT] == 1 ? "" : "s");
+}
+
 /* What --by and --errors left out, under the table */
 static void by_notes(const __u64 *d)
 {
@@ -662,10 +685,7 @@ static void by_notes(const __u64 *d)
 		printf("%llu call%s whose %s could not be read not in a row (in their "
 		       "function's figures)\n", (unsigned long long)d[CT_NO_VALUE],
 		       d[CT_NO_VALUE] == 1 ? "" : "s", env.by_what);
-	if (d[CT_NO_ARGS])
-		printf("%llu call%s without arguments: more than %d threads in traced "
-		       "calls at once\n", (unsigned long long)d[CT_NO_ARGS],
-		       d[CT_NO_ARGS] == 1 ? "" : "s", ARG_STACKS);
+	args_notes(d);
 	if (env.errors)
 		printf("%llu call%s that did not fail left out (--errors)\n",
 		       (unsigned long long)d[CT_NOT_FAILED], d[CT_NOT_FAILED] == 1 ? "" : "s");

@@ -15,7 +15,8 @@
 #include "tpformat.h"
 #include "kfit/ret.h"
 
-#define PARAM_REGS	5	/* parameters read: the registers libbpf names on every arch */
+#define PARAM_REGS	KFIT_PARAM_REGS
+#define TP_WORDS	7	/* the words of a system call's record after its header */
 
 struct resolved {
 	struct kfit_arg_spec spec;
@@ -86,10 +87,11 @@ static int from_tracepoint(const struct kfit_targets_func *fn, const struct kfit
 		if (at < sizeof(names))
 			at += snprintf(names + at, sizeof(names) - at, "%s%s", at ? ", " : "",
 				       f[i].name);
-		if (strcmp(f[i].name, e->seg[0]) || f[i].size > 8 || f[i].is_array)
+		if (strcmp(f[i].name, e->seg[0]) || f[i].size != 8 || f[i].is_array ||
+		    f[i].offset % 8 || f[i].offset < 8 || f[i].offset >= 8 + 8 * TP_WORDS)
 			continue;
 		r->spec.src = KFIT_ARG_TP;
-		r->spec.tp_off = f[i].offset;
+		r->spec.index = f[i].offset / 8 - 1;
 		r->spec.flags = KFIT_ARGF_USER;
 		r->spec.kind = kfit_tpformat_kind(&f[i]);
 		r->is_str = strstr(f[i].type, "char *") && !strstr(f[i].type, "*const *");

@@ -1008,7 +1008,7 @@ strace_openat_args() {
 	local dfd name flags
 	strace -f -qq -X raw -e trace=openat -o "$T_TMP/strace.out" sh -c "$BY_WORK" \
 		>/dev/null 2>&1 || t_fail "the workload failed under strace"
-	sed -n 's/^[0-9]* openat(\(-*[0-9]*\), \("[^"]*"\), \(0x[0-9a-f]*\|0\)[,)].*/\1 \2 \3/p' \
+	sed -n 's/^[0-9]* *openat(\(-*[0-9]*\), \("[^"]*"\), \(0x[0-9a-f]*\|0\)[,)].*/\1 \2 \3/p' \
 		"$T_TMP/strace.out" | while read -r dfd name flags; do
 		echo "$dfd $name $((flags))"
 	done

@@ -79,6 +79,54 @@ rets() {
 			v[2] / v[1], v[3] / v[1] }' "$tmp/rets"
 }
 
+# arg_one VARIANT LOAD FUNCDUR-ARGS...: "VARIANT NS/CALL", or fail
+arg_one() {
+	local v=$1 load=$2 r
+	shift 2
+	r=$(bench_bpf_per_call "$v" "$CALLS" "$load" "$BIN/funcdur" "$@") || return 1
+	echo "$v ${r##* }"
+}
+
+# One round of the argument variants: "VARIANT NS/CALL" lines
+args_round() {
+	local dd="dd if=/dev/zero of=/dev/null bs=1 count=$CALLS 2>/dev/null"
+	arg_one sys "$dd" sys:write &&
+	arg_one sys-ints "$dd" 'sys:write(fd, count)' &&
+	arg_one sys-str "$dd" 'sys:write(fd, buf:str, count)' &&
+	arg_one sys-by "$dd" --by count 'sys:write(fd, count)' &&
+	arg_one user "$LOOP $CALLS" "$LOOP:cl_empty" &&
+	arg_one user-ints "$LOOP $CALLS" "$LOOP:cl_empty(x)"
+}
+
+# Arguments (issue 20): BPF time per call with arguments captured against
+# funcdur alone on the same calls, medians of 3 interleaved rounds: two
+# integers of a system call, a string (read from user memory), --by an
+# argument (a hash map's entry per call), and a uprobe's int parameter (DWARF)
+args() {
+	local k
+	bench_stats_on
+	for k in 1 2 3; do
+		args_round || { bench_stats_restore; return 1; }
+	done >"$tmp/args"
+	bench_stats_restore
+	echo "== funcdur, arguments, host: $CALLS calls, BPF ns per call (median of 3) =="
+	sort -k1,1 -k2,2n "$tmp/args" | awk '{ v[$1] = v[$1] " " $2; n[$1]++ }
+		END {
+			split("sys sys-ints sys-str sys-by user user-ints", order, " ")
+			for (i = 1; i <= 6; i++) { k = order[i]; split(v[k], x, " "); m[k] = x[2] }
+			printf "%-40s %12s %8s\n", "TARGET", "NS/CALL", "RATIO"
+			printf "%-40s %12.1f %8s\n", "sys:write", m["sys"], "1.00"
+			printf "%-40s %12.1f %8.2f\n", "sys:write(fd, count)", m["sys-ints"], m["sys-ints"] / m["sys"]
+			printf "%-40s %12.1f %8.2f\n", "sys:write(fd, buf:str, count)", m["sys-str"], m["sys-str"] / m["sys"]
+			printf "%-40s %12.1f %8.2f\n", "--by count sys:write(fd, count)", m["sys-by"], m["sys-by"] / m["sys"]
+			printf "%-40s %12.1f %8s\n", "callloop:cl_empty (uprobe)", m["user"], "1.00"
+			printf "%-40s %12.1f %8.2f\n", "callloop:cl_empty(x)", m["user-ints"], m["user-ints"] / m["user"]
+			printf "goal: capturing adds at most 15%%: two integers %s (sys %.2f, uprobe %.2f)\n",
+				(m["sys-ints"] <= 1.15 * m["sys"] && m["user-ints"] <= 1.15 * m["user"]) ? "met" : "NOT met",
+				m["sys-ints"] / m["sys"], m["user-ints"] / m["user"]
+		}'
+}
+
 vm() {
 	if ! command -v qemu-system-x86_64 >/dev/null; then
 		echo "funcdur VM bench: qemu-system-x86_64 missing (make deps)" >&2
@@ -88,8 +136,8 @@ vm() {
 	"$top/tools/vm/kfit-vm" run --timeout 600 -- bash /kfit/tools/bench/funcdur-vm.sh
 }
 
-host || exit 1
-echo
-rets || exit 1
-echo
-vm
+# BENCH_FUNCDUR: the parts to run, all by default
+for part in ${BENCH_FUNCDUR:-host rets args vm}; do
+	"$part" || exit 1
+	echo
+done

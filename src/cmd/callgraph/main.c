@@ -34,6 +34,7 @@
 #include "run.h"
 #include "sampler.h"
 #include "syms.h"
+#include "args.h"
 #include "target.h"
 #include "tasks.h"
 #include "tpglob.h"
@@ -420,6 +421,11 @@ static int resolve_targets(void)
 	env.tg.pid = env.c.pid;
 	for (i = 0; i < env.ntargets && !err; i++)
 		err = kfit_targets_add(&env.tg, env.targets[i]);
+	if (!err && kfit_args_any(&env.tg)) {
+		kfit_err("arguments are not read by callgraph yet: funcdur --events shows "
+			 "each call's, 'func(arg)'");
+		return -EINVAL;
+	}
 	if (!err && env.module)
 		err = add_module(env.module);
 	if (!err && env.root) {
