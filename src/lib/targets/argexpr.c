@@ -56,7 +56,9 @@ int kfit_argexpr_split(const char *spec, char *base, size_t baselen,
 			snprintf(err, errlen, "'%s': a ')' without its '('", spec);
 			return -EINVAL;
 		}
-		snprintf(base, baselen, "%s", spec);
+		if (n >= baselen)
+			goto long_base;
+		memcpy(base, spec, n + 1);
 		return 0;
 	}
 	if (spec[n - 1] != ')' || memchr(spec, '(', open - spec) ||
@@ -65,14 +67,21 @@ int kfit_argexpr_split(const char *spec, char *base, size_t baselen,
 			 "'vfs_read(count)'", spec);
 		return -EINVAL;
 	}
-	if (open == spec || (size_t)(open - spec) >= baselen) {
+	if (open == spec) {
 		snprintf(err, errlen, "'%s': no function before '('", spec);
 		return -EINVAL;
 	}
+	if ((size_t)(open - spec) >= baselen)
+		goto long_base;
 	snprintf(base, baselen, "%.*s", (int)(open - spec), spec);
 	*list = open + 1;
 	*listlen = spec + n - 1 - *list;
 	return 0;
+long_base:
+	/* never cut short: a shorter glob or path would be another target */
+	snprintf(err, errlen, "'%.40s...': too long (at most %zu bytes before '(')",
+		 spec, baselen - 1);
+	return -EINVAL;
 }
 
 static bool ident_char(char c, bool first)
