@@ -143,6 +143,14 @@ static int add_seg(struct kfit_argexpr *e, const char *s, size_t n, bool arrow)
 	return 0;
 }
 
+static bool type_known(const char *word)
+{
+	unsigned char kind;
+	bool str;
+
+	return !kfit_argtype_kind(word, &kind, &str);
+}
+
 /* "[TYPE ]NAME{->F|.F}[:AS]" in s (trimmed, NUL-ended) */
 static int parse_item(char *s, struct kfit_argexpr *e, char *err, size_t errlen)
 {
@@ -166,6 +174,12 @@ static int parse_item(char *s, struct kfit_argexpr *e, char *err, size_t errlen)
 		if (!e->type)
 			return -ENOMEM;
 		p = sp + strspn(sp, " \t");
+		/* before the rest: 'unsigned int x' is a type we lack */
+		if (!type_known(e->type)) {
+			snprintf(err, errlen, "'%s': unknown type '%s' (types: %s)",
+				 e->text, e->type, kfit_argtype_words());
+			return -EINVAL;
+		}
 	}
 	for (;;) {
 		n = ident(p);
@@ -196,15 +210,7 @@ static int parse_item(char *s, struct kfit_argexpr *e, char *err, size_t errlen)
 
 static int check_item(const struct kfit_argexpr *e, char *err, size_t errlen)
 {
-	unsigned char kind;
-	bool str;
-
-	if (e->type && kfit_argtype_kind(e->type, &kind, &str)) {
-		snprintf(err, errlen, "'%s': unknown type '%s' (types: %s)", e->text,
-			 e->type, kfit_argtype_words());
-		return -EINVAL;
-	}
-	if (e->as && kfit_argtype_kind(e->as, &kind, &str)) {
+	if (e->as && !type_known(e->as)) {
 		snprintf(err, errlen, "'%s': unknown type ':%s' (types: %s)", e->text,
 			 e->as, kfit_argtype_words());
 		return -EINVAL;
