@@ -367,6 +367,12 @@ int kfit_btf_arg(const struct btf *btf, const char *func, const char *const *seg
 			return -EINVAL;
 		pending = arrow[i] ? off : pending + off;
 		in_mem = true;
+		/* a hop's offset is 16 bits (kfit_arg_spec.off) */
+		if (pending > 0xffff) {
+			snprintf(err, errlen, "'%s' is too far into its structure (%u bytes)",
+				 seg[i], pending);
+			return -EINVAL;
+		}
 	}
 	if (value_kind(btf, type, a)) {
 		snprintf(err, errlen, "'%s' is not a number, pointer or string: name a "
