@@ -299,7 +299,7 @@ unit: $(UNIT_BINS) $(OUT)/tests/btf_sample.bpf.o
 unit-asan:
 	$(MAKE) SANITIZE=1 UNIT_SUITE=unit-asan unit
 
-$(OUT)/tests/btf_sample.bpf.o: tests/unit/btf_sample.bpf.c
+$(OUT)/tests/btf_sample.bpf.o: tests/unit/btf_sample.bpf.c tests/unit/btf_sample.h
 	@mkdir -p $(@D)
 	$(CLANG) -g -O2 -target bpf -c $< -o $@
 

@@ -162,9 +162,13 @@ int kfit_btf_func_ret(const struct btf *btf, const char *name)
 	return err ? err : ret_kind(btf, t->type);
 }
 
-/* Member field of composite t (anonymous members searched too): its offset in bits */
+/*
+ * Member field of composite t (anonymous members searched too): its
+ * offset in bits, and whether it is a bit field
+ */
 static const struct btf_member *find_member(const struct btf *btf, const struct btf_type *t,
-					    const char *field, __u32 *bits, int depth)
+					    const char *field, __u32 *bits, bool *bitfield,
+					    int depth)
 {
 	const struct btf_member *m = btf_members(t), *in;
 	const struct btf_type *mt;
@@ -177,12 +181,13 @@ static const struct btf_member *find_member(const struct btf *btf, const struct 
 			if (strcmp(name, field))
 				continue;
 			*bits = btf_member_bit_offset(t, i);
-			return btf_member_bitfield_size(t, i) ? NULL : m;
+			*bitfield = btf_member_bitfield_size(t, i) != 0;
+			return m;
 		}
 		mt = skip_mods(btf, m->type);
 		if (depth >= MAX_NESTING || !mt || !btf_is_composite(mt))
 			continue;
-		in = find_member(btf, mt, field, bits, depth + 1);
+		in = find_member(btf, mt, field, bits, bitfield, depth + 1);
 		if (in) {
 			*bits += btf_member_bit_offset(t, i);
 			return in;
@@ -290,6 +295,7 @@ static int step(const struct btf *btf, __u32 *type, const char *field, bool arro
 {
 	const struct btf_type *t = skip_mods(btf, *type);
 	const struct btf_member *m;
+	bool bitfield = false;
 	__u32 bits = 0;
 
 	if (arrow) {
@@ -303,12 +309,17 @@ static int step(const struct btf *btf, __u32 *type, const char *field, bool arro
 		snprintf(err, errlen, "'%s%s' is not in a structure", arrow ? "->" : ".", field);
 		return -EINVAL;
 	}
-	m = find_member(btf, t, field, &bits, 0);
-	if (!m || bits % 8) {
-		snprintf(err, errlen, "%s %s has no field '%s'%s",
+	m = find_member(btf, t, field, &bits, &bitfield, 0);
+	if (!m) {
+		snprintf(err, errlen, "%s %s has no field '%s'",
 			 btf_is_union(t) ? "union" : "struct",
-			 btf__name_by_offset(btf, t->name_off), field,
-			 m ? " that is not a bit field" : "");
+			 btf__name_by_offset(btf, t->name_off), field);
+		return -EINVAL;
+	}
+	if (bitfield || bits % 8) {
+		snprintf(err, errlen, "'%s' is a bit field of %s %s: only whole bytes "
+			 "are read", field, btf_is_union(t) ? "union" : "struct",
+			 btf__name_by_offset(btf, t->name_off));
 		return -EINVAL;
 	}
 	if (bits / 8 > 0xffff) {
@@ -356,6 +367,12 @@ int kfit_btf_arg(const struct btf *btf, const char *func, const char *const *seg
 			return -EINVAL;
 		pending = arrow[i] ? off : pending + off;
 		in_mem = true;
+		/* a hop's offset is 16 bits (kfit_arg_spec.off) */
+		if (pending > 0xffff) {
+			snprintf(err, errlen, "'%s' is too far into its structure (%u bytes)",
+				 seg[i], pending);
+			return -EINVAL;
+		}
 	}
 	if (value_kind(btf, type, a)) {
 		snprintf(err, errlen, "'%s' is not a number, pointer or string: name a "

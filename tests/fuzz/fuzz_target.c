@@ -4,13 +4,18 @@
  * syscalls.h): which kind a spec is, "sys:NAME" against the system call
  * table, and for "BINARY:FUNC" the function glob resolved in a fixture
  * binary made for it (build/fuzz/symtarget, beside the harness): BINARY is
- * not looked up, so no file of this system is read for it.
+ * not looked up, so no file of this system is read for it. Each spec's
+ * argument list too (argexpr.h): split off, parsed, checked for what the
+ * parser promises.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "argexpr.h"
+#include "kfit/args.h"
 #include "syscalls.h"
 #include "utarget.h"
 #include "fuzzlib.h"
@@ -61,6 +66,65 @@ static void user(const char *spec)
 	free(in);
 }
 
+/* One item as parsed: what kfit_arglist_parse promises of it */
+static void check_expr(const struct kfit_argexpr *e, bool typed)
+{
+	unsigned char kind;
+	bool str;
+	int i;
+
+	if (!e->text || !e->text[0] || e->nseg < 1 || !e->seg || !e->arrow)
+		abort();
+	if (e->arrow[0] || (typed != (e->type != NULL)))
+		abort();
+	if (e->type && (kfit_argtype_kind(e->type, &kind, &str) || e->nseg != 1))
+		abort();
+	if (e->as && kfit_argtype_kind(e->as, &kind, &str))
+		abort();
+	for (i = 0; i < e->nseg; i++)
+		if (!e->seg[i][0] || !strstr(e->text, e->seg[i]))
+			abort();	/* a name, from the text */
+}
+
+/* The spec's argument list, if any: split off and parsed */
+static void args(const char *spec)
+{
+	struct kfit_arglist l;
+	char base[64], err[512];
+	const char *list;
+	size_t len;
+	int i, r;
+
+	err[0] = '\0';
+	r = kfit_argexpr_split(spec, base, sizeof(base), &list, &len, err, sizeof(err));
+	if (r) {
+		if (r != -EINVAL || !err[0])
+			abort();
+		return;
+	}
+	if (strlen(base) >= sizeof(base) || strncmp(spec, base, strlen(base)))
+		abort();
+	if (!list) {
+		if (strcmp(base, spec))
+			abort();
+		return;
+	}
+	if (list[-1] != '(' || list[len] != ')' || list + len + 1 != spec + strlen(spec))
+		abort();
+	err[0] = '\0';
+	r = kfit_arglist_parse(list, len, &l, err, sizeof(err));
+	if (r) {
+		if ((r != -EINVAL && r != -ENOMEM) || !err[0] || l.n || l.v)
+			abort();
+		return;
+	}
+	if (l.n < 1 || l.n > KFIT_ARGS_MAX)
+		abort();
+	for (i = 0; i < l.n; i++)
+		check_expr(&l.v[i], l.typed);
+	kfit_arglist_free(&l);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *name;
@@ -71,6 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > 1024)
 		return 0;
 	spec = fz_str(data, size);
+	args(spec);
 	if (!strncmp(spec, "sys:", 4)) {
 		if (kfit_utarget_is_spec(spec))
 			abort();

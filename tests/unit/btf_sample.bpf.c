@@ -74,3 +74,26 @@ void kfit_sample_ret_void(int *x)
 {
 	*x = 1;
 }
+
+/* Arguments by name, for kfit_btf_arg: btf_sample.h's structures */
+#include "btf_sample.h"
+
+/*
+ * First: clang would put kfit_arg_leaf behind kfit_arg_inner's pointer
+ * as a declaration only (FWD), where the kernel's BTF has its body
+ */
+long kfit_arg_leaf_fn(struct kfit_arg_leaf *leaf)
+{
+	return leaf->pad;
+}
+
+int kfit_arg_fn(struct kfit_arg_outer *o, const char *s, enum kfit_arg_color c,
+		_Bool b, struct kfit_arg_leaf *leaf)
+{
+	return o->c + o->in.x + s[0] + c + b + leaf->tag[0] + o->in.leaf->label[0];
+}
+
+int kfit_arg_big_fn(struct kfit_arg_big *big)
+{
+	return big->b.z + big->near;
+}

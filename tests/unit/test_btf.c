@@ -13,6 +13,9 @@
 #include <bpf/btf.h>
 #include <cmocka.h>
 #include "btf.h"
+#include "btf_sample.h"
+#include "testlib.h"
+#include "kfit/args.h"
 #include "kfit/ret.h"
 
 /* btf_sample.bpf.o is built next to this test binary */
@@ -152,6 +155,218 @@ static void test_vmlinux(void **state)
 	assert_false(kfit_btf_has_func(btf, "kfit_no_such_function"));
 }
 
+/* ---- kfit_btf_arg: paths on btf_sample.h's structures ------------------- */
+
+#define S	KFIT_RET_SIGNED
+#define P	KFIT_RET_PTR
+
+/* path ("o->in.leaf->label") split at '->' and '.' for kfit_btf_arg */
+static int arg(const struct btf *btf, const char *func, const char *path,
+	       struct kfit_btf_arg *a, char *err, size_t errlen)
+{
+	char buf[256], *seg[16], *p = buf;
+	bool arrow[16] = { false };
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	seg[n++] = p;
+	while ((p = strpbrk(p, "-."))) {
+		assert_true(n < 16);
+		arrow[n] = *p == '-';
+		*p = '\0';
+		p += arrow[n] ? 2 : 1;
+		seg[n++] = p;
+	}
+	err[0] = '\0';
+	memset(a, 0xa5, sizeof(*a));
+	return kfit_btf_arg(btf, func, (const char *const *)seg, arrow, n, a, err, errlen);
+}
+
+#define OUT(f)		offsetof(struct kfit_arg_outer, f)
+#define INNER(f)	offsetof(struct kfit_arg_inner, f)
+#define LEAF(f)		offsetof(struct kfit_arg_leaf, f)
+
+/* Each path's parameter, hops and kind, the hops' offsets the compiler's */
+static void test_arg_paths(void **state)
+{
+	static const struct {
+		const char *path;
+		int index, kind, nhops;
+		unsigned int off[4];
+		bool is_str, inline_str, user, is_bool;
+	} cases[] = {
+		/* parameters themselves */
+		{ "o", 0, 8 | P, 0, { 0 }, false, false, false, false },
+		{ "s", 1, 8 | P, 0, { 0 }, true, false, false, false },
+		{ "c", 2, 4, 0, { 0 }, false, false, false, false },
+		{ "b", 3, 1, 0, { 0 }, false, false, false, true },
+		{ "leaf", 4, 8 | P, 0, { 0 }, false, false, false, false },
+		/* '->' from a pointer parameter, then '.' into a nested struct */
+		{ "o->in.x", 0, 4 | S, 1, { OUT(in) + INNER(x) }, false, false, false, false },
+		{ "o->in.y", 0, 2 | S, 1, { OUT(in) + INNER(y) }, false, false, false, false },
+		/* members of an anonymous union, and of a struct in it */
+		{ "o->u_long", 0, 8 | S, 1, { OUT(u_long) }, false, false, false, false },
+		{ "o->u_a", 0, 4 | S, 1, { OUT(u_a) }, false, false, false, false },
+		{ "o->u_b", 0, 4 | S, 1, { OUT(u_b) }, false, false, false, false },
+		{ "o->color", 0, 4, 1, { OUT(color) }, false, false, false, false },
+		{ "o->on", 0, 1, 1, { OUT(on) }, false, false, false, true },
+		/* a pointer read, then a second '->' through it */
+		{ "o->in.leaf", 0, 8 | P, 1, { OUT(in) + INNER(leaf) }, false, false, false,
+		  false },
+		{ "o->in.leaf->count", 0, 4, 2, { OUT(in) + INNER(leaf), LEAF(count) },
+		  false, false, false, false },
+		{ "o->in.leaf->label", 0, 8 | P, 2, { OUT(in) + INNER(leaf), LEAF(label) },
+		  true, false, false, false },
+		/* a char array: its address, the last hop reading nothing */
+		{ "o->name", 0, 8 | P, 1, { OUT(name) }, true, true, false, false },
+		{ "o->in.leaf->tag", 0, 8 | P, 2, { OUT(in) + INNER(leaf), LEAF(tag) },
+		  true, true, false, false },
+		{ "leaf->tag", 4, 8 | P, 1, { LEAF(tag) }, true, true, false, false },
+		/* __user */
+		{ "o->ubuf", 0, 8 | P, 1, { OUT(ubuf) }, true, false, true, false },
+		{ "o->pcpu", 0, 8 | P, 1, { OUT(pcpu) }, true, false, false, false },
+		{ "o->tint", 0, 4, 1, { OUT(tint) }, false, false, false, false },
+		/* four hops: the most */
+		{ "leaf->next->next->next->pad", 4, 8 | S, 4,
+		  { LEAF(next), LEAF(next), LEAF(next), LEAF(pad) }, false, false, false,
+		  false },
+		{ "o->in.leaf->next->label", 0, 8 | P, 3,
+		  { OUT(in) + INNER(leaf), LEAF(next), LEAF(label) }, true, false, false,
+		  false },
+	};
+	const struct btf *btf = *state;
+	struct kfit_btf_arg a;
+	char err[256];
+	size_t i;
+	int j;
+
+	for (i = 0; i < T_N(cases); i++) {
+		const char *name = cases[i].path;
+
+		t_int_eq(name, arg(btf, "kfit_arg_fn", name, &a, err, sizeof(err)), 0);
+		t_str_eq(name, err, "");
+		t_int_eq(name, a.index, cases[i].index);
+		t_int_eq(name, a.kind, cases[i].kind);
+		t_int_eq(name, a.nhops, cases[i].nhops);
+		for (j = 0; j < a.nhops && j < 4; j++)
+			t_int_eq(name, a.off[j], cases[i].off[j]);
+		t_int_eq(name, a.is_str, cases[i].is_str);
+		t_int_eq(name, a.inline_str, cases[i].inline_str);
+		t_int_eq(name, a.user, cases[i].user);
+		t_int_eq(name, a.is_bool, cases[i].is_bool);
+		t_int_eq(name, a.enum_id != 0, !strcmp(name, "c") || !strcmp(name, "o->color") ||
+			 !strcmp(name, "o->tint"));
+	}
+}
+
+/* An enum's id: the type whose values name the numbers */
+static void test_arg_enum(void **state)
+{
+	const struct btf *btf = *state;
+	const struct btf_type *t;
+	struct kfit_btf_arg a;
+	char err[256];
+	int id = btf__find_by_name_kind(btf, "kfit_arg_color", BTF_KIND_ENUM);
+
+	assert_true(id > 0);
+	assert_int_equal(arg(btf, "kfit_arg_fn", "c", &a, err, sizeof(err)), 0);
+	assert_int_equal(a.enum_id, id);
+	assert_int_equal(arg(btf, "kfit_arg_fn", "o->color", &a, err, sizeof(err)), 0);
+	assert_int_equal(a.enum_id, id);
+	/* the enum itself, not its typedef */
+	assert_int_equal(arg(btf, "kfit_arg_fn", "o->tint", &a, err, sizeof(err)), 0);
+	assert_int_equal(a.enum_id, id);
+	t = btf__type_by_id(btf, a.enum_id);
+	assert_int_equal(btf_vlen(t), 2);
+	assert_string_equal(btf__name_by_offset(btf, btf_enum(t)[1].name_off), "KFIT_ARG_BLUE");
+	assert_int_equal(btf_enum(t)[1].val, KFIT_ARG_BLUE);
+}
+
+static void test_arg_refused(void **state)
+{
+	static const struct {
+		const char *func, *path;
+		int rc;
+		const char *says;
+	} cases[] = {
+		{ "kfit_arg_fn", "nosuch", -ENOENT, "kfit_arg_fn has no parameter 'nosuch'" },
+		{ "kfit_arg_fn", "o->nosuch", -EINVAL,
+		  "struct kfit_arg_outer has no field 'nosuch'" },
+		{ "kfit_arg_fn", "o->in.nosuch", -EINVAL,
+		  "struct kfit_arg_inner has no field 'nosuch'" },
+		{ "kfit_arg_fn", "o->in.leaf->nosuch", -EINVAL,
+		  "struct kfit_arg_leaf has no field 'nosuch'" },
+		/* a bit field has no byte of its own to read */
+		{ "kfit_arg_fn", "o->flag", -EINVAL, "'flag' is a bit field" },
+		{ "kfit_arg_fn", "o->level", -EINVAL, "'level' is a bit field" },
+		/* '.' on a pointer parameter; '->' on a structure */
+		{ "kfit_arg_fn", "o.c", -EINVAL, "reach fields with '->'" },
+		{ "kfit_arg_fn", "o->in->x", -EINVAL, "'->x' follows no pointer" },
+		{ "kfit_arg_fn", "o->in.leaf.pad", -EINVAL, "'.pad' is not in a structure" },
+		{ "kfit_arg_fn", "s->x", -EINVAL, "'->x' is not in a structure" },
+		{ "kfit_arg_fn", "c->x", -EINVAL, "follows no pointer" },
+		/* a structure is no value */
+		{ "kfit_arg_fn", "o->in", -EINVAL, "'in' is not a number, pointer or string" },
+		/* five hops */
+		{ "kfit_arg_fn", "leaf->next->next->next->next->pad", -EINVAL,
+		  "at most 4 reads through pointers" },
+		{ "kfit_arg_fn", "leaf->next->next->next->next->next->pad", -EINVAL,
+		  "at most 4 reads through pointers" },
+		{ "kfit_arg_fn", "o->in.leaf->next->next->next->label", -EINVAL,
+		  "at most 4 reads" },
+		{ "kfit_arg_nosuch", "x", -ENOENT, "kfit_arg_nosuch has no type information" },
+		/* a structure is not a function */
+		{ "kfit_arg_outer", "c", -ENOENT, "no type information" },
+		/* an offset a hop cannot hold (a __u16) */
+		{ "kfit_arg_big_fn", "big->b.z", -EINVAL, "too far" },
+	};
+	const struct btf *btf = *state;
+	struct kfit_btf_arg a;
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < T_N(cases); i++) {
+		const char *name = cases[i].path;
+
+		t_int_eq(name, arg(btf, cases[i].func, name, &a, err, sizeof(err)), cases[i].rc);
+		if (!t_has(err, cases[i].says))
+			fail_msg("%s: '%s' does not say '%s'", name, err, cases[i].says);
+	}
+}
+
+/* Offsets up to 0xffff are kept whole */
+static void test_arg_far(void **state)
+{
+	const struct btf *btf = *state;
+	struct kfit_btf_arg a;
+	char err[256];
+
+	assert_int_equal(arg(btf, "kfit_arg_big_fn", "big->b.pad2", &a, err, sizeof(err)), 0);
+	assert_int_equal(a.off[0], offsetof(struct kfit_arg_big, b.pad2));
+	assert_true(offsetof(struct kfit_arg_big, near) > 0xffff);
+	assert_int_equal(arg(btf, "kfit_arg_big_fn", "big->near", &a, err, sizeof(err)),
+			 -EINVAL);
+	assert_true(t_has(err, "too far"));
+}
+
+static void test_func_params(void **state)
+{
+	const struct btf *btf = *state;
+	char buf[128];
+
+	assert_int_equal(kfit_btf_func_param(btf, "kfit_arg_fn", "o"), 0);
+	assert_int_equal(kfit_btf_func_param(btf, "kfit_arg_fn", "leaf"), 4);
+	assert_int_equal(kfit_btf_func_param(btf, "kfit_arg_fn", "lea"), -ENOENT);
+	assert_int_equal(kfit_btf_func_param(btf, "kfit_arg_nosuch", "o"), -ENOENT);
+	assert_int_equal(kfit_btf_func_params(btf, "kfit_arg_fn", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "o, s, c, b, leaf");
+	assert_int_equal(kfit_btf_func_params(btf, "kfit_sample_zero", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+	/* cut short, NUL-ended */
+	assert_int_equal(kfit_btf_func_params(btf, "kfit_arg_fn", buf, 6), 0);
+	assert_string_equal(buf, "o, s,");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -161,6 +376,11 @@ int main(void)
 		cmocka_unit_test(test_has_field),
 		cmocka_unit_test(test_module_count),
 		cmocka_unit_test(test_vmlinux),
+		cmocka_unit_test(test_arg_paths),
+		cmocka_unit_test(test_arg_enum),
+		cmocka_unit_test(test_arg_refused),
+		cmocka_unit_test(test_arg_far),
+		cmocka_unit_test(test_func_params),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -56,7 +56,9 @@ int kfit_argexpr_split(const char *spec, char *base, size_t baselen,
 			snprintf(err, errlen, "'%s': a ')' without its '('", spec);
 			return -EINVAL;
 		}
-		snprintf(base, baselen, "%s", spec);
+		if (n >= baselen)
+			goto long_base;
+		memcpy(base, spec, n + 1);
 		return 0;
 	}
 	if (spec[n - 1] != ')' || memchr(spec, '(', open - spec) ||
@@ -65,14 +67,21 @@ int kfit_argexpr_split(const char *spec, char *base, size_t baselen,
 			 "'vfs_read(count)'", spec);
 		return -EINVAL;
 	}
-	if (open == spec || (size_t)(open - spec) >= baselen) {
+	if (open == spec) {
 		snprintf(err, errlen, "'%s': no function before '('", spec);
 		return -EINVAL;
 	}
+	if ((size_t)(open - spec) >= baselen)
+		goto long_base;
 	snprintf(base, baselen, "%.*s", (int)(open - spec), spec);
 	*list = open + 1;
 	*listlen = spec + n - 1 - *list;
 	return 0;
+long_base:
+	/* never cut short: a shorter glob or path would be another target */
+	snprintf(err, errlen, "'%.40s...': too long (at most %zu bytes before '(')",
+		 spec, baselen - 1);
+	return -EINVAL;
 }
 
 static bool ident_char(char c, bool first)
@@ -134,6 +143,14 @@ static int add_seg(struct kfit_argexpr *e, const char *s, size_t n, bool arrow)
 	return 0;
 }
 
+static bool type_known(const char *word)
+{
+	unsigned char kind;
+	bool str;
+
+	return !kfit_argtype_kind(word, &kind, &str);
+}
+
 /* "[TYPE ]NAME{->F|.F}[:AS]" in s (trimmed, NUL-ended) */
 static int parse_item(char *s, struct kfit_argexpr *e, char *err, size_t errlen)
 {
@@ -157,6 +174,12 @@ static int parse_item(char *s, struct kfit_argexpr *e, char *err, size_t errlen)
 		if (!e->type)
 			return -ENOMEM;
 		p = sp + strspn(sp, " \t");
+		/* before the rest: 'unsigned int x' is a type we lack */
+		if (!type_known(e->type)) {
+			snprintf(err, errlen, "'%s': unknown type '%s' (types: %s)",
+				 e->text, e->type, kfit_argtype_words());
+			return -EINVAL;
+		}
 	}
 	for (;;) {
 		n = ident(p);
@@ -187,15 +210,7 @@ static int parse_item(char *s, struct kfit_argexpr *e, char *err, size_t errlen)
 
 static int check_item(const struct kfit_argexpr *e, char *err, size_t errlen)
 {
-	unsigned char kind;
-	bool str;
-
-	if (e->type && kfit_argtype_kind(e->type, &kind, &str)) {
-		snprintf(err, errlen, "'%s': unknown type '%s' (types: %s)", e->text,
-			 e->type, kfit_argtype_words());
-		return -EINVAL;
-	}
-	if (e->as && kfit_argtype_kind(e->as, &kind, &str)) {
+	if (e->as && !type_known(e->as)) {
 		snprintf(err, errlen, "'%s': unknown type ':%s' (types: %s)", e->text,
 			 e->as, kfit_argtype_words());
 		return -EINVAL;

@@ -29,8 +29,10 @@ struct kfit_arglist {
 
 /*
  * Split spec at its argument list: "vfs_read(count)" gives "vfs_read" in
- * base and "count" in *list (NULL when spec has none). 0, or -EINVAL
- * with the reason in err (an unclosed or empty list).
+ * base and "count" in *list (NULL when spec has none; "f()" gives an
+ * empty one, which kfit_arglist_parse refuses). 0, or -EINVAL with the
+ * reason in err (an unclosed list, text after it, no base, a base that
+ * does not fit in baselen: never cut short).
  */
 int kfit_argexpr_split(const char *spec, char *base, size_t baselen,
 		       const char **list, size_t *listlen, char *err, size_t errlen);

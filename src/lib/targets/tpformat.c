@@ -113,9 +113,14 @@ static const struct {
 	{ "clockid_t", 4 | KFIT_RET_SIGNED }, { "timer_t", 4 | KFIT_RET_SIGNED },
 	{ "mqd_t", 4 | KFIT_RET_SIGNED }, { "key_t", 4 | KFIT_RET_SIGNED },
 	{ "key_serial_t", 4 | KFIT_RET_SIGNED }, { "rwf_t", 4 | KFIT_RET_SIGNED },
+	{ "s32", 4 | KFIT_RET_SIGNED }, { "__s32", 4 | KFIT_RET_SIGNED },
 	{ "unsigned int", 4 }, { "unsigned", 4 }, { "u32", 4 }, { "__u32", 4 },
 	{ "uid_t", 4 }, { "gid_t", 4 }, { "qid_t", 4 },
 	{ "short", 2 | KFIT_RET_SIGNED }, { "unsigned short", 2 }, { "umode_t", 2 },
+	{ "s16", 2 | KFIT_RET_SIGNED }, { "__s16", 2 | KFIT_RET_SIGNED },
+	{ "u16", 2 }, { "__u16", 2 },
+	{ "s8", 1 | KFIT_RET_SIGNED }, { "__s8", 1 | KFIT_RET_SIGNED },
+	{ "u8", 1 }, { "__u8", 1 },
 	{ "long", 8 | KFIT_RET_SIGNED }, { "loff_t", 8 | KFIT_RET_SIGNED },
 	{ "off_t", 8 | KFIT_RET_SIGNED }, { "__s64", 8 | KFIT_RET_SIGNED },
 };
@@ -132,6 +137,9 @@ unsigned char kfit_tpformat_kind(const struct kfit_tpfield *f)
 	for (i = 0; i < sizeof(ctypes) / sizeof(ctypes[0]); i++)
 		if (!strcmp(t, ctypes[i].type))
 			return ctypes[i].kind;
+	/* an enum in a wider field is an int (landlock_add_rule's rule_type) */
+	if (!strncmp(t, "enum ", 5) && f->size > 4)
+		return 4;
 	if (!f->size || f->size > 8 || (f->size & (f->size - 1)))
 		return 0;
 	return f->size | (f->is_signed ? KFIT_RET_SIGNED : 0);
