@@ -3,7 +3,6 @@
  * funcdur: per-function wall-time durations, KFI style.
  * BPF side: bpf/calltime.bpf.c. Shared types: include/kfit/calltime.h.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -204,8 +203,9 @@ static int by_slots(void)
 	env.by_slot = calloc(env.tg.n, 1);
 	if (!env.by_slot)
 		return -ENOMEM;
-	for (i = 0; grouping() && env.by_what[i] && i < (int)sizeof(env.by_title) - 1; i++)
-		env.by_title[i] = toupper((unsigned char)env.by_what[i]);
+	/* RET, a column's; an argument as named, beside the columns (COUNT) */
+	snprintf(env.by_title, sizeof(env.by_title), "%s",
+		 grouping() && strcmp(env.by_what, "ret") ? env.by_what : "RET");
 	for (i = 0; grouping() && i < env.tg.n; i++) {
 		fn = &env.tg.funcs[i];
 		k = strcmp(env.by_what, "ret") ? kfit_args_slot(fn, env.by_what) : -2;

@@ -290,6 +290,18 @@ int kfit_btf_func_params(const struct btf *btf, const char *func, char *buf, siz
 }
 
 /* One '->' or '.' step of the path from *type: a member's offset and type */
+/* "struct file", "union (anonymous)": for messages */
+static const char *composite_name(const struct btf *btf, const struct btf_type *t)
+{
+	static char buf[160];
+	const char *name = btf__name_by_offset(btf, t->name_off);
+	bool is_union = btf_is_union(t) || (btf_is_fwd(t) && btf_kflag(t));
+
+	snprintf(buf, sizeof(buf), "%s %s", is_union ? "union" : "struct",
+		 name && *name ? name : "(anonymous)");
+	return buf;
+}
+
 static int step(const struct btf *btf, __u32 *type, const char *field, bool arrow,
 		__u32 *off, char *err, size_t errlen)
 {
@@ -305,21 +317,23 @@ static int step(const struct btf *btf, __u32 *type, const char *field, bool arro
 		}
 		t = skip_mods(btf, t->type);
 	}
+	if (t && btf_is_fwd(t)) {
+		snprintf(err, errlen, "'%s%s': %s is only declared in BTF, its fields unknown",
+			 arrow ? "->" : ".", field, composite_name(btf, t));
+		return -EINVAL;
+	}
 	if (!t || !btf_is_composite(t)) {
 		snprintf(err, errlen, "'%s%s' is not in a structure", arrow ? "->" : ".", field);
 		return -EINVAL;
 	}
 	m = find_member(btf, t, field, &bits, &bitfield, 0);
 	if (!m) {
-		snprintf(err, errlen, "%s %s has no field '%s'",
-			 btf_is_union(t) ? "union" : "struct",
-			 btf__name_by_offset(btf, t->name_off), field);
+		snprintf(err, errlen, "%s has no field '%s'", composite_name(btf, t), field);
 		return -EINVAL;
 	}
 	if (bitfield || bits % 8) {
-		snprintf(err, errlen, "'%s' is a bit field of %s %s: only whole bytes "
-			 "are read", field, btf_is_union(t) ? "union" : "struct",
-			 btf__name_by_offset(btf, t->name_off));
+		snprintf(err, errlen, "'%s' is a bit field of %s: only whole bytes are read",
+			 field, composite_name(btf, t));
 		return -EINVAL;
 	}
 	if (bits / 8 > 0xffff) {
