@@ -138,7 +138,8 @@ static const struct kfit_tool tool = {
 		   "calls or user\nfunctions, with KFI's filters, triggers and "
 		   "kd-style summaries (count, time,\nlocal time, max-sub).\n"
 		   "TARGET: FUNC or GLOB (kernel), sys:NAME or sys:GLOB (system "
-		   "calls),\nBINARY:FUNC or LIB:FUNC (user functions, GLOB allowed).",
+		   "calls),\nBINARY:FUNC or LIB:FUNC (user functions, GLOB allowed), "
+		   "each with the\narguments to read in parentheses: 'vfs_read(count)'.",
 	.synopsis = "[OPTIONS] TARGET... [-- COMMAND [ARGS]]",
 	.examples = "funcdur do_fork --min 500us       # forks slower than 500 us\n"
 		    "funcdur 'vfs_*' -p 1234           # every vfs_ function of a process\n"
@@ -148,7 +149,10 @@ static const struct kfit_tool tool = {
 		    "funcdur 'tcp_*' --events --min 1ms  # each slow call\n"
 		    "funcdur 'ext4_*' -- tar xf linux.tar  # one command, from its exec\n"
 		    "funcdur sys:openat --by ret -- make  # how each returned, how long\n"
-		    "funcdur --errors 'vfs_*' sys:openat  # only the calls that failed\n",
+		    "funcdur --errors 'vfs_*' sys:openat  # only the calls that failed\n"
+		    "funcdur --events 'sys:openat(filename, flags)'  # each call's arguments\n"
+		    "funcdur 'c:malloc(bytes)' --by bytes  # a row per size: how often, how long\n"
+		    "funcdur --events 'vfs_open(path->dentry->d_name.name)'  # fields (BTF)\n",
 	.common = KFIT_OPT_PID | KFIT_OPT_TID | KFIT_OPT_COMM | KFIT_OPT_CPU |
 		  KFIT_OPT_DURATION | KFIT_OPT_INTERVAL | KFIT_OPT_JSON |
 		  KFIT_OPT_TIMESTAMP | KFIT_OPT_MINMAX | KFIT_OPT_ATTACH,
