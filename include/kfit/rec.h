@@ -84,10 +84,11 @@ struct kfit_rec_call {
 
 #define KFIT_REC_CALL_V1_SIZE	__builtin_offsetof(struct kfit_rec_call, ret)
 
-/* Whether call r (of h.size bytes) has a return value, in *reg */
+/* Whether call r (of h.size bytes) has a return value, in *reg: one given up has none */
 static inline int kfit_rec_call_ret(const struct kfit_rec_call *r, __u64 *reg)
 {
-	if (r->h.size < sizeof(*r) || !(r->cflags & KFIT_CF_RET))
+	if (r->h.size < sizeof(*r) || !(r->cflags & KFIT_CF_RET) ||
+	    (r->h.flags & KFIT_RF_INCOMPLETE))
 		return 0;
 	*reg = r->ret;
 	return 1;

@@ -293,8 +293,9 @@ static int lsec_parse(const char *text, size_t len, struct lsec *s)
 /*
  * Whether a file's section is an older version of ours: its fields the
  * first of ours, at the same offsets and sizes, and named the same but
- * for a pad that has become a field (its writer left it 0); its records
- * then end earlier (a version-1 call's before ret), their own size says
+ * for a pad that has become a field (its writer left it 0), and ending
+ * where the record does; its records then end earlier (a version-1
+ * call's before ret), their own size says
  */
 static bool older_section(const char *text, size_t len, const char *mine, size_t mylen)
 {
@@ -303,10 +304,12 @@ static bool older_section(const char *text, size_t len, const char *mine, size_t
 
 	if (lsec_parse(text, len, &a) || lsec_parse(mine, mylen, &b))
 		return false;
-	if (strcmp(a.name, b.name) || a.size > b.size || a.nf > b.nf)
+	if (strcmp(a.name, b.name) || a.size > b.size || !a.nf || a.nf > b.nf ||
+	    a.f[a.nf - 1].off + a.f[a.nf - 1].size != a.size)
 		return false;
 	for (i = 0; i < a.nf; i++) {
-		if (a.f[i].off != b.f[i].off || a.f[i].size != b.f[i].size)
+		if (a.f[i].off != b.f[i].off || a.f[i].size != b.f[i].size ||
+		    a.f[i].off + a.f[i].size > a.size)
 			return false;
 		if (strcmp(a.f[i].name, b.f[i].name) && strncmp(a.f[i].name, "pad", 3))
 			return false;
