@@ -5,8 +5,8 @@
 # -p followed, the end by signal, sampled mode where kernel functions
 # cannot be traced, and system calls' return values against strace. tests/live/test_callgraph.sh has the full suite.
 . "$(dirname "$0")/../lib.sh"
+. "$T_REPO/tests/callgraph-lib.sh"
 
-CG="$KFIT_BIN/callgraph"
 DT="$KFIT_HELPERS/durtarget"
 
 need_tool() {
@@ -77,35 +77,14 @@ test_signals_report() {
 
 # ---- return values (issue 20) ----------------------------------------------
 
-# "N VALUE" per openat that strace -f logged in FILE, in its order, N the
-# rank of its process's pid among them: VALUE as callgraph writes it (a
-# descriptor, or -ENAME for -1 with errno ENAME)
+# "RANK VALUE" per openat that strace -f logged in FILE, in its order
+# (cg_rets' form): VALUE a descriptor, or -ENAME for -1 with errno ENAME
 strace_rets() {	# FILE
 	awk '/ openat\(|<\.\.\. openat resumed>/ && !/<unfinished \.\.\.>$/ {
 		r = substr($0, index($0, ") = ") + 4)
 		split(r, w, " ")
 		print $1, (w[1] == "-1" ? "-" w[2] : w[1])
-	}' "$1" | rank_pids
-}
-
-# "PID VALUE" lines with each PID as its rank among the PIDs (1: the least)
-rank_pids() {
-	awk '{ pid[NR] = $1; v[NR] = $2; seen[$1] = 1 }
-	END {
-		n = 0
-		for (p in seen) ids[++n] = p + 0
-		for (i = 1; i <= n; i++)
-			for (j = i + 1; j <= n; j++)
-				if (ids[j] < ids[i]) { t = ids[i]; ids[i] = ids[j]; ids[j] = t }
-		for (i = 1; i <= n; i++) rank[ids[i]] = i
-		for (i = 1; i <= NR; i++) print rank[pid[i]], v[i]
-	}'
-}
-
-# The same of callgraph's (or kd's) -j: each thread's openat calls in order
-json_rets() {	# FILE
-	jq -r '.threads[] | .tid as $t | .calls[] | select(.name == "sys:openat") |
-		"\($t) \(.ret_str // "none")"' "$1" | rank_pids
+	}' "$1" | cg_rank_pids
 }
 
 # sys:openat's return values, call for call in each process, as strace -f
@@ -124,12 +103,13 @@ test_openat_returns_strace() {
 	t_assert_match "$want" '-ENOENT' "strace saw a failed openat"
 	t_expect_exit 0 "$CG" -j --output "$T_TMP/cg.json" -o "$T_TMP/cg.kft" --tree sys:openat -- \
 		sh -c "$cmd"
-	got=$(json_rets "$T_TMP/cg.json")
+	cg_json "$T_TMP/cg.json" "callgraph -j sys:openat"
+	got=$(cg_rets "$T_TMP/cg.json" sys:openat)
 	n=$(wc -l <<<"$want")
 	echo "openat of sh -c '$cmd': $n calls; strace's failures: $(grep -c ENOENT <<<"$want")"
 	t_assert_eq "$got" "$want" "callgraph -j's openat returns (strace -f's)"
 	t_expect_exit 0 "$KFIT_BIN/kd" -j "$T_TMP/cg.kft"
-	t_assert_eq "$(json_rets "$T_OUT")" "$want" "kd -j's openat returns (strace -f's)"
+	t_assert_eq "$(cg_rets "$T_OUT" sys:openat)" "$want" "kd -j's openat returns (strace -f's)"
 	t_expect_exit 0 "$KFIT_BIN/kd" "$T_TMP/cg.kft"
 	t_assert_eq "$(grep -c ' sys:openat => -ENOENT$' "$T_OUT")" "$(grep -c ENOENT <<<"$want")" \
 		"kd's tree: the failures as -ENOENT"
