@@ -213,12 +213,18 @@ static __always_inline void irq_call(enum kfit_ctx c)
 		q->ncalls++;
 }
 
+/*
+ * A call's record; a call that returned (flags 0) with its return
+ * register as it is: user space reads it through the function's kind,
+ * which spares every call a lookup here
+ */
 static __always_inline void write_call(struct cg_stack *st, struct fc_frame *f,
 				       struct cg_frame *x, __u64 dur, __u8 flags,
-				       __u64 pid_tgid, enum kfit_ctx c)
+				       __u64 pid_tgid, enum kfit_ctx c, __u64 reg)
 {
 	void *ring = ring_of(c, (__u32)pid_tgid);
 	struct kfit_rec_call *r = reserve(ring, sizeof(*r));
+	bool returned = !(flags & KFIT_RF_INCOMPLETE);
 
 	if (!r)
 		return;
@@ -230,9 +236,10 @@ static __always_inline void write_call(struct cg_stack *st, struct fc_frame *f,
 	r->off_preempt = st->preempt - x->preempt;
 	r->id = f->id;
 	r->depth = x->rdepth;
-	r->pad = 0;
+	r->cflags = returned ? KFIT_CF_RET : 0;
 	r->dropped = x->dropped;
 	r->pad2 = 0;
+	r->ret = returned ? reg : 0;
 	submit(ring, r);
 	if (c != KFIT_CTX_TASK)
 		irq_call(c);
@@ -312,17 +319,32 @@ static __always_inline __u32 open_recorded(struct cg_stack *st)
 }
 
 /*
- * Pop the innermost frame: written if recorded and, for a return (why
- * 0), inside --min/--max; why is the reason of an incomplete call (its
- * JUMPED only for user frames). A call left out is counted, with those
- * it left out, by its caller.
+ * Loops that pop go through bpf_loop: the verifier checks the body once,
+ * not once per turn (which would make each fentry copy slow to load).
  */
-static __noinline void pop_top(struct cg_stack *st, __u64 now, __u32 why,
-			       __u64 pid_tgid, enum kfit_ctx c)
+struct pops {
+	struct cg_stack *st;
+	__u64 now;
+	__u64 pid_tgid;
+	__u64 sp;		/* pop_jumped: the new call's stack pointer */
+	__u64 reg;		/* a return's: the return register */
+	__u32 why;
+	__u32 ctx;
+	__u32 until;		/* pop_one: the depth to stop at */
+};
+
+/*
+ * Pop the innermost frame of p->st: written if recorded and, for a
+ * return (why 0, its register in reg), inside --min/--max; why is the
+ * reason of an incomplete call (its JUMPED only for user frames). A call
+ * left out is counted, with those it left out, by its caller.
+ */
+static __noinline void pop_top(struct pops *p)
 {
-	struct fc_frame *f;
+	struct cg_stack *st = p->st;
+	__u32 i = st->s.depth - 1, why = p->why;
 	struct cg_frame *x, *px;
-	__u32 i = st->s.depth - 1;
+	struct fc_frame *f;
 	__u64 dur;
 
 	f = fc_frame_at(&st->s, i);
@@ -332,12 +354,12 @@ static __noinline void pop_top(struct cg_stack *st, __u64 now, __u32 why,
 	st->s.depth = i;
 	if (st->root == i + 1)
 		st->root = 0;
-	dur = now > f->ts ? now - f->ts : 0;
+	dur = p->now > f->ts ? p->now - f->ts : 0;
 	if (!(f->flags & FC_F_USER))
 		why &= ~KFIT_RF_JUMPED;
 	if ((f->flags & FC_F_REC) &&
 	    (why || (dur >= min_ns && (!max_ns || dur <= max_ns)))) {
-		write_call(st, f, x, dur, why, pid_tgid, c);
+		write_call(st, f, x, dur, why, p->pid_tgid, p->ctx, p->reg);
 		return;
 	}
 	px = i ? cg_ext(st, i - 1) : NULL;
@@ -345,27 +367,13 @@ static __noinline void pop_top(struct cg_stack *st, __u64 now, __u32 why,
 		px->dropped += x->dropped + 1;
 }
 
-/*
- * Loops that pop go through bpf_loop: the verifier checks the body once,
- * not once per turn (which would make each fentry copy slow to load).
- */
-struct pops {
-	struct cg_stack *st;
-	__u64 now;
-	__u64 pid_tgid;
-	__u64 sp;		/* pop_jumped: the new call's stack pointer */
-	__u32 why;
-	__u32 ctx;
-	__u32 until;		/* pop_one: the depth to stop at */
-};
-
 static long pop_one(__u32 i, void *data)
 {
 	struct pops *p = data;
 
 	if (p->st->s.depth <= p->until)
 		return 1;
-	pop_top(p->st, p->now, p->why, p->pid_tgid, p->ctx);
+	pop_top(p);
 	return 0;
 }
 
@@ -412,8 +420,7 @@ static long pop_jumped(__u32 i, void *data)
 	if ((f->flags & FC_F_USER) &&
 	    (f->sp > p->sp || (f->sp == p->sp && tail_call(p->sp))))
 		return 1;
-	pop_top(p->st, p->now, KFIT_RF_INCOMPLETE | KFIT_RF_JUMPED, p->pid_tgid,
-		KFIT_CTX_TASK);
+	pop_top(p);
 	return 0;
 }
 
@@ -421,6 +428,7 @@ static __always_inline void drop_jumped(struct cg_stack *st, __u64 sp, __u64 pid
 {
 	struct pops p = {
 		.st = st, .now = bpf_ktime_get_ns(), .pid_tgid = pid_tgid, .sp = sp,
+		.why = KFIT_RF_INCOMPLETE | KFIT_RF_JUMPED, .ctx = KFIT_CTX_TASK,
 	};
 
 	if (!st->s.overflow)
@@ -499,13 +507,15 @@ static __always_inline int on_entry(__u32 id, bool kernel, __u64 sp)
 	return 0;
 }
 
-static __always_inline int on_exit(__u32 id, bool kernel, bool user)
+/* A return of id, its return register reg */
+static __always_inline int on_exit(__u32 id, bool kernel, bool user, __u64 reg)
 {
 	__u64 now = bpf_ktime_get_ns();
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	enum kfit_ctx c = fc_context(kernel);
 	struct cg_stack *st;
 	struct fc_frame *f;
+	struct pops p;
 	__u32 i;
 
 	st = fc_stack_of(&stacks, c, pid_tgid);
@@ -521,7 +531,8 @@ static __always_inline int on_exit(__u32 id, bool kernel, bool user)
 	/* frames above it never returned: a user function's, by longjmp */
 	pop_to(st, i + 1, now, KFIT_RF_INCOMPLETE | (user ? KFIT_RF_JUMPED : 0),
 	       pid_tgid, c);
-	pop_top(st, now, 0, pid_tgid, c);
+	p = (struct pops){ .st = st, .now = now, .pid_tgid = pid_tgid, .reg = reg, .ctx = c };
+	pop_top(&p);
 	return 0;
 }
 
@@ -534,7 +545,10 @@ int BPF_PROG(cg_fentry)
 SEC("fexit")
 int BPF_PROG(cg_fexit)
 {
-	return on_exit(bpf_get_attach_cookie(ctx), true, false);
+	__u64 ret = 0;
+
+	bpf_get_func_ret(ctx, &ret);
+	return on_exit(bpf_get_attach_cookie(ctx), true, false, ret);
 }
 
 SEC("kprobe")
@@ -544,9 +558,9 @@ int BPF_KPROBE(cg_kprobe)
 }
 
 SEC("kretprobe")
-int BPF_KRETPROBE(cg_kretprobe)
+int BPF_KRETPROBE(cg_kretprobe, long ret)
 {
-	return on_exit(bpf_get_attach_cookie(ctx), true, false);
+	return on_exit(bpf_get_attach_cookie(ctx), true, false, ret);
 }
 
 SEC("kprobe.multi")
@@ -556,9 +570,9 @@ int BPF_KPROBE(cg_kmulti)
 }
 
 SEC("kretprobe.multi")
-int BPF_KRETPROBE(cg_kmulti_ret)
+int BPF_KRETPROBE(cg_kmulti_ret, long ret)
 {
-	return on_exit(bpf_get_attach_cookie(ctx), true, false);
+	return on_exit(bpf_get_attach_cookie(ctx), true, false, ret);
 }
 
 SEC("uprobe")
@@ -571,9 +585,9 @@ int BPF_KPROBE(cg_uprobe)
 }
 
 SEC("uretprobe")
-int BPF_KRETPROBE(cg_uretprobe)
+int BPF_KRETPROBE(cg_uretprobe, long ret)
 {
-	return on_exit(bpf_get_attach_cookie(ctx), false, true);
+	return on_exit(bpf_get_attach_cookie(ctx), false, true, ret);
 }
 
 /* sys:NAME, through syscalls/sys_enter_NAME and sys_exit_NAME */
@@ -584,9 +598,9 @@ int cg_sys_enter(void *ctx)
 }
 
 SEC("tracepoint")
-int cg_sys_exit(void *ctx)
+int cg_sys_exit(struct trace_event_raw_sys_exit *ctx)
 {
-	return on_exit(bpf_get_attach_cookie(ctx), false, false);
+	return on_exit(bpf_get_attach_cookie(ctx), false, false, ctx->ret);
 }
 
 /* ---- context switches ------------------------------------------------- */
@@ -774,7 +788,7 @@ static long exec_one(__u32 i, void *data)
 		return 1;
 	if (f->flags & FC_F_REC)
 		write_call(c->from, f, x, c->now > f->ts ? c->now - f->ts : 0,
-			   KFIT_RF_INCOMPLETE | KFIT_RF_EXEC, c->pid_tgid, KFIT_CTX_TASK);
+			   KFIT_RF_INCOMPLETE | KFIT_RF_EXEC, c->pid_tgid, KFIT_CTX_TASK, 0);
 	return 0;
 }
 

@@ -30,6 +30,12 @@
 #   I TID DEPTH PATH IRQ CONTEXT START DUR NCALLS   an interrupt node
 #   S TID DEPTH PATH SWITCH-JSON  a context switch node
 # TID is the thread's tid (task threads) or CONTEXT:CPU (interrupt ones).
+# A call's "ret" (a number, with "ret_str") only if it returned.
+#
+# cg_rets FILE NAME [FIELD]: "RANK VALUE" per call of NAME in a -j
+# document, each thread's in order, VALUE its ret_str (or FIELD: ret, its
+# number; "none" without one), RANK its
+# thread's rank among them (cg_rank_pids): comparable with another run's.
 
 CG="$KFIT_BIN/callgraph"
 CGS="$KFIT_HELPERS/cgshape"
@@ -59,6 +65,9 @@ def check_call($tid):
 		| "\($w): incomplete, incomplete_reason \(.incomplete_reason | tojson)"),
 	(select(.complete == true and has("incomplete_reason"))
 		| "\($w): complete, with an incomplete_reason"),
+	(select(has("ret") and .complete != true) | "\($w): a ret, but it never returned"),
+	(select(has("ret") and ((.ret | isnum | not) or (.ret_str | type) != "string"))
+		| "\($w): ret \(.ret | tojson) not a number or ret_str \(.ret_str | tojson) no string"),
 	(if ([callnums[] as $f | $p[$f] | isnum] | all) then
 		(select($tid != null and .tid != $tid)
 			| "\($w): tid \(.tid) in the tree of thread \($tid)"),
@@ -131,6 +140,26 @@ CG_JQ_FLAT='
 
 # One document: checked, then flattened into FILE.kv; on a problem, the
 # tool's stderr (ERRFILE, default bg.err) is shown
+# "PID VALUE" lines, each PID replaced by its rank among the PIDs (1: the
+# least), the lines kept in order: two runs of one workload compared
+cg_rank_pids() {
+	awk '{ pid[NR] = $1; v[NR] = $2; seen[$1] = 1 }
+	END {
+		n = 0
+		for (p in seen) ids[++n] = p + 0
+		for (i = 1; i <= n; i++)
+			for (j = i + 1; j <= n; j++)
+				if (ids[j] < ids[i]) { t = ids[i]; ids[i] = ids[j]; ids[j] = t }
+		for (i = 1; i <= n; i++) rank[ids[i]] = i
+		for (i = 1; i <= NR; i++) print rank[pid[i]], v[i]
+	}'
+}
+
+cg_rets() {	# FILE NAME [FIELD]
+	jq -r --arg n "$2" --arg f "${3:-ret_str}" '.threads[] | .tid as $t | .calls[] |
+		.. | objects | select(.name == $n) | "\($t) \(.[$f] // "none")"' "$1" | cg_rank_pids
+}
+
 cg_json() {	# FILE WHAT [ERRFILE]
 	local out err=${3:-$T_TMP/bg.err}
 	rm -f "$1.kv"

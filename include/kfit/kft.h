@@ -28,11 +28,13 @@
  *   LAYOUT "TYPE NAME SIZE" lines, one per record type of rec.h, then
  *          "  FIELD OFFSET SIZE" lines for its fields: a reader checks that
  *          the layout it was built with is the file's.
- *   FUNCS  "ID\tKIND\tNAME\tOBJECT\tBUILD_ID\tFLAGS" lines: the function
- *          table call records index (ids 0..N-1, each once, any order).
- *          KIND "k" kernel (OBJECT: "vmlinux" or
+ *   FUNCS  "ID\tKIND\tNAME\tOBJECT\tBUILD_ID\tFLAGS\tRET" lines: the
+ *          function table call records index (ids 0..N-1, each once, any
+ *          order). KIND "k" kernel (OBJECT: "vmlinux" or
  *          the module), "u" user (OBJECT: the binary's path); BUILD_ID hex
- *          or "-"; FLAGS "-" or "dropped" (listed but not attached).
+ *          or "-"; FLAGS "-" or "dropped" (listed but not attached); RET
+ *          how its return value reads, KFIT_RET_* (kfit/ret.h) in hex, "0"
+ *          the whole register (records of version 1 had no RET field).
  *   EVENTS per tracepoint: "event ID CAT:NAME" (ids 0..N-1) then its
  *          tracefs format file's lines as they are, up to the next "event "
  *          line (a format has empty lines of its own: they do not end it;

@@ -9,13 +9,16 @@
  * with its entry time and its depth on its stack: the decoder rebuilds the
  * tree in post-order from returns alone, which halves the traffic of
  * entry/exit pairs and lets --min drop short calls in the kernel.
+ *
+ * Version 2 added a call's return value (ret, KFIT_CF_RET): a call record
+ * of version 1 ends before it (KFIT_REC_CALL_V1_SIZE) and has none.
  */
 #ifndef KFIT_REC_H
 #define KFIT_REC_H
 
 #include <linux/types.h>
 
-#define KFIT_REC_VERSION	1
+#define KFIT_REC_VERSION	2
 
 enum kfit_rec_type {
 	KFIT_REC_CALL = 1,	/* struct kfit_rec_call */
@@ -60,6 +63,9 @@ struct kfit_rec {
 	__u64 ts;		/* CLOCK_MONOTONIC ns (bpf_ktime_get_ns); a call: its entry */
 };
 
+/* kfit_rec_call.cflags */
+#define KFIT_CF_RET	0x01	/* ret holds the return value */
+
 struct kfit_rec_call {
 	struct kfit_rec h;	/* h.cpu: where it returned */
 	__u64 dur;		/* entry to return (or to when it was given up) */
@@ -67,10 +73,26 @@ struct kfit_rec_call {
 	__u64 off_preempt;	/* off CPU inside the call, runnable (preempted) */
 	__u32 id;		/* the function: an index into the function table */
 	__u16 depth;		/* 0: the outermost recorded call of its stack */
-	__u16 pad;
+	__u16 cflags;		/* KFIT_CF_*; version 1's pad, always 0 */
 	__u32 dropped;		/* calls under it left out (--min, -D), time kept in local */
 	__u32 pad2;
+	/* version 1's records end here */
+	__u64 ret;		/* the return register as it was: the function's kind */
+				/* (kfit/ret.h, the function table's) reads it */
+	/* to come: the arguments, after it, within h.size */
 };
+
+#define KFIT_REC_CALL_V1_SIZE	__builtin_offsetof(struct kfit_rec_call, ret)
+
+/* Whether call r (of h.size bytes) has a return value, in *reg: one given up has none */
+static inline int kfit_rec_call_ret(const struct kfit_rec_call *r, __u64 *reg)
+{
+	if (r->h.size < sizeof(*r) || !(r->cflags & KFIT_CF_RET) ||
+	    (r->h.flags & KFIT_RF_INCOMPLETE))
+		return 0;
+	*reg = r->ret;
+	return 1;
+}
 
 /*
  * A traced task was off CPU from ts for dur ns. Written when it runs

@@ -77,8 +77,9 @@ int kfit_record_funcs(FILE *f, const struct kfit_targets *tg)
 			    kfit_ksyms_by_name(ks, fn->name) : NULL;
 			obj = s && s->module ? s->module : "vmlinux";
 		}
-		fprintf(f, "%d\t%c\t%s\t%s\t%s\t%s\n", i, kfit_targets_in_kernel(fn) ? 'k' : 'u',
-			fn->name, obj, *bid ? bid : "-", fn->dropped ? "dropped" : "-");
+		fprintf(f, "%d\t%c\t%s\t%s\t%s\t%s\t%x\n", i,
+			kfit_targets_in_kernel(fn) ? 'k' : 'u', fn->name, obj, *bid ? bid : "-",
+			fn->dropped ? "dropped" : "-", fn->ret);
 	}
 	kfit_ksyms_free(ks);
 	return ferror(f) ? -ENOMEM : 0;

@@ -27,6 +27,12 @@
  * T0+700ms: the end; CPU 1 lost 7 records (a LOST record, STATS).
  * Functions: main_loop, work, leaf (user), vfs_write, never_called
  * (kernel), not_attached (kernel, dropped); skipped_fn skipped.
+ * Return values (every call returns; FUNCS' RET says how each reads):
+ * main_loop is void (its register 42 shown nowhere); work returns k
+ * (the whole register: gen-worker's and gen's in iteration k, the fork's
+ * child 0, shell 1 before its exec and -1 after); leaf a pointer,
+ * 0x7f0000002000 + k; vfs_write (-errno on failure) k + 1, but -EINTR
+ * in iteration 1, and 2 in the softirq (--irqs); --flat's 1.
  *
  * -s: sampled mode instead: N samples of gen at T0 + 1ms + k * 10ms, leaf
  * first: even k kernel k_leaf under user u_leaf under u_main, odd k user
@@ -72,6 +78,7 @@
 #define US	1000ULL
 #define MS	1000000ULL
 #define END	(T0 + 700 * MS)
+#define LEAF_RET	0x7f0000002000ULL
 
 enum { F_MAIN, F_WORK, F_LEAF, F_VFS_WRITE, F_NEVER, F_DROPPED };
 
@@ -106,12 +113,14 @@ static struct kfit_rec head(__u8 type, size_t size, __u32 pid, __u32 tid, __u16 
 	};
 }
 
+/* A call that returned ret (the register) */
 static void call(__u32 pid, __u32 tid, __u16 cpu, __u32 id, __u16 depth, __u64 ts,
-		 __u64 dur, __u64 blocked)
+		 __u64 dur, __u64 blocked, __u64 ret)
 {
 	struct kfit_rec_call r = {
 		.h = head(KFIT_REC_CALL, sizeof(r), pid, tid, cpu, ts),
 		.dur = dur, .off_blocked = blocked, .id = id, .depth = depth,
+		.cflags = KFIT_CF_RET, .ret = ret,
 	};
 
 	rec(&r, sizeof(r));
@@ -182,7 +191,7 @@ static void softirq(__u64 ts, bool with_call)
 	};
 	struct kfit_rec_call c = {
 		.h = head(KFIT_REC_CALL, sizeof(c), 100, 100, 0, ts + US),
-		.dur = 2 * US, .id = F_VFS_WRITE,
+		.dur = 2 * US, .id = F_VFS_WRITE, .cflags = KFIT_CF_RET, .ret = 2,
 	};
 
 	q.h.ctx = c.h.ctx = KFIT_CTX_SOFTIRQ;
@@ -203,10 +212,10 @@ static void exact_records(long n)
 
 		/* gen-worker's first: it returns before gen's calls do */
 		ev_wakeup(b + 120 * US, k % 2);
-		call(100, 101, 1, F_LEAF, 1, b + 150 * US, 20 * US, 0);
-		call(100, 101, 1, F_WORK, 0, b + 100 * US, 200 * US, 0);
-		call(100, 100, 0, F_LEAF, 2, b + 20 * US, 100 * US, 0);
-		call(100, 100, 0, F_LEAF, 2, b + 200 * US, 50 * US, 0);
+		call(100, 101, 1, F_LEAF, 1, b + 150 * US, 20 * US, 0, LEAF_RET + k);
+		call(100, 101, 1, F_WORK, 0, b + 100 * US, 200 * US, 0, k);
+		call(100, 100, 0, F_LEAF, 2, b + 20 * US, 100 * US, 0, LEAF_RET + k);
+		call(100, 100, 0, F_LEAF, 2, b + 200 * US, 50 * US, 0, LEAF_RET + k);
 		if (k == 1 && !many) {
 			struct kfit_rec_switch s = {
 				.h = head(KFIT_REC_SWITCH, sizeof(s), 100, 100, 0, b + 260 * US),
@@ -219,21 +228,22 @@ static void exact_records(long n)
 			softirq(b + 300 * US, false);
 		if (irqs)
 			softirq(b + 300 * US, true);
-		call(100, 100, 0, F_WORK, 1, b + 10 * US, 300 * US, off);
+		call(100, 100, 0, F_WORK, 1, b + 10 * US, 300 * US, off, k);
 		ev_write(b + 410 * US, 1, 0x7f0000001000ULL + k, k + 1);
-		call(100, 100, 0, F_VFS_WRITE, 1, b + 400 * US, 50 * US, 0);
-		call(100, 100, 0, F_MAIN, 0, b, 500 * US, off);
+		call(100, 100, 0, F_VFS_WRITE, 1, b + 400 * US, 50 * US, 0,
+		     k == 1 && !many ? (__u64)-4 : (__u64)k + 1);
+		call(100, 100, 0, F_MAIN, 0, b, 500 * US, off, 42);
 	}
 	if (many) {
 		lost();
 		return;
 	}
 	task_rec(KFIT_REC_FORK, 100, 100, T0 + 300 * MS, 100, 102, "gen");
-	call(100, 102, 1, F_WORK, 0, T0 + 301 * MS, 40 * US, 0);
+	call(100, 102, 1, F_WORK, 0, T0 + 301 * MS, 40 * US, 0, 0);
 	task_rec(KFIT_REC_EXIT, 100, 102, T0 + 302 * MS, 0, 0, "gen");
-	call(300, 300, 1, F_WORK, 0, T0 + 400 * MS, 10 * US, 0);
+	call(300, 300, 1, F_WORK, 0, T0 + 400 * MS, 10 * US, 0, 1);
 	task_rec(KFIT_REC_EXEC, 300, 300, T0 + 500 * MS, 0, 0, "newprog");
-	call(300, 300, 1, F_WORK, 0, T0 + 600 * MS, 20 * US, 0);
+	call(300, 300, 1, F_WORK, 0, T0 + 600 * MS, 20 * US, 0, (__u64)-1);
 	lost();
 }
 
@@ -245,7 +255,7 @@ static void flat_records(long n)
 
 	for (k = 0; k < n; k++) {
 		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-		call(100, 100, 0, F_VFS_WRITE, 0, ts, 200 + (x >> 58), 0);
+		call(100, 100, 0, F_VFS_WRITE, 0, ts, 200 + (x >> 58), 0, 1);
 		ts += 400 + (x >> 33 & 127);
 	}
 	end_ns = ts + MS;
@@ -323,12 +333,12 @@ static void metadata(bool sampled)
 		die("kft_writer_layout", EIO);
 	if (!sampled) {
 		block(KFT_B_FUNCS,
-		      "0\tu\tmain_loop\t/usr/bin/gen\tabcdef01\t-\n"
-		      "1\tu\twork\t/usr/bin/gen\tabcdef01\t-\n"
-		      "2\tu\tleaf\t/usr/bin/gen\tabcdef01\t-\n"
-		      "3\tk\tvfs_write\tvmlinux\t-\t-\n"
-		      "4\tk\tnever_called\tvmlinux\t-\t-\n"
-		      "5\tk\tnot_attached\tvmlinux\t-\tdropped\n");
+		      "0\tu\tmain_loop\t/usr/bin/gen\tabcdef01\t-\t80\n"
+		      "1\tu\twork\t/usr/bin/gen\tabcdef01\t-\t0\n"
+		      "2\tu\tleaf\t/usr/bin/gen\tabcdef01\t-\t28\n"
+		      "3\tk\tvfs_write\tvmlinux\t-\t-\t58\n"
+		      "4\tk\tnever_called\tvmlinux\t-\t-\t54\n"
+		      "5\tk\tnot_attached\tvmlinux\t-\tdropped\t54\n");
 		snprintf(events, sizeof(events), "event 0 syscalls:sys_enter_write\n%s\n"
 			 "event 1 sched:sched_wakeup\n%s\n", write_format, wakeup_format);
 		block(KFT_B_EVENTS, events);

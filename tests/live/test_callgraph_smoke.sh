@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # Quick checks of callgraph on the running kernel (root): its command
 # line, user-function trees of durtarget through uprobes, a COMMAND and
-# -p followed, the end by signal, and sampled mode where kernel functions
-# cannot be traced. tests/live/test_callgraph.sh has the full suite.
+# -p followed, the end by signal, sampled mode where kernel functions
+# cannot be traced, and system calls' return values against strace. tests/live/test_callgraph.sh has the full suite.
 . "$(dirname "$0")/../lib.sh"
+. "$T_REPO/tests/callgraph-lib.sh"
 
-CG="$KFIT_BIN/callgraph"
 DT="$KFIT_HELPERS/durtarget"
 
 need_tool() {
@@ -58,8 +58,8 @@ test_pid_follows() {
 	t_assert_eq "$BG_RC" 0 "exit status"
 	t_assert_match "$(cat "$T_TMP/bg.out")" '^8 calls, 0 lost' "counts line"
 	# after the CPU column, two spaces and two more per depth
-	t_assert_eq "$(grep -Ec '[0-9]  dt_recurse$' "$T_TMP/bg.out")" 2 "outermost calls"
-	t_assert_eq "$(grep -Ec '[0-9]        dt_recurse$' "$T_TMP/bg.out")" 2 \
+	t_assert_eq "$(grep -Ec '[0-9]  dt_recurse( => .*)?$' "$T_TMP/bg.out")" 2 "outermost calls"
+	t_assert_eq "$(grep -Ec '[0-9]        dt_recurse( => .*)?$' "$T_TMP/bg.out")" 2 \
 		"innermost calls (depth 3)"
 }
 
@@ -73,6 +73,48 @@ test_signals_report() {
 		t_bg_stop_ok "$sig" 60
 		t_assert_eq "$(jq -r .mode "$T_TMP/bg.out")" exact "mode after SIG$sig"
 	done
+}
+
+# ---- return values (issue 20) ----------------------------------------------
+
+# "RANK VALUE" per openat that strace -f logged in FILE, in its order
+# (cg_rets' form): VALUE a descriptor, or -ENAME for -1 with errno ENAME
+strace_rets() {	# FILE
+	awk '/ openat\(|<\.\.\. openat resumed>/ && !/<unfinished \.\.\.>$/ {
+		r = substr($0, index($0, ") = ") + 4)
+		split(r, w, " ")
+		print $1, (w[1] == "-1" ? "-" w[2] : w[1])
+	}' "$1" | cg_rank_pids
+}
+
+# sys:openat's return values, call for call in each process, as strace -f
+# sees them: a shell, cat of a missing file and of a present one, ls of a
+# missing path (descriptors, -ENOENT); live in -j and the tree, and from
+# -o's file through kd
+test_openat_returns_strace() {
+	need_tool
+	command -v strace >/dev/null || t_skip "no strace (apt-get install strace)"
+	local cmd want got n
+	echo present >"$T_TMP/present"
+	cmd="cat $T_TMP/missing-a $T_TMP/present; ls $T_TMP/missing-b; exit 0"
+	strace -f -qq -e trace=openat -o "$T_TMP/st.txt" sh -c "$cmd" >/dev/null 2>&1 ||
+		t_fail "strace -f failed"
+	want=$(strace_rets "$T_TMP/st.txt")
+	t_assert_match "$want" '-ENOENT' "strace saw a failed openat"
+	t_expect_exit 0 "$CG" -j --output "$T_TMP/cg.json" -o "$T_TMP/cg.kft" --tree sys:openat -- \
+		sh -c "$cmd"
+	cg_json "$T_TMP/cg.json" "callgraph -j sys:openat"
+	got=$(cg_rets "$T_TMP/cg.json" sys:openat)
+	n=$(wc -l <<<"$want")
+	echo "openat of sh -c '$cmd': $n calls; strace's failures: $(grep -c ENOENT <<<"$want")"
+	t_assert_eq "$got" "$want" "callgraph -j's openat returns (strace -f's)"
+	t_expect_exit 0 "$KFIT_BIN/kd" -j "$T_TMP/cg.kft"
+	t_assert_eq "$(cg_rets "$T_OUT" sys:openat)" "$want" "kd -j's openat returns (strace -f's)"
+	t_expect_exit 0 "$KFIT_BIN/kd" "$T_TMP/cg.kft"
+	t_assert_eq "$(grep -c ' sys:openat => -ENOENT$' "$T_OUT")" "$(grep -c ENOENT <<<"$want")" \
+		"kd's tree: the failures as -ENOENT"
+	t_assert_eq "$(grep -Ec ' sys:openat => [0-9]+$' "$T_OUT")" "$(grep -Ec ' [0-9]+$' <<<"$want")" \
+		"kd's tree: the descriptors"
 }
 
 # Where fentry and kprobes are refused, a kernel TARGET falls back to

@@ -205,6 +205,30 @@ test_foreign() {
 	true
 }
 
+# Files of record version 1 (issue 20 added return values): kftgen's and
+# a real callgraph -o of sys:openat, written by the kd of 5cb3c34, which
+# also printed the renders beside them: this kd prints them byte for byte
+# (a version-1 call record has no return value, so no "=>", "ret").
+test_version1_files() {
+	local fx=$T_REPO/tests/fixtures/kft f v
+	need
+	for f in gen real; do
+		for v in tree:"" json:-j events:--events; do
+			t_expect_exit 0 "$KD" "$fx/$f-v1.kft" ${v#*:}
+			cmp -s "$T_OUT" "$fx/$f-v1.${v%%:*}" ||
+				t_fail "$f-v1.kft ${v#*:}: not what the version-1 kd printed: $(diff "$fx/$f-v1.${v%%:*}" "$T_OUT" | head -n 5)"
+		done
+	done
+	t_expect_exit 0 "$KD" "$fx/gen-v1.kft" --summary
+	cmp -s "$T_OUT" "$fx/gen-v1.summary" || t_fail "gen-v1.kft --summary differs"
+	t_expect_exit 0 "$KD" "$fx/real-v1.kft" --perfetto p.json
+	cmp -s p.json "$fx/real-v1.perfetto.json" || t_fail "real-v1.kft --perfetto differs"
+	t_expect_exit 0 "$KD" "$fx/real-v1.kft" --info
+	t_assert_match "$(cat "$T_OUT")" 'records version 1,' "--info's record version"
+	grep -q '=>' "$fx/real-v1.tree" && t_fail "a version-1 tree with a return value"
+	true
+}
+
 
 # ---- outputs, copies (issue 17; --info -j, windows: tests/cases/kd) ------
 

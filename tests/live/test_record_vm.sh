@@ -49,7 +49,7 @@ test_vm_recording_read_here() {
 	[ -x "$KD" ] || return 0
 	t_expect_exit 0 "$KD" vmout/vm.kft
 	for fn in vfs_read vfs_write; do
-		t_assert_match "$(cat "$T_OUT")" " $fn\$" "kd shows $fn"
+		t_assert_match "$(cat "$T_OUT")" " $fn => [0-9]+\$" "kd shows $fn and what it returned (bytes)"
 	done
 }
 

@@ -24,6 +24,7 @@
 #include <cmocka.h>
 #include "testlib.h"
 #include "kfit/rec.h"
+#include "kfit/ret.h"
 #include "kft.h"
 #include "kft_codec.h"
 #include "../helpers/tpformats.h"
@@ -279,8 +280,9 @@ static void test_metadata(void **state)
 	const char *path = t_tmp("meta.kft");
 	const char meta[] = "kfit_version=0.1\ncmdline=callgraph -o x a=b\nncpus=2\n"
 			    "a line without an equal sign\nclock.realtime_offset_ns=1700000000000000000\n";
-	const char funcs[] = "1\tu\tmain\t/bin/x\t-\t-\n"
-			     "0\tk\tvfs_read\tvmlinux\t-\t-\n"
+	/* RET, the return kind, or none (a file of records version 1) */
+	const char funcs[] = "1\tu\tmain\t/bin/x\t-\t-\t80\n"
+			     "0\tk\tvfs_read\tvmlinux\t-\t-\t58\n"
 			     "2\tk\text4_read\text4\tabcdef\tdropped\n";
 	const char tasks[] = "10\t10\t1\tbash\n10\t11\t1\tworker\twith tab\n";
 	const char syms[] = "file\t/bin/x\tabcdef\n"
@@ -328,12 +330,15 @@ static void test_metadata(void **state)
 	assert_string_equal(fn->name, "vfs_read");
 	assert_true(fn->kernel);
 	assert_string_equal(fn->build_id, "");
+	assert_int_equal(fn->ret, 8 | KFIT_RET_SIGNED | KFIT_RET_ERRNO);
 	fn = kft_func_at(f, 1);
 	assert_string_equal(fn->object, "/bin/x");
 	assert_false(fn->kernel);
 	assert_false(fn->dropped);
+	assert_int_equal(fn->ret, KFIT_RET_VOID);
 	fn = kft_func_at(f, 2);
 	assert_true(fn->dropped);
+	assert_int_equal(fn->ret, 0);
 	assert_string_equal(fn->build_id, "abcdef");
 	assert_string_equal(fn->object, "ext4");
 	assert_null(kft_func_at(f, 3));
@@ -433,6 +438,8 @@ static void test_bad_metadata(void **state)
 		{ KFT_B_FUNCS, "0\tx\tf\tvmlinux\t-\t-\n", "FUNCS" },
 		{ KFT_B_FUNCS, "99999999\tk\tf\tvmlinux\t-\t-\n", "FUNCS" },
 		{ KFT_B_FUNCS, "-1\tk\tf\tvmlinux\t-\t-\n", "FUNCS" },
+		{ KFT_B_FUNCS, "0\tk\tf\tvmlinux\t-\t-\tzz\n", "FUNCS" },
+		{ KFT_B_FUNCS, "0\tk\tf\tvmlinux\t-\t-\t100\n", "FUNCS" },
 		{ KFT_B_EVENTS, "event 1 a:b\nformat:\n", "ids of its EVENTS" },
 		{ KFT_B_EVENTS, "hello\n", "EVENTS" },
 		{ KFT_B_EVENTS, "event 0 a:b\n\tfield:int x;\toffset:zz;\tsize:4;\n", "field" },
@@ -467,6 +474,60 @@ static void test_bad_metadata(void **state)
 			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, err, cases[i].msg);
 		free(r.buf);
 	}
+}
+
+/*
+ * This build's LAYOUT with its call section as version 1 wrote it (64
+ * bytes, "pad" where cflags is, no ret; tests/fixtures/kft hold such
+ * files), changed by a sed-like (from, to): 0 when read as ours
+ */
+static int v1_layout(const char *from, const char *to)
+{
+	static const char v1[] =
+		"1 call 64\n  h 0 24\n  dur 24 8\n  off_blocked 32 8\n  off_preempt 40 8\n"
+		"  id 48 4\n  depth 52 2\n  pad 54 2\n  dropped 56 4\n  pad2 60 4\n";
+	const char *mine = kft_layout_text(NULL), *a = strstr(mine, "1 call "),
+		   *b = strstr(mine, "2 switch ");
+	char text[8192], sec[512], why[256], *p;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	snprintf(sec, sizeof(sec), "%s", v1);
+	if (from) {
+		p = strstr(sec, from);
+		assert_non_null(p);
+		memmove(p + strlen(to), p + strlen(from), strlen(p + strlen(from)) + 1);
+		memcpy(p, to, strlen(to));
+	}
+	snprintf(text, sizeof(text), "%.*s%s%s", (int)(a - mine), mine, sec, b);
+	return kft_layout_check(text, strlen(text), why, sizeof(why));
+}
+
+/* A record type of an older version is ours, with fewer fields; no other */
+static void test_layout_versions(void **state)
+{
+	char why[256];
+	size_t len;
+	const char *mine = kft_layout_text(&len);
+
+	(void)state;
+	assert_int_equal(kft_layout_check(mine, len, why, sizeof(why)), 0);
+	assert_int_equal(v1_layout(NULL, NULL), 0);
+	/* a field renamed that was no pad, moved, resized: another layout */
+	assert_int_equal(v1_layout("  depth 52", "  level 52"), -EBADMSG);
+	assert_int_equal(v1_layout("  dropped 56 4", "  dropped 56 8"), -EBADMSG);
+	assert_int_equal(v1_layout("  id 48 4", "  id 44 4"), -EBADMSG);
+	/* a record larger than ours, with a field we do not know */
+	assert_int_equal(v1_layout("1 call 64", "1 call 80"), -EBADMSG);
+	assert_int_equal(v1_layout("  pad2 60 4\n", "  pad2 60 4\n  ret 64 8\n  args 72 8\n"),
+			 -EBADMSG);
+	/* another type's name */
+	assert_int_equal(v1_layout("1 call", "1 sample"), -EBADMSG);
+	/* a field past the record's size */
+	assert_int_equal(v1_layout("  pad2 60 4\n", "  pad2 60 4\n  ret 64 8\n"), -EBADMSG);
+	/* version 2's, cflags where the pad was and ret: ours exactly */
+	assert_int_equal(v1_layout("1 call 64", "1 call 72"), -EBADMSG);
+	assert_int_equal(v1_layout("  pad 54 2\n", "  cflags 54 2\n"), 0);
 }
 
 static struct kfit_rec_event event_at(__u64 ts)
@@ -1369,6 +1430,7 @@ int main(void)
 		cmocka_unit_test_setup(test_metadata, reseed),
 		cmocka_unit_test_setup(test_late_block, reseed),
 		cmocka_unit_test_setup(test_bad_metadata, reseed),
+		cmocka_unit_test(test_layout_versions),
 		cmocka_unit_test_setup(test_chunks_between, reseed),
 		cmocka_unit_test_setup(test_cap, reseed),
 		cmocka_unit_test_setup(test_cap_tail, reseed),

@@ -546,6 +546,97 @@ static void test_json_exact(void **state)
 	kfit_ctree_free(t);
 }
 
+/*
+ * Return values (issue 20): each read as its function's kind says, from
+ * the register the record holds; none for a void function, a call given
+ * up, or a record of version 1 (64 bytes, no ret field).
+ */
+static const __u8 ret_kinds[NFUNCS] = {
+	[VFS_READ] = 8 | KFIT_RET_SIGNED | KFIT_RET_ERRNO,
+	[RW_VERIFY] = 4 | KFIT_RET_SIGNED | KFIT_RET_ERRNO,
+	[NET_RX_ACTION] = 0,
+	[DO_SYS] = 8 | KFIT_RET_PTR | KFIT_RET_SIGNED | KFIT_RET_ERRNO,
+	[F] = KFIT_RET_VOID,
+};
+
+static void ret_call(struct kfit_ctree *t, __u64 ts, __u32 id, __u16 depth, __u64 reg,
+		     __u8 flags, size_t size)
+{
+	struct kfit_rec_call r = mk_call(KFIT_CTX_TASK, 1, 7, ts, 10, id, depth);
+
+	r.h.flags = flags;
+	r.h.size = size;
+	r.cflags = KFIT_CF_RET;
+	r.ret = reg;
+	add(t, &r, size);
+}
+
+static struct kfit_ctree *ret_tree(void)
+{
+	struct kfit_ctree_opts o = {
+		.funcs = funcs, .nfuncs = NFUNCS, .ret_kinds = ret_kinds,
+	};
+	struct kfit_ctree *t = kfit_ctree_new(&o);
+
+	assert_non_null(t);
+	/* an int's -2 with 0s above it, as a 32-bit mov leaves rax */
+	ret_call(t, 0, RW_VERIFY, 1, 0xfffffffeULL, 0, sizeof(struct kfit_rec_call));
+	ret_call(t, 0, VFS_READ, 0, 16, 0, sizeof(struct kfit_rec_call));
+	ret_call(t, 100, DO_SYS, 0, 0xffff888012345678ULL, 0, sizeof(struct kfit_rec_call));
+	ret_call(t, 200, DO_SYS, 0, (__u64)-12, 0, sizeof(struct kfit_rec_call));
+	ret_call(t, 300, F, 0, 42, 0, sizeof(struct kfit_rec_call));
+	ret_call(t, 400, NET_RX_ACTION, 0, (__u64)-1, 0, sizeof(struct kfit_rec_call));
+	/* a version-1 record: its 64 bytes have no ret, whatever cflags says */
+	ret_call(t, 500, VFS_READ, 0, 5, 0, KFIT_REC_CALL_V1_SIZE);
+	ret_call(t, 600, VFS_READ, 0, 5, KFIT_RF_INCOMPLETE | KFIT_RF_END,
+		 sizeof(struct kfit_rec_call));
+	kfit_ctree_finish(t);
+	return t;
+}
+
+static void test_ret_text(void **state)
+{
+	struct kfit_treeprint_opts o = { .origin = T0, .ns = true };
+	struct kfit_ctree *t = ret_tree();
+	char *got = text_of(t, &o);
+
+	(void)state;
+	assert_int_equal(kfit_ctree_get_stats(t)->bad, 0);
+	t_str_eq("return values", got,
+		 "== pid 1234 tid 7 (?) ==\n"
+		 "     ENTRY   DURATION      LOCAL    OFF-CPU  CPU  FUNCTION\n"
+		 "         0         10          0          -    1  vfs_read => 16\n"
+		 "         0         10         10          -    1    rw_verify_area => -ENOENT\n"
+		 "       100         10         10          -    1  do_sys => 0xffff888012345678\n"
+		 "       200         10         10          -    1  do_sys => -ENOMEM\n"
+		 "       300         10         10          -    1  f\n"
+		 "       400         10         10          -    1  net_rx_action => -1\n"
+		 "       500         10         10          -    1  vfs_read\n"
+		 "       600        >10         10          -    1  vfs_read [incomplete: end]\n");
+	free(got);
+	kfit_ctree_free(t);
+}
+
+static void test_ret_json(void **state)
+{
+	struct kfit_ctree *t = ret_tree();
+	char *doc = json_doc(t, NULL, false);
+
+	(void)state;
+	if (!t_have("jq")) {
+		free(doc);
+		kfit_ctree_free(t);
+		skip();
+	}
+	t_jq_all(doc,
+		 ".threads[0].calls | map(.ret) == [16, -131391334099336, -12, null, -1, null, null]",
+		 ".threads[0].calls | map(.ret_str) == [\"16\", \"0xffff888012345678\", "
+		   "\"-ENOMEM\", null, \"-1\", null, null]",
+		 ".threads[0].calls[0].children[0] | .ret == -2 and .ret_str == \"-ENOENT\"");
+	free(doc);
+	kfit_ctree_free(t);
+}
+
 static void test_json_structure(void **state)
 {
 	struct kfit_ctree *t = sample_tree(false);
@@ -765,6 +856,8 @@ int main(void)
 		cmocka_unit_test(test_sampled_limit_of_all),
 		cmocka_unit_test(test_sampled_width),
 		cmocka_unit_test(test_json_exact),
+		cmocka_unit_test(test_ret_text),
+		cmocka_unit_test(test_ret_json),
 		cmocka_unit_test(test_json_structure),
 		cmocka_unit_test(test_json_deep),
 		cmocka_unit_test(test_sampled_json_limits),

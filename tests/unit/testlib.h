@@ -147,7 +147,7 @@ int t_symtarget_setup(void **state);
  * the same records. Their length.
  */
 #define T_RECGEN_MAX	4096
-#define T_RECGEN_BYTES	(T_RECGEN_MAX * 64)
+#define T_RECGEN_BYTES	(T_RECGEN_MAX * sizeof(struct kfit_rec_call))	/* the largest */
 #define T_RECGEN_FUNCS	4
 size_t t_recgen(unsigned int seed, char *buf);
 

@@ -4,12 +4,14 @@
 # each through fentry and through kprobes (-k): the tree of a known path
 # (cgshape io: reads of /dev/zero, writes to /dev/null), exact; a path that
 # sleeps (off CPU, blocked); network softirqs interlaced into the task
-# they struck; --root; 300+ functions attached. Emulation is slow:
+# they struck; --root; 300+ functions attached; return values call for
+# call as ftrace's kretprobe events read them. Emulation is slow:
 # durations are only bounded from below.
 # shellcheck disable=SC2016 # awk conditions in single quotes
 : "${T_TIMEOUT:=900}"	# per test: attaching 300+ fentry programs takes minutes under TCG
 . "$(dirname "$0")/../lib.sh"
 . "$T_REPO/tests/callgraph-lib.sh"
+. "$T_REPO/tests/vm/kret-lib.sh"
 
 export LC_ALL=C
 CG_WAIT=300	# seconds for the "Tracing" line
@@ -265,5 +267,30 @@ many() {	# MODE
 
 test_300_functions_fentry() { need_vm; many ""; }
 test_300_functions_kprobes() { need_vm; many -k; }
+
+# ---- return values (tests/vm/kret-lib.sh: ftrace's kretprobe events) ------
+
+# callgraph -p -j ARGS FUNC and ftrace's kretprobe on one run of busybox
+# cat and ls of files there and not: the same values, call for call in
+# each process (an int's -2 from a register whose upper half is 0; a
+# pointer, or ERR_PTR(-ENOENT)), and -ENOENT in the text of the failures
+rets() {	# FUNC TYPE ARGS...
+	local f=$1 ty=$2 want got
+	shift 2
+	kret_run "$f" "$ty" "$CG_WAIT" "$CG" -j --output "$T_TMP/rets.json" "$@"
+	cg_json "$T_TMP/rets.json" "callgraph -j $* $f"
+	want=$(kret_ftrace | cg_rank_pids)
+	got=$(cg_rets "$T_TMP/rets.json" "$f" ret)
+	echo "$f: $(wc -l <<<"$want") returns, $(grep -c ' -2$' <<<"$want") of -2 (ftrace)"
+	t_assert_match "$want" ' -2$' "ftrace saw $f fail with -ENOENT"
+	t_assert_eq "$got" "$want" "callgraph's $f returns, call for call (ftrace's)"
+	t_assert_eq "$(cg_rets "$T_TMP/rets.json" "$f" | grep -c ' -ENOENT$')" \
+		"$(grep -c ' -2$' <<<"$want")" "the failures as -ENOENT"
+}
+
+test_rets_int_fentry() { need_vm; rets "$(kret_first vfs_fstatat vfs_statx)" s32 --attach fentry; }
+test_rets_int_kprobes() { need_vm; rets "$(kret_first vfs_fstatat vfs_statx)" s32 -k; }
+test_rets_errptr_fentry() { need_vm; rets do_filp_open s64 --attach fentry; }
+test_rets_errptr_kprobes() { need_vm; rets do_filp_open s64 -k; }
 
 t_run_all

@@ -7,6 +7,7 @@
 # start/stop triggers on a kernel function. Emulation is slow: counts are
 # checked, durations only against the --min bound.
 . "$(dirname "$0")/../lib.sh"
+. "$T_REPO/tests/vm/kret-lib.sh"
 
 FD="$KFIT_BIN/funcdur"
 DT="$KFIT_HELPERS/durtarget"
@@ -329,11 +330,7 @@ test_onlyints_noints() {
 	[ "$(fnum "$f" kernel_clone count)" -ge 10 ] || t_fail "--noints: kernel_clone < the 10 forks made"
 }
 
-# ---- return values ---------------------------------------------------------
-
-# Files there and not there, opened and looked at (busybox's cat and ls)
-RET_WORK='for i in 1 2 3; do cat /nonexistent-$i /proc/version; ls /nonexistent-$i; done; true'
-TR=/sys/kernel/tracing
+# ---- return values (tests/vm/kret-lib.sh: ftrace's kretprobe events) ------
 
 # "VALUE COUNT" lines of the failed returns (-4095 to -1), then "ok N" for
 # the rest, from lines of values
@@ -342,52 +339,14 @@ rets_of() {
 	     END { for (v in e) print v, e[v]; print "ok", ok + 0 }' | sort | tr '\n' ' '
 }
 
-# One run of the workload, stopped until both watch it: ftrace's kretprobe
-# event on FUNC ($retval read as TYPE, s32 or s64; the process and its
-# children: set_event_pid, event-fork) and funcdur -p --by ret ARGS FUNC.
-# Sets WANT (ftrace's) and GOT (funcdur's), as rets_of gives them.
+# funcdur -p --by ret ARGS FUNC and ftrace on one run of the workload:
+# sets WANT (ftrace's) and GOT (funcdur's), as rets_of gives them
 both_rets() {	# FUNC TYPE ARGS...
-	local f=$1 ty=$2 ev=kfit_ret_$BASHPID pid fdp i=0
+	local f=$1 ty=$2
 	shift 2
-	t_stopped_start "$RET_WORK"
-	pid=$STOPPED_PID
-	echo "r:$ev $f ret=\$retval:$ty" >>"$TR/kprobe_events" ||
-		t_fail "ftrace refused the kretprobe event on $f"
-	t_on_exit "echo 0 > $TR/events/kprobes/$ev/enable; echo -:$ev >> $TR/kprobe_events; \
-		echo > $TR/set_event_pid; echo 0 > $TR/options/event-fork"
-	echo 1 >"$TR/options/event-fork"
-	echo "$pid" >"$TR/set_event_pid"
-	: >"$TR/trace"
-	echo 1 >"$TR/events/kprobes/$ev/enable"
-	"$FD" -j --by ret --output "$T_TMP/rets.json" -p "$pid" "$@" "$f" \
-		>/dev/null 2>"$T_TMP/rets.err" &
-	fdp=$!
-	i=0
-	until grep -q '^Tracing' "$T_TMP/rets.err"; do
-		kill -0 "$fdp" 2>/dev/null || t_fail "funcdur -p --by ret $f: $(cat "$T_TMP/rets.err")"
-		[ "$i" -ge "$((FD_WAIT * 10))" ] && t_fail "funcdur did not attach in ${FD_WAIT}s"
-		sleep 0.1
-		i=$((i + 1))
-	done
-	kill -CONT "$pid"
-	wait "$pid"
-	wait "$fdp" || t_fail "funcdur -p --by ret $f exited $?: $(cat "$T_TMP/rets.err")"
-	echo 0 >"$TR/events/kprobes/$ev/enable"
-	echo >"$TR/set_event_pid"
-	echo 0 >"$TR/options/event-fork"
-	cp "$TR/trace" "$T_TMP/ftrace.out"
-	echo "-:$ev" >>"$TR/kprobe_events"
-	WANT=$(sed -n "s/.* $ev: .*ret=\(-*[0-9][0-9]*\).*/\1 1/p" "$T_TMP/ftrace.out" | rets_of)
+	kret_run "$f" "$ty" "$FD_WAIT" "$FD" -j --by ret --output "$T_TMP/rets.json" "$@"
+	WANT=$(kret_ftrace | awk '{ print $2, 1 }' | rets_of)
 	GOT=$(jq -r '.functions[] | "\(.ret) \(.count)"' "$T_TMP/rets.json" | rets_of)
-}
-
-# The first of the functions that ftrace and BTF both have
-first_traceable() {
-	local f
-	for f in "$@"; do
-		grep -qx "$f" "$AFF" && { echo "$f"; return 0; }
-	done
-	t_fail "none of $* is in available_filter_functions"
 }
 
 check_rets() {	# FUNC TYPE ARGS...
@@ -400,12 +359,12 @@ check_rets() {	# FUNC TYPE ARGS...
 # An int: the register's upper half is not the value's (-2 is 0xfffffffe)
 test_by_ret_int_fentry() {
 	need_vm
-	check_rets "$(first_traceable vfs_fstatat vfs_statx)" s32 --attach fentry
+	check_rets "$(kret_first vfs_fstatat vfs_statx)" s32 --attach fentry
 }
 
 test_by_ret_int_kprobes() {
 	need_vm
-	check_rets "$(first_traceable vfs_fstatat vfs_statx)" s32 --attach kprobe
+	check_rets "$(kret_first vfs_fstatat vfs_statx)" s32 --attach kprobe
 }
 
 # A pointer: ERR_PTR(-ENOENT) when the file is not there
@@ -418,9 +377,9 @@ test_by_ret_errptr() {
 test_errors_kernel() {
 	need_vm
 	local f
-	f=$(first_traceable vfs_fstatat vfs_statx)
+	f=$(kret_first vfs_fstatat vfs_statx)
 	"$FD" --errors --by ret --output "$T_TMP/err.txt" "$f" do_filp_open -- \
-		sh -c "$RET_WORK" >/dev/null 2>&1 ||
+		sh -c "$KRET_WORK" >/dev/null 2>&1 ||
 		t_fail "funcdur --errors failed: $(cat "$T_TMP/err.txt")"
 	t_assert_eq "$(awk -v f="$f" '$1 == f || $1 == "do_filp_open" { print $1, $2 }' \
 		"$T_TMP/err.txt" | sort -u)" "do_filp_open -ENOENT

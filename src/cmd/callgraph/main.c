@@ -442,6 +442,7 @@ static int resolve_targets(void)
 		err = resolve_events();
 	if (err)
 		return err;
+	kfit_targets_ret_kinds(&env.tg);
 	if ((env.ntargets || env.module || env.stop_at) && !env.tg.n) {
 		kfit_err("nothing to trace: every function was skipped");
 		list_skipped();
@@ -516,10 +517,13 @@ static int new_tree(void)
 	env.nfuncs = env.tg.n;
 	env.fnames = calloc(env.tg.n + 1, sizeof(*env.fnames));
 	env.enames = calloc(env.tps.n + 1, sizeof(*env.enames));
-	if (!env.fnames || !env.enames)
+	env.ret_kinds = calloc(env.tg.n + 1, sizeof(*env.ret_kinds));
+	if (!env.fnames || !env.enames || !env.ret_kinds)
 		return -ENOMEM;
-	for (i = 0; i < env.tg.n; i++)
+	for (i = 0; i < env.tg.n; i++) {
 		env.fnames[i] = env.tg.funcs[i].name;
+		env.ret_kinds[i] = env.tg.funcs[i].ret;
+	}
 	for (i = 0; i < env.tps.n; i++)
 		env.enames[i] = env.tps.tp[i].name;
 	env.syms = kfit_syms_new(NULL);
@@ -529,6 +533,7 @@ static int new_tree(void)
 	to = (struct kfit_ctree_opts){
 		.funcs = env.fnames,
 		.nfuncs = env.nfuncs,
+		.ret_kinds = env.ret_kinds,
 		.events = env.enames,
 		.nevents = env.tps.n,
 		.no_interlace = env.view.no_interlace,
@@ -558,6 +563,7 @@ static void cleanup(void)
 	kfit_ctree_free(env.tree);
 	kfit_syms_free(env.syms);
 	free(env.fnames);
+	free(env.ret_kinds);
 	free(env.enames);
 	free(env.view_funcs);
 	kfit_tasks_free(env.tasks);

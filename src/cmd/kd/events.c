@@ -9,6 +9,7 @@
 #include "kfit/rec.h"
 #include "calltree.h"
 #include "kft.h"
+#include "retval.h"
 #include "treeprint.h"
 #include "state.h"
 
@@ -130,7 +131,8 @@ static void put_event(const struct kfit_rec_event *r, size_t size)
 
 static void put_call(const struct kfit_rec_call *r)
 {
-	char d[32], b[32], p[32];
+	char d[32], b[32], p[32], v[32];
+	__u64 reg;
 
 	printf("%s dur=%s depth=%u", r->id < (__u32)env.nfuncs ? env.fnames[r->id] : "?",
 	       kd_dur(r->dur, d), r->depth);
@@ -144,6 +146,9 @@ static void put_call(const struct kfit_rec_call *r)
 		printf(" [inherited]");
 	if (r->dropped)
 		printf(" [%u dropped]", r->dropped);
+	if (kfit_rec_call_ret(r, &reg) && r->id < (__u32)env.nfuncs &&
+	    kfit_ret_reg_str(reg, env.ret_kinds[r->id], v, sizeof(v)))
+		printf(" ret=%s", v);
 }
 
 static void put_irq(const struct kfit_rec_irq *r)

@@ -233,6 +233,7 @@ static void cleanup(void)
 		free((void *)env.skipped[i].name);
 	free(env.skipped);
 	free(env.fnames);
+	free(env.ret_kinds);
 	free(env.enames);
 	free(env.funcs);
 	kfit_tasks_free(env.tasks);

@@ -97,6 +97,7 @@ int kd_render_tree(void)
 	to = (struct kfit_ctree_opts){
 		.funcs = env.fnames,
 		.nfuncs = env.nfuncs,
+		.ret_kinds = env.ret_kinds,
 		.events = env.enames,
 		.nevents = env.nevents,
 		.no_interlace = env.view.no_interlace,

@@ -22,3 +22,10 @@ const char *kfit_ret_str(__s64 v, __u8 kind, char *buf, size_t len)
 		snprintf(buf, len, "%lld", (long long)v);
 	return buf;
 }
+
+const char *kfit_ret_reg_str(__u64 reg, __u8 kind, char *buf, size_t len)
+{
+	if (kind & KFIT_RET_VOID)
+		return NULL;
+	return kfit_ret_str(kfit_ret_value(reg, kind), kind, buf, len);
+}

@@ -11,5 +11,7 @@
  * integer by its sign, void as "-". buf of len bytes (32 is enough).
  */
 const char *kfit_ret_str(__s64 v, __u8 kind, char *buf, size_t len);
+/* A return register read as kind has it (kfit_ret_value), as text; NULL for void */
+const char *kfit_ret_reg_str(__u64 reg, __u8 kind, char *buf, size_t len);
 
 #endif

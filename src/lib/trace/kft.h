@@ -120,6 +120,8 @@ struct kft_func {
 	__u32 id;
 	bool kernel;
 	bool dropped;
+	__u8 ret;		/* how its return value reads: KFIT_RET_* (kfit/ret.h); */
+				/* 0, the whole register, in files before it */
 	const char *name, *object, *build_id;	/* build_id: "" when none */
 };
 

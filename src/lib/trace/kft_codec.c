@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,8 +144,8 @@ static const struct lfield f_rec[] = {
 static const struct lfield f_call[] = {
 	LF(kfit_rec_call, h), LF(kfit_rec_call, dur),
 	LF(kfit_rec_call, off_blocked), LF(kfit_rec_call, off_preempt),
-	LF(kfit_rec_call, id), LF(kfit_rec_call, depth), LF(kfit_rec_call, pad),
-	LF(kfit_rec_call, dropped), LF(kfit_rec_call, pad2),
+	LF(kfit_rec_call, id), LF(kfit_rec_call, depth), LF(kfit_rec_call, cflags),
+	LF(kfit_rec_call, dropped), LF(kfit_rec_call, pad2), LF(kfit_rec_call, ret),
 };
 static const struct lfield f_switch[] = {
 	LF(kfit_rec_switch, h), LF(kfit_rec_switch, dur),
@@ -247,6 +248,75 @@ static long section(const char *text, size_t len, size_t *pos, size_t *slen)
 	return type;
 }
 
+/* A section parsed: "TYPE NAME SIZE", then "  FIELD OFFSET SIZE" lines */
+#define LSEC_FIELDS	32
+
+struct lsec {
+	char name[32];
+	size_t size;
+	struct {
+		char name[32];
+		size_t off, size;
+	} f[LSEC_FIELDS];
+	int nf;
+};
+
+static int lsec_parse(const char *text, size_t len, struct lsec *s)
+{
+	char line[128];
+	size_t p = 0, e;
+	int n = 0;
+
+	s->nf = 0;
+	while (p < len) {
+		for (e = p; e < len && text[e] != '\n'; e++)
+			;
+		if (e - p >= sizeof(line))
+			return -1;
+		memcpy(line, text + p, e - p);
+		line[e - p] = '\0';
+		p = e + 1;
+		if (!n++) {
+			if (sscanf(line, "%*d %31s %zu", s->name, &s->size) != 2)
+				return -1;
+			continue;
+		}
+		if (s->nf == LSEC_FIELDS ||
+		    sscanf(line, " %31s %zu %zu", s->f[s->nf].name, &s->f[s->nf].off,
+			   &s->f[s->nf].size) != 3)
+			return -1;
+		s->nf++;
+	}
+	return n ? 0 : -1;
+}
+
+/*
+ * Whether a file's section is an older version of ours: its fields the
+ * first of ours, at the same offsets and sizes, and named the same but
+ * for a pad that has become a field (its writer left it 0), and ending
+ * where the record does; its records then end earlier (a version-1
+ * call's before ret), their own size says
+ */
+static bool older_section(const char *text, size_t len, const char *mine, size_t mylen)
+{
+	struct lsec a, b;
+	int i;
+
+	if (lsec_parse(text, len, &a) || lsec_parse(mine, mylen, &b))
+		return false;
+	if (strcmp(a.name, b.name) || a.size > b.size || !a.nf || a.nf > b.nf ||
+	    a.f[a.nf - 1].off + a.f[a.nf - 1].size != a.size)
+		return false;
+	for (i = 0; i < a.nf; i++) {
+		if (a.f[i].off != b.f[i].off || a.f[i].size != b.f[i].size ||
+		    a.f[i].off + a.f[i].size > a.size)
+			return false;
+		if (strcmp(a.f[i].name, b.f[i].name) && strncmp(a.f[i].name, "pad", 3))
+			return false;
+	}
+	return true;
+}
+
 int kft_layout_check(const char *text, size_t len, char *why, size_t whylen)
 {
 	size_t mylen, pos = 0, slen;
@@ -267,7 +337,8 @@ int kft_layout_check(const char *text, size_t len, char *why, size_t whylen)
 
 			mtype = section(mine, mylen, &mpos, &mslen);
 			if (mtype == type) {
-				if (mslen != slen || memcmp(mine + ms, text + start, slen)) {
+				if ((mslen != slen || memcmp(mine + ms, text + start, slen)) &&
+				    !older_section(text + start, slen, mine + ms, mslen)) {
 					snprintf(why, whylen,
 						 "its layout of record type %s differs from this build's (recorded by another kfit version?)",
 						 ltypes[type < (long)NLTYPES ? type : 0].name);

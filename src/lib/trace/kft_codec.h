@@ -36,7 +36,8 @@ long kft_decode(void *buf, size_t len);
 const char *kft_layout_text(size_t *len);
 /*
  * Compare a file's LAYOUT text with this build's: 0, or -EBADMSG with
- * what differs in why.
+ * what differs in why. A record type of an older version (its fields the
+ * first of ours, a pad perhaps a field since) is this build's.
  */
 int kft_layout_check(const char *text, size_t len, char *why, size_t whylen);
 

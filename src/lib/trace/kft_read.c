@@ -331,8 +331,9 @@ static int check_header(struct kft_file *f)
 		return kft_file_fail(f, "corrupt trace file: header size %u, block size %u (expected %zu, %zu)",
 				     h->header_size, h->block_size, sizeof(*h),
 				     sizeof(struct kft_block));
-	if (h->rec_version != KFIT_REC_VERSION)
-		return kft_file_fail(f, "its records are of version %u; this kd reads %d",
+	/* older records carry their own size: read as theirs */
+	if (!h->rec_version || h->rec_version > KFIT_REC_VERSION)
+		return kft_file_fail(f, "its records are of version %u; this kd reads 1 to %d",
 				     h->rec_version, KFIT_REC_VERSION);
 	return 0;
 }

@@ -170,14 +170,16 @@ out:
 	return rc;
 }
 
-/* FUNCS: "ID\tKIND\tNAME\tOBJECT\tBUILD_ID\tFLAGS", ids 0..N-1 */
+/* FUNCS: "ID\tKIND\tNAME\tOBJECT\tBUILD_ID\tFLAGS[\tRET]", ids 0..N-1 */
 int kft_text_parse_funcs(struct kft_file *f, char *p, char *end)
 {
 	int max = count_lines(p, end), n = 0, rc = 0;
 	struct kft_func *t = NULL;
 	void *out;
 	__u32 *ids = NULL;
-	char *l, *fld[6];
+	char *l, *fld[7];
+	__u64 ret = 0;
+	int nf;
 
 	if (f->funcs)
 		return kft_file_fail(f, "corrupt trace file: two FUNCS blocks");
@@ -190,8 +192,11 @@ int kft_text_parse_funcs(struct kft_file *f, char *p, char *end)
 	while ((l = next_line(&p, end))) {
 		if (!*l)
 			continue;
-		if (split(l, fld, 6) != 6 || parse_id(fld[0], &ids[n]) ||
-		    (strcmp(fld[1], "k") && strcmp(fld[1], "u")) || !*fld[2]) {
+		/* files before return values have no RET: the whole register */
+		nf = split(l, fld, 7);
+		if (nf < 6 || parse_id(fld[0], &ids[n]) ||
+		    (strcmp(fld[1], "k") && strcmp(fld[1], "u")) || !*fld[2] ||
+		    (nf == 7 && (kft_text_parse_u64(fld[6], 16, &ret) || ret > 0xff))) {
 			rc = kft_file_fail(f, "corrupt trace file: bad line %d of its FUNCS block",
 					   n + 1);
 			goto out;
@@ -201,6 +206,7 @@ int kft_text_parse_funcs(struct kft_file *f, char *p, char *end)
 			.dropped = strstr(fld[5], "dropped") != NULL,
 			.name = fld[2], .object = fld[3],
 			.build_id = strcmp(fld[4], "-") ? fld[4] : "",
+			.ret = nf == 7 ? ret : 0,
 		};
 		n++;
 	}

@@ -489,7 +489,7 @@ int kft_writer_rec(struct kft_writer *w, const void *rec, size_t size)
 	w->raw_bytes += size;
 	w->ch.nrecs++;
 	end = h->ts;
-	if (h->type == KFIT_REC_CALL && size >= sizeof(struct kfit_rec_call))
+	if (h->type == KFIT_REC_CALL && size >= KFIT_REC_CALL_V1_SIZE)
 		end += ((const struct kfit_rec_call *)rec)->dur;
 	else if (h->type == KFIT_REC_LOST && size >= sizeof(struct kfit_rec_lost))
 		w->ch.lost += ((const struct kfit_rec_lost *)rec)->count;

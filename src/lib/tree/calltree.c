@@ -20,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "kfit/ret.h"
 #include "calltree.h"
+#include "retval.h"
 #include "strset.h"
 
 /* A node with the task its stack belongs to (interrupts: the one struck) */
@@ -143,8 +145,9 @@ static void node_init(struct kfit_cnode *n, __u8 kind)
 {
 	n->parent = n->child = n->last = n->next = NULL;
 	n->kind = kind;
-	n->ctx = n->flags = 0;
+	n->ctx = n->flags = n->cflags = n->ret_kind = 0;
 	n->cpu = 0;
+	n->ret = 0;
 	n->id = n->depth = n->dropped = n->ncalls = n->child_tid = 0;
 	n->start = n->dur = n->local = n->off_blocked = n->off_preempt = 0;
 	n->samples = n->self = 0;
@@ -701,10 +704,18 @@ static int collapse(struct kfit_ctree *t)
 	return 0;
 }
 
-/* A call's node, from its record */
-static inline void call_node(struct kfit_cnode *n, const struct kfit_rec_call *r)
+/* A call's node, from its record; its return value read as its function's kind says */
+static inline void call_node(const struct kfit_ctree *t, struct kfit_cnode *n,
+			     const struct kfit_rec_call *r)
 {
+	__u64 reg;
+
 	node_init(n, KFIT_CN_CALL);
+	if (kfit_rec_call_ret(r, &reg)) {
+		n->cflags = KFIT_CF_RET;
+		n->ret_kind = t->o.ret_kinds ? t->o.ret_kinds[r->id] : 0;
+		n->ret = kfit_ret_value(reg, n->ret_kind);
+	}
 	n->ctx = r->h.ctx;
 	n->flags = r->h.flags & ~(KFIT_RF_LOST | KFIT_CN_WOVEN);
 	n->cpu = r->h.cpu;
@@ -757,7 +768,7 @@ static int add_top(struct kfit_ctree *t, struct thr *h, const struct kfit_rec_ca
 		t->seq++;
 		return leaf(t, h, r);
 	}
-	call_node(&n, r);
+	call_node(t, &n, r);
 	lo = adoptable(h, &n, 0);
 	if (lo == h->pending.n && t->o.on_leaf) {
 		count_call(t, h, r);
@@ -798,7 +809,7 @@ static int add_call(struct kfit_ctree *t, const struct kfit_rec_call *r)
 	n = node_alloc(t);
 	if (!n)
 		return -ENOMEM;
-	call_node(n, r);
+	call_node(t, n, r);
 	lo = adoptable(h, n, r->depth);
 	if (adopt(t, n, r->depth, &h->pending, lo))
 		return -ENOMEM;
@@ -1066,10 +1077,17 @@ static int add_sample(struct kfit_ctree *t, const struct kfit_rec_sample *r)
 	return 0;
 }
 
+const char *kfit_cnode_ret_str(const struct kfit_cnode *n, char *buf, size_t len)
+{
+	if (!kfit_cnode_has_ret(n))
+		return NULL;
+	return kfit_ret_str(n->ret, n->ret_kind, buf, len);
+}
+
 /* ---- records ---------------------------------------------------------- */
 
 static const size_t rec_size[KFIT_REC_NTYPES] = {
-	[KFIT_REC_CALL] = sizeof(struct kfit_rec_call),
+	[KFIT_REC_CALL] = KFIT_REC_CALL_V1_SIZE,	/* version 1 had no ret */
 	[KFIT_REC_SWITCH] = sizeof(struct kfit_rec_switch),
 	[KFIT_REC_IRQ] = sizeof(struct kfit_rec_irq),
 	/* events keep the data their tracepoint has: len bytes, up to 64 */
@@ -1190,10 +1208,11 @@ static inline bool plain_call(const struct kfit_ctree *t, const union any_rec *p
 	const struct kfit_rec_call *r;
 
 	/* not even its address taken where it is not aligned */
-	if (size < sizeof(*r) || (uintptr_t)p % _Alignof(union any_rec))
+	if (size < KFIT_REC_CALL_V1_SIZE || (uintptr_t)p % _Alignof(union any_rec))
 		return false;
 	r = &p->call;
-	return r->h.type == KFIT_REC_CALL && r->h.size >= sizeof(*r) && r->h.size <= size &&
+	return r->h.type == KFIT_REC_CALL && r->h.size >= KFIT_REC_CALL_V1_SIZE &&
+	       r->h.size <= size &&
 	       !(r->h.size % 8) && r->h.ctx < KFIT_NCTX && r->id < t->o.nfuncs &&
 	       r->dur <= ~0ULL - r->h.ts;
 }
@@ -1754,7 +1773,7 @@ static int woven_top(struct kfit_ctree *t, struct thr *h, const struct kfit_rec_
 	h->emitted = true;
 	if (t->o.on_leaf)
 		return leaf(t, h, r);
-	call_node(&n, r);
+	call_node(t, &n, r);
 	n.local = n.dur;
 	link_child(&h->t.root, &n);
 	finish_tree(&h->t);

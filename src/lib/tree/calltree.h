@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 #include "kfit/rec.h"
+#include "kfit/ret.h"
 
 /*
  * The one decoder of callgraph's record stream (include/kfit/rec.h) into
@@ -67,7 +68,9 @@ struct kfit_cnode {
 	__u8 kind;		/* enum kfit_cnode_kind */
 	__u8 ctx;		/* enum kfit_ctx */
 	__u8 flags;		/* KFIT_RF_* */
+	__u8 cflags;		/* CALL: KFIT_CF_RET when it has a return value */
 	__u16 cpu;
+	__u8 ret_kind;		/* CALL: its function's KFIT_RET_* (kfit/ret.h) */
 	__u32 id;		/* CALL: function id; EVENT: event id; IRQ: vector; SWITCH: state;
 				   FRAME: 1 a kernel frame, 0 a user one */
 	__u32 depth;		/* nesting in the rendered tree, 0 under the root */
@@ -78,6 +81,7 @@ struct kfit_cnode {
 	__u64 dur;
 	__u64 local;		/* CALL: dur minus the recorded callees on its stack */
 	__u64 off_blocked, off_preempt;
+	__s64 ret;		/* CALL with KFIT_CF_RET: the value, as ret_kind reads it */
 	__u64 samples, self;	/* FRAME: samples through it, samples in it */
 	const char *name;	/* FRAME: symbol; EXEC: new comm (owned by the tree) */
 };
@@ -128,6 +132,7 @@ typedef int (*kfit_ctree_leaf_fn)(void *ctx, const struct kfit_ctree *t,
 struct kfit_ctree_opts {
 	const char *const *funcs;	/* function table: id -> name */
 	__u32 nfuncs;
+	const __u8 *ret_kinds;	/* id -> KFIT_RET_* (how a return reads), NULL: the whole register */
 	const char *const *events;	/* event table: id -> "category:name" */
 	__u32 nevents;
 	bool no_interlace;	/* interrupts stay apart, in per-CPU threads */
@@ -238,6 +243,18 @@ const char *kfit_ctree_irq_label(const struct kfit_cnode *n, const char *vec_nam
  * node per file, not one per address.
  */
 const char *kfit_ctree_frame_group(const char *name, char *buf, size_t len);
+/*
+ * A call's return value as text, in buf ("-ENOENT", "3", "0xffff8880..."),
+ * or NULL: none (void, incomplete, a record of version 1)
+ */
+const char *kfit_cnode_ret_str(const struct kfit_cnode *n, char *buf, size_t len);
+/* Whether a call shows a return value (kfit_cnode_ret_str) */
+static inline bool kfit_cnode_has_ret(const struct kfit_cnode *n)
+{
+	return n->kind == KFIT_CN_CALL && (n->cflags & KFIT_CF_RET) &&
+	       !(n->ret_kind & KFIT_RET_VOID);
+}
+
 /* A call that returned, with a record of its own: what the summaries count */
 static inline bool kfit_cnode_counted(const struct kfit_cnode *n)
 {

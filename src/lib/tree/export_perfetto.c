@@ -124,6 +124,7 @@ static int ev_call(struct trace *x, const struct kfit_cnode *n)
 {
 	const struct kfit_export_src *s = x->s;
 	const char *cat = "call";
+	char ret[32];
 
 	if (s->kernel && !(n->flags & KFIT_RF_LOST))
 		cat = s->kernel(s->ctx, n) ? "kernel" : "user";
@@ -142,6 +143,8 @@ static int ev_call(struct trace *x, const struct kfit_cnode *n)
 		kfit_json_bool(&x->j, "forked", true);
 	if (n->flags & KFIT_RF_LOST)
 		kfit_json_bool(&x->j, "lost", true);
+	if (kfit_cnode_ret_str(n, ret, sizeof(ret)))
+		kfit_json_str(&x->j, "ret", ret);
 	ev_end(x);
 	return 1;
 }

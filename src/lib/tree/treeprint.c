@@ -238,7 +238,7 @@ line(struct tp *p, __u64 ts, const char *dur, const char *local, const char *off
 
 static void call_line(struct tp *p, const struct kfit_cnode *n)
 {
-	char dur[40], local[32], off[32], marks[96] = "";
+	char dur[40], local[32], off[32], marks[96] = "", ret[32];
 	struct lbuf b;
 	size_t m = 0;
 
@@ -254,7 +254,9 @@ static void call_line(struct tp *p, const struct kfit_cnode *n)
 	if (n->flags & KFIT_RF_FORKED)
 		m += snprintf(marks + m, sizeof(marks) - m, " [inherited]");
 	if (n->dropped)
-		snprintf(marks + m, sizeof(marks) - m, " [%u dropped]", n->dropped);
+		m += snprintf(marks + m, sizeof(marks) - m, " [%u dropped]", n->dropped);
+	if (kfit_cnode_ret_str(n, ret, sizeof(ret)))
+		snprintf(marks + m, sizeof(marks) - m, " => %s", ret);
 	line_head(p, &b, n->start, n->flags & KFIT_RF_INCOMPLETE ? dur : dur + 1,
 		  fmt_dur(p, n->local, local, sizeof(local)),
 		  off_cpu(n) ? fmt_dur(p, off_cpu(n), off, sizeof(off)) : "-", n->cpu, n->depth);
@@ -660,6 +662,23 @@ static __u64 descendants(const struct kfit_cnode *n)
 	return count;
 }
 
+/*
+ * "ret": the value as the function's kind reads it (an unsigned one as
+ * such; a pointer signed, exact in a double), "ret_str" as the text has it
+ */
+static void json_ret(struct kfit_json *j, const struct kfit_cnode *n)
+{
+	char s[32];
+
+	if (!kfit_cnode_ret_str(n, s, sizeof(s)))
+		return;
+	if ((n->ret_kind & KFIT_RET_SIZE) && !(n->ret_kind & KFIT_RET_SIGNED))
+		kfit_json_u64(j, "ret", (__u64)n->ret);
+	else
+		kfit_json_i64(j, "ret", n->ret);
+	kfit_json_str(j, "ret_str", s);
+}
+
 static void json_call(struct tp *p, const struct kfit_cnode *n)
 {
 	struct kfit_json *j = p->j;
@@ -682,6 +701,7 @@ static void json_call(struct tp *p, const struct kfit_cnode *n)
 	if (n->flags & KFIT_RF_LOST)
 		kfit_json_bool(j, "lost", true);
 	kfit_json_u64(j, "dropped", n->dropped);
+	json_ret(j, n);
 }
 
 static void json_marker(struct tp *p, const struct kfit_cnode *n)

@@ -24,7 +24,9 @@
  * lines, "+ fork: tid N", "+ exec: COMM", "+ exit" lines, and marks after
  * a call's name: "[incomplete: exited|exec|longjmp|end]" (its DURATION
  * then reads ">12.3ms"), "[inherited]" (a frame of the parent, at fork),
- * "[N dropped]" (callees left out by --min or -D). A "[lost caller]"
+ * "[N dropped]" (callees left out by --min or -D), and last "=> VALUE"
+ * (what it returned: "=> -ENOENT", "=> 3", "=> 0xffff88800a1b2c00"; no
+ * mark for a void function or a call that never returned). A "[lost caller]"
  * line stands for calls whose records were lost.
  *
  * Sampled mode, per process: "INCL% SELF% FUNCTION", frames indented.
@@ -91,7 +93,8 @@ void kfit_treeprint_sample_counts(FILE *f, const struct kfit_ctree *t);
  *   CALL = {"name","tid","cpu","context","start_ns","duration_ns",
  *     "local_ns","offcpu_ns","offcpu_blocked_ns","offcpu_preempt_ns",
  *     "complete","incomplete_reason" (if not complete),"inherited",
- *     "lost" (a stand-in),"dropped","children":[...]}
+ *     "lost" (a stand-in),"dropped","ret" and "ret_str" (a value
+ *     returned: its number, and the text's),"children":[...]}
  *   children: CALL, {"irq","context","vector","cpu","start_ns",
  *     "duration_ns","ncalls","children"}, {"switch":"blocked"|"preempted",
  *     "state","cpu","start_ns","duration_ns"}, {"event","context","cpu",
