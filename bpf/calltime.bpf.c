@@ -34,6 +34,19 @@ const volatile bool errors_only;	/* --errors: only the calls that failed */
 const volatile __u8 ret_kind[CT_MAX_FUNCS];	/* KFIT_RET_*, per function */
 const volatile __u8 by_what[CT_MAX_FUNCS];	/* per function: CT_BY_* */
 const volatile bool args_of[CT_MAX_FUNCS];	/* per function: it captures arguments */
+const volatile bool filter_on;			/* --filter: filters[CT_FILTER] */
+const volatile bool errors_expr;		/* --errors EXPR: filters[CT_ERRORS] */
+
+/*
+ * The programs, in a map: rodata read through a pointer that is not
+ * volatile would be folded to the zeros the object was built with
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, CT_NFILTERS);
+	__type(key, __u32);
+	__type(value, struct ct_filter);
+} filters SEC(".maps");
 
 /* 0: waiting for --start-at, 1: collecting, 2: stopped by --stop-at */
 __u32 trigger_state;
@@ -175,6 +188,10 @@ static __always_inline void fetch_words(void *ctx, enum ct_how how, __u64 *w)
 	__u32 i;
 
 	if (how == CT_TP) {
+		/*
+		 * Not direct loads: perf refuses to attach a program that reads
+		 * past the shortest record (a system call with fewer arguments)
+		 */
 		if (bpf_probe_read_kernel(w, CT_TP_WORDS * 8, ctx + 8))
 			__builtin_memset(w, 0, CT_WORDS * 8);
 		return;
@@ -455,6 +472,88 @@ static __always_inline int by_value(__u32 id, __s64 ret, const struct kfit_argva
 	return 0;
 }
 
+static __always_inline bool comm_is(const char *lit)
+{
+	char c[16];
+	int i;
+
+	bpf_get_current_comm(c, sizeof(c));
+	for (i = 0; i < 16; i++) {
+		if (c[i] != lit[i])
+			return false;
+		if (!c[i])
+			return true;
+	}
+	return true;
+}
+
+/* A program's run, from step to step of bpf_loop */
+struct filter_run {
+	struct kfit_fstate s;
+	struct kfit_fvals v;
+	const struct ct_filter *fp;
+};
+
+/* Step i: one instruction, verified once for all (older kernels: bpf_loop, 5.17+) */
+static long filter_step(__u32 i, void *ctx)
+{
+	struct filter_run *run = ctx;
+	const struct ct_filter *fp = run->fp;
+
+	if (!fp || i >= KFIT_FILTER_MAX)
+		return 1;
+	return kfit_filter_step(&run->s, &fp->insn[bounded(i, KFIT_FILTER_MAX - 1)],
+				&run->v) ? 1 : 0;
+}
+
+/*
+ * Run a filter program over the call: 1 it passes, 0 not, or
+ * KFIT_FILTER_NOVAL. Its operands are the function's slots (fslot or
+ * eslot, by program).
+ */
+static __always_inline int run_filter(__u32 which, __u32 id, __s64 ret, __u64 pid_tgid,
+				      const struct kfit_argvals *av)
+{
+	const struct kfit_fargs *fa = av ? bpf_map_lookup_elem(&fargs, &id) : NULL;
+	const struct ct_filter *fp = bpf_map_lookup_elem(&filters, &which);
+	struct filter_run run = {
+		.v.ret = ret,
+		.v.pid = pid_tgid >> 32,
+		.v.tid = (__u32)pid_tgid,
+		.fp = fp,
+	};
+	__u32 k, slot;
+
+	if (!fp)
+		return KFIT_FILTER_ERR;
+	for (k = 0; fa && k < KFIT_ARGS_MAX; k++) {
+		slot = which == CT_ERRORS ? fa->eslot[k] : fa->fslot[k];
+		if (slot >= KFIT_ARGS_MAX || !(av->ok & (1 << slot)))
+			continue;
+		run.v.arg[k] = av->v[slot];
+		run.v.have |= 1 << k;
+	}
+	run.v.cpu = bpf_get_smp_processor_id();
+	if (fp->has_comm)
+		run.v.comm_eq = comm_is(fp->comm);
+	bpf_loop(fp->n, filter_step, &run, 0);
+	return kfit_filter_result(&run.s);
+}
+
+/* Whether the call failed: by --errors EXPR, else by the kernel's convention */
+static __always_inline bool failed(__u32 id, __s64 ret, __u64 pid_tgid,
+				   const struct kfit_argvals *av)
+{
+	int r;
+
+	if (!errors_expr)
+		return kfit_ret_failed(ret, ret_kind[id & (CT_MAX_FUNCS - 1)]);
+	r = run_filter(CT_ERRORS, id, ret, pid_tgid, av);
+	if (r == KFIT_FILTER_NOVAL)
+		count(CT_FILTER_NOVAL);
+	return r == 1;
+}
+
 static __always_inline void record(__u32 id, __u64 dur, __u64 local, __s64 ret,
 				   __u64 pid_tgid, enum kfit_ctx ctx,
 				   const struct kfit_argvals *av)
@@ -469,7 +568,15 @@ static __always_inline void record(__u32 id, __u64 dur, __u64 local, __s64 ret,
 		s->filtered++;
 		return;
 	}
-	if (errors_only && !kfit_ret_failed(ret, ret_kind[id & (CT_MAX_FUNCS - 1)])) {
+	if (filter_on) {
+		int r = run_filter(CT_FILTER, id, ret, pid_tgid, av);
+
+		if (r != 1) {
+			count(r == KFIT_FILTER_NOVAL ? CT_FILTER_NOVAL : CT_FILTERED);
+			return;
+		}
+	}
+	if (errors_only && !failed(id, ret, pid_tgid, av)) {
 		count(CT_NOT_FAILED);
 		return;
 	}

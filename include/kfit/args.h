@@ -45,9 +45,13 @@ struct kfit_arg_spec {
 	__u16 off[KFIT_ARG_HOPS];
 };
 
+#define KFIT_NO_SLOT	0xff
+
 /* One function's arguments: the loader's, indexed by function id */
 struct kfit_fargs {
 	struct kfit_arg_spec a[KFIT_ARGS_MAX];
+	__u8 fslot[KFIT_ARGS_MAX];	/* --filter's operand k: slot, or KFIT_NO_SLOT */
+	__u8 eslot[KFIT_ARGS_MAX];	/* --errors EXPR's */
 };
 
 /* What a call's arguments were */

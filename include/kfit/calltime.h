@@ -6,6 +6,7 @@
 #include "kfit/fcall.h"
 #include "kfit/hist.h"
 #include "kfit/args.h"
+#include "kfit/filter.h"
 
 #define CT_MAX_FUNCS	8192	/* a power of 2: ids are masked with it */
 #define CT_BY_MAX	256	/* --by ret: values kept per half, all functions */
@@ -55,6 +56,16 @@ struct ct_argstack {
 	struct kfit_argvals f[CT_ARG_DEPTH];
 };
 
+/* The filter programs (the filters map): --filter, --errors EXPR */
+enum ct_which_filter { CT_FILTER, CT_ERRORS, CT_NFILTERS };
+
+struct ct_filter {
+	__u32 n;		/* instructions, 0: none */
+	__u32 has_comm;
+	char comm[16];
+	struct kfit_finsn insn[KFIT_FILTER_MAX];
+};
+
 /* --by: a function's calls with one value (return or argument), per half */
 struct ct_by_key {
 	__u32 half;
@@ -81,6 +92,8 @@ enum ct_counter {
 				   CT_ARG_DEPTH, or their slot taken by another stack */
 	CT_NO_VALUE,		/* --by ARG: calls whose ARG could not be read */
 	CT_STR_FAULT,		/* calls with a string that could not be read, entry or exit */
+	CT_FILTERED,		/* --filter: calls it rejected */
+	CT_FILTER_NOVAL,	/* --filter, --errors EXPR: calls without an argument it reads */
 	CT_NCOUNTERS
 };
 

@@ -29,11 +29,12 @@
 #include "retval.h"
 #include "run.h"
 #include "args.h"
+#include "filter.h"
 #include "target.h"
 
 enum {
 	OPT_LINEAR = 256, OPT_EVENTS, OPT_NOINTS, OPT_ONLYINTS, OPT_START_AT,
-	OPT_STOP_AT, OPT_CGROUP, OPT_BY, OPT_ERRORS,
+	OPT_STOP_AT, OPT_CGROUP, OPT_BY, OPT_ERRORS, OPT_FILTER,
 };
 
 static const struct kfit_opt funcdur_opts[] = {
@@ -49,8 +50,10 @@ static const struct kfit_opt funcdur_opts[] = {
 	{ "cgroup", OPT_CGROUP, "PATH", "only tasks in this cgroup (v2 path)" },
 	{ "by", OPT_BY, "ret|ARG", "a row per return value (errors by name), or per value of "
 	  "an argument named in the target ('vfs_read(count)' --by count)" },
-	{ "errors", OPT_ERRORS, NULL, "only the calls that failed (-errno, ERR_PTR): kernel "
-	  "functions, system calls" },
+	{ "filter", OPT_FILTER, "EXPR", "only the calls for which EXPR holds, decided in BPF at "
+	  "return: 'size > 4096 && flags & 1', 'ret == -ENOENT', 'comm == \"sh\"'" },
+	{ "errors", OPT_ERRORS, NULL, "only the calls that failed (-errno, ERR_PTR); --errors "
+	  "EXPR: as EXPR says (a user function's way: --errors 'ret == 0')" },
 	{ NULL },
 };
 
@@ -58,6 +61,8 @@ struct env {
 	struct kfit_common c;
 	bool hist, events, noints, onlyints, errors;
 	const char *by_what;	/* --by: "ret" or an argument's label */
+	const char *filter_expr, *errors_expr;	/* --filter, --errors EXPR */
+	struct kfit_filter filt, errs;
 	__u8 *by_slot;		/* per function: enum ct_by */
 	const char *start_at, *stop_at, *cgroup;
 	char **targets;
@@ -128,6 +133,9 @@ static int parse_opt(int key, const char *arg, void *ctx)
 	case OPT_ERRORS:
 		e->errors = true;
 		return 0;
+	case OPT_FILTER:
+		e->filter_expr = arg;
+		return 0;
 	}
 	return -1;
 }
@@ -181,12 +189,12 @@ static int check_errors(void)
 	const struct kfit_targets_func *fn;
 	int i;
 
-	for (i = 0; i < env.tg.n; i++) {
+	for (i = 0; i < env.tg.n && !env.errors_expr; i++) {
 		fn = &env.tg.funcs[i];
 		if (fn->kind == KFIT_TARGETS_USER) {
 			kfit_err("--errors: %s is a user function: how it says it failed "
-				 "is its own convention, which kfit cannot tell; trace it "
-				 "with --by ret to see its return values", fn->name);
+				 "is its own convention; say it: --errors 'ret == 0' (or see "
+				 "its values with --by ret)", fn->name);
 			return -EINVAL;
 		}
 		if (!(fn->ret & KFIT_RET_ERRNO))
@@ -196,6 +204,59 @@ static int check_errors(void)
 				  "a type not in BTF");
 	}
 	return 0;
+}
+
+/* The argument names of the targets, each once: what filters may read */
+static int arg_names(const char ***names)
+{
+	const struct kfit_targets_func *fn;
+	int i, k, j, n = 0;
+
+	*names = NULL;
+	for (i = 0; i < env.tg.n; i++) {
+		fn = &env.tg.funcs[i];
+		for (k = 0; k < fn->nargs; k++) {
+			const char **v;
+
+			for (j = 0; j < n && strcmp((*names)[j], fn->args[k].label); j++)
+				;
+			if (j < n || !fn->args[k].spec.src)
+				continue;
+			v = realloc(*names, (n + 1) * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			*names = v;
+			v[n++] = fn->args[k].label;
+		}
+	}
+	return n;
+}
+
+static int parse_one(const char *opt, const char *expr, const char **names, int n,
+		     struct kfit_filter *f)
+{
+	char err[768];
+	int r = kfit_filter_parse(expr, names, n, f, err, sizeof(err));
+
+	if (r == -EINVAL)
+		kfit_err("%s '%s': %s", opt, expr, err);
+	return r;
+}
+
+/* --filter and --errors EXPR, over the arguments the targets name */
+static int parse_filters(void)
+{
+	const char **names;
+	int n = arg_names(&names), r = 0;
+
+	if (n < 0)
+		return n;
+	if (env.filter_expr)
+		r = parse_one("--filter", env.filter_expr, names, n, &env.filt);
+	if (!r && env.errors_expr)
+		r = parse_one("--errors", env.errors_expr, names, n, &env.errs);
+	free(names);
+	return r;
 }
 
 /* --by ARG: the slot of each function's ARG (none for those without it) */
@@ -262,6 +323,7 @@ static int resolve_targets(int *start_id, int *stop_id)
 		env.fs.f[i].name = env.tg.funcs[i].name;
 	kfit_targets_ret_kinds(&env.tg);
 	err = env.errors ? check_errors() : 0;
+	err = err ? err : parse_filters();
 	return err ? err : by_slots();
 }
 
@@ -284,6 +346,19 @@ static __u64 cgroup_id(const char *path)
 static bool following(void)
 {
 	return env.c.pid != 0;
+}
+
+/* A filter program into the filters map */
+static int set_filter(__u32 which, const struct kfit_filter *f)
+{
+	struct ct_filter cf = { .n = f->n, .has_comm = f->has_comm };
+
+	memcpy(cf.comm, f->comm, sizeof(cf.comm));
+	memcpy(cf.insn, f->insn, sizeof(cf.insn));
+	if (!bpf_map_update_elem(bpf_map__fd(env.skel->maps.filters), &which, &cf, BPF_ANY))
+		return 0;
+	kfit_err("cannot set the filter: %s", kfit_reason(-errno));
+	return -errno;
 }
 
 static void configure(struct calltime_bpf *s, int start_id, int stop_id, __u64 cgid)
@@ -309,6 +384,8 @@ static void configure(struct calltime_bpf *s, int start_id, int stop_id, __u64 c
 	s->rodata->stop_id = stop_id;
 	s->rodata->filter_cgroup = cgid;
 	s->rodata->by_any = grouping();
+	s->rodata->filter_on = env.filt.n > 0;
+	s->rodata->errors_expr = env.errs.n > 0;
 	s->rodata->have_args = kfit_args_any(&env.tg);
 	s->rodata->errors_only = env.errors;
 	for (i = 0; i < env.tg.n && i < CT_MAX_FUNCS; i++) {
@@ -327,6 +404,18 @@ static void configure(struct calltime_bpf *s, int start_id, int stop_id, __u64 c
 		bpf_map__set_max_entries(s->maps.rb, 8 << 20);
 }
 
+/* Where fn keeps each argument filter f reads: KFIT_NO_SLOT where it has none */
+static void operand_slots(const struct kfit_targets_func *fn, const struct kfit_filter *f,
+			  __u8 *slots)
+{
+	int k, i;
+
+	for (k = 0; k < KFIT_ARGS_MAX; k++) {
+		i = k < f->nnames ? kfit_args_slot(fn, f->names[k]) : -1;
+		slots[k] = i < 0 ? KFIT_NO_SLOT : i;
+	}
+}
+
 /* What each function's calls capture, into the fargs map */
 static int set_args(void)
 {
@@ -338,6 +427,8 @@ static int set_args(void)
 		memset(&fa, 0, sizeof(fa));
 		for (k = 0; k < env.tg.funcs[i].nargs && k < KFIT_ARGS_MAX; k++)
 			fa.a[k] = env.tg.funcs[i].args[k].spec;
+		operand_slots(&env.tg.funcs[i], &env.filt, fa.fslot);
+		operand_slots(&env.tg.funcs[i], &env.errs, fa.eslot);
 		id = i;
 		if (bpf_map_update_elem(fd, &id, &fa, BPF_ANY)) {
 			kfit_err("cannot set the arguments to read: %s", kfit_reason(-errno));
@@ -386,7 +477,9 @@ static int load(int start_id, int stop_id)
 	err = calltime_bpf__load(env.skel);
 	if (err)
 		kfit_err("cannot load the BPF programs: %s", kfit_reason(err));
-	return err ? err : set_args();
+	err = err ? err : set_args();
+	err = err ? err : set_filter(CT_FILTER, &env.filt);
+	return err ? err : set_filter(CT_ERRORS, &env.errs);
 }
 
 /* Seed the followed process, then follow its forks and exits */
@@ -424,6 +517,8 @@ static void cleanup(void)
 	free(env.rows);
 	free(env.by_text);
 	free(env.by_slot);
+	kfit_filter_free(&env.filt);
+	kfit_filter_free(&env.errs);
 	kfit_calltime_free(&env.maps);
 }
 
@@ -478,6 +573,10 @@ static void print_json(const __u64 *d, __u64 elapsed)
 	}
 	if (env.errors)
 		kfit_json_u64(&j, "not_failed", d[CT_NOT_FAILED]);
+	if (env.filter_expr || env.errors_expr) {
+		kfit_json_u64(&j, "filtered_out", d[CT_FILTERED]);
+		kfit_json_u64(&j, "filter_noval", d[CT_FILTER_NOVAL]);
+	}
 	kfit_json_u64(&j, "missed", env.missed);
 	kfit_attacher_json(env.att, &j);
 	kfit_json_end_object(&j);
@@ -571,6 +670,10 @@ static void events_summary(const __u64 *d)
 			printf(",\"no_args\":%llu,\"str_faults\":%llu",
 			       (unsigned long long)d[CT_NO_ARGS],
 			       (unsigned long long)d[CT_STR_FAULT]);
+		if (env.filter_expr || env.errors_expr)
+			printf(",\"filtered_out\":%llu,\"filter_noval\":%llu",
+			       (unsigned long long)d[CT_FILTERED],
+			       (unsigned long long)d[CT_FILTER_NOVAL]);
 		printf("}\n");
 		return;
 	}
@@ -665,9 +768,15 @@ static int read_by(int half)
 	return 0;
 }
 
-/* What could not be read of the arguments */
+/* What could not be read of the arguments, what --filter left out */
 static void args_notes(const __u64 *d)
 {
+	if (env.filter_expr)
+		printf("%llu call%s left out by --filter\n", (unsigned long long)d[CT_FILTERED],
+		       d[CT_FILTERED] == 1 ? "" : "s");
+	if (d[CT_FILTER_NOVAL])
+		printf("%llu call%s without an argument the filter reads, left out\n",
+		       (unsigned long long)d[CT_FILTER_NOVAL], d[CT_FILTER_NOVAL] == 1 ? "" : "s");
 	if (d[CT_NO_ARGS])
 		printf("%llu call%s without arguments: nested more than %d deep, or more "
 		       "than %d threads in traced calls\n", (unsigned long long)d[CT_NO_ARGS],
@@ -786,6 +895,24 @@ static int set_cpus(void)
 	return 0;
 }
 
+/*
+ * --errors EXPR: the word after --errors is its expression when it parses
+ * as one with an operator ('ret == 0'); a target never does (':', '*',
+ * a lone name)
+ */
+static bool is_expr(const char *s)
+{
+	struct kfit_filter f;
+	char err[256];
+	bool yes;
+
+	if (kfit_filter_parse(s, NULL, 0, &f, err, sizeof(err)))
+		return false;
+	yes = f.has_op || f.has_comm;
+	kfit_filter_free(&f);
+	return yes;
+}
+
 static int check_args(int first, int argc, char **argv, bool dashdash)
 {
 	if (dashdash && !env.cmd) {
@@ -813,6 +940,13 @@ static int check_args(int first, int argc, char **argv, bool dashdash)
 		fprintf(stderr, "funcdur: --events prints calls, not histograms: "
 			"drop -H or --events\n");
 		return -1;
+	}
+	if (env.errors && first < argc && is_expr(argv[first])) {
+		env.errors_expr = argv[first++];
+		if (first >= argc) {
+			fprintf(stderr, "funcdur: no TARGET after --errors EXPR\n");
+			return -1;
+		}
 	}
 	env.targets = argv + first;
 	env.ntargets = argc - first;

@@ -746,7 +746,7 @@ test_errors_user_refused() {
 	local out st=0
 	out=$("$FD" --errors "$DT:dt_ret" -- "$DT" ret 1 2>&1) || st=$?
 	t_assert_eq "$st" 2 "exit status"
-	t_assert_match "$out" "dt_ret is a user function" "message: $out"
+	t_assert_match "$out" "dt_ret is a user function.*--errors 'ret == 0'" "message: $out"
 	st=0
 	out=$("$FD" --by size sys:openat -- true 2>&1) || st=$?
 	t_assert_eq "$st" 2 "--by size: exit status"
@@ -1100,6 +1100,96 @@ test_args_usage_errors() {
 	t_assert_match "$out" "malloc has no parameter 'size'; its parameters: bytes" "DWARF's"
 	out=$("$FD" --by filename 'sys:openat(filename)' -- true 2>&1) || st=$?
 	t_assert_match "$out" "--by filename: a string" "--by a string"
+}
+
+# ---- --filter, --errors EXPR -------------------------------------------------
+
+# strace's openat lines as "DFD "NAME" FLAGS RET" (-X raw; errors as -1)
+strace_openat_full() {
+	local dfd name flags ret
+	strace -f -qq -X raw -e trace=openat -o "$T_TMP/strace.out" sh -c "$BY_WORK" \
+		>/dev/null 2>&1 || t_fail "the workload failed under strace"
+	sed -n 's/^[0-9]* *openat(\(-*[0-9]*\), \("[^"]*"\), \(0x[0-9a-f]*\|0\)[,)].* = \(-*[0-9]*\).*/\1 \2 \3 \4/p' \
+		"$T_TMP/strace.out" | while read -r dfd name flags ret; do
+		echo "$dfd $name $((flags)) $ret"
+	done
+}
+
+# A return value and an argument, decided in BPF: the calls strace saw so
+test_filter_like_strace() {
+	need_tool
+	local want got n
+	want=$(strace_openat_full | awk '$3 == 0 && $4 >= 0 { print $2 }')
+	t_assert_match "$want" '"/etc/hostname"' "strace saw /etc/hostname opened: $want"
+	"$FD" -j --events --filter 'flags == 0 && ret >= 0' --output "$T_TMP/f.json" \
+		'sys:openat(filename, flags)' -- sh -c "$BY_WORK" >/dev/null 2>&1
+	got=$(jq -r 'select(.type == "call") | "\"\(.args.filename)\""' "$T_TMP/f.json")
+	t_assert_eq "$got" "$want" "the opens with flags 0 that succeeded, in order (strace's)"
+	n=$(strace_openat_full | awk '$4 == -1' | wc -l)
+	"$FD" -j --filter 'ret == -ENOENT' --output "$T_TMP/e.json" sys:openat -- \
+		sh -c "$BY_WORK" >/dev/null 2>&1
+	t_assert_eq "$(jq -r '.functions[0].count' "$T_TMP/e.json")" "$n" \
+		"ret == -ENOENT: the failed opens (strace's, all ENOENT)"
+	t_assert_eq "$(jq -r '.filtered_out' "$T_TMP/e.json")" \
+		"$(($(strace_openat_full | wc -l) - n))" "filtered_out: the others"
+}
+
+# comm: only ls's opens, as strace saw them after ls's exec
+test_filter_comm() {
+	need_tool
+	local w='cat /etc/hostname; ls -d /' want
+	strace -f -qq -X raw -e trace=openat,execve -o "$T_TMP/st.out" sh -c "$w" >/dev/null 2>&1
+	want=$(awk '/execve\("[^"]*\/ls"/ { ls = $1 } $1 == ls && /openat\(/ { n++ } END { print n + 0 }' \
+		"$T_TMP/st.out")
+	[ "$want" -gt 0 ] || t_fail "strace saw no openat of ls: $(head "$T_TMP/st.out")"
+	"$FD" -j --filter 'comm == "ls"' --output "$T_TMP/c.json" sys:openat -- \
+		sh -c "$w" >/dev/null 2>&1
+	t_assert_eq "$(jq -r '.functions[0].count' "$T_TMP/c.json")" "$want" "ls's opens (strace's)"
+}
+
+# A user function's failure as the user defines it: ac_sum's negative
+# returns, as uftrace saw them
+test_errors_expr_user() {
+	need_tool
+	command -v uftrace >/dev/null || t_fail "uftrace not installed (make deps)"
+	local b="$KFIT_HELPERS/argcalls-pg" want
+	(cd "$T_TMP" && uftrace record -d uft.data -R 'ac_sum@retval/i32' "$b" 30 \
+		>/dev/null 2>&1) || t_fail "uftrace record failed"
+	want=$(uftrace replay -d "$T_TMP/uft.data" --no-pager -f none 2>/dev/null |
+		grep -c 'ac_sum(.*) = -')
+	[ "$want" -gt 0 ] || t_fail "uftrace saw no negative ac_sum"
+	"$FD" -j --errors 'ret < 0' --by ret --output "$T_TMP/u.json" "$b:ac_sum" -- "$b" 30 \
+		>/dev/null 2>&1
+	t_assert_eq "$(jq '[.functions[].count] | add' "$T_TMP/u.json")" "$want" \
+		"the calls that returned < 0 (uftrace's)"
+	t_assert_eq "$(jq -r '[.functions[].ret < 0] | all' "$T_TMP/u.json")" true "only negative rows"
+	t_assert_eq "$(jq -r '.not_failed' "$T_TMP/u.json")" "$((30 - want))" "not_failed: the rest"
+}
+
+# An argument the filter reads that a function does not have: left out, counted
+test_filter_noval() {
+	need_tool
+	"$FD" -j --filter 'count > 0' --output "$T_TMP/n.json" 'sys:write(fd, count)' sys:close -- \
+		sh -c 'echo x >/dev/null' >/dev/null 2>&1
+	t_assert_eq "$(jq -r '.functions[] | select(.name == "sys:close") | .count' "$T_TMP/n.json")" 0 \
+		"sys:close has no count: none of its calls pass"
+	[ "$(jq -r '.filter_noval' "$T_TMP/n.json")" -gt 0 ] ||
+		t_fail "filter_noval counts sys:close's calls: $(cat "$T_TMP/n.json")"
+}
+
+test_filter_usage() {
+	need_tool
+	local out st=0
+	out=$("$FD" --filter 'sizee > 1' 'sys:write(fd, count)' -- true 2>&1) || st=$?
+	t_assert_eq "$st" 2 "an unknown name: exit status"
+	t_assert_match "$out" "at column 1: unknown name 'sizee' \(fd, count, ret" "the names it knows: $out"
+	st=0
+	out=$("$FD" --filter 'count >' 'sys:write(fd, count)' -- true 2>&1) || st=$?
+	t_assert_eq "$st" 2 "a cut expression: exit status"
+	t_assert_match "$out" "at column 8: the expression ends too early" "$out"
+	st=0
+	out=$("$FD" --errors 'ret == 0' -- true 2>&1) || st=$?
+	t_assert_eq "$st" 2 "--errors EXPR without a target: exit status"
 }
 
 t_run_all

@@ -388,7 +388,7 @@ $f -ENOENT" "the rows left: -ENOENT of each ($(cat "$T_TMP/err.txt"))"
 
 # ---- arguments ---------------------------------------------------------------
 
-# One run of RET_WORK, stopped until both watch it: ftrace's kprobe event
+# One run of KRET_WORK, stopped until both watch it: ftrace's kprobe event
 # at FUNC's entry with fetch arguments (x86-64 registers: the VM's) and
 # funcdur -p --events -j 'FUNC(ARGS)'. Sets WANT and GOT: a line per call,
 # "name=value ...", in the order of the calls (a field's name without its
@@ -396,16 +396,16 @@ $f -ENOENT" "the rows left: -ENOENT of each ($(cat "$T_TMP/err.txt"))"
 both_args() {	# FUNC FETCHARGS FUNCDUR-ARGS EXTRA...
 	local f=$1 fetch=$2 names=$3 ev=kfit_arg_$BASHPID pid fdp i=0
 	shift 3
-	t_stopped_start "$RET_WORK"
+	t_stopped_start "$KRET_WORK"
 	pid=$STOPPED_PID
-	echo "p:$ev $f $fetch" >>"$TR/kprobe_events" ||
+	echo "p:$ev $f $fetch" >>"$KRET_TR/kprobe_events" ||
 		t_fail "ftrace refused the kprobe event 'p:$ev $f $fetch'"
-	t_on_exit "echo 0 > $TR/events/kprobes/$ev/enable; echo -:$ev >> $TR/kprobe_events; \
-		echo > $TR/set_event_pid; echo 0 > $TR/options/event-fork"
-	echo 1 >"$TR/options/event-fork"
-	echo "$pid" >"$TR/set_event_pid"
-	: >"$TR/trace"
-	echo 1 >"$TR/events/kprobes/$ev/enable"
+	t_on_exit "echo 0 > $KRET_TR/events/kprobes/$ev/enable; echo -:$ev >> $KRET_TR/kprobe_events; \
+		echo > $KRET_TR/set_event_pid; echo 0 > $KRET_TR/options/event-fork"
+	echo 1 >"$KRET_TR/options/event-fork"
+	echo "$pid" >"$KRET_TR/set_event_pid"
+	: >"$KRET_TR/trace"
+	echo 1 >"$KRET_TR/events/kprobes/$ev/enable"
 	"$FD" -j --events --output "$T_TMP/args.json" -p "$pid" "$@" "$f($names)" \
 		>/dev/null 2>"$T_TMP/args.err" &
 	fdp=$!
@@ -419,11 +419,11 @@ both_args() {	# FUNC FETCHARGS FUNCDUR-ARGS EXTRA...
 	wait "$pid"
 	kill -INT "$fdp"
 	wait "$fdp" || t_fail "funcdur -p '$f($names)' exited $?: $(cat "$T_TMP/args.err")"
-	echo 0 >"$TR/events/kprobes/$ev/enable"
-	echo >"$TR/set_event_pid"
-	echo 0 >"$TR/options/event-fork"
-	cp "$TR/trace" "$T_TMP/ftrace.out"
-	echo "-:$ev" >>"$TR/kprobe_events"
+	echo 0 >"$KRET_TR/events/kprobes/$ev/enable"
+	echo >"$KRET_TR/set_event_pid"
+	echo 0 >"$KRET_TR/options/event-fork"
+	cp "$KRET_TR/trace" "$T_TMP/ftrace.out"
+	echo "-:$ev" >>"$KRET_TR/kprobe_events"
 	WANT=$(sed -n "s/.* $ev: ([^)]*) //p" "$T_TMP/ftrace.out" | tr -d '"')
 	GOT=$(jq -r 'select(.type == "call") | .args | to_entries |
 		map("\(.key | sub("^.*->"; ""))=\(.value)") | join(" ")' "$T_TMP/args.json")

@@ -94,36 +94,45 @@ args_round() {
 	arg_one sys-ints "$dd" 'sys:write(fd, count)' &&
 	arg_one sys-str "$dd" 'sys:write(fd, buf:str, count)' &&
 	arg_one sys-by "$dd" --by count 'sys:write(fd, count)' &&
+	arg_one sys-ev "$dd" --events 'sys:write(fd, count)' &&
+	arg_one sys-frej "$dd" --filter 'count > 100' 'sys:write(fd, count)' &&
+	arg_one sys-fpass "$dd" --filter 'count >= 1 && fd == 1' 'sys:write(fd, count)' &&
 	arg_one user "$LOOP $CALLS" "$LOOP:cl_empty" &&
 	arg_one user-ints "$LOOP $CALLS" "$LOOP:cl_empty(x)"
 }
 
 # Arguments (issue 20): BPF time per call with arguments captured against
-# funcdur alone on the same calls, medians of 3 interleaved rounds: two
+# funcdur alone on the same calls, medians of 5 interleaved rounds: two
 # integers of a system call, a string (read from user memory), --by an
-# argument (a hash map's entry per call), and a uprobe's int parameter (DWARF)
+# argument (a hash map's entry per call), --filter rejecting and passing
+# every call, and a uprobe's int parameter (DWARF)
 args() {
 	local k
 	bench_stats_on
-	for k in 1 2 3; do
+	for k in 1 2 3 4 5; do
 		args_round || { bench_stats_restore; return 1; }
 	done >"$tmp/args"
 	bench_stats_restore
-	echo "== funcdur, arguments, host: $CALLS calls, BPF ns per call (median of 3) =="
+	echo "== funcdur, arguments, host: $CALLS calls, BPF ns per call (median of 5) =="
 	sort -k1,1 -k2,2n "$tmp/args" | awk '{ v[$1] = v[$1] " " $2; n[$1]++ }
 		END {
-			split("sys sys-ints sys-str sys-by user user-ints", order, " ")
-			for (i = 1; i <= 6; i++) { k = order[i]; split(v[k], x, " "); m[k] = x[2] }
+			split("sys sys-ints sys-str sys-by sys-ev sys-frej sys-fpass user user-ints", order, " ")
+			for (i = 1; i <= 9; i++) { k = order[i]; split(v[k], x, " "); m[k] = x[3] }
 			printf "%-40s %12s %8s\n", "TARGET", "NS/CALL", "RATIO"
 			printf "%-40s %12.1f %8s\n", "sys:write", m["sys"], "1.00"
 			printf "%-40s %12.1f %8.2f\n", "sys:write(fd, count)", m["sys-ints"], m["sys-ints"] / m["sys"]
 			printf "%-40s %12.1f %8.2f\n", "sys:write(fd, buf:str, count)", m["sys-str"], m["sys-str"] / m["sys"]
 			printf "%-40s %12.1f %8.2f\n", "--by count sys:write(fd, count)", m["sys-by"], m["sys-by"] / m["sys"]
+			printf "%-40s %12.1f %8.2f\n", "--events (each call recorded)", m["sys-ev"], m["sys-ev"] / m["sys"]
+			printf "%-40s %12.1f %8.2f\n", "--filter rejecting every call", m["sys-frej"], m["sys-frej"] / m["sys"]
+			printf "%-40s %12.1f %8.2f\n", "--filter passing every call", m["sys-fpass"], m["sys-fpass"] / m["sys"]
 			printf "%-40s %12.1f %8s\n", "callloop:cl_empty (uprobe)", m["user"], "1.00"
 			printf "%-40s %12.1f %8.2f\n", "callloop:cl_empty(x)", m["user-ints"], m["user-ints"] / m["user"]
 			printf "goal: capturing adds at most 15%%: two integers %s (sys %.2f, uprobe %.2f)\n",
 				(m["sys-ints"] <= 1.15 * m["sys"] && m["user-ints"] <= 1.15 * m["user"]) ? "met" : "NOT met",
 				m["sys-ints"] / m["sys"], m["user-ints"] / m["user"]
+			printf "goal: a filter that rejects costs less than recording each call (--events): %s (%.1f ns, %.1f ns)\n",
+				m["sys-frej"] < m["sys-ev"] ? "met" : "NOT met", m["sys-frej"], m["sys-ev"]
 		}'
 }
 
