@@ -491,16 +491,36 @@ static __always_inline bool comm_is(const char *lit)
 struct filter_run {
 	struct kfit_fstate s;
 	struct kfit_fvals v;
-	const struct ct_filter *fp;
 };
 
-/* Step i: one instruction, verified once for all (older kernels: bpf_loop, 5.17+) */
+/*
+ * Where a run lives: a per-CPU map, one per context (an interrupt's run
+ * may come in the middle of a task's). Not the caller's stack: verifiers
+ * before 6.7 assume a bpf_loop callback leaves the caller's stack as it
+ * was, and prune by that.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, KFIT_NCTX);
+	__type(key, __u32);
+	__type(value, struct filter_run);
+} fruns SEC(".maps");
+
+/* What the steps of bpf_loop need to find their run: read, never written */
+struct filter_where {
+	__u32 which;		/* the program */
+	__u32 slot;		/* the run: the context */
+};
+
+/* Step i: one instruction, verified once for all (bpf_loop: 5.17+) */
 static long filter_step(__u32 i, void *ctx)
 {
-	struct filter_run *run = ctx;
-	const struct ct_filter *fp = run->fp;
+	const struct filter_where *w = ctx;
+	__u32 which = w->which, slot = w->slot;
+	const struct ct_filter *fp = bpf_map_lookup_elem(&filters, &which);
+	struct filter_run *run = bpf_map_lookup_elem(&fruns, &slot);
 
-	if (!fp || i >= KFIT_FILTER_MAX)
+	if (!fp || !run || i >= KFIT_FILTER_MAX)
 		return 1;
 	return kfit_filter_step(&run->s, &fp->insn[bounded(i, KFIT_FILTER_MAX - 1)],
 				&run->v) ? 1 : 0;
@@ -512,43 +532,45 @@ static long filter_step(__u32 i, void *ctx)
  * eslot, by program).
  */
 static __always_inline int run_filter(__u32 which, __u32 id, __s64 ret, __u64 pid_tgid,
-				      const struct kfit_argvals *av)
+				      enum kfit_ctx cx, const struct kfit_argvals *av)
 {
 	const struct kfit_fargs *fa = av ? bpf_map_lookup_elem(&fargs, &id) : NULL;
 	const struct ct_filter *fp = bpf_map_lookup_elem(&filters, &which);
-	struct filter_run run = {
-		.v.ret = ret,
-		.v.pid = pid_tgid >> 32,
-		.v.tid = (__u32)pid_tgid,
-		.fp = fp,
-	};
+	struct filter_where w = { .which = which, .slot = cx };
+	struct filter_run *run = bpf_map_lookup_elem(&fruns, &w.slot);
 	__u32 k, slot;
 
-	if (!fp)
+	if (!fp || !run)
 		return KFIT_FILTER_ERR;
+	__builtin_memset(run, 0, sizeof(*run));
+	run->v.ret = ret;
+	run->v.pid = pid_tgid >> 32;
+	run->v.tid = (__u32)pid_tgid;
 	for (k = 0; fa && k < KFIT_ARGS_MAX; k++) {
 		slot = which == CT_ERRORS ? fa->eslot[k] : fa->fslot[k];
 		if (slot >= KFIT_ARGS_MAX || !(av->ok & (1 << slot)))
 			continue;
-		run.v.arg[k] = av->v[slot];
-		run.v.have |= 1 << k;
+		run->v.arg[k] = av->v[slot];
+		run->v.have |= 1 << k;
 	}
-	run.v.cpu = bpf_get_smp_processor_id();
+	run->v.cpu = bpf_get_smp_processor_id();
 	if (fp->has_comm)
-		run.v.comm_eq = comm_is(fp->comm);
-	bpf_loop(fp->n, filter_step, &run, 0);
-	return kfit_filter_result(&run.s);
+		run->v.comm_eq = comm_is(fp->comm);
+	bpf_loop(fp->n, filter_step, &w, 0);
+	/* looked up again: the verifier knows nothing of what the steps wrote */
+	run = bpf_map_lookup_elem(&fruns, &w.slot);
+	return run ? kfit_filter_result(&run->s) : KFIT_FILTER_ERR;
 }
 
 /* Whether the call failed: by --errors EXPR, else by the kernel's convention */
-static __always_inline bool failed(__u32 id, __s64 ret, __u64 pid_tgid,
+static __always_inline bool failed(__u32 id, __s64 ret, __u64 pid_tgid, enum kfit_ctx cx,
 				   const struct kfit_argvals *av)
 {
 	int r;
 
 	if (!errors_expr)
 		return kfit_ret_failed(ret, ret_kind[id & (CT_MAX_FUNCS - 1)]);
-	r = run_filter(CT_ERRORS, id, ret, pid_tgid, av);
+	r = run_filter(CT_ERRORS, id, ret, pid_tgid, cx, av);
 	if (r == KFIT_FILTER_NOVAL)
 		count(CT_FILTER_NOVAL);
 	return r == 1;
@@ -569,14 +591,14 @@ static __always_inline void record(__u32 id, __u64 dur, __u64 local, __s64 ret,
 		return;
 	}
 	if (filter_on) {
-		int r = run_filter(CT_FILTER, id, ret, pid_tgid, av);
+		int r = run_filter(CT_FILTER, id, ret, pid_tgid, ctx, av);
 
 		if (r != 1) {
 			count(r == KFIT_FILTER_NOVAL ? CT_FILTER_NOVAL : CT_FILTERED);
 			return;
 		}
 	}
-	if (errors_only && !failed(id, ret, pid_tgid, av)) {
+	if (errors_only && !failed(id, ret, pid_tgid, ctx, av)) {
 		count(CT_NOT_FAILED);
 		return;
 	}

@@ -386,6 +386,31 @@ test_errors_kernel() {
 $f -ENOENT" "the rows left: -ENOENT of each ($(cat "$T_TMP/err.txt"))"
 }
 
+# --filter on a kernel function's return value and argument, in BPF: the
+# -ENOENT returns ftrace saw, through fentry and kprobes
+check_filter() {	# --attach MECH
+	local f want got
+	f=$(kret_first vfs_fstatat vfs_statx)
+	kret_run "$f" s32 "$FD_WAIT" "$FD" -j --by ret --output "$T_TMP/f.json" \
+		--filter 'ret == -ENOENT && dfd < 0' "$@" "$f(dfd)"
+	want=$(kret_ftrace | awk '$2 == -2' | wc -l)
+	[ "$want" -gt 0 ] || t_fail "ftrace saw no -ENOENT of $f"
+	got=$(jq -r '.functions[] | "\(.ret) \(.count)"' "$T_TMP/f.json")
+	t_assert_eq "$got" "-2 $want" "$f's rows: the $want calls that returned -ENOENT (ftrace's)"
+	t_assert_eq "$(jq -r '.filtered_out' "$T_TMP/f.json")" \
+		"$(kret_ftrace | awk '$2 != -2' | wc -l)" "filtered_out: the other returns (ftrace's)"
+}
+
+test_filter_fentry() {
+	need_vm
+	check_filter --attach fentry
+}
+
+test_filter_kprobes() {
+	need_vm
+	check_filter --attach kprobe
+}
+
 # ---- arguments ---------------------------------------------------------------
 
 # One run of KRET_WORK, stopped until both watch it: ftrace's kprobe event
