@@ -472,21 +472,6 @@ static __always_inline int by_value(__u32 id, __s64 ret, const struct kfit_argva
 	return 0;
 }
 
-static __always_inline bool comm_is(const char *lit)
-{
-	char c[16];
-	int i;
-
-	bpf_get_current_comm(c, sizeof(c));
-	for (i = 0; i < 16; i++) {
-		if (c[i] != lit[i])
-			return false;
-		if (!c[i])
-			return true;
-	}
-	return true;
-}
-
 /* A program's run, from step to step of bpf_loop */
 struct filter_run {
 	struct kfit_fstate s;
@@ -555,7 +540,7 @@ static __always_inline int run_filter(__u32 which, __u32 id, __s64 ret, __u64 pi
 	}
 	run->v.cpu = bpf_get_smp_processor_id();
 	if (fp->has_comm)
-		run->v.comm_eq = comm_is(fp->comm);
+		run->v.comm_eq = kfit_comm_is(fp->comm);
 	bpf_loop(fp->n, filter_step, &w, 0);
 	/* looked up again: the verifier knows nothing of what the steps wrote */
 	run = bpf_map_lookup_elem(&fruns, &w.slot);

@@ -70,17 +70,7 @@ static __always_inline __u64 fc_stack_key(enum kfit_ctx ctx, __u64 pid_tgid)
 
 static __always_inline bool fc_comm_matches(void)
 {
-	char c[16];
-	int i;
-
-	bpf_get_current_comm(c, sizeof(c));
-	for (i = 0; i < 16; i++) {
-		if (c[i] != comm[i])
-			return false;
-		if (!c[i])
-			return true;
-	}
-	return true;
+	return kfit_comm_is(comm);
 }
 
 /* Any filter on tasks (rodata: the verifier drops what is off) */

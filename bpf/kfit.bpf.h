@@ -71,6 +71,22 @@ struct pcpu_hot___kfit {
 	int preempt_count;
 } __attribute__((preserve_access_index));
 
+/* Whether the current task's name is lit (a NUL-ended name of up to 16 bytes) */
+static __always_inline bool kfit_comm_is(const volatile char *lit)
+{
+	char c[16];
+	int i;
+
+	bpf_get_current_comm(c, sizeof(c));
+	for (i = 0; i < 16; i++) {
+		if (c[i] != lit[i])
+			return false;
+		if (!c[i])
+			return true;
+	}
+	return true;
+}
+
 extern const int __preempt_count __ksym __weak;
 extern const struct pcpu_hot___kfit pcpu_hot __ksym __weak;
 

@@ -72,11 +72,15 @@ static const struct btf_type *skip_mods(const struct btf *btf, __u32 id)
 	return t;
 }
 
-/* Members of anonymous structs and unions count as the outer struct's */
-static bool has_member(const struct btf *btf, const struct btf_type *t,
-		       const char *field, int depth)
+/*
+ * Member field of composite t (anonymous members searched too): its
+ * offset in bits, and whether it is a bit field
+ */
+static const struct btf_member *find_member(const struct btf *btf, const struct btf_type *t,
+					    const char *field, __u32 *bits, bool *bitfield,
+					    int depth)
 {
-	const struct btf_member *m = btf_members(t);
+	const struct btf_member *m = btf_members(t), *in;
 	const struct btf_type *mt;
 	const char *name;
 	int i;
@@ -84,21 +88,29 @@ static bool has_member(const struct btf *btf, const struct btf_type *t,
 	for (i = 0; i < btf_vlen(t); i++, m++) {
 		name = btf__name_by_offset(btf, m->name_off);
 		if (name && *name) {
-			if (!strcmp(name, field))
-				return true;
-			continue;
+			if (strcmp(name, field))
+				continue;
+			*bits = btf_member_bit_offset(t, i);
+			*bitfield = btf_member_bitfield_size(t, i) != 0;
+			return m;
 		}
 		mt = skip_mods(btf, m->type);
-		if (depth < MAX_NESTING && mt && btf_is_composite(mt) &&
-		    has_member(btf, mt, field, depth + 1))
-			return true;
+		if (depth >= MAX_NESTING || !mt || !btf_is_composite(mt))
+			continue;
+		in = find_member(btf, mt, field, bits, bitfield, depth + 1);
+		if (in) {
+			*bits += btf_member_bit_offset(t, i);
+			return in;
+		}
 	}
-	return false;
+	return NULL;
 }
 
 bool kfit_btf_has_field(const struct btf *btf, const char *sname, const char *field)
 {
 	const struct btf_type *t;
+	bool bitfield;
+	__u32 bits;
 	int id;
 
 	if (!btf || !sname || !field)
@@ -109,7 +121,7 @@ bool kfit_btf_has_field(const struct btf *btf, const char *sname, const char *fi
 	if (id < 0)
 		return false;
 	t = btf__type_by_id(btf, id);
-	return t && has_member(btf, t, field, 0);
+	return t && find_member(btf, t, field, &bits, &bitfield, 0);
 }
 
 int kfit_btf_module_count(void)
@@ -162,39 +174,6 @@ int kfit_btf_func_ret(const struct btf *btf, const char *name)
 	return err ? err : ret_kind(btf, t->type);
 }
 
-/*
- * Member field of composite t (anonymous members searched too): its
- * offset in bits, and whether it is a bit field
- */
-static const struct btf_member *find_member(const struct btf *btf, const struct btf_type *t,
-					    const char *field, __u32 *bits, bool *bitfield,
-					    int depth)
-{
-	const struct btf_member *m = btf_members(t), *in;
-	const struct btf_type *mt;
-	const char *name;
-	int i;
-
-	for (i = 0; i < btf_vlen(t); i++, m++) {
-		name = btf__name_by_offset(btf, m->name_off);
-		if (name && *name) {
-			if (strcmp(name, field))
-				continue;
-			*bits = btf_member_bit_offset(t, i);
-			*bitfield = btf_member_bitfield_size(t, i) != 0;
-			return m;
-		}
-		mt = skip_mods(btf, m->type);
-		if (depth >= MAX_NESTING || !mt || !btf_is_composite(mt))
-			continue;
-		in = find_member(btf, mt, field, bits, bitfield, depth + 1);
-		if (in) {
-			*bits += btf_member_bit_offset(t, i);
-			return in;
-		}
-	}
-	return NULL;
-}
 
 /* Whether id is a pointer whose chain of modifiers has the "user" type tag */
 static bool user_ptr(const struct btf *btf, __u32 id)

@@ -27,29 +27,37 @@ kret_first() {	# FUNC...
 }
 
 kret_run() {	# FUNC TYPE WAIT TOOL ARGS...
-	local f=$1 ty=$2 wait=$3 tool=$4 tr=$KRET_TR ev=$KRET_EV pid tp i=0
+	local f=$1 ty=$2
+	shift 2
+	kret_probe "r:$KRET_EV $f ret=\$retval:$ty" "$f" "$@"
+}
+
+# kret_probe DEF TARGET WAIT TOOL ARGS...: kret_run with ftrace's event
+# defined as DEF (named $KRET_EV: "p:$KRET_EV FUNC ARGS..." reads arguments
+# at the entry) and TARGET for the tool ("FUNC(ARGS)")
+kret_probe() {	# DEF TARGET WAIT TOOL ARGS...
+	local def=$1 target=$2 wait=$3 tool=$4 tr=$KRET_TR ev=$KRET_EV pid tp i=0
 	shift 4
 	t_stopped_start "$KRET_WORK"
 	pid=$STOPPED_PID
-	echo "r:$ev $f ret=\$retval:$ty" >>"$tr/kprobe_events" ||
-		t_fail "ftrace refused the kretprobe event on $f"
+	echo "$def" >>"$tr/kprobe_events" || t_fail "ftrace refused the event '$def'"
 	t_on_exit "echo 0 > $tr/events/kprobes/$ev/enable; echo -:$ev >> $tr/kprobe_events; \
 		echo > $tr/set_event_pid; echo 0 > $tr/options/event-fork"
 	echo 1 >"$tr/options/event-fork"
 	echo "$pid" >"$tr/set_event_pid"
 	: >"$tr/trace"
 	echo 1 >"$tr/events/kprobes/$ev/enable"
-	"$tool" "$@" -p "$pid" "$f" >/dev/null 2>"$T_TMP/rets.err" &
+	"$tool" "$@" -p "$pid" "$target" >/dev/null 2>"$T_TMP/rets.err" &
 	tp=$!
 	until grep -q '^Tracing' "$T_TMP/rets.err"; do
-		kill -0 "$tp" 2>/dev/null || t_fail "$tool -p $f: $(cat "$T_TMP/rets.err")"
+		kill -0 "$tp" 2>/dev/null || t_fail "$tool -p $target: $(cat "$T_TMP/rets.err")"
 		[ "$i" -ge "$((wait * 10))" ] && t_fail "$tool did not attach in ${wait}s"
 		sleep 0.1
 		i=$((i + 1))
 	done
 	kill -CONT "$pid"
 	wait "$pid"
-	wait "$tp" || t_fail "$tool -p $f exited $?: $(cat "$T_TMP/rets.err")"
+	wait "$tp" || t_fail "$tool -p $target exited $?: $(cat "$T_TMP/rets.err")"
 	echo 0 >"$tr/events/kprobes/$ev/enable"
 	echo >"$tr/set_event_pid"
 	echo 0 >"$tr/options/event-fork"

@@ -413,43 +413,17 @@ test_filter_kprobes() {
 
 # ---- arguments ---------------------------------------------------------------
 
-# One run of KRET_WORK, stopped until both watch it: ftrace's kprobe event
-# at FUNC's entry with fetch arguments (x86-64 registers: the VM's) and
-# funcdur -p --events -j 'FUNC(ARGS)'. Sets WANT and GOT: a line per call,
-# "name=value ...", in the order of the calls (a field's name without its
-# path: ftrace's names are plain words).
+# One run of KRET_WORK watched by ftrace's kprobe event at FUNC's entry,
+# with fetch arguments (x86-64 registers: the VM's), and by funcdur -p
+# --events -j 'FUNC(ARGS)' (kret_probe). Sets WANT and GOT: a line per
+# call, "name=value ...", in the order of the calls (a field's name
+# without its path: ftrace's names are plain words).
 both_args() {	# FUNC FETCHARGS FUNCDUR-ARGS EXTRA...
-	local f=$1 fetch=$2 names=$3 ev=kfit_arg_$BASHPID pid fdp i=0
+	local f=$1 fetch=$2 names=$3
 	shift 3
-	t_stopped_start "$KRET_WORK"
-	pid=$STOPPED_PID
-	echo "p:$ev $f $fetch" >>"$KRET_TR/kprobe_events" ||
-		t_fail "ftrace refused the kprobe event 'p:$ev $f $fetch'"
-	t_on_exit "echo 0 > $KRET_TR/events/kprobes/$ev/enable; echo -:$ev >> $KRET_TR/kprobe_events; \
-		echo > $KRET_TR/set_event_pid; echo 0 > $KRET_TR/options/event-fork"
-	echo 1 >"$KRET_TR/options/event-fork"
-	echo "$pid" >"$KRET_TR/set_event_pid"
-	: >"$KRET_TR/trace"
-	echo 1 >"$KRET_TR/events/kprobes/$ev/enable"
-	"$FD" -j --events --output "$T_TMP/args.json" -p "$pid" "$@" "$f($names)" \
-		>/dev/null 2>"$T_TMP/args.err" &
-	fdp=$!
-	until grep -q '^Tracing' "$T_TMP/args.err"; do
-		kill -0 "$fdp" 2>/dev/null || t_fail "funcdur -p '$f($names)': $(cat "$T_TMP/args.err")"
-		[ "$i" -ge "$((FD_WAIT * 10))" ] && t_fail "funcdur did not attach in ${FD_WAIT}s"
-		sleep 0.1
-		i=$((i + 1))
-	done
-	kill -CONT "$pid"
-	wait "$pid"
-	kill -INT "$fdp"
-	wait "$fdp" || t_fail "funcdur -p '$f($names)' exited $?: $(cat "$T_TMP/args.err")"
-	echo 0 >"$KRET_TR/events/kprobes/$ev/enable"
-	echo >"$KRET_TR/set_event_pid"
-	echo 0 >"$KRET_TR/options/event-fork"
-	cp "$KRET_TR/trace" "$T_TMP/ftrace.out"
-	echo "-:$ev" >>"$KRET_TR/kprobe_events"
-	WANT=$(sed -n "s/.* $ev: ([^)]*) //p" "$T_TMP/ftrace.out" | tr -d '"')
+	kret_probe "p:$KRET_EV $f $fetch" "$f($names)" "$FD_WAIT" "$FD" -j --events \
+		--output "$T_TMP/args.json" "$@"
+	WANT=$(sed -n "s/.* $KRET_EV: ([^)]*) //p" "$T_TMP/ftrace.out" | tr -d '"')
 	GOT=$(jq -r 'select(.type == "call") | .args | to_entries |
 		map("\(.key | sub("^.*->"; ""))=\(.value)") | join(" ")' "$T_TMP/args.json")
 }
