@@ -1528,15 +1528,22 @@ static int distribute(struct kfit_ctree *t, struct thr *h)
 /*
  * Failed call n and its callers up to its stack's bottom (an interrupt's
  * node, or the thread's root) marked; a caller marked already has its
- * own callers marked
+ * own callers marked. An interrupt's stops at its node: the tree it was
+ * interlaced into is marked as holding it, so that it is shown.
  */
 static void mark_failed(struct kfit_cnode *n, const struct kfit_cnode *root)
 {
 	for (; n != root && !(n->cflags & KFIT_CN_FAILPATH); n = n->parent) {
 		n->cflags |= KFIT_CN_FAILPATH;
 		if (n->kind == KFIT_CN_IRQ)
-			return;
+			break;
 	}
+	if (n == root)
+		return;
+	while (n->parent != root)
+		n = n->parent;
+	if (!(n->cflags & KFIT_CN_FAILPATH))
+		n->cflags |= KFIT_CN_FAILIN;
 }
 
 /* Rendered depths, failing paths marked; sampled trees sorted by samples */

@@ -70,6 +70,8 @@ enum kfit_cnode_kind {
  * struck did not fail for it.
  */
 #define KFIT_CN_FAILPATH	0x80
+/* A top-level node with a failure inside that is not on its path: an interrupt's */
+#define KFIT_CN_FAILIN		0x40
 
 struct kfit_cnode {
 	struct kfit_cnode *parent, *child, *last, *next;	/* children in time order */
@@ -274,6 +276,12 @@ static inline bool kfit_cnode_failed(const struct kfit_cnode *n)
 static inline bool kfit_cnode_failpath(const struct kfit_cnode *n)
 {
 	return n->cflags & KFIT_CN_FAILPATH;
+}
+
+/* A top-level node with a failed call anywhere in it: its own, or an interrupt's */
+static inline bool kfit_cnode_has_failure(const struct kfit_cnode *n)
+{
+	return n->cflags & (KFIT_CN_FAILPATH | KFIT_CN_FAILIN);
 }
 
 /* A top-level node that is a tree of its own: a call, or an interrupt */

@@ -70,7 +70,7 @@ static bool thread_kept(const struct tp *p, const struct kfit_cthread *th)
 	if (!p->o->errors || kfit_treeprint_sampled(th))
 		return true;
 	for (n = th->root.child; n; n = n->next)
-		if (kfit_cnode_failpath(n))
+		if (kfit_cnode_has_failure(n))
 			return true;
 	return false;
 }
@@ -87,7 +87,7 @@ void kfit_treeprint_trees(const struct kfit_ctree *t, __u64 *kept, __u64 *left_o
 		for (n = th->root.child; n; n = n->next) {
 			if (!kfit_cnode_is_tree(n))
 				continue;
-			if (kfit_cnode_failpath(n))
+			if (kfit_cnode_has_failure(n))
 				++*kept;
 			else
 				++*left_out;
