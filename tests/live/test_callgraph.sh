@@ -17,6 +17,7 @@
 # shellcheck disable=SC2016,SC2046 # awk conditions in single quotes; cg_targets' words
 . "$(dirname "$0")/../lib.sh"
 . "$T_REPO/tests/callgraph-lib.sh"
+. "$T_REPO/tests/errwork-lib.sh"
 
 export LC_ALL=C	# sort and awk compare bytes, as jq does
 : "${CG_WAIT:=30}"	# seconds to wait for the "Tracing" line
@@ -793,6 +794,65 @@ test_bad_usage() {
 	bad_usage 'no_such_fn' "a binary without the symbol" "$CGS:no_such_fn"
 	bad_usage "$(t_free_pid)" "-p of no process" -p "$(t_free_pid)" "$CGS:cg_a"
 	t_bpf_assert_same "$snap" "after bad usage"
+}
+
+# ---- --errors: the trees where a call failed ---------------------------------
+
+# The failed system calls of a workload (ENOENT, EROFS, ENOSPC), as
+# strace saw them: --errors -j shows exactly those calls, each thread's
+# in its order, each "failed"; the others counted as left out. A file
+# recorded, kd --errors shows the same trees.
+test_errors_like_strace() {
+	need_tool
+	local want got
+	errw_setup
+	want=$(errw_strace_fails openat,write,mkdirat)
+	for e in ENOENT EROFS ENOSPC; do
+		t_assert_match "$want" "$e" "strace saw $e: $(cat "$T_TMP/strace.out")"
+	done
+	"$CG" -j --errors --output "$T_TMP/err.json" sys:openat sys:write sys:mkdirat \
+		-- sh -c "$ERRW" >/dev/null 2>"$T_TMP/err.err" ||
+		t_fail "callgraph --errors failed: $(cat "$T_TMP/err.err")"
+	got=$(jq -r '.threads[] | [.calls[] | "\(.name | ltrimstr("sys:")):\(.ret_str | ltrimstr("-"))"]
+		| join(" ")' "$T_TMP/err.json" | sort) ||
+		t_fail "not JSON: $(head -c 300 "$T_TMP/err.json")"
+	t_assert_eq "$got" "$want" "each task's failed calls, in order (strace's)"
+	t_assert_eq "$(jq '[.threads[].calls[] | select(.failed != true or (.children | length) > 0)]
+		| length' "$T_TMP/err.json")" 0 "every call shown failed, alone in its tree"
+	t_assert_eq "$(jq '.trees_failed + .trees_left_out == .calls and .trees_left_out > 0' \
+		"$T_TMP/err.json")" true "the trees left out counted: $(jq -c \
+		'{calls, trees_failed, trees_left_out}' "$T_TMP/err.json")"
+	# the text: a line per failed call, "!" before its name, and the note
+	"$CG" --errors -o "$T_TMP/e.kft" --tree --output "$T_TMP/err.txt" sys:openat sys:write \
+		sys:mkdirat -- sh -c "$ERRW" >/dev/null 2>&1 ||
+		t_fail "callgraph --errors -o --tree failed"
+	t_assert_match "$(cat "$T_TMP/err.txt")" \
+		"trees? with a failure shown, [0-9]+ trees? without a failure left out \(--errors\)" \
+		"the header's count"
+	t_assert_eq "$(grep -cE ' !sys:(openat|write) => -E(NOENT|ROFS|NOSPC)$' "$T_TMP/err.txt")" \
+		"$(printf '%s\n' "$want" | wc -w)" "marked lines: $(cat "$T_TMP/err.txt")"
+	"$KFIT_BIN/kd" "$T_TMP/e.kft" --errors -j >"$T_TMP/kd.json" ||
+		t_fail "kd --errors failed"
+	got=$(jq -r '.threads[] | [.calls[] | "\(.name | ltrimstr("sys:")):\(.ret_str | ltrimstr("-"))"]
+		| join(" ")' "$T_TMP/kd.json" | sort)
+	t_assert_eq "$got" "$want" "kd --errors of the file: the same failed calls"
+}
+
+# What --errors cannot honour is refused, exit 2
+test_errors_refused() {
+	need_tool
+	local out st
+	for opts in "--summary" "--folded" "--svg $T_TMP/x.svg" "--perfetto $T_TMP/x.json" \
+		"-o $T_TMP/x.kft"; do
+		st=0
+		# shellcheck disable=SC2086 # the options' words
+		out=$("$CG" --errors $opts sys:openat -- true 2>&1) || st=$?
+		t_assert_eq "$st" 2 "--errors $opts: exit status ($out)"
+		t_assert_match "$out" "--errors" "--errors $opts: the message names it"
+	done
+	st=0
+	out=$("$CG" --errors -S 99 -d 1 2>&1) || st=$?
+	t_assert_eq "$st" 2 "--errors -S: exit status ($out)"
 }
 
 t_run_all

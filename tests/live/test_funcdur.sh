@@ -11,6 +11,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 FD="$KFIT_BIN/funcdur"
+. "$T_REPO/tests/errwork-lib.sh"
 DT="$KFIT_HELPERS/durtarget"
 # Durations. A busy-wait never ends early, so nominal times are exact
 # lower bounds; from above, uprobes, preemption and emulation lengthen
@@ -738,6 +739,24 @@ test_errors_only() {
 	t_assert_eq "$(awk '/^sys:openat/ { print $2 }' "$T_TMP/err.txt" | sort -u)" -ENOENT \
 		"the only value left: -ENOENT"
 	t_assert_match "$(cat "$T_TMP/err.txt")" "^$oks calls? that did not fail left out" "the note"
+}
+
+# EROFS (a read-only bind mount), ENOSPC (a full tmpfs), ENOENT: --errors
+# --by ret's rows are strace's failures, function by function, errno by errno
+test_errors_erofs_enospc() {
+	need_tool
+	local want got
+	errw_setup
+	want=$(errw_strace_fails openat,write | tr ' ' '\n' | sed 's/:/ -/' | sort | uniq -c |
+		awk '{ print "sys:" $2, $3, $1 }' | sort)
+	t_assert_match "$want" "sys:openat -EROFS 1" "strace saw EROFS: $want"
+	t_assert_match "$want" "sys:write -ENOSPC 1" "strace saw ENOSPC: $want"
+	"$FD" -j --errors --by ret --output "$T_TMP/err.json" sys:openat sys:write \
+		-- sh -c "$ERRW" >/dev/null 2>"$T_TMP/err.err" ||
+		t_fail "funcdur --errors --by ret failed: $(cat "$T_TMP/err.err")"
+	got=$(jq -r '.functions[] | "\(.name) \(.as_shown) \(.count)"' "$T_TMP/err.json" | sort) ||
+		t_fail "not JSON: $(head -c 300 "$T_TMP/err.json")"
+	t_assert_eq "$got" "$want" "the failures by function and value (strace's)"
 }
 
 # A user function's failures are its own: --errors refuses, exit 2

@@ -304,6 +304,110 @@ static void test_streamed_random(void **state)
 	free(buf);
 }
 
+/*
+ * --errors' oracle, in jq over the full -j (.full) and the --errors one
+ * (.err): the trees (calls, interrupts) with a call that returned
+ * -4095..-1 anywhere in them, the others left out, and so the threads
+ * left empty; "failed" on each call that failed or has a callee on its
+ * own stack that did, on an interrupt with a call in it that did; the
+ * counts of the trees kept and left out
+ */
+static const char errors_oracle[] =
+	"def bad: (.ret // 0) as $r | $r >= -4095 and $r <= -1;\n"
+	"def tree: has(\"name\") or has(\"irq\");\n"
+	"def anyfail: [.. | objects | select(has(\"name\")) | bad] | any;\n"
+	"def fp: if has(\"irq\") then ([.children[]? | fp] | any)\n"
+	"  elif has(\"name\") then (bad or ([.children[]? | select(has(\"irq\") | not) | fp] | any))\n"
+	"  else false end;\n"
+	"def annot: (if tree and fp then .failed = true else . end)\n"
+	"  | if has(\"children\") then .children |= map(annot) else . end;\n"
+	"([.full.threads[].calls[] | select(tree and anyfail)] | length) as $kept\n"
+	"| ([.full.threads[].calls[] | select(tree)] | length) as $all\n"
+	"| (.full.threads | map(.calls |= map(select(tree and anyfail) | annot))\n"
+	"   | map(select(.calls | length > 0))) == .err.threads\n"
+	"  and .err.trees_failed == $kept and .err.trees_left_out == $all - $kept\n"
+	"  and $kept > 0 and $all > $kept\n";
+
+static bool errors_hold(const char *full, const char *err)
+{
+	char doc[64], prog[64], cmd[256];
+	size_t n = strlen(full) + strlen(err) + 32;
+	char *both = malloc(n);
+	int rc;
+
+	assert_non_null(both);
+	snprintf(both, n, "{\"full\": %s, \"err\": %s}", full, err);
+	t_to_file(both, doc, sizeof(doc), "errors", ".json");
+	t_to_file(errors_oracle, prog, sizeof(prog), "errors", ".jq");
+	snprintf(cmd, sizeof(cmd), "jq -e -f %s %s >/dev/null", prog, doc);
+	rc = system(cmd);
+	unlink(doc);
+	unlink(prog);
+	free(both);
+	return rc == 0;
+}
+
+/*
+ * --errors on random recordings (failures in nested calls and in
+ * interrupts, interlaced or not): its -j is the full -j restricted to the
+ * trees with a failure (errors_oracle), and the streamed views print what
+ * the whole tree prints
+ */
+static void test_errors_random(void **state)
+{
+	static const __u64 origin = 100;
+	char *buf = aligned_alloc(8, T_RECGEN_BYTES), *full, *x, *y, name[48];
+	struct kfit_cgview v = view();
+	bool jq = t_have("jq");
+	unsigned int seed;
+	size_t len;
+	int k, err;
+
+	(void)state;
+	assert_non_null(buf);
+	v.ntracepoints = 0;
+	v.start_ns = origin;
+	for (seed = 1; seed <= 8; seed++) {
+		len = t_recgen(seed, buf);
+		for (k = 0; k < 4; k++) {
+			struct kfit_cgview_args a = { .errors = true };
+			struct kfit_cgview_opts o = { .json = k < 2, .errors = true };
+			struct kfit_ctree_opts to = { .funcs = names, .nfuncs = 4,
+						      .ret_kinds = t_recgen_kinds,
+						      .no_interlace = k % 2 };
+			struct kfit_ctree *whole, *streamed;
+
+			snprintf(name, sizeof(name), "seed %u %s%s", seed, o.json ? "-j" : "text",
+				 to.no_interlace ? " apart" : "");
+			whole = kfit_ctree_new(&to);
+			assert_non_null(whole);
+			gen_into(whole, buf, len, false);
+			streamed = stream_tree(&a, &o, &to, &origin, name);
+			gen_into(streamed, buf, len, true);
+			x = render(&v, &o, whole, &err);
+			assert_int_equal(err, 0);
+			o.sum = a.sum;
+			y = render(&v, &o, streamed, &err);
+			assert_int_equal(err, 0);
+			t_str_eq(name, y, x);
+			if (!o.json)
+				t_true(name, strstr(x, " !") && strstr(x, "left out (--errors)"));
+			if (o.json && jq && seed <= 4) {
+				o = (struct kfit_cgview_opts){ .json = true };
+				full = render(&v, &o, whole, &err);
+				t_true(name, errors_hold(full, x));
+				free(full);
+			}
+			free(x);
+			free(y);
+			kfit_cgview_close(&a);
+			kfit_ctree_free(whole);
+			kfit_ctree_free(streamed);
+		}
+	}
+	free(buf);
+}
+
 /* What render wrote on stdout, malloc'd, and its result in *err */
 static char *render(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
 		    const struct kfit_ctree *t, int *err)
@@ -948,6 +1052,7 @@ int main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_streamed_same),
 		cmocka_unit_test(test_streamed_random),
+		cmocka_unit_test(test_errors_random),
 		cmocka_unit_test(test_verbose_counts),
 		cmocka_unit_test(test_sample_trim),
 		cmocka_unit_test(test_frame_group),

@@ -637,6 +637,91 @@ static void test_ret_json(void **state)
 	kfit_ctree_free(t);
 }
 
+/*
+ * --errors: a failure under a call, one of an interrupt interlaced in a
+ * call that did not fail, a tree without failure, a failed call whose
+ * callee did not fail
+ */
+static struct kfit_ctree *errors_tree(void)
+{
+	struct kfit_ctree_opts o = {
+		.funcs = funcs, .nfuncs = NFUNCS, .ret_kinds = ret_kinds,
+	};
+	struct kfit_ctree *t = kfit_ctree_new(&o);
+	struct kfit_rec_call r = mk_call(KFIT_CTX_SOFTIRQ, 1, 7, 203, 2, RW_VERIFY, 0);
+	struct kfit_rec_irq q = {
+		.h = hdr(KFIT_REC_IRQ, sizeof(q), KFIT_CTX_SOFTIRQ, 1, 7, 202),
+		.dur = 5, .vec = 3, .ncalls = 1,
+	};
+
+	assert_non_null(t);
+	ret_call(t, 0, RW_VERIFY, 1, (__u64)-2, 0, sizeof(r));
+	ret_call(t, 0, VFS_READ, 0, 16, 0, sizeof(r));
+	r.cflags = KFIT_CF_RET;
+	r.ret = (__u64)-5;
+	add(t, &r, sizeof(r));
+	add(t, &q, sizeof(q));
+	ret_call(t, 200, VFS_READ, 0, 0, 0, sizeof(r));
+	ret_call(t, 400, DO_SYS, 0, 3, 0, sizeof(r));
+	ret_call(t, 600, RW_VERIFY, 1, 0, 0, sizeof(r));
+	ret_call(t, 600, VFS_READ, 0, (__u64)-30, 0, sizeof(r));
+	kfit_ctree_finish(t);
+	return t;
+}
+
+static void test_errors_text(void **state)
+{
+	struct kfit_treeprint_opts o = { .origin = T0, .ns = true, .errors = true };
+	struct kfit_ctree *t = errors_tree();
+	char *got = text_of(t, &o);
+	__u64 kept, out;
+
+	(void)state;
+	t_str_eq("--errors", got,
+		 "== pid 1234 tid 7 (?) ==\n"
+		 COLS
+		 "         0         10          0          -    1 !vfs_read => 16\n"
+		 "         0         10         10          -    1 !  rw_verify_area => -ENOENT\n"
+		 "       200         10         10          -    1  vfs_read => 0\n"
+		 "       202                                     1 !  ==> softirq NET_RX (cpu 1)\n"
+		 "       203          2          2          -    1 !    rw_verify_area => -EIO\n"
+		 "       207                                     1 !  <== softirq NET_RX 5\n"
+		 "       600         10          0          -    1 !vfs_read => -EROFS\n"
+		 "       600         10         10          -    1    rw_verify_area => 0\n");
+	free(got);
+	kfit_treeprint_trees(t, &kept, &out);
+	assert_int_equal(kept, 3);
+	assert_int_equal(out, 1);
+	o.errors = false;
+	got = text_of(t, &o);
+	t_true("no marks without --errors", !strchr(got, '!') && strstr(got, "do_sys => 0x3"));
+	free(got);
+	kfit_ctree_free(t);
+}
+
+static void test_errors_json(void **state)
+{
+	struct kfit_treeprint_opts o = { .origin = T0, .errors = true };
+	struct kfit_ctree *t = errors_tree();
+	char *doc = json_doc(t, &o, false);
+
+	(void)state;
+	if (!t_have("jq")) {
+		free(doc);
+		kfit_ctree_free(t);
+		skip();
+	}
+	t_jq_all(doc,
+		 ".threads[0].calls | map(.ret_str) == [\"16\", \"0\", \"-EROFS\"]",
+		 "[.threads[0].calls[] | .failed] == [true, null, true]",
+		 ".threads[0].calls[0].children[0].failed == true",
+		 ".threads[0].calls[1].children[0] | .failed == true and "
+		   ".children[0].failed == true and .children[0].ret_str == \"-EIO\"",
+		 ".threads[0].calls[2].children[0] | has(\"failed\") | not");
+	free(doc);
+	kfit_ctree_free(t);
+}
+
 static void test_json_structure(void **state)
 {
 	struct kfit_ctree *t = sample_tree(false);
@@ -858,6 +943,8 @@ int main(void)
 		cmocka_unit_test(test_json_exact),
 		cmocka_unit_test(test_ret_text),
 		cmocka_unit_test(test_ret_json),
+		cmocka_unit_test(test_errors_text),
+		cmocka_unit_test(test_errors_json),
 		cmocka_unit_test(test_json_structure),
 		cmocka_unit_test(test_json_deep),
 		cmocka_unit_test(test_sampled_json_limits),

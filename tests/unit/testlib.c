@@ -326,6 +326,10 @@ bool t_jq(const char *doc, const char *expr)
 
 #define GEN_TASKS	3
 
+const __u8 t_recgen_kinds[T_RECGEN_FUNCS] = {
+	T_RECGEN_KIND, T_RECGEN_KIND, T_RECGEN_KIND, T_RECGEN_KIND,
+};
+
 struct gen {
 	char *buf;
 	size_t len, n;
@@ -352,6 +356,13 @@ static struct kfit_rec head(int type, int ctx, __u32 pid, __u64 ts, size_t size)
 				  .pid = pid, .tid = pid, .ts = ts };
 }
 
+/* A value returned: one in 23 a failure, -errno, as the kinds of T_RECGEN_KINDS read it */
+static void gen_ret(struct kfit_rec_call *c, unsigned int r)
+{
+	c->cflags = KFIT_CF_RET;
+	c->ret = r % 23 ? r % 100 : (__u64)-(__s64)(1 + r % 40);
+}
+
 /* Task k's innermost open call returns: its record (or a loss of it) */
 static void gen_return(struct gen *g, int k, unsigned int r)
 {
@@ -371,6 +382,7 @@ static void gen_return(struct gen *g, int k, unsigned int r)
 	}
 	if (r % 89 == 0)
 		c.h.flags = KFIT_RF_INCOMPLETE;
+	gen_ret(&c, r >> 5);
 	gen_put(g, &c);
 }
 
@@ -386,6 +398,7 @@ static void gen_irq(struct gen *g, int k, unsigned int r)
 		.dur = 4, .vec = 1, .ncalls = 1,
 	};
 
+	gen_ret(&c, r / 3 * 5 + (r % 4 ? 1 : 0));
 	gen_put(g, &c);
 	if (r % 3)
 		gen_put(g, &i);

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <linux/types.h>
+#include "kfit/ret.h"
 
 /* The number of entries of the array a */
 #define T_N(a) (sizeof(a) / sizeof((a)[0]))
@@ -149,6 +151,12 @@ int t_symtarget_setup(void **state);
 #define T_RECGEN_MAX	4096
 #define T_RECGEN_BYTES	(T_RECGEN_MAX * sizeof(struct kfit_rec_call))	/* the largest */
 #define T_RECGEN_FUNCS	4
+/*
+ * Each call returns a value (one in 23 or so -errno, a failure), read as
+ * an int of the kernel's convention (t_recgen_kinds: T_RECGEN_FUNCS of them)
+ */
+#define T_RECGEN_KIND	(4 | KFIT_RET_SIGNED | KFIT_RET_ERRNO)
+extern const __u8 t_recgen_kinds[T_RECGEN_FUNCS];
 size_t t_recgen(unsigned int seed, char *buf);
 
 #endif

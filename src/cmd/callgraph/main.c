@@ -237,6 +237,7 @@ static const struct kfit_tool tool = {
 	.examples = "callgraph 'vfs_*' -p 1234          # vfs calls of a process, as trees\n"
 		    "callgraph 'vfs_*' 'ext4_*' -- cat /etc/passwd  # one command\n"
 		    "callgraph --root vfs_read 'vfs_*' 'rw_*' -D 3  # inside vfs_read only\n"
+		    "callgraph --errors 'vfs_*' 'do_*' -- touch /ro/x  # where EROFS came from\n"
 		    "callgraph ./prog:'*' -e sched:sched_switch -- ./prog\n"
 		    "callgraph --module e1000 -d 5s --summary  # a module's functions\n"
 		    "callgraph 'tcp_*' --min 10us --folded > tcp.folded\n"
@@ -347,6 +348,13 @@ static int check_args(int first, int argc, char **argv, bool dashdash)
 		return usage_error("-D, --min, --percent-limit, --width and --addresses shape "
 				   "the sampled tree printed: with -o add --tree, or give them "
 				   "to kd");
+	if (v->errors && !cg_exact_wanted())
+		return usage_error("--errors needs a TARGET (exact mode): sampled frames "
+				   "return no value");
+	/* the recording keeps every call: --errors shapes what is printed */
+	if (v->errors && !rendering())
+		return usage_error("--errors shapes the tree printed: with -o add --tree, "
+				   "or give it to kd");
 	if ((env.root || v->summary) && !env.ntargets && !env.module)
 		return usage_error("--root and --summary need a TARGET (exact mode)");
 	if (bad)

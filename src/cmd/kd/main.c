@@ -99,6 +99,7 @@ static const struct kfit_tool tool = {
 		   "graphs, Perfetto traces, or what the\nfile holds.",
 	.synopsis = "[OPTIONS] FILE",
 	.examples = "kd trace.kft                        # the call trees\n"
+		    "kd trace.kft --errors                # only the trees where a call failed\n"
 		    "kd trace.kft --summary -s local -n 10 -f count,time,local\n"
 		    "kd trace.kft --events --since 1.5s --until 2s\n"
 		    "kd trace.kft --comm nginx --folded > nginx.folded\n"
@@ -129,7 +130,7 @@ static int check_diff(int first, int argc, char **argv)
 		return usage_error("--diff compares two files: kd --diff BEFORE AFTER");
 	env.path = argv[first];
 	env.after = argv[first + 1];
-	if (env.events || env.info || v->perfetto ||
+	if (env.events || env.info || v->perfetto || v->errors ||
 	    env.since_arg || env.until_arg || sampled_opts() || v->no_interlace)
 		return usage_error("--diff prints its tables, as JSON with -j, or with "
 				   "--folded differential folded stacks, and --svg FILE "
@@ -162,6 +163,8 @@ static int check_args(int first, int argc, char **argv)
 	if (env.events && (forms || v->svg || v->perfetto))
 		return usage_error("--events excludes the tree's outputs "
 				   "(--summary, --folded, -j, --svg, --perfetto)");
+	if ((env.events || env.info) && v->errors)
+		return usage_error("--errors shapes the call trees: not with --events or --info");
 	if (env.info && (v->summary || v->folded || v->svg || v->perfetto))
 		return usage_error("--info excludes the tree's outputs "
 				   "(--summary, --folded, --svg, --perfetto); -j goes with it");

@@ -1525,7 +1525,28 @@ static int distribute(struct kfit_ctree *t, struct thr *h)
 	return 0;
 }
 
-/* Rendered depths; sampled trees sorted by samples */
+/*
+ * Failed call n and its callers up to its stack's bottom (an interrupt's
+ * node, or the thread's root) marked; a caller marked already has its
+ * own callers marked. An interrupt's stops at its node: the tree it was
+ * interlaced into is marked as holding it, so that it is shown.
+ */
+static void mark_failed(struct kfit_cnode *n, const struct kfit_cnode *root)
+{
+	for (; n != root && !(n->cflags & KFIT_CN_FAILPATH); n = n->parent) {
+		n->cflags |= KFIT_CN_FAILPATH;
+		if (n->kind == KFIT_CN_IRQ)
+			break;
+	}
+	if (n == root)
+		return;
+	while (n->parent != root)
+		n = n->parent;
+	if (!(n->cflags & KFIT_CN_FAILPATH))
+		n->cflags |= KFIT_CN_FAILIN;
+}
+
+/* Rendered depths, failing paths marked; sampled trees sorted by samples */
 static void finish_tree(struct kfit_cthread *th)
 {
 	struct kfit_cnode *root = &th->root, *n = root->child;
@@ -1535,6 +1556,8 @@ static void finish_tree(struct kfit_cthread *th)
 		sort_children(root, by_samples);
 	for (n = root->child; n;) {
 		n->depth = n->parent == root ? 0 : n->parent->depth + 1;
+		if (kfit_cnode_failed(n))
+			mark_failed(n, root);
 		if (n->kind == KFIT_CN_FRAME)
 			sort_children(n, by_samples);
 		if (n->child) {

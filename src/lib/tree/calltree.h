@@ -62,6 +62,16 @@ enum kfit_cnode_kind {
  * interrupt stack woven in), so no callee of that call's record
  */
 #define KFIT_CN_WOVEN	0x80
+/*
+ * A node's cflags bit of the decoder's own, set as a tree is finished
+ * (callgraph --errors): a call that failed (kfit_cnode_failed), or one of
+ * whose callees on its own stack did; an interrupt's node when a call in
+ * it did. An interrupt's failure stops at its node: the task's calls it
+ * struck did not fail for it.
+ */
+#define KFIT_CN_FAILPATH	0x80
+/* A top-level node with a failure inside that is not on its path: an interrupt's */
+#define KFIT_CN_FAILIN		0x40
 
 struct kfit_cnode {
 	struct kfit_cnode *parent, *child, *last, *next;	/* children in time order */
@@ -253,6 +263,31 @@ static inline bool kfit_cnode_has_ret(const struct kfit_cnode *n)
 {
 	return n->kind == KFIT_CN_CALL && (n->cflags & KFIT_CF_RET) &&
 	       !(n->ret_kind & KFIT_RET_VOID);
+}
+
+/* A call that failed: a value of its kind's failures (kfit_ret_failed) */
+static inline bool kfit_cnode_failed(const struct kfit_cnode *n)
+{
+	return kfit_cnode_has_ret(n) && !(n->flags & KFIT_RF_INCOMPLETE) &&
+	       kfit_ret_failed(n->ret, n->ret_kind);
+}
+
+/* On the path from its tree's root to a failed call (KFIT_CN_FAILPATH) */
+static inline bool kfit_cnode_failpath(const struct kfit_cnode *n)
+{
+	return n->cflags & KFIT_CN_FAILPATH;
+}
+
+/* A top-level node with a failed call anywhere in it: its own, or an interrupt's */
+static inline bool kfit_cnode_has_failure(const struct kfit_cnode *n)
+{
+	return n->cflags & (KFIT_CN_FAILPATH | KFIT_CN_FAILIN);
+}
+
+/* A top-level node that is a tree of its own: a call, or an interrupt */
+static inline bool kfit_cnode_is_tree(const struct kfit_cnode *n)
+{
+	return n->kind == KFIT_CN_CALL || n->kind == KFIT_CN_IRQ;
 }
 
 /* A call that returned, with a record of its own: what the summaries count */

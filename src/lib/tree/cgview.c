@@ -33,6 +33,8 @@ struct kfit_cgview_sum {
 	const struct kfit_cgview_func *funcs;	/* the kinds: colours, cat */
 	int nfuncs;
 	const struct kfit_ctree *t;		/* the flame's names */
+	bool errors;				/* only the trees with a failure */
+	__u64 kept, left_out;			/* and those shown, left out */
 	int err;
 };
 
@@ -89,6 +91,26 @@ static void no_samples(FILE *f, const struct kfit_cgview *v)
 		v->sample_event ? v->sample_event : "the sampling event", dur(elapsed(v), d));
 }
 
+/* --errors: the trees with a failure, streamed or from the tree t */
+static void trees_of(const struct kfit_cgview_opts *o, const struct kfit_ctree *t,
+		     __u64 *kept, __u64 *left_out)
+{
+	if (o->sum && o->sum->text)
+		kfit_cgview_sum_trees(o->sum, kept, left_out);
+	else
+		kfit_treeprint_trees(t, kept, left_out);
+}
+
+static void print_errors(const struct kfit_cgview_opts *o, const struct kfit_ctree *t)
+{
+	__u64 kept, out;
+
+	trees_of(o, t, &kept, &out);
+	printf("%llu tree%s with a failure shown, %llu tree%s without a failure left out "
+	       "(--errors)\n", (unsigned long long)kept, kept == 1 ? "" : "s",
+	       (unsigned long long)out, out == 1 ? "" : "s");
+}
+
 /* What was traced, how, for how long, and what is missing */
 static void print_header(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
 			 const struct kfit_ctree *t)
@@ -112,6 +134,8 @@ static void print_header(const struct kfit_cgview *v, const struct kfit_cgview_o
 		kfit_treeprint_sample_counts(stdout, t);
 	else
 		kfit_treeprint_counts(stdout, t);
+	if (o->errors)
+		print_errors(o, t);
 	if (v->sampled && !kfit_ctree_get_stats(t)->samples)
 		no_samples(stdout, v);
 	if (v->missed)
@@ -134,9 +158,10 @@ static void print_header(const struct kfit_cgview *v, const struct kfit_cgview_o
 		printf("  ... and %d more (-v lists them all)\n", v->nskipped - i);
 }
 
-static struct kfit_treeprint_opts tp_opts(const struct kfit_cgview *v)
+static struct kfit_treeprint_opts tp_opts(const struct kfit_cgview *v,
+					  const struct kfit_cgview_opts *o)
 {
-	return (struct kfit_treeprint_opts){ .origin = v->start_ns };
+	return (struct kfit_treeprint_opts){ .origin = v->start_ns, .errors = o->errors };
 }
 
 /* Samples of --min's duration at v's rate, rounded up: 20ms at 99 Hz is 2 */
@@ -184,6 +209,17 @@ static void json_attach(struct kfit_json *j, const struct kfit_cgview_attach *a)
 	kfit_json_end_object(j);
 }
 
+/* --errors: "trees_failed" shown, "trees_left_out" */
+static void json_errors(struct kfit_json *j, const struct kfit_cgview_opts *o,
+			const struct kfit_ctree *t)
+{
+	__u64 kept, out;
+
+	trees_of(o, t, &kept, &out);
+	kfit_json_u64(j, "trees_failed", kept);
+	kfit_json_u64(j, "trees_left_out", out);
+}
+
 /* -j streamed: each thread's calls from the spool, as they were made */
 static int json_spooled(struct kfit_json *j, const struct kfit_cgview_opts *o,
 			const struct kfit_ctree *t)
@@ -194,6 +230,8 @@ static int json_spooled(struct kfit_json *j, const struct kfit_cgview_opts *o,
 	kfit_json_begin_array(j, "threads");
 	for (i = 0; !err && i < kfit_ctree_nthreads(t); i++) {
 		th = kfit_ctree_thread(t, i);
+		if (o->errors && !kfit_spool_has(o->sum->text, th))
+			continue;
 		kfit_treeprint_json_thread_head(j, th);
 		if (j->depth != CALLS_DEPTH)
 			return -EINVAL;
@@ -209,7 +247,7 @@ static int json_spooled(struct kfit_json *j, const struct kfit_cgview_opts *o,
 static int print_json(const struct kfit_cgview *v, const struct kfit_cgview_opts *co,
 		      const struct kfit_ctree *t)
 {
-	struct kfit_treeprint_opts o = tp_opts(v);
+	struct kfit_treeprint_opts o = tp_opts(v, co);
 	struct kfit_json j;
 	char note[96];
 	int i, err = 0;
@@ -222,6 +260,8 @@ static int print_json(const struct kfit_cgview *v, const struct kfit_cgview_opts
 	kfit_json_str(&j, "mechanism", v->mechanism);
 	kfit_json_u64(&j, "elapsed_ns", elapsed(v));
 	kfit_treeprint_json_counts(&j, t);
+	if (co->errors)
+		json_errors(&j, co, t);
 	kfit_json_u64(&j, "missed", v->missed);
 	kfit_json_u64(&j, "too_deep", v->too_deep);
 	kfit_json_u64(&j, "no_stack", v->no_stack);
@@ -275,6 +315,7 @@ struct kfit_cgview_sum *kfit_cgview_sum_new(const struct kfit_cgview_sum_want *w
 		return NULL;
 	s->origin = origin;
 	s->json = w->json;
+	s->errors = w->errors;
 	s->want_flame = w->flame;
 	s->funcs = funcs;
 	s->nfuncs = nfuncs;
@@ -317,8 +358,15 @@ static void json_root(struct kfit_cgview_sum *s, const struct kfit_ctree *t,
 static int text_root(struct kfit_cgview_sum *s, const struct kfit_ctree *t,
 		     const struct kfit_cnode *root)
 {
-	struct kfit_treeprint_opts o = { .origin = *s->origin };
-	FILE *f = kfit_spool_begin(s->text);
+	struct kfit_treeprint_opts o = { .origin = *s->origin, .errors = s->errors };
+	FILE *f;
+
+	if (!kfit_treeprint_kept(root, s->errors)) {
+		s->left_out += kfit_cnode_is_tree(root);
+		return 0;
+	}
+	s->kept += s->errors && kfit_cnode_is_tree(root);
+	f = kfit_spool_begin(s->text);
 
 	if (!f)
 		return -ENOMEM;
@@ -387,6 +435,12 @@ static int trace_root(struct kfit_cgview_sum *s, const struct kfit_ctree *t,
 
 	s->t = t;
 	return kfit_export_trace_add(s->trace, &src, kfit_ctree_emitting(t), root);
+}
+
+void kfit_cgview_sum_trees(const struct kfit_cgview_sum *s, __u64 *kept, __u64 *left_out)
+{
+	*kept = s->kept;
+	*left_out = s->left_out;
 }
 
 struct kfit_fstats *kfit_cgview_sum_stats(struct kfit_cgview_sum *s)
@@ -615,12 +669,14 @@ static void print_counts(const struct kfit_cgview_counts *c)
 static int print_spooled(const struct kfit_cgview_opts *o, const struct kfit_ctree *t)
 {
 	const struct kfit_cthread *th;
-	int i, err = o->sum->err;
+	int i, shown = 0, err = o->sum->err;
 
 	putchar('\n');
 	for (i = 0; !err && i < kfit_ctree_nthreads(t); i++) {
 		th = kfit_ctree_thread(t, i);
-		if (i)
+		if (o->errors && !kfit_spool_has(o->sum->text, th))
+			continue;
+		if (shown++)
 			putchar('\n');
 		kfit_treeprint_text_head(stdout, th);
 		err = kfit_spool_write(o->sum->text, th, stdout);
@@ -633,11 +689,15 @@ int kfit_cgview_render(const struct kfit_cgview *v, const struct kfit_cgview_opt
 {
 	bool tree = o->tree || (!o->summary && !o->folded && !o->json &&
 				!o->svg && !o->perfetto);
-	struct kfit_treeprint_opts to = tp_opts(v);
+	struct kfit_treeprint_opts to = tp_opts(v, o);
 	bool said = false;
 	char note[96];
 	int err = 0;
 
+	if (v->sampled && o->errors) {
+		kfit_err("--errors needs calls' return values: sampled stacks have none");
+		return -EINVAL;
+	}
 	if (v->sampled)
 		sampled_limits(v, o, true, &to, note, sizeof(note));
 	if (o->verbose && v->counts)

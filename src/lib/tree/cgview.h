@@ -89,6 +89,12 @@ struct kfit_cgview_opts {
 	bool verbose;		/* every skipped function, the counts line */
 	bool tree;		/* the tree too, with any other output */
 	/*
+	 * --errors: the tree and -j show only the trees with a failed call,
+	 * the paths to it marked (treeprint.h); the header says how many
+	 * were left out
+	 */
+	bool errors;
+	/*
 	 * Sampled mode's limits (treeprint.h): frames under min_pct of their
 	 * process (text: KFIT_CGVIEW_PERCENT_LIMIT unless min_pct_set), or
 	 * sampled for less than min_ns (samples / hz: --min), left out; the
@@ -134,6 +140,7 @@ bool kfit_cgview_no_user_address(__u64 ip);
  */
 struct kfit_cgview_args {
 	bool summary, folded, no_interlace;
+	bool errors;		/* only the trees where a call failed */
 	enum kfit_fsort sort;	/* --summary's -s, -n, -f */
 	unsigned long top;
 	unsigned int fields;

@@ -15,6 +15,7 @@ struct kfit_cgview_sum_want {
 	bool flame;		/* --folded's and --svg's flame */
 	bool text, json;	/* the tree's lines (json: -j's calls), spooled */
 	bool perfetto;		/* --perfetto's trace */
+	bool errors;		/* text and json: only the trees with a failure */
 };
 /* funcs: the kinds (the flame's colours, the trace's cat); origin: time 0 of text and trace */
 struct kfit_cgview_sum *kfit_cgview_sum_new(const struct kfit_cgview_sum_want *w, int nfuncs,
@@ -26,6 +27,8 @@ int kfit_cgview_sum_root(void *sum, const struct kfit_ctree *t, const struct kfi
 /* A kfit_ctree_leaf_fn: the flame alone, a call with no callee into it */
 int kfit_cgview_flame_leaf(void *sum, const struct kfit_ctree *t, const struct kfit_cthread *th,
 			   const struct kfit_rec_call *r);
+/* --errors streamed: the trees with a failure kept, those without left out */
+void kfit_cgview_sum_trees(const struct kfit_cgview_sum *s, __u64 *kept, __u64 *left_out);
 /* The summary's figures, that kfit_fstats_add_leaf sums into */
 struct kfit_fstats *kfit_cgview_sum_stats(struct kfit_cgview_sum *s);
 

@@ -14,7 +14,7 @@
 /* Keys of their own: a tool's long-only options start at 256 */
 enum {
 	OPT_SUMMARY = 0x800, OPT_FOLDED, OPT_SVG, OPT_PERFETTO, OPT_NO_INTERLACE,
-	OPT_PCT, OPT_WIDTH, OPT_ADDRESSES,
+	OPT_PCT, OPT_WIDTH, OPT_ADDRESSES, OPT_ERRORS,
 };
 
 const struct kfit_opt kfit_cgview_options[] = {
@@ -29,6 +29,8 @@ const struct kfit_opt kfit_cgview_options[] = {
 	{ "svg", OPT_SVG, "FILE", "a flame graph into FILE (SVG)" },
 	{ "perfetto", OPT_PERFETTO, "FILE",
 	  "Chrome trace-event JSON into FILE (ui.perfetto.dev)" },
+	{ "errors", OPT_ERRORS, NULL,
+	  "only the call trees where a call failed (-errno, ERR_PTR), its path marked !" },
 	{ "no-interlace", OPT_NO_INTERLACE, NULL,
 	  "interrupts listed apart, not inside the task they struck" },
 	{ "percent-limit", OPT_PCT, "PCT",
@@ -62,6 +64,9 @@ int kfit_cgview_parse_opt(const char *tool, int key, const char *arg, void *args
 	case OPT_PERFETTO:
 		a->perfetto = arg;
 		return 0;
+	case OPT_ERRORS:
+		a->errors = true;
+		return 0;
 	case OPT_NO_INTERLACE:
 		a->no_interlace = true;
 		return 0;
@@ -84,6 +89,10 @@ const char *kfit_cgview_args_error(const struct kfit_cgview_args *a, bool json)
 		return "--summary, --folded and -j exclude each other";
 	if ((a->sort || a->top || a->fields) && !a->summary)
 		return "-s, -n and -f go with --summary";
+	/* they sum every call as it ends, before its tree is known to fail */
+	if (a->errors && (a->summary || a->folded || a->svg || a->perfetto))
+		return "--errors goes with the tree and -j, not --summary, --folded, "
+		       "--svg or --perfetto";
 	return NULL;
 }
 
@@ -127,7 +136,7 @@ int kfit_cgview_stream(struct kfit_cgview_args *a, const struct kfit_cgview_stre
 		return 0;
 	a->sum = kfit_cgview_sum_new(&(struct kfit_cgview_sum_want){
 		.summary = a->summary, .flame = flame, .text = text, .json = in->json,
-		.perfetto = a->perfetto }, in->nfuncs, in->funcs, in->origin);
+		.perfetto = a->perfetto, .errors = a->errors }, in->nfuncs, in->funcs, in->origin);
 	if (!a->sum)
 		return -ENOMEM;
 	to->on_root = kfit_cgview_sum_root;
@@ -155,6 +164,7 @@ struct kfit_cgview_opts kfit_cgview_opts_of(struct kfit_cgview_args *a,
 		.top = a->top,
 		.fields = a->fields,
 		.folded = a->folded,
+		.errors = a->errors,
 		.json = c->json,
 		.svg = a->svg,
 		.perfetto = a->perfetto,

@@ -51,14 +51,48 @@ static void walk_node(struct tp *p, const struct kfit_cnode *top, tp_enter enter
 	}
 }
 
-/* root's children, each with what is under it */
+/* root's children shown, each with what is under it */
 static void walk(struct tp *p, const struct kfit_cnode *root, tp_enter enter,
 		 tp_leave leave)
 {
 	const struct kfit_cnode *n;
 
 	for (n = root->child; n; n = n->next)
-		walk_node(p, n, enter, leave);
+		if (kfit_treeprint_kept(n, p->o->errors))
+			walk_node(p, n, enter, leave);
+}
+
+/* --errors: whether an exact thread has a tree to show */
+static bool thread_kept(const struct tp *p, const struct kfit_cthread *th)
+{
+	const struct kfit_cnode *n;
+
+	if (!p->o->errors || kfit_treeprint_sampled(th))
+		return true;
+	for (n = th->root.child; n; n = n->next)
+		if (kfit_cnode_has_failure(n))
+			return true;
+	return false;
+}
+
+void kfit_treeprint_trees(const struct kfit_ctree *t, __u64 *kept, __u64 *left_out)
+{
+	const struct kfit_cthread *th;
+	const struct kfit_cnode *n;
+	int i;
+
+	*kept = *left_out = 0;
+	for (i = 0; i < kfit_ctree_nthreads(t); i++) {
+		th = kfit_ctree_thread(t, i);
+		for (n = th->root.child; n; n = n->next) {
+			if (!kfit_cnode_is_tree(n))
+				continue;
+			if (kfit_cnode_has_failure(n))
+				++*kept;
+			else
+				++*left_out;
+		}
+	}
 }
 
 static const struct kfit_treeprint_opts no_opts;
@@ -199,9 +233,15 @@ static const char *fmt_dur(const struct tp *p, __u64 ns, char *buf, size_t len)
 	return buf;
 }
 
-/* A line's columns and its indent: "%10s %10s %10s %10s %4s  %*s" */
+/* --errors: '!' in the column before the names, for n on a failing path */
+static char mark_of(const struct tp *p, const struct kfit_cnode *n)
+{
+	return p->o->errors && kfit_cnode_failpath(n) ? '!' : ' ';
+}
+
+/* A line's columns, its mark and its indent: "%10s %10s %10s %10s %4s %c %*s" */
 static void line_head(struct tp *p, struct lbuf *b, __u64 ts, const char *dur,
-		      const char *local, const char *off, int cpu, __u32 depth)
+		      const char *local, const char *off, int cpu, __u32 depth, char mark)
 {
 	char entry[32], c[24] = "";
 
@@ -218,17 +258,20 @@ static void line_head(struct tp *p, struct lbuf *b, __u64 ts, const char *dur,
 	lb_right(b, off, 10);
 	lb_put(b, " ", 1);
 	lb_right(b, c, 4);
-	lb_spaces(b, 2 + 2 * (size_t)depth);
+	lb_put(b, " ", 1);
+	lb_put(b, &mark, 1);
+	lb_spaces(b, 2 * (size_t)depth);
 }
 
-static void __attribute__((format(printf, 8, 9)))
+
+static void __attribute__((format(printf, 9, 10)))
 line(struct tp *p, __u64 ts, const char *dur, const char *local, const char *off,
-     int cpu, __u32 depth, const char *fmt, ...)
+     int cpu, __u32 depth, char mark, const char *fmt, ...)
 {
 	struct lbuf b;
 	va_list ap;
 
-	line_head(p, &b, ts, dur, local, off, cpu, depth);
+	line_head(p, &b, ts, dur, local, off, cpu, depth, mark);
 	lb_flush(&b);
 	va_start(ap, fmt);
 	vfprintf(p->f, fmt, ap);
@@ -243,7 +286,7 @@ static void call_line(struct tp *p, const struct kfit_cnode *n)
 	size_t m = 0;
 
 	if (n->flags & KFIT_RF_LOST) {
-		line(p, n->start, "?", "?", "-", -1, n->depth, "[lost caller]");
+		line(p, n->start, "?", "?", "-", -1, n->depth, mark_of(p, n), "[lost caller]");
 		return;
 	}
 	dur[0] = '>';
@@ -259,7 +302,8 @@ static void call_line(struct tp *p, const struct kfit_cnode *n)
 		snprintf(marks + m, sizeof(marks) - m, " => %s", ret);
 	line_head(p, &b, n->start, n->flags & KFIT_RF_INCOMPLETE ? dur : dur + 1,
 		  fmt_dur(p, n->local, local, sizeof(local)),
-		  off_cpu(n) ? fmt_dur(p, off_cpu(n), off, sizeof(off)) : "-", n->cpu, n->depth);
+		  off_cpu(n) ? fmt_dur(p, off_cpu(n), off, sizeof(off)) : "-", n->cpu, n->depth,
+		  mark_of(p, n));
 	lb_str(&b, kfit_ctree_name(p->t, n));
 	lb_str(&b, marks);
 	lb_put(&b, "\n", 1);
@@ -275,26 +319,26 @@ static bool text_enter(struct tp *p, const struct kfit_cnode *n)
 		call_line(p, n);
 		break;
 	case KFIT_CN_IRQ:
-		line(p, n->start, "", "", "", n->cpu, n->depth, "==> %s (cpu %u)",
+		line(p, n->start, "", "", "", n->cpu, n->depth, mark_of(p, n), "==> %s (cpu %u)",
 		     kfit_treeprint_irq_label(p->t, n, label, sizeof(label)), n->cpu);
 		break;
 	case KFIT_CN_SWITCH:
-		line(p, n->start, "", "", "", n->cpu, n->depth, "-- off CPU %s (%s)",
+		line(p, n->start, "", "", "", n->cpu, n->depth, ' ', "-- off CPU %s (%s)",
 		     fmt_dur(p, n->dur, d, sizeof(d)), kfit_ctree_name(p->t, n));
 		break;
 	case KFIT_CN_EVENT:
-		line(p, n->start, "", "", "", n->cpu, n->depth, "* %s",
+		line(p, n->start, "", "", "", n->cpu, n->depth, ' ', "* %s",
 		     kfit_ctree_name(p->t, n));
 		break;
 	case KFIT_CN_FORK:
-		line(p, n->start, "", "", "", n->cpu, n->depth, "+ fork: tid %u", n->child_tid);
+		line(p, n->start, "", "", "", n->cpu, n->depth, ' ', "+ fork: tid %u", n->child_tid);
 		break;
 	case KFIT_CN_EXEC:
-		line(p, n->start, "", "", "", n->cpu, n->depth, "+ exec: %s",
+		line(p, n->start, "", "", "", n->cpu, n->depth, ' ', "+ exec: %s",
 		     kfit_ctree_name(p->t, n));
 		break;
 	case KFIT_CN_EXIT:
-		line(p, n->start, "", "", "", n->cpu, n->depth, "+ exit");
+		line(p, n->start, "", "", "", n->cpu, n->depth, ' ', "+ exit");
 		break;
 	}
 	return true;
@@ -306,7 +350,7 @@ static void text_leave(struct tp *p, const struct kfit_cnode *n)
 
 	if (n->kind != KFIT_CN_IRQ)
 		return;
-	line(p, n->start + n->dur, "", "", "", n->cpu, n->depth, "<== %s %s",
+	line(p, n->start + n->dur, "", "", "", n->cpu, n->depth, mark_of(p, n), "<== %s %s",
 	     kfit_treeprint_irq_label(p->t, n, label, sizeof(label)),
 	     fmt_dur(p, n->dur, d, sizeof(d)));
 }
@@ -584,6 +628,8 @@ void kfit_treeprint_text(FILE *f, const struct kfit_ctree *t, const struct kfit_
 	p.f = f;
 	p.all = all_samples(t);
 	while ((th = next_shown(&p, &i))) {
+		if (!thread_kept(&p, th))
+			continue;
 		if (shown++)
 			fputc('\n', f);
 		text_thread(&p, th);
@@ -702,6 +748,8 @@ static void json_call(struct tp *p, const struct kfit_cnode *n)
 		kfit_json_bool(j, "lost", true);
 	kfit_json_u64(j, "dropped", n->dropped);
 	json_ret(j, n);
+	if (p->o->errors && kfit_cnode_failpath(n))
+		kfit_json_bool(j, "failed", true);
 }
 
 static void json_marker(struct tp *p, const struct kfit_cnode *n)
@@ -716,6 +764,8 @@ static void json_marker(struct tp *p, const struct kfit_cnode *n)
 		kfit_json_u64(j, "vector", n->id);
 		kfit_json_u64(j, "cpu", n->cpu);
 		kfit_json_u64(j, "ncalls", n->ncalls);
+		if (p->o->errors && kfit_cnode_failpath(n))
+			kfit_json_bool(j, "failed", true);
 		break;
 	case KFIT_CN_SWITCH:
 		kfit_json_str(j, "switch", kfit_ctree_name(p->t, n));
@@ -900,7 +950,8 @@ void kfit_treeprint_json_threads(struct kfit_json *j, const struct kfit_ctree *t
 	p.all = all_samples(t);
 	kfit_json_begin_array(j, "threads");
 	while ((th = next_shown(&p, &i)))
-		json_thread(&p, th);
+		if (thread_kept(&p, th))
+			json_thread(&p, th);
 	kfit_json_end_array(j);
 	if (!p.all || !limited(p.o))
 		return;

@@ -53,7 +53,23 @@ struct kfit_treeprint_opts {
 	__u32 max_depth;	/* sampled: frames shown down to this depth (1: the outermost), 0: all */
 	unsigned int width;	/* sampled text: columns a line may take (40 at least), 0: any */
 	const char *hidden_note;	/* after "hidden in N lines": "under 0.5% (...)" */
+	/*
+	 * Exact mode, --errors: only the trees (top-level calls and
+	 * interrupts, kfit_cnode_is_tree) with a failed call in them (an
+	 * interrupt's interlaced: the tree it struck is shown for it), and
+	 * the threads that have one; "!" before the name of each call on a
+	 * failing path (KFIT_CN_FAILPATH; -j: "failed": true)
+	 */
+	bool errors;
 };
+
+/* Whether top-level node n is shown: with errors, a tree with a failure */
+static inline bool kfit_treeprint_kept(const struct kfit_cnode *n, bool errors)
+{
+	return !errors || kfit_cnode_has_failure(n);
+}
+/* With errors: the trees of t's exact threads left out, and those kept */
+void kfit_treeprint_trees(const struct kfit_ctree *t, __u64 *kept, __u64 *left_out);
 
 /* Every thread's section, a blank line between them */
 void kfit_treeprint_text(FILE *f, const struct kfit_ctree *t, const struct kfit_treeprint_opts *o);
