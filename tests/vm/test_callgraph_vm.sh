@@ -293,4 +293,32 @@ test_rets_int_kprobes() { need_vm; rets "$(kret_first vfs_fstatat vfs_statx)" s3
 test_rets_errptr_fentry() { need_vm; rets do_filp_open s64 --attach fentry; }
 test_rets_errptr_kprobes() { need_vm; rets do_filp_open s64 -k; }
 
+# ---- --errors: where EROFS came from ---------------------------------------
+
+# touch on a read-only mount, under callgraph --errors (the open's path,
+# down to mnt_want_write) and ftrace's kretprobe on mnt_want_write: the
+# calls marked as failing are those ftrace saw return -EROFS, each tree
+# with one, and nothing else
+erofs_tree() {	# ARGS...
+	local ro=$T_TMP/ro n got
+	mkdir -p "$ro"
+	mount -t tmpfs -o ro,size=64k none "$ro" || t_fail "cannot mount a read-only tmpfs"
+	t_on_exit "umount $ro"
+	local KRET_WORK="touch $ro/x; touch $ro/y; true"
+	kret_run mnt_want_write s32 "$CG_WAIT" "$CG" -j --errors --output "$T_TMP/e.json" \
+		"$@" do_sys_openat2 do_filp_open
+	cg_json "$T_TMP/e.json" "callgraph --errors $*"
+	n=$(kret_ftrace | awk '$2 == -30' | wc -l)
+	[ "$n" -ge 2 ] || t_fail "ftrace saw $n EROFS returns of mnt_want_write: $(kret_ftrace)"
+	got=$(jq -r '[.. | objects | select(.failed == true) | "\(.name) \(.ret_str)"] |
+		group_by(.) | map("\(.[0]) \(length)") | .[]' "$T_TMP/e.json")
+	t_assert_eq "$got" "do_filp_open -EROFS $n
+do_sys_openat2 -EROFS $n
+mnt_want_write -EROFS $n" "the failing path, once per touch (ftrace: $n EROFS)"
+	t_assert_eq "$(jq '.trees_failed' "$T_TMP/e.json")" "$n" "a tree per failure"
+}
+
+test_errors_erofs_fentry() { need_vm; erofs_tree --attach fentry; }
+test_errors_erofs_kprobes() { need_vm; erofs_tree -k; }
+
 t_run_all
