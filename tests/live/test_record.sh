@@ -450,7 +450,12 @@ test_sigkill_sampled_names() {
 	[ -x "$CGHOT" ] || t_fail "$CGHOT not built"
 	bg_start -o k.kft -S 499 -- "$CGHOT" 8
 	bg_wait_tracing
-	t_pause 3
+	# killed once 100 samples are in the file, however fast they come
+	until [ -f k.kft ] && "$DUMP" k.kft >k.kft.dump 2>/dev/null &&
+		[ "$(fact k.kft type sample)" -ge 100 ] 2>/dev/null; do
+		kill -0 "$BG" 2>/dev/null || t_fail "callgraph -S ended before 100 samples were written"
+		t_pause 0.5
+	done
 	pid=$(pgrep -P "$BG" -x cghot)
 	kill -KILL "$BG"
 	t_bg_wait_exit 10
