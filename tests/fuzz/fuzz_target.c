@@ -16,6 +16,7 @@
 #include <string.h>
 #include "argexpr.h"
 #include "kfit/args.h"
+#include "filter.h"
 #include "syscalls.h"
 #include "utarget.h"
 #include "fuzzlib.h"
@@ -125,6 +126,33 @@ static void args(const char *spec)
 	kfit_arglist_free(&l);
 }
 
+/*
+ * The spec as a --filter expression: a program within the interpreter's
+ * bounds, which runs to 1, 0 or a KFIT_FILTER_* on any values
+ */
+static void filter(const char *spec)
+{
+	static const char *const names[] = { "size", "flags", "how->flags", "a" };
+	struct kfit_fvals v = { .arg = { -1, 0, 4096, 1LL << 62 }, .have = 0xb,
+				.ret = -2, .pid = 1, .tid = 2, .cpu = 3, .comm_eq = 1 };
+	struct kfit_filter f;
+	char err[512];
+	int r = kfit_filter_parse(spec, names, 4, &f, err, sizeof(err));
+
+	if (r) {
+		if ((r != -EINVAL && r != -ENOMEM) || !err[0])
+			abort();
+		return;
+	}
+	if (f.n < 1 || f.n > KFIT_FILTER_MAX || f.nnames > KFIT_ARGS_MAX)
+		abort();
+	r = kfit_filter_run(f.insn, f.n, &v);
+	/* names[1] is unread: only its reads may give NOVAL; ERR never */
+	if (r != 0 && r != 1 && r != KFIT_FILTER_NOVAL)
+		abort();
+	kfit_filter_free(&f);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *name;
@@ -136,6 +164,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	spec = fz_str(data, size);
 	args(spec);
+	filter(spec);
 	if (!strncmp(spec, "sys:", 4)) {
 		if (kfit_utarget_is_spec(spec))
 			abort();
