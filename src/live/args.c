@@ -157,7 +157,8 @@ static int from_dwarf(const struct kfit_targets_func *fn, const struct kfit_arge
 			r->spec.index = i;
 			r->spec.kind = p[i].kind;
 			r->is_str = p[i].is_str;
-			r->is_bool = !strcmp(p[i].type, "bool") || !strcmp(p[i].type, "_Bool");
+			r->is_bool = p[i].type && (!strcmp(p[i].type, "bool") ||
+						   !strcmp(p[i].type, "_Bool"));
 			rc = p[i].kind ? 0 : -EINVAL;
 		}
 	}
