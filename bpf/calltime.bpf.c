@@ -451,7 +451,7 @@ static __always_inline struct ct_stat *by_stat(__u32 half, __u32 id, __s64 val)
 	return s;
 }
 
-/* --by's value of the call: 0 when it has none (counted) */
+/* --by's value of the call into *val: 0, or -1 when it has none (counted) */
 static __always_inline int by_value(__u32 id, __s64 ret, const struct kfit_argvals *av,
 				    __s64 *val)
 {

@@ -64,6 +64,7 @@ struct env {
 	const char *filter_expr, *errors_expr;	/* --filter, --errors EXPR */
 	struct kfit_filter filt, errs;
 	__u8 *by_slot;		/* per function: enum ct_by */
+	bool has_args;		/* some target names arguments */
 	const char *start_at, *stop_at, *cgroup;
 	char **targets;
 	int ntargets;
@@ -322,6 +323,7 @@ static int resolve_targets(int *start_id, int *stop_id)
 	for (i = 0; i < env.fs.n; i++)
 		env.fs.f[i].name = env.tg.funcs[i].name;
 	kfit_targets_ret_kinds(&env.tg);
+	env.has_args = kfit_args_any(&env.tg);
 	err = env.errors ? check_errors() : 0;
 	err = err ? err : parse_filters();
 	return err ? err : by_slots();
@@ -386,7 +388,7 @@ static void configure(struct calltime_bpf *s, int start_id, int stop_id, __u64 c
 	s->rodata->by_any = grouping();
 	s->rodata->filter_on = env.filt.n > 0;
 	s->rodata->errors_expr = env.errs.n > 0;
-	s->rodata->have_args = kfit_args_any(&env.tg);
+	s->rodata->have_args = env.has_args;
 	s->rodata->errors_only = env.errors;
 	for (i = 0; i < env.tg.n && i < CT_MAX_FUNCS; i++) {
 		((__u8 *)s->rodata->ret_kind)[i] = env.tg.funcs[i].ret;
@@ -394,8 +396,8 @@ static void configure(struct calltime_bpf *s, int start_id, int stop_id, __u64 c
 		((bool *)s->rodata->args_of)[i] = env.tg.funcs[i].nargs > 0;
 	}
 	/* preallocated: room only when arguments are captured */
-	bpf_map__set_max_entries(s->maps.fargs, kfit_args_any(&env.tg) ? env.tg.n : 1);
-	bpf_map__set_max_entries(s->maps.argslots, kfit_args_any(&env.tg) ? CT_ARG_SLOTS : 1);
+	bpf_map__set_max_entries(s->maps.fargs, env.has_args ? env.tg.n : 1);
+	bpf_map__set_max_entries(s->maps.argslots, env.has_args ? CT_ARG_SLOTS : 1);
 	s->rodata->nr_cpus = libbpf_num_possible_cpus() > 0 ? libbpf_num_possible_cpus() : 1;
 	bpf_map__set_max_entries(s->maps.by, grouping() ? 2 * CT_BY_MAX : 1);
 	bpf_map__set_max_entries(s->maps.stats, 2 * env.fs.n);
@@ -423,7 +425,7 @@ static int set_args(void)
 	struct kfit_fargs fa;
 	__u32 id;
 
-	for (i = 0; i < env.tg.n && kfit_args_any(&env.tg); i++) {
+	for (i = 0; i < env.tg.n && env.has_args; i++) {
 		memset(&fa, 0, sizeof(fa));
 		for (k = 0; k < env.tg.funcs[i].nargs && k < KFIT_ARGS_MAX; k++)
 			fa.a[k] = env.tg.funcs[i].args[k].spec;
@@ -567,7 +569,7 @@ static void print_json(const __u64 *d, __u64 elapsed)
 	kfit_json_u64(&j, "no_stack", d[CT_NO_STACK]);
 	if (grouping())
 		kfit_json_u64(&j, "not_grouped", d[CT_BY_FULL] + d[CT_NO_VALUE]);
-	if (kfit_args_any(&env.tg)) {
+	if (env.has_args) {
 		kfit_json_u64(&j, "no_args", d[CT_NO_ARGS]);
 		kfit_json_u64(&j, "str_faults", d[CT_STR_FAULT]);
 	}
@@ -666,7 +668,7 @@ static void events_summary(const __u64 *d)
 		       "\"missed\":%llu", (unsigned long long)env.nevents,
 		       (unsigned long long)d[CT_LOST_EVENTS],
 		       (unsigned long long)env.missed);
-		if (kfit_args_any(&env.tg))
+		if (env.has_args)
 			printf(",\"no_args\":%llu,\"str_faults\":%llu",
 			       (unsigned long long)d[CT_NO_ARGS],
 			       (unsigned long long)d[CT_STR_FAULT]);
@@ -997,8 +999,8 @@ int main(int argc, char **argv)
 	if (env.events && !env.c.json)
 		printf("%-12s %3s %7s %7s %-16s %-28s %10s %s%s\n", "TIME(s)", "CPU",
 		       "PID", "TID", "COMM", "FUNCTION", "DURATION",
-		       kfit_args_any(&env.tg) ? "RET      " : "RET",
-		       kfit_args_any(&env.tg) ? "ARGS" : "");
+		       env.has_args ? "RET      " : "RET",
+		       env.has_args ? "ARGS" : "");
 	if (env.cmd && kfit_child_start(&env.child)) {
 		cleanup();
 		return 1;
