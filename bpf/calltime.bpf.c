@@ -17,9 +17,8 @@
 #include <bpf/bpf_tracing.h>
 #include "kfit.bpf.h"
 #include "fcall.bpf.h"
+#include "fargs.bpf.h"
 #include "kfit/calltime.h"
-#include "kfit/args.h"
-#include "kfit/ret.h"
 
 /* Configuration, set by the loader before load; the filters: fcall.bpf.h */
 const volatile __u64 min_ns;
@@ -96,36 +95,6 @@ struct {
 	__type(value, struct ct_stat);
 } by SEC(".maps");
 
-/* What each function's calls capture: the loader's, indexed by id */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);		/* the loader's: one per function with args */
-	__type(key, __u32);
-	__type(value, struct kfit_fargs);
-} fargs SEC(".maps");
-
-/*
- * The arguments of each stack's open calls, at its slot (an array: no
- * hashing on the hot path); max_entries: the loader's, CT_ARG_SLOTS with
- * arguments
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct ct_argstack);
-} argslots SEC(".maps");
-
-/* The next slot of each CPU's: slots go to stacks in turn */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u32);
-} slot_seq SEC(".maps");
-
-const volatile __u32 nr_cpus = 1;	/* possible CPUs: slots interleave by CPU */
-
 /* A zeroed stat to start a value's from: too big for the BPF stack */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -160,201 +129,25 @@ static __always_inline bool collecting(__u32 id)
 	return trigger_state != 2;
 }
 
-/* How a program reads parameters: its context's kind */
-enum ct_how { CT_FENTRY, CT_REGS, CT_TP };
-
-/*
- * i within mask (a power of 2 minus 1), as the verifier sees it: the
- * barrier keeps the compiler from dropping the mask after a check it
- * made on another copy of i
- */
-static __always_inline __u32 bounded(__u32 i, __u32 mask)
-{
-	asm volatile("" : "+r"(i));
-	return i & mask;
-}
-
-#define CT_WORDS	8	/* the words a spec's index picks from */
-#define CT_TP_WORDS	7	/* a system call's record after its header: nr and 6 args */
-
-/*
- * The words the specs pick from, read once per call: the parameters (in
- * registers: direct loads of the context), or a tracepoint record's
- * 8-byte words after its common header (a system call's arguments: 1-6)
- */
-static __always_inline void fetch_words(void *ctx, enum ct_how how, __u64 *w)
-{
-	struct pt_regs *r = ctx;
-	__u32 i;
-
-	if (how == CT_TP) {
-		/*
-		 * Not direct loads: perf refuses to attach a program that reads
-		 * past the shortest record (a system call with fewer arguments)
-		 */
-		if (bpf_probe_read_kernel(w, CT_TP_WORDS * 8, ctx + 8))
-			__builtin_memset(w, 0, CT_WORDS * 8);
-		return;
-	}
-	if (how == CT_FENTRY) {
-		for (i = 0; i < KFIT_PARAM_REGS; i++)
-			if (bpf_get_func_arg(ctx, i, &w[i]))
-				w[i] = 0;
-		return;
-	}
-	w[0] = PT_REGS_PARM1(r);
-	w[1] = PT_REGS_PARM2(r);
-	w[2] = PT_REGS_PARM3(r);
-	w[3] = PT_REGS_PARM4(r);
-	w[4] = PT_REGS_PARM5(r);
-}
-
-/* size bytes (1 to 8) at addr, from the memory the spec says first */
-static __always_inline int read_mem(__u64 *v, __u32 size, __u64 addr, bool user)
-{
-	*v = 0;
-	size &= 0xf;
-	if (size == 0 || size > 8)
-		size = 8;
-	if (user)
-		return bpf_probe_read_user(v, size, (void *)addr) &&
-		       bpf_probe_read_kernel(v, size, (void *)addr) ? -1 : 0;
-	return bpf_probe_read_kernel(v, size, (void *)addr) &&
-	       bpf_probe_read_user(v, size, (void *)addr) ? -1 : 0;
-}
-
-/* A string: 0, or -1 when it could not be read (a page not there yet) */
-static __always_inline int read_str(char *dst, __u64 addr, bool user)
-{
-	if (user && bpf_probe_read_user_str(dst, KFIT_ARG_STRLEN, (void *)addr) >= 0)
-		return 0;
-	if (bpf_probe_read_kernel_str(dst, KFIT_ARG_STRLEN, (void *)addr) >= 0)
-		return 0;
-	if (!user && bpf_probe_read_user_str(dst, KFIT_ARG_STRLEN, (void *)addr) >= 0)
-		return 0;
-	dst[0] = '\0';
-	return -1;
-}
-
-/* String i of the call, into its slot: its ok bit, or its retry bit */
-static __always_inline void call_str(struct kfit_argvals *av, const struct kfit_arg_spec *a,
-				     __u32 i)
-{
-	__u32 s = bounded(a->str - 1, KFIT_ARG_STRS - 1);
-
-	if (!read_str(av->s[s], av->v[i], a->flags & KFIT_ARGF_USER)) {
-		av->ok |= 1 << i;
-		av->retry &= ~(1 << i);
-		return;
-	}
-	av->ok &= ~(1 << i);
-	av->retry |= 1 << i;
-}
-
-/*
- * At exit, the strings that faulted at entry: a user page that was not
- * there then is, once the call has read it (a system call's file name)
- */
-static __always_inline void retry_strs(struct kfit_argvals *av, __u32 id)
-{
-	const struct kfit_fargs *fa = bpf_map_lookup_elem(&fargs, &id);
-	__u32 i;
-
-	if (!fa)
-		return;
-	for (i = 0; i < KFIT_ARGS_MAX; i++)
-		if ((av->retry & (1 << i)) && fa->a[i].str)
-			call_str(av, &fa->a[i], i);
-	if (av->retry)
-		count(CT_STR_FAULT);
-}
-
-/* Hop h of the spec's path (the ones before the last read pointers) */
-static __always_inline int hop(__u64 *v, const struct kfit_arg_spec *a, __u32 h, bool user)
-{
-	__u32 n = a->nhops;
-
-	if (h >= n)
-		return 0;
-	if (h == n - 1 && (a->flags & KFIT_ARGF_INLINE)) {
-		*v += a->off[h];
-		return 0;
-	}
-	return read_mem(v, h == n - 1 ? a->kind & KFIT_RET_SIZE : 8, *v + a->off[h], user);
-}
-
-_Static_assert(KFIT_ARG_HOPS == 4, "read_arg makes KFIT_ARG_HOPS hops");
-
-/* One value of the spec: 0 when read, -1 on a fault */
-static __always_inline int read_arg(const __u64 *w, const struct kfit_arg_spec *a, __u64 *out)
-{
-	bool user = a->flags & KFIT_ARGF_USER;
-	__u64 v = w[bounded(a->index, CT_WORDS - 1)];
-
-	/* each hop at a constant index: older verifiers lose a loop's bound */
-	if (hop(&v, a, 0, user) || hop(&v, a, 1, user) || hop(&v, a, 2, user) ||
-	    hop(&v, a, 3, user))
-		return -1;
-	*out = a->str ? v : kfit_ret_value(v, a->kind);
-	return 0;
-}
-
-/* A new stack's slot: each CPU's in turn, interleaved, no lock taken */
-static __always_inline __u32 new_slot(void)
-{
-	__u32 zero = 0, *seq = bpf_map_lookup_elem(&slot_seq, &zero);
-
-	if (!seq)
-		return 0;
-	return (*seq)++ * nr_cpus + bpf_get_smp_processor_id();
-}
-
-/* The arguments of frame d of the stack at slot, or NULL (counted) */
-static __always_inline struct kfit_argvals *arg_frame(__u32 slot, __u32 d)
-{
-	struct ct_argstack *as;
-
-	if (d >= CT_ARG_DEPTH) {
-		count(CT_NO_ARGS);
-		return NULL;
-	}
-	slot = bounded(slot, CT_ARG_SLOTS - 1);
-	as = bpf_map_lookup_elem(&argslots, &slot);
-	return as ? &as->f[bounded(d, CT_ARG_DEPTH - 1)] : NULL;
-}
-
 /* The current call's arguments, into frame d's place; NULL when none */
-static __always_inline struct kfit_argvals *capture(void *ctx, enum ct_how how, __u32 slot,
+static __always_inline struct kfit_argvals *capture(void *ctx, enum fa_how how, __u32 slot,
 						    __u32 id, __u32 d)
 {
 	const struct kfit_fargs *fa = bpf_map_lookup_elem(&fargs, &id);
 	struct kfit_argvals *av;
-	__u64 w[CT_WORDS] = {};
-	__u32 i;
 
 	if (!fa)
 		return NULL;
-	av = arg_frame(slot, d);
-	if (!av)
+	av = fa_frame(slot, d);
+	if (!av) {
+		count(CT_NO_ARGS);
 		return NULL;
-	av->ok = 0;
-	av->retry = 0;
-	fetch_words(ctx, how, w);
-	for (i = 0; i < KFIT_ARGS_MAX; i++) {
-		const struct kfit_arg_spec *a = &fa->a[i];
-
-		if (!a->src)
-			continue;
-		if (read_arg(w, a, &av->v[i]))
-			continue;
-		av->ok |= 1 << i;
-		if (a->str)
-			call_str(av, a, i);
 	}
+	fa_capture(ctx, how, fa, av);
 	return av;
 }
 
-static __always_inline int on_entry(void *pctx, enum ct_how how, __u32 id, bool kernel)
+static __always_inline int on_entry(void *pctx, enum fa_how how, __u32 id, bool kernel)
 {
 	struct kfit_argvals *av;
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -374,7 +167,7 @@ static __always_inline int on_entry(void *pctx, enum ct_how how, __u32 id, bool 
 			return 0;
 		st->depth = 0;
 		st->overflow = 0;
-		st->slot = have_args ? new_slot() : 0;
+		st->slot = have_args ? fa_new_slot() : 0;
 		if (bpf_map_update_elem(&stacks, &key, st, BPF_NOEXIST) &&
 		    bpf_map_update_elem(&stacks, &key, st, BPF_ANY)) {
 			count(CT_NO_STACK);
@@ -627,20 +420,18 @@ static __always_inline void charge_parent(struct fc_stack *st, __u32 d,
 	}
 }
 
-/* The arguments of the call of frame i that entered at ts, or NULL */
+/* The arguments of the call of frame i that entered at ts, or NULL (counted) */
 static __always_inline const struct kfit_argvals *call_args(struct fc_stack *st, __u32 i,
 							     __u32 id, __u64 ts)
 {
-	struct kfit_argvals *av = i < CT_ARG_DEPTH ? arg_frame(st->slot, i) : NULL;
+	bool faulted;
+	struct kfit_argvals *av = fa_at_exit(st->slot, i, id & (CT_MAX_FUNCS - 1), ts,
+					     &faulted);
 
-	if (!av || av->stamp != ts) {
-		/* another stack took the slot since: not this call's */
-		if (av)
-			count(CT_NO_ARGS);
-		return NULL;
-	}
-	if (av->retry)
-		retry_strs(av, id & (CT_MAX_FUNCS - 1));
+	if (!av)
+		count(CT_NO_ARGS);
+	if (faulted)
+		count(CT_STR_FAULT);
 	return av;
 }
 
@@ -681,7 +472,7 @@ static __always_inline int on_exit(__u32 id, __s64 ret, bool kernel)
 SEC("fentry")
 int BPF_PROG(fd_fentry)
 {
-	return on_entry(ctx, CT_FENTRY, bpf_get_attach_cookie(ctx), true);
+	return on_entry(ctx, FA_FENTRY, bpf_get_attach_cookie(ctx), true);
 }
 
 SEC("fexit")
@@ -696,7 +487,7 @@ int BPF_PROG(fd_fexit)
 SEC("kprobe")
 int BPF_KPROBE(fd_kprobe)
 {
-	return on_entry(ctx, CT_REGS, bpf_get_attach_cookie(ctx), true);
+	return on_entry(ctx, FA_REGS, bpf_get_attach_cookie(ctx), true);
 }
 
 SEC("kretprobe")
@@ -709,7 +500,7 @@ int BPF_KRETPROBE(fd_kretprobe, long ret)
 SEC("kprobe.multi")
 int BPF_KPROBE(fd_kmulti)
 {
-	return on_entry(ctx, CT_REGS, bpf_get_attach_cookie(ctx), true);
+	return on_entry(ctx, FA_REGS, bpf_get_attach_cookie(ctx), true);
 }
 
 SEC("kretprobe.multi")
@@ -721,7 +512,7 @@ int BPF_KRETPROBE(fd_kmulti_ret, long ret)
 SEC("uprobe")
 int BPF_KPROBE(fd_uprobe)
 {
-	return on_entry(ctx, CT_REGS, bpf_get_attach_cookie(ctx), false);
+	return on_entry(ctx, FA_REGS, bpf_get_attach_cookie(ctx), false);
 }
 
 SEC("uretprobe")
@@ -734,7 +525,7 @@ int BPF_KRETPROBE(fd_uretprobe, long ret)
 SEC("tracepoint")
 int fd_sys_enter(void *ctx)
 {
-	return on_entry(ctx, CT_TP, bpf_get_attach_cookie(ctx), false);
+	return on_entry(ctx, FA_TP, bpf_get_attach_cookie(ctx), false);
 }
 
 SEC("tracepoint")

@@ -64,4 +64,17 @@ struct kfit_argvals {
 	char s[KFIT_ARG_STRS][KFIT_ARG_STRLEN];
 };
 
+/*
+ * The arguments of a stack's open calls, by frame, the outer KFIT_ARG_DEPTH
+ * of them: an array entry per stack (fc_stack.slot, given in turn), so a
+ * slot may come back to a new stack while an old one lives; the stamp
+ * says whose a frame's values are.
+ */
+#define KFIT_ARG_DEPTH	8
+#define KFIT_ARG_SLOTS	8192	/* a power of 2 */
+
+struct kfit_argstack {
+	struct kfit_argvals f[KFIT_ARG_DEPTH];
+};
+
 #endif

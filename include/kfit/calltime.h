@@ -43,19 +43,6 @@ struct ct_event_args {
 	struct kfit_argvals a;
 };
 
-/*
- * The arguments of a stack's open calls, by frame, the outer CT_ARG_DEPTH
- * of them: an array entry per stack (fc_stack.slot, given in turn), so a
- * slot may come back to a new stack while an old one lives; the stamp
- * says whose a frame's values are.
- */
-#define CT_ARG_DEPTH	8
-#define CT_ARG_SLOTS	8192	/* a power of 2 */
-
-struct ct_argstack {
-	struct kfit_argvals f[CT_ARG_DEPTH];
-};
-
 /* The filter programs (the filters map): --filter, --errors EXPR */
 enum ct_which_filter { CT_FILTER, CT_ERRORS, CT_NFILTERS };
 
@@ -89,7 +76,7 @@ enum ct_counter {
 	CT_BY_FULL,		/* --by ret: calls of values past CT_BY_MAX, not grouped */
 	CT_NOT_FAILED,		/* --errors: calls that did not fail, left out */
 	CT_NO_ARGS,		/* calls whose arguments were not kept: nested past
-				   CT_ARG_DEPTH, or their slot taken by another stack */
+				   KFIT_ARG_DEPTH, or their slot taken by another stack */
 	CT_NO_VALUE,		/* --by ARG: calls whose ARG could not be read */
 	CT_STR_FAULT,		/* calls with a string that could not be read, entry or exit */
 	CT_FILTERED,		/* --filter: calls it rejected */

@@ -397,7 +397,7 @@ static void configure(struct calltime_bpf *s, int start_id, int stop_id, __u64 c
 	}
 	/* preallocated: room only when arguments are captured */
 	bpf_map__set_max_entries(s->maps.fargs, env.has_args ? env.tg.n : 1);
-	bpf_map__set_max_entries(s->maps.argslots, env.has_args ? CT_ARG_SLOTS : 1);
+	bpf_map__set_max_entries(s->maps.argslots, env.has_args ? KFIT_ARG_SLOTS : 1);
 	s->rodata->nr_cpus = libbpf_num_possible_cpus() > 0 ? libbpf_num_possible_cpus() : 1;
 	bpf_map__set_max_entries(s->maps.by, grouping() ? 2 * CT_BY_MAX : 1);
 	bpf_map__set_max_entries(s->maps.stats, 2 * env.fs.n);
@@ -782,7 +782,7 @@ static void args_notes(const __u64 *d)
 	if (d[CT_NO_ARGS])
 		printf("%llu call%s without arguments: nested more than %d deep, or more "
 		       "than %d threads in traced calls\n", (unsigned long long)d[CT_NO_ARGS],
-		       d[CT_NO_ARGS] == 1 ? "" : "s", CT_ARG_DEPTH, CT_ARG_SLOTS);
+		       d[CT_NO_ARGS] == 1 ? "" : "s", KFIT_ARG_DEPTH, KFIT_ARG_SLOTS);
 	if (d[CT_STR_FAULT])
 		printf("%llu call%s with a string not in memory at entry or exit, shown "
 		       "as ?\n", (unsigned long long)d[CT_STR_FAULT],
