@@ -52,6 +52,9 @@ struct kfit_fargs {
 	struct kfit_arg_spec a[KFIT_ARGS_MAX];
 	__u8 fslot[KFIT_ARGS_MAX];	/* --filter's operand k: slot, or KFIT_NO_SLOT */
 	__u8 eslot[KFIT_ARGS_MAX];	/* --errors EXPR's */
+	__u8 on;			/* some spec reads a value */
+	__u8 nstr;			/* string slots used: the highest str */
+	__u8 pad[6];
 };
 
 /* What a call's arguments were */

@@ -421,14 +421,12 @@ static void operand_slots(const struct kfit_targets_func *fn, const struct kfit_
 /* What each function's calls capture, into the fargs map */
 static int set_args(void)
 {
-	int fd = bpf_map__fd(env.skel->maps.fargs), i, k;
+	int fd = bpf_map__fd(env.skel->maps.fargs), i;
 	struct kfit_fargs fa;
 	__u32 id;
 
 	for (i = 0; i < env.tg.n && env.has_args; i++) {
-		memset(&fa, 0, sizeof(fa));
-		for (k = 0; k < env.tg.funcs[i].nargs && k < KFIT_ARGS_MAX; k++)
-			fa.a[k] = env.tg.funcs[i].args[k].spec;
+		kfit_args_fargs(&env.tg.funcs[i], &fa);
 		operand_slots(&env.tg.funcs[i], &env.filt, fa.fslot);
 		operand_slots(&env.tg.funcs[i], &env.errs, fa.eslot);
 		id = i;

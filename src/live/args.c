@@ -257,7 +257,64 @@ void kfit_args_clear(struct kfit_targets_func *fn)
 		free(fn->args[i].label);
 	free(fn->args);
 	fn->args = NULL;
+	if (fn->fmt)
+		kfit_argfmt_free(fn->fmt, fn->nargs);
+	free(fn->fmt);
+	fn->fmt = NULL;
 	fn->nargs = 0;
+}
+
+/* The names of BTF enum id's values, into f's table */
+static int enum_names(struct kfit_argfmt *f, unsigned int id)
+{
+	const struct btf *btf = kfit_btf_vmlinux();
+	const struct btf_type *t = btf ? btf__type_by_id(btf, id) : NULL;
+	bool sgn = t && btf_kflag(t);
+	__s64 v;
+	int i, err = 0;
+
+	if (t && btf_is_enum(t)) {
+		const struct btf_enum *e = btf_enum(t);
+
+		for (i = 0; i < btf_vlen(t) && !err; i++) {
+			v = sgn ? (__s64)e[i].val : (__s64)(__u32)e[i].val;
+			err = kfit_argfmt_add_enum(f, v, btf__name_by_offset(btf, e[i].name_off));
+		}
+	} else if (t && btf_is_enum64(t)) {
+		const struct btf_enum64 *e = btf_enum64(t);
+
+		for (i = 0; i < btf_vlen(t) && !err; i++)
+			err = kfit_argfmt_add_enum(f, (__s64)btf_enum64_value(e + i),
+						   btf__name_by_offset(btf, e[i].name_off));
+	}
+	return err;
+}
+
+/* How fn's arguments print (fn->fmt), from what they resolved to */
+static int make_formats(struct kfit_targets_func *fn)
+{
+	struct kfit_argfmt *f;
+	int i, err;
+
+	if (!fn->nargs)
+		return 0;
+	f = calloc(fn->nargs, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	fn->fmt = f;
+	for (i = 0; i < fn->nargs; i++) {
+		f[i].label = strdup(fn->args[i].label);
+		if (!f[i].label)
+			return -ENOMEM;
+		f[i].kind = fn->args[i].spec.kind;
+		f[i].str = fn->args[i].spec.str;
+		f[i].is_bool = fn->args[i].is_bool;
+		f[i].present = fn->args[i].spec.src != KFIT_ARG_NONE;
+		err = fn->args[i].enum_id ? enum_names(&f[i], fn->args[i].enum_id) : 0;
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 static int resolve_func(struct kfit_targets_func *fn, const struct kfit_arglist *l,
@@ -284,7 +341,7 @@ static int resolve_func(struct kfit_targets_func *fn, const struct kfit_arglist 
 		if (rc)
 			return rc;
 	}
-	return 0;
+	return make_formats(fn);
 }
 
 /* No function of the target has parameter i: say what the first one has */
@@ -352,139 +409,40 @@ int kfit_args_slot(const struct kfit_targets_func *fn, const char *label)
 	return -1;
 }
 
-/* An enum value's name from BTF, or NULL */
-static const char *enum_name(unsigned int id, __s64 v)
-{
-	const struct btf *btf = kfit_btf_vmlinux();
-	const struct btf_type *t = btf ? btf__type_by_id(btf, id) : NULL;
-	int i;
-
-	if (!t)
-		return NULL;
-	if (btf_is_enum(t)) {
-		const struct btf_enum *e = btf_enum(t);
-
-		for (i = 0; i < btf_vlen(t); i++)
-			if (e[i].val == (__s32)v || (__u32)e[i].val == (__u64)v)
-				return btf__name_by_offset(btf, e[i].name_off);
-	} else if (btf_is_enum64(t)) {
-		const struct btf_enum64 *e = btf_enum64(t);
-
-		for (i = 0; i < btf_vlen(t); i++)
-			if (btf_enum64_value(e + i) == (__u64)v)
-				return btf__name_by_offset(btf, e[i].name_off);
-	}
-	return NULL;
-}
-
-/* An enum argument's value by name, or NULL */
-static const char *enum_of(const struct kfit_targets_arg *a, __u64 v)
-{
-	return a->enum_id ? enum_name(a->enum_id, kfit_ret_value(v, a->spec.kind)) : NULL;
-}
-
 const char *kfit_args_value_str(const struct kfit_targets_func *fn, int i, __u64 v,
 				char *buf, size_t len)
 {
-	const struct kfit_targets_arg *a = &fn->args[i];
-	__s64 x = kfit_ret_value(v, a->spec.kind);
-	const char *name;
-
-	if (a->is_bool)
-		snprintf(buf, len, "%s", x ? "true" : "false");
-	else if (a->spec.kind & KFIT_RET_PTR)
-		snprintf(buf, len, "0x%llx", (unsigned long long)v);
-	else if ((name = enum_of(a, v)))
-		snprintf(buf, len, "%s", name);
-	else if (a->spec.kind & KFIT_RET_SIGNED)
-		snprintf(buf, len, "%lld", (long long)x);
-	else
-		snprintf(buf, len, "%llu", (unsigned long long)x);
-	return buf;
-}
-
-/* s (at most KFIT_ARG_STRLEN bytes) quoted, C escapes for what is not printable */
-static size_t quote(char *buf, size_t len, const char *s)
-{
-	size_t at = 0;
-	int i;
-
-	at += snprintf(buf + at, len - at, "\"");
-	for (i = 0; i < KFIT_ARG_STRLEN && s[i] && at < len; i++) {
-		unsigned char c = s[i];
-
-		if (c == '"' || c == '\\')
-			at += snprintf(buf + at, len - at, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			at += snprintf(buf + at, len - at, "\\x%02x", c);
-		else
-			at += snprintf(buf + at, len - at, "%c", c);
-	}
-	if (at < len)
-		at += snprintf(buf + at, len - at, "\"");
-	return at;
-}
-
-static bool arg_ok(const struct kfit_argvals *a, int i)
-{
-	return a->ok & (1U << i);
+	return kfit_argfmt_value(&fn->fmt[i], v, buf, len);
 }
 
 const char *kfit_args_text(const struct kfit_targets_func *fn, const struct kfit_argvals *a,
 			   char *buf, size_t len)
 {
-	const struct kfit_targets_arg *x;
-	char v[64];
-	size_t at = 0;
-	int i;
+	struct kfit_argview v = kfit_argview_of(a);
 
-	buf[0] = '\0';
-	for (i = 0; i < fn->nargs && i < KFIT_ARGS_MAX && at < len; i++) {
-		x = &fn->args[i];
-		if (!x->spec.src)
-			continue;
-		at += snprintf(buf + at, len - at, "%s%s=", at ? " " : "", x->label);
-		if (at >= len)
-			break;
-		if (!arg_ok(a, i))
-			at += snprintf(buf + at, len - at, "?");
-		else if (x->spec.str)
-			at += quote(buf + at, len - at, a->s[x->spec.str - 1]);
-		else
-			at += snprintf(buf + at, len - at, "%s",
-				       kfit_args_value_str(fn, i, a->v[i], v, sizeof(v)));
-	}
-	return buf;
+	return kfit_argfmt_text(fn->fmt, fn->nargs, &v, buf, len);
 }
 
 void kfit_args_json(struct kfit_json *j, const char *key, const struct kfit_targets_func *fn,
 		    const struct kfit_argvals *a)
 {
-	const struct kfit_targets_arg *x;
-	char s[KFIT_ARG_STRLEN + 1], v[64];
-	int i;
+	struct kfit_argview v = kfit_argview_of(a);
 
-	kfit_json_begin_object(j, key);
-	for (i = 0; i < fn->nargs && i < KFIT_ARGS_MAX; i++) {
-		x = &fn->args[i];
-		if (!x->spec.src)
-			continue;
-		if (!arg_ok(a, i)) {
-			kfit_json_null(j, x->label);
-		} else if (x->spec.str) {
-			memcpy(s, a->s[x->spec.str - 1], KFIT_ARG_STRLEN);
-			s[KFIT_ARG_STRLEN] = '\0';
-			kfit_json_str(j, x->label, s);
-		} else if (x->is_bool) {
-			kfit_json_bool(j, x->label, a->v[i] & 0xff);
-		} else if ((x->spec.kind & KFIT_RET_PTR) || enum_of(x, a->v[i])) {
-			kfit_args_value_str(fn, i, a->v[i], v, sizeof(v));
-			kfit_json_str(j, x->label, v);
-		} else if (x->spec.kind & KFIT_RET_SIGNED) {
-			kfit_json_i64(j, x->label, kfit_ret_value(a->v[i], x->spec.kind));
-		} else {
-			kfit_json_u64(j, x->label, kfit_ret_value(a->v[i], x->spec.kind));
-		}
+	kfit_argfmt_json(j, key, fn->fmt, fn->nargs, &v);
+}
+
+void kfit_args_fargs(const struct kfit_targets_func *fn, struct kfit_fargs *fa)
+{
+	int k;
+
+	memset(fa, 0, sizeof(*fa));
+	memset(fa->fslot, KFIT_NO_SLOT, sizeof(fa->fslot));
+	memset(fa->eslot, KFIT_NO_SLOT, sizeof(fa->eslot));
+	for (k = 0; k < fn->nargs && k < KFIT_ARGS_MAX; k++) {
+		fa->a[k] = fn->args[k].spec;
+		if (fa->a[k].src)
+			fa->on = 1;
+		if (fa->a[k].str > fa->nstr)
+			fa->nstr = fa->a[k].str;
 	}
-	kfit_json_end_object(j);
 }

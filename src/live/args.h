@@ -3,6 +3,7 @@
 #define KFIT_LIVE_ARGS_H
 
 #include "argexpr.h"
+#include "argfmt.h"
 #include "output.h"
 #include "kfit/args.h"
 #include "target.h"
@@ -48,5 +49,8 @@ const char *kfit_args_text(const struct kfit_targets_func *fn, const struct kfit
 /* The same as a JSON object under key: numbers, strings, null when unread */
 void kfit_args_json(struct kfit_json *j, const char *key, const struct kfit_targets_func *fn,
 		    const struct kfit_argvals *a);
+
+/* What fn's calls capture, for the BPF side's fargs map (no filter operands) */
+void kfit_args_fargs(const struct kfit_targets_func *fn, struct kfit_fargs *fa);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "kfit/args.h"
+#include "argfmt.h"
 
 /*
  * The TARGET grammar of the function tools (funcdur, callgraph):
@@ -35,6 +36,7 @@ struct kfit_targets_func {
 	bool dropped;		/* refused at attach: in skipped, not traced */
 	unsigned char ret;	/* how its return value reads: KFIT_RET_* (kfit/ret.h) */
 	struct kfit_targets_arg *args;	/* what 'func(a, b)' asked for */
+	struct kfit_argfmt *fmt;	/* and how they print: nargs of each */
 	int nargs;
 };
 
