@@ -23,6 +23,7 @@
 #include <bpf/bpf_tracing.h>
 #include "kfit.bpf.h"
 #include "fcall.bpf.h"
+#include "fargs.bpf.h"
 #include "kfit/callgraph.h"
 
 /* Configuration, set by the loader before load; the filters: fcall.bpf.h */
@@ -32,6 +33,7 @@ const volatile __u64 min_ns;		/* --min */
 const volatile __u64 max_ns;		/* --max, 0: none */
 const volatile __u64 wake_bytes;	/* wake the reader once a ring holds this much */
 const volatile __u32 nrings = 1;	/* ring buffers: rb alone, or rings */
+const volatile bool have_args;		/* some function's calls capture arguments */
 const volatile bool all_task_records;	/* fork/exec/exit of every chosen task, */
 					/* not only of those with traced calls */
 
@@ -213,30 +215,80 @@ static __always_inline void irq_call(enum kfit_ctx c)
 		q->ncalls++;
 }
 
+/* A call's arguments after its record's ret, nstr strings of them */
+static __always_inline void put_args(struct kfit_rec_call *r, const struct kfit_argvals *av,
+				     __u32 nstr)
+{
+	struct kfit_rec_args *a = (void *)(r + 1);
+
+	a->ok = av->ok;
+	a->nstr = nstr;
+	__builtin_memset(a->pad, 0, sizeof(a->pad));
+	__builtin_memcpy(a->v, av->v, sizeof(a->v));
+	if (nstr > 0)
+		__builtin_memcpy(a->s[0], av->s[0], KFIT_ARG_STRLEN);
+	if (nstr > 1)
+		__builtin_memcpy(a->s[1], av->s[1], KFIT_ARG_STRLEN);
+}
+
+#define CALL_SIZE(nstr)	(sizeof(struct kfit_rec_call) + KFIT_REC_ARGS_SIZE(nstr))
+
+/*
+ * A call's record, with room for its arguments when it has some (av),
+ * those put in: a size the verifier knows in each case
+ */
+static __always_inline struct kfit_rec_call *reserve_call(void *ring,
+							  const struct kfit_argvals *av,
+							  __u32 nstr)
+{
+	struct kfit_rec_call *r;
+
+	if (!av)
+		return reserve(ring, sizeof(*r));
+	if (nstr == 0) {
+		r = reserve(ring, CALL_SIZE(0));
+		if (r)
+			put_args(r, av, 0);
+	} else if (nstr == 1) {
+		r = reserve(ring, CALL_SIZE(1));
+		if (r)
+			put_args(r, av, 1);
+	} else {
+		r = reserve(ring, CALL_SIZE(2));
+		if (r)
+			put_args(r, av, 2);
+	}
+	return r;
+}
+
 /*
  * A call's record; a call that returned (flags 0) with its return
  * register as it is: user space reads it through the function's kind,
- * which spares every call a lookup here
+ * which spares every call a lookup here. av: its arguments, nstr strings.
  */
 static __always_inline void write_call(struct cg_stack *st, struct fc_frame *f,
 				       struct cg_frame *x, __u64 dur, __u8 flags,
-				       __u64 pid_tgid, enum kfit_ctx c, __u64 reg)
+				       __u64 pid_tgid, enum kfit_ctx c, __u64 reg,
+				       const struct kfit_argvals *av, __u32 nstr)
 {
 	void *ring = ring_of(c, (__u32)pid_tgid);
-	struct kfit_rec_call *r = reserve(ring, sizeof(*r));
+	struct kfit_rec_call *r;
 	bool returned = !(flags & KFIT_RF_INCOMPLETE);
 
+	nstr = nstr > KFIT_ARG_STRS ? KFIT_ARG_STRS : nstr;
+	r = reserve_call(ring, av, nstr);
 	if (!r)
 		return;
 	if (f->flags & FC_F_FORKED)
 		flags |= KFIT_RF_FORKED;
-	head(&r->h, KFIT_REC_CALL, c, flags, sizeof(*r), pid_tgid, f->ts);
+	head(&r->h, KFIT_REC_CALL, c, flags, av ? CALL_SIZE(nstr) : sizeof(*r), pid_tgid,
+	     f->ts);
 	r->dur = dur;
 	r->off_blocked = st->blocked - x->blocked;
 	r->off_preempt = st->preempt - x->preempt;
 	r->id = f->id;
 	r->depth = x->rdepth;
-	r->cflags = returned ? KFIT_CF_RET : 0;
+	r->cflags = (returned ? KFIT_CF_RET : 0) | (av ? KFIT_CF_ARGS : 0);
 	r->dropped = x->dropped;
 	r->pad2 = 0;
 	r->ret = returned ? reg : 0;
@@ -282,7 +334,8 @@ static __always_inline void stack_init(struct cg_stack *st, __u32 pid, __u32 tid
 	st->pid = pid;
 	st->tid = tid;
 	st->root = 0;
-	st->pad = 0;
+	st->nargs = 0;
+	st->s.slot = have_args ? fa_new_slot() : 0;
 }
 
 static __always_inline struct cg_stack *new_stack(__u64 key, enum kfit_ctx c,
@@ -318,6 +371,63 @@ static __always_inline __u32 open_recorded(struct cg_stack *st)
 	return max_depth && d > max_depth ? max_depth : d;
 }
 
+/* ---- arguments -------------------------------------------------------- */
+
+/*
+ * A recorded call's arguments, into the next place of its stack's slot
+ * (x->args says which): places are taken and freed in call order, so an
+ * exec's or a longjmp's frames left below only waste theirs for a while
+ */
+static __always_inline struct kfit_argvals *take_args(void *ctx, enum fa_how how,
+						      struct cg_stack *st,
+						      struct cg_frame *x, __u32 id)
+{
+	const struct kfit_fargs *fa = bpf_map_lookup_elem(&fargs, &id);
+	struct kfit_argvals *av;
+
+	if (!fa || !fa->on)
+		return NULL;
+	av = fa_frame(st->s.slot, st->nargs);
+	if (!av) {
+		count(CG_NO_ARGS);
+		return NULL;
+	}
+	fa_capture(ctx, how, fa, av);
+	st->nargs++;
+	x->args = st->nargs;
+	return av;
+}
+
+/*
+ * The arguments of frame f's call, NULL when it has none or they were
+ * lost (counted), *nstr the strings its function keeps; strings that
+ * faulted at entry are read again when it returned (an incomplete call's
+ * memory may be another program's by now: exec)
+ */
+static __always_inline const struct kfit_argvals *frame_args(struct cg_stack *st,
+							     struct fc_frame *f,
+							     struct cg_frame *x, bool returned,
+							     __u32 *nstr)
+{
+	const struct kfit_fargs *fa;
+	struct kfit_argvals *av;
+	__u32 id = f->id;
+
+	*nstr = 0;
+	if (!have_args || !x->args)
+		return NULL;
+	av = fa_frame(st->s.slot, x->args - 1);
+	if (!av || av->stamp != f->ts) {
+		count(CG_NO_ARGS);
+		return NULL;
+	}
+	if (av->retry && (!returned || fa_retry_strs(av, id)))
+		count(CG_STR_FAULT);
+	fa = bpf_map_lookup_elem(&fargs, &id);
+	*nstr = fa ? fa->nstr : 0;
+	return av;
+}
+
 /*
  * Loops that pop go through bpf_loop: the verifier checks the body once,
  * not once per turn (which would make each fentry copy slow to load).
@@ -342,7 +452,8 @@ struct pops {
 static __noinline void pop_top(struct pops *p)
 {
 	struct cg_stack *st = p->st;
-	__u32 i = st->s.depth - 1, why = p->why;
+	__u32 i = st->s.depth - 1, why = p->why, nstr;
+	const struct kfit_argvals *av;
 	struct cg_frame *x, *px;
 	struct fc_frame *f;
 	__u64 dur;
@@ -354,12 +465,18 @@ static __noinline void pop_top(struct pops *p)
 	st->s.depth = i;
 	if (st->root == i + 1)
 		st->root = 0;
+	/* its arguments' place is free again (an empty stack frees all) */
+	if (x->args)
+		st->nargs = x->args - 1;
+	if (!i)
+		st->nargs = 0;
 	dur = p->now > f->ts ? p->now - f->ts : 0;
 	if (!(f->flags & FC_F_USER))
 		why &= ~KFIT_RF_JUMPED;
 	if ((f->flags & FC_F_REC) &&
 	    (why || (dur >= min_ns && (!max_ns || dur <= max_ns)))) {
-		write_call(st, f, x, dur, why, p->pid_tgid, p->ctx, p->reg);
+		av = frame_args(st, f, x, !why, &nstr);
+		write_call(st, f, x, dur, why, p->pid_tgid, p->ctx, p->reg, av, nstr);
 		return;
 	}
 	px = i ? cg_ext(st, i - 1) : NULL;
@@ -458,8 +575,10 @@ static __always_inline __u32 user_frames(struct cg_stack *st, __u32 *rec)
 
 /* ---- calls ------------------------------------------------------------ */
 
-static __always_inline int on_entry(__u32 id, bool kernel, __u64 sp)
+static __always_inline int on_entry(void *ctx, enum fa_how how, __u32 id, bool kernel,
+				    __u64 sp)
 {
+	struct kfit_argvals *av = NULL;
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	enum kfit_ctx c = fc_context(kernel);
 	bool is_root = root_id == id + 1;
@@ -503,7 +622,12 @@ static __always_inline int on_entry(__u32 id, bool kernel, __u64 sp)
 	f->flags = (sp ? FC_F_USER : 0) |
 		   (!max_depth || d - base < max_depth ? FC_F_REC : 0);
 	f->sp = sp;
+	x->args = 0;
+	if (have_args && (f->flags & FC_F_REC))
+		av = take_args(ctx, how, st, x, id);
 	f->ts = bpf_ktime_get_ns();
+	if (av)
+		av->stamp = f->ts;	/* theirs: the frame's entry */
 	return 0;
 }
 
@@ -539,7 +663,7 @@ static __always_inline int on_exit(__u32 id, bool kernel, bool user, __u64 reg)
 SEC("fentry")
 int BPF_PROG(cg_fentry)
 {
-	return on_entry(bpf_get_attach_cookie(ctx), true, 0);
+	return on_entry(ctx, FA_FENTRY, bpf_get_attach_cookie(ctx), true, 0);
 }
 
 SEC("fexit")
@@ -554,7 +678,7 @@ int BPF_PROG(cg_fexit)
 SEC("kprobe")
 int BPF_KPROBE(cg_kprobe)
 {
-	return on_entry(bpf_get_attach_cookie(ctx), true, 0);
+	return on_entry(ctx, FA_REGS, bpf_get_attach_cookie(ctx), true, 0);
 }
 
 SEC("kretprobe")
@@ -566,7 +690,7 @@ int BPF_KRETPROBE(cg_kretprobe, long ret)
 SEC("kprobe.multi")
 int BPF_KPROBE(cg_kmulti)
 {
-	return on_entry(bpf_get_attach_cookie(ctx), true, 0);
+	return on_entry(ctx, FA_REGS, bpf_get_attach_cookie(ctx), true, 0);
 }
 
 SEC("kretprobe.multi")
@@ -581,7 +705,7 @@ int BPF_KPROBE(cg_uprobe)
 	__u64 sp = PT_REGS_SP(ctx);
 
 	/* sp 0 would say "kernel": no user stack is ever at 0 */
-	return on_entry(bpf_get_attach_cookie(ctx), false, sp ? sp : 1);
+	return on_entry(ctx, FA_REGS, bpf_get_attach_cookie(ctx), false, sp ? sp : 1);
 }
 
 SEC("uretprobe")
@@ -594,7 +718,7 @@ int BPF_KRETPROBE(cg_uretprobe, long ret)
 SEC("tracepoint")
 int cg_sys_enter(void *ctx)
 {
-	return on_entry(bpf_get_attach_cookie(ctx), false, 0);
+	return on_entry(ctx, FA_TP, bpf_get_attach_cookie(ctx), false, 0);
 }
 
 SEC("tracepoint")
@@ -696,6 +820,7 @@ static long fork_one(__u32 i, void *data)
 	*g = *f;
 	g->flags |= FC_F_FORKED;
 	y->rdepth = x->rdepth;
+	y->args = 0;		/* the parent's place: not the child's slot */
 	y->blocked = 0;
 	y->preempt = 0;
 	y->dropped = 0;
@@ -783,12 +908,17 @@ static long exec_one(__u32 i, void *data)
 	struct copy *c = data;
 	struct fc_frame *f = fc_frame_at(&c->from->s, c->n - 1 - i);
 	struct cg_frame *x = cg_ext(c->from, c->n - 1 - i);
+	const struct kfit_argvals *av;
+	__u32 nstr;
 
 	if (!f || !x)
 		return 1;
-	if (f->flags & FC_F_REC)
+	if (f->flags & FC_F_REC) {
+		av = frame_args(c->from, f, x, false, &nstr);
 		write_call(c->from, f, x, c->now > f->ts ? c->now - f->ts : 0,
-			   KFIT_RF_INCOMPLETE | KFIT_RF_EXEC, c->pid_tgid, KFIT_CTX_TASK, 0);
+			   KFIT_RF_INCOMPLETE | KFIT_RF_EXEC, c->pid_tgid, KFIT_CTX_TASK, 0,
+			   av, nstr);
+	}
 	return 0;
 }
 

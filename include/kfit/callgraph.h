@@ -17,7 +17,7 @@ struct cg_frame {
 	__u64 preempt;
 	__u32 dropped;		/* callees left out (--min, --max, -D) */
 	__u16 rdepth;		/* depth as recorded: 0 at --root's frame */
-	__u16 pad;
+	__u16 args;		/* 1 + its arguments' place in the stack's slot, 0: none */
 };
 
 struct cg_stack {
@@ -30,7 +30,7 @@ struct cg_stack {
 	__u32 off_depth;	/* recorded calls open then */
 	__u32 pid, tid;		/* task stacks: the owner */
 	__u32 root;		/* index + 1 of the open --root frame, 0: none */
-	__u32 pad;
+	__u32 nargs;		/* places of its slot that open calls' arguments take */
 };
 
 /* ev_size's values: the raw record's size, and this bit for system calls' */
@@ -42,6 +42,10 @@ enum cg_counter {
 	CG_DEEP,		/* calls nested beyond FC_MAX_DEPTH, not kept */
 	CG_UNMATCHED,		/* returns whose entry was not seen */
 	CG_NO_STACK,		/* calls not kept: the stacks map was full */
+	CG_NO_ARGS,		/* calls whose arguments were not kept: more than
+				   KFIT_ARG_DEPTH open with arguments, or their
+				   slot taken by another stack */
+	CG_STR_FAULT,		/* calls with a string argument that could not be read */
 	CG_NCOUNTERS
 };
 

@@ -90,6 +90,7 @@ enum kft_block_type {
 	KFT_B_STATS,
 	KFT_B_INDEX,
 	KFT_B_NAMES,
+	KFT_B_ARGS,
 	KFT_B_NTYPES
 };
 

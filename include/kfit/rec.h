@@ -11,12 +11,15 @@
  * entry/exit pairs and lets --min drop short calls in the kernel.
  *
  * Version 2 added a call's return value (ret, KFIT_CF_RET): a call record
- * of version 1 ends before it (KFIT_REC_CALL_V1_SIZE) and has none.
+ * of version 1 ends before it (KFIT_REC_CALL_V1_SIZE) and has none. A call
+ * may then carry its arguments (KFIT_CF_ARGS: a kfit_rec_args after ret),
+ * which readers that do not know them skip, as the record's size allows.
  */
 #ifndef KFIT_REC_H
 #define KFIT_REC_H
 
 #include <linux/types.h>
+#include "kfit/args.h"
 
 #define KFIT_REC_VERSION	2
 
@@ -65,6 +68,7 @@ struct kfit_rec {
 
 /* kfit_rec_call.cflags */
 #define KFIT_CF_RET	0x01	/* ret holds the return value */
+#define KFIT_CF_ARGS	0x02	/* a struct kfit_rec_args follows ret */
 
 struct kfit_rec_call {
 	struct kfit_rec h;	/* h.cpu: where it returned */
@@ -79,7 +83,7 @@ struct kfit_rec_call {
 	/* version 1's records end here */
 	__u64 ret;		/* the return register as it was: the function's kind */
 				/* (kfit/ret.h, the function table's) reads it */
-	/* to come: the arguments, after it, within h.size */
+	/* KFIT_CF_ARGS: struct kfit_rec_args, within h.size */
 };
 
 #define KFIT_REC_CALL_V1_SIZE	__builtin_offsetof(struct kfit_rec_call, ret)
@@ -92,6 +96,34 @@ static inline int kfit_rec_call_ret(const struct kfit_rec_call *r, __u64 *reg)
 		return 0;
 	*reg = r->ret;
 	return 1;
+}
+
+/*
+ * A call's arguments (kfit/args.h's values), after its record's ret: how
+ * each prints is the function's (a trace file's ARGS block). Its strings
+ * are the first nstr string slots; the record ends after them.
+ */
+struct kfit_rec_args {
+	__u8 ok;		/* bit i: v[i] was read */
+	__u8 nstr;		/* strings that follow v */
+	__u8 pad[6];
+	__u64 v[KFIT_ARGS_MAX];
+	char s[KFIT_ARG_STRS][KFIT_ARG_STRLEN];
+};
+
+#define KFIT_REC_ARGS_SIZE(nstr) \
+	(__builtin_offsetof(struct kfit_rec_args, s) + (nstr) * KFIT_ARG_STRLEN)
+
+/* Call r's arguments, or NULL: none, or a record too short for them */
+static inline const struct kfit_rec_args *kfit_rec_call_args(const struct kfit_rec_call *r)
+{
+	const struct kfit_rec_args *a = (const void *)(r + 1);
+
+	if (!(r->cflags & KFIT_CF_ARGS) ||
+	    r->h.size < sizeof(*r) + KFIT_REC_ARGS_SIZE(0) ||
+	    a->nstr > KFIT_ARG_STRS || r->h.size < sizeof(*r) + KFIT_REC_ARGS_SIZE(a->nstr))
+		return NULL;
+	return a;
 }
 
 /*

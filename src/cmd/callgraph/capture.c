@@ -27,6 +27,7 @@
 #include "run.h"
 #include "sampler.h"
 #include "syms.h"
+#include "args.h"
 #include "stream.h"
 #include "target.h"
 #include "tasks.h"
@@ -59,6 +60,11 @@ static void configure(struct callgraph_bpf *s)
 	bpf_map__set_max_entries(s->maps.rings, env.nrings);
 	bpf_map__set_autocreate(s->maps.rings, env.nrings > 1);
 	bpf_map__set_max_entries(s->maps.ev_size, env.tps.n ? env.tps.n : 1);
+	/* arguments: a spec per function, a slot of places per stack */
+	r->have_args = env.has_args;
+	r->nr_cpus = libbpf_num_possible_cpus() > 0 ? libbpf_num_possible_cpus() : 1;
+	bpf_map__set_max_entries(s->maps.fargs, env.has_args && env.tg.n ? env.tg.n : 1);
+	bpf_map__set_max_entries(s->maps.argslots, env.has_args ? KFIT_ARG_SLOTS : 1);
 }
 
 /*
@@ -158,6 +164,21 @@ void cg_unload(void)
 	env.skel = NULL;
 }
 
+/* What each function's calls capture, into the fargs map */
+static int seed_args(void)
+{
+	int fd = bpf_map__fd(env.skel->maps.fargs);
+	struct kfit_fargs fa;
+	__u32 i;
+
+	for (i = 0; env.has_args && i < (__u32)env.tg.n; i++) {
+		kfit_args_fargs(&env.tg.funcs[i], &fa);
+		if (bpf_map_update_elem(fd, &i, &fa, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
 static int seed_maps(void)
 {
 	struct callgraph_bpf *s = env.skel;
@@ -179,7 +200,7 @@ static int seed_maps(void)
 		if (bpf_map_update_elem(bpf_map__fd(s->maps.ev_size), &i, &v, BPF_ANY))
 			return -errno;
 	}
-	return 0;
+	return seed_args();
 }
 
 static int on_record(void *ctx, const void *data, size_t size);

@@ -429,11 +429,8 @@ static int resolve_targets(void)
 	env.tg.pid = env.c.pid;
 	for (i = 0; i < env.ntargets && !err; i++)
 		err = kfit_targets_add(&env.tg, env.targets[i]);
-	if (!err && kfit_args_any(&env.tg)) {
-		kfit_err("arguments are not read by callgraph yet: funcdur --events shows "
-			 "each call's, 'func(arg)'");
-		return -EINVAL;
-	}
+	if (!err)
+		env.has_args = kfit_args_any(&env.tg);
 	if (!err && env.module)
 		err = add_module(env.module);
 	if (!err && env.root) {
@@ -526,11 +523,15 @@ static int new_tree(void)
 	env.fnames = calloc(env.tg.n + 1, sizeof(*env.fnames));
 	env.enames = calloc(env.tps.n + 1, sizeof(*env.enames));
 	env.ret_kinds = calloc(env.tg.n + 1, sizeof(*env.ret_kinds));
-	if (!env.fnames || !env.enames || !env.ret_kinds)
+	env.fargs = calloc(env.tg.n + 1, sizeof(*env.fargs));
+	if (!env.fnames || !env.enames || !env.ret_kinds || !env.fargs)
 		return -ENOMEM;
 	for (i = 0; i < env.tg.n; i++) {
 		env.fnames[i] = env.tg.funcs[i].name;
 		env.ret_kinds[i] = env.tg.funcs[i].ret;
+		env.fargs[i] = (struct kfit_fargfmt){
+			.a = env.tg.funcs[i].fmt, .n = env.tg.funcs[i].nargs,
+		};
 	}
 	for (i = 0; i < env.tps.n; i++)
 		env.enames[i] = env.tps.tp[i].name;
@@ -542,6 +543,7 @@ static int new_tree(void)
 		.funcs = env.fnames,
 		.nfuncs = env.nfuncs,
 		.ret_kinds = env.ret_kinds,
+		.fargs = env.fargs,
 		.events = env.enames,
 		.nevents = env.tps.n,
 		.no_interlace = env.view.no_interlace,
@@ -572,6 +574,7 @@ static void cleanup(void)
 	kfit_syms_free(env.syms);
 	free(env.fnames);
 	free(env.ret_kinds);
+	free(env.fargs);
 	free(env.enames);
 	free(env.view_funcs);
 	kfit_tasks_free(env.tasks);

@@ -28,7 +28,7 @@
 
 static const char *const counter_names[CG_NCOUNTERS] = {
 	[CG_LOST] = "lost", [CG_DEEP] = "deep", [CG_UNMATCHED] = "unmatched",
-	[CG_NO_STACK] = "no_stack",
+	[CG_NO_STACK] = "no_stack", [CG_NO_ARGS] = "no_args", [CG_STR_FAULT] = "str_faults",
 };
 
 static void meta_cpus(FILE *f)
@@ -111,6 +111,17 @@ static int fill_funcs(FILE *f, void *ctx)
 {
 	(void)ctx;
 	return kfit_record_funcs(f, &env.tg);
+}
+
+/* ARGS: how each function's arguments print, for kd */
+static int fill_args(FILE *f, void *ctx)
+{
+	int i;
+
+	(void)ctx;
+	for (i = 0; i < env.tg.n; i++)
+		kfit_kftmeta_args(f, i, env.tg.funcs[i].fmt, env.tg.funcs[i].nargs);
+	return ferror(f) ? -ENOMEM : 0;
 }
 
 static int fill_events(FILE *f, void *ctx)
@@ -247,6 +258,8 @@ int cg_begin_recording(void)
 		err = kft_writer_layout(w);
 	if (!err && env.tg.n)
 		err = kfit_record_block(w, KFT_B_FUNCS, fill_funcs, NULL);
+	if (!err && env.has_args)
+		err = kfit_record_block(w, KFT_B_ARGS, fill_args, NULL);
 	if (!err && env.tps.n)
 		err = kfit_record_block(w, KFT_B_EVENTS, fill_events, NULL);
 	if (!err)

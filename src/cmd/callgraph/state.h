@@ -69,6 +69,8 @@ struct env {
 	struct kfit_targets tg;
 	const char **fnames;	/* tg's names: the decoder's function table */
 	__u8 *ret_kinds;	/* and how their return values read (KFIT_RET_*) */
+	struct kfit_fargfmt *fargs;	/* and how their arguments print */
+	bool has_args;		/* some function's calls capture arguments */
 	int nfuncs;
 	struct kfit_cgview_func *view_funcs;	/* the functions as cgview has them */
 	const char **enames;	/* tps' names: its event table */

@@ -129,13 +129,29 @@ static void put_event(const struct kfit_rec_event *r, size_t size)
 	}
 }
 
+/* "(count=4096 name=\"a\")" when the call carries arguments the file describes */
+static void put_args(const struct kfit_rec_call *r)
+{
+	const struct kfit_rec_args *a = kfit_rec_call_args(r);
+	const struct kfit_fargfmt *f;
+	struct kfit_argview v;
+	char buf[640];
+
+	if (!a || r->id >= (__u32)env.nfuncs || !env.fargs[r->id].n)
+		return;
+	f = &env.fargs[r->id];
+	v = (struct kfit_argview){ .ok = a->ok, .nstr = a->nstr, .v = a->v, .s = a->s[0] };
+	printf("(%s)", kfit_argfmt_text(f->a, f->n, &v, buf, sizeof(buf)));
+}
+
 static void put_call(const struct kfit_rec_call *r)
 {
 	char d[32], b[32], p[32], v[32];
 	__u64 reg;
 
-	printf("%s dur=%s depth=%u", r->id < (__u32)env.nfuncs ? env.fnames[r->id] : "?",
-	       kd_dur(r->dur, d), r->depth);
+	printf("%s", r->id < (__u32)env.nfuncs ? env.fnames[r->id] : "?");
+	put_args(r);
+	printf(" dur=%s depth=%u", kd_dur(r->dur, d), r->depth);
 	if (r->off_blocked)
 		printf(" off_blocked=%s", kd_dur(r->off_blocked, b));
 	if (r->off_preempt)

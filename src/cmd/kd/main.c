@@ -237,6 +237,7 @@ static void cleanup(void)
 	free(env.skipped);
 	free(env.fnames);
 	free(env.ret_kinds);
+	free(env.fargs);
 	free(env.enames);
 	free(env.funcs);
 	kfit_tasks_free(env.tasks);

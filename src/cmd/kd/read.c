@@ -165,13 +165,15 @@ int kd_load_funcs(void)
 	env.fnames = calloc(n + 1, sizeof(*env.fnames));
 	env.funcs = calloc(n + 1, sizeof(*env.funcs));
 	env.ret_kinds = calloc(n + 1, sizeof(*env.ret_kinds));
-	if (!env.fnames || !env.funcs || !env.ret_kinds)
+	env.fargs = calloc(n + 1, sizeof(*env.fargs));
+	if (!env.fnames || !env.funcs || !env.ret_kinds || !env.fargs)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		const struct kft_func *fn = kft_func_at(env.f, i);
 
 		env.fnames[i] = fn ? fn->name : "?";
 		env.ret_kinds[i] = fn ? fn->ret : 0;
+		env.fargs[i].a = kft_func_args(env.f, i, &env.fargs[i].n);
 		env.funcs[i] = (struct kfit_cgview_func){
 			.name = env.fnames[i], .kernel = fn && fn->kernel,
 			.dropped = fn && fn->dropped,

@@ -43,6 +43,7 @@ struct env {
 	__u64 since, until;		/* the window on the file's clock; until 0: none */
 	const char **fnames, **enames;
 	__u8 *ret_kinds;	/* FUNCS' RET: how each function's return value reads */
+	struct kfit_fargfmt *fargs;	/* ARGS: how each function's arguments print */
 	struct kfit_cgview_func *funcs;
 	struct kfit_cgview_skip *skipped;
 	int nfuncs, nevents, nskipped;

@@ -98,6 +98,7 @@ int kd_render_tree(void)
 		.funcs = env.fnames,
 		.nfuncs = env.nfuncs,
 		.ret_kinds = env.ret_kinds,
+		.fargs = env.fargs,
 		.events = env.enames,
 		.nevents = env.nevents,
 		.no_interlace = env.view.no_interlace,

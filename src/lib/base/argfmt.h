@@ -28,6 +28,12 @@ struct kfit_argfmt {
 	int nenums;
 };
 
+/* One function's arguments: n of a */
+struct kfit_fargfmt {
+	const struct kfit_argfmt *a;
+	int n;
+};
+
 /* A call's values: kfit_argvals (funcdur) or a call record's kfit_rec_args */
 struct kfit_argview {
 	__u8 ok;		/* bit i: v[i] was read */
@@ -56,7 +62,7 @@ int kfit_argfmt_add_enum(struct kfit_argfmt *f, __s64 v, const char *name);
 /* Free what f's n entries own (not f) */
 void kfit_argfmt_free(struct kfit_argfmt *f, int n);
 
-/* Views of the two holders of values */
+/* A view of funcdur's values */
 struct kfit_argview kfit_argview_of(const struct kfit_argvals *a);
 
 #endif

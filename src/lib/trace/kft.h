@@ -7,6 +7,7 @@
 #include <linux/types.h>
 #include "kfit/kft.h"
 #include "tpformat.h"
+#include "argfmt.h"
 
 /*
  * Trace files (include/kfit/kft.h): the writer callgraph -o streams into,
@@ -184,6 +185,11 @@ __u64 kft_stat_u64(const struct kft_file *f, const char *key, __u64 def);
 
 int kft_nfuncs(const struct kft_file *f);
 const struct kft_func *kft_func_at(const struct kft_file *f, int i);	/* by id; NULL: none */
+/*
+ * Function i's arguments as its calls' records carry them (ARGS block),
+ * *n of them; NULL, *n 0: none
+ */
+const struct kfit_argfmt *kft_func_args(const struct kft_file *f, int i, int *n);
 int kft_nevents(const struct kft_file *f);
 const struct kft_event *kft_event_at(const struct kft_file *f, int i);	/* by id */
 int kft_ntasks(const struct kft_file *f);

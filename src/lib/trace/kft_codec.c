@@ -168,9 +168,16 @@ static const struct lfield f_sample[] = {
 	LF(kfit_rec_sample, nuser), LF(kfit_rec_sample, pad),
 	LF(kfit_rec_sample, ip),
 };
+static const struct lfield f_args[] = {
+	LF(kfit_rec_args, ok), LF(kfit_rec_args, nstr), LF(kfit_rec_args, pad),
+	LF(kfit_rec_args, v), LF(kfit_rec_args, s),
+};
 static const struct lfield f_lost[] = {
 	LF(kfit_rec_lost, h), LF(kfit_rec_lost, count),
 };
+
+/* The section of kfit_rec_args, which no record type's number names */
+#define KFIT_LAYOUT_ARGS	64
 
 #define LT(t, n, s, f) { t, n, sizeof(struct s), f, sizeof(f) / sizeof(f[0]) }
 
@@ -192,8 +199,20 @@ static const struct ltype {
 	LT(KFIT_REC_EXIT, "exit", kfit_rec_task, f_task),
 	LT(KFIT_REC_SAMPLE, "sample", kfit_rec_sample, f_sample),
 	LT(KFIT_REC_LOST, "lost", kfit_rec_lost, f_lost),
+	/* not a record: what a call with KFIT_CF_ARGS has after its ret */
+	LT(KFIT_LAYOUT_ARGS, "args", kfit_rec_args, f_args),
 };
 #define NLTYPES (sizeof(ltypes) / sizeof(ltypes[0]))
+
+static const char *ltype_name(long type)
+{
+	size_t i;
+
+	for (i = 0; i < NLTYPES; i++)
+		if (ltypes[i].type == type)
+			return ltypes[i].name;
+	return "?";
+}
 
 static char layout[4096];
 static size_t layout_len;
@@ -341,7 +360,7 @@ int kft_layout_check(const char *text, size_t len, char *why, size_t whylen)
 				    !older_section(text + start, slen, mine + ms, mslen)) {
 					snprintf(why, whylen,
 						 "its layout of record type %s differs from this build's (recorded by another kfit version?)",
-						 ltypes[type < (long)NLTYPES ? type : 0].name);
+						 ltype_name(type));
 					return -EBADMSG;
 				}
 				break;

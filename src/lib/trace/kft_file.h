@@ -31,6 +31,12 @@ struct unknown {
 	char *name;
 };
 
+/* One function's arguments (ARGS): labels and enum names in the texts */
+struct kft_fargs {
+	int n;
+	struct kfit_argfmt a[KFIT_ARGS_MAX];
+};
+
 struct kvs {
 	struct kft_kv *kv;
 	int n, alloc;
@@ -49,6 +55,8 @@ struct kft_file {
 	struct kvs meta, stats;
 	struct kft_func *funcs;
 	int nfuncs;
+	struct kft_fargs *fargs;	/* ARGS, by function id; labels in texts */
+	int nfargs;
 	struct kft_event *events;
 	int nevents;
 	struct kft_task *tasks;
@@ -98,6 +106,7 @@ int kft_text_parse_events(struct kft_file *f, char *p, char *end);
 int kft_text_parse_tasks(struct kft_file *f, char *p, char *end);
 int kft_text_parse_names(struct kft_file *f, char *p, char *end);
 int kft_text_parse_syms(struct kft_file *f, char *p, char *end);
+int kft_text_parse_args(struct kft_file *f, char *p, char *end);
 /* A whole unsigned number in base (no sign, no spaces): 0 or -1 */
 int kft_text_parse_u64(const char *s, int base, __u64 *v);
 /* SYMS entries in their sorted order (kft_sym looks them up by it) */

@@ -77,6 +77,7 @@ static const char *const block_names[KFT_B_NTYPES] = {
 	[KFT_B_META] = "META", [KFT_B_LAYOUT] = "LAYOUT", [KFT_B_FUNCS] = "FUNCS",
 	[KFT_B_EVENTS] = "EVENTS", [KFT_B_TASKS] = "TASKS", [KFT_B_SYMS] = "SYMS",
 	[KFT_B_CHUNK] = "CHUNK", [KFT_B_STATS] = "STATS", [KFT_B_INDEX] = "INDEX",
+	[KFT_B_NAMES] = "NAMES", [KFT_B_ARGS] = "ARGS",
 };
 
 /* A metadata block's payload (block at off): parsed. 0 or -EBADMSG/-errno */
@@ -145,6 +146,8 @@ static int parse_block(struct kft_file *f, const struct kft_block *b, __u64 off)
 		return kft_text_parse_names(f, text, end);
 	case KFT_B_SYMS:
 		return kft_text_parse_syms(f, text, end);
+	case KFT_B_ARGS:
+		return kft_text_parse_args(f, text, end);
 	}
 	return 0;
 }
@@ -490,6 +493,7 @@ struct kft_file *kft_open_mem(const void *buf, size_t len, char *err, size_t err
 void kft_close(struct kft_file *f)
 {
 	size_t i;
+	int j;
 
 	if (!f)
 		return;
@@ -501,6 +505,10 @@ void kft_close(struct kft_file *f)
 	free(f->meta.kv);
 	free(f->stats.kv);
 	free(f->funcs);
+	for (i = 0; f->fargs && i < (size_t)f->nfargs; i++)
+		for (j = 0; j < KFIT_ARGS_MAX; j++)
+			free(f->fargs[i].a[j].enums);
+	free(f->fargs);
 	free(f->events);
 	free(f->tasks);
 	free(f->names);
@@ -605,6 +613,16 @@ int kft_nfuncs(const struct kft_file *f)
 const struct kft_func *kft_func_at(const struct kft_file *f, int i)
 {
 	return i >= 0 && i < f->nfuncs ? &f->funcs[i] : NULL;
+}
+
+const struct kfit_argfmt *kft_func_args(const struct kft_file *f, int i, int *n)
+{
+	if (i < 0 || i >= f->nfargs || !f->fargs[i].n) {
+		*n = 0;
+		return NULL;
+	}
+	*n = f->fargs[i].n;
+	return f->fargs[i].a;
 }
 
 int kft_nevents(const struct kft_file *f)

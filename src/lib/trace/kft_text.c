@@ -462,3 +462,96 @@ int kft_text_parse_syms(struct kft_file *f, char *p, char *end)
 	qsort(f->syms, f->nsyms, sizeof(*f->syms), kft_text_sym_cmp);
 	return 0;
 }
+
+/* A name of an enum value, kept in the file's text */
+static int add_enum(struct kfit_argfmt *a, __s64 v, char *name)
+{
+	struct kfit_argenum *e = realloc(a->enums, (a->nenums + 1) * sizeof(*e));
+
+	if (!e)
+		return -ENOMEM;
+	a->enums = e;
+	e[a->nenums++] = (struct kfit_argenum){ .val = v, .name = name };
+	return 0;
+}
+
+/* ARGS' ENUMS field: "VAL=NAME,VAL=NAME" (in place), or "-" */
+static int parse_enums(struct kfit_argfmt *a, char *s)
+{
+	char *item, *eq, *end;
+	long long v;
+
+	if (!strcmp(s, "-"))
+		return 0;
+	for (item = strtok_r(s, ",", &s); item; item = strtok_r(NULL, ",", &s)) {
+		eq = strchr(item, '=');
+		if (!eq || !eq[1])
+			return -1;
+		*eq = '\0';
+		errno = 0;
+		v = strtoll(item, &end, 10);
+		if (errno || end == item || *end)
+			return -1;
+		if (add_enum(a, v, eq + 1))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* One ARGS line into f->fargs: 0, -1 malformed, -ENOMEM */
+static int parse_arg_line(struct kft_file *f, char **fld, int nf)
+{
+	__u32 id, slot, str;
+	__u64 kind;
+	struct kfit_argfmt *a;
+
+	if (nf < 6 || parse_id(fld[0], &id) || parse_u32(fld[1], &slot) ||
+	    slot >= KFIT_ARGS_MAX || !*fld[2] || kft_text_parse_u64(fld[3], 16, &kind) ||
+	    kind > 0xff || parse_u32(fld[4], &str) || str > KFIT_ARG_STRS)
+		return -1;
+	if (id >= (__u32)f->nfargs) {
+		struct kft_fargs *t = realloc(f->fargs, (id + 1) * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		memset(t + f->nfargs, 0, (id + 1 - f->nfargs) * sizeof(*t));
+		f->fargs = t;
+		f->nfargs = id + 1;
+	}
+	a = &f->fargs[id].a[slot];
+	if (a->label)
+		return -1;
+	a->label = fld[2];
+	a->kind = kind;
+	a->str = str;
+	a->is_bool = strstr(fld[5], "bool") != NULL;
+	a->present = !strstr(fld[5], "absent");
+	if (f->fargs[id].n < (int)slot + 1)
+		f->fargs[id].n = slot + 1;
+	return nf > 6 ? parse_enums(a, fld[6]) : 0;
+}
+
+/* ARGS: "FUNC\tSLOT\tLABEL\tKIND\tSTR\tFLAGS[\tENUMS]" (kfit_kftmeta_args) */
+int kft_text_parse_args(struct kft_file *f, char *p, char *end)
+{
+	char *l, *fld[7];
+	int n = 0, rc, i, k;
+
+	while ((l = next_line(&p, end))) {
+		if (!*l)
+			continue;
+		n++;
+		rc = parse_arg_line(f, fld, split(l, fld, 7));
+		if (rc == -ENOMEM)
+			return kft_file_fail(f, "out of memory");
+		if (rc)
+			return kft_file_fail(f, "corrupt trace file: bad line %d of its ARGS block", n);
+	}
+	/* slots below a function's last are all named */
+	for (i = 0; i < f->nfargs; i++)
+		for (k = 0; k < f->fargs[i].n; k++)
+			if (!f->fargs[i].a[k].label)
+				return kft_file_fail(f, "corrupt trace file: its ARGS block skips "
+						     "argument %d of function %d", k, i);
+	return 0;
+}

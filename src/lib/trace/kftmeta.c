@@ -359,3 +359,29 @@ int kfit_kftmeta_symset_text(struct kfit_kftmeta_symset *s, FILE *f)
 	s->files_written = kfit_syms_nfiles(s->syms);
 	return 0;
 }
+
+/* A label or enum name as a field: no tab, comma, '=' or line break in it */
+static void arg_word(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(strchr("\t\n,=", *s) ? '_' : *s, f);
+}
+
+void kfit_kftmeta_args(FILE *f, __u32 id, const struct kfit_argfmt *a, int n)
+{
+	int i, k;
+
+	for (i = 0; i < n && i < KFIT_ARGS_MAX; i++) {
+		fprintf(f, "%u\t%d\t", id, i);
+		arg_word(f, a[i].label);
+		fprintf(f, "\t%x\t%u\t%s\t", a[i].kind, a[i].str,
+			!a[i].present ? "absent" : a[i].is_bool ? "bool" : "-");
+		if (!a[i].nenums)
+			fputc('-', f);
+		for (k = 0; k < a[i].nenums; k++) {
+			fprintf(f, "%s%lld=", k ? "," : "", (long long)a[i].enums[k].val);
+			arg_word(f, a[i].enums[k].name);
+		}
+		fputc('\n', f);
+	}
+}

@@ -7,6 +7,7 @@
 #include <linux/types.h>
 #include "syms.h"
 #include "tpglob.h"
+#include "argfmt.h"
 
 /*
  * The text blocks of a trace file (include/kfit/kft.h) that describe the
@@ -41,6 +42,15 @@ void kfit_kftmeta_task(FILE *f, __u32 pid, __u32 tid, __u32 ppid, const char *co
 
 /* A NAMES line: "TS\tPID\tTID\tCOMM" */
 void kfit_kftmeta_name(FILE *f, __u64 ts, __u32 pid, __u32 tid, const char *comm);
+
+/*
+ * ARGS lines of function id's n arguments (how its calls' records carry
+ * them): "FUNC\tSLOT\tLABEL\tKIND\tSTR\tFLAGS\tENUMS", KIND the
+ * KFIT_RET_* in hex, STR the string slot + 1 (0: a number), FLAGS "-" or
+ * words ("bool", "absent": the function has no such parameter), ENUMS
+ * "-" or "VAL=NAME,..."
+ */
+void kfit_kftmeta_args(FILE *f, __u32 id, const struct kfit_argfmt *a, int n);
 
 /*
  * EVENTS: per tracepoint, "event ID CAT:NAME", its format file from

@@ -148,6 +148,7 @@ static void node_init(struct kfit_cnode *n, __u8 kind)
 	n->ctx = n->flags = n->cflags = n->ret_kind = 0;
 	n->cpu = 0;
 	n->ret = 0;
+	n->args = NULL;
 	n->id = n->depth = n->dropped = n->ncalls = n->child_tid = 0;
 	n->start = n->dur = n->local = n->off_blocked = n->off_preempt = 0;
 	n->samples = n->self = 0;
@@ -526,6 +527,8 @@ static void put_tree(struct kfit_ctree *t, struct kfit_cnode *n)
 		next = c->next;
 		put_tree(t, c);
 	}
+	free((void *)n->args);	/* a held node's own copy */
+	n->args = NULL;
 	n->next = t->spare;
 	t->spare = n;
 	t->live--;
@@ -716,6 +719,10 @@ static inline void call_node(const struct kfit_ctree *t, struct kfit_cnode *n,
 		n->ret_kind = t->o.ret_kinds ? t->o.ret_kinds[r->id] : 0;
 		n->ret = kfit_ret_value(reg, n->ret_kind);
 	}
+	/* the record's own: a node that is held copies them (keep_args) */
+	n->args = kfit_rec_call_args(r);
+	if (n->args)
+		n->cflags |= KFIT_CF_ARGS;
 	n->ctx = r->h.ctx;
 	n->flags = r->h.flags & ~(KFIT_RF_LOST | KFIT_CN_WOVEN);
 	n->cpu = r->h.cpu;
@@ -726,6 +733,21 @@ static inline void call_node(const struct kfit_ctree *t, struct kfit_cnode *n,
 	n->dur = r->dur;
 	n->off_blocked = r->off_blocked;
 	n->off_preempt = r->off_preempt;
+}
+
+/* A held node's arguments: a copy of its own (records do not outlive the call) */
+static int keep_args(struct kfit_cnode *n)
+{
+	size_t len = KFIT_REC_ARGS_SIZE(n->args->nstr);
+	void *a = malloc(len);
+
+	if (!a) {
+		n->args = NULL;
+		return -ENOMEM;
+	}
+	memcpy(a, n->args, len);
+	n->args = a;
+	return 0;
 }
 
 /* A call placed on its stack h, counted */
@@ -810,6 +832,8 @@ static int add_call(struct kfit_ctree *t, const struct kfit_rec_call *r)
 	if (!n)
 		return -ENOMEM;
 	call_node(t, n, r);
+	if (n->args && keep_args(n))
+		return -ENOMEM;
 	lo = adoptable(h, n, r->depth);
 	if (adopt(t, n, r->depth, &h->pending, lo))
 		return -ENOMEM;
@@ -1075,6 +1099,41 @@ static int add_sample(struct kfit_ctree *t, const struct kfit_rec_sample *r)
 	h->t.samples++;
 	t->st.samples++;
 	return 0;
+}
+
+static bool args_view(const struct kfit_ctree *t, const struct kfit_cnode *n,
+		      struct kfit_argview *v, const struct kfit_fargfmt **f)
+{
+	if (n->kind != KFIT_CN_CALL || !n->args || !t->o.fargs || n->id >= t->o.nfuncs)
+		return false;
+	*f = &t->o.fargs[n->id];
+	if (!(*f)->n)
+		return false;
+	*v = (struct kfit_argview){
+		.ok = n->args->ok, .nstr = n->args->nstr, .v = n->args->v, .s = n->args->s[0],
+	};
+	return true;
+}
+
+const char *kfit_ctree_args_str(const struct kfit_ctree *t, const struct kfit_cnode *n,
+				char *buf, size_t len)
+{
+	const struct kfit_fargfmt *f;
+	struct kfit_argview v;
+
+	if (!args_view(t, n, &v, &f))
+		return NULL;
+	return kfit_argfmt_text(f->a, f->n, &v, buf, len);
+}
+
+void kfit_ctree_args_json(const struct kfit_ctree *t, const struct kfit_cnode *n,
+			  struct kfit_json *j, const char *key)
+{
+	const struct kfit_fargfmt *f;
+	struct kfit_argview v;
+
+	if (args_view(t, n, &v, &f))
+		kfit_argfmt_json(j, key, f->a, f->n, &v);
 }
 
 const char *kfit_cnode_ret_str(const struct kfit_cnode *n, char *buf, size_t len)
@@ -1921,6 +1980,8 @@ void kfit_ctree_free(struct kfit_ctree *t)
 	}
 	for (c = t->chunks; c; c = next) {
 		next = c->next;
+		for (s = 0; s < c->used; s++)
+			free((void *)c->n[s].args);
 		free(c);
 	}
 	for (s = 0; s < t->nstr; s++)

@@ -7,6 +7,7 @@
 #include <linux/types.h>
 #include "kfit/rec.h"
 #include "kfit/ret.h"
+#include "argfmt.h"
 
 /*
  * The one decoder of callgraph's record stream (include/kfit/rec.h) into
@@ -92,6 +93,7 @@ struct kfit_cnode {
 	__u64 local;		/* CALL: dur minus the recorded callees on its stack */
 	__u64 off_blocked, off_preempt;
 	__s64 ret;		/* CALL with KFIT_CF_RET: the value, as ret_kind reads it */
+	const struct kfit_rec_args *args;	/* CALL with KFIT_CF_ARGS: its arguments */
 	__u64 samples, self;	/* FRAME: samples through it, samples in it */
 	const char *name;	/* FRAME: symbol; EXEC: new comm (owned by the tree) */
 };
@@ -143,6 +145,7 @@ struct kfit_ctree_opts {
 	const char *const *funcs;	/* function table: id -> name */
 	__u32 nfuncs;
 	const __u8 *ret_kinds;	/* id -> KFIT_RET_* (how a return reads), NULL: the whole register */
+	const struct kfit_fargfmt *fargs;	/* id -> how its arguments print, NULL: none do */
 	const char *const *events;	/* event table: id -> "category:name" */
 	__u32 nevents;
 	bool no_interlace;	/* interrupts stay apart, in per-CPU threads */
@@ -258,6 +261,15 @@ const char *kfit_ctree_frame_group(const char *name, char *buf, size_t len);
  * or NULL: none (void, incomplete, a record of version 1)
  */
 const char *kfit_cnode_ret_str(const struct kfit_cnode *n, char *buf, size_t len);
+/*
+ * A call's arguments as text, "count=4096 name=\"a\"", in buf, or NULL:
+ * none recorded (or the tree has no table saying how they print)
+ */
+const char *kfit_ctree_args_str(const struct kfit_ctree *t, const struct kfit_cnode *n,
+				char *buf, size_t len);
+/* The same as a JSON object under key; nothing when none */
+void kfit_ctree_args_json(const struct kfit_ctree *t, const struct kfit_cnode *n,
+			  struct kfit_json *j, const char *key);
 /* Whether a call shows a return value (kfit_cnode_ret_str) */
 static inline bool kfit_cnode_has_ret(const struct kfit_cnode *n)
 {

@@ -61,6 +61,7 @@ int kfit_export_src_ctree(struct kfit_export_src *s, const struct kfit_ctree *t,
 	s->name = ctree_name;
 	s->kernel = sampled ? frame_kernel : NULL;
 	s->ctx = (void *)t;
+	s->tree = t;
 	s->stats = kfit_ctree_get_stats(t);
 	s->t0 = s->stats->first_ts;
 	return 0;

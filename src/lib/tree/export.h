@@ -46,6 +46,7 @@ struct kfit_export_src {
 	void *ctx;			/* given to name and kernel */
 	__u64 t0;			/* Perfetto: the ns shown as time 0 */
 	const struct kfit_ctree_stats *stats;	/* NULL, or losses to show */
+	const struct kfit_ctree *tree;	/* NULL, or the tree: how calls' arguments print */
 };
 
 /*

@@ -124,7 +124,7 @@ static int ev_call(struct trace *x, const struct kfit_cnode *n)
 {
 	const struct kfit_export_src *s = x->s;
 	const char *cat = "call";
-	char ret[32];
+	char ret[32], args[640];
 
 	if (s->kernel && !(n->flags & KFIT_RF_LOST))
 		cat = s->kernel(s->ctx, n) ? "kernel" : "user";
@@ -145,6 +145,8 @@ static int ev_call(struct trace *x, const struct kfit_cnode *n)
 		kfit_json_bool(&x->j, "lost", true);
 	if (kfit_cnode_ret_str(n, ret, sizeof(ret)))
 		kfit_json_str(&x->j, "ret", ret);
+	if (x->s->tree && kfit_ctree_args_str(x->s->tree, n, args, sizeof(args)))
+		kfit_json_str(&x->j, "args", args);
 	ev_end(x);
 	return 1;
 }

@@ -281,7 +281,7 @@ line(struct tp *p, __u64 ts, const char *dur, const char *local, const char *off
 
 static void call_line(struct tp *p, const struct kfit_cnode *n)
 {
-	char dur[40], local[32], off[32], marks[96] = "", ret[32];
+	char dur[40], local[32], off[32], marks[96] = "", ret[32], args[640];
 	struct lbuf b;
 	size_t m = 0;
 
@@ -305,6 +305,11 @@ static void call_line(struct tp *p, const struct kfit_cnode *n)
 		  off_cpu(n) ? fmt_dur(p, off_cpu(n), off, sizeof(off)) : "-", n->cpu, n->depth,
 		  mark_of(p, n));
 	lb_str(&b, kfit_ctree_name(p->t, n));
+	if (kfit_ctree_args_str(p->t, n, args, sizeof(args))) {
+		lb_str(&b, "(");
+		lb_str(&b, args);
+		lb_str(&b, ")");
+	}
 	lb_str(&b, marks);
 	lb_put(&b, "\n", 1);
 	lb_flush(&b);
@@ -748,6 +753,7 @@ static void json_call(struct tp *p, const struct kfit_cnode *n)
 		kfit_json_bool(j, "lost", true);
 	kfit_json_u64(j, "dropped", n->dropped);
 	json_ret(j, n);
+	kfit_ctree_args_json(p->t, n, j, "args");
 	if (p->o->errors && kfit_cnode_failpath(n))
 		kfit_json_bool(j, "failed", true);
 }
