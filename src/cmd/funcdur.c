@@ -777,14 +777,7 @@ static void args_notes(const __u64 *d)
 	if (d[CT_FILTER_NOVAL])
 		printf("%llu call%s without an argument the filter reads, left out\n",
 		       (unsigned long long)d[CT_FILTER_NOVAL], d[CT_FILTER_NOVAL] == 1 ? "" : "s");
-	if (d[CT_NO_ARGS])
-		printf("%llu call%s without arguments: nested more than %d deep, or more "
-		       "than %d threads in traced calls\n", (unsigned long long)d[CT_NO_ARGS],
-		       d[CT_NO_ARGS] == 1 ? "" : "s", KFIT_ARG_DEPTH, KFIT_ARG_SLOTS);
-	if (d[CT_STR_FAULT])
-		printf("%llu call%s with a string not in memory at entry or exit, shown "
-		       "as ?\n", (unsigned long long)d[CT_STR_FAULT],
-		       d[CT_STR_FAULT] == 1 ? "" : "s");
+	kfit_argfmt_notes(stdout, d[CT_NO_ARGS], d[CT_STR_FAULT]);
 }
 
 /* What --by and --errors left out, under the table */

@@ -14,6 +14,7 @@
  *   nest      cg_a[cg_b[cg_c], cg_d, cg_c]                      5 calls
  *   recurse   cg_rec(4)[cg_rec(3)[cg_rec(2)[cg_rec(1)]]], then
  *             cg_fib(5): 15 calls, in the order of the recursion  19 calls
+ *   deep      cg_rec(12)[cg_rec(11)[... cg_rec(1)]]: 12 nested calls
  *   threads   4 threads started together (a barrier), thread k
  *             running N x cg_thread_k, which calls cg_leaf k + 1
  *             times; the main thread calls no cg_* function
@@ -428,6 +429,10 @@ static void run(void)
 		}
 		printf("cgshape: recurse %ld: %ld x (cg_rec(4): 4 calls, cg_fib(5): 15 calls)\n",
 		       n, n);
+	} else if (!strcmp(scenario, "deep")) {
+		for (i = 0; i < n; i++)
+			cg_rec(12);
+		printf("cgshape: deep %ld: %ld x cg_rec(12): 12 nested calls\n", n, n);
 	} else if (!strcmp(scenario, "threads")) {
 		run_threads();
 	} else if (!strcmp(scenario, "fork")) {
@@ -458,7 +463,7 @@ static void run(void)
 }
 
 static const char *const scenarios[] = {
-	"nest", "recurse", "threads", "fork", "signal", "exit", "longjmp", "sleep",
+	"nest", "recurse", "deep", "threads", "fork", "signal", "exit", "longjmp", "sleep",
 	"io", "loop", "rate", NULL,
 };
 

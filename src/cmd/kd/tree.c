@@ -45,6 +45,8 @@ static struct kfit_cgview view(struct kfit_cgview_attach *at)
 		.missed = kft_stat_u64(env.f, "missed", 0),
 		.too_deep = kft_stat_u64(env.f, "counter.deep", 0),
 		.no_stack = kft_stat_u64(env.f, "counter.no_stack", 0),
+		.no_args = kft_stat_u64(env.f, "counter.no_args", 0),
+		.str_faults = kft_stat_u64(env.f, "counter.str_faults", 0),
 		.max_depth = FC_MAX_DEPTH,
 		.skipped = env.skipped,
 		.nskipped = env.nskipped,

@@ -156,6 +156,18 @@ void kfit_argfmt_free(struct kfit_argfmt *f, int n)
 	}
 }
 
+void kfit_argfmt_notes(FILE *f, __u64 no_args, __u64 str_faults)
+{
+	if (no_args)
+		fprintf(f, "%llu call%s without arguments: more than %d open with arguments "
+			"in one thread, or more than %d threads in traced calls\n",
+			(unsigned long long)no_args, no_args == 1 ? "" : "s", KFIT_ARG_DEPTH,
+			KFIT_ARG_SLOTS);
+	if (str_faults)
+		fprintf(f, "%llu call%s with a string not in memory at entry or exit, shown "
+			"as ?\n", (unsigned long long)str_faults, str_faults == 1 ? "" : "s");
+}
+
 struct kfit_argview kfit_argview_of(const struct kfit_argvals *a)
 {
 	return (struct kfit_argview){

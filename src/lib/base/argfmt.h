@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <linux/types.h>
 #include "output.h"
 #include "kfit/args.h"
@@ -61,6 +62,12 @@ int kfit_argfmt_add_enum(struct kfit_argfmt *f, __s64 v, const char *name);
 
 /* Free what f's n entries own (not f) */
 void kfit_argfmt_free(struct kfit_argfmt *f, int n);
+
+/*
+ * The lines under a tool's output for calls whose arguments were not kept
+ * (no_args) or had a string not in memory (str_faults); nothing for 0
+ */
+void kfit_argfmt_notes(FILE *f, __u64 no_args, __u64 str_faults);
 
 /* A view of funcdur's values */
 struct kfit_argview kfit_argview_of(const struct kfit_argvals *a);

@@ -149,6 +149,7 @@ static void print_header(const struct kfit_cgview *v, const struct kfit_cgview_o
 	if (v->no_stack)
 		printf("%llu call%s not kept: too many threads at once\n",
 		       (unsigned long long)v->no_stack, v->no_stack == 1 ? "" : "s");
+	kfit_argfmt_notes(stdout, v->no_args, v->str_faults);
 	if (v->sampled || !v->nskipped)
 		return;
 	printf("Skipped %d function%s:\n", v->nskipped, v->nskipped == 1 ? "" : "s");
@@ -265,6 +266,8 @@ static int print_json(const struct kfit_cgview *v, const struct kfit_cgview_opts
 	kfit_json_u64(&j, "missed", v->missed);
 	kfit_json_u64(&j, "too_deep", v->too_deep);
 	kfit_json_u64(&j, "no_stack", v->no_stack);
+	kfit_json_u64(&j, "no_args", v->no_args);
+	kfit_json_u64(&j, "str_faults", v->str_faults);
 	kfit_json_begin_array(&j, "skipped");
 	for (i = 0; !v->sampled && i < v->nskipped; i++) {
 		kfit_json_begin_object(&j, NULL);
