@@ -796,6 +796,107 @@ test_bad_usage() {
 	t_bpf_assert_same "$snap" "after bad usage"
 }
 
+# ---- arguments ---------------------------------------------------------------
+
+# A -j document's call trees in the form of `uftrace replay -f none`:
+# "name(arg, ...) = ret;" for a leaf, "name(...) {" ... "} = ret; /* name */"
+# around callees, two spaces a level
+# shellcheck disable=SC2016
+UF_FORM='def ind($d): [range($d)] | map("  ") | join("");
+def iscall: type == "object" and (.name | type) == "string" and (has("irq") | not) and
+	(has("switch") | not) and (has("event") | not);
+def av: [(.args // {})[] | tostring] | join(", ");
+def uf($d): [.children[]? | select(iscall)] as $c |
+	if ($c | length) > 0 then "\(ind($d))\(.name)(\(av)) {", ($c[] | uf($d + 1)),
+		"\(ind($d))} = \(.ret); /* \(.name) */"
+	else "\(ind($d))\(.name)(\(av)) = \(.ret);" end;
+.threads[] | .calls[] | select(iscall) | uf(0)'
+
+# Recursive calls with an argument each, nested: the trees of callgraph -j
+# and of kd -j on its recording are uftrace's, argument and return value
+# of every call (cgshape-pg has no DWARF: the types are given)
+t_in_vm || test_args_like_uftrace() {
+	need_tool
+	need_uftrace
+	local want got
+	(cd "$T_TMP" && uftrace record -d uft.data -A 'cg_rec@arg1/i32' -A 'cg_fib@arg1/i32' \
+		-R 'cg_rec@retval/i32' -R 'cg_fib@retval/i32' "$CGS_PG" recurse 2 >/dev/null 2>&1) ||
+		t_fail "uftrace record failed"
+	want=$(uftrace replay -d "$T_TMP/uft.data" --no-pager -f none -F cg_rec -F cg_fib 2>/dev/null)
+	t_assert_match "$want" '  cg_rec\(3\) \{' "uftrace saw the nested calls: $(echo "$want" | head -3)"
+	"$CG" -j --output "$T_TMP/a.json" "$CGS_PG:cg_rec(int depth)" "$CGS_PG:cg_fib(s32 k)" -- \
+		"$CGS_PG" recurse 2 >/dev/null 2>"$T_TMP/a.err" || t_fail "callgraph: $(cat "$T_TMP/a.err")"
+	got=$(jq -r "$UF_FORM" "$T_TMP/a.json")
+	t_assert_eq "$(echo "$got" | grep -c '(')" 38 "2 x 19 calls"
+	t_assert_eq "$got" "$want" "each call's argument and return value, nested (uftrace's)"
+	"$CG" -o "$T_TMP/a.kft" "$CGS_PG:cg_rec(int depth)" "$CGS_PG:cg_fib(s32 k)" -- \
+		"$CGS_PG" recurse 2 >/dev/null 2>&1 || t_fail "callgraph -o failed"
+	"$KFIT_BIN/kd" -j "$T_TMP/a.kft" >"$T_TMP/kd.json" 2>"$T_TMP/kd.err" ||
+		t_fail "kd -j: $(cat "$T_TMP/kd.err")"
+	t_assert_eq "$(jq -r "$UF_FORM" "$T_TMP/kd.json")" "$want" "kd -j of the recording: the same"
+	t_assert_match "$("$KFIT_BIN/kd" "$T_TMP/a.kft")" ' cg_fib\(k=5\) => 5' "kd's text tree"
+	t_assert_match "$("$KFIT_BIN/kd" --events "$T_TMP/a.kft")" 'call +cg_rec\(depth=1\) dur=' \
+		"kd --events"
+}
+
+# callgraph's system-call arguments, strings among them: strace's
+ARG_WORK='cat /nonexistent-a /etc/hostname /nonexistent-b; ls -d /nonexistent-c / ; true'
+
+t_in_vm || test_args_sys_like_strace() {
+	need_tool
+	command -v strace >/dev/null || t_fail "strace not installed (make deps)"
+	local want got q
+	strace -f -qq -X raw -e trace=openat -o "$T_TMP/strace.out" sh -c "$ARG_WORK" \
+		>/dev/null 2>&1 || t_fail "the workload failed under strace"
+	# "= 3", or "= -1 ENOENT (...)": callgraph's ret_str is -ENOENT
+	want=$(sed -n 's/^[0-9]* *openat(\(-*[0-9]*\), \("[^"]*"\), \(0x[0-9a-f]*\|0\)[,)].* = \(-1 E[A-Z]*\|[0-9]*\).*/\1 \2 \3 \4/p' \
+		"$T_TMP/strace.out" | sed 's/ -1 E\([A-Z]*\)$/ -E\1/' | while read -r dfd name flags ret; do
+		echo "$dfd $name $((flags)) $ret"
+	done)
+	t_assert_match "$want" '"/nonexistent-b" 0 -ENOENT' "strace saw the missing files opened: $want"
+	q='[.threads[].calls[] | .. | objects | select(.name == "sys:openat")] | sort_by(.start_ns)[]
+		| "\(.args.dfd) \"\(.args.filename)\" \(.args.flags) \(.ret_str)"'
+	"$CG" -j --output "$T_TMP/s.json" -o "$T_TMP/s.kft" 'sys:openat(dfd, filename, flags)' -- \
+		sh -c "$ARG_WORK" >/dev/null 2>"$T_TMP/s.err" || t_fail "callgraph: $(cat "$T_TMP/s.err")"
+	got=$(jq -r "$q" "$T_TMP/s.json")
+	t_assert_eq "$got" "$want" "each openat's dfd, file name, flags and return, in order (strace's)"
+	"$KFIT_BIN/kd" -j "$T_TMP/s.kft" >"$T_TMP/kd.json" || t_fail "kd -j failed"
+	t_assert_eq "$(jq -r "$q" "$T_TMP/kd.json")" "$want" "kd -j of the recording: the same"
+}
+
+# More calls open with arguments than a thread keeps places for: the outer
+# KFIT_ARG_DEPTH (8) of cgshape's 12 nested cg_rec keep theirs, the 4
+# inside show none, and are counted
+test_args_deep_counted() {
+	need_tool
+	local want
+	"$CG" -j --output "$T_TMP/d.json" "$CGS:cg_rec(depth)" -- "$CGS" deep 2 >/dev/null \
+		2>"$T_TMP/d.err" || t_fail "callgraph: $(cat "$T_TMP/d.err")"
+	want='[12,11,10,9,8,7,6,5,null,null,null,null,12,11,10,9,8,7,6,5,null,null,null,null]'
+	t_assert_eq "$(jq -c '[.threads[].calls[] | .. | objects | select(.name == "cg_rec")
+		| .args.depth]' "$T_TMP/d.json")" "$want" "each call's depth, in order"
+	t_assert_eq "$(jq -c '[.no_args, .str_faults]' "$T_TMP/d.json")" "[8,0]" "the calls counted"
+	t_assert_match "$("$CG" "$CGS:cg_rec(depth)" -- "$CGS" deep 1 2>&1)" \
+		'4 calls without arguments: more than 8 open with arguments in one thread' "the note"
+}
+
+# Unknown names and bad lists: the real parameters named, exit 2
+test_args_usage() {
+	need_tool
+	local out st=0
+	out=$("$CG" 'sys:read(cnt)' -- true 2>&1) || st=$?
+	t_assert_eq "$st" 2 "an unknown parameter: exit status ($out)"
+	t_assert_match "$out" "sys:read has no parameter 'cnt'; its parameters: fd, buf, count" \
+		"the message names the real parameters"
+	st=0
+	out=$("$CG" "$CGS:cg_rec(dpth)" -- true 2>&1) || st=$?
+	t_assert_eq "$st" 2 "an unknown user parameter: exit status ($out)"
+	t_assert_match "$out" "cg_rec has no parameter 'dpth'" "the message names the function"
+	st=0
+	out=$("$CG" 'sys:read(count' -- true 2>&1) || st=$?
+	t_assert_eq "$st" 2 "an unclosed list: exit status ($out)"
+}
+
 # ---- --errors: the trees where a call failed ---------------------------------
 
 # The failed system calls of a workload (ENOENT, EROFS, ENOSPC), as
