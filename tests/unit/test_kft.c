@@ -27,6 +27,7 @@
 #include "kfit/ret.h"
 #include "kft.h"
 #include "kft_codec.h"
+#include "kftmeta.h"
 #include "../helpers/tpformats.h"
 
 static __u64 rng;
@@ -275,6 +276,54 @@ static const char comm_format[] =
 	"\n"
 	"print fmt: \"pid=%d field:x\", REC->pid\n";
 
+/* ARGS as callgraph writes it: function 0's four, function 2's one it lacks */
+static struct kfit_argenum arg_enums[] = { { 0, "SEEK_SET" }, { -3, "NEG=3,x" } };
+static const struct kfit_argfmt args0[] = {
+	{ .label = "file->f_pos", .kind = 8 | KFIT_RET_SIGNED, .present = true },
+	{ .label = "name", .kind = 8 | KFIT_RET_PTR, .str = 2, .present = true },
+	{ .label = "on", .kind = 1, .is_bool = true, .present = true },
+	{ .label = "whence", .kind = 4 | KFIT_RET_SIGNED, .present = true,
+	  .enums = arg_enums, .nenums = 2 },
+};
+static const struct kfit_argfmt args2[] = { { .label = "x", .kind = 4 } };
+
+static char *args_block(size_t *len)
+{
+	char *text = NULL;
+	FILE *m = open_memstream(&text, len);
+
+	assert_non_null(m);
+	kfit_kftmeta_args(m, 0, args0, 4);
+	kfit_kftmeta_args(m, 2, args2, 1);
+	assert_int_equal(fclose(m), 0);
+	return text;
+}
+
+/* What the file says of them is what was written (names made fields) */
+static void check_args(struct kft_file *f)
+{
+	const struct kfit_argfmt *a;
+	int n, i;
+
+	a = kft_func_args(f, 0, &n);
+	assert_int_equal(n, 4);
+	for (i = 0; i < n; i++) {
+		assert_string_equal(a[i].label, args0[i].label);
+		assert_int_equal(a[i].kind, args0[i].kind);
+		assert_int_equal(a[i].str, args0[i].str);
+		assert_int_equal(a[i].is_bool, args0[i].is_bool);
+		assert_true(a[i].present);
+	}
+	assert_int_equal(a[3].nenums, 2);
+	assert_int_equal(a[3].enums[1].val, -3);
+	assert_string_equal(a[3].enums[1].name, "NEG_3_x");
+	assert_int_equal(a[0].nenums, 0);
+	a = kft_func_args(f, 2, &n);
+	assert_int_equal(n, 1);
+	assert_false(a[0].present);
+	assert_string_equal(a[0].label, "x");
+}
+
 static void test_metadata(void **state)
 {
 	const char *path = t_tmp("meta.kft");
@@ -294,6 +343,9 @@ static void test_metadata(void **state)
 	const struct kft_event *ev;
 	const struct kft_func *fn;
 	struct kft_writer *w;
+	char *args;
+	size_t args_len;
+	int n;
 	struct kft_file *f;
 	const char *s;
 	struct recs r = { 0 };
@@ -308,6 +360,9 @@ static void test_metadata(void **state)
 	assert_int_equal(kft_writer_block(w, KFT_B_FUNCS, funcs, strlen(funcs)), 0);
 	assert_int_equal(kft_writer_block(w, KFT_B_EVENTS, events, strlen(events)), 0);
 	assert_int_equal(kft_writer_block(w, KFT_B_TASKS, tasks, strlen(tasks)), 0);
+	args = args_block(&args_len);
+	assert_int_equal(kft_writer_block(w, KFT_B_ARGS, args, args_len), 0);
+	free(args);
 	assert_int_equal(kft_writer_block(w, KFT_B_CHUNK, "x", 1), -EINVAL);
 	feed(w, &r, 10);
 	assert_int_equal(kft_writer_close(w, syms, strlen(syms), stats_text, strlen(stats_text)), 0);
@@ -368,6 +423,11 @@ static void test_metadata(void **state)
 	assert_true(ev->fields[1].is_array);
 	assert_int_equal(ev->fields[1].size, 16);
 	assert_false(ev->fields[0].is_array);
+
+	check_args(f);
+	assert_null(kft_func_args(f, 1, &n));
+	assert_int_equal(n, 0);
+	assert_null(kft_func_args(f, 7, &n));
 
 	assert_int_equal(kft_ntasks(f), 2);
 	assert_int_equal(kft_task_at(f, 1)->tid, 11);
@@ -445,6 +505,15 @@ static void test_bad_metadata(void **state)
 		{ KFT_B_EVENTS, "event 0 a:b\n\tfield:int x;\toffset:zz;\tsize:4;\n", "field" },
 		{ KFT_B_EVENTS, "event 0 a:b\n\tfield:int;\toffset:0;\tsize:4;\n", "field" },
 		{ KFT_B_TASKS, "1\t2\tbash\n", "TASKS" },
+		{ KFT_B_ARGS, "0\t0\tx\t4\t0\n", "ARGS" },
+		{ KFT_B_ARGS, "0\t4\tx\t4\t0\t-\n", "ARGS" },
+		{ KFT_B_ARGS, "0\t0\tx\t100\t0\t-\n", "ARGS" },
+		{ KFT_B_ARGS, "0\t0\tx\t4\t3\t-\n", "ARGS" },
+		{ KFT_B_ARGS, "0\t0\tx\t4\t0\t-\n0\t0\ty\t4\t0\t-\n", "ARGS" },
+		{ KFT_B_ARGS, "0\t1\tx\t4\t0\t-\n", "skips argument 0" },
+		{ KFT_B_ARGS, "0\t0\tx\t4\t0\t-\t1=A,B\n", "ARGS" },
+		{ KFT_B_ARGS, "0\t0\tx\t4\t0\t-\tz=A\n", "ARGS" },
+		{ KFT_B_ARGS, "0\t0\t\t4\t0\t-\n", "ARGS" },
 		{ KFT_B_SYMS, "1\tzz\tu\tf\n", "SYMS" },
 		{ KFT_B_LAYOUT, "0 rec 32\n  type 0 1\n", "layout" },
 		{ KFT_B_LAYOUT, "garbage\n", "layout" },

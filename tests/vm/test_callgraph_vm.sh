@@ -293,6 +293,34 @@ test_rets_int_kprobes() { need_vm; rets "$(kret_first vfs_fstatat vfs_statx)" s3
 test_rets_errptr_fentry() { need_vm; rets do_filp_open s64 --attach fentry; }
 test_rets_errptr_kprobes() { need_vm; rets do_filp_open s64 -k; }
 
+# ---- arguments (kret-lib.sh's kret_probe: ftrace's kprobe event) ----------
+
+# callgraph -p -j 'do_sys_openat2(...)' and ftrace's kprobe event with
+# fetch arguments on one run of busybox cat and ls: a parameter, a user
+# string and two fields through a pointer, the same values call for call;
+# do_filp_open(dfd) nested inside each, its dfd its caller's (the places
+# of a thread's arguments taken in call order), and -o read by kd the same
+cg_args() {	# ARGS...
+	local want got q
+	kret_probe "p:$KRET_EV do_sys_openat2 dfd=%di:s32 filename=+0(%si):ustring flags=+0(%dx):u64 mode=+8(%dx):u64" \
+		'do_sys_openat2(dfd, filename, how->flags, how->mode)' "$CG_WAIT" "$CG" -j \
+		--output "$T_TMP/args.json" "$@" 'do_filp_open(dfd)'
+	cg_json "$T_TMP/args.json" "callgraph -j $*"
+	want=$(sed -n "s/.* $KRET_EV: ([^)]*) //p" "$T_TMP/ftrace.out" | tr -d '"')
+	got=$(jq -r '[.. | objects | select(.name == "do_sys_openat2")] | sort_by(.start_ns)[] |
+		.args | to_entries | map("\(.key | sub("^.*->"; ""))=\(.value)") | join(" ")' \
+		"$T_TMP/args.json")
+	t_assert_match "$want" 'filename=/nonexistent-3' "ftrace saw the missing files opened: $want"
+	t_assert_eq "$got" "$want" "each call's arguments, in order, as ftrace's kprobe event read them"
+	q='[.. | objects | select(.name == "do_sys_openat2") | .args.dfd as $d |
+		.children[]? | select(.name == "do_filp_open") | .args.dfd == $d]'
+	t_assert_eq "$(jq -c "$q | [length > 0, all]" "$T_TMP/args.json")" "[true,true]" \
+		"do_filp_open's dfd, nested, its caller's"
+}
+
+test_args_fentry() { need_vm; cg_args --attach fentry; }
+test_args_kprobes() { need_vm; cg_args -k; }
+
 # ---- --errors: where EROFS came from ---------------------------------------
 
 # touch on a read-only mount, under callgraph --errors (the open's path,
