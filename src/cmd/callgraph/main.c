@@ -230,7 +230,8 @@ static const struct kfit_tool tool = {
 		   "tracepoints around them; or,\nwithout a TARGET (or where the "
 		   "kernel refuses), stacks sampled by perf events.\n"
 		   "TARGET: FUNC or GLOB (kernel), sys:NAME or sys:GLOB (system "
-		   "calls),\nBINARY:FUNC or LIB:FUNC (user functions, GLOB allowed).\n"
+		   "calls),\nBINARY:FUNC or LIB:FUNC (user functions, GLOB allowed), "
+		   "each with (ARG, ...)\nto show arguments: 'vfs_read(count)'.\n"
 		   "-p PID and a COMMAND are followed into the threads and "
 		   "children they create.",
 	.synopsis = "[OPTIONS] [TARGET...] [-- COMMAND [ARGS]]",
@@ -238,6 +239,7 @@ static const struct kfit_tool tool = {
 		    "callgraph 'vfs_*' 'ext4_*' -- cat /etc/passwd  # one command\n"
 		    "callgraph --root vfs_read 'vfs_*' 'rw_*' -D 3  # inside vfs_read only\n"
 		    "callgraph --errors 'vfs_*' 'do_*' -- touch /ro/x  # where EROFS came from\n"
+		    "callgraph 'do_sys_openat2(filename)' 'vfs_*' -- cat f  # with arguments\n"
 		    "callgraph ./prog:'*' -e sched:sched_switch -- ./prog\n"
 		    "callgraph --module e1000 -d 5s --summary  # a module's functions\n"
 		    "callgraph 'tcp_*' --min 10us --folded > tcp.folded\n"
