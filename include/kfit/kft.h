@@ -35,6 +35,13 @@
  *          or "-"; FLAGS "-" or "dropped" (listed but not attached); RET
  *          how its return value reads, KFIT_RET_* (kfit/ret.h) in hex, "0"
  *          the whole register (records of version 1 had no RET field).
+ *   ARGS   "FUNC\tSLOT\tLABEL\tKIND\tSTR\tFLAGS[\tENUMS]" lines: how the
+ *          arguments call records carry (rec.h's kfit_rec_args) print, a
+ *          line per argument slot 0..n-1 of a function: LABEL as the
+ *          target wrote it, KIND KFIT_RET_* in hex, STR its string slot +
+ *          1 (0: a number), FLAGS "-" or "bool" or "absent" (the function
+ *          has no such parameter), ENUMS "-" or "VAL=NAME,..." (written by
+ *          kfit_kftmeta_args; a file without it has calls without them).
  *   EVENTS per tracepoint: "event ID CAT:NAME" (ids 0..N-1) then its
  *          tracefs format file's lines as they are, up to the next "event "
  *          line (a format has empty lines of its own: they do not end it;
