@@ -29,8 +29,6 @@ one() {	# CALLGRAPH LOAD TARGET
 		awk '{ print $NF }'
 }
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-
 # ab NAME LOAD TARGET: the rounds of both, their medians and the ratio B/A
 ab() {
 	local name=$1 load=$2 target=$3 i a b ra="" rb=""
@@ -40,8 +38,8 @@ ab() {
 		ra="$ra $a"
 		rb="$rb $b"
 	done
-	a=$(tr ' ' '\n' <<<"$ra" | grep . | median)
-	b=$(tr ' ' '\n' <<<"$rb" | grep . | median)
+	a=$(tr ' ' '\n' <<<"$ra" | grep . | bench_median)
+	b=$(tr ' ' '\n' <<<"$rb" | grep . | bench_median)
 	printf '%-34s %10.1f %10.1f %6s\n' "$name" "$a" "$b" "$(bench_ratio "$b" "$a")"
 	echo "  (ns per call of each round: A$ra; B$rb)"
 }

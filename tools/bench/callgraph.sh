@@ -128,6 +128,57 @@ stream() {
 	echo "zero-loss stream: ${best:-none} calls/s"
 }
 
+# One callgraph run's BPF ns per call: ARGS... on LOAD
+cg_ns() {	# NAME LOAD ARGS...
+	local name=$1 load=$2 r
+	shift 2
+	r=$(bench_bpf_per_call "$name" "$CALLS" "$load" "$CG" --summary "$@") || return 1
+	echo "${r##* }"
+}
+
+# Arguments (issue 20): callgraph's BPF time per call with arguments in
+# every call record against the same targets without, medians of 5
+# interleaved rounds: two integers and a string of a system call, a
+# uprobe's int parameter (DWARF)
+args() {
+	local dd="dd if=/dev/zero of=/dev/null bs=1 count=$CALLS 2>/dev/null" loop=$HELPERS/callloop
+	local k v name load t r
+	local -A all=()
+	local rows=(
+		"sys|$dd|--comm dd|sys:write"
+		"sys-ints|$dd|--comm dd|sys:write(fd, count)"
+		"sys-str|$dd|--comm dd|sys:write(fd, buf:str, count)"
+		"user|$loop $CALLS|--comm callloop|$loop:cl_empty"
+		"user-ints|$loop $CALLS|--comm callloop|$loop:cl_empty(x)"
+	)
+	bench_stats_on
+	for k in 1 2 3 4 5; do
+		for r in "${rows[@]}"; do
+			IFS='|' read -r name load v t <<<"$r"
+			# shellcheck disable=SC2086 # --comm NAME: two words
+			v=$(cg_ns "$name" "$load" $v "$t") || { bench_stats_restore; return 1; }
+			all[$name]="${all[$name]:-} $v"
+		done
+	done
+	bench_stats_restore
+	for name in sys sys-ints sys-str user user-ints; do
+		all[$name]=$(tr ' ' '\n' <<<"${all[$name]}" | grep . | bench_median)
+	done
+	echo "== callgraph, arguments, host: $CALLS calls, BPF ns per call (median of 5) =="
+	printf '%-40s %12s %8s\n' TARGET NS/CALL RATIO
+	printf '%-40s %12.1f %8s\n' "sys:write" "${all[sys]}" 1.00
+	printf '%-40s %12.1f %8s\n' "sys:write(fd, count)" "${all[sys-ints]}" \
+		"$(bench_ratio "${all[sys-ints]}" "${all[sys]}")"
+	printf '%-40s %12.1f %8s\n' "sys:write(fd, buf:str, count)" "${all[sys-str]}" \
+		"$(bench_ratio "${all[sys-str]}" "${all[sys]}")"
+	printf '%-40s %12.1f %8s\n' "callloop:cl_empty (uprobe)" "${all[user]}" 1.00
+	printf '%-40s %12.1f %8s\n' "callloop:cl_empty(x)" "${all[user-ints]}" \
+		"$(bench_ratio "${all[user-ints]}" "${all[user]}")"
+	awk -v s="${all[sys]}" -v si="${all[sys-ints]}" -v u="${all[user]}" -v ui="${all[user-ints]}" \
+		'BEGIN { printf "goal: capturing adds at most 15%%: %s (sys %.2f, uprobe %.2f)\n",
+			(si <= 1.15 * s && ui <= 1.15 * u) ? "met" : "NOT met", si / s, ui / u }'
+}
+
 vm() {
 	if ! command -v qemu-system-x86_64 >/dev/null; then
 		echo "callgraph VM bench: qemu-system-x86_64 missing (make deps)" >&2
@@ -144,11 +195,8 @@ for t in bpftrace uftrace /usr/bin/time; do
 	command -v "$t" >/dev/null || { echo "callgraph bench: $t missing (make deps)" >&2; exit 1; }
 done
 status=0
-wall || status=1
-echo
-bpfhost || status=1
-echo
-stream || status=1
-echo
-vm || status=1
+for part in ${BENCH_CALLGRAPH:-wall bpfhost stream args vm}; do
+	"$part" || status=1
+	echo
+done
 exit $status
