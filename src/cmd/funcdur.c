@@ -893,19 +893,6 @@ static int set_cpus(void)
  * as one with an operator ('ret == 0'); a target never does (':', '*',
  * a lone name)
  */
-static bool is_expr(const char *s)
-{
-	struct kfit_filter f;
-	char err[256];
-	bool yes;
-
-	if (kfit_filter_parse(s, NULL, 0, &f, err, sizeof(err)))
-		return false;
-	yes = f.has_op || f.has_comm;
-	kfit_filter_free(&f);
-	return yes;
-}
-
 static int check_args(int first, int argc, char **argv, bool dashdash)
 {
 	if (dashdash && !env.cmd) {
@@ -934,7 +921,7 @@ static int check_args(int first, int argc, char **argv, bool dashdash)
 			"drop -H or --events\n");
 		return -1;
 	}
-	if (env.errors && first < argc && is_expr(argv[first])) {
+	if (env.errors && first < argc && kfit_filter_is_expr(argv[first])) {
 		env.errors_expr = argv[first++];
 		if (first >= argc) {
 			fprintf(stderr, "funcdur: no TARGET after --errors EXPR\n");

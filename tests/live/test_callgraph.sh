@@ -939,6 +939,53 @@ test_errors_like_strace() {
 	t_assert_eq "$got" "$want" "kd --errors of the file: the same failed calls"
 }
 
+# --errors EXPR: what failing is, for functions with no errno convention
+# (cgshape's cg_fib returns 0 for fib(0)): exactly the calls that
+# returned 0 fail, the paths to them marked, the trees without one left
+# out; kd --errors EXPR on the recording the same. uftrace counts the
+# calls that returned 0 (host).
+test_errors_expr() {
+	need_tool
+	local q want=6 got
+	if ! t_in_vm && command -v uftrace >/dev/null && [ -x "$CGS_PG" ]; then
+		(cd "$T_TMP" && uftrace record -d uft0.data -A 'cg_fib@arg1/i32' \
+			-R 'cg_fib@retval/i32' "$CGS_PG" recurse 2 >/dev/null 2>&1) ||
+			t_fail "uftrace record failed"
+		want=$(uftrace replay -d "$T_TMP/uft0.data" --no-pager -f none -F cg_fib 2>/dev/null |
+			grep -c ' = 0;$')
+	fi
+	t_assert_eq "$want" 6 "calls that returned 0: 3 per cg_fib(5)"
+	"$CG" -j --errors 'ret == 0' --output "$T_TMP/x.json" -o "$T_TMP/x.kft" --tree \
+		"$CGS:cg_rec(depth)" "$CGS:cg_fib(k)" -- "$CGS" recurse 2 >/dev/null 2>"$T_TMP/x.err" ||
+		t_fail "callgraph --errors EXPR: $(cat "$T_TMP/x.err")"
+	# a failed call with no failed callee: one that returned 0 itself
+	q='[.. | objects | select(.failed == true and ([.children[]? | select(.failed == true)]
+		| length) == 0) | "\(.name)(\(.args.k)) \(.ret)"] | group_by(.) | map("\(.[0]) x\(length)")[]'
+	got=$(jq -r "$q" "$T_TMP/x.json")
+	t_assert_eq "$got" "cg_fib(0) 0 x$want" "the calls that failed: those that returned 0"
+	t_assert_eq "$(jq -c '[.trees_failed, .trees_left_out]' "$T_TMP/x.json")" "[2,2]" \
+		"the cg_fib trees shown, the cg_rec ones left out"
+	"$KFIT_BIN/kd" -j --errors 'ret == 0' "$T_TMP/x.kft" >"$T_TMP/kx.json" ||
+		t_fail "kd --errors EXPR failed"
+	t_assert_eq "$(jq -r "$q" "$T_TMP/kx.json")" "$got" "kd --errors EXPR: the same calls"
+	t_assert_eq "$(jq -c '[.. | objects | select(.failed == true) | .args.k]' "$T_TMP/kx.json")" \
+		"$(jq -c '[.. | objects | select(.failed == true) | .args.k]' "$T_TMP/x.json")" \
+		"kd --errors EXPR: the same paths"
+	t_assert_eq "$("$KFIT_BIN/kd" -j --errors 'k == 1 && depth == 1' "$T_TMP/x.kft" |
+		jq .trees_failed)" 0 "a call without an argument the expression reads has not failed"
+}
+
+test_errors_expr_usage() {
+	need_tool
+	local out st=0
+	out=$("$CG" --errors 'kk == 0' "$CGS:cg_fib(k)" -- true 2>&1) || st=$?
+	t_assert_eq "$st" 2 "an unknown name: exit status ($out)"
+	t_assert_match "$out" "unknown name 'kk' \(k, ret," "the names it may read"
+	st=0
+	out=$("$CG" --errors 'ret ==' "$CGS:cg_fib(k)" -- true 2>&1) || st=$?
+	t_assert_eq "$st" 2 "an expression cut short: exit status ($out)"
+}
+
 # What --errors cannot honour is refused, exit 2
 test_errors_refused() {
 	need_tool

@@ -69,6 +69,7 @@ static struct kfit_cgview view(struct kfit_cgview_func *funcs, struct kfit_cgvie
 		.missed = env.att ? kfit_attacher_missed(env.att) : 0,
 		.too_deep = env.cap.counters[CG_DEEP],
 		.no_stack = env.cap.counters[CG_NO_STACK],
+		.args = env.has_args,
 		.no_args = env.cap.counters[CG_NO_ARGS],
 		.str_faults = env.cap.counters[CG_STR_FAULT],
 		.max_depth = FC_MAX_DEPTH,

@@ -38,6 +38,8 @@
 #include "target.h"
 #include "tasks.h"
 #include "tpglob.h"
+#include "failexpr.h"
+#include "filter.h"
 #include "state.h"
 
 #define DEFAULT_HZ	KFIT_SAMPLER_DEFAULT_HZ
@@ -330,6 +332,9 @@ static int check_args(int first, int argc, char **argv, bool dashdash)
 	const struct kfit_cgview_args *v = &env.view;
 	const char *bad = kfit_cgview_args_error(v, env.c.json);
 
+	/* --errors EXPR: the word after it, when it reads as one */
+	if (v->errors && first < argc && kfit_filter_is_expr(argv[first]))
+		env.errors_expr = argv[first++];
 	env.targets = argv + first;
 	env.ntargets = argc - first;
 	if (dashdash && !env.cmd)
@@ -422,6 +427,33 @@ static void list_skipped(void)
 			env.tg.skipped[i].reason);
 }
 
+/* The functions' names, return kinds and arguments, for the tree; --errors EXPR on them */
+static int function_tables(void)
+{
+	char err[512];
+	int i, rc;
+
+	env.fnames = calloc(env.tg.n + 1, sizeof(*env.fnames));
+	env.ret_kinds = calloc(env.tg.n + 1, sizeof(*env.ret_kinds));
+	env.fargs = calloc(env.tg.n + 1, sizeof(*env.fargs));
+	if (!env.fnames || !env.ret_kinds || !env.fargs)
+		return -ENOMEM;
+	for (i = 0; i < env.tg.n; i++) {
+		env.fnames[i] = env.tg.funcs[i].name;
+		env.ret_kinds[i] = env.tg.funcs[i].ret;
+		env.fargs[i] = (struct kfit_fargfmt){
+			.a = env.tg.funcs[i].fmt, .n = env.tg.funcs[i].nargs,
+		};
+	}
+	if (!env.errors_expr)
+		return 0;
+	rc = kfit_failexpr_new(env.errors_expr, env.fargs, env.tg.n, &env.failexpr, err,
+			       sizeof(err));
+	if (rc == -EINVAL)
+		kfit_err("--errors '%s': %s", env.errors_expr, err);
+	return rc;
+}
+
 static int resolve_targets(void)
 {
 	int i, err = 0;
@@ -455,7 +487,7 @@ static int resolve_targets(void)
 		list_skipped();
 		return -ENOENT;
 	}
-	return 0;
+	return function_tables();
 }
 
 /* ---- output ------------------------------------------------------------ */
@@ -522,19 +554,9 @@ static int new_tree(void)
 	int i;
 
 	env.nfuncs = env.tg.n;
-	env.fnames = calloc(env.tg.n + 1, sizeof(*env.fnames));
 	env.enames = calloc(env.tps.n + 1, sizeof(*env.enames));
-	env.ret_kinds = calloc(env.tg.n + 1, sizeof(*env.ret_kinds));
-	env.fargs = calloc(env.tg.n + 1, sizeof(*env.fargs));
-	if (!env.fnames || !env.enames || !env.ret_kinds || !env.fargs)
+	if (!env.enames || (!env.fnames && function_tables()))
 		return -ENOMEM;
-	for (i = 0; i < env.tg.n; i++) {
-		env.fnames[i] = env.tg.funcs[i].name;
-		env.ret_kinds[i] = env.tg.funcs[i].ret;
-		env.fargs[i] = (struct kfit_fargfmt){
-			.a = env.tg.funcs[i].fmt, .n = env.tg.funcs[i].nargs,
-		};
-	}
 	for (i = 0; i < env.tps.n; i++)
 		env.enames[i] = env.tps.tp[i].name;
 	env.syms = kfit_syms_new(NULL);
@@ -553,6 +575,8 @@ static int new_tree(void)
 		.sym_ctx = env.syms,
 		.group_unknown = !env.view.addresses,
 	};
+	if (env.failexpr)
+		kfit_failexpr_use(env.failexpr, &to);
 	/* --summary, --folded, --svg: the calls summed as they end, none kept */
 	env.view_funcs = calloc(env.nfuncs + 1, sizeof(*env.view_funcs));
 	if (!env.view_funcs)
@@ -577,6 +601,7 @@ static void cleanup(void)
 	free(env.fnames);
 	free(env.ret_kinds);
 	free(env.fargs);
+	kfit_failexpr_free(env.failexpr);
 	free(env.enames);
 	free(env.view_funcs);
 	kfit_tasks_free(env.tasks);

@@ -71,6 +71,8 @@ struct env {
 	__u8 *ret_kinds;	/* and how their return values read (KFIT_RET_*) */
 	struct kfit_fargfmt *fargs;	/* and how their arguments print */
 	bool has_args;		/* some function's calls capture arguments */
+	const char *errors_expr;	/* --errors EXPR: what failing is */
+	struct kfit_failexpr *failexpr;	/* and compiled for the tree */
 	int nfuncs;
 	struct kfit_cgview_func *view_funcs;	/* the functions as cgview has them */
 	const char **enames;	/* tps' names: its event table */

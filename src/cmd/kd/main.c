@@ -22,6 +22,8 @@
 #include "fileio.h"
 #include "kft.h"
 #include "opts.h"
+#include "failexpr.h"
+#include "filter.h"
 #include "state.h"
 
 enum { OPT_EVENTS = 256, OPT_SINCE, OPT_UNTIL, OPT_INFO, OPT_DIFF, OPT_MIN_CHANGE };
@@ -151,6 +153,9 @@ static int check_args(int first, int argc, char **argv)
 		return check_diff(first, argc, argv);
 	if (env.min_change)
 		return usage_error("--min-change goes with --diff");
+	/* --errors EXPR: the word after it, when it reads as one */
+	if (v->errors && first < argc && kfit_filter_is_expr(argv[first]))
+		env.errors_expr = argv[first++];
 	if (first >= argc)
 		return usage_error("no FILE: kd FILE");
 	if (argc - first > 1)
@@ -238,11 +243,26 @@ static void cleanup(void)
 	free(env.fnames);
 	free(env.ret_kinds);
 	free(env.fargs);
+	kfit_failexpr_free(env.failexpr);
 	free(env.enames);
 	free(env.funcs);
 	kfit_tasks_free(env.tasks);
 	kfit_cgview_close(&env.view);
 	kft_close(env.f);
+}
+
+/* --errors EXPR compiled for the file's functions: 0, or -1 said */
+static int errors_expr(void)
+{
+	char err[512];
+	int rc = kfit_failexpr_new(env.errors_expr, env.fargs, env.nfuncs, &env.failexpr,
+				   err, sizeof(err));
+
+	if (rc == -EINVAL)
+		kfit_err("--errors '%s': %s", env.errors_expr, err);
+	else if (rc)
+		kfit_err("%s", kfit_reason(rc));
+	return rc ? -1 : 0;
 }
 
 static int run(void)
@@ -290,6 +310,8 @@ static int run(void)
 	if (window_outside())
 		return 1;
 	err = kd_load_funcs();
+	if (!err && env.errors_expr && errors_expr())
+		return 2;
 	if (!err)
 		err = kd_load_skipped();
 	if (!err)

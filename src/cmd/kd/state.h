@@ -44,6 +44,8 @@ struct env {
 	const char **fnames, **enames;
 	__u8 *ret_kinds;	/* FUNCS' RET: how each function's return value reads */
 	struct kfit_fargfmt *fargs;	/* ARGS: how each function's arguments print */
+	const char *errors_expr;	/* --errors EXPR: what failing is */
+	struct kfit_failexpr *failexpr;	/* and compiled for the tree */
 	struct kfit_cgview_func *funcs;
 	struct kfit_cgview_skip *skipped;
 	int nfuncs, nevents, nskipped;

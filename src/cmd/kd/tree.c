@@ -13,7 +13,19 @@
 #include "kft.h"
 #include "stream.h"
 #include "tasks.h"
+#include "failexpr.h"
 #include "state.h"
+
+/* Whether the file's calls keep arguments (an ARGS block) */
+static bool has_args(void)
+{
+	int i;
+
+	for (i = 0; i < env.nfuncs; i++)
+		if (env.fargs[i].n)
+			return true;
+	return false;
+}
 
 static struct kfit_cgview view(struct kfit_cgview_attach *at)
 {
@@ -45,6 +57,7 @@ static struct kfit_cgview view(struct kfit_cgview_attach *at)
 		.missed = kft_stat_u64(env.f, "missed", 0),
 		.too_deep = kft_stat_u64(env.f, "counter.deep", 0),
 		.no_stack = kft_stat_u64(env.f, "counter.no_stack", 0),
+		.args = has_args(),
 		.no_args = kft_stat_u64(env.f, "counter.no_args", 0),
 		.str_faults = kft_stat_u64(env.f, "counter.str_faults", 0),
 		.max_depth = FC_MAX_DEPTH,
@@ -108,6 +121,8 @@ int kd_render_tree(void)
 		.sym_ctx = env.f,
 		.group_unknown = !env.view.addresses,
 	};
+	if (env.failexpr)
+		kfit_failexpr_use(env.failexpr, &to);
 	/* --summary, --folded, --svg: the calls summed as they end, none kept */
 	if (kfit_cgview_stream(&env.view, &(struct kfit_cgview_stream_in){
 		.nfuncs = env.nfuncs, .funcs = env.funcs, .json = env.c.json,

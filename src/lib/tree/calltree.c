@@ -1605,8 +1605,17 @@ static void mark_failed(struct kfit_cnode *n, const struct kfit_cnode *root)
 		n->cflags |= KFIT_CN_FAILIN;
 }
 
+/* Whether call n of th failed: the tool's test (--errors EXPR), or its value's kind */
+static bool failed(const struct kfit_ctree *t, const struct kfit_cthread *th,
+		   const struct kfit_cnode *n)
+{
+	if (n->kind != KFIT_CN_CALL || (n->flags & KFIT_RF_INCOMPLETE))
+		return false;
+	return t->o.failed ? t->o.failed(t->o.failed_ctx, th, n) : kfit_cnode_failed(n);
+}
+
 /* Rendered depths, failing paths marked; sampled trees sorted by samples */
-static void finish_tree(struct kfit_cthread *th)
+static void finish_tree(const struct kfit_ctree *t, struct kfit_cthread *th)
 {
 	struct kfit_cnode *root = &th->root, *n = root->child;
 
@@ -1615,7 +1624,7 @@ static void finish_tree(struct kfit_cthread *th)
 		sort_children(root, by_samples);
 	for (n = root->child; n;) {
 		n->depth = n->parent == root ? 0 : n->parent->depth + 1;
-		if (kfit_cnode_failed(n))
+		if (failed(t, th, n))
 			mark_failed(n, root);
 		if (n->kind == KFIT_CN_FRAME)
 			sort_children(n, by_samples);
@@ -1731,7 +1740,7 @@ static int flush(struct kfit_ctree *t, struct thr *h, __u64 limit, struct kfit_c
 		qsort(now.v, now.n, sizeof(struct pend), cmp_pend);
 	weave(&h->t.root, now.v, now.n);
 	pvec_free(&now);
-	finish_tree(&h->t);
+	finish_tree(t, &h->t);
 	t->emitting = h;
 	if (h->t.root.child)
 		h->emitted = true;
@@ -1858,7 +1867,7 @@ static int woven_top(struct kfit_ctree *t, struct thr *h, const struct kfit_rec_
 	call_node(t, &n, r);
 	n.local = n.dur;
 	link_child(&h->t.root, &n);
-	finish_tree(&h->t);
+	finish_tree(t, &h->t);
 	t->emitting = h;
 	err = t->o.on_root(t->o.root_ctx, t, &n);
 	h->t.root.child = h->t.root.last = NULL;
@@ -1894,7 +1903,7 @@ static int woven_finish(struct kfit_ctree *t)
 		struct thr *h = t->th[i];
 
 		if (h->cls == TC_PROC && h->t.root.child) {
-			finish_tree(&h->t);
+			finish_tree(t, &h->t);
 			proc_comm(t, h);
 		}
 		if (h->emitted || (h->cls == TC_PROC && h->t.root.child))
@@ -1927,7 +1936,7 @@ static int finish(struct kfit_ctree *t)
 		if (h->weave.n > 1)
 			qsort(h->weave.v, h->weave.n, sizeof(struct pend), cmp_pend);
 		weave(&h->t.root, h->weave.v, h->weave.n);
-		finish_tree(&h->t);
+		finish_tree(t, &h->t);
 		if (h->cls == TC_PROC)
 			proc_comm(t, h);
 		if (h->t.root.child)

@@ -141,11 +141,17 @@ struct kfit_cthread;
 typedef int (*kfit_ctree_leaf_fn)(void *ctx, const struct kfit_ctree *t,
 				  const struct kfit_cthread *th, const struct kfit_rec_call *r);
 
+/* Whether call n of thread th failed (--errors EXPR), instead of its return value's kind */
+typedef bool (*kfit_ctree_failed_fn)(void *ctx, const struct kfit_cthread *th,
+				     const struct kfit_cnode *n);
+
 struct kfit_ctree_opts {
 	const char *const *funcs;	/* function table: id -> name */
 	__u32 nfuncs;
 	const __u8 *ret_kinds;	/* id -> KFIT_RET_* (how a return reads), NULL: the whole register */
 	const struct kfit_fargfmt *fargs;	/* id -> how its arguments print, NULL: none do */
+	kfit_ctree_failed_fn failed;	/* NULL: kfit_cnode_failed */
+	void *failed_ctx;
 	const char *const *events;	/* event table: id -> "category:name" */
 	__u32 nevents;
 	bool no_interlace;	/* interrupts stay apart, in per-CPU threads */

@@ -266,8 +266,10 @@ static int print_json(const struct kfit_cgview *v, const struct kfit_cgview_opts
 	kfit_json_u64(&j, "missed", v->missed);
 	kfit_json_u64(&j, "too_deep", v->too_deep);
 	kfit_json_u64(&j, "no_stack", v->no_stack);
-	kfit_json_u64(&j, "no_args", v->no_args);
-	kfit_json_u64(&j, "str_faults", v->str_faults);
+	if (v->args) {
+		kfit_json_u64(&j, "no_args", v->no_args);
+		kfit_json_u64(&j, "str_faults", v->str_faults);
+	}
 	kfit_json_begin_array(&j, "skipped");
 	for (i = 0; !v->sampled && i < v->nskipped; i++) {
 		kfit_json_begin_object(&j, NULL);

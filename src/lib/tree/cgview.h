@@ -65,6 +65,7 @@ struct kfit_cgview {
 	__u64 missed;		/* probe runs the kernel skipped */
 	__u64 too_deep;		/* calls nested deeper than max_depth */
 	__u64 no_stack;		/* calls not kept: too many threads */
+	bool args;		/* some function's calls keep arguments: no_args, str_faults in -j */
 	__u64 no_args;		/* calls whose arguments were not kept */
 	__u64 str_faults;	/* calls with a string argument not read */
 	int max_depth;

@@ -337,3 +337,16 @@ void kfit_filter_free(struct kfit_filter *f)
 		free(f->names[i]);
 	memset(f, 0, sizeof(*f));
 }
+
+bool kfit_filter_is_expr(const char *s)
+{
+	struct kfit_filter f;
+	char err[256];
+	bool yes;
+
+	if (kfit_filter_parse(s, NULL, 0, &f, err, sizeof(err)))
+		return false;
+	yes = f.has_op || f.has_comm;
+	kfit_filter_free(&f);
+	return yes;
+}

@@ -35,4 +35,10 @@ int kfit_filter_parse(const char *expr, const char *const *names, int nnames,
 		      struct kfit_filter *f, char *err, size_t errlen);
 void kfit_filter_free(struct kfit_filter *f);
 
+/*
+ * Whether s reads as an expression (an operator, or comm), not a target
+ * or a file: the word after --errors is its EXPR when it does
+ */
+bool kfit_filter_is_expr(const char *s);
+
 #endif
