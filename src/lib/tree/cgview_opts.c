@@ -30,7 +30,8 @@ const struct kfit_opt kfit_cgview_options[] = {
 	{ "perfetto", OPT_PERFETTO, "FILE",
 	  "Chrome trace-event JSON into FILE (ui.perfetto.dev)" },
 	{ "errors", OPT_ERRORS, NULL,
-	  "only the call trees where a call failed (-errno, ERR_PTR), its path marked !" },
+	  "only the call trees where a call failed (-errno, ERR_PTR; --errors EXPR: where "
+	  "EXPR holds, 'ret == 0'), its path marked !" },
 	{ "no-interlace", OPT_NO_INTERLACE, NULL,
 	  "interrupts listed apart, not inside the task they struck" },
 	{ "percent-limit", OPT_PCT, "PCT",
