@@ -864,6 +864,24 @@ t_in_vm || test_args_sys_like_strace() {
 	t_assert_eq "$(jq -r "$q" "$T_TMP/kd.json")" "$want" "kd -j of the recording: the same"
 }
 
+# A call still open when the capture ends keeps its arguments: sleep's
+# clock_nanosleep, as strace shows it
+t_in_vm || test_args_open_at_end() {
+	need_tool
+	command -v strace >/dev/null || t_fail "strace not installed (make deps)"
+	local want got
+	strace -qq -X raw -e trace=clock_nanosleep -o "$T_TMP/strace.out" sleep 0.01 ||
+		t_fail "sleep failed under strace"
+	want=$(sed -n 's/^clock_nanosleep(\(0x[0-9a-f]*\|[0-9]*\), \(0x[0-9a-f]*\|[0-9]*\),.*/\1 \2/p' \
+		"$T_TMP/strace.out" | while read -r c f; do echo "$((c)) $((f))"; done)
+	[ -n "$want" ] || t_fail "strace saw no clock_nanosleep: $(cat "$T_TMP/strace.out")"
+	"$CG" -d 1 -j --output "$T_TMP/e.json" 'sys:clock_nanosleep(which_clock, flags)' -- \
+		sleep 5 >/dev/null 2>"$T_TMP/e.err" || t_fail "callgraph: $(cat "$T_TMP/e.err")"
+	got=$(jq -r '.threads[].calls[] | select(.name == "sys:clock_nanosleep") |
+		"\(.incomplete_reason) \(.args.which_clock) \(.args.flags)"' "$T_TMP/e.json")
+	t_assert_eq "$got" "end $want" "the open call's arguments (strace's)"
+}
+
 # More calls open with arguments than a thread keeps places for: the outer
 # KFIT_ARG_DEPTH (8) of cgshape's 12 nested cg_rec keep theirs, the 4
 # inside show none, and are counted

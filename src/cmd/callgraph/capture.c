@@ -589,10 +589,46 @@ static int on_record(void *ctx, const void *data, size_t size)
 	return decode(data, size);
 }
 
+/*
+ * The arguments of call i of st, still open at the end, after its record
+ * r (room for them): its size, as the BPF side would write it
+ */
+static size_t end_args(const struct cg_stack *st, int i, struct kfit_rec_call *r)
+{
+	const struct kfit_targets_func *fn = &env.tg.funcs[st->s.f[i].id];
+	struct kfit_rec_args *a = (void *)(r + 1);
+	__u32 slot = st->s.slot & (KFIT_ARG_SLOTS - 1);
+	struct kfit_argstack as;
+	struct kfit_argvals *av;
+	int k, nstr = 0;
+
+	if (!env.has_args || !st->x[i].args || st->x[i].args > KFIT_ARG_DEPTH ||
+	    st->s.f[i].id >= (__u32)env.tg.n ||
+	    bpf_map_lookup_elem(bpf_map__fd(env.skel->maps.argslots), &slot, &as))
+		return sizeof(*r);
+	av = &as.f[st->x[i].args - 1];
+	if (av->stamp != st->s.f[i].ts)
+		return sizeof(*r);
+	for (k = 0; k < fn->nargs && k < KFIT_ARGS_MAX; k++)
+		if (fn->args[k].spec.str > nstr)
+			nstr = fn->args[k].spec.str;
+	memset(a, 0, KFIT_REC_ARGS_SIZE(nstr));
+	a->ok = av->ok;
+	a->nstr = nstr;
+	memcpy(a->v, av->v, sizeof(a->v));
+	memcpy(a->s, av->s, nstr * KFIT_ARG_STRLEN);
+	r->cflags |= KFIT_CF_ARGS;
+	return sizeof(*r) + KFIT_REC_ARGS_SIZE(nstr);
+}
+
 /* What the BPF side writes for a call, for one still open at the end */
 static int end_call(__u64 key, const struct cg_stack *st, int i,
 		    __u64 blocked, __u64 preempt, __u32 dropped)
 {
+	union {
+		struct kfit_rec_call r;
+		char room[sizeof(struct kfit_rec_call) + sizeof(struct kfit_rec_args)];
+	} u;
 	const struct fc_frame *f = &st->s.f[i];
 	const struct cg_frame *x = &st->x[i];
 	int ctx = fc_key_ctx(key);
@@ -616,9 +652,13 @@ static int end_call(__u64 key, const struct cg_stack *st, int i,
 		.depth = x->rdepth,
 		.dropped = x->dropped + dropped,
 	};
+	size_t size;
 
 	env.cap.end_calls++;
-	return on_record(NULL, &r, sizeof(r));
+	u.r = r;
+	size = end_args(st, i, &u.r);
+	u.r.h.size = size;
+	return on_record(NULL, &u, size);
 }
 
 /*
