@@ -9,6 +9,7 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include "args.h"
+#include "argpath.h"
 #include "btf.h"
 #include "debuginfo.h"
 #include "diag.h"
@@ -39,32 +40,40 @@ static void apply_as(const struct kfit_argexpr *e, struct resolved *r)
 	r->enum_id = 0;
 }
 
-static int from_btf(const struct kfit_targets_func *fn, const struct kfit_argexpr *e,
-		    struct resolved *r, char *err, size_t errlen)
+/* A path BTF or DWARF resolved, into what the BPF side reads */
+static int from_path(const struct kfit_targets_func *fn, const struct kfit_argexpr *e,
+		     const struct kfit_argpath *a, bool user, struct resolved *r,
+		     char *err, size_t errlen)
 {
-	struct kfit_btf_arg a;
-	int i, rc;
+	int i;
 
-	rc = kfit_btf_arg(kfit_btf_vmlinux(), fn->name, (const char *const *)e->seg,
-			  e->arrow, e->nseg, &a, err, errlen);
-	if (rc)
-		return rc;
-	if (a.index >= PARAM_REGS) {
+	if (a->index >= PARAM_REGS) {
 		snprintf(err, errlen, "'%s' is parameter %d of %s: only the first %d are read",
-			 e->seg[0], a.index + 1, fn->name, PARAM_REGS);
+			 e->seg[0], a->index + 1, fn->name, PARAM_REGS);
 		return -EINVAL;
 	}
 	r->spec.src = KFIT_ARG_REG;
-	r->spec.index = a.index;
-	r->spec.kind = a.kind;
-	r->spec.nhops = a.nhops;
-	for (i = 0; i < a.nhops; i++)
-		r->spec.off[i] = a.off[i];
-	r->spec.flags = (a.user ? KFIT_ARGF_USER : 0) | (a.inline_str ? KFIT_ARGF_INLINE : 0);
-	r->is_str = a.is_str;
-	r->is_bool = a.is_bool;
-	r->enum_id = a.enum_id;
+	r->spec.index = a->index;
+	r->spec.kind = a->kind;
+	r->spec.nhops = a->nhops;
+	for (i = 0; i < a->nhops; i++)
+		r->spec.off[i] = a->off[i];
+	r->spec.flags = (user ? KFIT_ARGF_USER : 0) | (a->inline_str ? KFIT_ARGF_INLINE : 0);
+	r->is_str = a->is_str;
+	r->is_bool = a->is_bool;
+	r->enum_id = a->enum_id;
 	return 0;
+}
+
+static int from_btf(const struct kfit_targets_func *fn, const struct kfit_argexpr *e,
+		    struct resolved *r, char *err, size_t errlen)
+{
+	struct kfit_argpath a;
+	int rc;
+
+	rc = kfit_btf_arg(kfit_btf_vmlinux(), fn->name, (const char *const *)e->seg,
+			  e->arrow, e->nseg, &a, err, errlen);
+	return rc ? rc : from_path(fn, e, &a, a.user, r, err, errlen);
 }
 
 static int from_tracepoint(const struct kfit_targets_func *fn, const struct kfit_argexpr *e,

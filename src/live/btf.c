@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <bpf/btf.h>
+#include "argpath.h"
 #include "btf.h"
 #include "kfit/args.h"
 #include "kfit/ret.h"
@@ -200,8 +201,8 @@ static bool is_char(const struct btf *btf, __u32 id)
 	return t && btf_is_int(t) && t->size == 1 && !(btf_int_encoding(t) & BTF_INT_BOOL);
 }
 
-/* How a value of type id reads: its kind; the caller's error when it cannot */
-static int value_kind(const struct btf *btf, __u32 id, struct kfit_btf_arg *a)
+/* How a value of type id reads, into a: -EINVAL when it is no number, pointer, string */
+static int value_kind(const struct btf *btf, __u32 id, struct kfit_argpath *a)
 {
 	const struct btf_type *t = skip_mods(btf, id);
 
@@ -268,121 +269,117 @@ int kfit_btf_func_params(const struct btf *btf, const char *func, char *buf, siz
 	return 0;
 }
 
-/* One '->' or '.' step of the path from *type: a member's offset and type */
-/* "struct file", "union (anonymous)": for messages */
-static const char *composite_name(const struct btf *btf, const struct btf_type *t)
-{
-	static char buf[160];
-	const char *name = btf__name_by_offset(btf, t->name_off);
-	bool is_union = btf_is_union(t) || (btf_is_fwd(t) && btf_kflag(t));
+/* ---- a path of fields (argpath.h's walk over BTF) ----------------------- */
 
-	snprintf(buf, sizeof(buf), "%s %s", is_union ? "union" : "struct",
-		 name && *name ? name : "(anonymous)");
-	return buf;
+/* Where the walk is: the current type */
+struct walk {
+	const struct btf *btf;
+	__u32 type;
+};
+
+static bool w_deref(void *ctx)
+{
+	struct walk *w = ctx;
+	const struct btf_type *t = skip_mods(w->btf, w->type);
+
+	if (!t || !btf_is_ptr(t))
+		return false;
+	w->type = t->type;
+	return true;
 }
 
-static int step(const struct btf *btf, __u32 *type, const char *field, bool arrow,
-		__u32 *off, char *err, size_t errlen)
+/* "struct file", "union (anonymous)": for messages */
+static int w_composite(void *ctx, char *buf, size_t len)
 {
-	const struct btf_type *t = skip_mods(btf, *type);
-	const struct btf_member *m;
-	bool bitfield = false;
-	__u32 bits = 0;
+	struct walk *w = ctx;
+	const struct btf_type *t = skip_mods(w->btf, w->type);
+	const char *name;
+	bool is_union;
 
-	if (arrow) {
-		if (!t || !btf_is_ptr(t)) {
-			snprintf(err, errlen, "'->%s' follows no pointer to a structure", field);
-			return -EINVAL;
-		}
-		t = skip_mods(btf, t->type);
-	}
-	if (t && btf_is_fwd(t)) {
-		snprintf(err, errlen, "'%s%s': %s is only declared in BTF, its fields unknown",
-			 arrow ? "->" : ".", field, composite_name(btf, t));
-		return -EINVAL;
-	}
-	if (!t || !btf_is_composite(t)) {
-		snprintf(err, errlen, "'%s%s' is not in a structure", arrow ? "->" : ".", field);
-		return -EINVAL;
-	}
-	m = find_member(btf, t, field, &bits, &bitfield, 0);
-	if (!m) {
-		snprintf(err, errlen, "%s has no field '%s'", composite_name(btf, t), field);
-		return -EINVAL;
-	}
-	if (bitfield || bits % 8) {
-		snprintf(err, errlen, "'%s' is a bit field of %s: only whole bytes are read",
-			 field, composite_name(btf, t));
-		return -EINVAL;
-	}
-	if (bits / 8 > 0xffff) {
-		snprintf(err, errlen, "'%s' is too far into its structure", field);
-		return -EINVAL;
-	}
-	*off = bits / 8;
-	*type = m->type;
+	if (!t || (!btf_is_composite(t) && !btf_is_fwd(t)))
+		return 0;
+	name = btf__name_by_offset(w->btf, t->name_off);
+	is_union = btf_is_union(t) || (btf_is_fwd(t) && btf_kflag(t));
+	snprintf(buf, len, "%s %s", is_union ? "union" : "struct",
+		 name && *name ? name : "(anonymous)");
+	return btf_is_fwd(t) ? -1 : 1;
+}
+
+static int w_member(void *ctx, const char *field, __u64 *bits, bool *bitfield)
+{
+	struct walk *w = ctx;
+	const struct btf_member *m;
+	__u32 b = 0;
+
+	m = find_member(w->btf, skip_mods(w->btf, w->type), field, &b, bitfield, 0);
+	if (!m)
+		return -ENOENT;
+	*bits = b;
+	w->type = m->type;
 	return 0;
 }
 
+/* The names of t's members, those of its anonymous members in their place */
+static void list_members(const struct btf *btf, const struct btf_type *t, char *buf,
+			 size_t len, int depth)
+{
+	const struct btf_member *m = btf_members(t);
+	const struct btf_type *mt;
+	const char *name;
+	int i;
+
+	for (i = 0; i < btf_vlen(t); i++, m++) {
+		name = btf__name_by_offset(btf, m->name_off);
+		if (name && *name) {
+			kfit_argpath_list(buf, len, name);
+			continue;
+		}
+		mt = skip_mods(btf, m->type);
+		if (depth < MAX_NESTING && mt && btf_is_composite(mt))
+			list_members(btf, mt, buf, len, depth + 1);
+	}
+}
+
+static void w_members(void *ctx, char *buf, size_t len)
+{
+	struct walk *w = ctx;
+
+	list_members(w->btf, skip_mods(w->btf, w->type), buf, len, 0);
+}
+
+static int w_value(void *ctx, struct kfit_argpath *p)
+{
+	struct walk *w = ctx;
+
+	return value_kind(w->btf, w->type, p);
+}
+
+static const struct kfit_argpath_ops btf_ops = {
+	.source = "BTF",
+	.deref = w_deref,
+	.composite = w_composite,
+	.member = w_member,
+	.members = w_members,
+	.value = w_value,
+};
+
 int kfit_btf_arg(const struct btf *btf, const char *func, const char *const *seg,
-		 const bool *arrow, int nseg, struct kfit_btf_arg *a, char *err, size_t errlen)
+		 const bool *arrow, int nseg, struct kfit_argpath *a, char *err, size_t errlen)
 {
 	const struct btf_type *proto;
-	__u32 type, off = 0, pending = 0;
-	bool in_mem = false;
-	int i, err2 = func_proto(btf, func, &proto);
+	struct walk w = { .btf = btf };
+	int rc = func_proto(btf, func, &proto);
 
 	memset(a, 0, sizeof(*a));
-	if (err2) {
+	if (rc) {
 		snprintf(err, errlen, "%s has no type information in BTF", func);
-		return err2;
+		return rc;
 	}
 	a->index = kfit_btf_func_param(btf, func, seg[0]);
 	if (a->index < 0) {
 		snprintf(err, errlen, "%s has no parameter '%s'", func, seg[0]);
 		return -ENOENT;
 	}
-	type = btf_params(proto)[a->index].type;
-	for (i = 1; i < nseg; i++) {
-		if (arrow[i] && in_mem) {
-			/* the pointer is in memory: read it first */
-			if (a->nhops == KFIT_ARG_HOPS)
-				goto deep;
-			a->off[a->nhops++] = pending;
-			pending = 0;
-		}
-		if (!arrow[i] && !in_mem) {
-			snprintf(err, errlen, "'.%s': the parameter is not a structure in "
-				 "memory: reach fields with '->'", seg[i]);
-			return -EINVAL;
-		}
-		if (step(btf, &type, seg[i], arrow[i], &off, err, errlen))
-			return -EINVAL;
-		pending = arrow[i] ? off : pending + off;
-		in_mem = true;
-		/* a hop's offset is 16 bits (kfit_arg_spec.off) */
-		if (pending > 0xffff) {
-			snprintf(err, errlen, "'%s' is too far into its structure (%u bytes)",
-				 seg[i], pending);
-			return -EINVAL;
-		}
-	}
-	if (value_kind(btf, type, a)) {
-		snprintf(err, errlen, "'%s' is not a number, pointer or string: name a "
-			 "field of it", seg[nseg - 1]);
-		return -EINVAL;
-	}
-	if (in_mem) {
-		if (a->nhops == KFIT_ARG_HOPS)
-			goto deep;
-		a->off[a->nhops++] = pending;
-	}
-	if (a->inline_str && !in_mem) {
-		snprintf(err, errlen, "'%s': an array parameter", seg[0]);
-		return -EINVAL;
-	}
-	return 0;
-deep:
-	snprintf(err, errlen, "at most %d reads through pointers", KFIT_ARG_HOPS);
-	return -EINVAL;
+	w.type = btf_params(proto)[a->index].type;
+	return kfit_argpath_walk(&btf_ops, &w, seg, arrow, nseg, a, err, errlen);
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 struct btf;
+struct kfit_argpath;
 
 /* The running kernel's BTF (cached; NULL with errno when there is none) */
 struct btf *kfit_btf_vmlinux(void);
@@ -20,25 +21,13 @@ bool kfit_btf_has_field(const struct btf *btf, const char *sname, const char *fi
  * such function
  */
 int kfit_btf_func_ret(const struct btf *btf, const char *name);
-/* How one argument of a function reads (kfit/args.h's spec, from BTF) */
-struct kfit_btf_arg {
-	int index;		/* the parameter */
-	unsigned char kind;	/* KFIT_RET_* of the value */
-	bool is_str;		/* a char pointer (or char array in memory) */
-	bool inline_str;	/* ... a char array: the string is at the address */
-	bool user;		/* the pointer is __user */
-	bool is_bool;
-	unsigned int enum_id;	/* an enum's type id: its values' names */
-	int nhops;
-	unsigned short off[4];	/* KFIT_ARG_HOPS */
-};
-
 /*
- * Resolve the path seg[0] (a parameter of func), then seg[i] reached by
- * '->' (arrow[i]) or '.': 0, or -errno with the reason in err
+ * How one argument of func reads (argpath.h, from BTF): the path seg[0]
+ * (a parameter of func), then seg[i] reached by '->' (arrow[i]) or '.'.
+ * 0, or -errno with the reason in err (-ENOENT: no such parameter).
  */
 int kfit_btf_arg(const struct btf *btf, const char *func, const char *const *seg,
-		 const bool *arrow, int nseg, struct kfit_btf_arg *a, char *err, size_t errlen);
+		 const bool *arrow, int nseg, struct kfit_argpath *a, char *err, size_t errlen);
 /* The index of func's parameter name, or -errno (-ENOENT: none so named) */
 int kfit_btf_func_param(const struct btf *btf, const char *func, const char *name);
 /* func's parameters' names, "file, buf, count, pos", into buf: 0 or -errno */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <bpf/btf.h>
 #include <cmocka.h>
+#include "argpath.h"
 #include "btf.h"
 #include "btf_sample.h"
 #include "testlib.h"
@@ -162,7 +163,7 @@ static void test_vmlinux(void **state)
 
 /* path ("o->in.leaf->label") split at '->' and '.' for kfit_btf_arg */
 static int arg(const struct btf *btf, const char *func, const char *path,
-	       struct kfit_btf_arg *a, char *err, size_t errlen)
+	       struct kfit_argpath *a, char *err, size_t errlen)
 {
 	char buf[256], *seg[16], *p = buf;
 	bool arrow[16] = { false };
@@ -235,7 +236,7 @@ static void test_arg_paths(void **state)
 		  false },
 	};
 	const struct btf *btf = *state;
-	struct kfit_btf_arg a;
+	struct kfit_argpath a;
 	char err[256];
 	size_t i;
 	int j;
@@ -264,7 +265,7 @@ static void test_arg_enum(void **state)
 {
 	const struct btf *btf = *state;
 	const struct btf_type *t;
-	struct kfit_btf_arg a;
+	struct kfit_argpath a;
 	char err[256];
 	int id = btf__find_by_name_kind(btf, "kfit_arg_color", BTF_KIND_ENUM);
 
@@ -290,12 +291,15 @@ static void test_arg_refused(void **state)
 		const char *says;
 	} cases[] = {
 		{ "kfit_arg_fn", "nosuch", -ENOENT, "kfit_arg_fn has no parameter 'nosuch'" },
+		/* the fields it has named, its anonymous members' in their place */
 		{ "kfit_arg_fn", "o->nosuch", -EINVAL,
-		  "struct kfit_arg_outer has no field 'nosuch'" },
+		  "struct kfit_arg_outer has no field 'nosuch'; its fields: c, in, u_long, "
+		  "u_a, u_b, flag, level, color, on, tint, ubuf, pcpu, name" },
 		{ "kfit_arg_fn", "o->in.nosuch", -EINVAL,
 		  "struct kfit_arg_inner has no field 'nosuch'" },
 		{ "kfit_arg_fn", "o->in.leaf->nosuch", -EINVAL,
-		  "struct kfit_arg_leaf has no field 'nosuch'" },
+		  "struct kfit_arg_leaf has no field 'nosuch'; its fields: pad, next, label, "
+		  "tag, count" },
 		/* a bit field has no byte of its own to read */
 		{ "kfit_arg_fn", "o->flag", -EINVAL, "'flag' is a bit field" },
 		{ "kfit_arg_fn", "o->level", -EINVAL, "'level' is a bit field" },
@@ -321,7 +325,7 @@ static void test_arg_refused(void **state)
 		{ "kfit_arg_big_fn", "big->b.z", -EINVAL, "too far" },
 	};
 	const struct btf *btf = *state;
-	struct kfit_btf_arg a;
+	struct kfit_argpath a;
 	char err[256];
 	size_t i;
 
@@ -338,7 +342,7 @@ static void test_arg_refused(void **state)
 static void test_arg_far(void **state)
 {
 	const struct btf *btf = *state;
-	struct kfit_btf_arg a;
+	struct kfit_argpath a;
 	char err[256];
 
 	assert_int_equal(arg(btf, "kfit_arg_big_fn", "big->b.pad2", &a, err, sizeof(err)), 0);
