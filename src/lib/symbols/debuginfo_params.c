@@ -42,6 +42,20 @@ struct kfit_dwarf {
 
 /* ---- the index ---------------------------------------------------------- */
 
+/*
+ * Where die's code starts: its low_pc, or where it says it is entered;
+ * else, its code in pieces (gcc's hot part and .cold part: DW_AT_ranges),
+ * the first piece's start, as gdb takes it
+ */
+static bool entry_of(Dwarf_Die *die, Dwarf_Addr *lo)
+{
+	Dwarf_Addr base, end;
+
+	if (!dwarf_lowpc(die, lo) || !dwarf_entrypc(die, lo))
+		return true;
+	return dwarf_ranges(die, 0, &base, lo, &end) > 0;
+}
+
 static int add_func(struct kfit_dwarf *d, Dwarf_Die *die)
 {
 	const char *name = dwarf_diename(die);
@@ -61,7 +75,7 @@ static int add_func(struct kfit_dwarf *d, Dwarf_Die *die)
 	f = &d->v[d->n++];
 	f->name = name;
 	f->off = dwarf_dieoffset(die);
-	f->has_lo = !dwarf_lowpc(die, &f->lo);
+	f->has_lo = entry_of(die, &f->lo);
 	f->decl = dwarf_hasattr(die, DW_AT_declaration);
 	return 0;
 }
