@@ -139,56 +139,25 @@ static struct kfit_dwarf *dwarf_of(const char *path, int *err)
 	return d;
 }
 
-/* A user function's parameter by name, from its DWARF */
+/* A user function's parameter by name, fields through pointers, from its DWARF */
 static int from_dwarf(const struct kfit_targets_func *fn, const struct kfit_argexpr *e,
 		      struct resolved *r, char *err, size_t errlen)
 {
-	struct kfit_uparam *p = NULL;
+	struct kfit_argpath a;
 	struct kfit_dwarf *d;
-	char names[512] = "";
-	size_t at = 0;
-	int n, i, rc = -ENOENT;
+	int rc;
 
-	d = dwarf_of(fn->path, &n);
-	n = d ? kfit_dwarf_params(d, fn->name, &p, NULL) : -ENODATA;
-	if (n < 0) {
+	d = dwarf_of(fn->path, &rc);
+	rc = d ? kfit_dwarf_arg(d, fn->name, (const char *const *)e->seg, e->arrow, e->nseg,
+				&a, err, errlen) : -ENODATA;
+	if (rc == -ENODATA) {
 		snprintf(err, errlen, "%s: no DWARF for its parameters in %s or a debug file; "
 			 "give them in order with types: '%s(u64 size)' (types: %s)",
 			 fn->name, fn->path, fn->name, kfit_argtype_words());
 		return -EINVAL;
 	}
-	r->spec.index = 0;
-	for (i = 0; i < n; i++) {
-		if (p[i].name && at < sizeof(names))
-			at += snprintf(names + at, sizeof(names) - at, "%s%s", at ? ", " : "",
-				       p[i].name);
-		if (rc && p[i].name && !strcmp(p[i].name, e->seg[0])) {
-			r->spec.index = i;
-			r->spec.kind = p[i].kind;
-			r->is_str = p[i].is_str;
-			r->is_bool = p[i].type && (!strcmp(p[i].type, "bool") ||
-						   !strcmp(p[i].type, "_Bool"));
-			rc = p[i].kind ? 0 : -EINVAL;
-		}
-	}
-	if (rc == -ENOENT)
-		snprintf(err, errlen, "%s has no parameter '%s'; its parameters: %s",
-			 fn->name, e->seg[0], names[0] ? names : "none");
-	else if (rc)
-		snprintf(err, errlen, "'%s' is not a number, pointer or string", e->seg[0]);
-	else if (e->nseg > 1) {
-		snprintf(err, errlen, "'%s': fields of a user function's parameters are not "
-			 "read yet", e->text);
-		rc = -EINVAL;
-	} else if (r->spec.index >= PARAM_REGS) {
-		snprintf(err, errlen, "'%s' is parameter %d of %s: only the first %d are read",
-			 e->seg[0], r->spec.index + 1, fn->name, PARAM_REGS);
-		rc = -EINVAL;
-	}
-	r->spec.src = KFIT_ARG_REG;
-	r->spec.flags = KFIT_ARGF_USER;
-	kfit_uparams_free(p, n);
-	return rc;
+	/* user memory, all of it */
+	return rc ? rc : from_path(fn, e, &a, true, r, err, errlen);
 }
 
 static int from_types(const struct kfit_targets_func *fn, const struct kfit_argexpr *e,

@@ -5,12 +5,14 @@
  * symbol looked up by address and by name, every segment's offsets
  * turned into addresses, the build-id printed; and its DWARF's noreturn
  * functions and the parameters of its functions (debuginfo.h, through
- * libdw), those its symbols name and a few the seeds hold.
+ * libdw), those its symbols name and a few the seeds hold, and paths of
+ * fields through their pointers.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <libelf.h>
+#include "argpath.h"
 #include "debuginfo.h"
 #include "elfsyms.h"
 #include "fuzzlib.h"
@@ -33,6 +35,38 @@ static void check_params(struct kfit_dwarf *d, const char *func)
 	kfit_uparams_free(p, n);
 }
 
+/* What a path of fields must give, whatever the DWARF: hops it can make */
+static void check_path(struct kfit_dwarf *d, const char *func, const char *const *seg,
+		       const bool *arrow, int nseg)
+{
+	struct kfit_argpath a;
+	char err[256];
+
+	err[0] = '\0';
+	if (kfit_dwarf_arg(d, func, seg, arrow, nseg, &a, err, sizeof(err))) {
+		if (!err[0] || strlen(err) >= sizeof(err))
+			abort();
+		return;
+	}
+	if (a.nhops < 0 || a.nhops > KFIT_ARG_HOPS || !a.kind || (a.kind & KFIT_RET_VOID) ||
+	    (a.is_str && !(a.kind & KFIT_RET_PTR)) || (a.inline_str && !a.nhops))
+		abort();
+}
+
+/* up_enum(struct up_pair *p, struct up_pair v)'s fields, and paths that go wrong */
+static void check_paths(struct kfit_dwarf *d, const char *func)
+{
+	static const char *const p_a[] = { "p", "a" }, *const v_b[] = { "v", "b" };
+	static const char *const deep[] = { "p", "a", "b", "c", "d", "e" };
+	static const bool arrow[] = { false, true, true, true, true, true };
+	static const bool dot[] = { false, false };
+
+	check_path(d, func, p_a, arrow, 2);
+	check_path(d, func, v_b, dot, 2);
+	check_path(d, func, deep, arrow, 6);
+	check_path(d, func, p_a, arrow, 1);
+}
+
 static void dwarf_of(Elf *elf, const struct kfit_elf *e)
 {
 	static const char *const names[] = { "main", "st_global", "up_void", "up_enum" };
@@ -49,8 +83,10 @@ static void dwarf_of(Elf *elf, const struct kfit_elf *e)
 	}
 	if (kfit_dwarf_open_elf(elf, &d))
 		return;
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		check_params(d, names[i]);
+		check_paths(d, names[i]);
+	}
 	for (i = 0; e && i < (size_t)e->nsyms && i < 64; i++)
 		check_params(d, e->syms[i].name);
 	kfit_dwarf_close(d);

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 #include "argpath.h"
 #include "btf.h"
-#include "btf_sample.h"
+#include "arg_cases.h"
 #include "testlib.h"
 #include "kfit/args.h"
 #include "kfit/ret.h"
@@ -158,103 +158,33 @@ static void test_vmlinux(void **state)
 
 /* ---- kfit_btf_arg: paths on btf_sample.h's structures ------------------- */
 
-#define S	KFIT_RET_SIGNED
-#define P	KFIT_RET_PTR
-
 /* path ("o->in.leaf->label") split at '->' and '.' for kfit_btf_arg */
 static int arg(const struct btf *btf, const char *func, const char *path,
 	       struct kfit_argpath *a, char *err, size_t errlen)
 {
-	char buf[256], *seg[16], *p = buf;
-	bool arrow[16] = { false };
-	int n = 0;
+	char buf[256], *seg[16];
+	bool arrow[16];
+	int n = arg_split(path, buf, sizeof(buf), seg, arrow, 16);
 
-	snprintf(buf, sizeof(buf), "%s", path);
-	seg[n++] = p;
-	while ((p = strpbrk(p, "-."))) {
-		assert_true(n < 16);
-		arrow[n] = *p == '-';
-		*p = '\0';
-		p += arrow[n] ? 2 : 1;
-		seg[n++] = p;
-	}
 	err[0] = '\0';
 	memset(a, 0xa5, sizeof(*a));
 	return kfit_btf_arg(btf, func, (const char *const *)seg, arrow, n, a, err, errlen);
 }
 
-#define OUT(f)		offsetof(struct kfit_arg_outer, f)
-#define INNER(f)	offsetof(struct kfit_arg_inner, f)
-#define LEAF(f)		offsetof(struct kfit_arg_leaf, f)
-
 /* Each path's parameter, hops and kind, the hops' offsets the compiler's */
 static void test_arg_paths(void **state)
 {
-	static const struct {
-		const char *path;
-		int index, kind, nhops;
-		unsigned int off[4];
-		bool is_str, inline_str, user, is_bool;
-	} cases[] = {
-		/* parameters themselves */
-		{ "o", 0, 8 | P, 0, { 0 }, false, false, false, false },
-		{ "s", 1, 8 | P, 0, { 0 }, true, false, false, false },
-		{ "c", 2, 4, 0, { 0 }, false, false, false, false },
-		{ "b", 3, 1, 0, { 0 }, false, false, false, true },
-		{ "leaf", 4, 8 | P, 0, { 0 }, false, false, false, false },
-		/* '->' from a pointer parameter, then '.' into a nested struct */
-		{ "o->in.x", 0, 4 | S, 1, { OUT(in) + INNER(x) }, false, false, false, false },
-		{ "o->in.y", 0, 2 | S, 1, { OUT(in) + INNER(y) }, false, false, false, false },
-		/* members of an anonymous union, and of a struct in it */
-		{ "o->u_long", 0, 8 | S, 1, { OUT(u_long) }, false, false, false, false },
-		{ "o->u_a", 0, 4 | S, 1, { OUT(u_a) }, false, false, false, false },
-		{ "o->u_b", 0, 4 | S, 1, { OUT(u_b) }, false, false, false, false },
-		{ "o->color", 0, 4, 1, { OUT(color) }, false, false, false, false },
-		{ "o->on", 0, 1, 1, { OUT(on) }, false, false, false, true },
-		/* a pointer read, then a second '->' through it */
-		{ "o->in.leaf", 0, 8 | P, 1, { OUT(in) + INNER(leaf) }, false, false, false,
-		  false },
-		{ "o->in.leaf->count", 0, 4, 2, { OUT(in) + INNER(leaf), LEAF(count) },
-		  false, false, false, false },
-		{ "o->in.leaf->label", 0, 8 | P, 2, { OUT(in) + INNER(leaf), LEAF(label) },
-		  true, false, false, false },
-		/* a char array: its address, the last hop reading nothing */
-		{ "o->name", 0, 8 | P, 1, { OUT(name) }, true, true, false, false },
-		{ "o->in.leaf->tag", 0, 8 | P, 2, { OUT(in) + INNER(leaf), LEAF(tag) },
-		  true, true, false, false },
-		{ "leaf->tag", 4, 8 | P, 1, { LEAF(tag) }, true, true, false, false },
-		/* __user */
-		{ "o->ubuf", 0, 8 | P, 1, { OUT(ubuf) }, true, false, true, false },
-		{ "o->pcpu", 0, 8 | P, 1, { OUT(pcpu) }, true, false, false, false },
-		{ "o->tint", 0, 4, 1, { OUT(tint) }, false, false, false, false },
-		/* four hops: the most */
-		{ "leaf->next->next->next->pad", 4, 8 | S, 4,
-		  { LEAF(next), LEAF(next), LEAF(next), LEAF(pad) }, false, false, false,
-		  false },
-		{ "o->in.leaf->next->label", 0, 8 | P, 3,
-		  { OUT(in) + INNER(leaf), LEAF(next), LEAF(label) }, true, false, false,
-		  false },
-	};
 	const struct btf *btf = *state;
 	struct kfit_argpath a;
 	char err[256];
 	size_t i;
-	int j;
 
-	for (i = 0; i < T_N(cases); i++) {
-		const char *name = cases[i].path;
+	for (i = 0; i < T_N(arg_cases); i++) {
+		const char *name = arg_cases[i].path;
 
 		t_int_eq(name, arg(btf, "kfit_arg_fn", name, &a, err, sizeof(err)), 0);
 		t_str_eq(name, err, "");
-		t_int_eq(name, a.index, cases[i].index);
-		t_int_eq(name, a.kind, cases[i].kind);
-		t_int_eq(name, a.nhops, cases[i].nhops);
-		for (j = 0; j < a.nhops && j < 4; j++)
-			t_int_eq(name, a.off[j], cases[i].off[j]);
-		t_int_eq(name, a.is_str, cases[i].is_str);
-		t_int_eq(name, a.inline_str, cases[i].inline_str);
-		t_int_eq(name, a.user, cases[i].user);
-		t_int_eq(name, a.is_bool, cases[i].is_bool);
+		arg_check(&arg_cases[i], &a, true);
 		t_int_eq(name, a.enum_id != 0, !strcmp(name, "c") || !strcmp(name, "o->color") ||
 			 !strcmp(name, "o->tint"));
 	}
@@ -290,34 +220,6 @@ static void test_arg_refused(void **state)
 		int rc;
 		const char *says;
 	} cases[] = {
-		{ "kfit_arg_fn", "nosuch", -ENOENT, "kfit_arg_fn has no parameter 'nosuch'" },
-		/* the fields it has named, its anonymous members' in their place */
-		{ "kfit_arg_fn", "o->nosuch", -EINVAL,
-		  "struct kfit_arg_outer has no field 'nosuch'; its fields: c, in, u_long, "
-		  "u_a, u_b, flag, level, color, on, tint, ubuf, pcpu, name" },
-		{ "kfit_arg_fn", "o->in.nosuch", -EINVAL,
-		  "struct kfit_arg_inner has no field 'nosuch'" },
-		{ "kfit_arg_fn", "o->in.leaf->nosuch", -EINVAL,
-		  "struct kfit_arg_leaf has no field 'nosuch'; its fields: pad, next, label, "
-		  "tag, count" },
-		/* a bit field has no byte of its own to read */
-		{ "kfit_arg_fn", "o->flag", -EINVAL, "'flag' is a bit field" },
-		{ "kfit_arg_fn", "o->level", -EINVAL, "'level' is a bit field" },
-		/* '.' on a pointer parameter; '->' on a structure */
-		{ "kfit_arg_fn", "o.c", -EINVAL, "reach fields with '->'" },
-		{ "kfit_arg_fn", "o->in->x", -EINVAL, "'->x' follows no pointer" },
-		{ "kfit_arg_fn", "o->in.leaf.pad", -EINVAL, "'.pad' is not in a structure" },
-		{ "kfit_arg_fn", "s->x", -EINVAL, "'->x' is not in a structure" },
-		{ "kfit_arg_fn", "c->x", -EINVAL, "follows no pointer" },
-		/* a structure is no value */
-		{ "kfit_arg_fn", "o->in", -EINVAL, "'in' is not a number, pointer or string" },
-		/* five hops */
-		{ "kfit_arg_fn", "leaf->next->next->next->next->pad", -EINVAL,
-		  "at most 4 reads through pointers" },
-		{ "kfit_arg_fn", "leaf->next->next->next->next->next->pad", -EINVAL,
-		  "at most 4 reads through pointers" },
-		{ "kfit_arg_fn", "o->in.leaf->next->next->next->label", -EINVAL,
-		  "at most 4 reads" },
 		{ "kfit_arg_nosuch", "x", -ENOENT, "kfit_arg_nosuch has no type information" },
 		/* a structure is not a function */
 		{ "kfit_arg_outer", "c", -ENOENT, "no type information" },
@@ -329,6 +231,14 @@ static void test_arg_refused(void **state)
 	char err[256];
 	size_t i;
 
+	for (i = 0; i < T_N(arg_refusals); i++) {
+		const char *name = arg_refusals[i].path;
+
+		t_int_eq(name, arg(btf, "kfit_arg_fn", name, &a, err, sizeof(err)),
+			 arg_refusals[i].rc);
+		if (!t_has(err, arg_refusals[i].says))
+			fail_msg("%s: '%s' does not say '%s'", name, err, arg_refusals[i].says);
+	}
 	for (i = 0; i < T_N(cases); i++) {
 		const char *name = cases[i].path;
 

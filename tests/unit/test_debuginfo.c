@@ -5,6 +5,11 @@
  * its stripped copies (-ENODATA, or its DWARF through .gnu_debuglink).
  * The oracles: C's types as uparams.c declares them, gdb's ptype of each
  * function (its parameters' types), nm for which up_twice is the lowest.
+ *
+ * Fields through pointers (kfit_dwarf_arg): btf_sample.h's structures in
+ * DWARF (tests/unit/btf_sample.bpf.c built here by the host's compiler,
+ * with a CU that only declares them), the paths of arg_cases.h against
+ * offsetof(), as test_btf runs them on BTF.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,12 +22,12 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "arg_cases.h"
 #include "debuginfo.h"
 #include "kfit/ret.h"
 #include "testlib.h"
 
-#define S	KFIT_RET_SIGNED
-#define P	(8 | KFIT_RET_PTR)
+#define PTR	(8 | KFIT_RET_PTR)
 
 struct want_param {
 	const char *name, *type;
@@ -39,7 +44,7 @@ struct want_func {
 
 /* A parameter (STR: a string) */
 #define A(n, t, k)	{ n, t, k, false }
-#define STR(n, t)	{ n, t, P, true }
+#define STR(n, t)	{ n, t, PTR, true }
 
 /* What uparams.c declares, as C reads it */
 static const struct want_func funcs[] = {
@@ -47,35 +52,50 @@ static const struct want_func funcs[] = {
 				A("c", "_Bool", 1) } },
 	{ "up_uchar", 1, 2, { A("c", "enum up_color", 4), A("s", "enum up_sign", 4 | S) } },
 	{ "up_bool", 1, 4, { A("n", "size_t", 8), STR("s", "const char *"),
-			     STR("t", "char *"), A("bytes", "unsigned char *", P) } },
-	{ "up_enum", 4, 2, { A("p", "struct up_pair *", P), A("v", "struct up_pair", 0) } },
+			     STR("t", "char *"), A("bytes", "unsigned char *", PTR) } },
+	{ "up_enum", 4, 2, { A("p", "struct up_pair *", PTR), A("v", "struct up_pair", 0) } },
 	{ "up_size", 8, 1, { STR("fmt", "const char *") } },
-	{ "up_str", P, 0, { A(NULL, NULL, 0) } },
-	{ "up_void", KFIT_RET_VOID, 3, { A("p", "volatile int *const", P),
-					 A("cb", "int (*)(void *, long)", P),
+	{ "up_str", PTR, 0, { A(NULL, NULL, 0) } },
+	{ "up_void", KFIT_RET_VOID, 3, { A("p", "volatile int *const", PTR),
+					 A("cb", "int (*)(void *, long)", PTR),
 					 STR("s", "up_cstr") } },
 	{ "up_float", 0, 1, { A("f", "float", 0) } },
 	{ "up_static", 4 | S, 1, { A("x", "int", 4 | S) } },
 	{ "up_inl", 4 | S, 1, { A("k", "int", 4 | S) } },
 	{ "up_status", 4 | S, 1, { A("i", "int", 4 | S) } },
 	{ "up_cu2", 2 | S, 2, { A("s", "short", 2 | S), A("u", "unsigned long long", 8) } },
-	{ "main", 4 | S, 2, { A("argc", "int", 4 | S), A("argv", "char **", P) } },
+	{ "main", 4 | S, 2, { A("argc", "int", 4 | S), A("argv", "char **", PTR) } },
 };
 
 #define NFUNCS	(sizeof(funcs) / sizeof(funcs[0]))
 
+/*
+ * A CU that declares btf_sample.h's leaf without its fields (another CU
+ * has them), and a structure no CU defines
+ */
+static const char opaque_c[] =
+	"struct kfit_arg_leaf;\n"
+	"struct kfit_nowhere;\n"
+	"long kfit_opaque_fn(struct kfit_arg_leaf *leaf, struct kfit_nowhere *nw)\n"
+	"{\n\treturn (long)leaf + (long)nw;\n}\n";
+
 static int setup(void **state)
 {
 	const char *src = KFIT_TOP "/tests/helpers/uparams.c";
+	FILE *f;
 
 	if (t_tmpdir_setup(state))
+		return -1;
+	f = fopen(t_tmp("opaque.c"), "w");
+	if (!f || fputs(opaque_c, f) < 0 || fclose(f))
 		return -1;
 	return t_sh("cd %s && for o in O0 O2; do "
 		    "cc -$o -g -c -DUP_CU2 %s -o cu2.o && cc -$o -g %s cu2.o -o up_$o || exit 1; "
 		    "done && cp up_O2 up_strip && strip up_strip && "
 		    "objcopy --only-keep-debug up_O2 up_O2.debug && "
-		    "objcopy --strip-all --add-gnu-debuglink=up_O2.debug up_O2 up_linked",
-		    t_tmpdir, src, src);
+		    "objcopy --strip-all --add-gnu-debuglink=up_O2.debug up_O2 up_linked && "
+		    "cc -O1 -g -shared -fPIC %s opaque.c -o sample.so",
+		    t_tmpdir, src, src, KFIT_TOP "/tests/unit/btf_sample.bpf.c");
 }
 
 static void check_func(const char *path, const struct want_func *w)
@@ -272,6 +292,108 @@ static void test_gdb(void **state)
 	assert_int_equal(checked, NFUNCS);
 }
 
+/* ---- kfit_dwarf_arg: paths on btf_sample.h's structures ---------------- */
+
+static int arg(struct kfit_dwarf *d, const char *func, const char *path,
+	       struct kfit_argpath *a, char *err, size_t errlen)
+{
+	char buf[256], *seg[16];
+	bool arrow[16];
+	int n = arg_split(path, buf, sizeof(buf), seg, arrow, 16);
+
+	err[0] = '\0';
+	memset(a, 0xa5, sizeof(*a));
+	return kfit_dwarf_arg(d, func, (const char *const *)seg, arrow, n, a, err, errlen);
+}
+
+static struct kfit_dwarf *sample(void)
+{
+	struct kfit_dwarf *d;
+
+	assert_int_equal(kfit_dwarf_open(t_tmp("sample.so"), &d), 0);
+	return d;
+}
+
+/* Each path's parameter, hops and kind, the hops' offsets the compiler's */
+static void test_arg_paths(void **state)
+{
+	struct kfit_dwarf *d = sample();
+	struct kfit_argpath a;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < T_N(arg_cases); i++) {
+		const char *name = arg_cases[i].path;
+
+		t_int_eq(name, arg(d, "kfit_arg_fn", name, &a, err, sizeof(err)), 0);
+		t_str_eq(name, err, "");
+		/* no __user in DWARF: a user function's pointers are all user memory */
+		arg_check(&arg_cases[i], &a, false);
+	}
+	kfit_dwarf_close(d);
+}
+
+static void test_arg_refused(void **state)
+{
+	static const struct {
+		const char *func, *path;
+		int rc;
+		const char *says;
+	} cases[] = {
+		{ "kfit_arg_fn", "nosuch", -ENOENT, "its parameters: o, s, c, b, leaf" },
+		{ "kfit_arg_nosuch", "x", -ENODATA, "kfit_arg_nosuch is not in the DWARF" },
+		/* a structure is not a function */
+		{ "kfit_arg_outer", "c", -ENODATA, "not in the DWARF" },
+		{ "kfit_arg_big_fn", "big->b.z", -EINVAL, "too far" },
+		{ "kfit_opaque_fn", "nw->x", -EINVAL,
+		  "'->x': struct kfit_nowhere is only declared in DWARF, its fields unknown" },
+	};
+	struct kfit_dwarf *d = sample();
+	struct kfit_argpath a;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < T_N(arg_refusals); i++) {
+		const char *name = arg_refusals[i].path;
+
+		t_int_eq(name, arg(d, "kfit_arg_fn", name, &a, err, sizeof(err)),
+			 arg_refusals[i].rc);
+		if (!t_has(err, arg_refusals[i].says))
+			fail_msg("%s: '%s' does not say '%s'", name, err, arg_refusals[i].says);
+	}
+	for (i = 0; i < T_N(cases); i++) {
+		const char *name = cases[i].path;
+
+		t_int_eq(name, arg(d, cases[i].func, name, &a, err, sizeof(err)), cases[i].rc);
+		if (!t_has(err, cases[i].says))
+			fail_msg("%s: '%s' does not say '%s'", name, err, cases[i].says);
+	}
+	kfit_dwarf_close(d);
+}
+
+/* A structure only declared where the function is: its definition elsewhere */
+static void test_arg_declared(void **state)
+{
+	struct kfit_dwarf *d = sample();
+	struct kfit_argpath a;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(arg(d, "kfit_opaque_fn", "leaf->count", &a, err, sizeof(err)), 0);
+	assert_int_equal(a.index, 0);
+	assert_int_equal(a.nhops, 1);
+	assert_int_equal(a.off[0], LEAF(count));
+	assert_int_equal(a.kind, 4);
+	assert_int_equal(arg(d, "kfit_opaque_fn", "leaf->next->tag", &a, err, sizeof(err)), 0);
+	assert_int_equal(a.nhops, 2);
+	assert_int_equal(a.off[0], LEAF(next));
+	assert_int_equal(a.off[1], LEAF(tag));
+	assert_true(a.inline_str);
+	kfit_dwarf_close(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -282,6 +404,9 @@ int main(void)
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_two_cus),
 		cmocka_unit_test(test_gdb),
+		cmocka_unit_test(test_arg_paths),
+		cmocka_unit_test(test_arg_refused),
+		cmocka_unit_test(test_arg_declared),
 	};
 
 	return cmocka_run_group_tests(tests, setup, t_tmpdir_teardown);

@@ -65,4 +65,17 @@ int kfit_dwarf_params(struct kfit_dwarf *d, const char *func,
 		      struct kfit_uparam **out, unsigned char *ret_kind);
 void kfit_dwarf_close(struct kfit_dwarf *d);
 
+/*
+ * How one argument of func reads (argpath.h, from DWARF): its parameter
+ * seg[0], then the fields seg[i] reached by '->' (arrow[i]) or '.'. 0, or
+ * -errno with the reason in err: -ENOENT no such parameter (its
+ * parameters named), -ENODATA func not in the DWARF, -EINVAL a path
+ * that cannot be read. Every pointer is user memory: a->user stays false.
+ */
+struct kfit_argpath;
+
+int kfit_dwarf_arg(struct kfit_dwarf *d, const char *func, const char *const *seg,
+		   const bool *arrow, int nseg, struct kfit_argpath *a, char *err,
+		   size_t errlen);
+
 #endif

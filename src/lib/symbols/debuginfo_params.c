@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include "argpath.h"
 #include "debuginfo.h"
 #include "elfsyms.h"
 #include "kfit/ret.h"
@@ -715,4 +716,265 @@ void kfit_uparams_free(struct kfit_uparam *p, int n)
 		free(p[i].type);
 	}
 	free(p);
+}
+
+/* ---- fields through pointers (argpath.h's walk over DWARF) -------------- */
+
+/* Where the walk is: the current type (void: none) */
+struct walk {
+	struct kfit_dwarf *d;
+	Dwarf_Die type;
+	bool is_void;
+};
+
+static bool is_composite(int tag)
+{
+	return tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+	       tag == DW_TAG_class_type;
+}
+
+/* The current type through typedefs and qualifiers, into out: as peel() */
+static int w_peel(struct walk *w, Dwarf_Die *out)
+{
+	return w->is_void ? 0 : peel(&w->type, out);
+}
+
+/* w's type becomes what die's DW_AT_type names */
+static void w_go(struct walk *w, Dwarf_Die *die)
+{
+	w->is_void = !type_of(die, &w->type);
+}
+
+static bool w_deref(void *ctx)
+{
+	struct walk *w = ctx;
+	Dwarf_Die u;
+
+	if (w_peel(w, &u) <= 0 || dwarf_tag(&u) != DW_TAG_pointer_type)
+		return false;
+	w_go(w, &u);
+	return true;
+}
+
+/* A definition of declaration decl's tag and name, among the top of each CU */
+static bool definition_of(struct kfit_dwarf *d, Dwarf_Die *decl, Dwarf_Die *out)
+{
+	const char *name = dwarf_diename(decl), *n;
+	int tag = dwarf_tag(decl);
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie, c;
+
+	if (!name)
+		return false;
+	while (!dwarf_get_units(d->dw, cu, &cu, NULL, NULL, &cudie, NULL)) {
+		if (dwarf_child(&cudie, &c))
+			continue;
+		do {
+			n = dwarf_tag(&c) == tag ? dwarf_diename(&c) : NULL;
+			if (n && !strcmp(n, name) && !dwarf_hasattr(&c, DW_AT_declaration)) {
+				*out = c;
+				return true;
+			}
+		} while (!dwarf_siblingof(&c, &c));
+	}
+	return false;
+}
+
+/* "struct _IO_FILE", "union (anonymous)"; a declaration's definition found */
+static int w_composite(void *ctx, char *buf, size_t len)
+{
+	struct walk *w = ctx;
+	const char *kw, *name;
+	Dwarf_Die u;
+
+	if (w_peel(w, &u) <= 0 || !is_composite(dwarf_tag(&u)))
+		return 0;
+	kw = keyword(dwarf_tag(&u));
+	name = dwarf_diename(&u);
+	snprintf(buf, len, "%s%s", kw, name ? name : "(anonymous)");
+	if (dwarf_hasattr(&u, DW_AT_declaration) && !definition_of(w->d, &u, &u))
+		return -1;
+	/* member() and members() start from it */
+	w->type = u;
+	return 1;
+}
+
+/* A member's offset in bytes: a constant, or DW_OP_plus_uconst (old DWARF) */
+static int member_offset(Dwarf_Die *m, Dwarf_Word *off)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t n;
+
+	*off = 0;
+	if (!dwarf_attr(m, DW_AT_data_member_location, &a))
+		return 0;	/* a union's: at its start */
+	if (!dwarf_formudata(&a, off))
+		return 0;
+	if (dwarf_getlocation(&a, &ops, &n) || n != 1 || ops[0].atom != DW_OP_plus_uconst)
+		return -1;
+	*off = ops[0].number;
+	return 0;
+}
+
+/* Member field of composite t (anonymous ones searched): *bits from t's start */
+static bool find_member(Dwarf_Die *t, const char *field, Dwarf_Die *out, __u64 *bits,
+			bool *bitfield, int depth)
+{
+	Dwarf_Die c, u;
+	Dwarf_Word off;
+	const char *name;
+
+	if (dwarf_child(t, &c))
+		return false;
+	do {
+		if (dwarf_tag(&c) != DW_TAG_member || member_offset(&c, &off))
+			continue;
+		name = dwarf_diename(&c);
+		if (name && !strcmp(name, field)) {
+			*out = c;
+			*bitfield = dwarf_hasattr(&c, DW_AT_bit_size);
+			*bits = dwarf_hasattr(&c, DW_AT_data_bit_offset) ?
+				attr_u(&c, DW_AT_data_bit_offset) : off * 8;
+			return true;
+		}
+		if (name || depth >= MAX_NEST || peel(type_of(&c, &u), &u) <= 0 ||
+		    !is_composite(dwarf_tag(&u)))
+			continue;
+		if (find_member(&u, field, out, bits, bitfield, depth + 1)) {
+			*bits += off * 8;
+			return true;
+		}
+	} while (!dwarf_siblingof(&c, &c));
+	return false;
+}
+
+static int w_member(void *ctx, const char *field, __u64 *bits, bool *bitfield)
+{
+	struct walk *w = ctx;
+	Dwarf_Die m;
+
+	if (!find_member(&w->type, field, &m, bits, bitfield, 0))
+		return -ENOENT;
+	w_go(w, &m);
+	return 0;
+}
+
+static void list_members(Dwarf_Die *t, char *buf, size_t len, int depth)
+{
+	const char *name;
+	Dwarf_Die c, u;
+
+	if (dwarf_child(t, &c))
+		return;
+	do {
+		if (dwarf_tag(&c) != DW_TAG_member)
+			continue;
+		name = dwarf_diename(&c);
+		if (name)
+			kfit_argpath_list(buf, len, name);
+		else if (depth < MAX_NEST && peel(type_of(&c, &u), &u) > 0 &&
+			 is_composite(dwarf_tag(&u)))
+			list_members(&u, buf, len, depth + 1);
+	} while (!dwarf_siblingof(&c, &c));
+}
+
+static void w_members(void *ctx, char *buf, size_t len)
+{
+	struct walk *w = ctx;
+
+	list_members(&w->type, buf, len, 0);
+}
+
+/* A char array: a string in place */
+static bool char_array(Dwarf_Die *t)
+{
+	const char *name;
+	Dwarf_Die e;
+
+	if (dwarf_tag(t) != DW_TAG_array_type || peel(type_of(t, &e), &e) <= 0)
+		return false;
+	name = dwarf_diename(&e);
+	return dwarf_tag(&e) == DW_TAG_base_type && dwarf_bytesize(&e) == 1 && name &&
+	       !strcmp(name, "char");
+}
+
+static int w_value(void *ctx, struct kfit_argpath *p)
+{
+	struct walk *w = ctx;
+	Dwarf_Die u;
+
+	if (w_peel(w, &u) <= 0)
+		return -EINVAL;
+	if (char_array(&u)) {
+		p->kind = 8 | KFIT_RET_PTR;
+		p->is_str = p->inline_str = true;
+		return 0;
+	}
+	p->kind = kind_of(&u);
+	p->is_str = str_of(&u);
+	p->is_bool = dwarf_tag(&u) == DW_TAG_base_type &&
+		     attr_u(&u, DW_AT_encoding) == DW_ATE_boolean;
+	return p->kind ? 0 : -EINVAL;
+}
+
+static const struct kfit_argpath_ops dwarf_ops = {
+	.source = "DWARF",
+	.deref = w_deref,
+	.composite = w_composite,
+	.member = w_member,
+	.members = w_members,
+	.value = w_value,
+};
+
+/* die's parameter name, into *out: its index, or -ENOENT (their names in names) */
+static int param_named(Dwarf_Die *die, const char *name, Dwarf_Die *out, char *names,
+		       size_t len)
+{
+	const char *pn;
+	Dwarf_Die c;
+	int i = 0;
+
+	if (dwarf_child(die, &c))
+		return -ENOENT;
+	do {
+		if (dwarf_tag(&c) == DW_TAG_unspecified_parameters)
+			break;
+		if (dwarf_tag(&c) != DW_TAG_formal_parameter)
+			continue;
+		pn = dwarf_diename(&c);
+		if (pn && !strcmp(pn, name)) {
+			*out = c;
+			return i;
+		}
+		if (pn)
+			kfit_argpath_list(names, len, pn);
+		i++;
+	} while (!dwarf_siblingof(&c, &c));
+	return -ENOENT;
+}
+
+int kfit_dwarf_arg(struct kfit_dwarf *d, const char *func, const char *const *seg,
+		   const bool *arrow, int nseg, struct kfit_argpath *a, char *err,
+		   size_t errlen)
+{
+	const struct dfunc *f = pick(d, func);
+	struct walk w = { .d = d };
+	char names[400] = "";
+	Dwarf_Die die, p;
+
+	memset(a, 0, sizeof(*a));
+	if (!f || !dwarf_offdie(d->dw, f->off, &die)) {
+		snprintf(err, errlen, "%s is not in the DWARF", func);
+		return -ENODATA;
+	}
+	params_die(&die);
+	a->index = param_named(&die, seg[0], &p, names, sizeof(names));
+	if (a->index < 0) {
+		snprintf(err, errlen, "%s has no parameter '%s'; its parameters: %s", func,
+			 seg[0], names[0] ? names : "none");
+		return -ENOENT;
+	}
+	w_go(&w, &p);
+	return kfit_argpath_walk(&dwarf_ops, &w, seg, arrow, nseg, a, err, errlen);
 }
