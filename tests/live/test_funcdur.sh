@@ -1107,6 +1107,80 @@ t_in_vm || test_args_malloc_like_ltrace() {
 		"every malloc's size, in order ($(wc -l <"$T_TMP/want") calls, ltrace's)"
 }
 
+# What perf probe's DWARF probe read at each call of BINARY's FUNC, with
+# fetch arguments ARGS ('n=req->name:string ...'), while COMMAND ran: one
+# line per call, "n="..." len=4099", as perf script prints them
+perf_probe_values() {	# BINARY FUNC ARGS COMMAND...
+	local bin=$1 fn=$2 args=$3 ev="kfit_t$$:f"
+	shift 3
+	perf probe -q -x "$bin" "$ev=$fn $args" >"$T_TMP/pp.err" 2>&1 ||
+		t_fail "perf probe failed: $(cat "$T_TMP/pp.err")"
+	t_on_exit "perf probe -q -d '$ev' >/dev/null 2>&1"
+	perf record -q -e "$ev" -o "$T_TMP/perf.data" -- "$@" >/dev/null 2>&1 ||
+		t_fail "perf record failed"
+	perf probe -q -d "$ev" >/dev/null 2>&1
+	perf script -i "$T_TMP/perf.data" -F trace 2>/dev/null | sed 's/^([0-9a-f]*) //'
+}
+
+# funcdur's calls of FILE (-j --events) the same way: each argument named as
+# NAMES says, in order; strings quoted, bools 1 or 0
+funcdur_probe_values() {	# FILE NAMES...
+	local f=$1
+	shift
+	jq -r 'select(.type == "call") | [$ARGS.positional, (.args | to_entries)] |
+		transpose | map("\(.[0])=\(.[1].value | if type == "string" then "\"\(.)\""
+		elif type == "boolean" then (if . then 1 else 0 end) else tostring end)") |
+		join(" ")' --args "$@" <"$f"
+}
+
+# Fields of a user function's parameter through pointers, typed by DWARF,
+# call for call against perf probe's DWARF probes of the same program: a
+# nested structure's u16 and s16, a string through a pointer and one in a
+# char array, members of an anonymous union and of a struct in it, a bool,
+# an enum, and fields of a second structure through the first's pointer
+# (host only: perf)
+t_in_vm || test_args_user_fields_like_perf_probe() {
+	need_tool
+	command -v perf >/dev/null || t_fail "perf not installed (make deps)"
+	local b="$KFIT_HELPERS/argcalls" want got k
+	local -a pp=('name=req->name:string len=req->hdr.len:u16 tag=req->tag:string
+		prio=req->hdr.prio:s16' 'lo=req->lo:s32 hi=req->hi:s32 urgent=req->urgent:u8
+		kind=req->hdr.kind:s32' 'nname=req->next->name:string nlen=req->next->hdr.len:u16
+		id=req->id:s64 cookie=req->cookie:u64')
+	local -a fd=('req->name, req->hdr.len, req->tag, req->hdr.prio'
+		'req->lo, req->hi, req->urgent, req->hdr.kind'
+		'req->next->name, req->next->hdr.len, req->id, req->cookie')
+	for k in 0 1 2; do
+		# perf script prints an s16 as unsigned (its %d of 2 bytes): signed again
+		want=$(perf_probe_values "$b" ac_req "$(echo ${pp[$k]})" "$b" req 30 |
+			awk '{ if (match($0, / prio=[0-9]+$/)) { v = substr($0, RSTART + 6) + 0
+				if (v >= 32768) $NF = "prio=" v - 65536 } print }')
+		t_assert_eq "$(echo "$want" | wc -l)" 30 "perf saw 30 calls: $(echo "$want" | head -3)"
+		"$FD" -j --events --output "$T_TMP/f$k.json" "$b:ac_req(${fd[$k]})" -- \
+			"$b" req 30 >/dev/null 2>&1 || t_fail "funcdur failed: $(head -c 300 "$T_TMP/f$k.json")"
+		got=$(funcdur_probe_values "$T_TMP/f$k.json" $(echo ${pp[$k]} | sed 's/=[^ ]*//g'))
+		t_assert_eq "$got" "$want" "ac_req($(echo ${fd[$k]})), call for call (perf probe's)"
+	done
+}
+
+# libc's FILE through fclose's pointer (libc6-dbg's DWARF), against perf
+# probe on the same command: each fclose's descriptor and flags in order
+# (host only: perf, libc's DWARF, coreutils' ls)
+t_in_vm || test_args_libc_fields_like_perf_probe() {
+	need_tool
+	command -v perf >/dev/null || t_fail "perf not installed (make deps)"
+	local libc want got
+	libc=$(ldd /bin/ls | awk '/libc.so/ { print $3 }')
+	# fclose is _IO_new_fclose in libc's DWARF: perf probe knows it so
+	want=$(perf_probe_values "$libc" _IO_new_fclose 'fd=fp->_fileno:s32 flags=fp->_flags:s32' \
+		ls -l / /etc/hostname)
+	[ "$(echo "$want" | wc -l)" -ge 3 ] || t_fail "perf saw few fcloses: $want"
+	"$FD" -j --events --output "$T_TMP/fc.json" 'c:fclose(fp->_fileno, fp->_flags)' -- \
+		ls -l / /etc/hostname >/dev/null 2>&1
+	got=$(funcdur_probe_values "$T_TMP/fc.json" fd flags)
+	t_assert_eq "$got" "$want" "each fclose's fp->_fileno and fp->_flags (perf probe's)"
+}
+
 # Wrong names and types: the real parameters named, exit 2
 test_args_usage_errors() {
 	need_tool
@@ -1126,6 +1200,31 @@ test_args_usage_errors() {
 	fi
 	out=$("$FD" --by filename 'sys:openat(filename)' -- true 2>&1) || st=$?
 	t_assert_match "$out" "--by filename: a string" "--by a string"
+}
+
+# A user function's fields: a member it lacks names those it has (those of
+# its anonymous union's in their place), exit 2; so do paths that cannot be read
+test_args_user_fields_errors() {
+	need_tool
+	local b="$KFIT_HELPERS/argcalls" out st spec
+	[ -x "$b" ] || t_fail "$b not built"
+	for spec in 'ac_req(req->nme)' 'ac_req(req->hdr.ln)' 'ac_req(req.id)' \
+		'ac_req(req->hdr->len)' 'ac_req(req->hdr)' 'ac_req(rq)' \
+		'ac_req(req->next->next->next->next->id)'; do
+		st=0
+		out=$("$FD" "$b:$spec" -- true 2>&1) || st=$?
+		t_assert_eq "$st" 2 "'$spec': exit status ($out)"
+	done
+	out=$("$FD" "$b:ac_req(req->nme)" -- true 2>&1)
+	t_assert_match "$out" "struct ac_req has no field 'nme'; its fields: id, hdr, name, tag, urgent, cookie, lo, hi, next$" \
+		"the real members: $out"
+	out=$("$FD" "$b:ac_req(req->hdr.ln)" -- true 2>&1)
+	t_assert_match "$out" "struct ac_hdr has no field 'ln'; its fields: len, prio, kind$" \
+		"a nested structure's: $out"
+	out=$("$FD" "$b:ac_req(req->hdr)" -- true 2>&1)
+	t_assert_match "$out" "'hdr' is not a number, pointer or string: name a field of it" "$out"
+	out=$("$FD" "$b:ac_req(rq)" -- true 2>&1)
+	t_assert_match "$out" "ac_req has no parameter 'rq'; its parameters: req" "$out"
 }
 
 # ---- --filter, --errors EXPR -------------------------------------------------
