@@ -95,6 +95,14 @@ struct {
 	__type(value, struct ct_stat);
 } by SEC(".maps");
 
+/* --by a string: each row's string, under the row's key (as by's entries) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct ct_by_key);
+	__type(value, struct ct_by_str);
+} by_strs SEC(".maps");
+
 /* A zeroed stat to start a value's from: too big for the BPF stack */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -224,8 +232,12 @@ static __always_inline void emit(__u32 id, __u64 dur, __s64 ret, __u64 pid_tgid,
 	bpf_ringbuf_submit(e, 0);
 }
 
-/* --by: the stat of this value of the function, made if new */
-static __always_inline struct ct_stat *by_stat(__u32 half, __u32 id, __s64 val)
+/*
+ * --by: the stat of this value of the function, made if new; a string's
+ * (str: NULL for the rest) kept beside it
+ */
+static __always_inline struct ct_stat *by_stat(__u32 half, __u32 id, __s64 val,
+					       const char *str)
 {
 	struct ct_by_key k = { .half = half, .id = id, .val = val };
 	struct ct_stat *s = bpf_map_lookup_elem(&by, &k), *z;
@@ -241,27 +253,45 @@ static __always_inline struct ct_stat *by_stat(__u32 half, __u32 id, __s64 val)
 	s = bpf_map_lookup_elem(&by, &k);
 	if (!s)
 		count(CT_BY_FULL);
+	/* the same size as by: room for each of its rows */
+	if (s && str)
+		bpf_map_update_elem(&by_strs, &k, str, BPF_NOEXIST);
 	return s;
 }
 
-/* --by's value of the call into *val: 0, or -1 when it has none (counted) */
+/*
+ * --by's value of the call into *val (a string's: its hash, the string
+ * in *str): 0, or -1 when it has none (counted)
+ */
 static __always_inline int by_value(__u32 id, __s64 ret, const struct kfit_argvals *av,
-				    __s64 *val)
+				    __s64 *val, const char **str)
 {
-	__u32 w = by_what[id & (CT_MAX_FUNCS - 1)], i;
+	__u32 w = by_what[id & (CT_MAX_FUNCS - 1)], i, s;
+	const struct kfit_fargs *fa;
 
+	*str = NULL;
 	if (w == CT_BY_NONE)
 		return -1;
 	if (w == CT_BY_RET) {
 		*val = ret;
 		return 0;
 	}
-	i = (w - CT_BY_ARG0) & (KFIT_ARGS_MAX - 1);
+	i = (w < CT_BY_STR0 ? w - CT_BY_ARG0 : w - CT_BY_STR0) & (KFIT_ARGS_MAX - 1);
 	if (!av || !(av->ok & (1 << i))) {
 		count(CT_NO_VALUE);
 		return -1;
 	}
-	*val = av->v[i];
+	if (w < CT_BY_STR0) {
+		*val = av->v[i];
+		return 0;
+	}
+	id &= CT_MAX_FUNCS - 1;
+	fa = bpf_map_lookup_elem(&fargs, &id);
+	if (!fa || !fa->a[i].str)
+		return -1;
+	s = bounded(fa->a[i].str - 1, KFIT_ARG_STRS - 1);
+	*str = av->s[s];
+	*val = ct_str_hash(*str);
 	return 0;
 }
 
@@ -360,6 +390,7 @@ static __always_inline void record(__u32 id, __u64 dur, __u64 local, __s64 ret,
 {
 	__u32 half = kfit_half(), key = ct_key(half, id);
 	struct ct_stat *s = bpf_map_lookup_elem(&stats, &key), *b;
+	const char *str;
 	__s64 val;
 
 	if (!s)
@@ -382,7 +413,7 @@ static __always_inline void record(__u32 id, __u64 dur, __u64 local, __s64 ret,
 	}
 	kfit_hist_put(&s->h, dur);
 	s->local_ns += local;
-	if (by_any && !by_value(id, ret, av, &val) && (b = by_stat(half, id, val))) {
+	if (by_any && !by_value(id, ret, av, &val, &str) && (b = by_stat(half, id, val, str))) {
 		kfit_hist_put(&b->h, dur);
 		b->local_ns += local;
 	}

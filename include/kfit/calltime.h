@@ -65,7 +65,37 @@ enum ct_by {
 	CT_BY_NONE,
 	CT_BY_RET,
 	CT_BY_ARG0,		/* CT_BY_ARG0 + i: argument slot i */
+	CT_BY_STR0 = CT_BY_ARG0 + KFIT_ARGS_MAX,	/* CT_BY_STR0 + i: argument slot
+							   i, a string: by its hash */
 };
+
+/*
+ * --by a string: its calls are grouped by the string's 64-bit FNV-1a hash
+ * (ct_by_key.val), and the first string seen of each row is kept in the
+ * by_strs map, under the row's key, for the report to show. Two strings
+ * of one hash would share a row, under the first one's text.
+ */
+struct ct_by_str {
+	char s[KFIT_ARG_STRLEN];
+};
+
+#define CT_FNV_BASIS	0xcbf29ce484222325ULL
+#define CT_FNV_PRIME	0x100000001b3ULL
+
+/* FNV-1a of s up to its NUL, at most KFIT_ARG_STRLEN bytes (a bounded loop) */
+static inline __u64 ct_str_hash(const char *s)
+{
+	__u64 h = CT_FNV_BASIS;
+	__u32 i;
+
+	for (i = 0; i < KFIT_ARG_STRLEN; i++) {
+		if (!s[i])
+			break;
+		h ^= (unsigned char)s[i];
+		h *= CT_FNV_PRIME;
+	}
+	return h;
+}
 
 /* Counters of what could not be measured, per CPU */
 enum ct_counter {

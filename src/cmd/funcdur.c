@@ -49,13 +49,17 @@ static const struct kfit_opt funcdur_opts[] = {
 	{ "stop-at", OPT_STOP_AT, "FUNC", "stop collecting at the exit of FUNC" },
 	{ "cgroup", OPT_CGROUP, "PATH", "only tasks in this cgroup (v2 path)" },
 	{ "by", OPT_BY, "ret|ARG", "a row per return value (errors by name), or per value of "
-	  "an argument named in the target ('vfs_read(count)' --by count)" },
+	  "an argument named in the target ('vfs_read(count)' --by count), a string's by "
+	  "its text ('sys:openat(filename)' --by filename)" },
 	{ "filter", OPT_FILTER, "EXPR", "only the calls for which EXPR holds, decided in BPF at "
 	  "return: 'size > 4096 && flags & 1', 'ret == -ENOENT', 'comm == \"sh\"'" },
 	{ "errors", OPT_ERRORS, NULL, "only the calls that failed (-errno, ERR_PTR); --errors "
 	  "EXPR: as EXPR says (a user function's way: --errors 'ret == 0')" },
 	{ NULL },
 };
+
+/* A row's value as shown: a string's quoted, each byte escaped at worst */
+#define BY_TEXT		(4 * KFIT_ARG_STRLEN + 4)
 
 struct env {
 	struct kfit_common c;
@@ -75,7 +79,7 @@ struct env {
 	struct kfit_fstats fs;	/* tg.funcs' figures, same index */
 	struct kfit_fstats by;	/* --by ret: a row per function and value */
 	struct kfit_calltime_by *rows;	/* read from the BPF side */
-	char (*by_text)[32];	/* the rows' values as shown */
+	char (*by_text)[BY_TEXT];	/* the rows' values as shown */
 	char by_title[32];	/* the value column's title: RET, COUNT */
 
 	struct calltime_bpf *skel;
@@ -95,6 +99,17 @@ static struct env env;
 static bool grouping(void)
 {
 	return env.by_what != NULL;
+}
+
+/* --by a string argument, of some function */
+static bool by_strings(void)
+{
+	int i;
+
+	for (i = 0; grouping() && i < env.tg.n; i++)
+		if (env.by_slot[i] >= CT_BY_STR0)
+			return true;
+	return false;
 }
 
 static int parse_opt(int key, const char *arg, void *ctx)
@@ -161,7 +176,9 @@ static const struct kfit_tool tool = {
 		    "funcdur --errors 'vfs_*' sys:openat  # only the calls that failed\n"
 		    "funcdur --events 'sys:openat(filename, flags)'  # each call's arguments\n"
 		    "funcdur 'c:malloc(bytes)' --by bytes  # a row per size: how often, how long\n"
-		    "funcdur --events 'vfs_open(path->dentry->d_name.name)'  # fields (BTF)\n",
+		    "funcdur 'sys:openat(filename)' --by filename  # a row per file name\n"
+		    "funcdur --events 'vfs_open(path->dentry->d_name.name)'  # fields (BTF)\n"
+		    "funcdur --events 'c:fclose(fp->_fileno)'  # fields (DWARF: libc6-dbg)\n",
 	.common = KFIT_OPT_PID | KFIT_OPT_TID | KFIT_OPT_COMM | KFIT_OPT_CPU |
 		  KFIT_OPT_DURATION | KFIT_OPT_INTERVAL | KFIT_OPT_JSON |
 		  KFIT_OPT_TIMESTAMP | KFIT_OPT_MINMAX | KFIT_OPT_ATTACH,
@@ -275,12 +292,10 @@ static int by_slots(void)
 	for (i = 0; grouping() && i < env.tg.n; i++) {
 		fn = &env.tg.funcs[i];
 		k = strcmp(env.by_what, "ret") ? kfit_args_slot(fn, env.by_what) : -2;
-		if (k >= 0 && fn->args[k].spec.str) {
-			kfit_err("--by %s: a string; group by a number, a pointer or ret",
-				 env.by_what);
-			return -EINVAL;
-		}
-		env.by_slot[i] = k == -2 ? CT_BY_RET : k >= 0 ? CT_BY_ARG0 + k : CT_BY_NONE;
+		if (k >= 0 && fn->args[k].spec.str)
+			env.by_slot[i] = CT_BY_STR0 + k;
+		else
+			env.by_slot[i] = k == -2 ? CT_BY_RET : k >= 0 ? CT_BY_ARG0 + k : CT_BY_NONE;
 		n += k != -1;
 	}
 	if (grouping() && !n) {
@@ -400,6 +415,7 @@ static void configure(struct calltime_bpf *s, int start_id, int stop_id, __u64 c
 	bpf_map__set_max_entries(s->maps.argslots, env.has_args ? KFIT_ARG_SLOTS : 1);
 	s->rodata->nr_cpus = libbpf_num_possible_cpus() > 0 ? libbpf_num_possible_cpus() : 1;
 	bpf_map__set_max_entries(s->maps.by, grouping() ? 2 * CT_BY_MAX : 1);
+	bpf_map__set_max_entries(s->maps.by_strs, by_strings() ? 2 * CT_BY_MAX : 1);
 	bpf_map__set_max_entries(s->maps.stats, 2 * env.fs.n);
 	bpf_map__set_max_entries(s->maps.linhists, env.fs.lin_step ? 2 * env.fs.n : 1);
 	if (env.events)
@@ -703,7 +719,10 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 	return x->val < y->val ? -1 : x->val > y->val;
 }
 
-/* A row's value as shown: the return value's errno, the argument's type */
+/*
+ * A row's value as shown: the return value's errno, the argument's type,
+ * a string quoted (by its hash, should its text be missing)
+ */
 static const char *by_text(const struct kfit_calltime_by *r, char *buf, size_t len)
 {
 	const struct kfit_targets_func *fn = &env.tg.funcs[r->id];
@@ -711,6 +730,12 @@ static const char *by_text(const struct kfit_calltime_by *r, char *buf, size_t l
 
 	if (w == CT_BY_RET)
 		return kfit_ret_str(r->val, fn->ret, buf, len);
+	if (w >= CT_BY_STR0 && r->has_str)
+		return kfit_argfmt_quote(r->str, buf, len);
+	if (w >= CT_BY_STR0) {
+		snprintf(buf, len, "(hash 0x%llx)", (unsigned long long)r->val);
+		return buf;
+	}
 	return kfit_args_value_str(fn, w - CT_BY_ARG0, r->val, buf, len);
 }
 
@@ -757,6 +782,8 @@ static int read_by(int half)
 		f->hidden = rank[r->id] == env.fs.n;
 		f->by_value = r->val;
 		f->by = by_text(r, env.by_text[i], sizeof(env.by_text[i]));
+		f->by_str = env.by_slot[r->id] >= CT_BY_STR0 ? (r->has_str ? r->str : "") :
+			    NULL;
 	}
 	env.by.by_title = env.by_title;
 	env.by.by_key = env.by_what;

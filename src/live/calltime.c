@@ -39,6 +39,7 @@ int kfit_calltime_init_fds(struct kfit_calltime *m, int stats, int linhists, int
 
 	memset(m, 0, sizeof(*m));
 	m->by = -1;
+	m->by_strs = -1;
 	m->stats = stats;
 	m->linhists = linhists;
 	m->edges = edges;
@@ -60,8 +61,10 @@ int kfit_calltime_init(struct kfit_calltime *m, const struct calltime_bpf *s)
 					 bpf_map__fd(s->maps.edges),
 					 bpf_map__fd(s->maps.counters));
 
-	if (!err)
+	if (!err) {
 		m->by = bpf_map__fd(s->maps.by);
+		m->by_strs = bpf_map__fd(s->maps.by_strs);
+	}
 	return err;
 }
 
@@ -148,6 +151,21 @@ static bool by_in_half(const void *key, void *half)
 	return ((const struct ct_by_key *)key)->half == *(__u32 *)half;
 }
 
+/* A string row's text, kept beside it by the BPF side (none: has_str false) */
+static void by_str(struct kfit_calltime *m, const struct ct_by_key *k,
+		   struct kfit_calltime_by *v, unsigned int flags)
+{
+	struct ct_by_str s;
+
+	if (m->by_strs < 0 || bpf_map_lookup_elem(m->by_strs, k, &s))
+		return;
+	memcpy(v->str, s.s, KFIT_ARG_STRLEN);
+	v->str[KFIT_ARG_STRLEN] = '\0';
+	v->has_str = true;
+	if (flags & KFIT_CALLTIME_CLEAR)
+		bpf_map_delete_elem(m->by_strs, k);
+}
+
 int kfit_calltime_read_by(struct kfit_calltime *m, int half, struct kfit_calltime_by **rows,
 			  int *n, unsigned int flags)
 {
@@ -175,6 +193,7 @@ int kfit_calltime_read_by(struct kfit_calltime *m, int half, struct kfit_calltim
 		memset(&v[i], 0, sizeof(v[i]));
 		v[i].id = k->id;
 		v[i].val = k->val;
+		by_str(m, k, &v[i], flags);
 		for (cpu = 0; cpu < ncpus; cpu++) {
 			const struct ct_stat *s = (const void *)(val + cpu * stride);
 

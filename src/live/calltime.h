@@ -23,16 +23,22 @@ struct kfit_attach_progs kfit_calltime_progs(const struct calltime_bpf *s);
 struct kfit_calltime {
 	int stats, linhists, edges, counters;	/* map fds; linhists -1: none */
 	int by;					/* --by ret's, -1: none */
+	int by_strs;				/* --by a string's strings, -1: none */
 	struct kfit_percpu pstats, plins, pcounts;	/* values read */
 	struct kfit_entries pedges, pby;
 };
 
-/* --by: the calls of function id whose value (return, argument) was val */
+/*
+ * --by: the calls of function id whose value (return, argument) was val;
+ * a string's (val its hash), the first seen of it in str
+ */
 struct kfit_calltime_by {
 	__u32 id;
 	__s64 val;
 	struct kfit_hist h;
 	__u64 local_ns;
+	bool has_str;
+	char str[KFIT_ARG_STRLEN + 1];
 };
 
 /* fds of the maps of s (the caller's: not closed here), buffers; 0 or -errno */
@@ -55,9 +61,9 @@ enum {
 int kfit_calltime_read(struct kfit_calltime *m, int half, struct kfit_fstats *fs,
 		     unsigned int flags);
 /*
- * --by ret: the values of a half, each function's, into *rows (*n of
- * them, the buffer reused; free() it); with KFIT_CALLTIME_CLEAR deleted.
- * 0 or -errno.
+ * --by: the values of a half, each function's, into *rows (*n of them,
+ * the buffer reused; free() it), a string's text with it; with
+ * KFIT_CALLTIME_CLEAR deleted. 0 or -errno.
  */
 int kfit_calltime_read_by(struct kfit_calltime *m, int half, struct kfit_calltime_by **rows,
 			  int *n, unsigned int flags);

@@ -482,6 +482,40 @@ static void test_by(void **state)
 	kfit_fstats_free(&s);
 }
 
+/* --by a string: the column reads left to right; the JSON's value is the string */
+static void test_by_string(void **state)
+{
+	struct kfit_fstats s = { 0 };
+	char *got, *buf;
+
+	(void)state;
+	four(&s);
+	s.by_title = "filename";
+	s.by_key = "filename";
+	s.keep_order = true;
+	s.f[0].by = "\"/etc/hostname\"";
+	s.f[0].by_str = "/etc/hostname";
+	s.f[0].by_value = (__s64)0x9d2b5d3e47fa2c1fULL;
+	s.f[1].by = "\"a\"";
+	s.f[1].by_str = "a";
+	s.f[2].by = "\"\"";
+	s.f[2].by_str = "";
+	assert_int_equal(kfit_fstats_parse_fields("t", "count", &s.fields), 0);
+	got = capture_of(table_fn, &s);
+	assert_string_equal(got,
+		"FUNCTION  filename         COUNT\n"
+		"x         \"/etc/hostname\"      2\n"
+		"y         \"a\"                  1\n"
+		"z         \"\"                   4\n");
+	free(got);
+	buf = json_of(&s);
+	assert_true(t_has(buf, "{\"functions\":[{\"name\":\"x\",\"filename\":\"/etc/hostname\","
+			  "\"as_shown\":\"\\\"/etc/hostname\\\"\",\"count\":2,"));
+	assert_true(t_has(buf, "\"name\":\"z\",\"filename\":\"\",\"as_shown\":\"\\\"\\\"\","));
+	free(buf);
+	kfit_fstats_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -495,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_hists),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_by),
+		cmocka_unit_test(test_by_string),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -62,6 +62,13 @@ static size_t quote(char *buf, size_t len, const char *s)
 	return at;
 }
 
+const char *kfit_argfmt_quote(const char *s, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	quote(buf, len, s);
+	return buf;
+}
+
 /* Whether value i was read, and its string (if one) is there */
 static bool arg_ok(const struct kfit_argfmt *f, const struct kfit_argview *a, int i)
 {

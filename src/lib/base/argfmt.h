@@ -47,6 +47,13 @@ struct kfit_argview {
 const char *kfit_argfmt_value(const struct kfit_argfmt *f, __u64 v, char *buf, size_t len);
 
 /*
+ * String s (at most KFIT_ARG_STRLEN bytes) as the arguments show it: quoted,
+ * C escapes for what is not printable, into buf (4 * KFIT_ARG_STRLEN + 3
+ * bytes hold any). Returns buf.
+ */
+const char *kfit_argfmt_quote(const char *s, char *buf, size_t len);
+
+/*
  * A call's n arguments, "count=4096 name=\"/etc/passwd\"" (strings quoted
  * with C escapes, "?" for a value not read), into buf. Returns buf.
  */

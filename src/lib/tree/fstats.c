@@ -282,6 +282,17 @@ void kfit_fstats_notes(FILE *f, const struct kfit_fstats *s, const struct kfit_f
 			(unsigned long long)s->incomplete, s->incomplete == 1 ? "" : "s");
 }
 
+/* Whether a row's value is a string: the value column reads left to right */
+static bool by_strings(const struct kfit_fstats *s)
+{
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->f[i].by_str)
+			return true;
+	return false;
+}
+
 void kfit_fstats_table(FILE *f, const struct kfit_fstats *s, const struct kfit_fnotes *nt)
 {
 	static const char *const names[KFIT_FF_N] = {
@@ -294,7 +305,7 @@ void kfit_fstats_table(FILE *f, const struct kfit_fstats *s, const struct kfit_f
 
 	if (s->by_title) {
 		hdr[cols] = s->by_title;
-		align[cols++] = 'r';
+		align[cols++] = by_strings(s) ? 'l' : 'r';
 	}
 
 	for (k = 0; k < KFIT_FF_N; k++) {
@@ -350,10 +361,12 @@ static void json_func(struct kfit_json *j, const struct kfit_fstats *s,
 
 	kfit_json_begin_object(j, NULL);
 	kfit_json_str(j, "name", fname(f));
-	if (s->by_title) {
+	if (s->by_title && f->by_str)
+		kfit_json_str(j, s->by_key, f->by_str);
+	else if (s->by_title)
 		kfit_json_i64(j, s->by_key, f->by_value);
+	if (s->by_title)
 		kfit_json_str(j, "as_shown", f->by ? f->by : "");
-	}
 	kfit_json_u64(j, "count", h->count);
 	kfit_json_u64(j, "total_ns", h->total);
 	kfit_json_u64(j, "avg_ns", h->count ? h->total / h->count : 0);

@@ -35,6 +35,7 @@ struct kfit_fstat {
 	__u64 max_sub_ns;
 	const char *by;		/* with by_title: the value its calls share, as shown */
 	__s64 by_value;
+	const char *by_str;	/* ... a string's text (by_value its hash), NULL for a number */
 };
 
 struct kfit_fstats {
