@@ -1064,6 +1064,54 @@ test_args_sys_text_and_by() {
 		"--by flags: a row per value, as many calls as strace saw with it"
 }
 
+# --by a string: a row per file name openat was given, as many calls as
+# strace saw given it (its names cut at 63 bytes, as funcdur keeps them)
+test_by_string_like_strace() {
+	need_tool
+	command -v strace >/dev/null || t_fail "strace not installed (make deps)"
+	local w='cat /etc/hostname /nonexistent-a /etc/hostname; cat /etc/hostname /nonexistent-a; true'
+	local want got
+	strace -f -qq -s 256 -e trace=openat -o "$T_TMP/st.out" sh -c "$w" >/dev/null 2>&1 ||
+		t_fail "the workload failed under strace"
+	want=$(sed -n 's/^[0-9]* *openat([^,]*, "\([^"]*\)",.*/\1/p' "$T_TMP/st.out" |
+		awk '{ n[substr($0, 1, 63)]++ } END { for (f in n) print f, n[f] }' | sort)
+	t_assert_match "$want" '^/etc/hostname 3$' "strace saw /etc/hostname opened 3 times: $want"
+	t_assert_match "$want" '^/nonexistent-a 2$' "and /nonexistent-a twice: $want"
+	"$FD" -j --by filename --output "$T_TMP/bs.json" 'sys:openat(filename)' -- sh -c "$w" \
+		>/dev/null 2>"$T_TMP/bs.err" || t_fail "funcdur failed: $(cat "$T_TMP/bs.err")"
+	got=$(jq -r '.functions[] | "\(.filename) \(.count)"' "$T_TMP/bs.json" | sort) ||
+		t_fail "not JSON: $(head -c 300 "$T_TMP/bs.json")"
+	t_assert_eq "$got" "$want" "a row per file name, its count (strace's)"
+	t_assert_eq "$(jq -r '.functions[] | select(.filename == "/etc/hostname") | .as_shown' \
+		"$T_TMP/bs.json")" '"/etc/hostname"' "as_shown: quoted"
+	t_assert_eq "$(jq -r '.not_grouped' "$T_TMP/bs.json")" 0 "every call in a row"
+	"$FD" --by filename --output "$T_TMP/bs.txt" 'sys:openat(filename)' -- sh -c "$w" \
+		>/dev/null 2>&1
+	t_assert_match "$(grep '^FUNCTION' "$T_TMP/bs.txt")" '^FUNCTION +filename +COUNT +TOTAL' \
+		"the header: $(head -2 "$T_TMP/bs.txt")"
+	t_assert_eq "$(grep -cE '^sys:openat +"/etc/hostname" +3 ' "$T_TMP/bs.txt")" 1 \
+		"the text row of /etc/hostname: $(cat "$T_TMP/bs.txt")"
+}
+
+# --by a user function's string, its parameter's and a field's through a
+# pointer (DWARF): argcalls gives each of its 5 names to 1 call in 5
+test_by_string_user() {
+	need_tool
+	local b="$KFIT_HELPERS/argcalls" got want
+	[ -x "$b" ] || t_fail "$b not built"
+	want=$(printf '%s 8\n' '""' '"a"' '"eth0"' '"/etc/hostname"' '"a longer name"' | sort)
+	"$FD" -j --by s --output "$T_TMP/u.json" "$b:ac_name(s, c)" -- "$b" 40 \
+		>/dev/null 2>"$T_TMP/u.err" || t_fail "funcdur failed: $(cat "$T_TMP/u.err")"
+	got=$(jq -r '.functions[] | "\(.as_shown) \(.count)"' "$T_TMP/u.json" | sort)
+	t_assert_eq "$got" "$want" "ac_name's s: 8 calls each of 40"
+	"$FD" -j --by 'req->name' --output "$T_TMP/r.json" "$b:ac_req(req->name, req->hdr.len)" \
+		-- "$b" req 40 >/dev/null 2>"$T_TMP/r.err" || t_fail "funcdur failed: $(cat "$T_TMP/r.err")"
+	got=$(jq -r '.functions[] | "\(.as_shown) \(.count)"' "$T_TMP/r.json" | sort)
+	t_assert_eq "$got" "$want" "ac_req's req->name: 8 calls each of 40"
+	t_assert_eq "$(jq -r '.functions[] | select(.as_shown == "\"eth0\"") | .["req->name"]' \
+		"$T_TMP/r.json")" eth0 "the JSON's value: the string"
+}
+
 # Every call's arguments and return value as uftrace reads them from the
 # same program built with -pg: ints of both signs, a long past 32 bits, a
 # string, an unsigned char, a bool and a short, by their DWARF names
@@ -1198,8 +1246,6 @@ test_args_usage_errors() {
 		out=$("$FD" 'c:malloc(size)' -- true 2>&1)
 		t_assert_match "$out" "malloc has no parameter 'size'; its parameters: bytes" "DWARF's"
 	fi
-	out=$("$FD" --by filename 'sys:openat(filename)' -- true 2>&1) || st=$?
-	t_assert_match "$out" "--by filename: a string" "--by a string"
 }
 
 # A user function's fields: a member it lacks names those it has (those of
