@@ -24,6 +24,7 @@ struct resolved {
 	bool is_str;
 	bool is_bool;
 	unsigned int enum_id;
+	__u64 enum_die;
 };
 
 /* ':type' after the item: read the value so */
@@ -38,6 +39,7 @@ static void apply_as(const struct kfit_argexpr *e, struct resolved *r)
 	r->is_str = str;
 	r->is_bool = !strcmp(e->as, "bool");
 	r->enum_id = 0;
+	r->enum_die = 0;
 }
 
 /* A path BTF or DWARF resolved, into what the BPF side reads */
@@ -62,6 +64,7 @@ static int from_path(const struct kfit_targets_func *fn, const struct kfit_argex
 	r->is_str = a->is_str;
 	r->is_bool = a->is_bool;
 	r->enum_id = a->enum_id;
+	r->enum_die = a->enum_die;
 	return 0;
 }
 
@@ -220,6 +223,7 @@ static int add_arg(struct kfit_targets_func *fn, const struct kfit_argexpr *e,
 	a->spec = r->spec;
 	a->is_bool = r->is_bool;
 	a->enum_id = r->enum_id;
+	a->enum_die = r->enum_die;
 	if (r->is_str && r->spec.src)
 		a->spec.str = ++*nstr;
 	fn->nargs++;
@@ -268,6 +272,24 @@ static int enum_names(struct kfit_argfmt *f, unsigned int id)
 	return err;
 }
 
+static int add_enum(void *ctx, __s64 val, const char *name)
+{
+	return kfit_argfmt_add_enum(ctx, val, name);
+}
+
+/* The names of a user enum's values (DWARF DIE off of fn's binary), into f's table */
+static int dwarf_enum_names(struct kfit_argfmt *f, const struct kfit_targets_func *fn,
+			    __u64 off)
+{
+	struct kfit_dwarf *d;
+	int err;
+
+	d = dwarf_of(fn->path, &err);
+	err = d ? kfit_dwarf_enum(d, off, f->kind, add_enum, f) : 0;
+	/* no names: the values show as numbers */
+	return err == -ENOENT ? 0 : err;
+}
+
 /* How fn's arguments print (fn->fmt), from what they resolved to */
 static int make_formats(struct kfit_targets_func *fn)
 {
@@ -288,7 +310,12 @@ static int make_formats(struct kfit_targets_func *fn)
 		f[i].str = fn->args[i].spec.str;
 		f[i].is_bool = fn->args[i].is_bool;
 		f[i].present = fn->args[i].spec.src != KFIT_ARG_NONE;
-		err = fn->args[i].enum_id ? enum_names(&f[i], fn->args[i].enum_id) : 0;
+		if (fn->args[i].enum_id)
+			err = enum_names(&f[i], fn->args[i].enum_id);
+		else if (fn->args[i].enum_die)
+			err = dwarf_enum_names(&f[i], fn, fn->args[i].enum_die);
+		else
+			err = 0;
 		if (err)
 			return err;
 	}

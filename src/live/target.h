@@ -23,6 +23,7 @@ struct kfit_targets_arg {
 	char *label;		/* as written, without its ':type': "file->f_pos" */
 	struct kfit_arg_spec spec;	/* src NONE: this function has no such parameter */
 	unsigned int enum_id;	/* a kernel enum's BTF id: values by name */
+	__u64 enum_die;		/* a user enum's DWARF DIE (in the function's binary) */
 	bool is_bool;
 };
 

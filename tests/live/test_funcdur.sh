@@ -1196,7 +1196,7 @@ t_in_vm || test_args_user_fields_like_perf_probe() {
 		kind=req->hdr.kind:s32' 'nname=req->next->name:string nlen=req->next->hdr.len:u16
 		id=req->id:s64 cookie=req->cookie:u64')
 	local -a fd=('req->name, req->hdr.len, req->tag, req->hdr.prio'
-		'req->lo, req->hi, req->urgent, req->hdr.kind'
+		'req->lo, req->hi, req->urgent, req->hdr.kind:s32'
 		'req->next->name, req->next->hdr.len, req->id, req->cookie')
 	for k in 0 1 2; do
 		# perf script prints an s16 as unsigned (its %d of 2 bytes): signed again
@@ -1209,6 +1209,26 @@ t_in_vm || test_args_user_fields_like_perf_probe() {
 		got=$(funcdur_probe_values "$T_TMP/f$k.json" $(echo ${pp[$k]} | sed 's/=[^ ]*//g'))
 		t_assert_eq "$got" "$want" "ac_req($(echo ${fd[$k]})), call for call (perf probe's)"
 	done
+}
+
+# A user enum's values by name, from DWARF (argcalls' kinds: AC_GET, AC_PUT,
+# AC_DEL = -3, in turn); ':s32' reads the number
+test_args_user_enum_names() {
+	need_tool
+	local b="$KFIT_HELPERS/argcalls" got="" k
+	[ -x "$b" ] || t_fail "$b not built"
+	for k in 'req->hdr.kind' 'req->hdr.kind:s32'; do
+		"$FD" -j --events --output "$T_TMP/e.json" "$b:ac_req($k)" -- "$b" req 6 \
+			>/dev/null 2>&1 || t_fail "funcdur failed: $(head -c 300 "$T_TMP/e.json")"
+		got="$got$(jq -r 'select(.type == "call") | .args["req->hdr.kind"]' "$T_TMP/e.json" |
+			tr '\n' ' ')"
+	done
+	t_assert_eq "$got" "AC_GET AC_PUT AC_DEL AC_GET AC_PUT AC_DEL 1 2 -3 1 2 -3 " \
+		"each call's kind by name, then as a number (:s32)"
+	"$FD" --by 'req->hdr.kind' --output "$T_TMP/e.txt" "$b:ac_req(req->hdr.kind)" -- "$b" req 9 \
+		>/dev/null 2>&1
+	t_assert_eq "$(awk '/^ac_req/ { print $2, $3 }' "$T_TMP/e.txt" | sort | tr '\n' ' ')" \
+		"AC_DEL 3 AC_GET 3 AC_PUT 3 " "--by the enum: a row per name: $(cat "$T_TMP/e.txt")"
 }
 
 # libc's FILE through fclose's pointer (libc6-dbg's DWARF), against perf

@@ -330,7 +330,52 @@ static void test_arg_paths(void **state)
 		t_str_eq(name, err, "");
 		/* no __user in DWARF: a user function's pointers are all user memory */
 		arg_check(&arg_cases[i], &a, false);
+		t_int_eq(name, a.enum_die != 0, !strcmp(name, "c") || !strcmp(name, "o->color") ||
+			 !strcmp(name, "o->tint"));
 	}
+	kfit_dwarf_close(d);
+}
+
+struct enum_seen {
+	int n;
+	__s64 val[4];
+	char name[4][32];
+};
+
+static int seen(void *ctx, __s64 val, const char *name)
+{
+	struct enum_seen *s = ctx;
+
+	if (s->n == 4)
+		return -E2BIG;
+	s->val[s->n] = val;
+	snprintf(s->name[s->n++], sizeof(s->name[0]), "%s", name);
+	return 0;
+}
+
+/* An enum's values by name, the same behind its typedef */
+static void test_arg_enum(void **state)
+{
+	static const char *const paths[] = { "c", "o->color", "o->tint" };
+	struct kfit_dwarf *d = sample();
+	struct enum_seen s;
+	struct kfit_argpath a;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < T_N(paths); i++) {
+		assert_int_equal(arg(d, "kfit_arg_fn", paths[i], &a, err, sizeof(err)), 0);
+		memset(&s, 0, sizeof(s));
+		assert_int_equal(kfit_dwarf_enum(d, a.enum_die, a.kind, seen, &s), 0);
+		assert_int_equal(s.n, 2);
+		assert_string_equal(s.name[0], "KFIT_ARG_RED");
+		assert_int_equal(s.val[0], KFIT_ARG_RED);
+		assert_string_equal(s.name[1], "KFIT_ARG_BLUE");
+		assert_int_equal(s.val[1], KFIT_ARG_BLUE);
+	}
+	assert_int_equal(arg(d, "kfit_arg_fn", "o", &a, err, sizeof(err)), 0);
+	assert_int_equal(kfit_dwarf_enum(d, 1, a.kind, seen, &s), -ENOENT);
 	kfit_dwarf_close(d);
 }
 
@@ -407,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_arg_paths),
 		cmocka_unit_test(test_arg_refused),
 		cmocka_unit_test(test_arg_declared),
+		cmocka_unit_test(test_arg_enum),
 	};
 
 	return cmocka_run_group_tests(tests, setup, t_tmpdir_teardown);

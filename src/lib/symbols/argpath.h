@@ -26,6 +26,7 @@ struct kfit_argpath {
 	bool is_bool;
 	bool user;		/* BTF: the pointer is __user */
 	unsigned int enum_id;	/* BTF: an enum's type id, its values' names */
+	__u64 enum_die;		/* DWARF: an enum's DIE offset (kfit_dwarf_enum), 0: none */
 	int nhops;
 	unsigned short off[KFIT_ARG_HOPS];
 };

@@ -78,4 +78,12 @@ int kfit_dwarf_arg(struct kfit_dwarf *d, const char *func, const char *const *se
 		   const bool *arrow, int nseg, struct kfit_argpath *a, char *err,
 		   size_t errlen);
 
+/*
+ * The values of the enum at DIE offset off (kfit_argpath.enum_die), each
+ * read as kind (KFIT_RET_*: the argument's size and sign), given to fn
+ * with its name: 0, fn's first error, or -ENOENT (no enum there)
+ */
+int kfit_dwarf_enum(struct kfit_dwarf *d, __u64 off, unsigned char kind,
+		    int (*fn)(void *ctx, __s64 val, const char *name), void *ctx);
+
 #endif

@@ -913,6 +913,8 @@ static int w_value(void *ctx, struct kfit_argpath *p)
 	}
 	p->kind = kind_of(&u);
 	p->is_str = str_of(&u);
+	if (dwarf_tag(&u) == DW_TAG_enumeration_type)
+		p->enum_die = dwarf_dieoffset(&u);
 	p->is_bool = dwarf_tag(&u) == DW_TAG_base_type &&
 		     attr_u(&u, DW_AT_encoding) == DW_ATE_boolean;
 	return p->kind ? 0 : -EINVAL;
@@ -952,6 +954,39 @@ static int param_named(Dwarf_Die *die, const char *name, Dwarf_Die *out, char *n
 		i++;
 	} while (!dwarf_siblingof(&c, &c));
 	return -ENOENT;
+}
+
+int kfit_dwarf_enum(struct kfit_dwarf *d, __u64 off, unsigned char kind,
+		    int (*fn)(void *ctx, __s64 val, const char *name), void *ctx)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word u;
+	Dwarf_Sword sv;
+	Dwarf_Die die, c;
+	const char *name;
+	int err = 0, form;
+
+	if (!dwarf_offdie(d->dw, off, &die) || dwarf_tag(&die) != DW_TAG_enumeration_type)
+		return -ENOENT;
+	if (dwarf_child(&die, &c))
+		return 0;
+	do {
+		name = dwarf_diename(&c);
+		if (dwarf_tag(&c) != DW_TAG_enumerator || !name ||
+		    !dwarf_attr(&c, DW_AT_const_value, &a))
+			continue;
+		/* sdata is signed; data1..8 as the enum's size and sign read them */
+		form = dwarf_whatform(&a);
+		if (form == DW_FORM_sdata || form == DW_FORM_implicit_const) {
+			if (dwarf_formsdata(&a, &sv))
+				continue;
+			u = sv;
+		} else if (dwarf_formudata(&a, &u)) {
+			continue;
+		}
+		err = fn(ctx, kfit_ret_value(u, kind), name);
+	} while (!err && !dwarf_siblingof(&c, &c));
+	return err;
 }
 
 int kfit_dwarf_arg(struct kfit_dwarf *d, const char *func, const char *const *seg,
