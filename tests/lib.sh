@@ -317,6 +317,25 @@ t_bg_stop_ok() {	# SIGNAL [SECONDS]
 	}
 }
 
+# ---- oracles -------------------------------------------------------------
+
+# What perf probe's DWARF probe (an oracle of arguments) read at each call
+# of BINARY's FUNC, with fetch arguments ARGS ('n=req->name:string ...'),
+# while COMMAND ran, into OUT: one line per call, "n="..." len=4099", as
+# perf script prints them (host only: the VM has no perf). Not in a
+# subshell: the probe is removed at the test's exit, should it fail.
+t_perf_probe() {	# OUT BINARY FUNC ARGS COMMAND...
+	local out=$1 bin=$2 fn=$3 args=$4 ev="kfit_t$$:f"
+	shift 4
+	perf probe -q -x "$bin" "$ev=$fn $args" >"$T_TMP/pp.err" 2>&1 ||
+		t_fail "perf probe failed: $(cat "$T_TMP/pp.err")"
+	t_on_exit "perf probe -q -d '$ev' >/dev/null 2>&1"
+	perf record -q -e "$ev" -o "$T_TMP/perf.data" -- "$@" >/dev/null 2>&1 ||
+		t_fail "perf record failed"
+	perf probe -q -d "$ev" >/dev/null 2>&1
+	perf script -i "$T_TMP/perf.data" -F trace 2>/dev/null | sed 's/^([0-9a-f]*) //' >"$out"
+}
+
 # ---- BPF objects ---------------------------------------------------------
 # A snapshot is one line: "PROGS LINKS id...", ids are pN (programs of the
 # tracing types) and lN (links). t_bpf_assert_same passes once no id that

@@ -882,6 +882,35 @@ t_in_vm || test_args_open_at_end() {
 	t_assert_eq "$got" "end $want" "the open call's arguments (strace's)"
 }
 
+# A user function's fields through pointers (DWARF) in callgraph's trees
+# and in kd's of the recording, call for call as perf probe's DWARF probe
+# read them; an enum by name, in the recording too
+# (host only: perf)
+t_in_vm || test_args_user_fields_like_perf_probe() {
+	need_tool
+	command -v perf >/dev/null || t_fail "perf not installed (make deps)"
+	local b="$KFIT_HELPERS/argcalls" want q
+	local t="$b:ac_req(req->name, req->hdr.len, req->tag, req->next->id)"
+	t_perf_probe "$T_TMP/pp.out" "$b" ac_req \
+		'name=req->name:string len=req->hdr.len:u16 tag=req->tag:string nid=req->next->id:s64' \
+		"$b" req 20
+	want=$(cat "$T_TMP/pp.out")
+	t_assert_eq "$(echo "$want" | wc -l)" 20 "perf saw 20 calls: $(echo "$want" | head -3)"
+	q='[.threads[].calls[] | .. | objects | select(.name == "ac_req")] | sort_by(.start_ns)[]
+		| .args | "name=\"\(.["req->name"])\" len=\(.["req->hdr.len"])" +
+		" tag=\"\(.["req->tag"])\" nid=\(.["req->next->id"])"'
+	"$CG" -j --output "$T_TMP/u.json" -o "$T_TMP/u.kft" "$t" -- "$b" req 20 >/dev/null \
+		2>"$T_TMP/u.err" || t_fail "callgraph: $(cat "$T_TMP/u.err")"
+	t_assert_eq "$(jq -r "$q" "$T_TMP/u.json")" "$want" "each call's fields (perf probe's)"
+	"$KFIT_BIN/kd" -j "$T_TMP/u.kft" >"$T_TMP/kd.json" || t_fail "kd -j failed"
+	t_assert_eq "$(jq -r "$q" "$T_TMP/kd.json")" "$want" "kd -j of the recording: the same"
+	"$CG" -o "$T_TMP/k.kft" "$b:ac_req(req->hdr.kind)" -- "$b" req 3 >/dev/null 2>&1 ||
+		t_fail "callgraph -o failed"
+	t_assert_eq "$("$KFIT_BIN/kd" "$T_TMP/k.kft" | grep -o 'ac_req(req->hdr.kind=[A-Z_]*)' |
+		tr '\n' ' ')" "ac_req(req->hdr.kind=AC_GET) ac_req(req->hdr.kind=AC_PUT) ac_req(req->hdr.kind=AC_DEL) " \
+		"the enum by name, kept in the recording"
+}
+
 # More calls open with arguments than a thread keeps places for: the outer
 # KFIT_ARG_DEPTH (8) of cgshape's 12 nested cg_rec keep theirs, the 4
 # inside show none, and are counted

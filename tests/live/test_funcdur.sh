@@ -1155,21 +1155,6 @@ t_in_vm || test_args_malloc_like_ltrace() {
 		"every malloc's size, in order ($(wc -l <"$T_TMP/want") calls, ltrace's)"
 }
 
-# What perf probe's DWARF probe read at each call of BINARY's FUNC, with
-# fetch arguments ARGS ('n=req->name:string ...'), while COMMAND ran: one
-# line per call, "n="..." len=4099", as perf script prints them
-perf_probe_values() {	# BINARY FUNC ARGS COMMAND...
-	local bin=$1 fn=$2 args=$3 ev="kfit_t$$:f"
-	shift 3
-	perf probe -q -x "$bin" "$ev=$fn $args" >"$T_TMP/pp.err" 2>&1 ||
-		t_fail "perf probe failed: $(cat "$T_TMP/pp.err")"
-	t_on_exit "perf probe -q -d '$ev' >/dev/null 2>&1"
-	perf record -q -e "$ev" -o "$T_TMP/perf.data" -- "$@" >/dev/null 2>&1 ||
-		t_fail "perf record failed"
-	perf probe -q -d "$ev" >/dev/null 2>&1
-	perf script -i "$T_TMP/perf.data" -F trace 2>/dev/null | sed 's/^([0-9a-f]*) //'
-}
-
 # funcdur's calls of FILE (-j --events) the same way: each argument named as
 # NAMES says, in order; strings quoted, bools 1 or 0
 funcdur_probe_values() {	# FILE NAMES...
@@ -1200,9 +1185,9 @@ t_in_vm || test_args_user_fields_like_perf_probe() {
 		'req->next->name, req->next->hdr.len, req->id, req->cookie')
 	for k in 0 1 2; do
 		# perf script prints an s16 as unsigned (its %d of 2 bytes): signed again
-		want=$(perf_probe_values "$b" ac_req "$(echo ${pp[$k]})" "$b" req 30 |
-			awk '{ if (match($0, / prio=[0-9]+$/)) { v = substr($0, RSTART + 6) + 0
-				if (v >= 32768) $NF = "prio=" v - 65536 } print }')
+		t_perf_probe "$T_TMP/pp.out" "$b" ac_req "$(echo ${pp[$k]})" "$b" req 30
+		want=$(awk '{ if (match($0, / prio=[0-9]+$/)) { v = substr($0, RSTART + 6) + 0
+				if (v >= 32768) $NF = "prio=" v - 65536 } print }' "$T_TMP/pp.out")
 		t_assert_eq "$(echo "$want" | wc -l)" 30 "perf saw 30 calls: $(echo "$want" | head -3)"
 		"$FD" -j --events --output "$T_TMP/f$k.json" "$b:ac_req(${fd[$k]})" -- \
 			"$b" req 30 >/dev/null 2>&1 || t_fail "funcdur failed: $(head -c 300 "$T_TMP/f$k.json")"
@@ -1240,8 +1225,9 @@ t_in_vm || test_args_libc_fields_like_perf_probe() {
 	local libc want got
 	libc=$(ldd /bin/ls | awk '/libc.so/ { print $3 }')
 	# fclose is _IO_new_fclose in libc's DWARF: perf probe knows it so
-	want=$(perf_probe_values "$libc" _IO_new_fclose 'fd=fp->_fileno:s32 flags=fp->_flags:s32' \
-		ls -l / /etc/hostname)
+	t_perf_probe "$T_TMP/pp.out" "$libc" _IO_new_fclose \
+		'fd=fp->_fileno:s32 flags=fp->_flags:s32' ls -l / /etc/hostname
+	want=$(cat "$T_TMP/pp.out")
 	[ "$(echo "$want" | wc -l)" -ge 3 ] || t_fail "perf saw few fcloses: $want"
 	"$FD" -j --events --output "$T_TMP/fc.json" 'c:fclose(fp->_fileno, fp->_flags)' -- \
 		ls -l / /etc/hostname >/dev/null 2>&1
