@@ -28,6 +28,7 @@ const volatile bool events;
 const volatile __u32 start_id;		/* id + 1 of --start-at, 0: none */
 const volatile __u32 stop_id;		/* id + 1 of --stop-at, 0: none */
 const volatile bool by_any;		/* --by: stats per value too */
+const volatile bool by_log2;		/* --by log2(ARG): by the value's power-of-2 bucket */
 const volatile bool have_args;		/* some function captures arguments */
 const volatile bool errors_only;	/* --errors: only the calls that failed */
 const volatile __u8 ret_kind[CT_MAX_FUNCS];	/* KFIT_RET_*, per function */
@@ -273,7 +274,8 @@ static __always_inline int by_value(__u32 id, __s64 ret, const struct kfit_argva
 	if (w == CT_BY_NONE)
 		return -1;
 	if (w == CT_BY_RET) {
-		*val = ret;
+		*val = by_log2 ? ct_log2_bucket(ret, ret_kind[id & (CT_MAX_FUNCS - 1)] &
+						KFIT_RET_SIGNED) : ret;
 		return 0;
 	}
 	i = (w < CT_BY_STR0 ? w - CT_BY_ARG0 : w - CT_BY_STR0) & (KFIT_ARGS_MAX - 1);
@@ -281,12 +283,16 @@ static __always_inline int by_value(__u32 id, __s64 ret, const struct kfit_argva
 		count(CT_NO_VALUE);
 		return -1;
 	}
-	if (w < CT_BY_STR0) {
+	id &= CT_MAX_FUNCS - 1;
+	if (w < CT_BY_STR0 && !by_log2) {
 		*val = av->v[i];
 		return 0;
 	}
-	id &= CT_MAX_FUNCS - 1;
 	fa = bpf_map_lookup_elem(&fargs, &id);
+	if (w < CT_BY_STR0) {
+		*val = ct_log2_bucket(av->v[i], fa && (fa->a[i].kind & KFIT_RET_SIGNED));
+		return 0;
+	}
 	if (!fa || !fa->a[i].str)
 		return -1;
 	s = bounded(fa->a[i].str - 1, KFIT_ARG_STRS - 1);

@@ -60,6 +60,22 @@ struct ct_by_key {
 	__s64 val;
 };
 
+/*
+ * --by log2(ARG): a value's power-of-2 bucket, signed: 0 for 0; k for
+ * 2^(k-1) .. 2^k - 1 (an unsigned value, 1 to 64); -k for the negative
+ * values -(2^k - 1) .. -2^(k-1)
+ */
+static inline __s64 ct_log2_bucket(__s64 v, bool is_signed)
+{
+	__u64 u = v;
+
+	if (!v)
+		return 0;
+	if (!is_signed || v > 0)
+		return kfit_msb64(u) + 1;
+	return -(__s64)(kfit_msb64(-u) + 1);
+}
+
 /* by_what[id]: what --by groups a function's calls by */
 enum ct_by {
 	CT_BY_NONE,

@@ -50,7 +50,8 @@ static const struct kfit_opt funcdur_opts[] = {
 	{ "cgroup", OPT_CGROUP, "PATH", "only tasks in this cgroup (v2 path)" },
 	{ "by", OPT_BY, "ret|ARG", "a row per return value (errors by name), or per value of "
 	  "an argument named in the target ('vfs_read(count)' --by count), a string's by "
-	  "its text ('sys:openat(filename)' --by filename)" },
+	  "its text ('sys:openat(filename)' --by filename); --by 'log2(ARG)': by its "
+	  "power-of-2 bucket" },
 	{ "filter", OPT_FILTER, "EXPR", "only the calls for which EXPR holds, decided in BPF at "
 	  "return: 'size > 4096 && flags & 1', 'ret == -ENOENT', 'comm == \"sh\"'" },
 	{ "errors", OPT_ERRORS, NULL, "only the calls that failed (-errno, ERR_PTR); --errors "
@@ -64,7 +65,9 @@ static const struct kfit_opt funcdur_opts[] = {
 struct env {
 	struct kfit_common c;
 	bool hist, events, noints, onlyints, errors;
-	const char *by_what;	/* --by: "ret" or an argument's label */
+	const char *by_what;	/* --by: "ret", an argument's label, or log2() of one */
+	char by_arg[64];	/* the label (or ret) it groups by */
+	bool by_log2;		/* --by log2(ARG): by the value's power-of-2 bucket */
 	const char *filter_expr, *errors_expr;	/* --filter, --errors EXPR */
 	struct kfit_filter filt, errs;
 	__u8 *by_slot;		/* per function: enum ct_by */
@@ -277,6 +280,28 @@ static int parse_filters(void)
 	return r;
 }
 
+/* --by's word: ret, ARG, or log2(ret), log2(ARG); 0, or -EINVAL said */
+static int by_arg(void)
+{
+	const char *w = env.by_what;
+	size_t n = strlen(w);
+
+	env.by_log2 = !strncmp(w, "log2(", 5);
+	if (env.by_log2 && (n < 7 || w[n - 1] != ')')) {
+		kfit_err("--by %s: log2(ARG) takes one name: --by 'log2(bytes)'", w);
+		return -EINVAL;
+	}
+	if (env.by_log2)
+		w += 5, n -= 6;
+	if (n >= sizeof(env.by_arg)) {
+		kfit_err("--by %s: too long a name", env.by_what);
+		return -EINVAL;
+	}
+	memcpy(env.by_arg, w, n);
+	env.by_arg[n] = '\0';
+	return 0;
+}
+
 /* --by ARG: the slot of each function's ARG (none for those without it) */
 static int by_slots(void)
 {
@@ -286,12 +311,19 @@ static int by_slots(void)
 	env.by_slot = calloc(env.tg.n, 1);
 	if (!env.by_slot)
 		return -ENOMEM;
+	if (grouping() && by_arg())
+		return -EINVAL;
 	/* RET, a column's; an argument as named, beside the columns (COUNT) */
 	snprintf(env.by_title, sizeof(env.by_title), "%s",
 		 grouping() && strcmp(env.by_what, "ret") ? env.by_what : "RET");
 	for (i = 0; grouping() && i < env.tg.n; i++) {
 		fn = &env.tg.funcs[i];
-		k = strcmp(env.by_what, "ret") ? kfit_args_slot(fn, env.by_what) : -2;
+		k = strcmp(env.by_arg, "ret") ? kfit_args_slot(fn, env.by_arg) : -2;
+		if (k >= 0 && fn->args[k].spec.str && env.by_log2) {
+			kfit_err("--by %s: %s is a string: log2() buckets numbers (--by %s "
+				 "groups by its text)", env.by_what, env.by_arg, env.by_arg);
+			return -EINVAL;
+		}
 		if (k >= 0 && fn->args[k].spec.str)
 			env.by_slot[i] = CT_BY_STR0 + k;
 		else
@@ -300,7 +332,7 @@ static int by_slots(void)
 	}
 	if (grouping() && !n) {
 		kfit_err("--by %s: no traced function captures '%s': name it in a target, "
-			 "'vfs_read(count)' --by count (or --by ret)", env.by_what, env.by_what);
+			 "'vfs_read(count)' --by count (or --by ret)", env.by_what, env.by_arg);
 		return -EINVAL;
 	}
 	return 0;
@@ -408,6 +440,7 @@ static void configure(struct calltime_bpf *s, int start_id, int stop_id, __u64 c
 	for (i = 0; i < env.tg.n && i < CT_MAX_FUNCS; i++) {
 		((__u8 *)s->rodata->ret_kind)[i] = env.tg.funcs[i].ret;
 		((__u8 *)s->rodata->by_what)[i] = env.by_slot[i];
+	s->rodata->by_log2 = env.by_log2;
 		((bool *)s->rodata->args_of)[i] = env.tg.funcs[i].nargs > 0;
 	}
 	/* preallocated: room only when arguments are captured */
@@ -714,6 +747,9 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 
 	if (rank[x->id] != rank[y->id])
 		return rank[x->id] < rank[y->id] ? -1 : 1;
+	/* buckets of the value: a histogram, in their order */
+	if (env.by_log2)
+		return x->val < y->val ? -1 : x->val > y->val;
 	if (vx != vy)
 		return vx < vy ? 1 : -1;
 	return x->val < y->val ? -1 : x->val > y->val;
@@ -728,6 +764,8 @@ static const char *by_text(const struct kfit_calltime_by *r, char *buf, size_t l
 	const struct kfit_targets_func *fn = &env.tg.funcs[r->id];
 	__u8 w = env.by_slot[r->id];
 
+	if (env.by_log2)
+		return kfit_log2_bucket_str(r->val, buf, len);
 	if (w == CT_BY_RET)
 		return kfit_ret_str(r->val, fn->ret, buf, len);
 	if (w >= CT_BY_STR0 && r->has_str)
@@ -781,12 +819,15 @@ static int read_by(int half)
 		f->name = env.fs.f[r->id].name;
 		f->hidden = rank[r->id] == env.fs.n;
 		f->by_value = r->val;
+		if (env.by_log2)
+			kfit_log2_bucket_range(r->val, &f->by_value, &f->by_hi);
+		f->by_range = env.by_log2;
 		f->by = by_text(r, env.by_text[i], sizeof(env.by_text[i]));
 		f->by_str = env.by_slot[r->id] >= CT_BY_STR0 ? (r->has_str ? r->str : "") :
 			    NULL;
 	}
 	env.by.by_title = env.by_title;
-	env.by.by_key = env.by_what;
+	env.by.by_key = env.by_arg;
 	env.by.keep_order = true;
 	env.by.top = env.fs.top;
 	env.by.fields = env.fs.fields;
@@ -817,7 +858,7 @@ static void by_notes(const __u64 *d)
 	if (grouping() && d[CT_NO_VALUE])
 		printf("%llu call%s whose %s could not be read not in a row (in their "
 		       "function's figures)\n", (unsigned long long)d[CT_NO_VALUE],
-		       d[CT_NO_VALUE] == 1 ? "" : "s", env.by_what);
+		       d[CT_NO_VALUE] == 1 ? "" : "s", env.by_arg);
 	args_notes(d);
 	if (env.errors)
 		printf("%llu call%s that did not fail left out (--errors)\n",

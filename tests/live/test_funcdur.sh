@@ -1153,6 +1153,13 @@ t_in_vm || test_args_malloc_like_ltrace() {
 	jq -r 'select(.type == "call") | .args.bytes' "$T_TMP/m.json" >"$T_TMP/got"
 	t_assert_eq "$(cmp "$T_TMP/got" "$T_TMP/want" 2>&1)" "" \
 		"every malloc's size, in order ($(wc -l <"$T_TMP/want") calls, ltrace's)"
+	# the sizes' histogram (--by log2(bytes)): ltrace's sizes in the same buckets
+	PYTHONHASHSEED=0 "$FD" -j --output "$T_TMP/l.json" --by 'log2(bytes)' 'c:malloc(bytes)' -- \
+		"$py" -c "$w" >/dev/null 2>&1 || t_fail "funcdur --by log2(bytes) failed"
+	t_assert_eq "$(jq -r '.functions[] | "\(.bytes) \(.bytes_max) \(.count)"' "$T_TMP/l.json")" \
+		"$(awk '{ lo = 0; hi = 0; if ($1 > 0) { lo = 1; while (lo * 2 <= $1) lo *= 2; hi = 2 * lo - 1 }
+			n[lo] += 1; h[lo] = hi } END { for (k in n) print k, h[k], n[k] }' "$T_TMP/want" |
+			sort -n)" "each power-of-2 bucket's count of sizes (ltrace's sizes)"
 }
 
 # funcdur's calls of FILE (-j --events) the same way: each argument named as

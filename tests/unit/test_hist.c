@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "hist.h"
+#include "kfit/calltime.h"
 #include "output.h"
 #include "testlib.h"
 
@@ -535,6 +536,53 @@ static void test_hist_parse_opt(void **state)
 	assert_int_equal(step, 2000000);
 }
 
+/* --by log2(ARG): every value within its bucket's range, the ranges adjacent */
+static void check_bucket(__s64 v, bool is_signed)
+{
+	__s64 b = ct_log2_bucket(v, is_signed), lo, hi;
+	int u = kfit_log2_bucket_range(b, &lo, &hi);
+
+	if (u) {
+		assert_true((__u64)lo <= (__u64)v && (__u64)v <= (__u64)hi);
+		assert_true(b >= 1 && b <= 64);
+	} else {
+		assert_true(lo <= v && v <= hi);
+	}
+}
+
+static void test_log2_buckets(void **state)
+{
+	__u64 x = 88172645463325252ULL;
+	char buf[64];
+	int i, k;
+
+	(void)state;
+	for (k = 0; k < 64; k++) {
+		__u64 p = 1ULL << k;
+
+		check_bucket(p, false);
+		check_bucket(p - 1, false);
+		check_bucket(p + 1, false);
+		check_bucket(p, true);
+		check_bucket(-(__s64)p, true);
+		check_bucket(-(__s64)p + 1, true);
+	}
+	for (i = 0; i < 100000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		check_bucket(x >> (x & 63), false);
+		check_bucket((__s64)x >> (x & 63), true);
+	}
+	check_bucket(INT64_MIN, true);
+	check_bucket(-1, false);
+	assert_string_equal(kfit_log2_bucket_str(ct_log2_bucket(48, false), buf, sizeof(buf)),
+			    "32 -> 63");
+	assert_string_equal(kfit_log2_bucket_str(0, buf, sizeof(buf)), "0");
+	assert_string_equal(kfit_log2_bucket_str(ct_log2_bucket(-2, true), buf, sizeof(buf)),
+			    "-3 -> -2");
+	assert_string_equal(kfit_log2_bucket_str(ct_log2_bucket(-1, false), buf, sizeof(buf)),
+			    "9223372036854775808 -> 18446744073709551615");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -557,6 +605,7 @@ int main(void)
 		cmocka_unit_test(test_parse_linear),
 		cmocka_unit_test(test_hist_parse_opt),
 		cmocka_unit_test(test_print_linear_overflow),
+		cmocka_unit_test(test_log2_buckets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -245,3 +245,38 @@ int kfit_hist_parse_opt(const char *tool, int key, int linear_key, const char *a
 	*hist = true;
 	return 0;
 }
+
+int kfit_log2_bucket_range(__s64 b, __s64 *lo, __s64 *hi)
+{
+	__u64 k;
+
+	if (b > 64 || b < -64)
+		b = b > 0 ? 64 : -64;
+	if (!b) {
+		*lo = *hi = 0;
+		return 0;
+	}
+	k = b > 0 ? b : -b;
+	if (b > 0) {
+		*lo = (__s64)(1ULL << (k - 1));
+		*hi = k == 64 ? -1 : (__s64)((1ULL << k) - 1);
+		return 1;
+	}
+	*lo = k == 64 ? INT64_MIN : -(__s64)((1ULL << k) - 1);
+	*hi = -(__s64)(1ULL << (k - 1));
+	return 0;
+}
+
+const char *kfit_log2_bucket_str(__s64 b, char *buf, size_t len)
+{
+	__s64 lo, hi;
+
+	if (kfit_log2_bucket_range(b, &lo, &hi))
+		snprintf(buf, len, "%llu -> %llu", (unsigned long long)lo,
+			 (unsigned long long)hi);
+	else if (lo == hi)
+		snprintf(buf, len, "%lld", (long long)lo);
+	else
+		snprintf(buf, len, "%lld -> %lld", (long long)lo, (long long)hi);
+	return buf;
+}

@@ -47,4 +47,13 @@ int kfit_hist_parse_linear(const char *tool, const char *arg, __u64 *step);
 int kfit_hist_parse_opt(const char *tool, int key, int linear_key, const char *arg,
 			bool *hist, __u64 *step);
 
+/*
+ * A value's power-of-2 bucket (calltime.h's ct_log2_bucket: 0; k for
+ * 2^(k-1) .. 2^k - 1; -k for -(2^k - 1) .. -2^(k-1)) as its range, lo
+ * and hi (a positive bucket's as unsigned numbers: 1 on return), and as
+ * text, "32 -> 63"
+ */
+int kfit_log2_bucket_range(__s64 b, __s64 *lo, __s64 *hi);
+const char *kfit_log2_bucket_str(__s64 b, char *buf, size_t len);
+
 #endif

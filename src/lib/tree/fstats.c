@@ -354,6 +354,23 @@ void kfit_fstats_hists(FILE *f, const struct kfit_fstats *s, const struct kfit_f
 
 /* ---- JSON ------------------------------------------------------------- */
 
+static void json_by_value(struct kfit_json *j, const char *key, __s64 v, bool is_unsigned)
+{
+	if (is_unsigned)
+		kfit_json_u64(j, key, v);
+	else
+		kfit_json_i64(j, key, v);
+}
+
+/* A bucket's upper end: "KEY_max" */
+static void json_by_max(struct kfit_json *j, const char *key, const struct kfit_fstat *f)
+{
+	char k[96];
+
+	snprintf(k, sizeof(k), "%s_max", key);
+	json_by_value(j, k, f->by_hi, f->by_range > 0);
+}
+
 static void json_func(struct kfit_json *j, const struct kfit_fstats *s,
 		      const struct kfit_fstat *f)
 {
@@ -364,7 +381,9 @@ static void json_func(struct kfit_json *j, const struct kfit_fstats *s,
 	if (s->by_title && f->by_str)
 		kfit_json_str(j, s->by_key, f->by_str);
 	else if (s->by_title)
-		kfit_json_i64(j, s->by_key, f->by_value);
+		json_by_value(j, s->by_key, f->by_value, f->by_range > 0);
+	if (s->by_title && f->by_range)
+		json_by_max(j, s->by_key, f);
 	if (s->by_title)
 		kfit_json_str(j, "as_shown", f->by ? f->by : "");
 	kfit_json_u64(j, "count", h->count);

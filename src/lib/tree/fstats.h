@@ -35,6 +35,8 @@ struct kfit_fstat {
 	__u64 max_sub_ns;
 	const char *by;		/* with by_title: the value its calls share, as shown */
 	__s64 by_value;
+	__s8 by_range;		/* a bucket of values, by_value to by_hi: 1 unsigned, -1 signed */
+	__s64 by_hi;
 	const char *by_str;	/* ... a string's text (by_value its hash), NULL for a number */
 };
 
