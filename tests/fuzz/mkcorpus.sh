@@ -9,7 +9,8 @@
 #   kft: kd's test files (build/tests/kftgen, the library's writer: exact
 #        and sampled, cut short, a chunk duplicated) and, where callgraph -o works (root,
 #        build/bin/callgraph built), real ones: a program's calls with
-#        events, sampled stacks; each also with its chunks stored
+#        events, system calls with arguments, sampled stacks; each also
+#        with its chunks stored
 # Made once: a seed already there is kept.
 set -eu
 
@@ -70,4 +71,7 @@ if [ -x "$cg" ] && [ "$(id -u)" = 0 ]; then
 	st=$top/build/fuzz/symtarget
 	record cg-user "$st:*" -e syscalls:sys_enter_write -e sched:sched_process_exec -- "$st"
 	record cg-sampled -S 999 -- dd if=/dev/zero of=/dev/null bs=4k count=200000
+	# calls with arguments, strings among them: the ARGS block, records' tails
+	record cg-args 'sys:openat(dfd, filename, flags)' 'sys:read(fd, count)' -- \
+		sh -c 'cat /etc/hostname /nonexistent; true'
 fi
