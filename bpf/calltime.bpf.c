@@ -565,6 +565,48 @@ int fd_sys_enter(void *ctx)
 	return on_entry(ctx, FA_TP, bpf_get_attach_cookie(ctx), false);
 }
 
+/*
+ * The same for a system call whose first n arguments are read, loaded
+ * straight from its record: perf refuses to attach a program that loads
+ * past the record's end, so the loader gives each call the one that
+ * reads up to the last argument its specs name
+ */
+SEC("tracepoint")
+int fd_sys_enter1(void *ctx)
+{
+	return on_entry(ctx, FA_SYS1, bpf_get_attach_cookie(ctx), false);
+}
+
+SEC("tracepoint")
+int fd_sys_enter2(void *ctx)
+{
+	return on_entry(ctx, FA_SYS1 + 1, bpf_get_attach_cookie(ctx), false);
+}
+
+SEC("tracepoint")
+int fd_sys_enter3(void *ctx)
+{
+	return on_entry(ctx, FA_SYS1 + 2, bpf_get_attach_cookie(ctx), false);
+}
+
+SEC("tracepoint")
+int fd_sys_enter4(void *ctx)
+{
+	return on_entry(ctx, FA_SYS1 + 3, bpf_get_attach_cookie(ctx), false);
+}
+
+SEC("tracepoint")
+int fd_sys_enter5(void *ctx)
+{
+	return on_entry(ctx, FA_SYS1 + 4, bpf_get_attach_cookie(ctx), false);
+}
+
+SEC("tracepoint")
+int fd_sys_enter6(void *ctx)
+{
+	return on_entry(ctx, FA_SYS6, bpf_get_attach_cookie(ctx), false);
+}
+
 SEC("tracepoint")
 int fd_sys_exit(struct trace_event_raw_sys_exit *ctx)
 {

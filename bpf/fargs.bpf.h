@@ -44,8 +44,19 @@ struct {
 
 const volatile __u32 nr_cpus = 1;	/* possible CPUs: slots interleave by CPU */
 
-/* How a program reads parameters: its context's kind */
-enum fa_how { FA_FENTRY, FA_REGS, FA_TP };
+/*
+ * How a program reads parameters: its context's kind. FA_SYS1 to
+ * FA_SYS6: a system call's record of at least that many arguments, read
+ * with direct loads (FA_SYS1 + n - 1: the first n), by a program the
+ * loader attaches only to such calls.
+ */
+enum fa_how {
+	FA_FENTRY,
+	FA_REGS,
+	FA_TP,		/* any tracepoint's record: one read of its words */
+	FA_SYS1,
+	FA_SYS6 = FA_SYS1 + KFIT_SYS_ARGS - 1,
+};
 
 /*
  * i within mask (a power of 2 minus 1), as the verifier sees it: the
@@ -59,7 +70,22 @@ static __always_inline __u32 bounded(__u32 i, __u32 mask)
 }
 
 #define FA_WORDS	8	/* the words a spec's index picks from */
-#define FA_TP_WORDS	7	/* a system call's record after its header: nr and 6 args */
+#define FA_TP_WORDS	(KFIT_SYS_ARGS + 1)	/* a system call's record after its header */
+
+/*
+ * Words 1 to n of a system call's record (its first n arguments, at
+ * bytes 16 on), each a direct load at a constant offset: a helper call
+ * costs more than the rest of the capture
+ */
+static __always_inline void fa_sys_words(const __u64 *rec, __u32 n, __u64 *w)
+{
+	__u32 i;
+
+#pragma unroll
+	for (i = 1; i < FA_TP_WORDS; i++)
+		if (i <= n)
+			w[i] = rec[i + 1];
+}
 
 /*
  * The words the specs pick from, read once per call: the parameters (in
@@ -71,10 +97,14 @@ static __always_inline void fa_fetch_words(void *ctx, enum fa_how how, __u64 *w)
 	struct pt_regs *r = ctx;
 	__u32 i;
 
+	if (how >= FA_SYS1) {
+		fa_sys_words(ctx, how - FA_SYS1 + 1, w);
+		return;
+	}
 	if (how == FA_TP) {
 		/*
-		 * Not direct loads: perf refuses to attach a program that reads
-		 * past the shortest record (a system call with fewer arguments)
+		 * Not direct loads: perf refuses to attach a program that loads
+		 * past the record's end, and this one's may be short
 		 */
 		if (bpf_probe_read_kernel(w, FA_TP_WORDS * 8, ctx + 8))
 			__builtin_memset(w, 0, FA_WORDS * 8);

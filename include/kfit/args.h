@@ -14,6 +14,7 @@
 
 #define KFIT_ARGS_MAX	4	/* values kept per call */
 #define KFIT_PARAM_REGS	5	/* parameters read: the registers libbpf names everywhere */
+#define KFIT_SYS_ARGS	6	/* a system call's: its record's words 1 to 6 */
 #define KFIT_ARG_HOPS	4	/* reads through pointers per value */
 #define KFIT_ARG_STRS	2	/* strings kept per call */
 #define KFIT_ARG_STRLEN	64	/* bytes of a string kept, its NUL included */

@@ -99,6 +99,28 @@ static void autoload(struct bpf_program *p, bool on)
 		bpf_program__set_autoload(p, on);
 }
 
+/* The last of f's system call arguments its specs read (1 to 6), 0: none */
+static int sys_words(const struct kfit_targets_func *f)
+{
+	int n = 0, k;
+
+	for (k = 0; k < f->nargs; k++)
+		if (f->args[k].spec.src == KFIT_ARG_TP && f->args[k].spec.index > n)
+			n = f->args[k].spec.index;
+	return n;
+}
+
+/* The entry program of system call f: the one that reads its arguments */
+static struct bpf_program *sys_enter_prog(const struct kfit_attacher *a,
+					  const struct kfit_targets_func *f)
+{
+	int n = sys_words(f);
+
+	if (n == 0 || n > KFIT_SYS_ARGS || !a->p.sys_enter_args[n - 1])
+		return a->p.sys_enter;
+	return a->p.sys_enter_args[n - 1];
+}
+
 /* What each attached function costs in file descriptors */
 static int fds_per_func(const struct kfit_attacher *a)
 {
@@ -162,7 +184,7 @@ static int umulti_progs(struct kfit_attacher *a)
 int kfit_attacher_prepare(struct kfit_attacher *a, const struct kfit_attach_progs *p)
 {
 	struct bpf_program *prog;
-	int err;
+	int err, i;
 
 	a->p = *p;
 	a->mech = KFIT_AM_AUTO;
@@ -188,7 +210,9 @@ int kfit_attacher_prepare(struct kfit_attacher *a, const struct kfit_attach_prog
 	autoload(p->kmulti_ret, a->mech == KFIT_AM_KPROBE_MULTI);
 	autoload(p->uprobe, a->t->nuser > 0);
 	autoload(p->uretprobe, a->t->nuser > 0);
-	autoload(p->sys_enter, a->t->nsys > 0);
+	for (i = 0; i < a->t->n; i++)
+		if (a->t->funcs[i].kind == KFIT_TARGETS_SYS)
+			autoload(sys_enter_prog(a, &a->t->funcs[i]), true);
 	autoload(p->sys_exit, a->t->nsys > 0);
 	if (a->mech != KFIT_AM_FENTRY)
 		return 0;
@@ -499,7 +523,7 @@ static int attach_sys(struct kfit_attacher *a, int i)
 	char tp[128];
 
 	snprintf(tp, sizeof(tp), "sys_enter_%s", name);
-	err = keep_link(a, bpf_program__attach_tracepoint_opts(a->p.sys_enter,
+	err = keep_link(a, bpf_program__attach_tracepoint_opts(sys_enter_prog(a, f),
 							      "syscalls", tp, &o));
 	snprintf(tp, sizeof(tp), "sys_exit_%s", name);
 	if (!err)

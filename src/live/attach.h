@@ -45,6 +45,12 @@ struct kfit_attach_progs {
 	struct bpf_program *kmulti, *kmulti_ret;
 	struct bpf_program *uprobe, *uretprobe;
 	struct bpf_program *sys_enter, *sys_exit;
+	/*
+	 * sys_enter for a system call whose first n + 1 arguments are read,
+	 * loaded straight from its record: perf refuses one that loads past
+	 * the end of the record it attaches to. NULL: sys_enter reads them.
+	 */
+	struct bpf_program *sys_enter_args[KFIT_SYS_ARGS];
 	/* follow.bpf.h's, when pid's new processes are followed */
 	struct bpf_map *follow_rb;
 	bool *follow_notify;

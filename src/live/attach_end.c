@@ -71,6 +71,9 @@ __u64 kfit_attacher_missed(const struct kfit_attacher *a)
 	for (i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
 		if (ps[i] && bpf_program__autoload(ps[i]))
 			n += prog_missed(bpf_program__fd(ps[i]));
+	for (k = 0; k < KFIT_SYS_ARGS; k++)
+		if (a->p.sys_enter_args[k] && bpf_program__autoload(a->p.sys_enter_args[k]))
+			n += prog_missed(bpf_program__fd(a->p.sys_enter_args[k]));
 	return n;
 }
 

@@ -26,6 +26,10 @@ struct kfit_attach_progs kfit_calltime_progs(const struct calltime_bpf *s)
 		.uretprobe = s->progs.fd_uretprobe,
 		.sys_enter = s->progs.fd_sys_enter,
 		.sys_exit = s->progs.fd_sys_exit,
+		.sys_enter_args = {
+			s->progs.fd_sys_enter1, s->progs.fd_sys_enter2, s->progs.fd_sys_enter3,
+			s->progs.fd_sys_enter4, s->progs.fd_sys_enter5, s->progs.fd_sys_enter6,
+		},
 		.follow_rb = s->maps.follow_rb,
 		.follow_notify = &s->bss->follow_notify,
 		.follow_lost = &s->bss->follow_lost,
