@@ -74,23 +74,24 @@ static __always_inline __u32 bounded(__u32 i, __u32 mask)
 
 /*
  * Words 1 to n of a system call's record (its first n arguments, at
- * bytes 16 on), each a direct load at a constant offset: a helper call
- * costs more than the rest of the capture
+ * bytes 16 on), each a direct load at a constant offset (a helper call
+ * would cost more than the rest of the capture), the others 0
  */
 static __always_inline void fa_sys_words(const __u64 *rec, __u32 n, __u64 *w)
 {
 	__u32 i;
 
+	w[0] = 0;
 #pragma unroll
-	for (i = 1; i < FA_TP_WORDS; i++)
-		if (i <= n)
-			w[i] = rec[i + 1];
+	for (i = 1; i < FA_WORDS; i++)
+		w[i] = i <= n && i < FA_TP_WORDS ? rec[i + 1] : 0;
 }
 
 /*
- * The words the specs pick from, read once per call: the parameters (in
- * registers: direct loads of the context), or a tracepoint record's
- * 8-byte words after its common header (a system call's arguments: 1-6)
+ * The FA_WORDS words the specs pick from, read once per call, each
+ * written once: the parameters (in registers: direct loads of the
+ * context), or a tracepoint record's 8-byte words after its common
+ * header (a system call's arguments: 1-6); 0 where there is none
  */
 static __always_inline void fa_fetch_words(void *ctx, enum fa_how how, __u64 *w)
 {
@@ -108,11 +109,12 @@ static __always_inline void fa_fetch_words(void *ctx, enum fa_how how, __u64 *w)
 		 */
 		if (bpf_probe_read_kernel(w, FA_TP_WORDS * 8, ctx + 8))
 			__builtin_memset(w, 0, FA_WORDS * 8);
+		w[FA_WORDS - 1] = 0;
 		return;
 	}
 	if (how == FA_FENTRY) {
-		for (i = 0; i < KFIT_PARAM_REGS; i++)
-			if (bpf_get_func_arg(ctx, i, &w[i]))
+		for (i = 0; i < FA_WORDS; i++)
+			if (i >= KFIT_PARAM_REGS || bpf_get_func_arg(ctx, i, &w[i]))
 				w[i] = 0;
 		return;
 	}
@@ -121,6 +123,22 @@ static __always_inline void fa_fetch_words(void *ctx, enum fa_how how, __u64 *w)
 	w[2] = PT_REGS_PARM3(r);
 	w[3] = PT_REGS_PARM4(r);
 	w[4] = PT_REGS_PARM5(r);
+	for (i = KFIT_PARAM_REGS; i < FA_WORDS; i++)
+		w[i] = 0;
+}
+
+/*
+ * The word a spec of index i starts from: fentry's parameter i, read
+ * alone (a few instructions each: only those the specs name), else
+ * word i of what fa_fetch_words read
+ */
+static __always_inline __u64 fa_word(void *ctx, enum fa_how how, const __u64 *w, __u32 i)
+{
+	__u64 v;
+
+	if (how != FA_FENTRY)
+		return w[bounded(i, FA_WORDS - 1)];
+	return bpf_get_func_arg(ctx, i, &v) ? 0 : v;
 }
 
 /* size bytes (1 to 8) at addr, from the memory the spec says first */
@@ -200,12 +218,10 @@ static __always_inline int fa_hop(__u64 *v, const struct kfit_arg_spec *a, __u32
 
 _Static_assert(KFIT_ARG_HOPS == 4, "fa_read_arg makes KFIT_ARG_HOPS hops");
 
-/* One value of the spec: 0 when read, -1 on a fault */
-static __always_inline int fa_read_arg(const __u64 *w, const struct kfit_arg_spec *a,
-				       __u64 *out)
+/* One value of the spec from its word v: 0 when read, -1 on a fault */
+static __always_inline int fa_read_from(__u64 v, const struct kfit_arg_spec *a, __u64 *out)
 {
 	bool user = a->flags & KFIT_ARGF_USER;
-	__u64 v = w[bounded(a->index, FA_WORDS - 1)];
 
 	/* each hop at a constant index: older verifiers lose a loop's bound */
 	if (fa_hop(&v, a, 0, user) || fa_hop(&v, a, 1, user) || fa_hop(&v, a, 2, user) ||
@@ -213,6 +229,13 @@ static __always_inline int fa_read_arg(const __u64 *w, const struct kfit_arg_spe
 		return -1;
 	*out = a->str ? v : kfit_ret_value(v, a->kind);
 	return 0;
+}
+
+/* One value of the spec, from the words fa_fetch_words read */
+static __always_inline int fa_read_arg(const __u64 *w, const struct kfit_arg_spec *a,
+				       __u64 *out)
+{
+	return fa_read_from(w[bounded(a->index, FA_WORDS - 1)], a, out);
 }
 
 /* A new stack's slot: each CPU's in turn, interleaved, no lock taken */
@@ -241,18 +264,19 @@ static __always_inline struct kfit_argvals *fa_frame(__u32 slot, __u32 d)
 static __always_inline void fa_capture(void *ctx, enum fa_how how,
 				       const struct kfit_fargs *fa, struct kfit_argvals *av)
 {
-	__u64 w[FA_WORDS] = {};
+	__u64 w[FA_WORDS];
 	__u32 i;
 
 	av->ok = 0;
 	av->retry = 0;
-	fa_fetch_words(ctx, how, w);
+	if (how != FA_FENTRY)
+		fa_fetch_words(ctx, how, w);
 	for (i = 0; i < KFIT_ARGS_MAX; i++) {
 		const struct kfit_arg_spec *a = &fa->a[i];
 
 		if (!a->src)
 			continue;
-		if (fa_read_arg(w, a, &av->v[i]))
+		if (fa_read_from(fa_word(ctx, how, w, a->index), a, &av->v[i]))
 			continue;
 		av->ok |= 1 << i;
 		if (a->str)
