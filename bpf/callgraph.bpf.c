@@ -721,6 +721,47 @@ int cg_sys_enter(void *ctx)
 	return on_entry(ctx, FA_TP, bpf_get_attach_cookie(ctx), false, 0);
 }
 
+/*
+ * The same for a system call whose first n arguments are read, loaded
+ * straight from its record (fargs.bpf.h's FA_SYS1 + n - 1): the attacher
+ * gives each call the one reading up to the last argument its specs name
+ */
+SEC("tracepoint")
+int cg_sys_enter1(void *ctx)
+{
+	return on_entry(ctx, FA_SYS1, bpf_get_attach_cookie(ctx), false, 0);
+}
+
+SEC("tracepoint")
+int cg_sys_enter2(void *ctx)
+{
+	return on_entry(ctx, FA_SYS1 + 1, bpf_get_attach_cookie(ctx), false, 0);
+}
+
+SEC("tracepoint")
+int cg_sys_enter3(void *ctx)
+{
+	return on_entry(ctx, FA_SYS1 + 2, bpf_get_attach_cookie(ctx), false, 0);
+}
+
+SEC("tracepoint")
+int cg_sys_enter4(void *ctx)
+{
+	return on_entry(ctx, FA_SYS1 + 3, bpf_get_attach_cookie(ctx), false, 0);
+}
+
+SEC("tracepoint")
+int cg_sys_enter5(void *ctx)
+{
+	return on_entry(ctx, FA_SYS1 + 4, bpf_get_attach_cookie(ctx), false, 0);
+}
+
+SEC("tracepoint")
+int cg_sys_enter6(void *ctx)
+{
+	return on_entry(ctx, FA_SYS6, bpf_get_attach_cookie(ctx), false, 0);
+}
+
 SEC("tracepoint")
 int cg_sys_exit(struct trace_event_raw_sys_exit *ctx)
 {

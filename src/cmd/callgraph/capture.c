@@ -338,6 +338,11 @@ static int load_exact(bool btf, bool *refused)
 			.kmulti = s->progs.cg_kmulti, .kmulti_ret = s->progs.cg_kmulti_ret,
 			.uprobe = s->progs.cg_uprobe, .uretprobe = s->progs.cg_uretprobe,
 			.sys_enter = s->progs.cg_sys_enter, .sys_exit = s->progs.cg_sys_exit,
+			.sys_enter_args = {
+				s->progs.cg_sys_enter1, s->progs.cg_sys_enter2,
+				s->progs.cg_sys_enter3, s->progs.cg_sys_enter4,
+				s->progs.cg_sys_enter5, s->progs.cg_sys_enter6,
+			},
 			.follow_rb = s->maps.follow_rb,
 			.follow_notify = &s->bss->follow_notify,
 			.follow_lost = &s->bss->follow_lost,
