@@ -65,7 +65,7 @@ struct ct_by_key {
  * 2^(k-1) .. 2^k - 1 (an unsigned value, 1 to 64); -k for the negative
  * values -(2^k - 1) .. -2^(k-1)
  */
-static inline __s64 ct_log2_bucket(__s64 v, bool is_signed)
+static inline __s64 ct_log2_bucket(__s64 v, int is_signed)
 {
 	__u64 u = v;
 

@@ -564,8 +564,8 @@ static void test_log2_buckets(void **state)
 		check_bucket(p - 1, false);
 		check_bucket(p + 1, false);
 		check_bucket(p, true);
-		check_bucket(-(__s64)p, true);
-		check_bucket(-(__s64)p + 1, true);
+		check_bucket((__s64)(0 - p), true);
+		check_bucket((__s64)(1 - p), true);
 	}
 	for (i = 0; i < 100000; i++) {
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;

@@ -262,8 +262,9 @@ int kfit_log2_bucket_range(__s64 b, __s64 *lo, __s64 *hi)
 		*hi = k == 64 ? -1 : (__s64)((1ULL << k) - 1);
 		return 1;
 	}
-	*lo = k == 64 ? INT64_MIN : -(__s64)((1ULL << k) - 1);
-	*hi = -(__s64)(1ULL << (k - 1));
+	/* negated as unsigned: -2^63 has no positive counterpart */
+	*lo = k == 64 ? INT64_MIN : (__s64)(0 - ((1ULL << k) - 1));
+	*hi = (__s64)(0 - (1ULL << (k - 1)));
 	return 0;
 }
 
