@@ -78,12 +78,12 @@ bench_wait_progs() {
 	return 1
 }
 
-# ratio A B: A/B with two decimals
 # The median of the numbers on stdin, a line each
 bench_median() {
 	sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# ratio A B: A/B with two decimals
 bench_ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'
 }
