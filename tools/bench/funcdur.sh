@@ -142,7 +142,7 @@ vm() {
 		return 1
 	fi
 	make -s -C "$top" STATIC=1 >/dev/null || return 1
-	"$top/tools/vm/kfit-vm" run --timeout 600 -- bash /kfit/tools/bench/funcdur-vm.sh
+	"$top/tools/vm/kfit-vm" run --timeout 1200 -- bash /kfit/tools/bench/funcdur-vm.sh
 }
 
 # BENCH_FUNCDUR: the parts to run, all by default
