@@ -69,10 +69,11 @@ sort -k1,1 -k4,4n /tmp/args | awk '
 		split("fentry fentry-count fentry-fpos kprobes kprobes-count kprobes-fpos", order, " ")
 		split("fentry|fentry (count)|fentry (f_pos, count)|kprobes|kprobes (count)|kprobes (f_pos, count)", label, "|")
 		for (i = 1; i <= 6; i++) { k = order[i]; m[k] = v[k, int((n[k] + 1) / 2)] }
-		printf "%-24s %12s %8s %20s\n", "TRACER", "NS/CALL", "RATIO", "RANGE"
+		printf "%-24s %12s %8s %17s\n", "TRACER", "NS/CALL", "RATIO", "RANGE"
 		for (i = 1; i <= 6; i++) {
 			k = order[i]; b = i <= 3 ? m["fentry"] : m["kprobes"]
-			printf "%-24s %12.1f %8.2f %9.1f-%-10.1f\n", label[i], m[k], m[k] / b, v[k, 1], v[k, n[k]]
+			printf "%-24s %12.1f %8.2f %17s\n", label[i], m[k], m[k] / b,
+				sprintf("%.1f-%.1f", v[k, 1], v[k, n[k]])
 		}
 		a = m["fentry-count"] / m["fentry"]; b = m["fentry-fpos"] / m["fentry"]
 		c = m["kprobes-count"] / m["kprobes"]; d = m["kprobes-fpos"] / m["kprobes"]
