@@ -401,8 +401,7 @@ static __always_inline struct kfit_argvals *take_args(void *ctx, enum fa_how how
 /*
  * The arguments of frame f's call, NULL when it has none or they were
  * lost (counted), *nstr the strings its function keeps; strings that
- * faulted at entry are read again when it returned (an incomplete call's
- * memory may be another program's by now: exec)
+ * faulted at entry are read again when it returned (fa_at_exit)
  */
 static __always_inline const struct kfit_argvals *frame_args(struct cg_stack *st,
 							     struct fc_frame *f,
@@ -412,16 +411,17 @@ static __always_inline const struct kfit_argvals *frame_args(struct cg_stack *st
 	const struct kfit_fargs *fa;
 	struct kfit_argvals *av;
 	__u32 id = f->id;
+	bool faulted;
 
 	*nstr = 0;
 	if (!have_args || !x->args)
 		return NULL;
-	av = fa_frame(st->s.slot, x->args - 1);
-	if (!av || av->stamp != f->ts) {
+	av = fa_at_exit(st->s.slot, x->args - 1, id, f->ts, returned, &faulted);
+	if (!av) {
 		count(CG_NO_ARGS);
 		return NULL;
 	}
-	if (av->retry && (!returned || fa_retry_strs(av, id)))
+	if (faulted)
 		count(CG_STR_FAULT);
 	fa = bpf_map_lookup_elem(&fargs, &id);
 	*nstr = fa ? fa->nstr : 0;

@@ -462,7 +462,7 @@ static __always_inline const struct kfit_argvals *call_args(struct fc_stack *st,
 							     __u32 id, __u64 ts)
 {
 	bool faulted;
-	struct kfit_argvals *av = fa_at_exit(st->slot, i, id & (CT_MAX_FUNCS - 1), ts,
+	struct kfit_argvals *av = fa_at_exit(st->slot, i, id & (CT_MAX_FUNCS - 1), ts, true,
 					     &faulted);
 
 	if (!av)

@@ -286,11 +286,13 @@ static __always_inline void fa_capture(void *ctx, enum fa_how how,
 
 /*
  * The arguments of the call whose frame entered at ts, at place d of the
- * stack at slot, strings retried; NULL when d is too deep or another
- * stack took the slot since. *faulted: a string is still unread.
+ * stack at slot, strings that faulted at entry read again if retry (not
+ * for a call that never returned: its memory may be another program's by
+ * now, after exec); NULL when d is too deep or another stack took the
+ * slot since. *faulted: a string is still unread.
  */
 static __always_inline struct kfit_argvals *fa_at_exit(__u32 slot, __u32 d, __u32 id,
-						       __u64 ts, bool *faulted)
+						       __u64 ts, bool retry, bool *faulted)
 {
 	struct kfit_argvals *av = fa_frame(slot, d);
 
@@ -298,7 +300,7 @@ static __always_inline struct kfit_argvals *fa_at_exit(__u32 slot, __u32 d, __u3
 	if (!av || av->stamp != ts)
 		return NULL;
 	if (av->retry)
-		*faulted = fa_retry_strs(av, id);
+		*faulted = !retry || fa_retry_strs(av, id);
 	return av;
 }
 

@@ -600,12 +600,12 @@ static int on_record(void *ctx, const void *data, size_t size)
  */
 static size_t end_args(const struct cg_stack *st, int i, struct kfit_rec_call *r)
 {
-	const struct kfit_targets_func *fn = &env.tg.funcs[st->s.f[i].id];
 	struct kfit_rec_args *a = (void *)(r + 1);
 	__u32 slot = st->s.slot & (KFIT_ARG_SLOTS - 1);
 	struct kfit_argstack as;
 	struct kfit_argvals *av;
-	int k, nstr = 0;
+	struct kfit_fargs fa;
+	int nstr;
 
 	if (!env.has_args || !st->x[i].args || st->x[i].args > KFIT_ARG_DEPTH ||
 	    st->s.f[i].id >= (__u32)env.tg.n ||
@@ -614,9 +614,9 @@ static size_t end_args(const struct cg_stack *st, int i, struct kfit_rec_call *r
 	av = &as.f[st->x[i].args - 1];
 	if (av->stamp != st->s.f[i].ts)
 		return sizeof(*r);
-	for (k = 0; k < fn->nargs && k < KFIT_ARGS_MAX; k++)
-		if (fn->args[k].spec.str > nstr)
-			nstr = fn->args[k].spec.str;
+	/* as many strings as the BPF side writes for its function */
+	kfit_args_fargs(&env.tg.funcs[st->s.f[i].id], &fa);
+	nstr = fa.nstr;
 	memset(a, 0, KFIT_REC_ARGS_SIZE(nstr));
 	a->ok = av->ok;
 	a->nstr = nstr;

@@ -430,8 +430,7 @@ static void list_skipped(void)
 /* The functions' names, return kinds and arguments, for the tree; --errors EXPR on them */
 static int function_tables(void)
 {
-	char err[512];
-	int i, rc;
+	int i;
 
 	env.fnames = calloc(env.tg.n + 1, sizeof(*env.fnames));
 	env.ret_kinds = calloc(env.tg.n + 1, sizeof(*env.ret_kinds));
@@ -447,11 +446,7 @@ static int function_tables(void)
 	}
 	if (!env.errors_expr)
 		return 0;
-	rc = kfit_failexpr_new(env.errors_expr, env.fargs, env.tg.n, &env.failexpr, err,
-			       sizeof(err));
-	if (rc == -EINVAL)
-		kfit_err("--errors '%s': %s", env.errors_expr, err);
-	return rc;
+	return kfit_failexpr_new(env.errors_expr, env.fargs, env.tg.n, &env.failexpr);
 }
 
 static int resolve_targets(void)

@@ -140,7 +140,7 @@ static void put_args(const struct kfit_rec_call *r)
 	if (!a || r->id >= (__u32)env.nfuncs || !env.fargs[r->id].n)
 		return;
 	f = &env.fargs[r->id];
-	v = (struct kfit_argview){ .ok = a->ok, .nstr = a->nstr, .v = a->v, .s = a->s[0] };
+	v = kfit_argview_of_rec(a);
 	printf("(%s)", kfit_argfmt_text(f->a, f->n, &v, buf, sizeof(buf)));
 }
 

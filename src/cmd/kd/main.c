@@ -251,20 +251,6 @@ static void cleanup(void)
 	kft_close(env.f);
 }
 
-/* --errors EXPR compiled for the file's functions: 0, or -1 said */
-static int errors_expr(void)
-{
-	char err[512];
-	int rc = kfit_failexpr_new(env.errors_expr, env.fargs, env.nfuncs, &env.failexpr,
-				   err, sizeof(err));
-
-	if (rc == -EINVAL)
-		kfit_err("--errors '%s': %s", env.errors_expr, err);
-	else if (rc)
-		kfit_err("%s", kfit_reason(rc));
-	return rc ? -1 : 0;
-}
-
 static int run(void)
 {
 	char msg[512] = "";
@@ -310,7 +296,9 @@ static int run(void)
 	if (window_outside())
 		return 1;
 	err = kd_load_funcs();
-	if (!err && env.errors_expr && errors_expr())
+	/* --errors EXPR compiled for the file's functions (said if it cannot be) */
+	if (!err && env.errors_expr &&
+	    kfit_failexpr_new(env.errors_expr, env.fargs, env.nfuncs, &env.failexpr))
 		return 2;
 	if (!err)
 		err = kd_load_skipped();

@@ -181,3 +181,10 @@ struct kfit_argview kfit_argview_of(const struct kfit_argvals *a)
 		.ok = a->ok, .nstr = KFIT_ARG_STRS, .v = a->v, .s = a->s[0],
 	};
 }
+
+struct kfit_argview kfit_argview_of_rec(const struct kfit_rec_args *a)
+{
+	return (struct kfit_argview){
+		.ok = a->ok, .nstr = a->nstr, .v = a->v, .s = a->s[0],
+	};
+}

@@ -8,6 +8,7 @@
 #include <linux/types.h>
 #include "output.h"
 #include "kfit/args.h"
+#include "kfit/rec.h"
 
 /*
  * How a traced function's arguments print, without the kernel: what the
@@ -78,5 +79,7 @@ void kfit_argfmt_notes(FILE *f, __u64 no_args, __u64 str_faults);
 
 /* A view of funcdur's values */
 struct kfit_argview kfit_argview_of(const struct kfit_argvals *a);
+/* A view of a call record's (callgraph's, a recording's) */
+struct kfit_argview kfit_argview_of_rec(const struct kfit_rec_args *a);
 
 #endif

@@ -1109,9 +1109,7 @@ static bool args_view(const struct kfit_ctree *t, const struct kfit_cnode *n,
 	*f = &t->o.fargs[n->id];
 	if (!(*f)->n)
 		return false;
-	*v = (struct kfit_argview){
-		.ok = n->args->ok, .nstr = n->args->nstr, .v = n->args->v, .s = n->args->s[0],
-	};
+	*v = kfit_argview_of_rec(n->args);
 	return true;
 }
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "diag.h"
 #include "failexpr.h"
 #include "filter.h"
 
@@ -65,19 +66,26 @@ static void map_slots(struct kfit_failexpr *x)
 }
 
 int kfit_failexpr_new(const char *expr, const struct kfit_fargfmt *fargs, int nfuncs,
-		      struct kfit_failexpr **out, char *err, size_t errlen)
+		      struct kfit_failexpr **out)
 {
 	struct kfit_failexpr *x = calloc(1, sizeof(*x));
 	const char **names = NULL;
+	char err[512];
 	int n, rc;
 
-	if (!x)
+	if (!x) {
+		kfit_err("%s", kfit_reason(-ENOMEM));
 		return -ENOMEM;
+	}
 	x->slot = calloc(nfuncs + 1, sizeof(*x->slot));
 	rc = x->slot ? label_set(fargs, nfuncs, &names, &n) : -ENOMEM;
 	if (!rc)
-		rc = kfit_filter_parse(expr, names, n, &x->f, err, errlen);
+		rc = kfit_filter_parse(expr, names, n, &x->f, err, sizeof(err));
 	free(names);
+	if (rc == -EINVAL)
+		kfit_err("--errors '%s': %s", expr, err);
+	else if (rc)
+		kfit_err("%s", kfit_reason(rc));
 	if (rc) {
 		free(x->slot);
 		free(x);

@@ -18,11 +18,11 @@ struct kfit_failexpr;
 
 /*
  * expr compiled for the functions of fargs (nfuncs of them: how their
- * arguments print, their labels): 0, or -EINVAL with why in err (the
- * column, the known names), or -ENOMEM
+ * arguments print, their labels): 0, or -EINVAL or -ENOMEM, said
+ * (kfit_err: "--errors 'EXPR': at column N: ...", the known names)
  */
 int kfit_failexpr_new(const char *expr, const struct kfit_fargfmt *fargs, int nfuncs,
-		      struct kfit_failexpr **out, char *err, size_t errlen);
+		      struct kfit_failexpr **out);
 void kfit_failexpr_free(struct kfit_failexpr *x);
 
 /* The tree's test: set opts->failed and failed_ctx to x's */
