@@ -10,6 +10,8 @@ BPFTOOL ?= bpftool
 # Debian packages: the build's (make, make demo), the tests' (make check)
 # and the benchmarks' (make bench); make deps installs all three
 BUILD_DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
+# --serve's HTTP server
+BUILD_DEPS += libmicrohttpd-dev
 TEST_DEPS := libcmocka-dev pkg-config jq iproute2 procps cpio busybox-static \
 	qemu-system-x86 linux-perf strace ltrace
 # the static tools of the VM: libdw.a's compressions
@@ -28,6 +30,8 @@ TEST_DEPS += libclang-rt-14-dev
 TEST_DEPS += pandoc man-db
 # kd's peak RSS (tests/live/test_kd_memory.sh): GNU time
 TEST_DEPS += time
+# --serve's oracle: a real Prometheus server, and promtool (tests/live/test_serve.sh)
+TEST_DEPS += prometheus curl
 # The comparisons: Debian's libbpf-tools, perf, bpftrace, uftrace, trace-cmd
 # (tools/bench/record.sh), systemd-bootchart (tools/bench/bootsum.sh); peak
 # RSS (time); the VM benchmarks (qemu, an initramfs of busybox)
@@ -77,6 +81,13 @@ ifeq ($(STATIC),1)
 CORE_LDLIBS += -llzma -lbz2
 endif
 LDLIBS := -lbpf $(CORE_LDLIBS)
+# --serve: libmicrohttpd, which Debian ships no static GnuTLS for: the
+# static tools have no HTTP server (and say so)
+ifeq ($(STATIC),1)
+KFIT_CFLAGS += -DKFIT_NO_HTTP
+else
+LDLIBS += -lmicrohttpd
+endif
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
 	-Ivmlinux -Iinclude -Ibpf
 

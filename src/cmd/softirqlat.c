@@ -21,6 +21,7 @@
 #include "output.h"
 #include "probe.h"
 #include "run.h"
+#include "serve.h"
 
 /* The names /proc/softirqs uses, lower-cased */
 static const char *const vec_names[SIRQ_VECS] = {
@@ -58,6 +59,7 @@ struct env {
 	struct sirq_set *sets;	/* [0] total, [1 + cpu] with --per-cpu */
 	struct kfit_percpu hists, lins, state;	/* per-CPU map values read */
 	const char *mode;	/* "tp_btf" or "raw_tracepoint" */
+	struct kfit_serve *srv;	/* --serve */
 };
 
 static int parse_opt(int key, const char *arg, void *ctx)
@@ -92,9 +94,10 @@ static const struct kfit_tool tool = {
 		    "softirqlat -H --linear 10us # linear buckets of 10 us\n"
 		    "softirqlat -i 1s --count 5  # five 1-second reports\n"
 		    "softirqlat --per-cpu -C 0   # CPU 0 only\n"
-		    "softirqlat -j -d 10s        # JSON\n",
+		    "softirqlat -j -d 10s        # JSON\n"
+		    "softirqlat --serve 9435     # Prometheus metrics on :9435/metrics\n",
 	.common = KFIT_OPT_CPU | KFIT_OPT_DURATION | KFIT_OPT_INTERVAL |
-		  KFIT_OPT_JSON | KFIT_OPT_TIMESTAMP,
+		  KFIT_OPT_JSON | KFIT_OPT_TIMESTAMP | KFIT_OPT_SERVE,
 	.opts = softirqlat_opts,
 	.parse = parse_opt,
 	.ctx = &env,
@@ -163,7 +166,8 @@ static int collect(struct kfit_percpu *p, int fd, __u32 key, bool lin)
 				kfit_hist_merge(&one->h[v][k], val);
 		}
 	}
-	return kfit_percpu_clear(p, fd, &key);
+	/* --serve reads what the maps hold from the start: Prometheus' counters */
+	return env.srv ? 0 : kfit_percpu_clear(p, fd, &key);
 }
 
 static int collect_half(int half)
@@ -396,6 +400,72 @@ static void drain(void)
 		usleep(1000);
 }
 
+/*
+ * The half to read: the other one, emptied as read, for a report of an
+ * interval; with --serve the one written, never emptied, never flipped
+ */
+static int take_half(void)
+{
+	if (env.srv)
+		return env.skel->bss->kfit_epoch & 1;
+	return kfit_epoch_flip(&env.skel->bss->kfit_epoch);
+}
+
+static void prom_vector(struct kfit_prom *p, int k, int cpu)
+{
+	const struct sirq_set *s = &env.sets[cpu < 0 ? 0 : 1 + cpu];
+	struct kfit_prom_labels l;
+	char c[16];
+	int v;
+
+	for (v = 0; v < SIRQ_VECS; v++) {
+		kfit_prom_labels_init(&l);
+		kfit_prom_label(&l, "vector", vec_names[v]);
+		if (cpu >= 0) {
+			snprintf(c, sizeof(c), "%d", cpu);
+			kfit_prom_label(&l, "cpu", c);
+		}
+		kfit_prom_hist_ns(p, &l, &s->h[v][k]);
+	}
+}
+
+static void prom_kind(struct kfit_prom *p, int k)
+{
+	int cpu;
+
+	if (!env.per_cpu) {
+		prom_vector(p, k, -1);
+		return;
+	}
+	for (cpu = 0; cpu < env.ncpus; cpu++)
+		if (kfit_cpu_selected(&env.c.cpus, cpu))
+			prom_vector(p, k, cpu);
+}
+
+/*
+ * A scrape: every vector, active or not, so that a series exists from
+ * the first scrape on (increase() misses a series' first value)
+ */
+static int metrics(void *ctx, struct kfit_prom *p)
+{
+	int err;
+
+	(void)ctx;
+	err = collect_half(take_half());
+	if (err)
+		return err;
+	if (!env.no_queue) {
+		kfit_prom_family(p, "kfit_softirq_queue_seconds", KFIT_PROM_HISTOGRAM,
+				 "seconds", "Softirq queue delay: from raise to handler entry.");
+		prom_kind(p, SIRQ_QUEUE);
+	}
+	kfit_prom_family(p, "kfit_softirq_handler_seconds", KFIT_PROM_HISTOGRAM, "seconds",
+			 "Softirq handler time: from entry to exit, per vector.");
+	prom_kind(p, SIRQ_HANDLER);
+	kfit_serve_health(p, 0, prog_misses());
+	return 0;
+}
+
 static int report(void *ctx, bool last)
 {
 	__u64 now = kfit_now_ns();
@@ -405,7 +475,7 @@ static int report(void *ctx, bool last)
 	(void)ctx;
 	if (last)
 		drain();
-	half = kfit_epoch_flip(&env.skel->bss->kfit_epoch);
+	half = take_half();
 	misses = prog_misses();
 	err = collect_half(half);
 	if (err)
@@ -471,18 +541,25 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	kfit_setup("softirqlat", &env.c);
-	if (kfit_child_io_setup(env.c.output, NULL) || kfit_caps_check() || alloc_buffers())
+	if (kfit_child_io_setup(env.c.output, NULL) || kfit_caps_check() || alloc_buffers() ||
+	    kfit_serve_listen(&env.srv, &env.c, "softirqlat"))
 		return 1;
 	kfit_arm_cleanup();
 	if (start())
-		return 1;
+		return kfit_serve_free(env.srv), 1;
 	if (kfit_exiting) {
 		softirqlat_bpf__destroy(env.skel);
+		kfit_serve_free(env.srv);
 		return kfit_interrupted();
 	}
 	started_ns = kfit_now_ns();
 	kfit_tracing("softirqs");
-	err = kfit_run(&env.c, &(struct kfit_loop){ .report = report });
+	err = kfit_run(&env.c, &(struct kfit_loop){
+		.report = report,
+		.serve = env.srv,
+		.metrics = metrics,
+	});
+	kfit_serve_free(env.srv);
 	softirqlat_bpf__destroy(env.skel);
 	free(env.sets);
 	kfit_percpu_free(&env.hists);

@@ -12,6 +12,7 @@
 #include "explain.h"
 #include "fileio.h"
 #include "run.h"
+#include "serve.h"
 
 volatile sig_atomic_t kfit_exiting;
 volatile sig_atomic_t kfit_signals;
@@ -234,6 +235,8 @@ static int loop(const struct kfit_common *c, const struct kfit_loop *l,
 		ended(l, w);
 		if (step && !last && c->count && printed + 1 >= c->count)
 			last = true;
+		if (last)
+			kfit_serve_end(l->serve);
 		err = l->report(l->ctx, last);
 		printed++;
 		if (err || last)
@@ -241,7 +244,7 @@ static int loop(const struct kfit_common *c, const struct kfit_loop *l,
 	}
 }
 
-int kfit_run(const struct kfit_common *c, const struct kfit_loop *l)
+static int run(const struct kfit_common *c, const struct kfit_loop *l)
 {
 	struct kfit_child_proc target;
 	int err;
@@ -254,6 +257,18 @@ int kfit_run(const struct kfit_common *c, const struct kfit_loop *l)
 	kfit_child_proc_watch(&target, c->tid ? c->tid : c->pid, c->tid != 0);
 	err = loop(c, l, &target);
 	kfit_child_proc_close(&target);
+	return err;
+}
+
+int kfit_run(const struct kfit_common *c, const struct kfit_loop *l)
+{
+	int err;
+
+	if (kfit_serve_begin(l->serve, l->metrics, l->ctx))
+		return -1;
+	err = run(c, l);
+	/* an error ends the loop early: no scrape may read what the tool frees next */
+	kfit_serve_end(l->serve);
 	return err;
 }
 

@@ -65,11 +65,20 @@ void kfit_tracing(const char *what);
  * poll, else 0.
  */
 struct kfit_child;
+struct kfit_serve;
+struct kfit_prom;
 struct kfit_loop {
 	int (*report)(void *ctx, bool last);
 	int (*poll)(void *ctx, int timeout_ms);	/* NULL: just sleep */
 	void *ctx;
 	struct kfit_child *child;	/* -- COMMAND, started: ends the run */
+	/*
+	 * --serve (kfit_serve_listen): scrapes call metrics(ctx) from the
+	 * server's thread while the loop waits; the server stops before the
+	 * last report, so report and metrics never run at once
+	 */
+	struct kfit_serve *serve;
+	int (*metrics)(void *ctx, struct kfit_prom *p);
 };
 
 int kfit_run(const struct kfit_common *c, const struct kfit_loop *loop);

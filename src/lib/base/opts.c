@@ -30,6 +30,7 @@ enum {
 	KEY_FORCE,
 	KEY_NO_UFILTER,
 	KEY_OUTPUT,
+	KEY_SERVE,
 };
 
 struct common_opt {
@@ -74,6 +75,9 @@ static const struct common_opt common_opts[] = {
 			     "attach more uprobes than that all the same" }, NULL },
 	{ KFIT_OPT_ATTACH, { "no-uprobe-filter", KEY_NO_UFILTER, NULL,
 			     "children from their fork: uprobes in every process" }, NULL },
+	{ KFIT_OPT_SERVE, { "serve", KEY_SERVE, "[ADDR:]PORT",
+			    "run as an exporter: Prometheus metrics on http://ADDR:PORT/metrics "
+			    "(ADDR: every address), the report at the end" }, NULL },
 	{ 0, { "output", KEY_OUTPUT, "FILE",
 	       "write the report into FILE" },
 	  NULL },
@@ -575,6 +579,35 @@ static int parse_limit(const struct kfit_tool *t, const char *arg, unsigned long
 	return -1;
 }
 
+int kfit_opts_parse_listen(const char *s, char *host, size_t len, unsigned int *port)
+{
+	const char *colon = strrchr(s, ':');
+	const char *p = colon ? colon + 1 : s;
+	size_t hl = colon ? (size_t)(colon - s) : 0;
+	unsigned long v;
+	char *end;
+
+	if (!*p || *p == '-' || *p == '+')
+		return -1;
+	errno = 0;
+	v = strtoul(p, &end, 10);
+	if (errno || *end || v < 1 || v > 65535)
+		return -1;
+	/* [v6]: the brackets off; a bare v6 address has colons of its own */
+	if (hl >= 2 && s[0] == '[' && s[hl - 1] == ']') {
+		s++;
+		hl -= 2;
+	} else if (memchr(s, ':', hl) || memchr(s, '[', hl) || memchr(s, ']', hl)) {
+		return -1;
+	}
+	if (hl >= len || memchr(s, '/', hl) || memchr(s, ' ', hl))
+		return -1;
+	memcpy(host, s, hl);
+	host[hl] = '\0';
+	*port = v;
+	return 0;
+}
+
 static int parse_common(const struct kfit_tool *t, struct kfit_common *c,
 			int key, const char *arg)
 {
@@ -630,6 +663,14 @@ static int parse_common(const struct kfit_tool *t, struct kfit_common *c,
 	case KEY_OUTPUT:
 		c->output = arg;
 		return 0;
+	case KEY_SERVE:
+		c->serve = arg;
+		if (!kfit_opts_parse_listen(arg, c->serve_host, sizeof(c->serve_host),
+					    &c->serve_port))
+			return 0;
+		fprintf(stderr, "%s: invalid address '%s' for --serve: [ADDR:]PORT, "
+			"PORT 1 to 65535 (9435, 127.0.0.1:9435, [::1]:9435)\n", t->name, arg);
+		return -1;
 	case 'v':
 		c->verbose++;
 		return 0;
@@ -645,6 +686,11 @@ static int check_common(const struct kfit_tool *t, const struct kfit_common *c)
 	if (c->count && !c->interval_ns) {
 		fprintf(stderr, "%s: --count needs -i/--interval\n", t->name);
 		usage_hint(t);
+		return -1;
+	}
+	if (c->serve && c->interval_ns) {
+		fprintf(stderr, "%s: --serve keeps counting from the start, as Prometheus "
+			"wants: drop -i (scrapes are the intervals)\n", t->name);
 		return -1;
 	}
 	if (c->has_min && c->has_max && c->min_ns > c->max_ns) {

@@ -25,6 +25,7 @@ enum {
 	KFIT_OPT_ATTACH		= 1 << 9,	/* -k, --attach MECH, --no-deny,
 						   --uprobe-limit N, --force */
 	KFIT_OPT_MIN		= 1 << 10,	/* --min DUR alone */
+	KFIT_OPT_SERVE		= 1 << 11,	/* --serve [ADDR:]PORT */
 	/* -v/--verbose, -h/--help, -V/--version: always */
 };
 
@@ -83,7 +84,17 @@ struct kfit_common {
 	bool force;			/* more uprobes than that all the same */
 	bool no_ufilter;		/* uprobes in every process (children exact) */
 	const char *output;		/* --output FILE: the report, NULL: stdout */
+	const char *serve;		/* --serve [ADDR:]PORT: Prometheus metrics, NULL: none */
+	char serve_host[256];		/* its address, "" for every one */
+	unsigned int serve_port;
 };
+
+/*
+ * --serve's [ADDR:]PORT: "9435", ":9435", "127.0.0.1:9435", "[::1]:9435",
+ * "localhost:9435". host gets ADDR ("" when none: every address, as
+ * exporters listen), port 1..65535. 0, or -1 when it is not one.
+ */
+int kfit_opts_parse_listen(const char *s, char *host, size_t len, unsigned int *port);
 
 /* A tool's own option; key is its short letter, or >= 256 for long only */
 struct kfit_opt {

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --serve: the exporter's HTTP side on GNU libmicrohttpd (well kept, and
+ * hardened against the clients an exporter meets: its limits are below).
+ * The statically linked tools (the VM's) have no libmicrohttpd without
+ * GnuTLS's static archives, which Debian does not ship: they say so.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include "diag.h"
+#include "serve.h"
+
+void kfit_serve_health(struct kfit_prom *p, __u64 lost, __u64 missed)
+{
+	kfit_prom_family(p, "kfit_lost_records", KFIT_PROM_COUNTER, NULL,
+			 "Records lost for lack of room: a full ring buffer or map, a stack too deep.");
+	kfit_prom_u64(p, NULL, lost);
+	kfit_prom_family(p, "kfit_missed_runs", KFIT_PROM_COUNTER, NULL,
+			 "BPF program runs the kernel skipped (another program was running on the CPU).");
+	kfit_prom_u64(p, NULL, missed);
+}
+
+#ifdef KFIT_NO_HTTP
+
+struct kfit_serve {
+	int unused;
+};
+
+int kfit_serve_listen(struct kfit_serve **s, const struct kfit_common *c, const char *tool)
+{
+	(void)tool;
+	*s = NULL;
+	if (!c->serve)
+		return 0;
+	kfit_err("--serve: this build has no HTTP server (the statically linked tools "
+		 "leave libmicrohttpd out): use the dynamically linked %s", tool);
+	return -1;
+}
+
+int kfit_serve_begin(struct kfit_serve *s, kfit_serve_render_fn fn, void *ctx)
+{
+	(void)s;
+	(void)fn;
+	(void)ctx;
+	return 0;
+}
+
+void kfit_serve_end(struct kfit_serve *s)
+{
+	(void)s;
+}
+
+void kfit_serve_free(struct kfit_serve *s)
+{
+	(void)s;
+}
+
+#else
+
+#include <microhttpd.h>
+
+struct kfit_serve {
+	int fd;			/* listening */
+	struct MHD_Daemon *d;
+	kfit_serve_render_fn fn;
+	void *ctx;
+	const char *tool;
+	char where[300];	/* http://ADDR:PORT/metrics, as said */
+	double started;		/* the Unix time tracing began */
+	/* the server's own figures: only its thread writes them */
+	__u64 scrapes, failed, not_found, bad_method;
+	__u64 render_ns;
+};
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int bind_one(const struct addrinfo *ai)
+{
+	int one = 1, fd;
+
+	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (ai->ai_family == AF_INET6 && ai->ai_flags & AI_PASSIVE) {
+		int zero = 0;
+
+		/* ":PORT" is IPv4 and IPv6 both, on one socket */
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+	}
+	if (bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 128)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static int open_socket(struct kfit_serve *s, const struct kfit_common *c)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV };
+	struct addrinfo *res, *ai;
+	char port[8];
+	int err, fd = -EADDRNOTAVAIL;
+
+	snprintf(port, sizeof(port), "%u", c->serve_port);
+	if (!c->serve_host[0]) {
+		hints.ai_flags |= AI_PASSIVE;
+		hints.ai_family = AF_INET6;
+	}
+	err = getaddrinfo(c->serve_host[0] ? c->serve_host : NULL, port, &hints, &res);
+	if (err && !c->serve_host[0]) {
+		/* no IPv6 here: every IPv4 address */
+		hints.ai_family = AF_INET;
+		err = getaddrinfo(NULL, port, &hints, &res);
+	}
+	if (err) {
+		kfit_err("--serve %s: %s", c->serve, gai_strerror(err));
+		return -1;
+	}
+	for (ai = res; ai && fd < 0; ai = ai->ai_next)
+		fd = bind_one(ai);
+	freeaddrinfo(res);
+	if (fd < 0) {
+		kfit_err("--serve %s: cannot listen: %s", c->serve, strerror(-fd));
+		return -1;
+	}
+	s->fd = fd;
+	return 0;
+}
+
+int kfit_serve_listen(struct kfit_serve **sp, const struct kfit_common *c, const char *tool)
+{
+	struct kfit_serve *s;
+	const char *h = c->serve_host;
+
+	*sp = NULL;
+	if (!c->serve)
+		return 0;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		kfit_err("out of memory");
+		return -1;
+	}
+	s->tool = tool;
+	if (open_socket(s, c)) {
+		free(s);
+		return -1;
+	}
+	snprintf(s->where, sizeof(s->where), "http://%s%s%s:%u/metrics",
+		 strchr(h, ':') ? "[" : "", h[0] ? h : "0.0.0.0", strchr(h, ':') ? "]" : "",
+		 c->serve_port);
+	*sp = s;
+	return 0;
+}
+
+/* ---- the exporter's own figures ------------------------------------------ */
+
+static void build_info(struct kfit_serve *s, struct kfit_prom *p)
+{
+	struct kfit_prom_labels l;
+	struct utsname u;
+
+	kfit_prom_labels_init(&l);
+	kfit_prom_label(&l, "tool", s->tool);
+	kfit_prom_label(&l, "version", KFIT_VERSION);
+	if (!uname(&u))
+		kfit_prom_label(&l, "kernel", u.release);
+	kfit_prom_family(p, "kfit_build", KFIT_PROM_INFO, NULL,
+			 "The tool, its version and the kernel it traces.");
+	kfit_prom_u64(p, &l, 1);
+}
+
+static void code_sample(struct kfit_prom *p, const char *code, __u64 v)
+{
+	struct kfit_prom_labels l;
+
+	kfit_prom_labels_init(&l);
+	kfit_prom_label(&l, "code", code);
+	kfit_prom_u64(p, &l, v);
+}
+
+static void server_figures(struct kfit_serve *s, struct kfit_prom *p)
+{
+	kfit_prom_family(p, "kfit_start_time_seconds", KFIT_PROM_GAUGE, "seconds",
+			 "When tracing began, in seconds since the Unix epoch.");
+	kfit_prom_double(p, NULL, s->started);
+	kfit_prom_family(p, "kfit_scrapes", KFIT_PROM_COUNTER, NULL,
+			 "Scrapes of /metrics answered, this one included.");
+	kfit_prom_u64(p, NULL, s->scrapes);
+	kfit_prom_family(p, "kfit_scrape_render_seconds", KFIT_PROM_COUNTER, "seconds",
+			 "Time spent reading the maps and writing the metrics, all scrapes.");
+	kfit_prom_ns(p, NULL, s->render_ns);
+	kfit_prom_family(p, "kfit_http_errors", KFIT_PROM_COUNTER, NULL,
+			 "Requests answered with an error, by HTTP status.");
+	code_sample(p, "404", s->not_found);
+	code_sample(p, "405", s->bad_method);
+	code_sample(p, "500", s->failed);
+}
+
+/* The usual process_* figures of an exporter, from /proc/self */
+static void process_figures(struct kfit_prom *p)
+{
+	unsigned long long ut = 0, st = 0, start = 0, vsz = 0, rss = 0;
+	long hz = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
+	char buf[1024], *e;
+	struct dirent *de;
+	FILE *f;
+	DIR *d;
+	int fds = 0;
+
+	f = fopen("/proc/self/stat", "r");
+	if (!f)
+		return;
+	e = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	e = e ? strrchr(buf, ')') : NULL;
+	/* after "pid (comm)": state is field 3; utime 14, stime 15, starttime 22 */
+	if (!e || sscanf(e + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu "
+			 "%*d %*d %*d %*d %*d %*d %llu %llu %llu", &ut, &st, &start, &vsz, &rss) != 5)
+		return;
+	d = opendir("/proc/self/fd");
+	while (d && (de = readdir(d)))
+		fds += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	kfit_prom_family(p, "process_cpu_seconds", KFIT_PROM_COUNTER, "seconds",
+			 "User and system CPU time of the tool (BPF programs' time is the traced tasks').");
+	kfit_prom_double(p, NULL, (double)(ut + st) / hz);
+	kfit_prom_family(p, "process_resident_memory_bytes", KFIT_PROM_GAUGE, "bytes",
+			 "Resident memory of the tool.");
+	kfit_prom_u64(p, NULL, rss * page);
+	kfit_prom_family(p, "process_virtual_memory_bytes", KFIT_PROM_GAUGE, "bytes",
+			 "Virtual memory of the tool.");
+	kfit_prom_u64(p, NULL, vsz);
+	kfit_prom_family(p, "process_open_fds", KFIT_PROM_GAUGE, NULL,
+			 "File descriptors the tool holds (perf events, maps, links).");
+	kfit_prom_u64(p, NULL, fds - 1);
+	(void)start;
+}
+
+/* ---- requests -------------------------------------------------------------- */
+
+static enum MHD_Result send_text(struct MHD_Connection *conn, unsigned int code,
+				 const char *type, char *text, size_t len, bool must_free)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(len, text, must_free ? MHD_RESPMEM_MUST_FREE :
+					    MHD_RESPMEM_PERSISTENT);
+	if (!r) {
+		if (must_free)
+			free(text);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(conn, code, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result metrics(struct kfit_serve *s, struct MHD_Connection *conn)
+{
+	const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+							 MHD_HTTP_HEADER_ACCEPT);
+	bool om = kfit_prom_accepts_om(accept);
+	static char oom[] = "out of memory\n";
+	__u64 t0 = mono_ns();
+	struct kfit_prom p;
+	size_t len;
+	char *text;
+	int err;
+
+	s->scrapes++;
+	kfit_prom_init(&p, om);
+	err = s->fn(s->ctx, &p);
+	if (err) {
+		kfit_prom_release(&p);
+		s->failed++;
+		kfit_debug("scrape failed: %s", strerror(-err));
+		return send_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain",
+				 oom, sizeof(oom) - 1, false);
+	}
+	build_info(s, &p);
+	process_figures(&p);
+	s->render_ns += mono_ns() - t0;
+	server_figures(s, &p);
+	text = kfit_prom_finish(&p, &len);
+	if (!text) {
+		s->failed++;
+		return send_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain",
+				 oom, sizeof(oom) - 1, false);
+	}
+	return send_text(conn, MHD_HTTP_OK, kfit_prom_content_type(om), text, len, true);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version,
+				  const char *upload_data, size_t *upload_size, void **req)
+{
+	static char not_found[] = "not found: the metrics are on /metrics\n";
+	static char bad_method[] = "method not allowed: GET /metrics\n";
+	static char index_page[] = "kfit exporter: the metrics are on /metrics\n";
+	struct kfit_serve *s = cls;
+
+	(void)version;
+	(void)upload_data;
+	/* a body is not read: the request is answered, the body discarded */
+	*upload_size = 0;
+	*req = s;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
+		s->bad_method++;
+		return send_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", bad_method,
+				 sizeof(bad_method) - 1, false);
+	}
+	if (!strcmp(url, "/metrics"))
+		return metrics(s, conn);
+	if (!strcmp(url, "/"))
+		return send_text(conn, MHD_HTTP_OK, "text/plain", index_page,
+				 sizeof(index_page) - 1, false);
+	s->not_found++;
+	return send_text(conn, MHD_HTTP_NOT_FOUND, "text/plain", not_found,
+			 sizeof(not_found) - 1, false);
+}
+
+/* libmicrohttpd's complaints (a client over a limit, a bad request): with -vv */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char buf[256];
+
+	(void)cls;
+	if (kfit_verbosity() < 2)
+		return;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	buf[strcspn(buf, "\n")] = '\0';
+	kfit_debug("http: %s", buf);
+}
+
+int kfit_serve_begin(struct kfit_serve *s, kfit_serve_render_fn fn, void *ctx)
+{
+	sigset_t all, old;
+
+	if (!s)
+		return 0;
+	s->fn = fn;
+	s->ctx = ctx;
+	s->started = (double)time(NULL);
+	/* the server's thread takes no signal: the loop's Ctrl-C stays the loop's */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	s->d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0,
+				NULL, NULL, on_request, s,
+				MHD_OPTION_LISTEN_SOCKET, s->fd,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)KFIT_SERVE_MAX_CONNS,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				(unsigned int)KFIT_SERVE_MAX_PER_IP,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)KFIT_SERVE_TIMEOUT_S,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)KFIT_SERVE_MEMORY,
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+				MHD_OPTION_END);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!s->d) {
+		kfit_err("--serve: the HTTP server did not start");
+		return -1;
+	}
+	kfit_info("Serving metrics on %s", s->where);
+	return 0;
+}
+
+void kfit_serve_end(struct kfit_serve *s)
+{
+	if (!s || !s->d)
+		return;
+	/* the socket stays ours (kfit_serve_free closes it) */
+	MHD_quiesce_daemon(s->d);
+	MHD_stop_daemon(s->d);
+	s->d = NULL;
+}
+
+void kfit_serve_free(struct kfit_serve *s)
+{
+	if (!s)
+		return;
+	kfit_serve_end(s);
+	close(s->fd);
+	free(s);
+}
+
+#endif
