@@ -4,6 +4,7 @@
  * BPF side: bpf/calltime.bpf.c. Shared types: include/kfit/calltime.h.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #include "output.h"
 #include "retval.h"
 #include "run.h"
+#include "serve.h"
 #include "args.h"
 #include "filter.h"
 #include "target.h"
@@ -93,6 +95,7 @@ struct env {
 	__u64 start_ns, nevents, last_lost;
 	__u64 missed;		/* program runs the kernel skipped, this report */
 	__u64 counters[CT_NCOUNTERS];
+	struct kfit_serve *srv;	/* --serve */
 };
 
 static struct env env;
@@ -181,10 +184,11 @@ static const struct kfit_tool tool = {
 		    "funcdur 'c:malloc(bytes)' --by bytes  # a row per size: how often, how long\n"
 		    "funcdur 'sys:openat(filename)' --by filename  # a row per file name\n"
 		    "funcdur --events 'vfs_open(path->dentry->d_name.name)'  # fields (BTF)\n"
-		    "funcdur --events 'c:fclose(fp->_fileno)'  # fields (DWARF: libc6-dbg)\n",
+		    "funcdur --events 'c:fclose(fp->_fileno)'  # fields (DWARF: libc6-dbg)\n"
+		    "funcdur --serve 9435 vfs_read sys:openat  # Prometheus metrics, :9435/metrics\n",
 	.common = KFIT_OPT_PID | KFIT_OPT_TID | KFIT_OPT_COMM | KFIT_OPT_CPU |
 		  KFIT_OPT_DURATION | KFIT_OPT_INTERVAL | KFIT_OPT_JSON |
-		  KFIT_OPT_TIMESTAMP | KFIT_OPT_MINMAX | KFIT_OPT_ATTACH,
+		  KFIT_OPT_TIMESTAMP | KFIT_OPT_MINMAX | KFIT_OPT_ATTACH | KFIT_OPT_SERVE,
 	.opts = funcdur_opts,
 	.parse = parse_opt,
 	.ctx = &env,
@@ -569,6 +573,7 @@ static void cleanup(void)
 	kfit_filter_free(&env.filt);
 	kfit_filter_free(&env.errs);
 	kfit_calltime_free(&env.maps);
+	kfit_serve_free(env.srv);
 }
 
 /* ---- output ----------------------------------------------------------- */
@@ -778,13 +783,13 @@ static const char *by_text(const struct kfit_calltime_by *r, char *buf, size_t l
 }
 
 /* The rows of this half into env.by, in order */
-static int read_by(int half)
+static int read_by(int half, unsigned int flags)
 {
 	unsigned long top = env.fs.top;
 	int *idx, *rank, n, nf, i, k, err;
 	void *text;
 
-	err = kfit_calltime_read_by(&env.maps, half, &env.rows, &n, KFIT_CALLTIME_CLEAR);
+	err = kfit_calltime_read_by(&env.maps, half, &env.rows, &n, flags);
 	if (err)
 		return err;
 	/* ids are the cookies given: one that is not is left out */
@@ -867,41 +872,143 @@ static void by_notes(const __u64 *d)
 
 /* ---- the report loop ------------------------------------------------- */
 
+/*
+ * This report's figures into env.fs (and env.by): the half written before
+ * the flip, emptied as read; with --serve the half being written, never
+ * flipped nor emptied, so that the figures count from the start
+ */
+static int read_stats(void)
+{
+	unsigned int flags = env.srv ? 0 : KFIT_CALLTIME_CLEAR;
+	int half, err, k;
+
+	half = kfit_epoch_half(&env.skel->bss->kfit_epoch, env.srv);
+	/* the attacher drops the functions the kernel refused */
+	for (k = 0; k < env.fs.n; k++)
+		env.fs.f[k].hidden = env.tg.funcs[k].dropped;
+	err = kfit_calltime_read(&env.maps, half, &env.fs, flags);
+	if (!err && grouping())
+		err = read_by(half, flags);
+	if (err)
+		kfit_err("cannot read the statistics: %s", kfit_reason(err));
+	return err;
+}
+
+/* ---- --serve ---------------------------------------------------------- */
+
+static void prom_fn(struct kfit_prom_labels *l, const struct kfit_fstat *f)
+{
+	kfit_prom_labels_init(l);
+	kfit_prom_label(l, "function", f->name);
+}
+
+/* A family of one value per function shown */
+static void prom_per_fn(struct kfit_prom *p, const char *name, const char *help, bool ns,
+			size_t off)
+{
+	struct kfit_prom_labels l;
+	int i;
+
+	kfit_prom_family(p, name, KFIT_PROM_COUNTER, ns ? "seconds" : NULL, help);
+	for (i = 0; i < env.fs.n; i++) {
+		const struct kfit_fstat *f = &env.fs.f[i];
+		__u64 v = *(const __u64 *)((const char *)f + off);
+
+		if (f->hidden)
+			continue;
+		prom_fn(&l, f);
+		if (ns)
+			kfit_prom_ns(p, &l, v);
+		else
+			kfit_prom_u64(p, &l, v);
+	}
+}
+
+/* --by: a series per row, the value a label named after what groups them */
+static void prom_by(struct kfit_prom *p, const __u64 *cur)
+{
+	struct kfit_prom_labels l;
+	char key[80], name[72];
+	int i;
+
+	kfit_prom_label_name(env.by_arg, name, sizeof(name));
+	snprintf(key, sizeof(key), "%s%s", name, env.by_log2 ? "_log2" : "");
+	kfit_prom_family(p, "kfit_function_grouped_duration_seconds", KFIT_PROM_HISTOGRAM,
+			 "seconds", "Call durations per function and --by value.");
+	for (i = 0; i < env.by.n; i++) {
+		const struct kfit_fstat *f = &env.by.f[i];
+
+		if (f->hidden)
+			continue;
+		prom_fn(&l, f);
+		kfit_prom_label(&l, key, f->by);
+		kfit_prom_hist_ns(p, &l, &f->h);
+	}
+	kfit_prom_family(p, "kfit_function_ungrouped_calls", KFIT_PROM_COUNTER, NULL,
+			 "Calls in no --by series: past the rows the map holds, or their value unread.");
+	kfit_prom_u64(p, NULL, cur[CT_BY_FULL] + cur[CT_NO_VALUE]);
+}
+
+static int metrics(void *ctx, struct kfit_prom *p)
+{
+	__u64 cur[CT_NCOUNTERS];
+	struct kfit_prom_labels l;
+	int i, err;
+
+	(void)ctx;
+	err = read_stats();
+	if (err)
+		return err;
+	kfit_calltime_counters(&env.maps, cur);
+	kfit_prom_family(p, "kfit_function_duration_seconds", KFIT_PROM_HISTOGRAM, "seconds",
+			 "Wall time of each call, entry to return.");
+	for (i = 0; i < env.fs.n; i++) {
+		if (env.fs.f[i].hidden)
+			continue;
+		prom_fn(&l, &env.fs.f[i]);
+		kfit_prom_hist_ns(p, &l, &env.fs.f[i].h);
+	}
+	prom_per_fn(p, "kfit_function_local_seconds",
+		    "Wall time of the calls minus their traced callees' (kd's Local).", true,
+		    offsetof(struct kfit_fstat, local_ns));
+	prom_per_fn(p, "kfit_function_filtered_calls", "Calls left out by --min or --max.",
+		    false, offsetof(struct kfit_fstat, filtered));
+	if (grouping())
+		prom_by(p, cur);
+	kfit_serve_health(p, cur[CT_LOST_EVENTS] + cur[CT_DEEP] + cur[CT_NO_STACK],
+			  kfit_attacher_missed(env.att));
+	return 0;
+}
+
 static int report(void *ctx, bool last)
 {
 	static __u64 prev[CT_NCOUNTERS], since, missed;
 	__u64 now = kfit_now_ns(), cur[CT_NCOUNTERS], d[CT_NCOUNTERS];
-	int half, err, k;
+	int err, k;
 
 	(void)ctx;
-	half = kfit_epoch_flip(&env.skel->bss->kfit_epoch);
 	/* events mode reports totals at the end, tables per interval */
 	env.missed = kfit_attacher_missed(env.att);
 	if (!env.events) {
 		env.missed -= missed;
 		missed += env.missed;
 	}
-	kfit_calltime_counters(&env.maps, cur);
-	for (k = 0; k < CT_NCOUNTERS; k++)
-		d[k] = cur[k] - prev[k];
-	memcpy(prev, cur, sizeof(prev));
 	if (env.events) {
+		kfit_epoch_flip(&env.skel->bss->kfit_epoch);
+		kfit_calltime_counters(&env.maps, cur);
 		ring_buffer__consume(env.rb);
 		if (last)
 			events_summary(cur);
 		fflush(stdout);
 		return 0;
 	}
-	/* the attacher drops the functions the kernel refused */
-	for (k = 0; k < env.fs.n; k++)
-		env.fs.f[k].hidden = env.tg.funcs[k].dropped;
-	err = kfit_calltime_read(&env.maps, half, &env.fs, KFIT_CALLTIME_CLEAR);
-	if (!err && grouping())
-		err = read_by(half);
-	if (err) {
-		kfit_err("cannot read the statistics: %s", kfit_reason(err));
+	err = read_stats();
+	if (err)
 		return err;
-	}
+	kfit_calltime_counters(&env.maps, cur);
+	for (k = 0; k < CT_NCOUNTERS; k++)
+		d[k] = cur[k] - prev[k];
+	memcpy(prev, cur, sizeof(prev));
 	if (!since)
 		since = env.start_ns;
 	if (env.c.json)
@@ -984,6 +1091,11 @@ static int check_args(int first, int argc, char **argv, bool dashdash)
 		fprintf(stderr, "funcdur: --by keeps log2 histograms: drop --linear\n");
 		return -1;
 	}
+	if (env.events && env.c.serve) {
+		fprintf(stderr, "funcdur: --events prints calls, --serve counts them: "
+			"drop one\n");
+		return -1;
+	}
 	if (env.events && env.hist) {
 		fprintf(stderr, "funcdur: --events prints calls, not histograms: "
 			"drop -H or --events\n");
@@ -1011,7 +1123,8 @@ int main(int argc, char **argv)
 		return 2;
 	kfit_setup("funcdur", &env.c);
 	/* a COMMAND that cannot run is said before anything is attached */
-	if (kfit_child_io_setup(env.c.output, env.cmd))
+	if (kfit_child_io_setup(env.c.output, env.cmd) ||
+	    kfit_serve_listen(&env.srv, &env.c, "funcdur"))
 		return 1;
 	err = resolve_targets(&start_id, &stop_id);
 	if (err)
@@ -1055,6 +1168,8 @@ int main(int argc, char **argv)
 		.report = report,
 		.poll = env.events ? poll_events : NULL,
 		.child = env.cmd ? &env.child : NULL,
+		.serve = env.srv,
+		.metrics = metrics,
 	});
 	kfit_child_note(&env.child);
 	cleanup();

@@ -400,17 +400,6 @@ static void drain(void)
 		usleep(1000);
 }
 
-/*
- * The half to read: the other one, emptied as read, for a report of an
- * interval; with --serve the one written, never emptied, never flipped
- */
-static int take_half(void)
-{
-	if (env.srv)
-		return env.skel->bss->kfit_epoch & 1;
-	return kfit_epoch_flip(&env.skel->bss->kfit_epoch);
-}
-
 static void prom_vector(struct kfit_prom *p, int k, int cpu)
 {
 	const struct sirq_set *s = &env.sets[cpu < 0 ? 0 : 1 + cpu];
@@ -451,7 +440,7 @@ static int metrics(void *ctx, struct kfit_prom *p)
 	int err;
 
 	(void)ctx;
-	err = collect_half(take_half());
+	err = collect_half(kfit_epoch_half(&env.skel->bss->kfit_epoch, env.srv));
 	if (err)
 		return err;
 	if (!env.no_queue) {
@@ -475,7 +464,7 @@ static int report(void *ctx, bool last)
 	(void)ctx;
 	if (last)
 		drain();
-	half = take_half();
+	half = kfit_epoch_half(&env.skel->bss->kfit_epoch, env.srv);
 	misses = prog_misses();
 	err = collect_half(half);
 	if (err)

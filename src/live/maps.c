@@ -282,3 +282,8 @@ int kfit_epoch_flip(volatile __u32 *epoch)
 			;
 	return old & 1;
 }
+
+int kfit_epoch_half(volatile __u32 *epoch, bool cumulative)
+{
+	return cumulative ? (int)(*epoch & 1) : kfit_epoch_flip(epoch);
+}

@@ -99,5 +99,11 @@ int kfit_hash_read(int fd, bool (*want)(const void *key, void *ctx), void *ctx,
  * Returns the old half's index, which may then be read and cleared.
  */
 int kfit_epoch_flip(volatile __u32 *epoch);
+/*
+ * The half a report reads: with cumulative (--serve: Prometheus' counters
+ * count from the start) the half being written, never flipped nor to be
+ * cleared; else kfit_epoch_flip()'s
+ */
+int kfit_epoch_half(volatile __u32 *epoch, bool cumulative);
 
 #endif

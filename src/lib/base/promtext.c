@@ -211,7 +211,7 @@ void kfit_prom_u64(struct kfit_prom *p, const struct kfit_prom_labels *l, __u64 
 void kfit_prom_double(struct kfit_prom *p, const struct kfit_prom_labels *l, double v)
 {
 	put_series(p, sample_suffix(p), l, NULL);
-	putf(p, "%.17g\n", v);
+	putf(p, "%.15g\n", v);
 }
 
 /* Seconds of ns, exactly, trailing zeros off: "0.0000015", "2" */
