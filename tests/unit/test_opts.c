@@ -873,6 +873,95 @@ static void test_group(void **state)
 	t_int_eq("the group's name", kfit_opts_check(&t), -1);
 }
 
+/* --serve's [ADDR:]PORT */
+static void test_parse_listen(void **state)
+{
+	static const struct {
+		const char *in, *host;	/* host NULL: refused */
+		unsigned int port;
+	} cases[] = {
+		{ "9435", "", 9435 },
+		{ ":9435", "", 9435 },
+		{ "127.0.0.1:9435", "127.0.0.1", 9435 },
+		{ "[::1]:9435", "::1", 9435 },
+		{ "[fe80::1%lo]:80", "fe80::1%lo", 80 },
+		{ "localhost:1", "localhost", 1 },
+		{ "0.0.0.0:65535", "0.0.0.0", 65535 },
+		{ "0", NULL, 0 },
+		{ "65536", NULL, 0 },
+		{ "99999999999999999999", NULL, 0 },
+		{ "-1", NULL, 0 },
+		{ "+80", NULL, 0 },
+		{ "0x50", NULL, 0 },
+		{ " 80", NULL, 0 },
+		{ "80 ", NULL, 0 },
+		/* a v6 address only in brackets: which colon ends it? */
+		{ "::1:80", NULL, 0 },
+		{ "::1", NULL, 0 },
+		{ "[::1]", NULL, 0 },
+		{ "[::1:80", NULL, 0 },
+		{ "::1]:80", NULL, 0 },
+		{ "", NULL, 0 },
+		{ ":", NULL, 0 },
+		{ "x:", NULL, 0 },
+		{ "x", NULL, 0 },
+		{ "a b:80", NULL, 0 },
+		{ "a/b:80", NULL, 0 },
+	};
+	char host[64], small[4];
+	unsigned int port;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < T_N(cases); i++) {
+		port = 12345;
+		strcpy(host, "untouched");
+		if (!cases[i].host) {
+			t_int_eq(cases[i].in, kfit_opts_parse_listen(cases[i].in, host,
+								     sizeof(host), &port), -1);
+			t_int_eq(cases[i].in, port, 12345);
+			continue;
+		}
+		t_int_eq(cases[i].in, kfit_opts_parse_listen(cases[i].in, host, sizeof(host),
+							     &port), 0);
+		t_str_eq(cases[i].in, host, cases[i].host);
+		t_int_eq(cases[i].in, port, cases[i].port);
+	}
+	/* an address longer than the buffer is refused, not cut */
+	assert_int_equal(kfit_opts_parse_listen("abc:80", small, sizeof(small), &port), 0);
+	assert_string_equal(small, "abc");
+	assert_int_equal(kfit_opts_parse_listen("abcd:80", small, sizeof(small), &port), -1);
+}
+
+/* --serve as a tool takes it: the address parsed, a bad one and -i refused */
+static void test_serve_option(void **state)
+{
+	struct kfit_tool stool = tool;
+	struct kfit_common c;
+
+	(void)state;
+	stool.common |= KFIT_OPT_SERVE;
+	assert_int_equal(run(&stool, &c, ARGS("--serve", "127.0.0.1:9435", "-j")), 4);
+	assert_string_equal(err_buf, "");
+	assert_string_equal(c.serve, "127.0.0.1:9435");
+	assert_string_equal(c.serve_host, "127.0.0.1");
+	assert_int_equal(c.serve_port, 9435);
+	assert_int_equal(run(&stool, &c, ARGS("--serve=9435")), 2);
+	assert_string_equal(c.serve_host, "");
+	assert_int_equal(c.serve_port, 9435);
+	assert_int_equal(run(&stool, &c, ARGS("--serve", "::1:80")), -1);
+	assert_string_equal(err_buf, "softirqlat: invalid address '::1:80' for --serve: "
+			    "[ADDR:]PORT, PORT 1 to 65535 (9435, 127.0.0.1:9435, [::1]:9435)\n");
+	assert_int_equal(run(&stool, &c, ARGS("--serve", "0")), -1);
+	assert_non_null(strstr(err_buf, "invalid address '0' for --serve"));
+	/* Prometheus makes the intervals: -i is a usage error with it */
+	assert_int_equal(run(&stool, &c, ARGS("--serve", "9435", "-i", "1s")), -1);
+	assert_non_null(strstr(err_buf, "drop -i"));
+	/* not an option of a tool that does not serve */
+	assert_int_equal(run(&tool, &c, ARGS("--serve", "9435")), -1);
+	assert_string_equal(err_buf, UNRECOGNIZED("--serve"));
+}
+
 /* Percents: a number, a '%' after it at most, 0 to max */
 static void test_percent(void **state)
 {
@@ -928,6 +1017,8 @@ int main(void)
 		cmocka_unit_test(test_usage_lists_accepted),
 		cmocka_unit_test(test_group),
 		cmocka_unit_test(test_percent),
+		cmocka_unit_test(test_parse_listen),
+		cmocka_unit_test(test_serve_option),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

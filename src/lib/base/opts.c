@@ -585,13 +585,9 @@ int kfit_opts_parse_listen(const char *s, char *host, size_t len, unsigned int *
 	const char *p = colon ? colon + 1 : s;
 	size_t hl = colon ? (size_t)(colon - s) : 0;
 	unsigned long v;
-	char *end;
 
-	if (!*p || *p == '-' || *p == '+')
-		return -1;
-	errno = 0;
-	v = strtoul(p, &end, 10);
-	if (errno || *end || v < 1 || v > 65535)
+	/* digits alone, as every number of the command line: strtoul takes " 80" */
+	if (kfit_opts_parse_uint(p, 65535, &v))
 		return -1;
 	/* [v6]: the brackets off; a bare v6 address has colons of its own */
 	if (hl >= 2 && s[0] == '[' && s[hl - 1] == ']') {
