@@ -37,6 +37,8 @@ TEST_DEPS += prometheus curl
 # RSS (time); the VM benchmarks (qemu, an initramfs of busybox)
 BENCH_DEPS := libbpf-tools linux-perf bpftrace uftrace trace-cmd systemd-bootchart \
 	time jq procps qemu-system-x86 cpio busybox-static
+# the cost of --serve (tools/bench/serve.sh): the real Prometheus scraping
+BENCH_DEPS += prometheus curl
 DEPS := $(BUILD_DEPS) $(TEST_DEPS) $(BENCH_DEPS)
 
 # STATIC=1: statically linked tools, for machines without libbpf (and the VM).

@@ -8,7 +8,7 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 status=0
-for b in softirqlat funcdur pmcstat attach uprobes callgraph record kd bootsum; do
+for b in softirqlat funcdur pmcstat serve attach uprobes callgraph record kd bootsum; do
 	"$here/$b.sh" || status=1
 	echo
 done
