@@ -425,7 +425,8 @@ int kfit_cgview_flame_leaf(void *sum, const struct kfit_ctree *t, const struct k
 
 	if (!err)
 		err = kfit_export_flame_call(s->flame, th, kfit_ctree_func_name(t, r->id),
-					     func_kernel(s, r->id), r->dur, s);
+					     func_kernel(s, r->id), r->dur,
+					     !(r->h.flags & (KFIT_RF_LOST | KFIT_RF_INCOMPLETE)), s);
 	if (err && !s->err)
 		s->err = err;
 	return err;
