@@ -171,7 +171,10 @@ static void names_of(struct kft_file *f, struct names *n)
 		const struct kft_func *fn = kft_func_at(f, i);
 
 		n->funcs[i] = fn->name;
-		n->cgv[i] = (struct kfit_cgview_func){ fn->name, fn->kernel, fn->dropped };
+		n->cgv[i] = (struct kfit_cgview_func){
+			.name = fn->name, .kernel = fn->kernel, .dropped = fn->dropped,
+			.object = fn->object, .build_id = fn->build_id,
+		};
 	}
 	for (i = 0; i < n->nevents; i++)
 		n->events[i] = kft_event_at(f, i)->name;
