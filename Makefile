@@ -28,6 +28,8 @@ TEST_DEPS += libclang-rt-14-dev
 TEST_DEPS += pandoc man-db
 # kd's peak RSS (tests/live/test_kd_memory.sh): GNU time
 TEST_DEPS += time
+# the pprof profiles' reader (tests/live/test_pprof.sh): go tool pprof
+TEST_DEPS += golang-go
 # The comparisons: Debian's libbpf-tools, perf, bpftrace, uftrace, trace-cmd
 # (tools/bench/record.sh), systemd-bootchart (tools/bench/bootsum.sh); peak
 # RSS (time); the VM benchmarks (qemu, an initramfs of busybox)
