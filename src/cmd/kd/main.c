@@ -98,7 +98,7 @@ static const struct kfit_tool tool = {
 	.summary = "KFI's kd: analyse a trace file that callgraph -o recorded, here or "
 		   "on another\nmachine (no root, no BPF): the call trees as callgraph "
 		   "prints them live, the\nsummary, the records one per line, flame "
-		   "graphs, Perfetto traces, or what the\nfile holds.",
+		   "graphs, Perfetto traces, pprof\nprofiles, or what the file holds.",
 	.synopsis = "[OPTIONS] FILE",
 	.examples = "kd trace.kft                        # the call trees\n"
 		    "kd trace.kft --errors                # only the trees where a call failed\n"
