@@ -32,6 +32,8 @@ TEST_DEPS += pandoc man-db
 TEST_DEPS += time
 # --serve's oracle: a real Prometheus server, and promtool (tests/live/test_serve.sh)
 TEST_DEPS += prometheus curl
+# the pprof profiles' reader (tests/live/test_pprof.sh): go tool pprof
+TEST_DEPS += golang-go
 # The comparisons: Debian's libbpf-tools, perf, bpftrace, uftrace, trace-cmd
 # (tools/bench/record.sh), systemd-bootchart (tools/bench/bootsum.sh); peak
 # RSS (time); the VM benchmarks (qemu, an initramfs of busybox)

@@ -261,11 +261,35 @@ static __always_inline struct ct_stat *by_stat(__u32 half, __u32 id, __s64 val,
 }
 
 /*
+ * --by comm: the comm read where by_strs can copy it whole from, one per
+ * context (an interrupt's call may come between a task's read and copy)
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, KFIT_NCTX);
+	__type(key, __u32);
+	__type(value, struct ct_by_str);
+} by_comms SEC(".maps");
+
+static __always_inline int by_comm(enum kfit_ctx cx, __s64 *val, const char **str)
+{
+	__u32 slot = cx;
+	struct ct_by_str *c = bpf_map_lookup_elem(&by_comms, &slot);
+
+	if (!c)
+		return -1;
+	bpf_get_current_comm(c->s, 16);	/* TASK_COMM_LEN */
+	*str = c->s;
+	*val = ct_str_hash(c->s);
+	return 0;
+}
+
+/*
  * --by's value of the call into *val (a string's: its hash, the string
  * in *str): 0, or -1 when it has none (counted)
  */
-static __always_inline int by_value(__u32 id, __s64 ret, const struct kfit_argvals *av,
-				    __s64 *val, const char **str)
+static __always_inline int by_value(__u32 id, __s64 ret, enum kfit_ctx cx,
+				    const struct kfit_argvals *av, __s64 *val, const char **str)
 {
 	__u32 w = by_what[id & (CT_MAX_FUNCS - 1)], i, s;
 	const struct kfit_fargs *fa;
@@ -273,6 +297,8 @@ static __always_inline int by_value(__u32 id, __s64 ret, const struct kfit_argva
 	*str = NULL;
 	if (w == CT_BY_NONE)
 		return -1;
+	if (w == CT_BY_COMM)
+		return by_comm(cx, val, str);
 	if (w == CT_BY_RET) {
 		*val = by_log2 ? ct_log2_bucket(ret, ret_kind[id & (CT_MAX_FUNCS - 1)] &
 						KFIT_RET_SIGNED) : ret;
@@ -419,7 +445,7 @@ static __always_inline void record(__u32 id, __u64 dur, __u64 local, __s64 ret,
 	}
 	kfit_hist_put(&s->h, dur);
 	s->local_ns += local;
-	if (by_any && !by_value(id, ret, av, &val, &str) && (b = by_stat(half, id, val, str))) {
+	if (by_any && !by_value(id, ret, ctx, av, &val, &str) && (b = by_stat(half, id, val, str))) {
 		kfit_hist_put(&b->h, dur);
 		b->local_ns += local;
 	}

@@ -83,6 +83,7 @@ enum ct_by {
 	CT_BY_ARG0,		/* CT_BY_ARG0 + i: argument slot i */
 	CT_BY_STR0 = CT_BY_ARG0 + KFIT_ARGS_MAX,	/* CT_BY_STR0 + i: argument slot
 							   i, a string: by its hash */
+	CT_BY_COMM = CT_BY_STR0 + KFIT_ARGS_MAX,	/* the task's comm: by its hash */
 };
 
 /*

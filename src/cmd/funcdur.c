@@ -50,10 +50,10 @@ static const struct kfit_opt funcdur_opts[] = {
 	{ "start-at", OPT_START_AT, "FUNC", "collect from the first entry of FUNC" },
 	{ "stop-at", OPT_STOP_AT, "FUNC", "stop collecting at the exit of FUNC" },
 	{ "cgroup", OPT_CGROUP, "PATH", "only tasks in this cgroup (v2 path)" },
-	{ "by", OPT_BY, "ret|ARG", "a row per return value (errors by name), or per value of "
+	{ "by", OPT_BY, "ret|ARG|comm", "a row per return value (errors by name), or per value of "
 	  "an argument named in the target ('vfs_read(count)' --by count), a string's by "
 	  "its text ('sys:openat(filename)' --by filename); --by 'log2(ARG)': by its "
-	  "power-of-2 bucket" },
+	  "power-of-2 bucket; --by comm: per task name" },
 	{ "filter", OPT_FILTER, "EXPR", "only the calls for which EXPR holds, decided in BPF at "
 	  "return: 'size > 4096 && flags & 1', 'ret == -ENOENT', 'comm == \"sh\"'" },
 	{ "errors", OPT_ERRORS, NULL, "only the calls that failed (-errno, ERR_PTR); --errors "
@@ -319,10 +319,17 @@ static int by_slots(void)
 		return -EINVAL;
 	/* RET, a column's; an argument as named, beside the columns (COUNT) */
 	snprintf(env.by_title, sizeof(env.by_title), "%s",
-		 grouping() && strcmp(env.by_what, "ret") ? env.by_what : "RET");
+		 !grouping() || !strcmp(env.by_what, "ret") ? "RET" :
+		 !strcmp(env.by_what, "comm") ? "COMM" : env.by_what);
 	for (i = 0; grouping() && i < env.tg.n; i++) {
 		fn = &env.tg.funcs[i];
 		k = strcmp(env.by_arg, "ret") ? kfit_args_slot(fn, env.by_arg) : -2;
+		/* comm: the task's name, unless an argument is called so */
+		if (k == -1 && !strcmp(env.by_arg, "comm") && !env.by_log2) {
+			env.by_slot[i] = CT_BY_COMM;
+			n++;
+			continue;
+		}
 		if (k >= 0 && fn->args[k].spec.str && env.by_log2) {
 			kfit_err("--by %s: %s is a string: log2() buckets numbers (--by %s "
 				 "groups by its text)", env.by_what, env.by_arg, env.by_arg);
@@ -773,6 +780,10 @@ static const char *by_text(const struct kfit_calltime_by *r, char *buf, size_t l
 		return kfit_log2_bucket_str(r->val, buf, len);
 	if (w == CT_BY_RET)
 		return kfit_ret_str(r->val, fn->ret, buf, len);
+	if (w == CT_BY_COMM && r->has_str) {
+		snprintf(buf, len, "%s", r->str);
+		return buf;
+	}
 	if (w >= CT_BY_STR0 && r->has_str)
 		return kfit_argfmt_quote(r->str, buf, len);
 	if (w >= CT_BY_STR0) {

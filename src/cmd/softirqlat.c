@@ -321,23 +321,6 @@ static void json_set(struct kfit_json *j, const struct sirq_set *s, int cpu)
 	}
 }
 
-static __u64 prog_misses(void)
-{
-	struct bpf_prog_info info;
-	struct bpf_program *p;
-	__u64 n = 0;
-
-	bpf_object__for_each_program(p, env.skel->obj) {
-		__u32 len = sizeof(info);
-
-		memset(&info, 0, len);
-		if (bpf_program__fd(p) >= 0 &&
-		    !bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
-			n += info.recursion_misses;
-	}
-	return n;
-}
-
 static void print_json(__u64 ts_ns, __u64 misses)
 {
 	struct kfit_json j;
@@ -451,7 +434,7 @@ static int metrics(void *ctx, struct kfit_prom *p)
 	kfit_prom_family(p, "kfit_softirq_handler_seconds", KFIT_PROM_HISTOGRAM, "seconds",
 			 "Softirq handler time: from entry to exit, per vector.");
 	prom_kind(p, SIRQ_HANDLER);
-	kfit_serve_health(p, 0, prog_misses());
+	kfit_serve_health(p, 0, kfit_obj_missed(env.skel->obj));
 	return 0;
 }
 
@@ -465,7 +448,7 @@ static int report(void *ctx, bool last)
 	if (last)
 		drain();
 	half = kfit_epoch_half(&env.skel->bss->kfit_epoch, env.srv);
-	misses = prog_misses();
+	misses = kfit_obj_missed(env.skel->obj);
 	err = collect_half(half);
 	if (err)
 		return err;

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <linux/membarrier.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include "fileio.h"
 #include "maps.h"
 
@@ -281,6 +282,23 @@ int kfit_epoch_flip(volatile __u32 *epoch)
 		while (nanosleep(&wait, &wait) && errno == EINTR)
 			;
 	return old & 1;
+}
+
+__u64 kfit_obj_missed(const struct bpf_object *obj)
+{
+	struct bpf_prog_info info;
+	struct bpf_program *p;
+	__u64 n = 0;
+
+	bpf_object__for_each_program(p, obj) {
+		__u32 len = sizeof(info);
+
+		memset(&info, 0, len);
+		if (bpf_program__fd(p) >= 0 &&
+		    !bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+			n += info.recursion_misses;
+	}
+	return n;
 }
 
 int kfit_epoch_half(volatile __u32 *epoch, bool cumulative)

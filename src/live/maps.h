@@ -106,4 +106,8 @@ int kfit_epoch_flip(volatile __u32 *epoch);
  */
 int kfit_epoch_half(volatile __u32 *epoch, bool cumulative);
 
+/* Runs of obj's loaded programs the kernel skipped (recursion_misses), summed */
+struct bpf_object;
+__u64 kfit_obj_missed(const struct bpf_object *obj);
+
 #endif

@@ -57,16 +57,16 @@ static const char *build_id(const char *path, char *prev, char *id, size_t len)
 	return id;
 }
 
-int kfit_record_funcs(FILE *f, const struct kfit_targets *tg)
+int kfit_record_objects(const struct kfit_targets *tg, struct kfit_record_obj *v)
 {
 	char prev[PATH_MAX] = "", id[2 * KFIT_ELF_BUILD_ID_MAX + 1] = "";
 	struct kfit_ksyms *ks = tg->nkernel ? kfit_ksyms_load(NULL) : NULL;
 	const struct kfit_ksym *s;
 	const struct kfit_targets_func *fn;
 	const char *obj, *bid;
-	int i;
+	int i, err = 0;
 
-	for (i = 0; i < tg->n; i++) {
+	for (i = 0; i < tg->n && !err; i++) {
 		fn = &tg->funcs[i];
 		bid = "";
 		if (fn->kind == KFIT_TARGETS_USER) {
@@ -77,11 +77,42 @@ int kfit_record_funcs(FILE *f, const struct kfit_targets *tg)
 			    kfit_ksyms_by_name(ks, fn->name) : NULL;
 			obj = s && s->module ? s->module : "vmlinux";
 		}
-		fprintf(f, "%d\t%c\t%s\t%s\t%s\t%s\t%x\n", i,
-			kfit_targets_in_kernel(fn) ? 'k' : 'u', fn->name, obj, *bid ? bid : "-",
-			fn->dropped ? "dropped" : "-", fn->ret);
+		v[i].object = strdup(obj);
+		v[i].build_id = strdup(bid);
+		if (!v[i].object || !v[i].build_id)
+			err = -ENOMEM;
 	}
 	kfit_ksyms_free(ks);
+	return err;
+}
+
+void kfit_record_objects_free(struct kfit_record_obj *v, int n)
+{
+	int i;
+
+	for (i = 0; v && i < n; i++) {
+		free(v[i].object);
+		free(v[i].build_id);
+	}
+	free(v);
+}
+
+int kfit_record_funcs(FILE *f, const struct kfit_targets *tg)
+{
+	struct kfit_record_obj *v = calloc(tg->n + 1, sizeof(*v));
+	const struct kfit_targets_func *fn;
+	int i, err = v ? kfit_record_objects(tg, v) : -ENOMEM;
+
+	for (i = 0; i < tg->n && !err; i++) {
+		fn = &tg->funcs[i];
+		fprintf(f, "%d\t%c\t%s\t%s\t%s\t%s\t%x\n", i,
+			kfit_targets_in_kernel(fn) ? 'k' : 'u', fn->name, v[i].object,
+			*v[i].build_id ? v[i].build_id : "-", fn->dropped ? "dropped" : "-",
+			fn->ret);
+	}
+	kfit_record_objects_free(v, tg->n);
+	if (err)
+		return err;
 	return ferror(f) ? -ENOMEM : 0;
 }
 

@@ -26,6 +26,18 @@ int kfit_record_block(struct kft_writer *w, enum kft_block_type type,
  */
 int kfit_record_funcs(FILE *f, const struct kfit_targets *tg);
 
+/* A function's object as FUNCS has it, and its build-id ("": none); malloc'd */
+struct kfit_record_obj {
+	char *object, *build_id;
+};
+/*
+ * The objects of tg's functions, v[i] function i's (tg->n of them, zeroed
+ * first): what FUNCS records, for callgraph's --pprof live. 0 or -ENOMEM;
+ * kfit_record_objects_free(v, tg->n) either way.
+ */
+int kfit_record_objects(const struct kfit_targets *tg, struct kfit_record_obj *v);
+void kfit_record_objects_free(struct kfit_record_obj *v, int n);
+
 /* STATS' "lost=N" and "lost.cpuN=N" (CPUs that lost some) */
 void kfit_record_lost(FILE *f, const __u64 *lost, int ncpus);
 

@@ -7,7 +7,8 @@
  * must refuse most mutations), then with its CRCs made good again
  * (kftfix.h), so that what follows the checks is fuzzed too. Then, as
  * kd does, the records decoded into a call tree (cgview.h) and rendered
- * (to stdout: run.sh closes it) as a tree, a table, folded stacks or JSON.
+ * (to stdout: run.sh closes it) as a tree, a table, folded stacks or JSON;
+ * with the folded stacks, a pprof profile of the tree too (export.h).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "kfit/rec.h"
 #include "calltree.h"
 #include "cgview.h"
+#include "export.h"
 #include "kft.h"
 #include "kftfix.h"
 #include "fuzzlib.h"
@@ -171,7 +173,10 @@ static void names_of(struct kft_file *f, struct names *n)
 		const struct kft_func *fn = kft_func_at(f, i);
 
 		n->funcs[i] = fn->name;
-		n->cgv[i] = (struct kfit_cgview_func){ fn->name, fn->kernel, fn->dropped };
+		n->cgv[i] = (struct kfit_cgview_func){
+			.name = fn->name, .kernel = fn->kernel, .dropped = fn->dropped,
+			.object = fn->object, .build_id = fn->build_id,
+		};
 	}
 	for (i = 0; i < n->nevents; i++)
 		n->events[i] = kft_event_at(f, i)->name;
@@ -182,6 +187,41 @@ static void names_free(struct names *n)
 	free(n->funcs);
 	free(n->cgv);
 	free(n->events);
+}
+
+/* kd --pprof: the tree's profile, its objects the function table's, into memory */
+static void pprof(struct kft_file *f, const struct names *n, const struct kfit_ctree *t,
+		  bool sampled)
+{
+	struct kfit_export_pprof_obj *objs = calloc(n->nfuncs + 1, sizeof(*objs));
+	struct kfit_export_pprof_opts o = {
+		.period_ns = 1000000,
+		.kernel_build_id = kft_meta(f, "kernel.build_id"),
+		.objs = objs,
+		.nobjs = n->nfuncs,
+	};
+	struct kfit_export_src src;
+	size_t len = 0;
+	char *buf = NULL;
+	FILE *out;
+	int i;
+
+	if (!objs || kfit_export_src_ctree(&src, t, sampled))
+		abort();
+	for (i = 0; i < n->nfuncs; i++)
+		objs[i] = (struct kfit_export_pprof_obj){
+			.name = n->cgv[i].name, .kernel = n->cgv[i].kernel,
+			.object = n->cgv[i].object, .build_id = n->cgv[i].build_id,
+		};
+	out = open_memstream(&buf, &len);
+	if (!out)
+		abort();
+	if (kfit_export_pprof(&src, &o, out))
+		abort();	/* into memory: nothing fails but memory */
+	fclose(out);
+	free(buf);
+	free(objs);
+	kfit_export_src_release(&src);
 }
 
 /* What kd renders, one way per input (its last byte picks) */
@@ -210,6 +250,8 @@ static void render(struct kft_file *f, const struct names *n, struct kfit_ctree 
 	};
 
 	kfit_cgview_render(&v, &o, t);
+	if (o.folded)
+		pprof(f, n, t, sampled);
 }
 
 static void read_all(const uint8_t *data, size_t size)

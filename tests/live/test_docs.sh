@@ -9,7 +9,7 @@ DOCS=$(cd "$(dirname "$0")/../../docs" && pwd)
 
 # -x and --long at the start of -h's option lines, one per line, sorted
 help_opts() {	# TOOL
-	"$KFIT_BIN/$1" -h | grep -E '^  +-' |
+	"$KFIT_BIN/$1" -h | grep -E '^ {2,6}-' |
 		sed -E 's/^ +//; s/  .*//; s/ [A-Z][A-Z,:]*//g' | tr ',' '\n' |
 		sed -E 's/^ +//; s/=.*//; s/ .*//' | grep -E '^-' | sort -u
 }

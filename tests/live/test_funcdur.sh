@@ -720,6 +720,26 @@ test_by_ret_table() {
 		"sys:close sys:openat " "each function's rows together"
 }
 
+# --by comm: a row per task name; python3.11's getpid calls, strace's count
+test_by_comm_like_strace() {
+	need_tool
+	local prog='import os
+for i in range(300): os.getpid()'
+	local want got
+	want=$(strace -f -c -e trace=getpid /usr/bin/python3.11 -c "$prog" 2>&1 >/dev/null |
+		awk '$NF == "getpid" { print $4 }')
+	[ "${want:-0}" -ge 300 ] || t_fail "strace counted no getpid: $want"
+	"$FD" -j --by comm --output "$T_TMP/comm.json" sys:getpid -- \
+		/usr/bin/python3.11 -c "$prog" >/dev/null 2>"$T_TMP/comm.err" ||
+		t_fail "funcdur --by comm failed: $(cat "$T_TMP/comm.err")"
+	got=$(jq -r '.functions[] | "\(.as_shown) \(.count)"' "$T_TMP/comm.json") ||
+		t_fail "not JSON: $(head -c 300 "$T_TMP/comm.json")"
+	t_assert_eq "$got" "python3.11 $want" "one row, python3.11's, strace's count"
+	"$FD" --by comm --output "$T_TMP/comm.txt" sys:getpid -- /usr/bin/python3.11 -c "$prog" \
+		>/dev/null 2>&1
+	t_assert_match "$(grep '^FUNCTION' "$T_TMP/comm.txt")" '^FUNCTION +COMM +COUNT' "the header"
+}
+
 # --errors: only the calls that failed; those that did not are counted
 test_errors_only() {
 	need_tool

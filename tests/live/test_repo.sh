@@ -41,7 +41,8 @@ test_check_bench_deps_packages() {
 	check=$(pkgs_of check)
 	bench=$(pkgs_of bench)
 	deps=$(pkgs_of deps)
-	for p in clang chromium qemu-system-x86 libcmocka-dev strace uftrace; do
+	for p in clang chromium qemu-system-x86 libcmocka-dev strace uftrace golang-go \
+		prometheus libmicrohttpd-dev; do
 		has "$check" "$p" || t_fail "make check does not install $p"
 	done
 	for p in clang libbpf-tools trace-cmd bpftrace linux-perf time; do

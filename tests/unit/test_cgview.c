@@ -28,8 +28,8 @@
 static const char *const names[] = { "outer", "inner", "idle", "gone" };
 
 static const struct kfit_cgview_func funcs[] = {
-	{ "outer", false, false }, { "inner", true, false }, { "idle", true, false },
-	{ "gone", true, true },
+	{ .name = "outer" }, { .name = "inner", .kernel = true },
+	{ .name = "idle", .kernel = true }, { .name = "gone", .kernel = true, .dropped = true },
 };
 
 static const struct kfit_cgview_skip skipped[] = {

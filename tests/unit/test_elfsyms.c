@@ -552,6 +552,58 @@ static void test_mapline(void **state)
 	}
 }
 
+/* A note as the kernel lays them out: namesz, descsz, type, then both padded to 4 */
+static size_t put_note(__u8 *b, const char *name, __u32 type, const __u8 *desc, __u32 n)
+{
+	__u32 h[3] = { strlen(name) + 1, n, type };
+	size_t at = sizeof(h);
+
+	memcpy(b, h, sizeof(h));
+	memcpy(b + at, name, h[0]);
+	at += (h[0] + 3) & ~3U;
+	memcpy(b + at, desc, n);
+	return at + ((n + 3) & ~3U);
+}
+
+/* /sys/kernel/notes' layout: the build-id after the kernel's own notes */
+static void test_notes_build_id(void **state)
+{
+	static const __u8 id[20] = { 0x24, 0xa3, 0x59, 0x8f, 0xd7, 0x00, 0x11, 0x4d, 0x0a,
+				     0x1b, 0x1a, 0x48, 0x71, 0xba, 0xdc, 0xee, 0x75, 0xd0,
+				     0xac, 0xac };
+	static const __u8 word[4] = { 1, 1, 0, 0 };
+	char hex[2 * KFIT_ELF_BUILD_ID_MAX + 1], path[] = "/tmp/kfit-notes-XXXXXX";
+	__u8 b[256] = { 0 };
+	size_t n = 0;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	n += put_note(b + n, "Linux", 0x101, word, 4);
+	n += put_note(b + n, "Xen", 0x12, word, 3);
+	assert_null(kfit_elf_notes_build_id(b, n, hex, sizeof(hex)));
+	n += put_note(b + n, "GNU", 3, id, sizeof(id));
+	assert_string_equal(kfit_elf_notes_build_id(b, n, hex, sizeof(hex)),
+			    "24a3598fd700114d0a1b1a4871badcee75d0acac");
+	/* cut short, or no room for the hex */
+	assert_null(kfit_elf_notes_build_id(b, n - 1, hex, sizeof(hex)));
+	assert_null(kfit_elf_notes_build_id(b, n, hex, 40));
+	/* another name's type 3 is not it */
+	n = put_note(b, "GNX", 3, id, sizeof(id));
+	assert_null(kfit_elf_notes_build_id(b, n, hex, sizeof(hex)));
+	/* from a file, as the running kernel's */
+	n = put_note(b, "GNU", 3, id, 8);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b, 1, n, f), n);
+	fclose(f);
+	assert_string_equal(kfit_kernel_build_id(path, hex, sizeof(hex)), "24a3598fd700114d");
+	unlink(path);
+	assert_null(kfit_kernel_build_id(path, hex, sizeof(hex)));
+}
+
 static void test_proc_path(void **state)
 {
 	char self[PATH_MAX], out[PATH_MAX], want[PATH_MAX + 64];
@@ -593,6 +645,7 @@ int main(void)
 		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_mapline),
 		cmocka_unit_test(test_proc_path),
+		cmocka_unit_test(test_notes_build_id),
 	};
 
 	return cmocka_run_group_tests(tests, t_symtarget_setup, t_tmpdir_teardown);

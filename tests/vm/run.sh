@@ -52,10 +52,11 @@ elif [ -f "$TESTS/live/run.sh" ]; then
 	# test_kd_cases.sh's are kd's renders, offline like test_kd.sh's, the
 	# same on any kernel (and their runner diffs with GNU diff and cmp);
 	# test_kd_memory.sh's kd is offline too (and the initramfs's time is
-	# busybox's, whose %M is 4 times ru_maxrss); test_serve.sh needs
-	# Prometheus, curl and python3, and the static tools here have no
-	# HTTP server (it checks that they say so)
-	export KFIT_LIVE_EXCLUDE="test_record_vm.sh test_bootsum_vm.sh test_kd.sh test_kd_cases.sh test_kd_memory.sh test_record.sh test_uprobes.sh test_utargets.sh test_callgraph_sampled.sh test_command.sh test_repo.sh test_docs.sh test_usage.sh test_kd_diff.sh test_serve.sh"
+	# busybox's, whose %M is 4 times ru_maxrss); test_pprof.sh's reader is
+	# go tool pprof, which the initramfs lacks (uprobes on the host);
+	# test_serve.sh needs Prometheus, curl and python3, and the static
+	# tools here have no HTTP server (it checks that they say so)
+	export KFIT_LIVE_EXCLUDE="test_record_vm.sh test_bootsum_vm.sh test_kd.sh test_kd_cases.sh test_kd_memory.sh test_record.sh test_uprobes.sh test_utargets.sh test_callgraph_sampled.sh test_command.sh test_repo.sh test_docs.sh test_usage.sh test_kd_diff.sh test_pprof.sh test_serve.sh"
 	echo "=== test_kd.sh, test_kd_cases.sh, test_kd_memory.sh, test_record.sh run on the host; recording in the VM: test_record_vm.sh; boots: test_bootsum_vm.sh"
 	if [ "${KFIT_VM_ALL_LIVE:-}" != 1 ]; then
 		export KFIT_LIVE_EXCLUDE="$KFIT_LIVE_EXCLUDE test_callgraph.sh"

@@ -4,15 +4,21 @@
  * recording's (src/lib/tree/cgview.h), then the same views kd renders.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include "kfit/callgraph.h"
 #include "callgraph.skel.h"
 #include "attach.h"
 #include "calltree.h"
 #include "cgview.h"
 #include "diag.h"
+#include "elfsyms.h"
 #include "events.h"
+#include "kftmeta.h"
+#include "opts.h"
+#include "record.h"
 #include "sampler.h"
 #include "syms.h"
 #include "state.h"
@@ -100,6 +106,52 @@ int cg_timeline(void)
 	return err;
 }
 
+/*
+ * What --pprof says besides the stacks, as kd says it from a recording of
+ * this run: kfit's version, the command line, the machine, the wall
+ * clock, the kernel's build-id, each function's object (FUNCS')
+ */
+struct pprof_facts {
+	char *cmdline;
+	struct utsname u;
+	char machine[sizeof(struct utsname)];
+	char kernel_id[2 * KFIT_ELF_BUILD_ID_MAX + 1];
+	struct kfit_record_obj *objs;
+};
+
+static int pprof_facts(struct pprof_facts *p, struct kfit_cgview *v, struct kfit_cgview_func *funcs)
+{
+	size_t len = 0;
+	FILE *f;
+	int i;
+
+	if (!env.view.pprof)
+		return 0;
+	f = open_memstream(&p->cmdline, &len);
+	if (!f)
+		return -ENOMEM;
+	kfit_kftmeta_cmdline(f, env.argc, env.argv);
+	if (fclose(f))
+		return -ENOMEM;
+	if (!uname(&p->u)) {
+		snprintf(p->machine, sizeof(p->machine), "%s %s %s %s", p->u.sysname,
+			 p->u.nodename, p->u.release, p->u.machine);
+		v->machine = p->machine;
+	}
+	p->objs = calloc(env.nfuncs + 1, sizeof(*p->objs));
+	if (!p->objs || kfit_record_objects(&env.tg, p->objs))
+		return -ENOMEM;
+	for (i = 0; i < env.nfuncs; i++) {
+		funcs[i].object = p->objs[i].object;
+		funcs[i].build_id = p->objs[i].build_id;
+	}
+	v->version = KFIT_VERSION;
+	v->cmdline = p->cmdline;
+	v->realtime_offset_ns = kfit_kftmeta_realtime_offset();
+	v->kernel_build_id = kfit_kernel_build_id(NULL, p->kernel_id, sizeof(p->kernel_id));
+	return 0;
+}
+
 /* The views of the capture, once it ended (the tree finished here), the timeline's too */
 int cg_render(void)
 {
@@ -107,6 +159,7 @@ int cg_render(void)
 	struct kfit_cgview_skip *skipped = calloc(env.tg.nskipped + 1, sizeof(*skipped));
 	struct kfit_cgview_attach at = { 0 };
 	struct kfit_cgview_counts counts = { 0 };
+	struct pprof_facts facts = { 0 };
 	struct kfit_cgview_opts o;
 	struct kfit_cgview v;
 	int err = -ENOMEM;
@@ -114,11 +167,16 @@ int cg_render(void)
 	kfit_ctree_finish(env.tree);
 	if (funcs && skipped) {
 		v = view(funcs, skipped, &at, &counts);
+		err = pprof_facts(&facts, &v, funcs);
+	}
+	if (!err) {
 		o = kfit_cgview_opts_of(&env.view, &env.c, env.depth);
 		err = kfit_cgview_render(&v, &o, env.tree);
 	} else {
 		kfit_err("%s", kfit_reason(err));
 	}
+	free(facts.cmdline);
+	kfit_record_objects_free(facts.objs, env.nfuncs);
 	free(funcs);
 	free(skipped);
 	return err;

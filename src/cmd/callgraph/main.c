@@ -247,6 +247,7 @@ static const struct kfit_tool tool = {
 		    "callgraph 'tcp_*' --min 10us --folded > tcp.folded\n"
 		    "callgraph -p 1234 -S 999 --svg prof.svg  # sampled, a flame graph\n"
 		    "callgraph -S 999 --perfetto prof.json -- ./prog  # samples on a timeline\n"
+		    "callgraph -S 99 -d 30 --pprof cpu.pb.gz  # for go tool pprof, Pyroscope\n"
 		    "callgraph 'vfs_*' -d 1s --perfetto trace.json -j\n"
 		    "callgraph -o w.kft -e syscalls:sys_enter_write -- dd ...  # record; kd w.kft\n"
 		    "callgraph -o f.kft --flight 16M 'vfs_*' -p 1234  # the last 16M on kill -USR1\n",
@@ -308,7 +309,7 @@ static bool rendering(void)
 	const struct kfit_cgview_args *v = &env.view;
 
 	return !env.out || env.tree_too || v->summary || v->folded || env.c.json ||
-	       v->svg || v->perfetto;
+	       v->svg || v->perfetto || v->pprof;
 }
 
 
@@ -572,7 +573,7 @@ static int new_tree(void)
 	};
 	if (env.failexpr)
 		kfit_failexpr_use(env.failexpr, &to);
-	/* --summary, --folded, --svg: the calls summed as they end, none kept */
+	/* --summary, --folded, --svg, --pprof: the calls summed as they end, none kept */
 	env.view_funcs = calloc(env.nfuncs + 1, sizeof(*env.view_funcs));
 	if (!env.view_funcs)
 		return -ENOMEM;

@@ -98,7 +98,7 @@ static const struct kfit_tool tool = {
 	.summary = "KFI's kd: analyse a trace file that callgraph -o recorded, here or "
 		   "on another\nmachine (no root, no BPF): the call trees as callgraph "
 		   "prints them live, the\nsummary, the records one per line, flame "
-		   "graphs, Perfetto traces, or what the\nfile holds.",
+		   "graphs, Perfetto traces, pprof\nprofiles, or what the file holds.",
 	.synopsis = "[OPTIONS] FILE",
 	.examples = "kd trace.kft                        # the call trees\n"
 		    "kd trace.kft --errors                # only the trees where a call failed\n"
@@ -106,6 +106,7 @@ static const struct kfit_tool tool = {
 		    "kd trace.kft --events --since 1.5s --until 2s\n"
 		    "kd trace.kft --comm nginx --folded > nginx.folded\n"
 		    "kd trace.kft -p 1234 --svg calls.svg --perfetto calls.json\n"
+		    "kd trace.kft --pprof prof.pb.gz  # then: go tool pprof -top prof.pb.gz\n"
 		    "kd trace.kft --since 10:42:05 --until 10:42:06.5 -j\n"
 		    "kd trace.kft --info                 # machine, contents, losses\n",
 	.common = KFIT_OPT_PID | KFIT_OPT_TID | KFIT_OPT_COMM | KFIT_OPT_JSON |
@@ -132,7 +133,7 @@ static int check_diff(int first, int argc, char **argv)
 		return usage_error("--diff compares two files: kd --diff BEFORE AFTER");
 	env.path = argv[first];
 	env.after = argv[first + 1];
-	if (env.events || env.info || v->perfetto || v->errors ||
+	if (env.events || env.info || v->perfetto || v->pprof || v->errors ||
 	    env.since_arg || env.until_arg || sampled_opts() || v->no_interlace)
 		return usage_error("--diff prints its tables, as JSON with -j, or with "
 				   "--folded differential folded stacks, and --svg FILE "
@@ -165,14 +166,14 @@ static int check_args(int first, int argc, char **argv)
 		return usage_error(bad);
 	if (env.events + env.info > 1)
 		return usage_error("--events and --info exclude each other");
-	if (env.events && (forms || v->svg || v->perfetto))
+	if (env.events && (forms || v->svg || v->perfetto || v->pprof))
 		return usage_error("--events excludes the tree's outputs "
-				   "(--summary, --folded, -j, --svg, --perfetto)");
+				   "(--summary, --folded, -j, --svg, --perfetto, --pprof)");
 	if ((env.events || env.info) && v->errors)
 		return usage_error("--errors shapes the call trees: not with --events or --info");
-	if (env.info && (v->summary || v->folded || v->svg || v->perfetto))
+	if (env.info && (v->summary || v->folded || v->svg || v->perfetto || v->pprof))
 		return usage_error("--info excludes the tree's outputs "
-				   "(--summary, --folded, --svg, --perfetto); -j goes with it");
+				   "(--summary, --folded, --svg, --perfetto, --pprof); -j goes with it");
 	if ((env.events || env.info) && sampled_opts())
 		return usage_error("--events and --info exclude the sampled tree's options "
 				   "(--percent-limit, -D, --min, --width, --addresses)");

@@ -177,6 +177,8 @@ int kd_load_funcs(void)
 		env.funcs[i] = (struct kfit_cgview_func){
 			.name = env.fnames[i], .kernel = fn && fn->kernel,
 			.dropped = fn && fn->dropped,
+			.object = fn ? fn->object : NULL,
+			.build_id = fn ? fn->build_id : NULL,
 		};
 	}
 	env.nfuncs = n;

@@ -27,7 +27,19 @@ static bool has_args(void)
 	return false;
 }
 
-static struct kfit_cgview view(struct kfit_cgview_attach *at)
+/* "Linux HOST RELEASE MACHINE" of META's uname, as callgraph says it live */
+static const char *machine(char *buf, size_t len)
+{
+	const char *sys = kft_meta(env.f, "uname.sysname");
+
+	if (!sys)
+		return NULL;
+	snprintf(buf, len, "%s %s %s %s", sys, kft_meta(env.f, "uname.nodename") ?: "?",
+		 kft_meta(env.f, "uname.release") ?: "?", kft_meta(env.f, "uname.machine") ?: "?");
+	return buf;
+}
+
+static struct kfit_cgview view(struct kfit_cgview_attach *at, char *mach, size_t len)
 {
 	const char *root = kft_meta(env.f, "root");
 	bool attached = kft_meta(env.f, "attach.functions") != NULL;
@@ -65,6 +77,11 @@ static struct kfit_cgview view(struct kfit_cgview_attach *at)
 		.nskipped = env.nskipped,
 		.attach = attached ? at : NULL,
 		.counts = &env.counts,
+		.version = kft_meta(env.f, "kfit_version"),
+		.cmdline = kft_meta(env.f, "cmdline"),
+		.machine = machine(mach, len),
+		.realtime_offset_ns = kft_meta_u64(env.f, "clock.realtime_offset_ns", 0),
+		.kernel_build_id = kft_meta(env.f, "kernel.build_id"),
 	};
 }
 
@@ -102,6 +119,7 @@ int kd_render_tree(void)
 {
 	struct kfit_cgview_attach at = { 0 };
 	struct kfit_ctree_opts to;
+	char mach[256];
 	struct kfit_cgview_opts o;
 	struct kfit_cgview v;
 	int err;
@@ -123,7 +141,7 @@ int kd_render_tree(void)
 	};
 	if (env.failexpr)
 		kfit_failexpr_use(env.failexpr, &to);
-	/* --summary, --folded, --svg: the calls summed as they end, none kept */
+	/* --summary, --folded, --svg, --pprof: the calls summed as they end, none kept */
 	if (kfit_cgview_stream(&env.view, &(struct kfit_cgview_stream_in){
 		.nfuncs = env.nfuncs, .funcs = env.funcs, .json = env.c.json,
 		.sampled = env.sampled, .origin = &env.start_ns, .one_ring = kft_meta_u64(env.f, "rings", 1) <= 1,
@@ -144,7 +162,7 @@ int kd_render_tree(void)
 	if (!env.chunks_read && env.chunks_bad)
 		return -EBADMSG;
 	kfit_ctree_finish(env.tree);
-	v = view(&at);
+	v = view(&at, mach, sizeof(mach));
 	o = kfit_cgview_opts_of(&env.view, &env.c, env.depth);
 	err = kfit_cgview_render(&v, &o, env.tree);
 	/* the renderer said its error: not the input's */

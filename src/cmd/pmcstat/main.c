@@ -21,16 +21,19 @@
 #include "perf.h"
 #include "pmu.h"
 #include "run.h"
+#include "serve.h"
 #include "state.h"
 
 enum {
-	OPT_AGGR = 256, OPT_PER_TASK,
+	OPT_AGGR = 256, OPT_PER_TASK, OPT_PER_CPU,
 };
 
 static const struct kfit_opt pmcstat_opts[] = {
 	{ "event", 'e', "LIST", "events to count (perf syntax; -l lists them)" },
 	{ "all-cpus", 'a', NULL, "count on every CPU (the default without -p, -t or COMMAND)" },
 	{ "aggr", OPT_AGGR, NULL, "totals only, no row per CPU" },
+	{ "per-cpu", OPT_PER_CPU, NULL,
+	  "a row per CPU (the text report's default), and with --serve a series per CPU" },
 	{ "per-task", OPT_PER_TASK, NULL, "charge counts to tasks at every context switch (BPF)" },
 	{ "top", 'n', "N", "with --per-task: show the top N tasks (default 10)" },
 	{ "field-separator", 'x', "SEP", "CSV output with SEP between fields" },
@@ -66,6 +69,9 @@ static int parse_opt(int key, const char *arg, void *ctx)
 		return 0;
 	case OPT_PER_TASK:
 		env.per_task = true;
+		return 0;
+	case OPT_PER_CPU:
+		env.per_cpu = true;
 		return 0;
 	case 'n':
 		if (kfit_opts_parse_uint(arg, 1000000, &env.top) == 0)
@@ -108,10 +114,11 @@ static const struct kfit_tool tool = {
 		    "pmcstat -e '{cycles,instructions}:u' -- make\n"
 		    "pmcstat -e sched:sched_switch -p 1234\n"
 		    "pmcstat --per-task -e cs,cpu-clock -n 5 -d 10\n"
-		    "pmcstat -x, -e page-faults -- ./prog   # CSV\n",
+		    "pmcstat -x, -e page-faults -- ./prog   # CSV\n"
+		    "pmcstat --serve 9435 -e cs,page-faults  # Prometheus metrics, :9435/metrics\n",
 	.common = KFIT_OPT_PID | KFIT_OPT_TID | KFIT_OPT_COMM | KFIT_OPT_CPU |
 		  KFIT_OPT_DURATION | KFIT_OPT_INTERVAL | KFIT_OPT_JSON |
-		  KFIT_OPT_TIMESTAMP,
+		  KFIT_OPT_TIMESTAMP | KFIT_OPT_SERVE,
 	.opts = pmcstat_opts,
 	.parse = parse_opt,
 	.ctx = &env,
@@ -322,6 +329,10 @@ static int check_args(int first, int argc, char **argv)
 		fprintf(stderr, "pmcstat: --comm needs --per-task\n");
 		return -1;
 	}
+	if (env.per_cpu && env.aggr) {
+		fprintf(stderr, "pmcstat: --per-cpu and --aggr exclude each other\n");
+		return -1;
+	}
 	if (env.sep && env.c.json) {
 		fprintf(stderr, "pmcstat: -x and -j: choose one output\n");
 		return -1;
@@ -399,6 +410,8 @@ static int run(void)
 	err = kfit_run(&env.c, &(struct kfit_loop){
 		.report = report,
 		.child = env.cmd ? &env.child : NULL,
+		.serve = env.srv,
+		.metrics = pmcstat_metrics,
 	});
 	kfit_child_note(&env.child);
 	return err ? -1 : 0;
@@ -416,6 +429,8 @@ static void cleanup(void)
 	free(env.tasks);
 	free(env.ptasks);
 	kfit_pmu_event_list_free(&env.evl);
+	kfit_serve_free(env.srv);
+	pmcstat_metrics_free();
 }
 
 int main(int argc, char **argv)
@@ -428,7 +443,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	kfit_setup("pmcstat", &env.c);
-	if (kfit_child_io_setup(env.c.output, env.cmd)) {
+	if (kfit_child_io_setup(env.c.output, env.cmd) ||
+	    (!env.list && kfit_serve_listen(&env.srv, &env.c, "pmcstat"))) {
 		kfit_pmu_event_list_free(&env.evl);
 		return 1;
 	}

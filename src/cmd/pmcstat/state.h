@@ -30,7 +30,7 @@ struct task_row {
 struct env {
 	struct kfit_common c;
 	struct kfit_pmu_event_list evl;
-	bool all_cpus, aggr, per_task, list;
+	bool all_cpus, aggr, per_task, per_cpu, list;
 	const char *sep;		/* -x: CSV */
 	unsigned long top;
 	unsigned long interval_ms;	/* -I */
@@ -56,6 +56,7 @@ struct env {
 	__u64 read_errors;
 	int not_switched;		/* CPUs pmcstat_flush_cpus() could not reach */
 	struct kfit_pmu_env pmu;
+	struct kfit_serve *srv;		/* --serve */
 };
 
 extern struct env env;
@@ -100,5 +101,10 @@ void pmcstat_cpus_text(char *buf, size_t len);
 void pmcstat_print_text(__u64 now, __u64 elapsed);
 void pmcstat_print_json(__u64 now, __u64 elapsed);
 void pmcstat_print_csv(__u64 now);
+
+/* metrics.c: --serve's scrape (kfit_loop.metrics), and its memory freed */
+struct kfit_prom;
+int pmcstat_metrics(void *ctx, struct kfit_prom *p);
+void pmcstat_metrics_free(void);
 
 #endif

@@ -786,6 +786,40 @@ const char *kfit_elf_build_id_hex(const struct kfit_elf *e, char *buf, size_t le
 	return buf;
 }
 
+const char *kfit_elf_notes_build_id(const void *notes, size_t len, char *buf, size_t buflen)
+{
+	const __u8 *b = notes;
+	size_t off = 0, name, desc, i;
+	__u32 nh[3];		/* namesz, descsz, type */
+
+	while (off + sizeof(nh) <= len) {
+		memcpy(nh, b + off, sizeof(nh));
+		name = ((size_t)nh[0] + 3) & ~(size_t)3;
+		desc = ((size_t)nh[1] + 3) & ~(size_t)3;
+		if (name + desc > len - off - sizeof(nh))
+			return NULL;
+		if (nh[2] == NT_GNU_BUILD_ID && nh[0] == 4 &&
+		    !memcmp(b + off + sizeof(nh), "GNU", 4) && nh[1] &&
+		    nh[1] <= KFIT_ELF_BUILD_ID_MAX && 2 * (size_t)nh[1] < buflen) {
+			for (i = 0; i < nh[1]; i++)
+				snprintf(buf + 2 * i, 3, "%02x", b[off + sizeof(nh) + name + i]);
+			return buf;
+		}
+		off += sizeof(nh) + name + desc;
+	}
+	return NULL;
+}
+
+const char *kfit_kernel_build_id(const char *path, char *buf, size_t len)
+{
+	size_t n = 0;
+	char *notes = kfit_read_max(path ? path : "/sys/kernel/notes", 1 << 16, &n, NULL);
+	const char *id = notes ? kfit_elf_notes_build_id(notes, n, buf, len) : NULL;
+
+	free(notes);
+	return id;
+}
+
 /* The IRELATIVE relocation with that addend in one SHT_RELA section */
 static bool rela_find(Elf_Scn *scn, const GElf_Shdr *sh, __u64 resolver, __u64 *slot)
 {

@@ -127,6 +127,15 @@ int kfit_elf_irelative(const char *path, __u64 resolver, __u64 *slot,
 Elf *kfit_elf_debug_open(Elf *elf, const struct kfit_elf *e, const char *root, int *fd);
 /* The build-id in lower-case hex into buf ("" if none); returns buf */
 const char *kfit_elf_build_id_hex(const struct kfit_elf *e, char *buf, size_t len);
+/*
+ * The GNU build-id of a block of ELF notes in memory, laid out as
+ * /sys/kernel/notes has them (4-byte aligned, this machine's byte
+ * order), in lower-case hex into buf; NULL when it has none (or buf is
+ * too small)
+ */
+const char *kfit_elf_notes_build_id(const void *notes, size_t len, char *buf, size_t buflen);
+/* The running kernel's, from path's notes (NULL: /sys/kernel/notes): as above */
+const char *kfit_kernel_build_id(const char *path, char *buf, size_t len);
 
 /*
  * Files read once: kfit_elfcache_get() of a path whose device, inode

@@ -15,7 +15,8 @@
  *
  * META keys callgraph writes (kd reads those it knows, --info lists all):
  *   kfit_version, cmdline, created (ISO 8601 local time), uname.sysname,
- *   uname.nodename, uname.release, uname.version, uname.machine, ncpus,
+ *   uname.nodename, uname.release, uname.version, uname.machine,
+ *   kernel.build_id (vmlinux's, hex, when /sys/kernel/notes has it), ncpus,
  *   page_size, clock ("monotonic": every ts), clock.realtime_offset_ns and
  *   clock.boottime_offset_ns (add to a ts: CLOCK_REALTIME, CLOCK_BOOTTIME),
  *   start_ns, mode ("exact" or "sampled"), mechanism, tp_mode, hz,

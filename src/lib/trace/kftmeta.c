@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/utsname.h>
+#include "elfsyms.h"
 #include "fileio.h"
 #include "kftmeta.h"
 #include "opts.h"
@@ -78,21 +79,33 @@ static void put_word(FILE *f, const char *w)
 	fputc('\'', f);
 }
 
-int kfit_kftmeta_machine(FILE *f, int argc, char *const argv[])
+void kfit_kftmeta_cmdline(FILE *f, int argc, char *const argv[])
 {
-	struct utsname u;
-	char when[64];
-	time_t now = time(NULL);
-	struct tm tm;
-	int i, ncpus;
+	int i;
 
-	kfit_kftmeta_kv(f, "kfit_version", KFIT_VERSION);
-	fputs("cmdline=", f);
 	for (i = 0; i < argc; i++) {
 		if (i)
 			fputc(' ', f);
 		put_word(f, argv[i]);
 	}
+}
+
+__u64 kfit_kftmeta_realtime_offset(void)
+{
+	return clock_offset(CLOCK_REALTIME);
+}
+
+int kfit_kftmeta_machine(FILE *f, int argc, char *const argv[])
+{
+	char when[64], id[2 * KFIT_ELF_BUILD_ID_MAX + 1];
+	struct utsname u;
+	time_t now = time(NULL);
+	struct tm tm;
+	int ncpus;
+
+	kfit_kftmeta_kv(f, "kfit_version", KFIT_VERSION);
+	fputs("cmdline=", f);
+	kfit_kftmeta_cmdline(f, argc, argv);
 	fputc('\n', f);
 	if (localtime_r(&now, &tm) && strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S%z", &tm))
 		kfit_kftmeta_kv(f, "created", when);
@@ -103,6 +116,9 @@ int kfit_kftmeta_machine(FILE *f, int argc, char *const argv[])
 		kfit_kftmeta_kv(f, "uname.version", u.version);
 		kfit_kftmeta_kv(f, "uname.machine", u.machine);
 	}
+	/* what names the kernel's code on another machine (pprof's mapping) */
+	if (kfit_kernel_build_id(NULL, id, sizeof(id)))
+		kfit_kftmeta_kv(f, "kernel.build_id", id);
 	ncpus = kfit_ncpus_possible(NULL);
 	if (ncpus > 0)
 		kfit_kftmeta_u64(f, "ncpus", ncpus);

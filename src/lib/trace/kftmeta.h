@@ -23,10 +23,15 @@ void kfit_kftmeta_u64(FILE *f, const char *key, __u64 val);
 /*
  * META's machine keys (src/lib/trace/kft.h): kfit_version, cmdline (argv, the
  * words with blanks or quotes quoted as a shell takes them), created,
- * uname.*, ncpus, page_size, clock and its offsets to CLOCK_REALTIME and
+ * uname.*, kernel.build_id (from /sys/kernel/notes, when it has one),
+ * ncpus, page_size, clock and its offsets to CLOCK_REALTIME and
  * CLOCK_BOOTTIME (start_ns is the tool's: when its recording began).
  */
 int kfit_kftmeta_machine(FILE *f, int argc, char *const argv[]);
+/* The command line as META's cmdline has it, the words a shell would split quoted */
+void kfit_kftmeta_cmdline(FILE *f, int argc, char *const argv[]);
+/* CLOCK_REALTIME - CLOCK_MONOTONIC now, as META's clock.realtime_offset_ns */
+__u64 kfit_kftmeta_realtime_offset(void);
 
 /*
  * The tasks in proc (NULL: /proc), those of process pid only when pid is

@@ -425,7 +425,8 @@ int kfit_cgview_flame_leaf(void *sum, const struct kfit_ctree *t, const struct k
 
 	if (!err)
 		err = kfit_export_flame_call(s->flame, th, kfit_ctree_func_name(t, r->id),
-					     func_kernel(s, r->id), r->dur, s);
+					     func_kernel(s, r->id), r->dur,
+					     !(r->h.flags & (KFIT_RF_LOST | KFIT_RF_INCOMPLETE)), s);
 	if (err && !s->err)
 		s->err = err;
 	return err;
@@ -547,18 +548,75 @@ static bool streamed_flame(const struct kfit_cgview *v, const struct kfit_cgview
 	return !v->sampled && o->sum && o->sum->want_flame;
 }
 
+/* The files the views write */
+enum export_kind { EX_SVG, EX_PERFETTO, EX_PPROF };
+
+/* "kfit 0.1.0", the command line, the machine: the profile's comments */
+static void pprof_comments(const struct kfit_cgview *v, char *version, size_t len,
+			   const char **c)
+{
+	int n = 0;
+
+	if (v->version) {
+		snprintf(version, len, "kfit %s", v->version);
+		c[n++] = version;
+	}
+	if (v->cmdline && *v->cmdline)
+		c[n++] = v->cmdline;
+	if (v->machine && *v->machine)
+		c[n++] = v->machine;
+	c[n] = NULL;
+}
+
+/* The profile of the flame (streamed) or of the tree, its objects the function table's */
+static int pprof_write(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
+		       const struct kfit_export_src *src, FILE *f)
+{
+	struct kfit_export_pprof_obj *objs = calloc(v->nfuncs + 1, sizeof(*objs));
+	struct kfit_export_pprof_opts po = {
+		.period_ns = v->sampled && v->hz ? KFIT_SEC / v->hz : 0,
+		.time_ns = v->realtime_offset_ns ? v->start_ns + v->realtime_offset_ns : 0,
+		.duration_ns = elapsed(v),
+		.kernel_build_id = v->kernel_build_id,
+		.objs = objs,
+		.nobjs = v->nfuncs,
+	};
+	const char *comments[4];
+	char version[64];
+	int i, err;
+
+	if (!objs)
+		return -ENOMEM;
+	for (i = 0; i < v->nfuncs; i++)
+		objs[i] = (struct kfit_export_pprof_obj){
+			.name = v->funcs[i].name, .kernel = v->funcs[i].kernel,
+			.object = v->funcs[i].object, .build_id = v->funcs[i].build_id,
+		};
+	pprof_comments(v, version, sizeof(version), comments);
+	po.comments = comments;
+	if (streamed_flame(v, o))
+		err = kfit_export_flame_pprof(o->sum->flame, &po, f);
+	else
+		err = kfit_export_pprof(src, &po, f);
+	free(objs);
+	return err;
+}
+
 /*
- * The SVG (streamed: the flame's), or the Perfetto JSON: the tree's
- * (streamed: drawn as it came), or sampled, the samples' timeline
+ * The SVG (streamed: the flame's), the pprof profile (the same), or the
+ * Perfetto JSON: the tree's (streamed: drawn as it came), or sampled,
+ * the samples' timeline
  */
 static int export_write(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
-			const struct kfit_export_src *src, bool svg, FILE *f)
+			const struct kfit_export_src *src, enum export_kind kind, FILE *f)
 {
 	struct kfit_export_svg_opts so = { .title = "callgraph" };
 
-	if (svg && streamed_flame(v, o))
+	if (kind == EX_PPROF)
+		return pprof_write(v, o, src, f);
+	if (kind == EX_SVG && streamed_flame(v, o))
 		return kfit_export_flame_svg(o->sum->flame, &so, f);
-	if (svg)
+	if (kind == EX_SVG)
 		return kfit_export_svg(src, &so, f);
 	if (v->sampled)
 		return kfit_cgview_timeline_write(o->timeline, v->start_ns, v->hz, f);
@@ -568,10 +626,11 @@ static int export_write(const struct kfit_cgview *v, const struct kfit_cgview_op
 }
 
 static int export_file(const struct kfit_cgview *v, const struct kfit_cgview_opts *o,
-		       const struct kfit_export_src *src, bool svg)
+		       const struct kfit_export_src *src, enum export_kind kind)
 {
-	const char *path = svg ? o->svg : o->perfetto;
-	struct kfit_out *out = svg ? o->svg_out : o->perfetto_out;
+	const char *path = kind == EX_SVG ? o->svg : kind == EX_PERFETTO ? o->perfetto : o->pprof;
+	struct kfit_out *out = kind == EX_SVG ? o->svg_out :
+			       kind == EX_PERFETTO ? o->perfetto_out : o->pprof_out;
 	struct kfit_out mine;
 	FILE *f;
 	int err;
@@ -585,7 +644,7 @@ static int export_file(const struct kfit_cgview *v, const struct kfit_cgview_opt
 		}
 	}
 	f = kfit_out_file(out);
-	err = f ? export_write(v, o, src, svg, f) : -errno;
+	err = f ? export_write(v, o, src, kind, f) : -errno;
 	err = kfit_out_finish(out, err);
 	if (err)
 		kfit_out_err(path, err);
@@ -627,9 +686,11 @@ static int print_exports(const struct kfit_cgview *v, const struct kfit_cgview_o
 		err = kfit_export_flame_folded(o->sum->flame, stdout);
 	else if (o->folded)
 		err = kfit_export_folded(&src, stdout);
-	if (!err && o->svg && (err = export_file(v, o, &src, true)))
+	if (!err && o->svg && (err = export_file(v, o, &src, EX_SVG)))
 		*said = true;
-	if (!err && o->perfetto && (err = export_file(v, o, &src, false)))
+	if (!err && o->perfetto && (err = export_file(v, o, &src, EX_PERFETTO)))
+		*said = true;
+	if (!err && o->pprof && (err = export_file(v, o, &src, EX_PPROF)))
 		*said = true;
 	kfit_export_src_release(&src);
 	return err;
@@ -693,7 +754,7 @@ int kfit_cgview_render(const struct kfit_cgview *v, const struct kfit_cgview_opt
 		       const struct kfit_ctree *t)
 {
 	bool tree = o->tree || (!o->summary && !o->folded && !o->json &&
-				!o->svg && !o->perfetto);
+				!o->svg && !o->perfetto && !o->pprof);
 	struct kfit_treeprint_opts to = tp_opts(v, o);
 	bool said = false;
 	char note[96];
@@ -722,7 +783,7 @@ int kfit_cgview_render(const struct kfit_cgview *v, const struct kfit_cgview_opt
 			kfit_treeprint_text(stdout, t, &to);
 		}
 	}
-	if (!err && (o->folded || o->svg || o->perfetto))
+	if (!err && (o->folded || o->svg || o->perfetto || o->pprof))
 		err = print_exports(v, o, t, &said);
 	fflush(stdout);
 	if (err && !said)

@@ -13,7 +13,8 @@
 /*
  * What callgraph shows of a finished call tree (calltree.h): the header
  * (what was traced, how, for how long, what is missing), then the tree,
- * the summary, JSON, folded stacks, an SVG flame graph or Perfetto JSON.
+ * the summary, JSON, folded stacks, an SVG flame graph, Perfetto JSON or
+ * a pprof profile.
  * A sampled run without samples says why (cpu-clock sees time on a CPU
  * only) and what shows time off CPU.
  * callgraph fills the capture from its live state, kd from a trace
@@ -29,6 +30,8 @@ struct kfit_cgview_func {
 	const char *name;
 	bool kernel;		/* kernel code (the exports' colours) */
 	bool dropped;		/* listed but not traced: left out of the summary */
+	const char *object;	/* "vmlinux", a module, a binary's path; NULL: unknown */
+	const char *build_id;	/* a user object's, hex; NULL or "": unknown */
 };
 
 /* A function left out before tracing, and why */
@@ -73,6 +76,12 @@ struct kfit_cgview {
 	int nskipped;
 	const struct kfit_cgview_attach *attach;	/* NULL: no functions attached */
 	const struct kfit_cgview_counts *counts;	/* NULL: no -v line */
+	/* --pprof's comments and times: who recorded what, where, when (NULL, 0: unknown) */
+	const char *version;		/* kfit's */
+	const char *cmdline;		/* the recording's command line */
+	const char *machine;		/* "Linux HOST RELEASE MACHINE" */
+	__u64 realtime_offset_ns;	/* CLOCK_REALTIME - the records' clock */
+	const char *kernel_build_id;	/* vmlinux's, hex */
 };
 
 /* Sampled text leaves out frames under this % of their process, unless told */
@@ -85,10 +94,10 @@ struct kfit_cgview_opts {
 	unsigned int fields;	/* the table's columns (fstats.h); 0: all */
 	bool folded;		/* folded stacks on stdout */
 	bool json;
-	const char *svg, *perfetto;	/* files to write, or NULL */
+	const char *svg, *perfetto, *pprof;	/* files to write, or NULL */
 	/* their temporaries, opened at the start (kfit_out_open) so that a bad
 	   path fails before anything is traced; NULL: opened here */
-	struct kfit_out *svg_out, *perfetto_out;
+	struct kfit_out *svg_out, *perfetto_out, *pprof_out;
 	bool verbose;		/* every skipped function, the counts line */
 	bool tree;		/* the tree too, with any other output */
 	/*
@@ -147,12 +156,12 @@ struct kfit_cgview_args {
 	enum kfit_fsort sort;	/* --summary's -s, -n, -f */
 	unsigned long top;
 	unsigned int fields;
-	const char *svg, *perfetto;
+	const char *svg, *perfetto, *pprof;
 	double pct;		/* the sampled tree's --percent-limit, --width, --addresses */
 	bool pct_set, width_set, addresses;
 	unsigned int width;
-	/* --svg's and --perfetto's files, made at the start (kfit_cgview_open) */
-	struct kfit_out svg_out, perfetto_out;
+	/* --svg's, --perfetto's and --pprof's files, made at the start (kfit_cgview_open) */
+	struct kfit_out svg_out, perfetto_out, pprof_out;
 	struct kfit_cgview_sum *sum;	/* kfit_cgview_stream's */
 	struct kfit_cgview_timeline *timeline;	/* kfit_cgview_timeline's */
 };
@@ -168,8 +177,8 @@ const char *kfit_cgview_args_error(const struct kfit_cgview_args *a, bool json);
 /* Whether an option of the sampled tree alone is given */
 bool kfit_cgview_args_sampled(const struct kfit_cgview_args *a);
 /*
- * --svg's and --perfetto's files made now, so that a bad path fails
- * before anything is traced or read: 0, or -errno said (kfit_out_err).
+ * --svg's, --perfetto's and --pprof's files made now, so that a bad path
+ * fails before anything is traced or read: 0, or -errno said (kfit_out_err).
  * kfit_cgview_abort: those not committed removed, what was there kept.
  */
 int kfit_cgview_open(struct kfit_cgview_args *a);
@@ -186,7 +195,7 @@ struct kfit_cgview_stream_in {
 };
 /*
  * Views that stream (every one of exact mode: --summary, --folded,
- * --svg, the tree, -j, --perfetto): the tree is made streaming (to's
+ * --svg, --pprof, the tree, -j, --perfetto): the tree is made streaming (to's
  * on_root), each finished call tree summed, merged into the flame, its
  * lines spooled per thread (kfit_spool) or drawn into the trace
  * (kfit_export_trace) as it lets it go, so that memory does not grow

@@ -14,7 +14,7 @@
 /* Keys of their own: a tool's long-only options start at 256 */
 enum {
 	OPT_SUMMARY = 0x800, OPT_FOLDED, OPT_SVG, OPT_PERFETTO, OPT_NO_INTERLACE,
-	OPT_PCT, OPT_WIDTH, OPT_ADDRESSES, OPT_ERRORS,
+	OPT_PCT, OPT_WIDTH, OPT_ADDRESSES, OPT_ERRORS, OPT_PPROF,
 };
 
 const struct kfit_opt kfit_cgview_options[] = {
@@ -29,6 +29,8 @@ const struct kfit_opt kfit_cgview_options[] = {
 	{ "svg", OPT_SVG, "FILE", "a flame graph into FILE (SVG)" },
 	{ "perfetto", OPT_PERFETTO, "FILE",
 	  "Chrome trace-event JSON into FILE (ui.perfetto.dev)" },
+	{ "pprof", OPT_PPROF, "FILE",
+	  "a pprof profile into FILE (gzip'd protobuf: go tool pprof, Pyroscope, Parca)" },
 	{ "errors", OPT_ERRORS, NULL,
 	  "only the call trees where a call failed (-errno, ERR_PTR; --errors EXPR: where "
 	  "EXPR holds, 'ret == 0'), its path marked !" },
@@ -65,6 +67,9 @@ int kfit_cgview_parse_opt(const char *tool, int key, const char *arg, void *args
 	case OPT_PERFETTO:
 		a->perfetto = arg;
 		return 0;
+	case OPT_PPROF:
+		a->pprof = arg;
+		return 0;
 	case OPT_ERRORS:
 		a->errors = true;
 		return 0;
@@ -91,9 +96,9 @@ const char *kfit_cgview_args_error(const struct kfit_cgview_args *a, bool json)
 	if ((a->sort || a->top || a->fields) && !a->summary)
 		return "-s, -n and -f go with --summary";
 	/* they sum every call as it ends, before its tree is known to fail */
-	if (a->errors && (a->summary || a->folded || a->svg || a->perfetto))
+	if (a->errors && (a->summary || a->folded || a->svg || a->perfetto || a->pprof))
 		return "--errors goes with the tree and -j, not --summary, --folded, "
-		       "--svg or --perfetto";
+		       "--svg, --perfetto or --pprof";
 	return NULL;
 }
 
@@ -110,6 +115,8 @@ int kfit_cgview_open(struct kfit_cgview_args *a)
 		kfit_out_err(a->svg, err);
 	if (!err && a->perfetto && (err = kfit_out_open(&a->perfetto_out, a->perfetto)))
 		kfit_out_err(a->perfetto, err);
+	if (!err && a->pprof && (err = kfit_out_open(&a->pprof_out, a->pprof)))
+		kfit_out_err(a->pprof, err);
 	return err;
 }
 
@@ -117,6 +124,7 @@ void kfit_cgview_close(struct kfit_cgview_args *a)
 {
 	kfit_out_abort(&a->svg_out);
 	kfit_out_abort(&a->perfetto_out);
+	kfit_out_abort(&a->pprof_out);
 	kfit_cgview_sum_free(a->sum);
 	a->sum = NULL;
 	kfit_cgview_timeline_free(a->timeline);
@@ -126,7 +134,8 @@ void kfit_cgview_close(struct kfit_cgview_args *a)
 int kfit_cgview_stream(struct kfit_cgview_args *a, const struct kfit_cgview_stream_in *in,
 		       struct kfit_ctree_opts *to)
 {
-	bool flame = a->folded || a->svg;
+	/* pprof's samples are the flame's stacks */
+	bool flame = a->folded || a->svg || a->pprof;
 	bool tree = in->tree || (!a->summary && !flame && !in->json && !a->perfetto);
 	bool text = (tree && !a->summary) || in->json;
 	bool woven = flame || text || a->perfetto;
@@ -169,8 +178,10 @@ struct kfit_cgview_opts kfit_cgview_opts_of(struct kfit_cgview_args *a,
 		.json = c->json,
 		.svg = a->svg,
 		.perfetto = a->perfetto,
+		.pprof = a->pprof,
 		.svg_out = &a->svg_out,
 		.perfetto_out = &a->perfetto_out,
+		.pprof_out = &a->pprof_out,
 		.verbose = c->verbose,
 		.min_pct = a->pct,
 		.min_pct_set = a->pct_set,

@@ -136,20 +136,7 @@ int export_walk(struct export_walker *w, const struct kfit_cnode *n, bool all)
 	return 0;
 }
 
-/* ---- the flame tree: the call trees merged by stack ---- */
-
-enum fclass { FC_ROOT, FC_THREAD, FC_CODE, FC_KERNEL, FC_USER, FC_IRQ, FC_OFF, FC_LOST };
-
-struct fnode {
-	const char *name;
-	__u64 self, total;
-	__u64 bself, btotal;	/* a differential graph's: the before run's */
-	__u64 off;		/* value left of it in the graph */
-	__u32 parent, child, next;	/* 0: none; node 0 is the root, "all" */
-	__u32 depth, nsub;	/* nsub: nodes in its subtree, itself included */
-	__u8 cls;
-	bool owned;		/* name allocated here */
-};
+/* ---- the flame tree: the call trees merged by stack (export_int.h) ---- */
 
 /* A name known by its address: frames looked up again without hashing it */
 struct fseen {
@@ -159,17 +146,6 @@ struct fseen {
 };
 
 #define FSEEN	1024	/* direct-mapped */
-
-struct flame {
-	struct fnode *v;
-	__u32 n, cap;
-	__u32 *slot;		/* (parent, class, name) -> index; 0: empty */
-	__u32 mask;
-	struct fseen *seen;	/* (parent, class, name's address) -> index */
-	const struct kfit_export_src *src;
-	__u32 *fstk;		/* frames of the nodes open in the walk */
-	size_t fsp, fcap;
-};
 
 static __u32 fkey(__u32 parent, __u8 cls, const char *name)
 {
@@ -230,7 +206,7 @@ static int flame_init(struct flame *fl, const struct kfit_export_src *s)
 	return 0;
 }
 
-static void flame_free(struct flame *fl)
+void export_flame_free(struct flame *fl)
 {
 	__u32 i;
 
@@ -330,6 +306,11 @@ static int node_frame(struct flame *fl, __u32 parent, const struct kfit_cnode *n
 	if (!i)
 		return -ENOMEM;
 	fl->v[i].self += n->kind == KFIT_CN_FRAME ? n->self : self_time(n);
+	/* what kd --summary counts: COUNT and LOCAL, by stack */
+	if (kfit_cnode_counted(n)) {
+		fl->v[i].calls++;
+		fl->v[i].local += n->local;
+	}
 	*idx = i;
 	return 1;
 }
@@ -431,7 +412,7 @@ static int flame_order(struct flame *fl)
 	return 0;
 }
 
-static int flame_build(struct flame *fl, const struct kfit_export_src *s)
+int export_flame_build(struct flame *fl, const struct kfit_export_src *s)
 {
 	struct export_walker w = { .enter = flame_enter, .leave = flame_leave, .c = fl };
 	int i, err;
@@ -542,10 +523,10 @@ int kfit_export_folded(const struct kfit_export_src *s, FILE *f)
 	struct flame fl;
 	int err;
 
-	err = flame_build(&fl, s);
+	err = export_flame_build(&fl, s);
 	if (!err)
 		err = folded_write(&fl, f);
-	flame_free(&fl);
+	export_flame_free(&fl);
 	return err;
 }
 
@@ -591,7 +572,7 @@ void kfit_export_flame_free(struct kfit_export_flame *f)
 {
 	if (!f)
 		return;
-	flame_free(&f->fl);
+	export_flame_free(&f->fl);
 	free(f->th);
 	free(f->w.stk);
 	free(f);
@@ -648,7 +629,7 @@ int kfit_export_flame_add(struct kfit_export_flame *f, const struct kfit_cthread
 }
 
 int kfit_export_flame_call(struct kfit_export_flame *f, const struct kfit_cthread *th,
-			   const char *name, bool kernel, __u64 ns, void *ctx)
+			   const char *name, bool kernel, __u64 ns, bool counted, void *ctx)
 {
 	__u8 cls = !f->src.kernel ? FC_CODE : kernel ? FC_KERNEL : FC_USER;
 	__u32 top, i;
@@ -661,6 +642,11 @@ int kfit_export_flame_call(struct kfit_export_flame *f, const struct kfit_cthrea
 	if (!i)
 		return -ENOMEM;
 	f->fl.v[i].self += ns;
+	/* no callee: its LOCAL is its time */
+	if (counted) {
+		f->fl.v[i].calls++;
+		f->fl.v[i].local += ns;
+	}
 	return 0;
 }
 
@@ -675,6 +661,8 @@ static int flame_copy(struct flame *to, __u32 parent, const struct flame *from, 
 	if (!k)
 		return -ENOMEM;
 	to->v[k].self += v->self;
+	to->v[k].calls += v->calls;
+	to->v[k].local += v->local;
 	for (c = v->child; !err && c; c = from->v[c].next)
 		err = flame_copy(to, k, from, c);
 	return err;
@@ -705,9 +693,14 @@ int kfit_export_flame_end(struct kfit_export_flame *f, const struct kfit_ctree_s
 	to.fstk = f->fl.fstk;
 	to.fcap = f->fl.fcap;
 	f->fl.fstk = NULL;
-	flame_free(&f->fl);
+	export_flame_free(&f->fl);
 	f->fl = to;
 	return err ? err : flame_order(&f->fl);
+}
+
+const struct flame *export_flame_of(const struct kfit_export_flame *f)
+{
+	return f->ended ? &f->fl : NULL;
 }
 
 int kfit_export_flame_folded(struct kfit_export_flame *f, FILE *out)
@@ -1057,10 +1050,10 @@ int kfit_export_svg(const struct kfit_export_src *s, const struct kfit_export_sv
 	struct flame fl;
 	int err;
 
-	err = flame_build(&fl, s);
+	err = export_flame_build(&fl, s);
 	if (!err)
 		err = svg_write(&fl, &plain_style, o, f);
-	flame_free(&fl);
+	export_flame_free(&fl);
 	return err;
 }
 
@@ -1079,6 +1072,6 @@ int kfit_export_diff_svg(const struct kfit_export_dpath *v, size_t n,
 	err = flame_of_paths(&fl, v, n);
 	if (!err)
 		err = svg_write(&fl, &diff_style, o, f);
-	flame_free(&fl);
+	export_flame_free(&fl);
 	return err;
 }

@@ -11,8 +11,8 @@
 /*
  * Renderers of finished call trees (calltree.h) into what other tools
  * read: folded stacks (flamegraph.pl, speedscope, inferno), an SVG flame
- * graph drawn here, and Chrome trace-event JSON (ui.perfetto.dev,
- * chrome://tracing). They read the public tree model only, so a tree
+ * graph drawn here, Chrome trace-event JSON (ui.perfetto.dev,
+ * chrome://tracing) and pprof profiles (go tool pprof, Pyroscope, Parca). They read the public tree model only, so a tree
  * built by hand renders as one from the decoder does.
  *
  * Exact mode: a frame's value is wall time in ns. A call's self time is
@@ -101,10 +101,10 @@ int kfit_export_flame_add(struct kfit_export_flame *f, const struct kfit_cthread
 /*
  * A call of thread th with no callee, as kfit_export_flame_add would add
  * its node: name (not copied: it outlives the flame), a kernel function's
- * or not, ns its time
+ * or not, ns its time, counted a call that returned (kfit_cnode_counted)
  */
 int kfit_export_flame_call(struct kfit_export_flame *f, const struct kfit_cthread *th,
-			   const char *name, bool kernel, __u64 ns, void *ctx);
+			   const char *name, bool kernel, __u64 ns, bool counted, void *ctx);
 /* After the last add: threads named, frames ordered; stats: the losses shown */
 int kfit_export_flame_end(struct kfit_export_flame *f, const struct kfit_ctree_stats *stats);
 /* kfit_export_folded's and kfit_export_svg's output, after kfit_export_flame_end */
@@ -112,6 +112,45 @@ int kfit_export_flame_folded(struct kfit_export_flame *f, FILE *out);
 int kfit_export_flame_svg(struct kfit_export_flame *f, const struct kfit_export_svg_opts *o,
 			  FILE *out);
 void kfit_export_flame_free(struct kfit_export_flame *f);
+
+/* What a function's code is: its object, for pprof's mappings */
+struct kfit_export_pprof_obj {
+	const char *name;	/* as the tree names it */
+	bool kernel;
+	const char *object;	/* "vmlinux", a module, a user binary's path; NULL: unknown */
+	const char *build_id;	/* the object's, hex; NULL or "": unknown (the kernel's: below) */
+};
+
+struct kfit_export_pprof_opts {
+	__u64 period_ns;		/* sampled: CPU time a sample stands for (1 s / Hz) */
+	__u64 time_ns;			/* the start, ns since the epoch; 0: unknown */
+	__u64 duration_ns;
+	const char *const *comments;	/* NULL-terminated: kfit's version, the command... */
+	const char *kernel_build_id;	/* vmlinux's, hex; NULL: unknown */
+	const struct kfit_export_pprof_obj *objs;	/* the traced functions', by name */
+	int nobjs;
+};
+
+/*
+ * A pprof profile (profile.proto of github.com/google/pprof), gzip'd:
+ * the flame's stacks as samples, leaf first, as the folded stacks have
+ * them (interrupts "[irq] ...", time off CPU "[off-cpu] ..." frames of
+ * their own), each with a label "thread", the thread's name the folded
+ * stacks start with. Exact mode: values calls/count (the calls that
+ * returned, kd --summary's COUNT), wall/nanoseconds (self time: the
+ * folded value, so that pprof's cum is the calls' total) and
+ * local/nanoseconds (their LOCAL: the time not in traced callees,
+ * interrupts and time off CPU included); default wall. Sampled:
+ * samples/count and cpu/nanoseconds (samples x period_ns); period_type
+ * cpu/nanoseconds. Functions by name, one location each (no address),
+ * mapped to the kernel ("[kernel.kallsyms]", "[MODULE]") or to the user
+ * object objs names, with their build-ids. 0, -ENOMEM or -EIO.
+ */
+int kfit_export_pprof(const struct kfit_export_src *s, const struct kfit_export_pprof_opts *o,
+		      FILE *f);
+/* The same of a streamed flame, after kfit_export_flame_end */
+int kfit_export_flame_pprof(struct kfit_export_flame *f, const struct kfit_export_pprof_opts *o,
+			    FILE *out);
 
 /* A call path of two runs, for kfit_export_diff_svg */
 struct kfit_export_dpath {
