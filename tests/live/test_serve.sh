@@ -158,12 +158,13 @@ prom_samples() {	# SELECTOR SECS
 }
 
 # Wait until Prometheus holds a scrape of kfit that started after T (a
-# bound, not a timing); PROM_TS is its timestamp. The scrape must have
-# succeeded: up == 1 means the OpenMetrics it asked for parsed.
+# bound, not a timing); PROM_TS is its timestamp. 5 ms past T: Prometheus
+# moves a scrape's timestamp by up to 2 ms, onto its schedule. The scrape
+# must have succeeded: up == 1 means the OpenMetrics it asked for parsed.
 prom_wait_scrape_after() {	# T
 	local i=0 last
 	while :; do
-		last=$(prom_samples 'up{job="kfit"}' 60 | awk -v t="$1" '$2 > t { ts = $2; v = $3 }
+		last=$(prom_samples 'up{job="kfit"}' 60 | awk -v t="$1" '$2 > t + 0.005 { ts = $2; v = $3 }
 			END { if (ts != "") print ts, v }')
 		if [ -n "$last" ]; then
 			PROM_TS=${last% *}
