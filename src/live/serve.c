@@ -7,12 +7,15 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <netdb.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -70,9 +73,19 @@ void kfit_serve_free(struct kfit_serve *s)
 
 #include <microhttpd.h>
 
+/* A client's connection, from libmicrohttpd's notice of it to its close */
+struct conn {
+	struct conn *next, *prev;
+	int fd;
+	__u64 since;		/* when it connected, or last had an answer */
+};
+
 struct kfit_serve {
 	int fd;			/* listening */
 	struct MHD_Daemon *d;
+	pthread_t thread;
+	int wake;		/* eventfd: the server's thread is to end */
+	struct conn conns;	/* the open connections' list head */
 	kfit_serve_render_fn fn;
 	void *ctx;
 	const char *tool;
@@ -80,6 +93,7 @@ struct kfit_serve {
 	double started;		/* the Unix time tracing began */
 	/* the server's own figures: only its thread writes them */
 	__u64 scrapes, failed, not_found, bad_method;
+	__u64 connections, cut;
 	__u64 render_ns;
 };
 
@@ -161,6 +175,7 @@ int kfit_serve_listen(struct kfit_serve **sp, const struct kfit_common *c, const
 		return -1;
 	}
 	s->tool = tool;
+	s->wake = -1;
 	if (open_socket(s, c)) {
 		free(s);
 		return -1;
@@ -214,6 +229,13 @@ static void server_figures(struct kfit_serve *s, struct kfit_prom *p)
 	code_sample(p, "404", s->not_found);
 	code_sample(p, "405", s->bad_method);
 	code_sample(p, "500", s->failed);
+	kfit_prom_family(p, "kfit_http_connections", KFIT_PROM_COUNTER, NULL,
+			 "Client connections accepted.");
+	kfit_prom_u64(p, NULL, s->connections);
+	kfit_prom_family(p, "kfit_http_connections_cut", KFIT_PROM_COUNTER, NULL,
+			 "Connections closed for taking over " KFIT_SERVE_DEADLINE_TEXT
+			 " to send a request or read its answer.");
+	kfit_prom_u64(p, NULL, s->cut);
 }
 
 /* The usual process_* figures of an exporter, from /proc/self */
@@ -357,19 +379,120 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	kfit_debug("http: %s", buf);
 }
 
-int kfit_serve_begin(struct kfit_serve *s, kfit_serve_render_fn fn, void *ctx)
-{
-	sigset_t all, old;
+/* ---- the server's thread ----------------------------------------------- */
 
-	if (!s)
-		return 0;
-	s->fn = fn;
-	s->ctx = ctx;
-	s->started = (double)time(NULL);
-	/* the server's thread takes no signal: the loop's Ctrl-C stays the loop's */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	s->d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0,
+static void on_conn(void *cls, struct MHD_Connection *conn, void **sc,
+		    enum MHD_ConnectionNotificationCode toe)
+{
+	const union MHD_ConnectionInfo *i;
+	struct kfit_serve *s = cls;
+	struct conn *c = *sc;
+
+	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (!c)
+			return;
+		c->prev->next = c->next;
+		c->next->prev = c->prev;
+		free(c);
+		*sc = NULL;
+		return;
+	}
+	i = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	s->connections++;
+	c = calloc(1, sizeof(*c));
+	if (!c || !i) {
+		free(c);
+		return;
+	}
+	c->fd = i->connect_fd;
+	c->since = mono_ns();
+	c->next = s->conns.next;
+	c->prev = &s->conns;
+	c->next->prev = c;
+	s->conns.next = c;
+	*sc = c;
+}
+
+/* An answer was sent: the connection's clock starts again (keep-alive) */
+static void on_done(void *cls, struct MHD_Connection *conn, void **req,
+		    enum MHD_RequestTerminationCode toe)
+{
+	const union MHD_ConnectionInfo *i;
+	struct conn *c;
+
+	(void)cls;
+	(void)req;
+	(void)toe;
+	i = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	c = i ? i->socket_context : NULL;
+	if (c)
+		c->since = mono_ns();
+}
+
+/*
+ * libmicrohttpd's timeout counts idle time only: a client sending a byte
+ * of its request (or reading one of the answer) every few seconds would
+ * hold its connection for ever, and enough of them every connection.
+ * A request and its answer get KFIT_SERVE_DEADLINE_S in all; past it the
+ * connection is shut down (libmicrohttpd then closes it, in this thread,
+ * so its descriptor cannot be another's yet). The ms until the next one.
+ */
+static int cut_slow(struct kfit_serve *s)
+{
+	const __u64 limit = KFIT_SERVE_DEADLINE_S * 1000000000ULL;
+	__u64 now = mono_ns(), next = ~0ULL;
+	struct conn *c;
+
+	for (c = s->conns.next; c != &s->conns; c = c->next) {
+		if (now - c->since >= limit) {
+			shutdown(c->fd, SHUT_RDWR);
+			s->cut++;
+			c->since = now;
+		}
+		if (c->since + limit < next)
+			next = c->since + limit;
+	}
+	if (next == ~0ULL)
+		return -1;
+	return (next - now) / 1000000 + 1;
+}
+
+/* How long poll may wait: libmicrohttpd's timeouts, and the deadlines */
+static int wait_ms(struct kfit_serve *s, int deadline)
+{
+	MHD_UNSIGNED_LONG_LONG t;
+	int ms = deadline;
+
+	if (MHD_get_timeout(s->d, &t) == MHD_YES && (ms < 0 || t < (unsigned int)ms))
+		ms = t > INT_MAX ? INT_MAX : (int)t;
+	return ms;
+}
+
+/* libmicrohttpd driven from its epoll descriptor, with the deadlines */
+static void *serve_loop(void *arg)
+{
+	struct kfit_serve *s = arg;
+	const union MHD_DaemonInfo *i = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_EPOLL_FD);
+	struct pollfd pf[2] = {
+		{ .fd = i ? i->epoll_fd : -1, .events = POLLIN },
+		{ .fd = s->wake, .events = POLLIN },
+	};
+	int deadline = -1;
+
+	for (;;) {
+		if (poll(pf, 2, wait_ms(s, deadline)) < 0 && errno != EINTR)
+			break;
+		if (pf[1].revents)
+			break;
+		MHD_run(s->d);
+		deadline = cut_slow(s);
+	}
+	return NULL;
+}
+
+static struct MHD_Daemon *start_daemon(struct kfit_serve *s)
+{
+	return MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG, 0,
 				NULL, NULL, on_request, s,
 				MHD_OPTION_LISTEN_SOCKET, s->fd,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)KFIT_SERVE_MAX_CONNS,
@@ -377,11 +500,38 @@ int kfit_serve_begin(struct kfit_serve *s, kfit_serve_render_fn fn, void *ctx)
 				(unsigned int)KFIT_SERVE_MAX_PER_IP,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)KFIT_SERVE_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)KFIT_SERVE_MEMORY,
+				MHD_OPTION_NOTIFY_CONNECTION, on_conn, s,
+				MHD_OPTION_NOTIFY_COMPLETED, on_done, s,
 				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				MHD_OPTION_END);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+int kfit_serve_begin(struct kfit_serve *s, kfit_serve_render_fn fn, void *ctx)
+{
+	sigset_t all, old;
+	int err;
+
+	if (!s)
+		return 0;
+	s->fn = fn;
+	s->ctx = ctx;
+	s->started = (double)time(NULL);
+	s->conns.next = s->conns.prev = &s->conns;
+	s->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	s->d = s->wake >= 0 ? start_daemon(s) : NULL;
 	if (!s->d) {
 		kfit_err("--serve: the HTTP server did not start");
+		return -1;
+	}
+	/* the server's thread takes no signal: the loop's Ctrl-C stays the loop's */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&s->thread, NULL, serve_loop, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		MHD_stop_daemon(s->d);
+		s->d = NULL;
+		kfit_err("--serve: cannot start the server's thread: %s", strerror(err));
 		return -1;
 	}
 	kfit_info("Serving metrics on %s", s->where);
@@ -390,10 +540,15 @@ int kfit_serve_begin(struct kfit_serve *s, kfit_serve_render_fn fn, void *ctx)
 
 void kfit_serve_end(struct kfit_serve *s)
 {
+	__u64 one = 1;
+
 	if (!s || !s->d)
 		return;
-	/* the socket stays ours (kfit_serve_free closes it) */
-	MHD_quiesce_daemon(s->d);
+	if (write(s->wake, &one, sizeof(one)) == sizeof(one))
+		pthread_join(s->thread, NULL);
+	/* the socket stays ours (kfit_serve_free closes it), unless refused */
+	if (MHD_quiesce_daemon(s->d) == MHD_INVALID_SOCKET)
+		s->fd = -1;
 	MHD_stop_daemon(s->d);
 	s->d = NULL;
 }
@@ -403,7 +558,10 @@ void kfit_serve_free(struct kfit_serve *s)
 	if (!s)
 		return;
 	kfit_serve_end(s);
-	close(s->fd);
+	if (s->fd >= 0)
+		close(s->fd);
+	if (s->wake >= 0)
+		close(s->wake);
 	free(s);
 }
 

@@ -12,7 +12,9 @@
  * tool's figures, read from its maps at each scrape: counters count from
  * the start and are never reset, so a scrape disturbs no other scrape nor
  * the tracing. Each scrape's text is built whole before it is sent, so a
- * slow client holds no lock; clients are bounded by the limits below.
+ * slow client holds no lock; clients are bounded by the limits below, and
+ * the server's thread (libmicrohttpd on its epoll descriptor) cuts the
+ * ones that take too long.
  *
  * The server's thread blocks every signal: Ctrl-C and SIGTERM reach the
  * tool's loop as without it.
@@ -21,6 +23,9 @@
 #define KFIT_SERVE_MAX_PER_IP	16	/* from one address */
 #define KFIT_SERVE_TIMEOUT_S	10	/* an idle or stalled connection is closed */
 #define KFIT_SERVE_MEMORY	(32 * 1024)	/* a request's head: more gets 431/414 */
+/* a request and its answer, however slowly they trickle */
+#define KFIT_SERVE_DEADLINE_S	15
+#define KFIT_SERVE_DEADLINE_TEXT	"15 s"
 
 struct kfit_serve;
 

@@ -15,6 +15,11 @@
   httpclients.py flood SRC PORT N HOLD    N connections from address SRC:
                                           "connected N", then after HOLD seconds
                                           "open K" (those the server kept)
+  httpclients.py trickle SRC PORT N WAIT  N connections from SRC, each a request
+                                          line then a header every 2 s, never
+                                          ending it: "connected N", then "cut N S"
+                                          once the server closed all (S seconds),
+                                          else "open K" after WAIT seconds
   httpclients.py scrape PORT N            N GET /metrics on one keep-alive
                                           connection: "ok N BYTES" (all 200)
 
@@ -141,6 +146,34 @@ def flood(src, port, n, hold):
     print("open %d" % kept)
 
 
+def trickle(src, port, n, wait):
+    socks = []
+    for _ in range(n):
+        c = socket.socket()
+        c.bind((src, 0))
+        c.settimeout(10)
+        c.connect((HOST, port))
+        c.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+        socks.append(c)
+    print("connected %d" % len(socks), flush=True)
+    t0 = time.monotonic()
+    while socks and time.monotonic() - t0 < wait:
+        time.sleep(2)
+        left = []
+        for c in socks:
+            try:
+                c.sendall(b"X-Slow: 1\r\n")
+                if not closed_within(c, 0):
+                    left.append(c)
+            except OSError:
+                pass
+        socks = left
+    if socks:
+        print("open %d" % len(socks))
+    else:
+        print("cut %d %.1f" % (n, time.monotonic() - t0))
+
+
 def scrape(port, n):
     c = http.client.HTTPConnection(HOST, port, timeout=30)
     total = 0
@@ -163,6 +196,7 @@ def main(a):
         "bigline": (bigline, [int, int]),
         "bighead": (bighead, [int, int]),
         "flood": (flood, [str, int, int, float]),
+        "trickle": (trickle, [str, int, int, float]),
         "scrape": (scrape, [int, int]),
     }
     if not a or a[0] not in cmds or len(a) - 1 != len(cmds[a[0]][1]):

@@ -457,6 +457,39 @@ test_hostile_clients() {
 	jq -e '.vectors | length > 0' bg.out >/dev/null || { t_show_file bg.out report; t_fail "no final report"; }
 }
 
+# Clients that trickle a request (a header every 2 s, never its end) from
+# four addresses hold every connection the server allows: libmicrohttpd's
+# timeout counts idle time only, the server's deadline cuts them, and a
+# scrape from 127.0.0.1 is answered again
+test_slow_clients_cut() {
+	need
+	local src i=0 code r
+	serve_start "$SL" -j
+	for src in 127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5; do
+		clients trickle "$src" "$PORT" "$PER_IP" 40 >"trickle.$src" 2>&1 &
+		t_on_exit "kill $! 2>/dev/null"
+	done
+	for src in 127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5; do
+		wait_line connected "trickle.$src"
+	done
+	# answered again within the deadline (15 s) and a little more
+	until code=$(curl -s -o ok.prom -w '%{http_code}' --max-time 2 --interface 127.0.0.1 "$URL") &&
+		[ "$code" = 200 ]; do
+		[ "$i" -ge 30 ] && t_fail "no answer to 127.0.0.1 30 s after 64 trickling clients"
+		t_pause 1
+		i=$((i + 1))
+	done
+	for src in 127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5; do
+		wait_line 'cut\|open' "trickle.$src"
+		t_assert_match "$(cat "trickle.$src")" "^cut $PER_IP " "the trickling clients of $src cut"
+	done
+	scrape cut.prom
+	r=$(value_of cut.prom kfit_http_connections_cut_total)
+	[ "$r" -ge $((4 * PER_IP)) ] || t_fail "kfit_http_connections_cut_total $r, not >= $((4 * PER_IP))"
+	echo "64 trickling clients: 127.0.0.1 answered after ${i}s, $r connections cut"
+	t_bg_stop_ok TERM
+}
+
 # ---- ending, starting ----------------------------------------------------------
 
 # SIGTERM with clients connected (one idle, one not reading): exit 0, the

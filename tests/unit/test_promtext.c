@@ -605,6 +605,7 @@ static void test_accepts_om(void **state)
 		/* refused by a q of 0, however written */
 		{ "application/openmetrics-text;q=0", false },
 		{ "application/openmetrics-text; version=1.0.0; q=0.0", false },
+		{ "application/openmetrics-text;Q=0", false },
 		{ "application/openmetrics-text;version=1.0.0;q=0,text/plain;version=0.0.4", false },
 		/* a q of 0 for one version, above 0 for another: taken */
 		{ "application/openmetrics-text;version=1.0.0;q=0,"

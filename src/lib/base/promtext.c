@@ -307,7 +307,7 @@ bool kfit_prom_accepts_om(const char *accept)
 
 	while (s && (s = strcasestr(s, "application/openmetrics-text"))) {
 		const char *end = strchr(s, ',');
-		const char *q = strstr(s, "q=");
+		const char *q = strcasestr(s, "q=");
 
 		if (!q || (end && q > end) || strtod(q + 2, NULL) > 0)
 			return true;

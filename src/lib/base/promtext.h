@@ -18,8 +18,8 @@
  * that a series' set of buckets never changes between scrapes: the
  * power-of-2 buckets kfit derives from its log-linear slots, exactly.
  * Bucket k holds the durations 2^(k-1) .. 2^k - 1 ns, so its cumulative
- * count is that of the durations <= (2^k - 1) ns: le="1.023e-06" is
- * 1023 ns. The buckets go from 63 ns to 68.7 s, then +Inf.
+ * count is that of the durations <= (2^k - 1) ns: le="0.000001023" is
+ * 1023 ns (written exactly, as every number of seconds here). The buckets go from 63 ns to 68.7 s, then +Inf.
  */
 #define KFIT_PROM_LOG2_MIN	6
 #define KFIT_PROM_LOG2_MAX	36
