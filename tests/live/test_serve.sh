@@ -12,6 +12,7 @@
 
 SL="$KFIT_BIN/softirqlat"
 FD="$KFIT_BIN/funcdur"
+PM="$KFIT_BIN/pmcstat"
 PMC="$KFIT_BIN/pmcstat"
 PY=/usr/bin/python3.11
 CLIENTS="$T_REPO/tests/helpers/httpclients.py"
@@ -41,6 +42,16 @@ wait_line() {	# WORD FILE
 	local i=0
 	until grep -q "^$1" "$2"; do
 		[ "$i" -ge 300 ] && t_fail "no '$1' line in $2 after 30 s: $(cat "$2")"
+		t_pause 0.1
+		i=$((i + 1))
+	done
+}
+
+# Wait for FILE to exist, 30 s at most
+wait_file() {	# FILE
+	local i=0
+	until [ -e "$1" ]; do
+		[ "$i" -ge 300 ] && t_fail "no $1 after 30 s"
 		t_pause 0.1
 		i=$((i + 1))
 	done
@@ -312,6 +323,32 @@ test_funcdur_prometheus() {
 	assert_same_bucket "$q99" "$(jq -r '.functions[] | select(.name == "cl_empty") | .p99_ns' bg.out)" \
 		"cl_empty p99"
 	t_bpf_assert_same "$snap" "after funcdur --serve"
+}
+
+# pmcstat: a known number of forks (a shell's loop of 50 /bin/true; its
+# reads of FIFOs fork nothing) counted by the sched_process_fork
+# tracepoint event, as Prometheus scraped it, as the final report has it
+test_pmcstat_prometheus() {
+	need
+	local key v
+	mkfifo "$T_TMP/go" "$T_TMP/end"
+	serve_start "$PM" -j -e sched:sched_process_fork -- /bin/sh -c \
+		"read x <'$T_TMP/go'; i=0; while [ \$i -lt 50 ]; do /bin/true; i=\$((i + 1)); done
+		 : >'$T_TMP/forked'; read y <'$T_TMP/end'"
+	prom_start
+	echo go >"$T_TMP/go"
+	wait_file "$T_TMP/forked"
+	key='kfit_pmc_count_total{event="sched:sched_process_fork"}'
+	prom_wait_scrape_after "$(now)"
+	v=$(prom_value "$key")
+	echo "sched_process_fork: Prometheus $v after 50 forks"
+	t_assert_eq "$v" 50 "Prometheus' count of the command's forks"
+	echo end >"$T_TMP/end"
+	t_bg_wait_exit
+	t_assert_eq "$BG_RC" 0 "pmcstat's exit status (the command's)"
+	# with a COMMAND the report is on stderr, the command keeping stdout
+	t_assert_eq "$(grep '^{' bg.err | jq -r '.counts[] | select(.event == "sched:sched_process_fork") | .value')" 50 \
+		"the final report's count"
 }
 
 # ---- the expositions ---------------------------------------------------------
