@@ -130,15 +130,23 @@ def bighead(port, size):
     print("status %s" % code if code else "reset")
 
 
-def flood(src, port, n, hold):
+def connect_from(src, port, n, first=b""):
+    """n connections from address src, each sending first; "connected N" said"""
     socks = []
     for _ in range(n):
         c = socket.socket()
         c.bind((src, 0))
         c.settimeout(10)
         c.connect((HOST, port))
+        if first:
+            c.sendall(first)
         socks.append(c)
     print("connected %d" % len(socks), flush=True)
+    return socks
+
+
+def flood(src, port, n, hold):
+    socks = connect_from(src, port, n)
     time.sleep(hold)
     kept = 0
     for c in socks:
@@ -147,15 +155,7 @@ def flood(src, port, n, hold):
 
 
 def trickle(src, port, n, wait):
-    socks = []
-    for _ in range(n):
-        c = socket.socket()
-        c.bind((src, 0))
-        c.settimeout(10)
-        c.connect((HOST, port))
-        c.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
-        socks.append(c)
-    print("connected %d" % len(socks), flush=True)
+    socks = connect_from(src, port, n, b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
     t0 = time.monotonic()
     while socks and time.monotonic() - t0 < wait:
         time.sleep(2)

@@ -24,8 +24,8 @@
 
 #define POOL 4096
 
-static struct kfit_cnode pool[POOL];
-static int npool;
+static struct kfit_cnode nodes[POOL];
+static struct t_pool pool = { nodes, 0, POOL };
 
 static const char *const funcs[] = {
 	"vfs_read", "rw_verify_area", "security_file_permission",
@@ -37,30 +37,18 @@ static const char *const funcs[] = {
 
 static const char *const events[] = { "sched:sched_wakeup" };
 
-/* A decoder with no records: the names of hand-built nodes, as callgraph's */
-static struct kfit_ctree *names_tree;
-
+/* The names of hand-built nodes, as callgraph's (testlib's decoder) */
 static int names_setup(void **state)
 {
-	struct kfit_ctree_opts o = { .funcs = funcs, .nfuncs = NFUNCS,
-				     .events = events, .nevents = 1 };
-
 	(void)state;
-	names_tree = kfit_ctree_new(&o);
-	return names_tree ? 0 : -1;
+	return t_names_setup(funcs, NFUNCS, events, 1);
 }
 
 static int names_teardown(void **state)
 {
 	(void)state;
-	kfit_ctree_free(names_tree);
+	t_names_teardown();
 	return 0;
-}
-
-static const char *names(void *ctx, const struct kfit_cnode *n)
-{
-	(void)ctx;
-	return kfit_ctree_name(names_tree, n);
 }
 
 /* Functions 0-4 are the kernel's; a FRAME's id says it (as the decoder sets it) */
@@ -70,37 +58,10 @@ static bool kernel(void *ctx, const struct kfit_cnode *n)
 	return n->kind == KFIT_CN_FRAME ? n->id : n->id < 5;
 }
 
-static void thread_init(struct kfit_cthread *t, __u32 pid, __u32 tid, const char *comm)
-{
-	memset(t, 0, sizeof(*t));
-	t->pid = pid;
-	t->tid = tid;
-	snprintf(t->comm, sizeof(t->comm), "%s", comm);
-	t->root.kind = KFIT_CN_ROOT;
-}
-
 static struct kfit_cnode *add(struct kfit_cnode *parent, __u8 kind, __u32 id,
 			      __u64 start, __u64 dur)
 {
-	struct kfit_cnode *n;
-
-	assert_true(npool < POOL);
-	n = &pool[npool++];
-	memset(n, 0, sizeof(*n));
-	n->kind = kind;
-	n->id = id;
-	n->start = start;
-	n->dur = dur;
-	n->ctx = parent->ctx;
-	n->cpu = parent->cpu;
-	n->parent = parent;
-	n->depth = parent->kind == KFIT_CN_ROOT ? 0 : parent->depth + 1;
-	if (parent->last)
-		parent->last->next = n;
-	else
-		parent->child = n;
-	parent->last = n;
-	return n;
+	return t_node(&pool, parent, kind, id, start, dur, 0);
 }
 
 static struct kfit_cnode *call(struct kfit_cnode *parent, __u32 id, __u64 start, __u64 dur)
@@ -126,10 +87,10 @@ static void build_exact(struct fixture *fx)
 	struct kfit_cnode *r, *c, *irq;
 	int i;
 
-	npool = 0;
-	thread_init(&fx->th[0], 100, 100, "reader");
-	thread_init(&fx->th[1], 100, 101, "worker");
-	thread_init(&fx->th[2], 0, 0, "");
+	pool.used = 0;
+	t_thread_init(&fx->th[0], 100, 100, "reader");
+	t_thread_init(&fx->th[1], 100, 101, "worker");
+	t_thread_init(&fx->th[2], 0, 0, "");
 	fx->th[2].ctx = KFIT_CTX_SOFTIRQ;
 	fx->th[2].root.ctx = KFIT_CTX_SOFTIRQ;
 
@@ -162,7 +123,7 @@ static void build_exact(struct fixture *fx)
 	memset(&fx->src, 0, sizeof(fx->src));
 	fx->src.threads = fx->ptr;
 	fx->src.nthreads = 3;
-	fx->src.name = names;
+	fx->src.name = t_names;
 	fx->src.kernel = kernel;
 }
 
@@ -171,8 +132,8 @@ static void build_sampled(struct fixture *fx)
 {
 	struct kfit_cnode *m, *c, *k;
 
-	npool = 0;
-	thread_init(&fx->th[0], 200, 200, "busy");
+	pool.used = 0;
+	t_thread_init(&fx->th[0], 200, 200, "busy");
 	fx->th[0].samples = 10;
 	m = add(&fx->th[0].root, KFIT_CN_FRAME, 0, 0, 0);
 	m->name = "main";
@@ -191,7 +152,7 @@ static void build_sampled(struct fixture *fx)
 	fx->src.threads = fx->ptr;
 	fx->src.nthreads = 1;
 	fx->src.sampled = true;
-	fx->src.name = names;
+	fx->src.name = t_names;
 	fx->src.kernel = kernel;
 }
 
@@ -247,13 +208,13 @@ static void test_folded_merge_sanitize(void **state)
 {
 	struct kfit_cthread a, b;
 	const struct kfit_cthread *ptr[2] = { &a, &b };
-	struct kfit_export_src src = { .threads = ptr, .nthreads = 2, .name = names };
+	struct kfit_export_src src = { .threads = ptr, .nthreads = 2, .name = t_names };
 	struct kfit_cnode *f1, *f2;
 
 	(void)state;
-	npool = 0;
-	thread_init(&a, 1, 1, "sh;x\ty");
-	thread_init(&b, 2, 2, "sh;x\ty");
+	pool.used = 0;
+	t_thread_init(&a, 1, 1, "sh;x\ty");
+	t_thread_init(&b, 2, 2, "sh;x\ty");
 	src.sampled = true;
 	f1 = add(&a.root, KFIT_CN_FRAME, 0, 0, 0);
 	f1->name = "f\nn";
@@ -312,7 +273,7 @@ static void gen(struct kfit_cnode *parent, __u64 start, __u64 end, int depth,
 
 	nkids = depth < 9 ? rnd(depth < 2 ? 3 : 5) + (depth < 2) : 0;
 	slot = nkids ? (end - start) / nkids : 0;
-	for (i = 0; i < nkids && slot > 8 && npool < budget; i++) {
+	for (i = 0; i < nkids && slot > 8 && pool.used < budget; i++) {
 		t = start + i * slot + rnd(slot / 4);
 		len = slot / 3 + rnd(slot / 2);
 		k = rnd(12);
@@ -338,10 +299,10 @@ static void build_random(struct kfit_cthread *th, const struct kfit_cthread **pt
 {
 	int i;
 
-	npool = 0;
+	pool.used = 0;
 	rnd_state = seed;
 	for (i = 0; i < nth; i++) {
-		thread_init(&th[i], 300 + i / 2, 300 + i, i % 2 ? "worker" : "server");
+		t_thread_init(&th[i], 300 + i / 2, 300 + i, i % 2 ? "worker" : "server");
 		gen(&th[i].root, 1000000, 1000000 + 50000000, 0, (i + 1) * (POOL / nth));
 		ptr[i] = &th[i];
 	}
@@ -367,7 +328,7 @@ static void test_folded_sums(void **state)
 
 	(void)state;
 	build_random(th, ptr, 4, &src, 42);
-	assert_true(npool > 200);
+	assert_true(pool.used > 200);
 	for (i = 0; i < 4; i++)
 		for (n = th[i].root.child; n; n = n->next)
 			if (n->kind == KFIT_CN_CALL)
@@ -535,11 +496,11 @@ static void test_svg_empty(void **state)
 {
 	struct kfit_cthread t;
 	const struct kfit_cthread *ptr = &t;
-	struct kfit_export_src src = { .threads = &ptr, .nthreads = 1, .name = names };
+	struct kfit_export_src src = { .threads = &ptr, .nthreads = 1, .name = t_names };
 	char *svg;
 
 	(void)state;
-	thread_init(&t, 1, 1, "idle");
+	t_thread_init(&t, 1, 1, "idle");
 	svg = svg_of(&src, NULL);
 	check_xml(svg);
 	assert_int_equal(t_count(svg, "<g class=\"f\">"), 0);
@@ -556,14 +517,14 @@ static void test_svg_bytes(void **state)
 {
 	struct kfit_cthread t;
 	const struct kfit_cthread *ptr = &t;
-	struct kfit_export_src src = { .threads = &ptr, .nthreads = 1, .name = names,
+	struct kfit_export_src src = { .threads = &ptr, .nthreads = 1, .name = t_names,
 				 .sampled = true };
 	struct kfit_cnode *f;
 	char *svg;
 
 	(void)state;
-	npool = 0;
-	thread_init(&t, 1, 1, "caf\xc3\xa9\x01");
+	pool.used = 0;
+	t_thread_init(&t, 1, 1, "caf\xc3\xa9\x01");
 	f = add(&t.root, KFIT_CN_FRAME, 0, 0, 0);
 	f->name = "bad\xff\xfe]]>--\x7f";
 	f->self = 1;
@@ -802,14 +763,14 @@ static void test_perfetto_clamp(void **state)
 {
 	struct kfit_cthread t;
 	const struct kfit_cthread *ptr = &t;
-	struct kfit_export_src src = { .threads = &ptr, .nthreads = 1, .name = names,
+	struct kfit_export_src src = { .threads = &ptr, .nthreads = 1, .name = t_names,
 				 .t0 = 50 };
 	struct kfit_cnode *p;
 	char *js;
 
 	(void)state;
-	npool = 0;
-	thread_init(&t, 7, 7, "t");
+	pool.used = 0;
+	t_thread_init(&t, 7, 7, "t");
 	call(&t.root, 0, 20, 40);		/* before t0: [50, 60) */
 	p = call(&t.root, 0, 100, 100);		/* [100, 200) */
 	call(p, 1, 90, 50);			/* [100, 140) */
@@ -972,16 +933,16 @@ static void test_perfetto_irq_order(void **state)
 {
 	struct kfit_cthread th[3];
 	const struct kfit_cthread *ptr[3] = { &th[0], &th[1], &th[2] };
-	struct kfit_export_src src = { .threads = ptr, .nthreads = 3, .name = names,
+	struct kfit_export_src src = { .threads = ptr, .nthreads = 3, .name = t_names,
 				       .kernel = kernel };
 	struct kfit_cnode *x;
 	char got[512], *js;
 
 	(void)state;
-	npool = 0;
-	thread_init(&th[0], 100, 100, "a");
-	thread_init(&th[1], 100, 101, "b");
-	thread_init(&th[2], 0, 0, "");
+	pool.used = 0;
+	t_thread_init(&th[0], 100, 100, "a");
+	t_thread_init(&th[1], 100, 101, "b");
+	t_thread_init(&th[2], 0, 0, "");
 	th[2].ctx = th[2].root.ctx = KFIT_CTX_SOFTIRQ;
 	x = call(&th[0].root, 0, 100, 200);
 	softirq0(x, 150, 1);
@@ -1050,12 +1011,12 @@ static void test_folded_irq_kinds(void **state)
 {
 	struct kfit_cthread t;
 	const struct kfit_cthread *ptr = &t;
-	struct kfit_export_src src = { .threads = &ptr, .nthreads = 1, .name = names };
+	struct kfit_export_src src = { .threads = &ptr, .nthreads = 1, .name = t_names };
 	struct kfit_cnode *c, *i;
 
 	(void)state;
-	npool = 0;
-	thread_init(&t, 5, 5, "sh");
+	pool.used = 0;
+	t_thread_init(&t, 5, 5, "sh");
 	c = call(&t.root, 0, 100, 1000);
 	i = add(c, KFIT_CN_IRQ, 24, 200, 100);
 	i->ctx = KFIT_CTX_HARDIRQ;

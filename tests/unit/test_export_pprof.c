@@ -408,8 +408,8 @@ static char *functions_text(const struct dprof *d)
 
 #define POOL 256
 
-static struct kfit_cnode pool[POOL];
-static int npool;
+static struct kfit_cnode nodes[POOL];
+static struct t_pool pool = { nodes, 0, POOL };
 
 static const char *const funcs[] = {
 	"vfs_read", "rw_verify_area", "e1000_intr",	/* 0-2: kernel */
@@ -426,28 +426,17 @@ static const struct kfit_export_pprof_obj objs[] = {
 	{ .name = "helper" },
 };
 
-static struct kfit_ctree *names_tree;
-
 static int setup(void **state)
 {
-	struct kfit_ctree_opts o = { .funcs = funcs, .nfuncs = T_N(funcs) };
-
 	(void)state;
-	names_tree = kfit_ctree_new(&o);
-	return names_tree ? 0 : -1;
+	return t_names_setup(funcs, T_N(funcs), NULL, 0);
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	kfit_ctree_free(names_tree);
+	t_names_teardown();
 	return 0;
-}
-
-static const char *names(void *ctx, const struct kfit_cnode *n)
-{
-	(void)ctx;
-	return kfit_ctree_name(names_tree, n);
 }
 
 static bool kernel(void *ctx, const struct kfit_cnode *n)
@@ -456,37 +445,10 @@ static bool kernel(void *ctx, const struct kfit_cnode *n)
 	return n->kind == KFIT_CN_FRAME ? n->id : n->id < 3;
 }
 
-static void thread_init(struct kfit_cthread *t, __u32 pid, __u32 tid, const char *comm)
-{
-	memset(t, 0, sizeof(*t));
-	t->pid = pid;
-	t->tid = tid;
-	snprintf(t->comm, sizeof(t->comm), "%s", comm);
-	t->root.kind = KFIT_CN_ROOT;
-}
-
 static struct kfit_cnode *add(struct kfit_cnode *parent, __u8 kind, __u32 id,
 			      __u64 start, __u64 dur, __u64 local)
 {
-	struct kfit_cnode *n;
-
-	assert_true(npool < POOL);
-	n = &pool[npool++];
-	memset(n, 0, sizeof(*n));
-	n->kind = kind;
-	n->id = id;
-	n->start = start;
-	n->dur = dur;
-	n->local = local;
-	n->ctx = parent->ctx;
-	n->parent = parent;
-	n->depth = parent->kind == KFIT_CN_ROOT ? 0 : parent->depth + 1;
-	if (parent->last)
-		parent->last->next = n;
-	else
-		parent->child = n;
-	parent->last = n;
-	return n;
+	return t_node(&pool, parent, kind, id, start, dur, local);
 }
 
 struct fixture {
@@ -507,9 +469,9 @@ static void build_exact(struct fixture *fx)
 {
 	struct kfit_cnode *r, *m, *irq, *l;
 
-	npool = 0;
-	thread_init(&fx->th[0], 100, 100, "reader");
-	thread_init(&fx->th[1], 100, 101, "worker");
+	pool.used = 0;
+	t_thread_init(&fx->th[0], 100, 100, "reader");
+	t_thread_init(&fx->th[1], 100, 101, "worker");
 	r = &fx->th[0].root;
 	m = add(r, KFIT_CN_CALL, 3, 1000, 10000, 7000);
 	add(add(m, KFIT_CN_CALL, 0, 1100, 3000, 2000), KFIT_CN_CALL, 1, 1200, 1000, 1000);
@@ -532,7 +494,7 @@ static void build_exact(struct fixture *fx)
 	memset(&fx->src, 0, sizeof(fx->src));
 	fx->src.threads = fx->ptr;
 	fx->src.nthreads = 2;
-	fx->src.name = names;
+	fx->src.name = t_names;
 	fx->src.kernel = kernel;
 }
 
@@ -714,14 +676,14 @@ static void test_sampled(void **state)
 	struct kfit_cthread t;
 	const struct kfit_cthread *ptr = &t;
 	struct kfit_export_src src = { .threads = &ptr, .nthreads = 1, .sampled = true,
-				       .name = names, .kernel = kernel };
+				       .name = t_names, .kernel = kernel };
 	struct dprof d;
 	char *buf, *got;
 	size_t len;
 
 	(void)state;
-	npool = 0;
-	thread_init(&t, 200, 200, "busy");
+	pool.used = 0;
+	t_thread_init(&t, 200, 200, "busy");
 	t.root.self = 1;
 	m = add(&t.root, KFIT_CN_FRAME, 0, 0, 0, 0);
 	m->name = "main";
@@ -776,15 +738,15 @@ static void test_same_name(void **state)
 	struct kfit_cthread t;
 	const struct kfit_cthread *ptr = &t;
 	struct kfit_export_src src = { .threads = &ptr, .nthreads = 1, .sampled = true,
-				       .name = names, .kernel = kernel };
+				       .name = t_names, .kernel = kernel };
 	struct kfit_export_pprof_opts o = { .period_ns = 1000 };
 	struct dprof d;
 	char *buf, *got;
 	size_t len;
 
 	(void)state;
-	npool = 0;
-	thread_init(&t, 1, 1, "x");
+	pool.used = 0;
+	t_thread_init(&t, 1, 1, "x");
 	a = add(&t.root, KFIT_CN_FRAME, 0, 0, 0, 0);
 	a->name = "poll";
 	a->self = 1;
@@ -806,7 +768,7 @@ static void test_same_name(void **state)
 /* Nothing traced: a valid profile without samples */
 static void test_empty(void **state)
 {
-	struct kfit_export_src src = { .name = names };
+	struct kfit_export_src src = { .name = t_names };
 	struct dprof d;
 	char *buf;
 	size_t len;

@@ -466,3 +466,61 @@ size_t t_recgen(unsigned int seed, char *buf)
 	}
 	return g.len;
 }
+
+struct kfit_cnode *t_node(struct t_pool *p, struct kfit_cnode *parent, __u8 kind, __u32 id,
+			  __u64 start, __u64 dur, __u64 local)
+{
+	struct kfit_cnode *n;
+
+	assert_true(p->used < p->max);
+	n = &p->node[p->used++];
+	memset(n, 0, sizeof(*n));
+	n->kind = kind;
+	n->id = id;
+	n->start = start;
+	n->dur = dur;
+	n->local = local;
+	n->ctx = parent->ctx;
+	n->cpu = parent->cpu;
+	n->parent = parent;
+	n->depth = parent->kind == KFIT_CN_ROOT ? 0 : parent->depth + 1;
+	if (parent->last)
+		parent->last->next = n;
+	else
+		parent->child = n;
+	parent->last = n;
+	return n;
+}
+
+void t_thread_init(struct kfit_cthread *t, __u32 pid, __u32 tid, const char *comm)
+{
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->tid = tid;
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	t->root.kind = KFIT_CN_ROOT;
+}
+
+struct kfit_ctree *t_names_tree;
+
+int t_names_setup(const char *const *funcs, int nfuncs, const char *const *events,
+		  int nevents)
+{
+	struct kfit_ctree_opts o = { .funcs = funcs, .nfuncs = nfuncs,
+				     .events = events, .nevents = nevents };
+
+	t_names_tree = kfit_ctree_new(&o);
+	return t_names_tree ? 0 : -1;
+}
+
+void t_names_teardown(void)
+{
+	kfit_ctree_free(t_names_tree);
+	t_names_tree = NULL;
+}
+
+const char *t_names(void *ctx, const struct kfit_cnode *n)
+{
+	(void)ctx;
+	return kfit_ctree_name(t_names_tree, n);
+}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <linux/types.h>
 #include "kfit/ret.h"
+#include "calltree.h"
 
 /* The number of entries of the array a */
 #define T_N(a) (sizeof(a) / sizeof((a)[0]))
@@ -158,5 +159,29 @@ int t_symtarget_setup(void **state);
 #define T_RECGEN_KIND	(4 | KFIT_RET_SIGNED | KFIT_RET_ERRNO)
 extern const __u8 t_recgen_kinds[T_RECGEN_FUNCS];
 size_t t_recgen(unsigned int seed, char *buf);
+
+/*
+ * Call trees by hand: nodes taken from a test's pool, linked under their
+ * parent as the decoder links them (ctx, cpu and depth from the parent)
+ */
+struct t_pool {
+	struct kfit_cnode *node;
+	int used, max;
+};
+
+struct kfit_cnode *t_node(struct t_pool *p, struct kfit_cnode *parent, __u8 kind, __u32 id,
+			  __u64 start, __u64 dur, __u64 local);
+/*
+ * A decoder with no records, for the names of hand-built nodes as the
+ * tools see them: t_names_tree from t_names_setup (0, or -1 out of
+ * memory) to t_names_teardown; t_names is a kfit_export_name_fn
+ */
+extern struct kfit_ctree *t_names_tree;
+int t_names_setup(const char *const *funcs, int nfuncs, const char *const *events,
+		  int nevents);
+void t_names_teardown(void);
+const char *t_names(void *ctx, const struct kfit_cnode *n);
+/* An empty thread of pid, tid and comm, its root node ready */
+void t_thread_init(struct kfit_cthread *t, __u32 pid, __u32 tid, const char *comm);
 
 #endif
