@@ -4,7 +4,6 @@
  * skeleton) -> attach -> activate. A function the kernel refuses is
  * skipped with the reason, never the whole run.
  */
-#include <dirent.h>
 #include <limits.h>
 #include <errno.h>
 #include <poll.h>
@@ -42,23 +41,6 @@ struct kfit_attacher *kfit_attacher_new(struct kfit_targets *t,
 }
 
 /* ---- prepare ------------------------------------------------------------ */
-
-/* Open file descriptors; all of them when none is left to count with */
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	struct rlimit rl;
-	int n = 0;
-
-	if (!d)
-		return errno == EMFILE && !getrlimit(RLIMIT_NOFILE, &rl) ?
-		       (int)rl.rlim_cur : -1;
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n - 1;	/* the directory's own */
-}
 
 /* The kernel mechanism: what was asked for, if this kernel has it */
 static int choose_mech(struct kfit_attacher *a)
@@ -780,7 +762,7 @@ int kfit_attacher_attach(struct kfit_attacher *a)
 {
 	int i, err = 0;
 
-	a->fds_before = count_fds();
+	a->fds_before = kfit_count_fds();
 	a->started = kfit_now_ns();
 	a->done = a->attached = 0;
 	if (a->t->nuser) {
@@ -800,7 +782,7 @@ int kfit_attacher_attach(struct kfit_attacher *a)
 		err = attach_each(a);
 	progress(a, true);
 	a->attach_ns = kfit_now_ns() - a->started;
-	a->fds_after = count_fds();
+	a->fds_after = kfit_count_fds();
 	/* the watcher's fds are not the functions' */
 	if (!err)
 		err = follow_watch(a);

@@ -5,7 +5,6 @@
  * The statically linked tools (the VM's) have no libmicrohttpd without
  * GnuTLS's static archives, which Debian does not ship: they say so.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <netdb.h>
@@ -22,6 +21,8 @@
 #include <unistd.h>
 #include <netinet/in.h>
 #include "diag.h"
+#include "fileio.h"
+#include "run.h"
 #include "serve.h"
 
 void kfit_serve_health(struct kfit_prom *p, __u64 lost, __u64 missed)
@@ -96,14 +97,6 @@ struct kfit_serve {
 	__u64 connections, cut;
 	__u64 render_ns;
 };
-
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static int bind_one(const struct addrinfo *ai)
 {
@@ -241,13 +234,11 @@ static void server_figures(struct kfit_serve *s, struct kfit_prom *p)
 /* The usual process_* figures of an exporter, from /proc/self */
 static void process_figures(struct kfit_prom *p)
 {
-	unsigned long long ut = 0, st = 0, start = 0, vsz = 0, rss = 0;
+	unsigned long long ut = 0, st = 0, vsz = 0, rss = 0;
 	long hz = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
 	char buf[1024], *e;
-	struct dirent *de;
 	FILE *f;
-	DIR *d;
-	int fds = 0;
+	int fds;
 
 	f = fopen("/proc/self/stat", "r");
 	if (!f)
@@ -255,15 +246,10 @@ static void process_figures(struct kfit_prom *p)
 	e = fgets(buf, sizeof(buf), f);
 	fclose(f);
 	e = e ? strrchr(buf, ')') : NULL;
-	/* after "pid (comm)": state is field 3; utime 14, stime 15, starttime 22 */
+	/* after "pid (comm)": state is field 3; utime 14, stime 15, vsize 23, rss 24 */
 	if (!e || sscanf(e + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu "
-			 "%*d %*d %*d %*d %*d %*d %llu %llu %llu", &ut, &st, &start, &vsz, &rss) != 5)
+			 "%*d %*d %*d %*d %*d %*d %*u %llu %llu", &ut, &st, &vsz, &rss) != 4)
 		return;
-	d = opendir("/proc/self/fd");
-	while (d && (de = readdir(d)))
-		fds += de->d_name[0] != '.';
-	if (d)
-		closedir(d);
 	kfit_prom_family(p, "process_cpu_seconds", KFIT_PROM_COUNTER, "seconds",
 			 "User and system CPU time of the tool (BPF programs' time is the traced tasks').");
 	kfit_prom_double(p, NULL, (double)(ut + st) / hz);
@@ -273,10 +259,12 @@ static void process_figures(struct kfit_prom *p)
 	kfit_prom_family(p, "process_virtual_memory_bytes", KFIT_PROM_GAUGE, "bytes",
 			 "Virtual memory of the tool.");
 	kfit_prom_u64(p, NULL, vsz);
+	fds = kfit_count_fds();
+	if (fds < 0)
+		return;
 	kfit_prom_family(p, "process_open_fds", KFIT_PROM_GAUGE, NULL,
 			 "File descriptors the tool holds (perf events, maps, links).");
-	kfit_prom_u64(p, NULL, fds - 1);
-	(void)start;
+	kfit_prom_u64(p, NULL, fds);
 }
 
 /* ---- requests -------------------------------------------------------------- */
@@ -308,7 +296,7 @@ static enum MHD_Result metrics(struct kfit_serve *s, struct MHD_Connection *conn
 							 MHD_HTTP_HEADER_ACCEPT);
 	bool om = kfit_prom_accepts_om(accept);
 	static char oom[] = "out of memory\n";
-	__u64 t0 = mono_ns();
+	__u64 t0 = kfit_now_ns();
 	struct kfit_prom p;
 	size_t len;
 	char *text;
@@ -326,7 +314,7 @@ static enum MHD_Result metrics(struct kfit_serve *s, struct MHD_Connection *conn
 	}
 	build_info(s, &p);
 	process_figures(&p);
-	s->render_ns += mono_ns() - t0;
+	s->render_ns += kfit_now_ns() - t0;
 	server_figures(s, &p);
 	text = kfit_prom_finish(&p, &len);
 	if (!text) {
@@ -405,7 +393,7 @@ static void on_conn(void *cls, struct MHD_Connection *conn, void **sc,
 		return;
 	}
 	c->fd = i->connect_fd;
-	c->since = mono_ns();
+	c->since = kfit_now_ns();
 	c->next = s->conns.next;
 	c->prev = &s->conns;
 	c->next->prev = c;
@@ -426,7 +414,7 @@ static void on_done(void *cls, struct MHD_Connection *conn, void **req,
 	i = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	c = i ? i->socket_context : NULL;
 	if (c)
-		c->since = mono_ns();
+		c->since = kfit_now_ns();
 }
 
 /*
@@ -440,7 +428,7 @@ static void on_done(void *cls, struct MHD_Connection *conn, void **req,
 static int cut_slow(struct kfit_serve *s)
 {
 	const __u64 limit = KFIT_SERVE_DEADLINE_S * 1000000000ULL;
-	__u64 now = mono_ns(), next = ~0ULL;
+	__u64 now = kfit_now_ns(), next = ~0ULL;
 	struct conn *c;
 
 	for (c = s->conns.next; c != &s->conns; c = c->next) {

@@ -5,6 +5,7 @@
  * so that a file is read, and a filesystem found, one way.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 #include <sys/mount.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include "diag.h"
@@ -573,4 +575,21 @@ int kfit_fd_push(int **fds, int *n, int fd)
 	*fds = m;
 	(*fds)[(*n)++] = fd;
 	return 0;
+}
+
+/* Open file descriptors; all of them when none is left to count with */
+int kfit_count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	struct rlimit rl;
+	int n = 0;
+
+	if (!d)
+		return errno == EMFILE && !getrlimit(RLIMIT_NOFILE, &rl) ?
+		       (int)rl.rlim_cur : -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1;	/* the directory's own */
 }

@@ -74,6 +74,12 @@ const char *kfit_tracefs_events(const char *dir, int *why);
 int kfit_ncpus_possible(const char *sysfs);
 
 /*
+ * The file descriptors this process holds (/proc/self/fd); RLIMIT_NOFILE
+ * when none is left to count with, -1 when they cannot be counted
+ */
+int kfit_count_fds(void);
+
+/*
  * Output files, created safely: every file a tool writes (-o, --output,
  * --svg, --perfetto) goes through these. kfit_out_open makes an
  * unpredictable temporary in PATH's directory, exclusively (O_TMPFILE,

@@ -774,22 +774,28 @@ int kfit_elf_addr_to_off(const struct kfit_elf *e, __u64 addr, __u64 *off)
 	return 0;
 }
 
-const char *kfit_elf_build_id_hex(const struct kfit_elf *e, char *buf, size_t len)
+/* n bytes in hex, as many as fit in len */
+static const char *hex(const __u8 *b, size_t n, char *buf, size_t len)
 {
 	size_t i;
 
 	if (!len)
 		return buf;
 	buf[0] = '\0';
-	for (i = 0; i < e->build_id_len && 2 * i + 2 < len; i++)
-		snprintf(buf + 2 * i, 3, "%02x", e->build_id[i]);
+	for (i = 0; i < n && 2 * i + 2 < len; i++)
+		snprintf(buf + 2 * i, 3, "%02x", b[i]);
 	return buf;
+}
+
+const char *kfit_elf_build_id_hex(const struct kfit_elf *e, char *buf, size_t len)
+{
+	return hex(e->build_id, e->build_id_len, buf, len);
 }
 
 const char *kfit_elf_notes_build_id(const void *notes, size_t len, char *buf, size_t buflen)
 {
 	const __u8 *b = notes;
-	size_t off = 0, name, desc, i;
+	size_t off = 0, name, desc;
 	__u32 nh[3];		/* namesz, descsz, type */
 
 	while (off + sizeof(nh) <= len) {
@@ -800,11 +806,8 @@ const char *kfit_elf_notes_build_id(const void *notes, size_t len, char *buf, si
 			return NULL;
 		if (nh[2] == NT_GNU_BUILD_ID && nh[0] == 4 &&
 		    !memcmp(b + off + sizeof(nh), "GNU", 4) && nh[1] &&
-		    nh[1] <= KFIT_ELF_BUILD_ID_MAX && 2 * (size_t)nh[1] < buflen) {
-			for (i = 0; i < nh[1]; i++)
-				snprintf(buf + 2 * i, 3, "%02x", b[off + sizeof(nh) + name + i]);
-			return buf;
-		}
+		    nh[1] <= KFIT_ELF_BUILD_ID_MAX && 2 * (size_t)nh[1] < buflen)
+			return hex(b + off + sizeof(nh) + name, nh[1], buf, buflen);
 		off += sizeof(nh) + name + desc;
 	}
 	return NULL;
