@@ -4,7 +4,6 @@
  * BPF side: bpf/calltime.bpf.c. Shared types: include/kfit/calltime.h.
  */
 #include <errno.h>
-#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -913,25 +912,28 @@ static void prom_fn(struct kfit_prom_labels *l, const struct kfit_fstat *f)
 	kfit_prom_label(l, "function", f->name);
 }
 
-/* A family of one value per function shown */
-static void prom_per_fn(struct kfit_prom *p, const char *name, const char *help, bool ns,
-			size_t off)
+/* Each function shown's local time (local) or calls --min/--max left out */
+static void prom_per_fn(struct kfit_prom *p, bool local)
 {
 	struct kfit_prom_labels l;
 	int i;
 
-	kfit_prom_family(p, name, KFIT_PROM_COUNTER, ns ? "seconds" : NULL, help);
+	if (local)
+		kfit_prom_family(p, "kfit_function_local_seconds", KFIT_PROM_COUNTER, "seconds",
+				 "Wall time of the calls minus their traced callees' (kd's Local).");
+	else
+		kfit_prom_family(p, "kfit_function_filtered_calls", KFIT_PROM_COUNTER, NULL,
+				 "Calls left out by --min or --max.");
 	for (i = 0; i < env.fs.n; i++) {
 		const struct kfit_fstat *f = &env.fs.f[i];
-		__u64 v = *(const __u64 *)((const char *)f + off);
 
 		if (f->hidden)
 			continue;
 		prom_fn(&l, f);
-		if (ns)
-			kfit_prom_ns(p, &l, v);
+		if (local)
+			kfit_prom_ns(p, &l, f->local_ns);
 		else
-			kfit_prom_u64(p, &l, v);
+			kfit_prom_u64(p, &l, f->filtered);
 	}
 }
 
@@ -979,11 +981,8 @@ static int metrics(void *ctx, struct kfit_prom *p)
 		prom_fn(&l, &env.fs.f[i]);
 		kfit_prom_hist_ns(p, &l, &env.fs.f[i].h);
 	}
-	prom_per_fn(p, "kfit_function_local_seconds",
-		    "Wall time of the calls minus their traced callees' (kd's Local).", true,
-		    offsetof(struct kfit_fstat, local_ns));
-	prom_per_fn(p, "kfit_function_filtered_calls", "Calls left out by --min or --max.",
-		    false, offsetof(struct kfit_fstat, filtered));
+	prom_per_fn(p, true);
+	prom_per_fn(p, false);
 	if (grouping())
 		prom_by(p, cur);
 	kfit_serve_health(p, cur[CT_LOST_EVENTS] + cur[CT_DEEP] + cur[CT_NO_STACK],

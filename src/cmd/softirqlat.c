@@ -517,8 +517,10 @@ int main(int argc, char **argv)
 	    kfit_serve_listen(&env.srv, &env.c, "softirqlat"))
 		return 1;
 	kfit_arm_cleanup();
-	if (start())
-		return kfit_serve_free(env.srv), 1;
+	if (start()) {
+		kfit_serve_free(env.srv);
+		return 1;
+	}
 	if (kfit_exiting) {
 		softirqlat_bpf__destroy(env.skel);
 		kfit_serve_free(env.srv);

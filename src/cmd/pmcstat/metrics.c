@@ -34,29 +34,16 @@ static void ev_labels(struct kfit_prom_labels *l, int ev, int cpu)
 	kfit_prom_label(l, "cpu", c);
 }
 
-/* The reading of event ev on cpu, or summed over the counted CPUs (-1) */
-static struct pmc_reading reading(int ev, int cpu)
-{
-	struct pmc_reading r = { 0 }, *c;
-	int i;
-
-	for (i = 0; i < env.ncpus; i++) {
-		if (!env.cpu_on[i] || (cpu >= 0 && i != cpu))
-			continue;
-		c = &env.cur[ev * env.ncpus + i];
-		r.counter += c->counter;
-		r.enabled += c->enabled;
-		r.running += c->running;
-	}
-	return r;
-}
-
-/* One family: field 0 the count, 1 the time enabled, 2 running */
+/*
+ * One family: field 0 the count, 1 the time enabled, 2 running. The
+ * figures are the display's, since the start: --serve takes no -i, so
+ * nothing is subtracted from them
+ */
 static void family(struct kfit_prom *p, int field)
 {
 	bool per_cpu = env.per_cpu && pmcstat_system_wide();
 	struct kfit_prom_labels l;
-	struct pmc_reading r;
+	struct figure r;
 	int ev, cpu;
 
 	for (ev = 0; ev < env.evl.n; ev++) {
@@ -66,64 +53,77 @@ static void family(struct kfit_prom *p, int field)
 			if (cpu >= 0 && !env.cpu_on[cpu])
 				continue;
 			ev_labels(&l, ev, cpu);
-			r = reading(ev, cpu);
+			r = pmcstat_figure_at(ev, cpu);
 			if (field == 0)
-				kfit_prom_u64(p, &l, r.counter);
+				kfit_prom_u64(p, &l, r.raw);
 			else
 				kfit_prom_ns(p, &l, field == 1 ? r.enabled : r.running);
 		}
 	}
 }
 
-/* The series a task's counts go to: its comm's, while there is room */
-static const char *comm_series(const char *comm)
+/* The series a task's counts go to: its comm's, while there is room; else ncomms */
+static unsigned long comm_series(const char *comm)
 {
 	unsigned long i;
 
 	for (i = 0; i < ncomms; i++)
 		if (!strncmp(comms[i], comm, KFIT_COMM_LEN))
-			return comms[i];
+			return i;
 	if (ncomms >= env.top)
-		return NULL;
+		return env.top;
 	snprintf(comms[ncomms], KFIT_COMM_LEN, "%s", comm);
-	return comms[ncomms++];
+	return ncomms++;
+}
+
+static void task_sample(struct kfit_prom *p, int ev, const char *comm, __u64 v)
+{
+	struct kfit_prom_labels l;
+
+	ev_labels(&l, ev, -1);
+	kfit_prom_label(&l, "comm", comm);
+	kfit_prom_u64(p, &l, v);
 }
 
 /*
  * --per-task: by comm, as a task was named when first charged (its row
- * keeps that name, so a comm's counts only grow)
+ * keeps that name, so a comm's counts only grow). One pass over the
+ * tasks: sum[c * nev + ev], the row after the comms' being [other]'s
  */
 static int tasks(struct kfit_prom *p)
 {
-	struct kfit_prom_labels l;
-	unsigned long c;
-	__u64 folded = 0;
+	int nev = env.evl.n < PMC_MAX_EVENTS ? env.evl.n : PMC_MAX_EVENTS;
+	unsigned long c, n;
+	__u64 *sum, folded = 0;
 	int ev, i;
 
 	if (!comms && !(comms = calloc(env.top, sizeof(*comms))))
 		return -ENOMEM;
 	if (pmcstat_read_tasks())
 		return -EIO;
-	for (i = 0; i < env.ntasks; i++)
-		folded += !comm_series(env.tasks[i].t.comm);
+	n = ncomms + env.ntasks + 1;	/* comms after this pass, at most, and [other] */
+	if (n > env.top + 1)
+		n = env.top + 1;
+	sum = calloc(n * nev, sizeof(*sum));
+	if (!sum)
+		return -ENOMEM;
+	for (i = 0; i < env.ntasks; i++) {
+		c = comm_series(env.tasks[i].t.comm);
+		folded += c == env.top;
+		c = c == env.top ? n - 1 : c;
+		for (ev = 0; ev < nev; ev++)
+			sum[c * nev + ev] += env.tasks[i].t.sum[ev].counter;
+	}
 	kfit_prom_family(p, "kfit_pmc_task_count", KFIT_PROM_COUNTER, NULL,
 			 "Events charged to the tasks of a comm at their context switches "
 			 "(--per-task; past -n comms, comm=\"" OTHER_COMM "\").");
-	for (ev = 0; ev < env.evl.n && ev < PMC_MAX_EVENTS; ev++) {
-		for (c = 0; c <= ncomms; c++) {
-			const char *name = c < ncomms ? comms[c] : NULL;
-			__u64 sum = 0;
-
-			if (!name && !folded)
-				continue;
-			for (i = 0; i < env.ntasks; i++)
-				if (comm_series(env.tasks[i].t.comm) == name)
-					sum += env.tasks[i].t.sum[ev].counter;
-			ev_labels(&l, ev, -1);
-			kfit_prom_label(&l, "comm", name ? name : OTHER_COMM);
-			kfit_prom_u64(p, &l, sum);
-		}
+	for (ev = 0; ev < nev; ev++) {
+		for (c = 0; c < ncomms; c++)
+			task_sample(p, ev, comms[c], sum[c * nev + ev]);
+		if (folded)
+			task_sample(p, ev, OTHER_COMM, sum[(n - 1) * nev + ev]);
 	}
+	free(sum);
 	kfit_prom_family(p, "kfit_pmc_tasks_folded", KFIT_PROM_GAUGE, NULL,
 			 "Tasks whose counts went to comm=\"" OTHER_COMM "\": past -n comms.");
 	kfit_prom_u64(p, NULL, folded);
