@@ -42,6 +42,15 @@ struct kfit_attacher *kfit_attacher_new(struct kfit_targets *t,
 
 /* ---- prepare ------------------------------------------------------------ */
 
+/*
+ * --attach auto: fentry costs less per call, but attaches one function at
+ * a time (a trampoline, and a wait for every CPU, each); kprobe_multi
+ * attaches any number in one link. Past this many kernel functions the
+ * wait at start outweighs the difference per call (docs/funcdur.md,
+ * "Attaching many functions": the crossover measured in the VM).
+ */
+#define KFIT_AUTO_MULTI	32
+
 /* The kernel mechanism: what was asked for, if this kernel has it */
 static int choose_mech(struct kfit_attacher *a)
 {
@@ -54,7 +63,11 @@ static int choose_mech(struct kfit_attacher *a)
 	if (want == KFIT_AM_AUTO && !fentry && kprobe)
 		kfit_info("note: fentry is refused here (%s); using kprobes",
 			  kfit_probe(KFIT_M_FENTRY)->detail);
-	if ((want == KFIT_AM_AUTO || want == KFIT_AM_FENTRY) && fentry)
+	a->many = want == KFIT_AM_AUTO && fentry && kprobe && multi &&
+		  a->t->nkernel > KFIT_AUTO_MULTI;
+	if (a->many)
+		a->mech = KFIT_AM_KPROBE_MULTI;
+	else if ((want == KFIT_AM_AUTO || want == KFIT_AM_FENTRY) && fentry)
 		a->mech = KFIT_AM_FENTRY;
 	else if (want != KFIT_AM_FENTRY && want != KFIT_AM_KPROBE_SINGLE && kprobe && multi)
 		a->mech = KFIT_AM_KPROBE_MULTI;

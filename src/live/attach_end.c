@@ -107,7 +107,9 @@ void kfit_attacher_announce(const struct kfit_attacher *a)
 			  a->attach_ns ? a->attached / (a->attach_ns / 1e9) : 0.0,
 			  a->fds_after - a->fds_before);
 	/* Per kind: "1 function (uprobe) and 2 system calls (tracepoints)" */
-	kfit_tracing(kfit_targets_describe(a->t, kfit_attacher_mech(a), what, sizeof(what)));
+	kfit_tracing(kfit_targets_describe(a->t, a->many ? "kprobe_multi: one link for all, "
+					   "where fentry attaches one at a time" :
+					   kfit_attacher_mech(a), what, sizeof(what)));
 }
 
 void kfit_attacher_facts(const struct kfit_attacher *a, __u64 *functions,

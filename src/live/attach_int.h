@@ -45,6 +45,7 @@ struct kfit_attacher {
 	struct kfit_attach_opts o;
 	struct kfit_attach_progs p;
 	enum kfit_amech mech;		/* FENTRY, KPROBE_SINGLE or KPROBE_MULTI */
+	bool many;			/* auto took kprobe_multi: fentry would attach too slowly */
 	int attached;
 	struct bpf_link **links;
 	int nlinks;

@@ -189,12 +189,28 @@ tcp_glob_run() {	# what funcdur-args...
 	t_bpf_assert_same "$snap" "after $what"
 }
 
-test_tcp_glob_default() {
-	need_vm
-	tcp_glob_run "funcdur '$TCP_GLOB'"
+# --attach auto: past 32 kernel functions kprobe_multi where the kernel has
+# it (one link for all; fentry attaches one at a time), and the Tracing
+# line says why; fentry elsewhere, and wherever it is asked for
+assert_fentry_fds() {
 	t_assert_eq "$(jq -r .attach.mechanism "$F")" fentry "mechanism"
 	# fentry: a copy of each program per function, and a link each
 	t_assert_eq "$(jq .attach.fds "$F")" $((4 * $(jq '.functions | length' "$F"))) "file descriptors"
+}
+
+test_tcp_glob_default() {
+	need_vm
+	tcp_glob_run "funcdur '$TCP_GLOB'"
+	if ! have_fprobe; then
+		assert_fentry_fds
+		return
+	fi
+	t_assert_eq "$(jq -r .attach.mechanism "$F")" kprobe_multi "mechanism (fprobe built in, > 32 functions)"
+	t_assert_eq "$(jq .attach.fds "$F")" 2 "file descriptors: one link each way"
+	t_assert_match "$(grep ^Tracing "$T_TMP/tcp.err")" \
+		'kprobe_multi: one link for all, where fentry attaches one at a time' "the Tracing line's reason"
+	tcp_glob_run "funcdur --attach fentry '$TCP_GLOB'" --attach fentry
+	assert_fentry_fds
 }
 
 test_tcp_glob_kprobes() {

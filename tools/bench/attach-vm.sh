@@ -22,3 +22,21 @@ fi
 # a copy nobody runs: funcdur refuses its own program system-wide
 cp "$FD" /tmp/fdcopy || exit 1
 "$here/attach-run.sh" "uprobes (yardstick)" --attach uprobe-single "/tmp/fdcopy:kfit_*"
+
+# The crossover --attach auto goes by (src/live/attach.c, KFIT_AUTO_MULTI):
+# fentry and kprobe_multi attaching the first N traceable tcp_ functions
+if grep -q ' register_fprobe_ips$' /proc/kallsyms; then
+	funcs=$(grep -oE '^tcp_[a-z0-9_]+$' /sys/kernel/tracing/available_filter_functions |
+		sort -u | head -n 256)
+	echo "== attach time by number of functions, in the VM: fentry and kprobe_multi =="
+	"$here/attach-header.sh"
+	for n in 1 4 16 32 64 128 256; do
+		# shellcheck disable=SC2086
+		set -- $(printf '%s\n' "$funcs" | head -n "$n")
+		"$here/attach-run.sh" "fentry, $n" --attach fentry "$@"
+		"$here/attach-run.sh" "kprobe_multi, $n" --attach kprobe-multi "$@"
+	done
+	# shellcheck disable=SC2086
+	set -- $(printf '%s\n' "$funcs" | head -n 33)
+	"$here/attach-run.sh" "auto, 33" "$@"
+fi

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * floor: loads one of the recording benchmark's floors (floor.bpf.c) on
- * syscalls:sys_enter_write until SIGINT or SIGTERM.
+ * floor: loads one of the benchmarks' floors (floor.bpf.c) until SIGINT
+ * or SIGTERM: empty and ringbuf on syscalls:sys_enter_write, softirq on
+ * the softirq tracepoints.
  *
- *   floor [-b MB] empty|ringbuf
+ *   floor [-b MB] empty|ringbuf|softirq
  *
  * ringbuf: reads the 16-byte records and discards them (counted); at the
  * end prints "floor: ringbuf: events N, lost L". -b: the ring's size in
@@ -18,6 +19,10 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "floor.skel.h"
+
+enum floor_mode { FLOOR_EMPTY, FLOOR_RINGBUF, FLOOR_SOFTIRQ };
+
+static const char *const mode_names[] = { "empty", "ringbuf", "softirq" };
 
 static volatile sig_atomic_t stop;
 
@@ -35,12 +40,32 @@ static int count_rec(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+static int parse_mode(const char *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++)
+		if (!strcmp(s, mode_names[i]))
+			return i;
+	return -1;
+}
+
+/* Only the chosen floor's programs are loaded and attached */
+static void choose_progs(struct floor_bpf *skel, int mode)
+{
+	bpf_program__set_autoload(skel->progs.floor_empty, mode == FLOOR_EMPTY);
+	bpf_program__set_autoload(skel->progs.floor_ringbuf, mode == FLOOR_RINGBUF);
+	bpf_program__set_autoload(skel->progs.floor_sirq_raise, mode == FLOOR_SOFTIRQ);
+	bpf_program__set_autoload(skel->progs.floor_sirq_entry, mode == FLOOR_SOFTIRQ);
+	bpf_program__set_autoload(skel->progs.floor_sirq_exit, mode == FLOOR_SOFTIRQ);
+}
+
 static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
 }
 
-static int run(struct floor_bpf *skel, int ringbuf)
+static int run(struct floor_bpf *skel, int ringbuf, const char *name)
 {
 	unsigned long long events = 0;
 	struct ring_buffer *rb = NULL;
@@ -53,7 +78,7 @@ static int run(struct floor_bpf *skel, int ringbuf)
 			return 1;
 		}
 	}
-	fprintf(stderr, "floor: %s attached\n", ringbuf ? "ringbuf" : "empty");
+	fprintf(stderr, "floor: %s attached\n", name);
 	while (!stop) {
 		if (!rb) {
 			sleep(1);	/* a signal ends it */
@@ -68,7 +93,7 @@ static int run(struct floor_bpf *skel, int ringbuf)
 		ring_buffer__consume(rb);	/* batched: no wake-up below the mark */
 	}
 	if (!rb) {
-		printf("floor: empty: no records\n");
+		printf("floor: %s: no records\n", name);
 		return 0;
 	}
 	floor_bpf__detach(skel);
@@ -84,21 +109,20 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	unsigned long mb = 8;
 	struct floor_bpf *skel;
-	int ringbuf, opt, err;
+	int mode, opt, err;
 
 	while ((opt = getopt(argc, argv, "b:h")) != -1) {
 		if (opt != 'b' || (mb = strtoul(optarg, NULL, 0)) == 0 ||
 		    (mb & (mb - 1))) {
-			fprintf(stderr, "usage: floor [-b MB (a power of 2)] empty|ringbuf\n");
+			fprintf(stderr, "usage: floor [-b MB (a power of 2)] empty|ringbuf|softirq\n");
 			return opt == 'h' ? 0 : 2;
 		}
 	}
-	if (optind + 1 != argc || (strcmp(argv[optind], "empty") &&
-				   strcmp(argv[optind], "ringbuf"))) {
-		fprintf(stderr, "usage: floor [-b MB (a power of 2)] empty|ringbuf\n");
+	mode = optind + 1 == argc ? parse_mode(argv[optind]) : -1;
+	if (mode < 0) {
+		fprintf(stderr, "usage: floor [-b MB (a power of 2)] empty|ringbuf|softirq\n");
 		return 2;
 	}
-	ringbuf = !strcmp(argv[optind], "ringbuf");
 	libbpf_set_print(silent);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -107,9 +131,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "floor: opening the BPF object: %s\n", strerror(errno));
 		return 1;
 	}
-	bpf_program__set_autoload(ringbuf ? skel->progs.floor_empty :
-				  skel->progs.floor_ringbuf, false);
-	if (ringbuf) {
+	choose_progs(skel, mode);
+	if (mode == FLOOR_RINGBUF) {
 		bpf_map__set_max_entries(skel->maps.rb, mb << 20);
 		skel->rodata->wake_bytes = (mb << 20) / 4;
 	}
@@ -121,7 +144,7 @@ int main(int argc, char **argv)
 		floor_bpf__destroy(skel);
 		return 1;
 	}
-	err = run(skel, ringbuf);
+	err = run(skel, mode == FLOOR_RINGBUF, mode_names[mode]);
 	floor_bpf__destroy(skel);
 	return err;
 }
