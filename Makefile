@@ -86,11 +86,10 @@ CORE_LDLIBS += -llzma -lbz2
 endif
 LDLIBS := -lbpf $(CORE_LDLIBS)
 # --serve: libmicrohttpd, which Debian ships no static GnuTLS for: the
-# static tools have no HTTP server (and say so)
+# static tools have no HTTP server (and say so); the others load it with
+# dlopen for --serve alone (src/live/serve.c)
 ifeq ($(STATIC),1)
 KFIT_CFLAGS += -DKFIT_NO_HTTP
-else
-LDLIBS += -lmicrohttpd
 endif
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
 	-Ivmlinux -Iinclude -Ibpf

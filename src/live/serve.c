@@ -72,7 +72,73 @@ void kfit_serve_free(struct kfit_serve *s)
 
 #else
 
+#include <dlfcn.h>
 #include <microhttpd.h>
+
+/*
+ * libmicrohttpd is loaded only for --serve: linked in, it and GnuTLS,
+ * which it initialises at load, cost every run about 3.7 MiB of resident
+ * memory, served or not.
+ */
+#define KFIT_MHD_SONAME	"libmicrohttpd.so.12"
+
+static struct {
+	typeof(MHD_add_response_header) *add_response_header;
+	typeof(MHD_create_response_from_buffer) *create_response_from_buffer;
+	typeof(MHD_destroy_response) *destroy_response;
+	typeof(MHD_get_connection_info) *get_connection_info;
+	typeof(MHD_get_daemon_info) *get_daemon_info;
+	typeof(MHD_get_timeout) *get_timeout;
+	typeof(MHD_lookup_connection_value) *lookup_connection_value;
+	typeof(MHD_queue_response) *queue_response;
+	typeof(MHD_quiesce_daemon) *quiesce_daemon;
+	typeof(MHD_run) *run;
+	typeof(MHD_start_daemon) *start_daemon;
+	typeof(MHD_stop_daemon) *stop_daemon;
+} mhd;
+
+static const struct {
+	const char *name;
+	void **fn;
+} mhd_syms[] = {
+	{ "MHD_add_response_header", (void **)&mhd.add_response_header },
+	{ "MHD_create_response_from_buffer", (void **)&mhd.create_response_from_buffer },
+	{ "MHD_destroy_response", (void **)&mhd.destroy_response },
+	{ "MHD_get_connection_info", (void **)&mhd.get_connection_info },
+	{ "MHD_get_daemon_info", (void **)&mhd.get_daemon_info },
+	{ "MHD_get_timeout", (void **)&mhd.get_timeout },
+	{ "MHD_lookup_connection_value", (void **)&mhd.lookup_connection_value },
+	{ "MHD_queue_response", (void **)&mhd.queue_response },
+	{ "MHD_quiesce_daemon", (void **)&mhd.quiesce_daemon },
+	{ "MHD_run", (void **)&mhd.run },
+	{ "MHD_start_daemon", (void **)&mhd.start_daemon },
+	{ "MHD_stop_daemon", (void **)&mhd.stop_daemon },
+};
+
+/* Once per process: the library stays loaded until the process ends */
+static int load_mhd(void)
+{
+	void *h;
+	size_t i;
+
+	if (mhd.run)
+		return 0;
+	h = dlopen(KFIT_MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		kfit_err("--serve needs libmicrohttpd (Debian package libmicrohttpd12): %s",
+			 dlerror());
+		return -1;
+	}
+	for (i = 0; i < sizeof(mhd_syms) / sizeof(mhd_syms[0]); i++) {
+		*mhd_syms[i].fn = dlsym(h, mhd_syms[i].name);
+		if (!*mhd_syms[i].fn) {
+			kfit_err("--serve: %s has no %s", KFIT_MHD_SONAME, mhd_syms[i].name);
+			mhd.run = NULL;
+			return -1;
+		}
+	}
+	return 0;
+}
 
 /* A client's connection, from libmicrohttpd's notice of it to its close */
 struct conn {
@@ -162,6 +228,8 @@ int kfit_serve_listen(struct kfit_serve **sp, const struct kfit_common *c, const
 	*sp = NULL;
 	if (!c->serve)
 		return 0;
+	if (load_mhd())
+		return -1;
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		kfit_err("out of memory");
@@ -275,24 +343,24 @@ static enum MHD_Result send_text(struct MHD_Connection *conn, unsigned int code,
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 
-	r = MHD_create_response_from_buffer(len, text, must_free ? MHD_RESPMEM_MUST_FREE :
+	r = mhd.create_response_from_buffer(len, text, must_free ? MHD_RESPMEM_MUST_FREE :
 					    MHD_RESPMEM_PERSISTENT);
 	if (!r) {
 		if (must_free)
 			free(text);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	ret = MHD_queue_response(conn, code, r);
-	MHD_destroy_response(r);
+		mhd.add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = mhd.queue_response(conn, code, r);
+	mhd.destroy_response(r);
 	return ret;
 }
 
 static enum MHD_Result metrics(struct kfit_serve *s, struct MHD_Connection *conn)
 {
-	const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	const char *accept = mhd.lookup_connection_value(conn, MHD_HEADER_KIND,
 							 MHD_HTTP_HEADER_ACCEPT);
 	bool om = kfit_prom_accepts_om(accept);
 	static char oom[] = "out of memory\n";
@@ -385,7 +453,7 @@ static void on_conn(void *cls, struct MHD_Connection *conn, void **sc,
 		*sc = NULL;
 		return;
 	}
-	i = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	i = mhd.get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 	s->connections++;
 	c = calloc(1, sizeof(*c));
 	if (!c || !i) {
@@ -411,7 +479,7 @@ static void on_done(void *cls, struct MHD_Connection *conn, void **req,
 	(void)cls;
 	(void)req;
 	(void)toe;
-	i = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	i = mhd.get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	c = i ? i->socket_context : NULL;
 	if (c)
 		c->since = kfit_now_ns();
@@ -451,7 +519,7 @@ static int wait_ms(struct kfit_serve *s, int deadline)
 	MHD_UNSIGNED_LONG_LONG t;
 	int ms = deadline;
 
-	if (MHD_get_timeout(s->d, &t) == MHD_YES && (ms < 0 || t < (unsigned int)ms))
+	if (mhd.get_timeout(s->d, &t) == MHD_YES && (ms < 0 || t < (unsigned int)ms))
 		ms = t > INT_MAX ? INT_MAX : (int)t;
 	return ms;
 }
@@ -460,7 +528,7 @@ static int wait_ms(struct kfit_serve *s, int deadline)
 static void *serve_loop(void *arg)
 {
 	struct kfit_serve *s = arg;
-	const union MHD_DaemonInfo *i = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_EPOLL_FD);
+	const union MHD_DaemonInfo *i = mhd.get_daemon_info(s->d, MHD_DAEMON_INFO_EPOLL_FD);
 	struct pollfd pf[2] = {
 		{ .fd = i ? i->epoll_fd : -1, .events = POLLIN },
 		{ .fd = s->wake, .events = POLLIN },
@@ -472,7 +540,7 @@ static void *serve_loop(void *arg)
 			break;
 		if (pf[1].revents)
 			break;
-		MHD_run(s->d);
+		mhd.run(s->d);
 		deadline = cut_slow(s);
 	}
 	return NULL;
@@ -480,7 +548,7 @@ static void *serve_loop(void *arg)
 
 static struct MHD_Daemon *start_daemon(struct kfit_serve *s)
 {
-	return MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG, 0,
+	return mhd.start_daemon(MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG, 0,
 				NULL, NULL, on_request, s,
 				MHD_OPTION_LISTEN_SOCKET, s->fd,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)KFIT_SERVE_MAX_CONNS,
@@ -517,7 +585,7 @@ int kfit_serve_begin(struct kfit_serve *s, kfit_serve_render_fn fn, void *ctx)
 	err = pthread_create(&s->thread, NULL, serve_loop, s);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
-		MHD_stop_daemon(s->d);
+		mhd.stop_daemon(s->d);
 		s->d = NULL;
 		kfit_err("--serve: cannot start the server's thread: %s", strerror(err));
 		return -1;
@@ -535,9 +603,9 @@ void kfit_serve_end(struct kfit_serve *s)
 	if (write(s->wake, &one, sizeof(one)) == sizeof(one))
 		pthread_join(s->thread, NULL);
 	/* the socket stays ours (kfit_serve_free closes it), unless refused */
-	if (MHD_quiesce_daemon(s->d) == MHD_INVALID_SOCKET)
+	if (mhd.quiesce_daemon(s->d) == MHD_INVALID_SOCKET)
 		s->fd = -1;
-	MHD_stop_daemon(s->d);
+	mhd.stop_daemon(s->d);
 	s->d = NULL;
 }
 

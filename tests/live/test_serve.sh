@@ -613,6 +613,27 @@ test_static_has_no_http() {
 	t_assert_match "$(cat "$T_ERR")" 'no HTTP server' "the static softirqlat's message"
 }
 
+# libmicrohttpd is loaded for --serve alone: a run without it maps none of
+# it (nor GnuTLS); where it cannot be loaded (a private mount namespace
+# puts an empty file in its place), --serve exits 1, says what to install,
+# and leaves nothing attached
+test_http_library_only_for_serve() {
+	need
+	local lib snap
+	t_bg_start "$SL" -d 20s
+	t_bg_wait_tracing
+	grep -E 'libmicrohttpd|libgnutls' "/proc/$BG/maps" | head -n 3 | grep . &&
+		t_fail "softirqlat without --serve maps the HTTP library"
+	t_bg_stop_ok INT
+	lib=$(ldconfig -p | awk '$1 == "libmicrohttpd.so.12" { print $NF; exit }')
+	[ -n "$lib" ] || t_fail "libmicrohttpd.so.12 not in ldconfig's cache (make deps)"
+	snap=$(t_bpf_snapshot)
+	t_expect_exit 1 unshare -m sh -c "mount --bind /dev/null '$lib' && exec '$SL' --serve 127.0.0.1:1 -d 1"
+	t_assert_match "$(cat "$T_ERR")" '--serve needs libmicrohttpd \(Debian package libmicrohttpd12\)' \
+		"the message where the library cannot be loaded"
+	t_bpf_assert_same "$snap" "after --serve without its library"
+}
+
 # ---- memory --------------------------------------------------------------------
 
 # 2000 scrapes after 200 of warm-up: the resident set grows by at most

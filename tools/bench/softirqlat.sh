@@ -51,14 +51,14 @@ start() {	# ROW: started in the background, its pid in pid_ROW, once attached
 	esac || { cat "$tmp/$1.err" >&2; exit 1; }
 }
 
-round() {	# N: appends "ROW NS/SOFTIRQ RSS PROGS" lines to $tmp/rows
+round() {	# N: appends "ROW NS/SOFTIRQ RSS PROGS NS/RUN" lines to $tmp/rows
 	local i order r p n
 	order=$(echo $ROWS | tr ' ' '\n' | awk -v k="$1" '{ a[NR - 1] = $0 } END {
 		for (i = 0; i < NR; i++) print a[(i + k) % NR] }')
 	for r in $order; do start "$r"; done
 	for r in $ROWS; do
 		p=$(eval echo "\$pid_$r")
-		read -r _ "t0_$r" _ < <(bench_prog_stats "$p")
+		read -r "c0_$r" "t0_$r" _ < <(bench_prog_stats "$p")
 	done
 	sirq0=$(bench_softirqs_total)
 	"$HELPERS/softirqload" -d "$SECS" >/dev/null
@@ -66,9 +66,10 @@ round() {	# N: appends "ROW NS/SOFTIRQ RSS PROGS" lines to $tmp/rows
 	n=$((sirq1 - sirq0))
 	for r in $ROWS; do
 		p=$(eval echo "\$pid_$r")
-		read -r _ t1 np < <(bench_prog_stats "$p")
-		i=$(eval echo "\$t0_$r")
-		echo "$r $(awk -v t=$((t1 - i)) -v n="$n" 'BEGIN { printf "%.1f", n ? t / n : 0 }') $(bench_rss_kib "$p") $np" >>"$tmp/rows"
+		read -r c1 t1 np < <(bench_prog_stats "$p")
+		t1=$((t1 - $(eval echo "\$t0_$r")))
+		c1=$((c1 - $(eval echo "\$c0_$r")))
+		echo "$r $(awk -v t=$t1 -v n="$n" -v c=$c1 'BEGIN { printf "%.1f", n ? t / n : 0 }') $(bench_rss_kib "$p") $np $(awk -v t=$t1 -v c=$c1 'BEGIN { printf "%.1f", c ? t / c : 0 }')" >>"$tmp/rows"
 	done
 	echo "round $1: $n softirqs, order: $(echo $order)"
 	kill -INT $pids 2>/dev/null
@@ -86,9 +87,13 @@ for r in $ROWS; do
 	eval "ns_$r=$(med "$r" 2)"
 	eval "rss_$r=$(med "$r" 3)"
 	eval "np_$r=$(med "$r" 4)"
+	eval "run_$r=$(med "$r" 5)"
 done
-printf '%-36s %6s %12s %11s\n' TOOL PROGS "NS/SOFTIRQ" "PEAK RSS"
-row() { printf '%-36s %6s %12s %8sKiB\n' "$1" "$(eval echo "\$np_$2")" "$(eval echo "\$ns_$2")" "$(eval echo "\$rss_$2")"; }
+printf '%-36s %6s %12s %8s %11s\n' TOOL PROGS "NS/SOFTIRQ" "NS/RUN" "PEAK RSS"
+row() {
+	printf '%-36s %6s %12s %8s %8sKiB\n' "$1" "$(eval echo "\$np_$2")" "$(eval echo "\$ns_$2")" \
+		"$(eval echo "\$run_$2")" "$(eval echo "\$rss_$2")"
+}
 row "softirqlat" kfit
 row "softirqlat --no-queue" kfitnq
 row "softirqs -d (libbpf-tools)" anchor
