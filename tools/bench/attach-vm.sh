@@ -36,7 +36,10 @@ if grep -q ' register_fprobe_ips$' /proc/kallsyms; then
 		"$here/attach-run.sh" "fentry, $n" --attach fentry "$@"
 		"$here/attach-run.sh" "kprobe_multi, $n" --attach kprobe-multi "$@"
 	done
+	# Just past the crossover: auto against each mechanism (attach.sh's goal)
 	# shellcheck disable=SC2086
 	set -- $(printf '%s\n' "$funcs" | head -n 33)
+	"$here/attach-run.sh" "fentry, 33" --attach fentry "$@"
+	"$here/attach-run.sh" "kprobe_multi, 33" --attach kprobe-multi "$@"
 	"$here/attach-run.sh" "auto, 33" "$@"
 fi
