@@ -13,7 +13,7 @@ funcdur -v -d 1 "$@" >/dev/null 2>"$err"
 rc=$?
 wall=$((($(date +%s%N) - start) / 1000000))
 awk -v label="$label" -v rc="$rc" -v wall="$wall" "$BENCH_FD_VERBOSE_AWK"'
-	/^Tracing/ { mech = $4; gsub(/[()\.]/, "", mech) }
+	/^Tracing/ { mech = $4; gsub(/[()\.:]/, "", mech) }
 	END {
 		if (rc != 0 || !n) { printf "%-26s failed (exit %d)\n", label, rc; exit 1 }
 		printf "%-26s %-13s %6d %10.0f %8.0f %10.0f %8.0f %6d %8.1f\n", label, mech, n,
