@@ -117,15 +117,21 @@ bench_bpf_per_call() {
 		printf "%-24s %6d %10d %12d %12.1f\n", name, p, c, t, t / n }'
 }
 
-# bench_goal TOOL WHAT VALUE GOAL FLOOR ANCHOR: one row of make bench's final
-# table, appended to $BENCH_SUMMARY when bench.sh set it. VALUE and GOAL are
-# numbers (a ratio, or ns); the goal is met when VALUE <= GOAL. FLOOR and
-# ANCHOR say what the value was measured against, in the same run ("-":
-# none). Prints the row's verdict too, for a part run on its own.
+# bench_goal TOOL WHAT VALUE GOAL FLOOR ANCHOR [BOUND]: one row of make
+# bench's final table, appended to $BENCH_SUMMARY when bench.sh set it.
+# VALUE and GOAL are numbers (a ratio, or ns); the goal is met when VALUE
+# <= GOAL. FLOOR and ANCHOR say what the value was measured against, in
+# the same run ("-": none). BOUND, when given, is what the floor program
+# itself scores on the same measure: above GOAL, no program can meet the
+# goal, and the verdict says so. Prints the row's verdict too, for a part
+# run on its own.
 bench_goal() {
 	local met
-	met=$(awk -v v="$3" -v g="$4" 'BEGIN { print (v != "" && v + 0 == v && v + 0 <= g + 0) ? "met" : "not met" }')
-	echo "goal: $1, $2: $3 (goal <= $4): $met"
+	met=$(awk -v v="$3" -v g="$4" -v b="${7:-}" 'BEGIN {
+		if (v != "" && v + 0 == v && v + 0 <= g + 0) print "met"
+		else if (b != "" && b + 0 == b && b + 0 > g + 0) print "floor-bound"
+		else print "not met" }')
+	echo "goal: $1, $2: $3 (goal <= $4${7:+, the floor alone $7}): $met"
 	[ -n "${BENCH_SUMMARY:-}" ] || return 0
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$met" \
 		>>"$BENCH_SUMMARY"
