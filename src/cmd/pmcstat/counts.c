@@ -163,7 +163,7 @@ static bool following(void)
 	return env.c.pid || (env.cmd && !env.all_cpus && !env.c.cpus.set);
 }
 
-/* The process followed: -p PID, or the command (held before its exec) */
+/* The tasks array's mapping: every slot, in whole pages */
 static size_t slots_len(void)
 {
 	return (PMC_TASKS * sizeof(struct pmc_task) + 4095) & ~(size_t)4095;
@@ -184,6 +184,7 @@ void pmcstat_stop_bpf(void)
 	env.skel = NULL;
 }
 
+/* The process followed: -p PID, or the command (held before its exec) */
 static int seed_followed(struct pmcstat_bpf *s)
 {
 	__u32 pid = env.cmd ? env.child.proc.pid : env.c.pid;
