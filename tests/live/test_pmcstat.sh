@@ -841,7 +841,7 @@ test_per_task_renamed() {
 	snap=$(t_bpf_snapshot)
 	# shellcheck disable=SC2016
 	run_json r.json --per-task -j -e context-switches -- \
-		sh -c 'sleep 0.05; echo kfitrenamed >/proc/$$/comm; sleep 0.05; true'
+		sh -c 'sleep 0.05; printf kfitrenamed >/proc/$$/comm; sleep 0.05; true'
 	comms=$(awk -F'\t' '$1 == "t" { print $4 }' r.json.kv | sort | tr '\n' ' ')
 	t_assert_eq "$comms" "kfitrenamed sleep sleep " "comms of sh (renamed) and its two sleeps"
 	t_bpf_assert_same "$snap" "after pmcstat --per-task (renamed)"
