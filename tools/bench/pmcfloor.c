@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pmcfloor: loads one of pmcstat --per-task's floors (pmcfloor.bpf.c) on
- * sched_switch until SIGINT or SIGTERM, with the software counters
- * context-switches and cpu-clock open on every CPU (--per-task's bench
- * events), as pmcstat opens them.
+ * sched_switch until SIGINT or SIGTERM, with software counters open on
+ * every CPU as pmcstat opens them: context-switches and cpu-clock
+ * (--per-task's bench events), or only one of them.
  *
- *   pmcfloor empty|read|count
+ *   pmcfloor empty|read|count [cs|cpu-clock]
  *
  * Prints "pmcfloor: MODE attached" on stderr once attached, and at the end
  * "pmcfloor: MODE: read errors N". Everything is detached when the process
@@ -23,8 +23,8 @@
 #include <bpf/libbpf.h>
 #include "pmcfloor.skel.h"
 
-static const __u64 events[] = { PERF_COUNT_SW_CONTEXT_SWITCHES, PERF_COUNT_SW_CPU_CLOCK };
-#define NEV (sizeof(events) / sizeof(events[0]))
+static __u64 events[] = { PERF_COUNT_SW_CONTEXT_SWITCHES, PERF_COUNT_SW_CPU_CLOCK };
+static __u32 nev = 2;
 
 static volatile sig_atomic_t stop;
 
@@ -49,7 +49,7 @@ static int open_counters(struct pmcfloor_bpf *skel, int ncpus)
 	__u32 ev, cpu, key;
 	int fd;
 
-	for (ev = 0; ev < NEV; ev++) {
+	for (ev = 0; ev < nev; ev++) {
 		a.config = events[ev];
 		for (cpu = 0; cpu < (__u32)ncpus; cpu++) {
 			fd = syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
@@ -76,11 +76,19 @@ int main(int argc, char **argv)
 	struct pmcfloor_bpf *skel;
 	int mode, ncpus, i, err;
 
-	for (mode = 0; argc == 2 && mode < 3; mode++)
+	for (mode = 0; (argc == 2 || argc == 3) && mode < 3; mode++)
 		if (!strcmp(argv[1], modes[mode]))
 			break;
-	if (argc != 2 || mode == 3) {
-		fprintf(stderr, "usage: pmcfloor empty|read|count\n");
+	if (argc == 3 && !strcmp(argv[2], "cs")) {
+		nev = 1;
+	} else if (argc == 3 && !strcmp(argv[2], "cpu-clock")) {
+		events[0] = PERF_COUNT_SW_CPU_CLOCK;
+		nev = 1;
+	} else if (argc == 3) {
+		mode = 3;
+	}
+	if (argc < 2 || argc > 3 || mode == 3) {
+		fprintf(stderr, "usage: pmcfloor empty|read|count [cs|cpu-clock]\n");
 		return 2;
 	}
 	ncpus = libbpf_num_possible_cpus();
@@ -101,9 +109,9 @@ int main(int argc, char **argv)
 	progs[2] = skel->progs.floor_count;
 	for (i = 0; i < 3; i++)
 		bpf_program__set_autoload(progs[i], i == mode);
-	skel->rodata->nr_events = NEV;
+	skel->rodata->nr_events = nev;
 	skel->rodata->nr_cpus = ncpus;
-	bpf_map__set_max_entries(skel->maps.counters, NEV * ncpus);
+	bpf_map__set_max_entries(skel->maps.counters, nev * ncpus);
 	err = pmcfloor_bpf__load(skel);
 	if (!err)
 		err = open_counters(skel, ncpus);
