@@ -406,8 +406,9 @@ FUZZ_SUITE ?= fuzz
 fuzz-short:
 	$(MAKE) FUZZ_SECONDS=10 FUZZ_SUITE=fuzz-short fuzz
 
-# The recording benchmark's own programs (tools/bench/record.sh): the
-# floors (a BPF object and its loader) and the tracefs recorder; not tools
+# The benchmarks' own programs, not tools: the recording benchmark's floors
+# (a BPF object and its loader) and tracefs recorder (tools/bench/record.sh),
+# kd's floor, pmcstat --per-task's floors
 BENCH_BINS := build/bench/floor build/bench/tracefs_rec build/bench/kdfloor \
 	build/bench/pmcfloor
 
