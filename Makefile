@@ -170,6 +170,8 @@ build/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.bpf.h) $(wildcard include/kfit/*
 
 # bootsum takes indexes with atomic fetch-and-add (BPF ISA v3, kernel 5.12+)
 build/bpf/bootrec.bpf.o: BPF_CFLAGS += -mcpu=v3
+# so does pmcstat --per-task, for its task slots
+build/bpf/pmcstat.bpf.o: BPF_CFLAGS += -mcpu=v3
 
 build/skel/%.skel.h: build/bpf/%.bpf.o
 	@mkdir -p $(@D)
@@ -403,9 +405,11 @@ FUZZ_SUITE ?= fuzz
 fuzz-short:
 	$(MAKE) FUZZ_SECONDS=10 FUZZ_SUITE=fuzz-short fuzz
 
-# The recording benchmark's own programs (tools/bench/record.sh): the
-# floors (a BPF object and its loader) and the tracefs recorder; not tools
-BENCH_BINS := build/bench/floor build/bench/tracefs_rec build/bench/kdfloor
+# The benchmarks' own programs, not tools: the recording benchmark's floors
+# (a BPF object and its loader) and tracefs recorder (tools/bench/record.sh),
+# kd's floor, pmcstat --per-task's floors
+BENCH_BINS := build/bench/floor build/bench/tracefs_rec build/bench/kdfloor \
+	build/bench/pmcfloor
 
 build/bench/floor.bpf.o: tools/bench/floor.bpf.c vmlinux/vmlinux.h
 	@mkdir -p $(@D)
@@ -416,6 +420,18 @@ build/bench/floor.skel.h: build/bench/floor.bpf.o
 	$(BPFTOOL) gen skeleton $< name floor_bpf > $@
 
 build/bench/floor: tools/bench/floor.c build/bench/floor.skel.h
+	$(CC) $(KFIT_CFLAGS) -Ibuild/bench $< -o $@ -lbpf
+
+# pmcstat --per-task's floors (tools/bench/pmcstat.sh): sched_switch
+build/bench/pmcfloor.bpf.o: tools/bench/pmcfloor.bpf.c include/kfit/pmcstat.h vmlinux/vmlinux.h
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(LLVM_STRIP) -g $@
+
+build/bench/pmcfloor.skel.h: build/bench/pmcfloor.bpf.o
+	$(BPFTOOL) gen skeleton $< name pmcfloor_bpf > $@
+
+build/bench/pmcfloor: tools/bench/pmcfloor.c build/bench/pmcfloor.skel.h
 	$(CC) $(KFIT_CFLAGS) -Ibuild/bench $< -o $@ -lbpf
 
 # kd's floor (tools/bench/kd.sh): every chunk inflated on all CPUs, no decoding

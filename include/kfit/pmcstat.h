@@ -4,7 +4,7 @@
 #define KFIT_PMCSTAT_H
 
 #define PMC_MAX_EVENTS 16	/* events --per-task counts (its BPF maps) */
-#define PMC_TASKS 16384		/* default size of the tasks map */
+#define PMC_TASKS 16384		/* slots of the tasks array */
 
 /* What bpf_perf_event_read_value() gives: struct bpf_perf_event_value */
 struct pmc_reading {
@@ -24,10 +24,17 @@ struct pmc_task_key {
 	__u32 cpu;	/* 0 unless tid is 0 */
 };
 
-/* Cumulative, never reset: user space takes differences */
+/*
+ * A task's slot in the tasks array, taken at its first switch. Cumulative,
+ * never reset: user space takes differences. A slot is read once ready is
+ * set (its key, pid and comm are written before). A tid that comes back
+ * after its task exited may get a slot of its own: user space adds up the
+ * slots of a key.
+ */
 struct pmc_task {
+	struct pmc_task_key key;
 	__u32 pid;
-	__u32 pad;
+	__u32 ready;
 	char comm[16];
 	struct pmc_reading sum[PMC_MAX_EVENTS];
 };

@@ -831,6 +831,22 @@ test_per_task_comm_filter() {
 	t_bpf_assert_same "$snap" "after pmcstat --per-task --comm"
 }
 
+# A task's name is taken with its first switch and again when it is
+# renamed (exec, /proc/PID/comm), not at every switch: sh renamed after its
+# first switches is listed by its new name, its children by theirs (true:
+# a last command sh would exec in its place, as busybox sh does)
+test_per_task_renamed() {
+	need_tool
+	local snap comms
+	snap=$(t_bpf_snapshot)
+	# shellcheck disable=SC2016
+	run_json r.json --per-task -j -e context-switches -- \
+		sh -c 'sleep 0.05; printf kfitrenamed >/proc/$$/comm; sleep 0.05; true'
+	comms=$(awk -F'\t' '$1 == "t" { print $4 }' r.json.kv | sort | tr '\n' ' ')
+	t_assert_eq "$comms" "kfitrenamed sleep sleep " "comms of sh (renamed) and its two sleeps"
+	t_bpf_assert_same "$snap" "after pmcstat --per-task (renamed)"
+}
+
 # The text report: a second table TID PID COMM, -n rows at most
 test_per_task_table_top() {
 	need_tool

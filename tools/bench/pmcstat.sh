@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # What pmcstat --per-task costs on a context-switch-heavy workload, beside
-# a plain count, in one run: two threads of tests/helpers/pmcload passing a
-# byte back and forth over pipes on one CPU (two switches per pass), under
+# a plain count and its floors, in one run: two threads of
+# tests/helpers/pmcload passing a byte back and forth over pipes on one CPU
+# (two switches per pass), under
 #   no tool
-#   perf stat -a -e context-switches            (the anchor: a plain count)
-#   perf stat -a -e context-switches,cpu-clock  (the same events as pmcstat's)
+#   perf stat -a -e context-switches            (a plain count)
+#   perf stat -a -e context-switches,cpu-clock  (the anchor: the same events)
 #   pmcstat -a -e context-switches,cpu-clock    (a plain count: no BPF)
+#   pmcfloor empty  (the same counters, and a sched_switch program that
+#                    does nothing: the tracepoint's own cost)
+#   pmcfloor read   (the counters read at each switch with their times,
+#                    bpf_perf_event_read_value, no bookkeeping)
+#   pmcfloor count  (the same with bpf_perf_event_read, as --per-task reads
+#                    counters that are never multiplexed: its floor)
 #   pmcstat --per-task -a -e context-switches,cpu-clock
-#                                               (a BPF program at every switch)
 # Runs are repeated and interleaved (the order rotates each round); the
 # table shows medians. Wall time per switch is the workload's own time for
-# its passes over the switches /proc/stat counted meanwhile (every CPU);
-# BPF time per switch is the run time of --per-task's programs
-# (kernel.bpf_stats_enabled) over the same switches.
+# its passes over the switches /proc/stat counted meanwhile (every CPU),
+# with BPF statistics off; BPF time per switch is the run time of the BPF
+# programs (kernel.bpf_stats_enabled) over the switches of one more run of
+# each BPF mode per round, with statistics on (they add clock reads to
+# every program run).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -22,6 +30,7 @@ ROUNDS=${BENCH_ROUNDS:-5}
 CPU=${BENCH_CPU:-$(($(nproc) - 1))}
 LOAD=$HELPERS/pmcload
 PS=$BIN/pmcstat
+FLOOR=$BENCH_TOP/build/bench/pmcfloor
 tmp=$(mktemp -d)
 tool=""
 
@@ -33,8 +42,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for f in "$LOAD" "$PS"; do
-	[ -x "$f" ] || { echo "pmcstat bench: $f not built (make)" >&2; exit 1; }
+for f in "$LOAD" "$PS" "$FLOOR"; do
+	[ -x "$f" ] || { echo "pmcstat bench: $f not built (make all $FLOOR)" >&2; exit 1; }
 done
 if ! command -v perf >/dev/null; then
 	echo "pmcstat bench: perf missing (Debian package linux-perf)" >&2
@@ -75,6 +84,11 @@ start_tool() {	# MODE
 		tool=$!
 		bench_wait_for "$tmp/$1.err" Tracing 20 || { cat "$tmp/$1.err" >&2; return 1; }
 		;;
+	floor-*)
+		"$FLOOR" "${1#floor-}" >"$tmp/$1.out" 2>"$tmp/$1.err" &
+		tool=$!
+		bench_wait_for "$tmp/$1.err" attached 20 || { cat "$tmp/$1.err" >&2; return 1; }
+		;;
 	esac
 	sleep 0.3
 }
@@ -86,22 +100,27 @@ stop_tool() {
 	tool=""
 }
 
-# One run of MODE: appends "NS_PER_SWITCH SWITCHES BPF_NS_PER_SWITCH
-# BPF_RUNS_PER_SWITCH" to $tmp/MODE.runs
-run_one() {	# MODE
-	local mode=$1 c0 c1 r0=0 t0=0 r1=0 t1=0 n wall
+# One run of MODE: appends "NS_PER_SWITCH SWITCHES" to $tmp/MODE.runs, or
+# with STATS (BPF statistics on) "BPF_NS_PER_SWITCH BPF_RUNS_PER_SWITCH" to
+# $tmp/MODE.bpf
+run_one() {	# MODE [STATS]
+	local mode=$1 stats=${2:-} c0 c1 r0=0 t0=0 r1=0 t1=0 n wall
+	sysctl -q -w kernel.bpf_stats_enabled="$([ -n "$stats" ] && echo 1 || echo 0)"
 	start_tool "$mode" || return 1
-	[ "$mode" = pertask ] && read -r r0 t0 _ < <(bench_prog_stats "$tool")
+	[ -n "$stats" ] && read -r r0 t0 _ < <(bench_prog_stats "$tool")
 	c0=$(ctxt)
 	wall=$("$LOAD" pingpong "$PASSES" "$CPU" | awk '$1 == "passes" { print $4 }')
 	c1=$(ctxt)
-	[ "$mode" = pertask ] && read -r r1 t1 _ < <(bench_prog_stats "$tool")
+	[ -n "$stats" ] && read -r r1 t1 _ < <(bench_prog_stats "$tool")
 	stop_tool
 	[ -n "$wall" ] || { echo "pmcstat bench: pmcload pingpong failed" >&2; return 1; }
 	n=$((c1 - c0))
-	awk -v w="$wall" -v n="$n" -v t=$((t1 - t0)) -v r=$((r1 - r0)) -v m="$mode" 'BEGIN {
-		if (m == "pertask") printf "%.1f %d %.1f %.2f\n", w / n, n, t / n, r / n
-		else printf "%.1f %d - -\n", w / n, n }' >>"$tmp/$mode.runs"
+	if [ -n "$stats" ]; then
+		awk -v n="$n" -v t=$((t1 - t0)) -v r=$((r1 - r0)) 'BEGIN {
+			printf "%.1f %.2f\n", t / n, r / n }' >>"$tmp/$mode.bpf"
+	else
+		awk -v w="$wall" -v n="$n" 'BEGIN { printf "%.1f %d\n", w / n, n }' >>"$tmp/$mode.runs"
+	fi
 }
 
 # The median of column COL of FILE
@@ -110,8 +129,14 @@ median() {	# FILE COL
 		awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.1f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# The median of column COL of MODE's BPF runs, "-" for a mode without
+bpf_median() {	# MODE COL
+	if [ -s "$tmp/$1.bpf" ]; then median "$tmp/$1.bpf" "$2"; else echo -; fi
+}
+
 bench_stats_on
-modes="none perf perf2 plain pertask"
+modes="none perf perf2 plain floor-empty floor-read floor-count pertask"
+bpf_modes="floor-empty floor-read floor-count pertask"
 # shellcheck disable=SC2086
 set -- $modes
 for round in $(seq 1 "$ROUNDS"); do
@@ -119,6 +144,9 @@ for round in $(seq 1 "$ROUNDS"); do
 	for i in $(seq 0 $(($# - 1))); do
 		k=$(( (i + round - 1) % $# + 1 ))
 		run_one "${!k}" || exit 1
+	done
+	for m in $bpf_modes; do
+		run_one "$m" stats || exit 1
 	done
 done
 
@@ -129,30 +157,41 @@ label() {
 	perf) echo "perf stat -a -e cs" ;;
 	perf2) echo "perf stat -a -e cs,cpu-clock" ;;
 	plain) echo "pmcstat -a" ;;
+	floor-empty) echo "floor: empty program" ;;
+	floor-read) echo "floor: read_value" ;;
+	floor-count) echo "floor: read" ;;
 	pertask) echo "pmcstat --per-task -a" ;;
 	esac
 }
 added() { awk -v a="$1" -v b="$base" 'BEGIN { printf "%.1f", a - b }'; }
+add() { added "$(median "$tmp/$1.runs" 1)"; }
+minus() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a - b }'; }
 
 echo "== pmcstat --per-task: pmcload pingpong $PASSES on CPU $CPU, $ROUNDS runs of each, interleaved (medians) =="
 printf '%-30s %10s %10s %12s %14s %14s\n' MODE SWITCHES "NS/SWITCH" "ADDED NS" "BPF NS/SWITCH" "BPF RUNS/SW"
 for m in $modes; do
 	printf '%-30s %10s %10s %12s %14s %14s\n' "$(label "$m")" "$(median "$tmp/$m.runs" 2)" \
-		"$(median "$tmp/$m.runs" 1)" "$(added "$(median "$tmp/$m.runs" 1)")" \
-		"$(median "$tmp/$m.runs" 3)" "$(median "$tmp/$m.runs" 4)"
+		"$(median "$tmp/$m.runs" 1)" "$(add "$m")" "$(bpf_median "$m" 1)" "$(bpf_median "$m" 2)"
 done
-p_add=$(added "$(median "$tmp/perf.runs" 1)")
-p2_add=$(added "$(median "$tmp/perf2.runs" 1)")
-c_add=$(added "$(median "$tmp/plain.runs" 1)")
-t_add=$(added "$(median "$tmp/pertask.runs" 1)")
-echo "wall time added per switch: pmcstat --per-task ${t_add} ns, pmcstat ${c_add} ns," \
-	"perf stat (same events) ${p2_add} ns, perf stat -e cs ${p_add} ns"
-echo "--per-task over a plain count: +$(awk -v a="$t_add" -v b="$c_add" 'BEGIN { printf "%.1f", a - b }') ns per switch," \
-	"of which BPF run time $(median "$tmp/pertask.runs" 3) ns ($(bench_ratio "$(median "$tmp/pertask.runs" 3)" "$base") of a switch without a tool)"
+c_add=$(add plain)
+t_over=$(minus "$(add pertask)" "$c_add")
+e_over=$(minus "$(add floor-empty)" "$c_add")
+r_over=$(minus "$(add floor-read)" "$c_add")
+f_over=$(minus "$(add floor-count)" "$c_add")
+p2_add=$(add perf2)
+echo "wall time added per switch: pmcstat --per-task $(add pertask) ns, pmcstat $c_add ns," \
+	"perf stat (same events) $p2_add ns, perf stat -e cs $(add perf) ns"
+echo "over a plain count (pmcstat -a), per switch: --per-task +$t_over ns;" \
+	"floors: an empty sched_switch program +$e_over ns, the counters read +$f_over ns" \
+	"(with their times +$r_over ns)"
+echo "BPF run time per switch: --per-task $(bpf_median pertask 1) ns; floors: empty $(bpf_median floor-empty 1) ns," \
+	"read $(bpf_median floor-count 1) ns, read_value $(bpf_median floor-read 1) ns"
 echo "ratio of wall time per switch to no tool: perf stat -e cs $(bench_ratio "$(median "$tmp/perf.runs" 1)" "$base")," \
 	"perf stat (same events) $(bench_ratio "$(median "$tmp/perf2.runs" 1)" "$base")," \
 	"pmcstat $(bench_ratio "$(median "$tmp/plain.runs" 1)" "$base"), --per-task $(bench_ratio "$(median "$tmp/pertask.runs" 1)" "$base")"
 echo "noise: no-tool runs from $(awk '{ print $1 }' "$tmp/none.runs" | sort -g | head -n 1) to" \
 	"$(awk '{ print $1 }' "$tmp/none.runs" | sort -g | tail -n 1) ns per switch"
-echo "(a plain count reads its counters once, at the end; --per-task reads both at every switch on every CPU;"
-echo " kernel.bpf_stats_enabled, on for the BPF times, adds its own clock reads to every program run)"
+echo "(a plain count reads its counters once, at the end; --per-task reads both at every switch on every CPU)"
+bench_goal pmcstat "--per-task ns/switch over plain count" "$t_over" 150 \
+	"counters read at each switch +$f_over ns, empty sched_switch program +$e_over ns (over plain count)" \
+	"perf stat same events +$p2_add ns over no tool"

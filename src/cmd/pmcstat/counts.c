@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
@@ -17,7 +18,6 @@
 #include "pmcstat.skel.h"
 #include "caps.h"
 #include "diag.h"
-#include "maps.h"
 #include "perf.h"
 #include "pmu.h"
 #include "run.h"
@@ -163,6 +163,27 @@ static bool following(void)
 	return env.c.pid || (env.cmd && !env.all_cpus && !env.c.cpus.set);
 }
 
+/* The tasks array's mapping: every slot, in whole pages */
+static size_t slots_len(void)
+{
+	return (PMC_TASKS * sizeof(struct pmc_task) + 4095) & ~(size_t)4095;
+}
+
+/* Detaches and frees what load_bpf() made, the mapping too */
+static void destroy_bpf(struct pmcstat_bpf *s)
+{
+	if (env.slots)
+		munmap(env.slots, slots_len());
+	env.slots = NULL;
+	pmcstat_bpf__destroy(s);
+}
+
+void pmcstat_stop_bpf(void)
+{
+	destroy_bpf(env.skel);
+	env.skel = NULL;
+}
+
 /* The process followed: -p PID, or the command (held before its exec) */
 static int seed_followed(struct pmcstat_bpf *s)
 {
@@ -173,11 +194,40 @@ static int seed_followed(struct pmcstat_bpf *s)
 				   BPF_ANY) ? -errno : 0;
 }
 
+/*
+ * Whether event ev may be multiplexed, so that its enabled and running
+ * times matter: unless its whole group is software events or tracepoints
+ * (a group with a hardware event is scheduled with the hardware).
+ */
+static bool event_timed(int ev)
+{
+	const struct kfit_pmu_event *e;
+	int i;
+
+	for (i = 0; i < env.evl.n; i++) {
+		e = &env.evl.ev[i];
+		if (e->leader == env.evl.ev[ev].leader &&
+		    e->attr.type != PERF_TYPE_SOFTWARE &&
+		    e->attr.type != PERF_TYPE_TRACEPOINT)
+			return true;
+	}
+	return false;
+}
+
+/* The tasks array, mapped read-only: read without a system call */
+static struct pmc_task *map_slots(struct pmcstat_bpf *s)
+{
+	void *p = mmap(NULL, slots_len(), PROT_READ, MAP_SHARED,
+		       bpf_map__fd(s->maps.tasks), 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
 static int load_bpf(void *ctx, bool btf)
 {
 	struct pmcstat_bpf *s;
 	struct bpf_program *p;
-	__u32 key;
+	__u32 key, timed = 0;
 	int i, err, fd;
 
 	(void)ctx;
@@ -186,12 +236,21 @@ static int load_bpf(void *ctx, bool btf)
 		return -errno;
 	bpf_object__for_each_program(p, s->obj)
 		bpf_program__set_autoload(p, kfit_run_tp_wanted(p, btf));
+	for (i = 0; i < env.evl.n; i++)
+		if (event_timed(i))
+			timed |= 1U << i;
 	s->rodata->nr_events = env.evl.n;
 	s->rodata->nr_cpus = env.ncpus;
+	s->rodata->timed = env.timed = timed;
 	s->rodata->follow = following();
 	if (!following())	/* preallocated: no room taken for nothing */
 		bpf_map__set_max_entries(s->maps.tracked, 1);
 	bpf_map__set_max_entries(s->maps.counters, env.evl.n * env.ncpus);
+	/* tp_btf finds slots in task storage, raw tracepoints by tid */
+	if (btf)
+		bpf_map__set_max_entries(s->maps.tid_slot, 1);
+	else
+		bpf_map__set_autocreate(s->maps.task_slot, false);
 	/* the fork and exit programs only grow and prune tracked */
 	bpf_program__set_autoload(btf ? s->progs.fork_btf : s->progs.fork_raw,
 				  following());
@@ -206,10 +265,12 @@ static int load_bpf(void *ctx, bool btf)
 		if (bpf_map_update_elem(fd, &key, &env.ctrs.c[i].fd, BPF_ANY))
 			err = -errno;
 	}
+	if (!err && !(env.slots = map_slots(s)))
+		err = -errno;
 	if (!err)
 		err = pmcstat_bpf__attach(s);
 	if (err) {
-		pmcstat_bpf__destroy(s);
+		destroy_bpf(s);
 		return err;
 	}
 	env.skel = s;
@@ -232,34 +293,61 @@ int pmcstat_cmp_key(const void *a, const void *b)
 	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
 }
 
-static struct kfit_entries task_ents;	/* the tasks map, as last read */
+/* By key, then by slot (the slot's order is in ready, in the copies) */
+static int cmp_slot(const void *a, const void *b)
+{
+	const struct pmc_task *x = a, *y = b;
+	int c = pmcstat_cmp_key(a, b);
 
+	if (c)
+		return c;
+	return x->ready < y->ready ? -1 : x->ready > y->ready;
+}
+
+/* Slot b's counts added to a's; its pid and name, the later, kept */
+static void merge_slot(struct pmc_task *a, const struct pmc_task *b)
+{
+	int ev;
+
+	for (ev = 0; ev < PMC_MAX_EVENTS; ev++) {
+		a->sum[ev].counter += b->sum[ev].counter;
+		a->sum[ev].enabled += b->sum[ev].enabled;
+		a->sum[ev].running += b->sum[ev].running;
+	}
+	a->pid = b->pid;
+	memcpy(a->comm, b->comm, sizeof(a->comm));
+}
+
+/* The ready slots, by key; a tid that came back has its slots added up */
 int pmcstat_read_tasks(void)
 {
-	int fd = bpf_map__fd(env.skel->maps.tasks);
-	struct task_row *rows;
-	int i, n, err;
+	__u32 taken = env.skel->bss->nslots;
+	struct pmc_task *rows;
+	int i, n = 0;
 
-	err = kfit_hash_read(fd, NULL, NULL, 0, &task_ents);
-	if (err) {
-		kfit_err("cannot read the tasks map: %s", kfit_reason(err));
-		return err;
-	}
-	n = task_ents.n;
-	rows = malloc((n + 1) * sizeof(*rows));
+	if (taken > PMC_TASKS)
+		taken = PMC_TASKS;
+	rows = malloc((taken + 1) * sizeof(*rows));
 	if (!rows)
 		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		memcpy(&rows[i].key, kfit_entry_key(&task_ents, i), sizeof(rows[i].key));
-		memcpy(&rows[i].t, kfit_entry_value(&task_ents, i), sizeof(rows[i].t));
+	for (i = 0; i < (int)taken; i++) {
+		if (!__atomic_load_n(&env.slots[i].ready, __ATOMIC_ACQUIRE))
+			continue;
+		rows[n] = env.slots[i];
+		rows[n++].ready = i + 1;
 	}
-	if (n)	/* rows is NULL when the map is empty */
-		qsort(rows, n, sizeof(*rows), pmcstat_cmp_key);
+	qsort(rows, n, sizeof(*rows), cmp_slot);
+	for (i = 0, taken = 0; i < n; i++) {
+		if (taken && !pmcstat_cmp_key(&rows[taken - 1], &rows[i]))
+			merge_slot(&rows[taken - 1], &rows[i]);
+		else
+			rows[taken++] = rows[i];
+	}
 	free(env.ptasks);
 	env.ptasks = env.tasks;
 	env.nptasks = env.ntasks;
 	env.tasks = rows;
-	env.ntasks = n;
+	env.ntasks = taken;
 	return 0;
 }
 
@@ -314,6 +402,23 @@ struct figure pmcstat_figure_of(const struct pmc_reading *r, int ev)
 	else
 		f.value = r->running < r->enabled ?
 			  (double)r->counter * r->enabled / r->running : r->counter;
+	return f;
+}
+
+/*
+ * A task's share of event ev: an event never multiplexed was read
+ * without its times (the count is the value); a task that ran no counted
+ * time (e.g. only after the stop) counted 0.
+ */
+struct figure pmcstat_task_figure(const struct pmc_reading *r, int ev)
+{
+	struct figure f = pmcstat_figure_of(r, ev);
+
+	if (f.status != 1)
+		return f;
+	f.status = 0;
+	if (!(env.timed & (1U << ev)))
+		f.value = r->counter;
 	return f;
 }
 

@@ -283,54 +283,49 @@ static int print_counts_table(__u64 elapsed)
 /* ---- tasks ---------------------------------------------------------------- */
 
 /* A task's row with this report's share of its counts (everything when not -i) */
-static struct task_row task_share(const struct task_row *row)
+static struct pmc_task task_share(const struct pmc_task *row)
 {
-	const struct task_row *p = NULL;
-	struct task_row d = *row;
+	const struct pmc_task *p = NULL;
+	struct pmc_task d = *row;
 	int ev;
 
 	if (env.c.interval_ns && env.nptasks)
 		p = bsearch(&row->key, env.ptasks, env.nptasks,
 			    sizeof(*env.ptasks), pmcstat_cmp_key);
 	for (ev = 0; p && ev < env.evl.n; ev++) {
-		d.t.sum[ev].counter -= p->t.sum[ev].counter;
-		d.t.sum[ev].enabled -= p->t.sum[ev].enabled;
-		d.t.sum[ev].running -= p->t.sum[ev].running;
+		d.sum[ev].counter -= p->sum[ev].counter;
+		d.sum[ev].enabled -= p->sum[ev].enabled;
+		d.sum[ev].running -= p->sum[ev].running;
 	}
 	return d;
 }
 
-static struct figure task_figure(const struct task_row *share, int ev)
+static struct figure task_figure(const struct pmc_task *share, int ev)
 {
-	struct figure f = pmcstat_figure_of(&share->t.sum[ev], ev);
-
-	/* a task that ran no counted time (e.g. only after the stop) counted 0 */
-	if (f.status == 1)
-		f.status = 0;
-	return f;
+	return pmcstat_task_figure(&share->sum[ev], ev);
 }
 
 /* -p's and the command's tasks are the only ones charged (following()) */
-static bool task_listed(const struct task_row *row)
+static bool task_listed(const struct pmc_task *row)
 {
 	if (env.c.tid && (int)row->key.tid != env.c.tid)
 		return false;
-	if (env.c.comm[0] && strncmp(row->t.comm, env.c.comm, sizeof(row->t.comm)))
+	if (env.c.comm[0] && strncmp(row->comm, env.c.comm, sizeof(row->comm)))
 		return false;
 	return true;
 }
 
-static void task_comm(const struct task_row *row, char *buf, size_t len)
+static void task_comm(const struct pmc_task *row, char *buf, size_t len)
 {
 	if (row->key.tid == 0)
 		snprintf(buf, len, "swapper/%u", row->key.cpu);
 	else
-		snprintf(buf, len, "%.16s", row->t.comm);
+		snprintf(buf, len, "%.16s", row->comm);
 }
 
 static int by_first_event(const void *a, const void *b)
 {
-	const struct task_row *x = a, *y = b;
+	const struct pmc_task *x = a, *y = b;
 	double vx = task_figure(x, 0).value, vy = task_figure(y, 0).value;
 
 	if (vx != vy)
@@ -339,9 +334,9 @@ static int by_first_event(const void *a, const void *b)
 }
 
 /* The listed tasks' shares of this report, busiest first (by the first event) */
-static struct task_row *sorted_tasks(int *n)
+static struct pmc_task *sorted_tasks(int *n)
 {
-	struct task_row *v = malloc((env.ntasks + 1) * sizeof(*v));
+	struct pmc_task *v = malloc((env.ntasks + 1) * sizeof(*v));
 	int i;
 
 	*n = 0;
@@ -359,7 +354,7 @@ static int print_tasks_table(void)
 	const char *h[3 + PMC_MAX_EVENTS];
 	char align[4 + PMC_MAX_EVENTS], comm[32];
 	struct kfit_table *t;
-	struct task_row *v;
+	struct pmc_task *v;
 	struct figure f;
 	int i, ev, n;
 
@@ -385,7 +380,7 @@ static int print_tasks_table(void)
 	for (i = 0; i < n && i < (int)env.top; i++) {
 		kfit_table_row(t);
 		kfit_table_cell(t, "%u", v[i].key.tid);
-		kfit_table_cell(t, "%u", v[i].t.pid);
+		kfit_table_cell(t, "%u", v[i].pid);
 		task_comm(&v[i], comm, sizeof(comm));
 		kfit_table_cell(t, "%s", comm);
 		for (ev = 0; ev < env.evl.n; ev++) {
@@ -454,7 +449,7 @@ static void json_count(struct kfit_json *j, int ev, int cpu)
 
 static void json_tasks(struct kfit_json *j)
 {
-	struct task_row *v;
+	struct pmc_task *v;
 	struct figure f;
 	char comm[32];
 	int i, ev, n;
@@ -464,7 +459,7 @@ static void json_tasks(struct kfit_json *j)
 	for (i = 0; v && i < n; i++) {
 		kfit_json_begin_object(j, NULL);
 		kfit_json_u64(j, "tid", v[i].key.tid);
-		kfit_json_u64(j, "pid", v[i].t.pid);
+		kfit_json_u64(j, "pid", v[i].pid);
 		task_comm(&v[i], comm, sizeof(comm));
 		kfit_json_str(j, "comm", comm);
 		if (v[i].key.tid == 0)

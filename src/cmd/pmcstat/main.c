@@ -420,7 +420,7 @@ static int run(void)
 static void cleanup(void)
 {
 	kfit_child_stop(&env.child);
-	pmcstat_bpf__destroy(env.skel);
+	pmcstat_stop_bpf();
 	kfit_perf_set_close(&env.ctrs);
 	free(env.cur);
 	free(env.prev);

@@ -108,11 +108,11 @@ static int tasks(struct kfit_prom *p)
 	if (!sum)
 		return -ENOMEM;
 	for (i = 0; i < env.ntasks; i++) {
-		c = comm_series(env.tasks[i].t.comm);
+		c = comm_series(env.tasks[i].comm);
 		folded += c == env.top;
 		c = c == env.top ? n - 1 : c;
 		for (ev = 0; ev < nev; ev++)
-			sum[c * nev + ev] += env.tasks[i].t.sum[ev].counter;
+			sum[c * nev + ev] += env.tasks[i].sum[ev].counter;
 	}
 	kfit_prom_family(p, "kfit_pmc_task_count", KFIT_PROM_COUNTER, NULL,
 			 "Events charged to the tasks of a comm at their context switches "

@@ -21,12 +21,6 @@
 /* --per-task's skeleton (pmcstat.skel.h, which counts.c and main.c include) */
 struct pmcstat_bpf;
 
-/* A task's counts, as read from the BPF map */
-struct task_row {
-	struct pmc_task_key key;
-	struct pmc_task t;
-};
-
 struct env {
 	struct kfit_common c;
 	struct kfit_pmu_event_list evl;
@@ -49,7 +43,9 @@ struct env {
 
 	struct pmcstat_bpf *skel;
 	const char *mode;		/* "tp_btf" or "raw_tracepoint" */
-	struct task_row *tasks, *ptasks;
+	__u32 timed;			/* bit ev: its times read (may multiplex) */
+	struct pmc_task *slots;		/* the tasks array, mapped */
+	struct pmc_task *tasks, *ptasks;	/* by key, each key once */
 	int ntasks, nptasks;
 
 	__u64 start_ns, last_ns;
@@ -87,9 +83,11 @@ int pmcstat_start_bpf(void);
 int pmcstat_cmp_key(const void *a, const void *b);
 int pmcstat_read_tasks(void);
 void pmcstat_flush_cpus(void);
+void pmcstat_stop_bpf(void);
 __u64 pmcstat_bss_dropped(void);
 __u64 pmcstat_bss_read_errors(void);
 struct figure pmcstat_figure_of(const struct pmc_reading *r, int ev);
+struct figure pmcstat_task_figure(const struct pmc_reading *r, int ev);
 struct figure pmcstat_figure_at(int ev, int cpu);
 bool pmcstat_ratio_value(int r, int cpu, __u64 elapsed, double *out);
 bool pmcstat_ratio_shown(int r);
