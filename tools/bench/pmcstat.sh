@@ -194,4 +194,4 @@ echo "noise: no-tool runs from $(awk '{ print $1 }' "$tmp/none.runs" | sort -g |
 echo "(a plain count reads its counters once, at the end; --per-task reads both at every switch on every CPU)"
 bench_goal pmcstat "--per-task ns/switch over plain count" "$t_over" 150 \
 	"counters read at each switch +$f_over ns, empty sched_switch program +$e_over ns (over plain count)" \
-	"perf stat same events +$p2_add ns over no tool"
+	"perf stat same events +$p2_add ns over no tool" "$f_over"
