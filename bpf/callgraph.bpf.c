@@ -7,6 +7,8 @@
  *
  * With many CPUs the records are spread over nrings ring buffers, each
  * stack's in one of them (ring_of), so that its records keep their order.
+ * Events (-e) are staged per CPU and context and go into the ring in
+ * batches, one sample of many records (kfit/callgraph.h's cg_stage).
  *
  * Calls nest on the stacks of fcall.bpf.h (per thread; per CPU for
  * interrupts). The attacher (src/live/attach.c) gives each function its
@@ -36,6 +38,8 @@ const volatile __u32 nrings = 1;	/* ring buffers: rb alone, or rings */
 const volatile bool have_args;		/* some function's calls capture arguments */
 const volatile bool all_task_records;	/* fork/exec/exit of every chosen task, */
 					/* not only of those with traced calls */
+const volatile bool staging;		/* -e events staged per CPU (stage) */
+const volatile __u32 nevents;		/* -e: the events chosen */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -117,6 +121,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct kfit_rec_sample);
 } samples SEC(".maps");
+
+/* Records staged, per CPU and context (kfit/callgraph.h) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, KFIT_NCTX);
+	__type(key, __u32);
+	__type(value, struct cg_stage);
+} stage SEC(".maps");
 
 static __always_inline void count(enum cg_counter c)
 {
@@ -205,6 +217,94 @@ static __always_inline void *reserve(void *ring, __u32 size)
 	return r;
 }
 
+/* ---- staging ---------------------------------------------------------- */
+
+/*
+ * Context c's staging buffer on this CPU, taken; NULL when staging is off
+ * or a program this one interrupted is at it (it then writes directly).
+ * Programs nest on a CPU, never overlap: a plain flag is enough.
+ */
+static __always_inline struct cg_stage *stage_take(enum kfit_ctx c)
+{
+	__u32 key = c;
+	struct cg_stage *s;
+
+	if (!staging)
+		return NULL;
+	s = bpf_map_lookup_elem(&stage, &key);
+	if (!s || s->busy)
+		return NULL;
+	s->busy = 1;
+	asm volatile("" ::: "memory");
+	return s;
+}
+
+static __always_inline void stage_give(struct cg_stage *s)
+{
+	asm volatile("" ::: "memory");
+	s->busy = 0;
+}
+
+/* What s holds into ring, as one sample; a full ring loses all its records */
+static __always_inline void stage_flush(struct cg_stage *s, void *ring)
+{
+	__u32 len = s->len, n = s->nrecs;
+
+	if (!len)
+		return;
+	s->len = 0;
+	s->nrecs = 0;
+	if (len > CG_STAGE_BYTES)
+		return;
+	if (!ring || bpf_ringbuf_output(ring, s->buf, len, wake_flag(ring)))
+		kfit_count_n(&counters, CG_LOST, n);
+}
+
+/*
+ * Before a record of context c (of task tid) goes to its ring directly:
+ * what c staged on this CPU goes first, so that a stack's records keep
+ * their order
+ */
+static __always_inline void stage_sync(enum kfit_ctx c, __u32 tid)
+{
+	struct cg_stage *s = stage_take(c);
+
+	if (!s)
+		return;
+	if (s->len)
+		stage_flush(s, ring_of(c, tid));
+	stage_give(s);
+}
+
+/*
+ * Room for size bytes (a constant) at the end of s, context c's of task
+ * tid, or NULL; what s holds goes to its ring first when it is full or
+ * its first record has waited long
+ */
+static __always_inline void *stage_room(struct cg_stage *s, enum kfit_ctx c, __u32 tid,
+					const __u32 size, __u64 now)
+{
+	__u32 len = s->len;
+
+	if (len > CG_STAGE_BYTES - size || (len && now - s->first_ts > CG_STAGE_AGE_NS)) {
+		stage_flush(s, ring_of(c, tid));
+		len = 0;
+	}
+	if (!len)
+		s->first_ts = now;
+	len &= ~7U;
+	if (len > CG_STAGE_BYTES - size)
+		return NULL;
+	return s->buf + len;
+}
+
+/* The record of size bytes at the end of s is whole: staged */
+static __always_inline void stage_put(struct cg_stage *s, __u32 size)
+{
+	s->len = (s->len & ~7U) + size;
+	s->nrecs++;
+}
+
 /* A call recorded in an interrupt counts for the interrupt's record */
 static __always_inline void irq_call(enum kfit_ctx c)
 {
@@ -276,6 +376,7 @@ static __always_inline void write_call(struct cg_stack *st, struct fc_frame *f,
 	bool returned = !(flags & KFIT_RF_INCOMPLETE);
 
 	nstr = nstr > KFIT_ARG_STRS ? KFIT_ARG_STRS : nstr;
+	stage_sync(c, (__u32)pid_tgid);
 	r = reserve_call(ring, av, nstr);
 	if (!r)
 		return;
@@ -301,8 +402,10 @@ static __always_inline void write_task(__u8 type, __u64 pid_tgid, __u32 cpid,
 				       __u32 ctid)
 {
 	void *ring = ring_of(KFIT_CTX_TASK, (__u32)pid_tgid);
-	struct kfit_rec_task *r = reserve(ring, sizeof(*r));
+	struct kfit_rec_task *r;
 
+	stage_sync(KFIT_CTX_TASK, (__u32)pid_tgid);
+	r = reserve(ring, sizeof(*r));
 	if (!r)
 		return;
 	head(&r->h, type, KFIT_CTX_TASK, 0, sizeof(*r), pid_tgid, bpf_ktime_get_ns());
@@ -789,6 +892,8 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	if (!kfit_ready)
 		return 0;
 	key = BPF_CORE_READ(prev, pid);
+	/* what prev staged here, before it runs elsewhere */
+	stage_sync(KFIT_CTX_TASK, key);
 	st = key ? bpf_map_lookup_elem(&stacks, &key) : NULL;
 	if (st && st->s.depth) {
 		st->off_ts = now;
@@ -1105,6 +1210,8 @@ static __always_inline int irq_exit(enum kfit_ctx c)
 	q = bpf_map_lookup_elem(&irqs, &key);
 	if (!q || !q->ts)
 		return 0;
+	/* the interrupt's events before the records of what it struck */
+	stage_sync(c, 0);
 	if (kfit_ready && (q->ncalls || q->struck)) {
 		ring = ring_of(c, 0);
 		r = reserve(ring, sizeof(*r));
@@ -1209,15 +1316,26 @@ static __always_inline void write_event(void *ctx, __u32 id, enum kfit_ctx c,
 					__u64 pid_tgid, __u32 len, const __u32 room,
 					const bool direct)
 {
-	void *ring = ring_of(c, (__u32)pid_tgid);
-	struct kfit_rec_event *r = reserve(ring, EV_HEAD + room);
-	__u64 *src = ctx, *dst;
+	struct cg_stage *s = stage_take(c);
+	__u64 *src = ctx, *dst, now = bpf_ktime_get_ns();
+	struct kfit_rec_event *r;
+	void *ring = NULL;
 	__u32 i;
 
-	if (!r)
+	if (s) {
+		r = stage_room(s, c, (__u32)pid_tgid, EV_HEAD + room, now);
+	} else {
+		ring = ring_of(c, (__u32)pid_tgid);
+		r = reserve(ring, EV_HEAD + room);
+	}
+	if (!r) {
+		if (s) {
+			count(CG_LOST);
+			stage_give(s);
+		}
 		return;
-	head(&r->h, KFIT_REC_EVENT, c, 0, EV_HEAD + room, pid_tgid,
-	     bpf_ktime_get_ns());
+	}
+	head(&r->h, KFIT_REC_EVENT, c, 0, EV_HEAD + room, pid_tgid, now);
 	r->id = id;
 	r->len = len < room ? len : room;
 	dst = (__u64 *)r->data;
@@ -1229,7 +1347,12 @@ static __always_inline void write_event(void *ctx, __u32 id, enum kfit_ctx c,
 	} else if (room > 8 && bpf_probe_read_kernel(r->data + 8, room - 8, ctx + 8)) {
 		r->len = 0;
 	}
-	submit(ring, r);
+	if (!s) {
+		submit(ring, r);
+		return;
+	}
+	stage_put(s, EV_HEAD + room);
+	stage_give(s);
 }
 
 /*
@@ -1247,7 +1370,8 @@ static __always_inline __u32 event_wanted(void *ctx, __u32 *id, enum kfit_ctx *c
 
 	if (!kfit_ready)
 		return 0;
-	*id = bpf_get_attach_cookie(ctx);
+	/* one event: its id known, a helper call (a tenth of the cost) spared */
+	*id = nevents == 1 ? 0 : bpf_get_attach_cookie(ctx);
 	size = bpf_map_lookup_elem(&ev_size, id);
 	sys = size && (*size & CG_EV_SYSCALL);
 	*c = sys ? KFIT_CTX_TASK : event_context();
