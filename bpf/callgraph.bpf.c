@@ -1210,8 +1210,12 @@ static __always_inline int irq_exit(enum kfit_ctx c)
 	q = bpf_map_lookup_elem(&irqs, &key);
 	if (!q || !q->ts)
 		return 0;
-	/* the interrupt's events before the records of what it struck */
-	stage_sync(c, 0);
+	/*
+	 * the interrupt's events before the records of what it struck; none
+	 * once stopped, when user space reads what is staged
+	 */
+	if (kfit_ready)
+		stage_sync(c, 0);
 	if (kfit_ready && (q->ncalls || q->struck)) {
 		ring = ring_of(c, 0);
 		r = reserve(ring, sizeof(*r));
