@@ -146,7 +146,8 @@ static void test_bad(void **state)
 		g.base = buf;
 		g.stop_at = -1;
 		((struct kfit_rec *)buf)->size = cases[i].size0;
-		if (cases[i].size0 >= sizeof(struct kfit_rec) && cases[i].size0 + 8U <= sizeof(buf))
+		if (cases[i].size0 >= sizeof(struct kfit_rec) && cases[i].size0 % 8 == 0 &&
+		    cases[i].size0 + 8U <= sizeof(buf))
 			((struct kfit_rec *)(buf + cases[i].size0))->size = cases[i].size1;
 		t_int_eq(cases[i].name, kfit_rec_split(buf, cases[i].len, collect, &g, &n), 0);
 		t_int_eq(cases[i].name, g.n, cases[i].pieces);
