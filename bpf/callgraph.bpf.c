@@ -7,8 +7,9 @@
  *
  * With many CPUs the records are spread over nrings ring buffers, each
  * stack's in one of them (ring_of), so that its records keep their order.
- * Events (-e) are staged per CPU and context and go into the ring in
- * batches, one sample of many records (kfit/callgraph.h's cg_stage).
+ * A task's calls and the events (-e) are staged per CPU and context and
+ * go into the ring in batches, one sample of many records
+ * (kfit/callgraph.h's cg_stage).
  *
  * Calls nest on the stacks of fcall.bpf.h (per thread; per CPU for
  * interrupts). The attacher (src/live/attach.c) gives each function its
@@ -38,7 +39,7 @@ const volatile __u32 nrings = 1;	/* ring buffers: rb alone, or rings */
 const volatile bool have_args;		/* some function's calls capture arguments */
 const volatile bool all_task_records;	/* fork/exec/exit of every chosen task, */
 					/* not only of those with traced calls */
-const volatile bool staging;		/* -e events staged per CPU (stage) */
+const volatile bool staging;		/* records staged per CPU (stage) */
 const volatile __u32 nevents;		/* -e: the events chosen */
 
 struct {
@@ -293,16 +294,35 @@ static __always_inline void *stage_room(struct cg_stage *s, enum kfit_ctx c, __u
 	if (!len)
 		s->first_ts = now;
 	len &= ~7U;
-	if (len > CG_STAGE_BYTES - size)
+	if (len > CG_STAGE_BYTES - size) {
+		count(CG_LOST);
 		return NULL;
+	}
 	return s->buf + len;
 }
 
-/* The record of size bytes at the end of s is whole: staged */
-static __always_inline void stage_put(struct cg_stage *s, __u32 size)
+/*
+ * Room for a record of size bytes (a constant), context c's of task tid:
+ * at the end of s when it is taken, else reserved in ring
+ */
+static __always_inline void *rec_room(struct cg_stage *s, void *ring, enum kfit_ctx c,
+				      __u32 tid, const __u32 size, __u64 now)
 {
+	if (s)
+		return stage_room(s, c, tid, size, now);
+	return reserve(ring, size);
+}
+
+/* Record r of size bytes is whole: staged in s (then given back), or submitted */
+static __always_inline void rec_done(struct cg_stage *s, void *ring, void *r, __u32 size)
+{
+	if (!s) {
+		submit(ring, r);
+		return;
+	}
 	s->len = (s->len & ~7U) + size;
 	s->nrecs++;
+	stage_give(s);
 }
 
 /* A call recorded in an interrupt counts for the interrupt's record */
@@ -335,26 +355,27 @@ static __always_inline void put_args(struct kfit_rec_call *r, const struct kfit_
 
 /*
  * A call's record, with room for its arguments when it has some (av),
- * those put in: a size the verifier knows in each case
+ * those put in: a size the verifier knows in each case (rec_room's)
  */
-static __always_inline struct kfit_rec_call *reserve_call(void *ring,
-							  const struct kfit_argvals *av,
-							  __u32 nstr)
+static __always_inline struct kfit_rec_call *call_room(struct cg_stage *s, void *ring,
+						       enum kfit_ctx c, __u32 tid,
+						       const struct kfit_argvals *av,
+						       __u32 nstr, __u64 now)
 {
 	struct kfit_rec_call *r;
 
 	if (!av)
-		return reserve(ring, sizeof(*r));
+		return rec_room(s, ring, c, tid, sizeof(*r), now);
 	if (nstr == 0) {
-		r = reserve(ring, CALL_SIZE(0));
+		r = rec_room(s, ring, c, tid, CALL_SIZE(0), now);
 		if (r)
 			put_args(r, av, 0);
 	} else if (nstr == 1) {
-		r = reserve(ring, CALL_SIZE(1));
+		r = rec_room(s, ring, c, tid, CALL_SIZE(1), now);
 		if (r)
 			put_args(r, av, 1);
 	} else {
-		r = reserve(ring, CALL_SIZE(2));
+		r = rec_room(s, ring, c, tid, CALL_SIZE(2), now);
 		if (r)
 			put_args(r, av, 2);
 	}
@@ -371,19 +392,28 @@ static __always_inline void write_call(struct cg_stack *st, struct fc_frame *f,
 				       __u64 pid_tgid, enum kfit_ctx c, __u64 reg,
 				       const struct kfit_argvals *av, __u32 nstr)
 {
-	void *ring = ring_of(c, (__u32)pid_tgid);
-	struct kfit_rec_call *r;
+	/* a task's are staged; an interrupt's go straight to their CPU's ring */
+	struct cg_stage *s = c == KFIT_CTX_TASK ? stage_take(c) : NULL;
 	bool returned = !(flags & KFIT_RF_INCOMPLETE);
+	void *ring = NULL;
+	struct kfit_rec_call *r;
+	__u32 size;
 
 	nstr = nstr > KFIT_ARG_STRS ? KFIT_ARG_STRS : nstr;
-	stage_sync(c, (__u32)pid_tgid);
-	r = reserve_call(ring, av, nstr);
-	if (!r)
+	size = av ? CALL_SIZE(nstr) : sizeof(*r);
+	if (!s) {
+		stage_sync(c, (__u32)pid_tgid);
+		ring = ring_of(c, (__u32)pid_tgid);
+	}
+	r = call_room(s, ring, c, (__u32)pid_tgid, av, nstr, f->ts + dur);
+	if (!r) {
+		if (s)
+			stage_give(s);
 		return;
+	}
 	if (f->flags & FC_F_FORKED)
 		flags |= KFIT_RF_FORKED;
-	head(&r->h, KFIT_REC_CALL, c, flags, av ? CALL_SIZE(nstr) : sizeof(*r), pid_tgid,
-	     f->ts);
+	head(&r->h, KFIT_REC_CALL, c, flags, size, pid_tgid, f->ts);
 	r->dur = dur;
 	r->off_blocked = st->blocked - x->blocked;
 	r->off_preempt = st->preempt - x->preempt;
@@ -393,7 +423,7 @@ static __always_inline void write_call(struct cg_stack *st, struct fc_frame *f,
 	r->dropped = x->dropped;
 	r->pad2 = 0;
 	r->ret = returned ? reg : 0;
-	submit(ring, r);
+	rec_done(s, ring, r, size);
 	if (c != KFIT_CTX_TASK)
 		irq_call(c);
 }
@@ -1326,17 +1356,12 @@ static __always_inline void write_event(void *ctx, __u32 id, enum kfit_ctx c,
 	void *ring = NULL;
 	__u32 i;
 
-	if (s) {
-		r = stage_room(s, c, (__u32)pid_tgid, EV_HEAD + room, now);
-	} else {
+	if (!s)
 		ring = ring_of(c, (__u32)pid_tgid);
-		r = reserve(ring, EV_HEAD + room);
-	}
+	r = rec_room(s, ring, c, (__u32)pid_tgid, EV_HEAD + room, now);
 	if (!r) {
-		if (s) {
-			count(CG_LOST);
+		if (s)
 			stage_give(s);
-		}
 		return;
 	}
 	head(&r->h, KFIT_REC_EVENT, c, 0, EV_HEAD + room, pid_tgid, now);
@@ -1351,12 +1376,7 @@ static __always_inline void write_event(void *ctx, __u32 id, enum kfit_ctx c,
 	} else if (room > 8 && bpf_probe_read_kernel(r->data + 8, room - 8, ctx + 8)) {
 		r->len = 0;
 	}
-	if (!s) {
-		submit(ring, r);
-		return;
-	}
-	stage_put(s, EV_HEAD + room);
-	stage_give(s);
+	rec_done(s, ring, r, EV_HEAD + room);
 }
 
 /*
