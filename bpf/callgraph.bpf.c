@@ -246,18 +246,29 @@ static __always_inline void stage_give(struct cg_stage *s)
 	s->busy = 0;
 }
 
-/* What s holds into ring, as one sample; a full ring loses all its records */
+/*
+ * What s holds into ring, as one sample; a full ring loses all its
+ * records. len is bounded right before the output: 6.1's verifier loses
+ * the bound of a value spilled around a helper call (the ring's query).
+ */
 static __always_inline void stage_flush(struct cg_stage *s, void *ring)
 {
-	__u32 len = s->len, n = s->nrecs;
+	__u64 len = s->len, wake;
+	__u32 n = s->nrecs;
 
 	if (!len)
 		return;
 	s->len = 0;
 	s->nrecs = 0;
+	if (!ring) {
+		kfit_count_n(&counters, CG_LOST, n);
+		return;
+	}
+	wake = wake_flag(ring);
+	asm volatile("" : "+r"(len));
 	if (len > CG_STAGE_BYTES)
 		return;
-	if (!ring || bpf_ringbuf_output(ring, s->buf, len, wake_flag(ring)))
+	if (bpf_ringbuf_output(ring, s->buf, len, wake))
 		kfit_count_n(&counters, CG_LOST, n);
 }
 
