@@ -7,6 +7,9 @@
  *
  * With many CPUs the records are spread over nrings ring buffers, each
  * stack's in one of them (ring_of), so that its records keep their order.
+ * A task's calls and the events (-e) are staged per CPU and context and
+ * go into the ring in batches, one sample of many records
+ * (kfit/callgraph.h's cg_stage).
  *
  * Calls nest on the stacks of fcall.bpf.h (per thread; per CPU for
  * interrupts). The attacher (src/live/attach.c) gives each function its
@@ -36,6 +39,8 @@ const volatile __u32 nrings = 1;	/* ring buffers: rb alone, or rings */
 const volatile bool have_args;		/* some function's calls capture arguments */
 const volatile bool all_task_records;	/* fork/exec/exit of every chosen task, */
 					/* not only of those with traced calls */
+const volatile bool staging;		/* records staged per CPU (stage) */
+const volatile __u32 nevents;		/* -e: the events chosen */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -117,6 +122,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct kfit_rec_sample);
 } samples SEC(".maps");
+
+/* Records staged, per CPU and context (kfit/callgraph.h) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, KFIT_NCTX);
+	__type(key, __u32);
+	__type(value, struct cg_stage);
+} stage SEC(".maps");
 
 static __always_inline void count(enum cg_counter c)
 {
@@ -205,6 +218,124 @@ static __always_inline void *reserve(void *ring, __u32 size)
 	return r;
 }
 
+/* ---- staging ---------------------------------------------------------- */
+
+/*
+ * Context c's staging buffer on this CPU, taken; NULL when staging is off
+ * or a program this one interrupted is at it (it then writes directly).
+ * Programs nest on a CPU, never overlap: a plain flag is enough.
+ */
+static __always_inline struct cg_stage *stage_take(enum kfit_ctx c)
+{
+	__u32 key = c;
+	struct cg_stage *s;
+
+	if (!staging)
+		return NULL;
+	s = bpf_map_lookup_elem(&stage, &key);
+	if (!s || s->busy)
+		return NULL;
+	s->busy = 1;
+	asm volatile("" ::: "memory");
+	return s;
+}
+
+static __always_inline void stage_give(struct cg_stage *s)
+{
+	asm volatile("" ::: "memory");
+	s->busy = 0;
+}
+
+/*
+ * What s holds into ring, as one sample; a full ring loses all its
+ * records. len is bounded right before the output: 6.1's verifier loses
+ * the bound of a value spilled around a helper call (the ring's query).
+ */
+static __always_inline void stage_flush(struct cg_stage *s, void *ring)
+{
+	__u64 len = s->len, wake;
+	__u32 n = s->nrecs;
+
+	if (!len)
+		return;
+	s->len = 0;
+	s->nrecs = 0;
+	if (!ring) {
+		kfit_count_n(&counters, CG_LOST, n);
+		return;
+	}
+	wake = wake_flag(ring);
+	asm volatile("" : "+r"(len));
+	if (len > CG_STAGE_BYTES)
+		return;
+	if (bpf_ringbuf_output(ring, s->buf, len, wake))
+		kfit_count_n(&counters, CG_LOST, n);
+}
+
+/*
+ * Before a record of context c (of task tid) goes to its ring directly:
+ * what c staged on this CPU goes first, so that a stack's records keep
+ * their order
+ */
+static __always_inline void stage_sync(enum kfit_ctx c, __u32 tid)
+{
+	struct cg_stage *s = stage_take(c);
+
+	if (!s)
+		return;
+	if (s->len)
+		stage_flush(s, ring_of(c, tid));
+	stage_give(s);
+}
+
+/*
+ * Room for size bytes (a constant) at the end of s, context c's of task
+ * tid, or NULL; what s holds goes to its ring first when it is full or
+ * its first record has waited long
+ */
+static __always_inline void *stage_room(struct cg_stage *s, enum kfit_ctx c, __u32 tid,
+					const __u32 size, __u64 now)
+{
+	__u32 len = s->len;
+
+	if (len > CG_STAGE_BYTES - size || (len && now - s->first_ts > CG_STAGE_AGE_NS)) {
+		stage_flush(s, ring_of(c, tid));
+		len = 0;
+	}
+	if (!len)
+		s->first_ts = now;
+	len &= ~7U;
+	if (len > CG_STAGE_BYTES - size) {
+		count(CG_LOST);
+		return NULL;
+	}
+	return s->buf + len;
+}
+
+/*
+ * Room for a record of size bytes (a constant), context c's of task tid:
+ * at the end of s when it is taken, else reserved in ring
+ */
+static __always_inline void *rec_room(struct cg_stage *s, void *ring, enum kfit_ctx c,
+				      __u32 tid, const __u32 size, __u64 now)
+{
+	if (s)
+		return stage_room(s, c, tid, size, now);
+	return reserve(ring, size);
+}
+
+/* Record r of size bytes is whole: staged in s (then given back), or submitted */
+static __always_inline void rec_done(struct cg_stage *s, void *ring, void *r, __u32 size)
+{
+	if (!s) {
+		submit(ring, r);
+		return;
+	}
+	s->len = (s->len & ~7U) + size;
+	s->nrecs++;
+	stage_give(s);
+}
+
 /* A call recorded in an interrupt counts for the interrupt's record */
 static __always_inline void irq_call(enum kfit_ctx c)
 {
@@ -235,26 +366,27 @@ static __always_inline void put_args(struct kfit_rec_call *r, const struct kfit_
 
 /*
  * A call's record, with room for its arguments when it has some (av),
- * those put in: a size the verifier knows in each case
+ * those put in: a size the verifier knows in each case (rec_room's)
  */
-static __always_inline struct kfit_rec_call *reserve_call(void *ring,
-							  const struct kfit_argvals *av,
-							  __u32 nstr)
+static __always_inline struct kfit_rec_call *call_room(struct cg_stage *s, void *ring,
+						       enum kfit_ctx c, __u32 tid,
+						       const struct kfit_argvals *av,
+						       __u32 nstr, __u64 now)
 {
 	struct kfit_rec_call *r;
 
 	if (!av)
-		return reserve(ring, sizeof(*r));
+		return rec_room(s, ring, c, tid, sizeof(*r), now);
 	if (nstr == 0) {
-		r = reserve(ring, CALL_SIZE(0));
+		r = rec_room(s, ring, c, tid, CALL_SIZE(0), now);
 		if (r)
 			put_args(r, av, 0);
 	} else if (nstr == 1) {
-		r = reserve(ring, CALL_SIZE(1));
+		r = rec_room(s, ring, c, tid, CALL_SIZE(1), now);
 		if (r)
 			put_args(r, av, 1);
 	} else {
-		r = reserve(ring, CALL_SIZE(2));
+		r = rec_room(s, ring, c, tid, CALL_SIZE(2), now);
 		if (r)
 			put_args(r, av, 2);
 	}
@@ -271,18 +403,28 @@ static __always_inline void write_call(struct cg_stack *st, struct fc_frame *f,
 				       __u64 pid_tgid, enum kfit_ctx c, __u64 reg,
 				       const struct kfit_argvals *av, __u32 nstr)
 {
-	void *ring = ring_of(c, (__u32)pid_tgid);
-	struct kfit_rec_call *r;
+	/* a task's are staged; an interrupt's go straight to their CPU's ring */
+	struct cg_stage *s = c == KFIT_CTX_TASK ? stage_take(c) : NULL;
 	bool returned = !(flags & KFIT_RF_INCOMPLETE);
+	void *ring = NULL;
+	struct kfit_rec_call *r;
+	__u32 size;
 
 	nstr = nstr > KFIT_ARG_STRS ? KFIT_ARG_STRS : nstr;
-	r = reserve_call(ring, av, nstr);
-	if (!r)
+	size = av ? CALL_SIZE(nstr) : sizeof(*r);
+	if (!s) {
+		stage_sync(c, (__u32)pid_tgid);
+		ring = ring_of(c, (__u32)pid_tgid);
+	}
+	r = call_room(s, ring, c, (__u32)pid_tgid, av, nstr, f->ts + dur);
+	if (!r) {
+		if (s)
+			stage_give(s);
 		return;
+	}
 	if (f->flags & FC_F_FORKED)
 		flags |= KFIT_RF_FORKED;
-	head(&r->h, KFIT_REC_CALL, c, flags, av ? CALL_SIZE(nstr) : sizeof(*r), pid_tgid,
-	     f->ts);
+	head(&r->h, KFIT_REC_CALL, c, flags, size, pid_tgid, f->ts);
 	r->dur = dur;
 	r->off_blocked = st->blocked - x->blocked;
 	r->off_preempt = st->preempt - x->preempt;
@@ -292,7 +434,7 @@ static __always_inline void write_call(struct cg_stack *st, struct fc_frame *f,
 	r->dropped = x->dropped;
 	r->pad2 = 0;
 	r->ret = returned ? reg : 0;
-	submit(ring, r);
+	rec_done(s, ring, r, size);
 	if (c != KFIT_CTX_TASK)
 		irq_call(c);
 }
@@ -301,8 +443,10 @@ static __always_inline void write_task(__u8 type, __u64 pid_tgid, __u32 cpid,
 				       __u32 ctid)
 {
 	void *ring = ring_of(KFIT_CTX_TASK, (__u32)pid_tgid);
-	struct kfit_rec_task *r = reserve(ring, sizeof(*r));
+	struct kfit_rec_task *r;
 
+	stage_sync(KFIT_CTX_TASK, (__u32)pid_tgid);
+	r = reserve(ring, sizeof(*r));
 	if (!r)
 		return;
 	head(&r->h, type, KFIT_CTX_TASK, 0, sizeof(*r), pid_tgid, bpf_ktime_get_ns());
@@ -789,6 +933,8 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	if (!kfit_ready)
 		return 0;
 	key = BPF_CORE_READ(prev, pid);
+	/* what prev staged here, before it runs elsewhere */
+	stage_sync(KFIT_CTX_TASK, key);
 	st = key ? bpf_map_lookup_elem(&stacks, &key) : NULL;
 	if (st && st->s.depth) {
 		st->off_ts = now;
@@ -1105,6 +1251,12 @@ static __always_inline int irq_exit(enum kfit_ctx c)
 	q = bpf_map_lookup_elem(&irqs, &key);
 	if (!q || !q->ts)
 		return 0;
+	/*
+	 * the interrupt's events before the records of what it struck; none
+	 * once stopped, when user space reads what is staged
+	 */
+	if (kfit_ready)
+		stage_sync(c, 0);
 	if (kfit_ready && (q->ncalls || q->struck)) {
 		ring = ring_of(c, 0);
 		r = reserve(ring, sizeof(*r));
@@ -1209,15 +1361,21 @@ static __always_inline void write_event(void *ctx, __u32 id, enum kfit_ctx c,
 					__u64 pid_tgid, __u32 len, const __u32 room,
 					const bool direct)
 {
-	void *ring = ring_of(c, (__u32)pid_tgid);
-	struct kfit_rec_event *r = reserve(ring, EV_HEAD + room);
-	__u64 *src = ctx, *dst;
+	struct cg_stage *s = stage_take(c);
+	__u64 *src = ctx, *dst, now = bpf_ktime_get_ns();
+	struct kfit_rec_event *r;
+	void *ring = NULL;
 	__u32 i;
 
-	if (!r)
+	if (!s)
+		ring = ring_of(c, (__u32)pid_tgid);
+	r = rec_room(s, ring, c, (__u32)pid_tgid, EV_HEAD + room, now);
+	if (!r) {
+		if (s)
+			stage_give(s);
 		return;
-	head(&r->h, KFIT_REC_EVENT, c, 0, EV_HEAD + room, pid_tgid,
-	     bpf_ktime_get_ns());
+	}
+	head(&r->h, KFIT_REC_EVENT, c, 0, EV_HEAD + room, pid_tgid, now);
 	r->id = id;
 	r->len = len < room ? len : room;
 	dst = (__u64 *)r->data;
@@ -1229,7 +1387,7 @@ static __always_inline void write_event(void *ctx, __u32 id, enum kfit_ctx c,
 	} else if (room > 8 && bpf_probe_read_kernel(r->data + 8, room - 8, ctx + 8)) {
 		r->len = 0;
 	}
-	submit(ring, r);
+	rec_done(s, ring, r, EV_HEAD + room);
 }
 
 /*
@@ -1247,7 +1405,8 @@ static __always_inline __u32 event_wanted(void *ctx, __u32 *id, enum kfit_ctx *c
 
 	if (!kfit_ready)
 		return 0;
-	*id = bpf_get_attach_cookie(ctx);
+	/* one event: its id known, a helper call (a tenth of the cost) spared */
+	*id = nevents == 1 ? 0 : bpf_get_attach_cookie(ctx);
 	size = bpf_map_lookup_elem(&ev_size, id);
 	sys = size && (*size & CG_EV_SYSCALL);
 	*c = sys ? KFIT_CTX_TASK : event_context();

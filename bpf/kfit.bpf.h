@@ -32,13 +32,18 @@ static __always_inline __u32 kfit_half(void)
 	return kfit_epoch & 1;
 }
 
-/* Add one to the counter at key of a PERCPU_ARRAY map of __u64 (losses, misses) */
-static __always_inline void kfit_count(void *map, __u32 key)
+/* Add n to the counter at key of a PERCPU_ARRAY map of __u64 (losses, misses) */
+static __always_inline void kfit_count_n(void *map, __u32 key, __u64 n)
 {
 	__u64 *v = bpf_map_lookup_elem(map, &key);
 
 	if (v)
-		(*v)++;
+		*v += n;
+}
+
+static __always_inline void kfit_count(void *map, __u32 key)
+{
+	kfit_count_n(map, key, 1);
 }
 
 /* Record v in the per-CPU histogram at key of a PERCPU_ARRAY map */

@@ -36,6 +36,30 @@ struct cg_stack {
 /* ev_size's values: the raw record's size, and this bit for system calls' */
 #define CG_EV_SYSCALL	(1U << 31)
 
+/*
+ * Records staged per CPU and context (the stage map, KFIT_NCTX values a
+ * CPU): written into a ring as one sample when the buffer is full, at a
+ * context switch, before a record of the same context written directly,
+ * or once the oldest has waited CG_STAGE_AGE_NS; what is staged at the
+ * end is read from the map. A sample of several records back to back is
+ * a batch: the reader splits it by the records' sizes (kfit_rec_split).
+ * A task's calls and the events are staged (an interrupt's calls go
+ * straight to the ring, its events at its end): a stack's records may
+ * come late, never out of their order in it (a task's are flushed
+ * before it runs elsewhere).
+ */
+#define CG_STAGE_BYTES	4096
+#define CG_STAGE_AGE_NS	(50 * 1000 * 1000ULL)
+
+struct cg_stage {
+	__u32 len;		/* bytes staged in buf */
+	__u32 nrecs;		/* records staged */
+	__u32 busy;		/* a program is at it: one nested writes directly */
+	__u32 pad;
+	__u64 first_ts;		/* when the first staged record was staged */
+	__u8 buf[CG_STAGE_BYTES];
+};
+
 /* Per-CPU counters (the counters map) */
 enum cg_counter {
 	CG_LOST,		/* records the ring buffer had no room for */

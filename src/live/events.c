@@ -5,6 +5,7 @@
 #include <bpf/libbpf.h>
 #include "events.h"
 #include "maps.h"
+#include "recbatch.h"
 
 struct kfit_events {
 	struct kfit_events_opts o;
@@ -13,13 +14,28 @@ struct kfit_events {
 	struct kfit_events_stats st;
 };
 
-static int on_record(void *ctx, void *data, size_t size)
+static int one_record(void *ctx, const void *data, size_t size)
 {
 	struct kfit_events *e = ctx;
 
 	e->st.records++;
 	e->st.bytes += size;
 	return e->o.fn(e->o.ctx, data, size);
+}
+
+/* A sample: one record, or (batched) the records it holds */
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct kfit_events *e = ctx;
+
+	if (!e->o.batched)
+		return one_record(e, data, size);
+	return kfit_rec_split(data, size, one_record, e, NULL);
+}
+
+int kfit_events_feed(struct kfit_events *e, const void *data, size_t len)
+{
+	return on_record(e, (void *)data, len);
 }
 
 struct kfit_events *kfit_events_new(const struct kfit_events_opts *o)

@@ -2,6 +2,7 @@
 #ifndef KFIT_EVENTS_H
 #define KFIT_EVENTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 
@@ -23,6 +24,7 @@ struct kfit_events_opts {
 	__u32 lost_key;
 	kfit_events_record_fn fn;	/* a nonzero return stops the read and is returned */
 	void *ctx;
+	bool batched;		/* a sample may hold several records: split (recbatch.h) */
 };
 
 struct kfit_events_stats {
@@ -43,6 +45,12 @@ struct kfit_events *kfit_events_new(const struct kfit_events_opts *o);
 int kfit_events_poll(struct kfit_events *e, int timeout_ms);
 /* Read everything queued, without waiting: records read, or as poll */
 int kfit_events_drain(struct kfit_events *e);
+/*
+ * len bytes of records read elsewhere (what the BPF side still staged at
+ * the end) to the callback as a sample from a ring, counted the same:
+ * 0 or the callback's nonzero return
+ */
+int kfit_events_feed(struct kfit_events *e, const void *data, size_t len);
 /*
  * Read the lost counter: the count of CPU cpu, for cpu < ncpus (the
  * return value), into lost[cpu] (lost may be NULL), and the sum into the

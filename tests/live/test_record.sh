@@ -222,6 +222,79 @@ test_events_only() {
 	fi
 }
 
+# Events go into the rings in batches staged per CPU (kfit/callgraph.h's
+# cg_stage): every write of real programs is in the file once, against
+# counts made by others: strace -c -f's calls of write in a run of dd,
+# gzip and cat, and the kernel's syscw (/proc/PID/io) of a shell that
+# writes, then spins without a system call while callgraph stops (what is
+# still staged then is read from the map); kd reads both files
+test_staged_writes_counted() {
+	local want got pid before after i
+	need_tool
+	[ -x "$KD" ] || t_skip "kd is not built"
+	command -v strace >/dev/null || t_skip "strace is not installed"
+	head -c 3000000 /dev/urandom >data
+	t_expect_exit 0 "$CG" -o sw.kft -e syscalls:sys_enter_write -- \
+		strace -f -qq -c -e trace=write -o strace.txt sh -c 'dd if=/dev/zero of=/dev/null bs=512 count=20000 2>/dev/null & gzip -1 -c data >/dev/null & dd if=/dev/zero bs=4k count=10000 2>/dev/null | cat >/dev/null; wait'
+	want=$(awk '$NF == "write" { print $4 }' strace.txt)
+	_t_is_num "$want" || { t_show_file strace.txt "strace -c"; t_fail "no count of write in strace's table"; }
+	[ "$want" -ge 30000 ] || t_fail "strace counted $want writes, expected the two dd's 30000 at least"
+	assert_complete sw.kft "under strace"
+	t_assert_eq "$(fact sw.kft stats lost)" 0 "lost"
+	t_expect_exit 0 "$KD" --events sw.kft
+	got=$(awk '$4 == "event" && $5 == "syscalls:sys_enter_write" && $3 !~ /^strace-/' "$T_OUT" | wc -l)
+	t_assert_eq "$got" "$want" "writes in the file (strace's own left out), as strace -c counted them"
+	t_expect_exit 0 "$KD" sw.kft
+
+	mkfifo go
+	bash -c 'read -r _ <go; for ((i = 0; i < 30000; i++)); do echo x; done >/dev/null; while :; do :; done' &
+	pid=$!
+	t_on_exit "kill -9 $pid 2>/dev/null"
+	bg_start -v -o sp.kft -p "$pid" -e syscalls:sys_enter_write
+	bg_wait_tracing
+	before=$(awk '$1 == "syscw:" { print $2 }' "/proc/$pid/io")
+	echo >go
+	# its writes done when syscw stands still; then it only spins
+	after=-1
+	for i in $(seq 1 300); do
+		t_pause 0.2
+		[ "$(awk '$1 == "syscw:" { print $2 }' "/proc/$pid/io")" = "$after" ] && break
+		after=$(awk '$1 == "syscw:" { print $2 }' "/proc/$pid/io")
+	done
+	[ $((after - before)) -ge 30000 ] || t_fail "syscw went from $before to $after, expected 30000 writes"
+	t_bg_stop_ok INT
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	grep 'still staged at the end' "$T_TMP/bg.err" || true
+	assert_complete sp.kft "a spinning writer"
+	t_assert_eq "$(fact sp.kft stats lost)" 0 "lost"
+	t_expect_exit 0 "$KD" --events sp.kft
+	got=$(awk -v p="$pid" '$4 == "event" && $5 == "syscalls:sys_enter_write" && $3 ~ "-" p "$"' "$T_OUT" | wc -l)
+	t_assert_eq "$got" "$((after - before))" "the shell's writes in the file, as its syscw counted them"
+	t_expect_exit 0 "$KD" sp.kft
+
+	# Stopped while a shell writes 1, 2, ... 4000, 1, 2... bytes: its
+	# writes in the file are a run of those sizes in time order, none
+	# missing or twice, whatever was still staged at the stop included
+	bash -c 'for ((i = 0; ; i++)); do printf "%*s" $((i % 4000 + 1)) ""; done >/dev/null' &
+	pid=$!
+	t_on_exit "kill -9 $pid 2>/dev/null"
+	bg_start -v -o run.kft -p "$pid" -e syscalls:sys_enter_write
+	bg_wait_tracing
+	t_pause 1
+	t_bg_stop_ok INT
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	grep 'still staged at the end' "$T_TMP/bg.err" || true
+	assert_complete run.kft "stopped while writing"
+	t_assert_eq "$(fact run.kft stats lost)" 0 "lost"
+	t_expect_exit 0 "$KD" --events run.kft
+	awk -v p="$pid" '$4 == "event" && $3 ~ "-" p "$" { sub(/.*count=/, ""); print }' "$T_OUT" >sizes
+	[ "$(wc -l <sizes)" -ge 1000 ] || t_fail "$(wc -l <sizes) writes recorded in 1 s"
+	awk 'NR > 1 && $1 != prev % 4000 + 1 { print NR ": " prev " then " $1; bad = 1 }
+		{ prev = $1 } END { exit bad }' sizes || t_fail "the sizes written are no run 1, 2, ... 4000"
+}
+
 # --rings 3: the writes of two dd (forked by sh, each exec'd in a ring
 # of its own, perhaps drained before sh's fork) all in the file, named dd
 # by kd; a threads recording read back by kd as callgraph showed it

@@ -47,7 +47,7 @@ echo " funcdur -k$(cat /tmp/fd2.all); callgraph -k$(cat /tmp/cg2.all))"
 ratio() {	# LABEL CALLGRAPH FUNCDUR
 	[ -s "$2" ] && [ -s "$3" ] || { echo "ratio $1: not measured"; return; }
 	awk -v l="$1" -v a="$2" -v b="$3" 'FNR == 1 { v[FILENAME] = $NF } END {
-		printf "ratio BPF time per call, callgraph/funcdur, %s: %.2f (goal: at most 1.5)\n", l, v[a] / v[b] }' "$2" "$3"
+		printf "ratio BPF time per call, callgraph/funcdur, %s: %.2f (goal: at most 1.25)\n", l, v[a] / v[b] }' "$2" "$3"
 }
 ratio fentry /tmp/cg1 /tmp/fd1
 ratio kprobes /tmp/cg2 /tmp/fd2

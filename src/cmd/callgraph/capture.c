@@ -60,6 +60,8 @@ static void configure(struct callgraph_bpf *s)
 	bpf_map__set_max_entries(s->maps.rings, env.nrings);
 	bpf_map__set_autocreate(s->maps.rings, env.nrings > 1);
 	bpf_map__set_max_entries(s->maps.ev_size, env.tps.n ? env.tps.n : 1);
+	r->staging = !env.sampled;
+	r->nevents = env.tps.n;
 	/* arguments: a spec per function, a slot of places per stack */
 	r->have_args = env.has_args;
 	r->nr_cpus = libbpf_num_possible_cpus() > 0 ? libbpf_num_possible_cpus() : 1;
@@ -213,6 +215,7 @@ static int open_events(void)
 		.lost_fd = bpf_map__fd(env.skel->maps.counters),
 		.lost_key = CG_LOST,
 		.fn = on_record,
+		.batched = true,
 	};
 
 	env.ev = kfit_events_new(&o);
@@ -709,6 +712,36 @@ static int end_stacks(void)
 	return err;
 }
 
+/*
+ * What the BPF side still staged (kfit/callgraph.h's cg_stage), each
+ * CPU's after what it flushed into the rings, read once no program runs
+ */
+static int staged_records(void)
+{
+	int fd = bpf_map__fd(env.skel->maps.stage);
+	const struct cg_stage *s;
+	struct kfit_percpu p;
+	int cpu, err;
+	__u32 c;
+
+	if (!env.skel->rodata->staging)
+		return 0;
+	err = kfit_percpu_init(&p, sizeof(*s), 0);
+	for (c = 0; !err && c < KFIT_NCTX; c++) {
+		err = kfit_percpu_read(&p, fd, &c);
+		for (cpu = 0; !err && cpu < p.ncpus; cpu++) {
+			s = kfit_percpu_at(&p, cpu);
+			if (!s->len || s->len > sizeof(s->buf))
+				continue;
+			kfit_debug("CPU %d: %u records still staged at the end (context %u)",
+				   cpu, s->nrecs, c);
+			err = kfit_events_feed(env.ev, s->buf, s->len);
+		}
+	}
+	kfit_percpu_free(&p);
+	return err;
+}
+
 /* The records the BPF side had no room for, per CPU, as LOST records */
 static int lost_records(void)
 {
@@ -765,6 +798,8 @@ int cg_stop_capture(void)
 	/* only its wait: no program runs any more once it returns */
 	kfit_epoch_flip(&env.skel->bss->kfit_epoch);
 	err = kfit_events_drain(env.ev);
+	if (err >= 0)
+		err = staged_records();
 	if (err < 0) {
 		if (!env.write_failed)
 			kfit_err("reading the records failed: %s", kfit_reason(err));
