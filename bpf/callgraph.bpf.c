@@ -7,9 +7,8 @@
  *
  * With many CPUs the records are spread over nrings ring buffers, each
  * stack's in one of them (ring_of), so that its records keep their order.
- * A task's calls and the events (-e) are staged per CPU and context and
- * go into the ring in batches, one sample of many records
- * (kfit/callgraph.h's cg_stage).
+ * Events (-e) are staged per CPU and context and go into the ring in
+ * batches, one sample of many records (kfit/callgraph.h's cg_stage).
  *
  * Calls nest on the stacks of fcall.bpf.h (per thread; per CPU for
  * interrupts). The attacher (src/live/attach.c) gives each function its
@@ -39,7 +38,7 @@ const volatile __u32 nrings = 1;	/* ring buffers: rb alone, or rings */
 const volatile bool have_args;		/* some function's calls capture arguments */
 const volatile bool all_task_records;	/* fork/exec/exit of every chosen task, */
 					/* not only of those with traced calls */
-const volatile bool staging;		/* records staged per CPU (stage) */
+const volatile bool staging;		/* -e events staged per CPU (stage) */
 const volatile __u32 nevents;		/* -e: the events chosen */
 
 struct {
@@ -305,35 +304,16 @@ static __always_inline void *stage_room(struct cg_stage *s, enum kfit_ctx c, __u
 	if (!len)
 		s->first_ts = now;
 	len &= ~7U;
-	if (len > CG_STAGE_BYTES - size) {
-		count(CG_LOST);
+	if (len > CG_STAGE_BYTES - size)
 		return NULL;
-	}
 	return s->buf + len;
 }
 
-/*
- * Room for a record of size bytes (a constant), context c's of task tid:
- * at the end of s when it is taken, else reserved in ring
- */
-static __always_inline void *rec_room(struct cg_stage *s, void *ring, enum kfit_ctx c,
-				      __u32 tid, const __u32 size, __u64 now)
+/* The record of size bytes at the end of s is whole: staged */
+static __always_inline void stage_put(struct cg_stage *s, __u32 size)
 {
-	if (s)
-		return stage_room(s, c, tid, size, now);
-	return reserve(ring, size);
-}
-
-/* Record r of size bytes is whole: staged in s (then given back), or submitted */
-static __always_inline void rec_done(struct cg_stage *s, void *ring, void *r, __u32 size)
-{
-	if (!s) {
-		submit(ring, r);
-		return;
-	}
 	s->len = (s->len & ~7U) + size;
 	s->nrecs++;
-	stage_give(s);
 }
 
 /* A call recorded in an interrupt counts for the interrupt's record */
@@ -366,27 +346,26 @@ static __always_inline void put_args(struct kfit_rec_call *r, const struct kfit_
 
 /*
  * A call's record, with room for its arguments when it has some (av),
- * those put in: a size the verifier knows in each case (rec_room's)
+ * those put in: a size the verifier knows in each case
  */
-static __always_inline struct kfit_rec_call *call_room(struct cg_stage *s, void *ring,
-						       enum kfit_ctx c, __u32 tid,
-						       const struct kfit_argvals *av,
-						       __u32 nstr, __u64 now)
+static __always_inline struct kfit_rec_call *reserve_call(void *ring,
+							  const struct kfit_argvals *av,
+							  __u32 nstr)
 {
 	struct kfit_rec_call *r;
 
 	if (!av)
-		return rec_room(s, ring, c, tid, sizeof(*r), now);
+		return reserve(ring, sizeof(*r));
 	if (nstr == 0) {
-		r = rec_room(s, ring, c, tid, CALL_SIZE(0), now);
+		r = reserve(ring, CALL_SIZE(0));
 		if (r)
 			put_args(r, av, 0);
 	} else if (nstr == 1) {
-		r = rec_room(s, ring, c, tid, CALL_SIZE(1), now);
+		r = reserve(ring, CALL_SIZE(1));
 		if (r)
 			put_args(r, av, 1);
 	} else {
-		r = rec_room(s, ring, c, tid, CALL_SIZE(2), now);
+		r = reserve(ring, CALL_SIZE(2));
 		if (r)
 			put_args(r, av, 2);
 	}
@@ -403,28 +382,19 @@ static __always_inline void write_call(struct cg_stack *st, struct fc_frame *f,
 				       __u64 pid_tgid, enum kfit_ctx c, __u64 reg,
 				       const struct kfit_argvals *av, __u32 nstr)
 {
-	/* a task's are staged; an interrupt's go straight to their CPU's ring */
-	struct cg_stage *s = c == KFIT_CTX_TASK ? stage_take(c) : NULL;
-	bool returned = !(flags & KFIT_RF_INCOMPLETE);
-	void *ring = NULL;
+	void *ring = ring_of(c, (__u32)pid_tgid);
 	struct kfit_rec_call *r;
-	__u32 size;
+	bool returned = !(flags & KFIT_RF_INCOMPLETE);
 
 	nstr = nstr > KFIT_ARG_STRS ? KFIT_ARG_STRS : nstr;
-	size = av ? CALL_SIZE(nstr) : sizeof(*r);
-	if (!s) {
-		stage_sync(c, (__u32)pid_tgid);
-		ring = ring_of(c, (__u32)pid_tgid);
-	}
-	r = call_room(s, ring, c, (__u32)pid_tgid, av, nstr, f->ts + dur);
-	if (!r) {
-		if (s)
-			stage_give(s);
+	stage_sync(c, (__u32)pid_tgid);
+	r = reserve_call(ring, av, nstr);
+	if (!r)
 		return;
-	}
 	if (f->flags & FC_F_FORKED)
 		flags |= KFIT_RF_FORKED;
-	head(&r->h, KFIT_REC_CALL, c, flags, size, pid_tgid, f->ts);
+	head(&r->h, KFIT_REC_CALL, c, flags, av ? CALL_SIZE(nstr) : sizeof(*r), pid_tgid,
+	     f->ts);
 	r->dur = dur;
 	r->off_blocked = st->blocked - x->blocked;
 	r->off_preempt = st->preempt - x->preempt;
@@ -434,7 +404,7 @@ static __always_inline void write_call(struct cg_stack *st, struct fc_frame *f,
 	r->dropped = x->dropped;
 	r->pad2 = 0;
 	r->ret = returned ? reg : 0;
-	rec_done(s, ring, r, size);
+	submit(ring, r);
 	if (c != KFIT_CTX_TASK)
 		irq_call(c);
 }
@@ -1367,12 +1337,17 @@ static __always_inline void write_event(void *ctx, __u32 id, enum kfit_ctx c,
 	void *ring = NULL;
 	__u32 i;
 
-	if (!s)
+	if (s) {
+		r = stage_room(s, c, (__u32)pid_tgid, EV_HEAD + room, now);
+	} else {
 		ring = ring_of(c, (__u32)pid_tgid);
-	r = rec_room(s, ring, c, (__u32)pid_tgid, EV_HEAD + room, now);
+		r = reserve(ring, EV_HEAD + room);
+	}
 	if (!r) {
-		if (s)
+		if (s) {
+			count(CG_LOST);
 			stage_give(s);
+		}
 		return;
 	}
 	head(&r->h, KFIT_REC_EVENT, c, 0, EV_HEAD + room, pid_tgid, now);
@@ -1387,7 +1362,12 @@ static __always_inline void write_event(void *ctx, __u32 id, enum kfit_ctx c,
 	} else if (room > 8 && bpf_probe_read_kernel(r->data + 8, room - 8, ctx + 8)) {
 		r->len = 0;
 	}
-	rec_done(s, ring, r, EV_HEAD + room);
+	if (!s) {
+		submit(ring, r);
+		return;
+	}
+	stage_put(s, EV_HEAD + room);
+	stage_give(s);
 }
 
 /*

@@ -43,10 +43,8 @@ struct cg_stack {
  * or once the oldest has waited CG_STAGE_AGE_NS; what is staged at the
  * end is read from the map. A sample of several records back to back is
  * a batch: the reader splits it by the records' sizes (kfit_rec_split).
- * A task's calls and the events are staged (an interrupt's calls go
- * straight to the ring, its events at its end): a stack's records may
- * come late, never out of their order in it (a task's are flushed
- * before it runs elsewhere).
+ * Only -e events are staged: a stack's records may come late, never out
+ * of their order in it (a task's are flushed before it runs elsewhere).
  */
 #define CG_STAGE_BYTES	4096
 #define CG_STAGE_AGE_NS	(50 * 1000 * 1000ULL)

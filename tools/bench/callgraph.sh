@@ -190,7 +190,7 @@ vm() {
 		tee "$tmp/vm.out"
 	rc=${PIPESTATUS[0]}
 	# callgraph's BPF time per call over funcdur's, each mechanism: the
-	# difference is what callgraph writes of a call (issue 22: staged)
+	# difference is what callgraph writes of a call (a ring-buffer record)
 	for m in fentry kprobes; do
 		v=$(sed -nE "s/^ratio BPF time per call, callgraph\/funcdur, $m: ([0-9.]+).*/\1/p" \
 			"$tmp/vm.out")

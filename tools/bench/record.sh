@@ -390,6 +390,6 @@ if [ "$k" != "-" ]; then
 	echo " records staged per CPU and written in batches; a few bytes per event on disk)"
 	bench_goal callgraph "record -e: dd's time, / untraced" "$(ratio_of kfit)" 1.35 \
 		"empty program $(ratio_of empty)x, 16-byte ringbuf record $(ratio_of ringbuf)x" \
-		"perf record -a $(ratio_of perf)x"
+		"perf record -a $(ratio_of perf)x" "$(ratio_of empty)"
 fi
 [ "$(col untraced 1)" != "-" ] && [ "$k" != "-" ]
