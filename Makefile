@@ -411,27 +411,19 @@ fuzz-short:
 BENCH_BINS := build/bench/floor build/bench/tracefs_rec build/bench/kdfloor \
 	build/bench/pmcfloor
 
-build/bench/floor.bpf.o: tools/bench/floor.bpf.c vmlinux/vmlinux.h
+# The floors' BPF objects, skeletons and loaders: floor (record.sh,
+# softirqlat.sh), pmcfloor (pmcstat.sh: sched_switch, with pmcstat's maps)
+BENCH_FLOORS := build/bench/floor build/bench/pmcfloor
+
+build/bench/%.bpf.o: tools/bench/%.bpf.c $(wildcard bpf/*.bpf.h) $(wildcard include/kfit/*.h) vmlinux/vmlinux.h
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 	$(LLVM_STRIP) -g $@
 
-build/bench/floor.skel.h: build/bench/floor.bpf.o
-	$(BPFTOOL) gen skeleton $< name floor_bpf > $@
+build/bench/%.skel.h: build/bench/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
-build/bench/floor: tools/bench/floor.c build/bench/floor.skel.h
-	$(CC) $(KFIT_CFLAGS) -Ibuild/bench $< -o $@ -lbpf
-
-# pmcstat --per-task's floors (tools/bench/pmcstat.sh): sched_switch
-build/bench/pmcfloor.bpf.o: tools/bench/pmcfloor.bpf.c include/kfit/pmcstat.h vmlinux/vmlinux.h
-	@mkdir -p $(@D)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
-	$(LLVM_STRIP) -g $@
-
-build/bench/pmcfloor.skel.h: build/bench/pmcfloor.bpf.o
-	$(BPFTOOL) gen skeleton $< name pmcfloor_bpf > $@
-
-build/bench/pmcfloor: tools/bench/pmcfloor.c build/bench/pmcfloor.skel.h
+$(BENCH_FLOORS): build/bench/%: tools/bench/%.c build/bench/%.skel.h
 	$(CC) $(KFIT_CFLAGS) -Ibuild/bench $< -o $@ -lbpf
 
 # kd's floor (tools/bench/kd.sh): every chunk inflated on all CPUs, no decoding

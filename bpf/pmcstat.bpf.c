@@ -17,25 +17,10 @@
 #include <bpf/bpf_core_read.h>
 #include "follow.bpf.h"
 #include "kfit/pmcstat.h"
+#include "pmc.bpf.h"
 
-const volatile __u32 nr_events;
-const volatile __u32 nr_cpus;
 /* Bit ev: event ev may be multiplexed, its times are read (the loader's) */
 const volatile __u32 timed;
-
-/* Slot ev * nr_cpus + cpu: event ev's counter on cpu (sized by the loader) */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u32));
-} counters SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct pmc_cpu);
-} state SEC(".maps");
 
 /* Slots 0 to nslots - 1 are taken; user space maps the array */
 struct {

@@ -12,24 +12,9 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "kfit/pmcstat.h"
+#include "pmc.bpf.h"
 
-const volatile __u32 nr_events;
-const volatile __u32 nr_cpus;
 __u64 read_errors;
-
-/* Slot ev * nr_cpus + cpu, as pmcstat's (sized by the loader) */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u32));
-} counters SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct pmc_cpu);
-} state SEC(".maps");
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(floor_empty)
