@@ -12,13 +12,13 @@ if [ ! -s "$f" ]; then
 fi
 awk -F '\t' '
 	BEGIN {
-		printf "%-22s %-40s %8s %8s  %-11s %s\n", "TOOL", "MEASURE", "VALUE", "GOAL", "MET", "AGAINST (same run)"
+		printf "%-22s %-44s %8s %8s  %-11s %s\n", "TOOL", "MEASURE", "VALUE", "GOAL", "MET", "AGAINST (same run)"
 	}
 	{
 		against = ""
 		if ($5 != "-") against = "floor: " $5
 		if ($6 != "-") against = against (against != "" ? "; " : "") "anchor: " $6
-		printf "%-22s %-40s %8s %8s  %-11s %s\n", $1, $2, $3, "<=" $4, $7, against
+		printf "%-22s %-44s %8s %8s  %-11s %s\n", $1, $2, $3, "<=" $4, $7, against
 		n++
 		if ($7 == "met") m++
 		else if ($7 == "floor-bound") bound = bound (bound != "" ? ", " : "") $1
