@@ -222,6 +222,18 @@ test_events_only() {
 	fi
 }
 
+# The recorder stopped (SIGINT), then the writer $pid killed: FILE is
+# complete, nothing lost, and kd --events lists it (in $T_OUT)
+stop_writer() {	# FILE what
+	t_bg_stop_ok INT
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	grep 'still staged at the end' "$T_TMP/bg.err" || true
+	assert_complete "$1" "$2"
+	t_assert_eq "$(fact "$1" stats lost)" 0 "lost"
+	t_expect_exit 0 "$KD" --events "$1"
+}
+
 # Events go into the rings in batches staged per CPU (kfit/callgraph.h's
 # cg_stage): every write of real programs is in the file once, against
 # counts made by others: strace -c -f's calls of write in a run of dd,
@@ -262,13 +274,7 @@ test_staged_writes_counted() {
 		after=$(awk '$1 == "syscw:" { print $2 }' "/proc/$pid/io")
 	done
 	[ $((after - before)) -ge 30000 ] || t_fail "syscw went from $before to $after, expected 30000 writes"
-	t_bg_stop_ok INT
-	kill -9 "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-	grep 'still staged at the end' "$T_TMP/bg.err" || true
-	assert_complete sp.kft "a spinning writer"
-	t_assert_eq "$(fact sp.kft stats lost)" 0 "lost"
-	t_expect_exit 0 "$KD" --events sp.kft
+	stop_writer sp.kft "a spinning writer"
 	got=$(awk -v p="$pid" '$4 == "event" && $5 == "syscalls:sys_enter_write" && $3 ~ "-" p "$"' "$T_OUT" | wc -l)
 	t_assert_eq "$got" "$((after - before))" "the shell's writes in the file, as its syscw counted them"
 	t_expect_exit 0 "$KD" sp.kft
@@ -282,13 +288,7 @@ test_staged_writes_counted() {
 	bg_start -v -o run.kft -p "$pid" -e syscalls:sys_enter_write
 	bg_wait_tracing
 	t_pause 1
-	t_bg_stop_ok INT
-	kill -9 "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-	grep 'still staged at the end' "$T_TMP/bg.err" || true
-	assert_complete run.kft "stopped while writing"
-	t_assert_eq "$(fact run.kft stats lost)" 0 "lost"
-	t_expect_exit 0 "$KD" --events run.kft
+	stop_writer run.kft "stopped while writing"
 	awk -v p="$pid" '$4 == "event" && $3 ~ "-" p "$" { sub(/.*count=/, ""); print }' "$T_OUT" >sizes
 	[ "$(wc -l <sizes)" -ge 1000 ] || t_fail "$(wc -l <sizes) writes recorded in 1 s"
 	awk 'NR > 1 && $1 != prev % 4000 + 1 { print NR ": " prev " then " $1; bad = 1 }
