@@ -38,8 +38,7 @@ const volatile __u32 nrings = 1;	/* ring buffers: rb alone, or rings */
 const volatile bool have_args;		/* some function's calls capture arguments */
 const volatile bool all_task_records;	/* fork/exec/exit of every chosen task, */
 					/* not only of those with traced calls */
-const volatile bool staging;		/* -e events staged per CPU (stage) */
-const volatile __u32 nevents;		/* -e: the events chosen */
+const volatile __u32 nevents;		/* -e: the events chosen, staged per CPU (stage) */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -220,7 +219,7 @@ static __always_inline void *reserve(void *ring, __u32 size)
 /* ---- staging ---------------------------------------------------------- */
 
 /*
- * Context c's staging buffer on this CPU, taken; NULL when staging is off
+ * Context c's staging buffer on this CPU, taken; NULL with no event (-e)
  * or a program this one interrupted is at it (it then writes directly).
  * Programs nest on a CPU, never overlap: a plain flag is enough.
  */
@@ -229,7 +228,7 @@ static __always_inline struct cg_stage *stage_take(enum kfit_ctx c)
 	__u32 key = c;
 	struct cg_stage *s;
 
-	if (!staging)
+	if (!nevents)
 		return NULL;
 	s = bpf_map_lookup_elem(&stage, &key);
 	if (!s || s->busy)

@@ -60,7 +60,6 @@ static void configure(struct callgraph_bpf *s)
 	bpf_map__set_max_entries(s->maps.rings, env.nrings);
 	bpf_map__set_autocreate(s->maps.rings, env.nrings > 1);
 	bpf_map__set_max_entries(s->maps.ev_size, env.tps.n ? env.tps.n : 1);
-	r->staging = env.tps.n > 0;
 	r->nevents = env.tps.n;
 	/* arguments: a spec per function, a slot of places per stack */
 	r->have_args = env.has_args;
@@ -724,7 +723,7 @@ static int staged_records(void)
 	int cpu, err;
 	__u32 c;
 
-	if (!env.skel->rodata->staging)
+	if (!env.skel->rodata->nevents)
 		return 0;
 	err = kfit_percpu_init(&p, sizeof(*s), 0);
 	for (c = 0; !err && c < KFIT_NCTX; c++) {
