@@ -5,10 +5,13 @@
 # load's command name (--comm cgshape): every BPF program of the tool is
 # counted (callgraph's scheduler and task programs too), over the N calls
 # of `cgshape io N` (N reads of /dev/zero, N writes to /dev/null).
+# BENCH_CALLGRAPH_B: a second callgraph binary (e.g. a change to its BPF
+# side, copied into build/static/bin), measured in the same rounds.
 set -u
 . /kfit/tools/bench/lib.sh
 N=${BENCH_READS:-20000}
 CGS=/kfit/build/tests/cgshape
+CG_B=${BENCH_CALLGRAPH_B:-}
 
 # measure NAME CMD...: "NAME PROGS RUNS BPF_NS NS/CALL" over cgshape io N
 measure() {
@@ -25,22 +28,31 @@ median() {
 }
 
 bench_stats_on
-echo "== callgraph against funcdur, kernel function vfs_read, in the VM ($(uname -r), TCG): $N calls, median of $ROUNDS rounds =="
+if [ -n "${BENCH_CLOCK:-}" ]; then
+	clock="instruction-counted time (qemu -icount $BENCH_CLOCK): BPF NS are instructions"
+else
+	clock="the host's clock"
+fi
+echo "== callgraph against funcdur, kernel function vfs_read, in the VM ($(uname -r), TCG, $clock): $N calls, median of $ROUNDS rounds =="
 printf '%-24s %6s %10s %12s %12s\n' TRACER PROGS "BPF RUNS" "BPF NS" "BPF NS/CALL"
 status=0
-rm -f /tmp/fd1.* /tmp/cg1.* /tmp/fd2.* /tmp/cg2.*
+rm -f /tmp/fd1.* /tmp/cg1.* /tmp/fd2.* /tmp/cg2.* /tmp/cb1.* /tmp/cb2.*
+tracers="fd1 cg1 fd2 cg2${CG_B:+ cb1 cb2}"
 for ((r = 0; r < ROUNDS; r++)); do
 	measure "funcdur (fentry)" funcdur --comm cgshape vfs_read >/tmp/fd1.$r || status=1
 	measure "callgraph (fentry)" callgraph --comm cgshape vfs_read >/tmp/cg1.$r || status=1
 	measure "funcdur -k (kprobes)" funcdur -k --comm cgshape vfs_read >/tmp/fd2.$r || status=1
 	measure "callgraph -k (kprobes)" callgraph -k --comm cgshape vfs_read >/tmp/cg2.$r || status=1
+	[ -n "$CG_B" ] || continue
+	measure "B (fentry)" "$CG_B" --comm cgshape vfs_read >/tmp/cb1.$r || status=1
+	measure "B -k (kprobes)" "$CG_B" -k --comm cgshape vfs_read >/tmp/cb2.$r || status=1
 done
 bench_stats_restore
-for t in fd1 cg1 fd2 cg2; do
+for t in $tracers; do
 	median /tmp/$t.* >/tmp/$t
 	echo "  $(awk '{ printf "%s ", $NF }' /tmp/$t.*)" >/tmp/$t.all
 done
-cat /tmp/fd1 /tmp/cg1 /tmp/fd2 /tmp/cg2
+for t in $tracers; do cat /tmp/$t; done
 echo "(ns per call of each round: funcdur fentry$(cat /tmp/fd1.all); callgraph fentry$(cat /tmp/cg1.all);"
 echo " funcdur -k$(cat /tmp/fd2.all); callgraph -k$(cat /tmp/cg2.all))"
 # the ratio of each mechanism measured on both sides
@@ -51,6 +63,11 @@ ratio() {	# LABEL CALLGRAPH FUNCDUR
 }
 ratio fentry /tmp/cg1 /tmp/fd1
 ratio kprobes /tmp/cg2 /tmp/fd2
+if [ -n "$CG_B" ]; then
+	echo "(B: $CG_B, ns per call of each round: fentry$(cat /tmp/cb1.all); -k$(cat /tmp/cb2.all))"
+	ratio "fentry, B" /tmp/cb1 /tmp/fd1
+	ratio "kprobes, B" /tmp/cb2 /tmp/fd2
+fi
 
 # Streaming: every call of 5 functions on the read/write path recorded
 # (3 calls per system call), cgshape io as fast as it goes

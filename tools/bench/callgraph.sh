@@ -8,7 +8,8 @@
 #   calls; calls per second streamed with zero loss (cgshape rate, the
 #   rate doubled until a loss, or until cgshape cannot go faster).
 # VM (Debian's kernel, TCG): BPF run time per traced call of callgraph and
-#   funcdur on the same kernel function (tools/bench/callgraph-vm.sh).
+#   funcdur on the same kernel function (tools/bench/callgraph-vm.sh), in
+#   instructions (bench_vm_counted) unless BENCH_VM_ICOUNT is empty.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -186,8 +187,8 @@ vm() {
 	fi
 	local m v rc
 	make -s -C "$top" STATIC=1 >/dev/null || return 1
-	"$top/tools/vm/kfit-vm" run --timeout 900 -- bash /kfit/tools/bench/callgraph-vm.sh |
-		tee "$tmp/vm.out"
+	bench_vm_counted run --timeout 900 -- env BENCH_CLOCK="${BENCH_VM_ICOUNT-shift=0,sleep=off}" \
+		bash /kfit/tools/bench/callgraph-vm.sh | tee "$tmp/vm.out"
 	rc=${PIPESTATUS[0]}
 	# callgraph's BPF time per call over funcdur's, each mechanism: the
 	# difference is what callgraph writes of a call (a ring-buffer record)

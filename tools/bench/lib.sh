@@ -117,6 +117,22 @@ bench_bpf_per_call() {
 		printf "%-24s %6d %10d %12d %12.1f\n", name, p, c, t, t / n }'
 }
 
+# bench_vm_counted ARGS...: tools/vm/kfit-vm ARGS with instruction-counted
+# guest time (qemu -icount, BENCH_VM_ICOUNT; empty: the host's clock).
+# Emulation's wall times move by 2x between rounds; counted, a BPF
+# program's run time is the instructions it ran (1 ns each at shift=0),
+# the same in every round. One vCPU: QEMU 7.2 hangs bringing up a second
+# under -icount.
+bench_vm_counted() {
+	local ic=${BENCH_VM_ICOUNT-shift=0,sleep=off}
+
+	if [ -z "$ic" ]; then
+		"$BENCH_TOP/tools/vm/kfit-vm" "$@"
+		return
+	fi
+	KFIT_VM_SMP=1 KFIT_VM_ICOUNT=$ic "$BENCH_TOP/tools/vm/kfit-vm" "$@"
+}
+
 # bench_goal TOOL WHAT VALUE GOAL FLOOR ANCHOR [BOUND]: one row of make
 # bench's final table, appended to $BENCH_SUMMARY when bench.sh set it.
 # VALUE and GOAL are numbers (a ratio, or ns); the goal is met when VALUE
