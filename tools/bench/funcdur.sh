@@ -4,7 +4,8 @@
 # Host: wall time per call of an empty user function (uprobes), untraced,
 # under an empty uprobe/uretprobe pair (bpftrace), funcdur and funclatency.
 # VM (Debian's kernel, TCG: wall times are distorted there): BPF run time
-# per call of funcdur and funclatency on the same kernel function.
+# per call of funcdur and funclatency on the same kernel function, in
+# instructions (bench_vm_counted) unless BENCH_VM_ICOUNT is empty.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -142,7 +143,8 @@ vm() {
 		return 1
 	fi
 	make -s -C "$top" STATIC=1 >/dev/null || return 1
-	"$top/tools/vm/kfit-vm" run --timeout 1200 -- bash /kfit/tools/bench/funcdur-vm.sh
+	bench_vm_counted run --timeout 1200 -- env BENCH_CLOCK="${BENCH_VM_ICOUNT-shift=0,sleep=off}" \
+		bash /kfit/tools/bench/funcdur-vm.sh
 }
 
 # BENCH_FUNCDUR: the parts to run, all by default
