@@ -97,7 +97,7 @@ static const struct kfit_tool tool = {
 		    "softirqlat -j -d 10s        # JSON\n"
 		    "softirqlat --serve 9435     # Prometheus metrics on :9435/metrics\n",
 	.common = KFIT_OPT_CPU | KFIT_OPT_DURATION | KFIT_OPT_INTERVAL |
-		  KFIT_OPT_JSON | KFIT_OPT_TIMESTAMP | KFIT_OPT_SERVE,
+		  KFIT_OPT_JSON | KFIT_OPT_TIMESTAMP | KFIT_OPT_SERVE | KFIT_OPT_RAW_TP,
 	.opts = softirqlat_opts,
 	.parse = parse_opt,
 	.ctx = &env,
@@ -136,7 +136,7 @@ static int open_and_attach(void *ctx, bool btf)
 static int start(void)
 {
 	return kfit_run_tp_start(open_and_attach, NULL, "softirq_raise/entry/exit",
-			     &env.mode);
+				 env.c.raw_tp, &env.mode);
 }
 
 /* Read one key of a per-CPU map into the totals (and per CPU), then clear it */

@@ -278,14 +278,17 @@ bool kfit_run_tp_wanted(const struct bpf_program *p, bool btf)
 }
 
 int kfit_run_tp_start(int (*start)(void *ctx, bool btf), void *ctx,
-		  const char *targets, const char **mode)
+		  const char *targets, bool raw, const char **mode)
 {
-	int err = start(ctx, true);
+	int err;
 
 	*mode = "tp_btf";
-	if (!err)
-		return 0;
-	kfit_debug("tp_btf failed (%s); trying raw tracepoints", kfit_reason(err));
+	if (!raw) {
+		err = start(ctx, true);
+		if (!err)
+			return 0;
+		kfit_debug("tp_btf failed (%s); trying raw tracepoints", kfit_reason(err));
+	}
 	*mode = "raw_tracepoint";
 	err = start(ctx, false);
 	if (err)

@@ -91,13 +91,14 @@ void kfit_print_time(FILE *f);
  * tracepoint twin for kernels that refuse BTF-typed tracing.
  * kfit_run_tp_wanted() says whether p belongs to the flavour being tried;
  * kfit_run_tp_start() runs start(ctx, true), then start(ctx, false) if that
- * failed, explains a final failure on targets, and sets *mode to
- * "tp_btf" or "raw_tracepoint". Returns 0 or the last negative errno.
+ * failed (only the latter when raw: --raw-tp), explains a final failure on
+ * targets, and sets *mode to "tp_btf" or "raw_tracepoint". Returns 0 or
+ * the last negative errno.
  */
 struct bpf_program;
 bool kfit_run_tp_wanted(const struct bpf_program *p, bool btf);
 int kfit_run_tp_start(int (*start)(void *ctx, bool btf), void *ctx,
-		  const char *targets, const char **mode);
+		  const char *targets, bool raw, const char **mode);
 
 /*
  * Raise RLIMIT_NOFILE's soft limit to the hard limit: tools open an fd per

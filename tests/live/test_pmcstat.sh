@@ -759,17 +759,19 @@ task_field() {	# FILE TID pid|comm
 		END { if (!f) print "missing" }' "$1.kv"
 }
 
-test_per_task_sums_match_totals() {
-	need_tool
+# per_task_sums MODE [OPTION]: --per-task's sums against the totals and
+# against pmcload's own count of its switches, attached as MODE says
+per_task_sums() {
 	local snap f=bg.out tid sw v lines=0 nulls
 	snap=$(t_bpf_snapshot)
 	# -n 1: the JSON lists every task all the same
-	bg_start --per-task -a -n 1 -j -e context-switches,cpu-clock
+	bg_start --per-task -a -n 1 -j -e context-switches,cpu-clock ${2:+"$2"}
 	bg_wait_tracing
 	"$PL" pingpong 2000 >pp.out 2>&1 || t_fail "pmcload pingpong failed: $(cat pp.out)"
 	bg_end
 	cat pp.out
-	assert_json_doc "$f" "pmcstat --per-task -j"
+	assert_json_doc "$f" "pmcstat --per-task -j $*"
+	t_assert_eq "$(jq -r .mode "$f")" "$1" "the programs' mode"
 	assert_task_sums "$f" context-switches cpu-clock
 	# the helper's two threads, with their own count of their switches:
 	# charged at least those, and at most a few more (after it read them)
@@ -790,6 +792,18 @@ test_per_task_sums_match_totals() {
 	# counters stopped), not null
 	nulls=$(awk -F'\t' '$1 == "t" && $6 == "null" { print $2 " " $4 " " $5 }' "$f.kv")
 	[ -z "$nulls" ] || t_fail "task values null, not numbers (tid comm event): ${nulls//$'\n'/, }"
+}
+
+test_per_task_sums_match_totals() {
+	need_tool
+	per_task_sums tp_btf
+}
+
+# --raw-tp: the raw tracepoints of kernels without tp_btf (their slots
+# found by tid in a hash, not in task storage), the same sums
+test_per_task_sums_raw_tp() {
+	need_tool
+	per_task_sums raw_tracepoint --raw-tp
 }
 
 # -p with --per-task filters the tasks listed, not what is counted

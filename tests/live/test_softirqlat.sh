@@ -120,13 +120,11 @@ test_json_schema() {
 # inside a read before it starts (0) and one after it exits (3). A count
 # must be within 2% of the 1-2 delta or, failing that, between the 1-2
 # and the 0-3 deltas: what the longer window explains (slow VMs).
-test_counts_match_proc_softirqs() {
-	need_tool
-	need_load
+counts_match_proc_softirqs() {	# MODE [OPTION]
 	local snap
 	snap=$(t_bpf_snapshot)
 	proc_softirqs >p0
-	bg_start -j
+	bg_start -j ${2:+"$2"}
 	bg_wait_tracing
 	proc_softirqs >p1
 	"$LOAD" -d 5 >load.out 2>&1 || t_fail "softirqload failed: $(cat load.out)"
@@ -135,12 +133,26 @@ test_counts_match_proc_softirqs() {
 	proc_softirqs >p3
 	t_assert_eq "$BG_RC" 0 "exit status after SIGINT"
 	cat load.out
-	assert_json_doc bg.out "softirqlat -j (SIGINT)"
+	assert_json_doc bg.out "softirqlat -j $* (SIGINT)"
+	t_assert_eq "$(jq -r .mode bg.out)" "$1" "the programs' mode"
 	jq -r '.vectors[] | "\(.vector) \(.handler.count)"' bg.out >tool
 	join_deltas p1 p2 >inner
 	join_deltas p0 p3 >outer
 	compare_counts inner outer tool
 	t_bpf_assert_same "$snap" "after softirqlat"
+}
+
+test_counts_match_proc_softirqs() {
+	need_tool
+	need_load
+	counts_match_proc_softirqs tp_btf
+}
+
+# --raw-tp: the raw tracepoints of kernels without tp_btf, the same counts
+test_counts_match_proc_softirqs_raw_tp() {
+	need_tool
+	need_load
+	counts_match_proc_softirqs raw_tracepoint --raw-tp
 }
 
 compare_counts() {	# inner outer tool: "name count" lines

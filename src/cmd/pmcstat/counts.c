@@ -281,7 +281,7 @@ int pmcstat_start_bpf(void)
 {
 	if (kfit_caps_check())
 		return -1;
-	return kfit_run_tp_start(load_bpf, NULL, "sched_switch", &env.mode) ? -1 : 0;
+	return kfit_run_tp_start(load_bpf, NULL, "sched_switch", env.c.raw_tp, &env.mode) ? -1 : 0;
 }
 
 int pmcstat_cmp_key(const void *a, const void *b)

@@ -118,7 +118,7 @@ static const struct kfit_tool tool = {
 		    "pmcstat --serve 9435 -e cs,page-faults  # Prometheus metrics, :9435/metrics\n",
 	.common = KFIT_OPT_PID | KFIT_OPT_TID | KFIT_OPT_COMM | KFIT_OPT_CPU |
 		  KFIT_OPT_DURATION | KFIT_OPT_INTERVAL | KFIT_OPT_JSON |
-		  KFIT_OPT_TIMESTAMP | KFIT_OPT_SERVE,
+		  KFIT_OPT_TIMESTAMP | KFIT_OPT_SERVE | KFIT_OPT_RAW_TP,
 	.opts = pmcstat_opts,
 	.parse = parse_opt,
 	.ctx = &env,
@@ -327,6 +327,10 @@ static int check_args(int first, int argc, char **argv)
 	}
 	if (env.c.comm[0] && !env.per_task) {
 		fprintf(stderr, "pmcstat: --comm needs --per-task\n");
+		return -1;
+	}
+	if (env.c.raw_tp && !env.per_task) {
+		fprintf(stderr, "pmcstat: --raw-tp needs --per-task (a plain count runs no BPF)\n");
 		return -1;
 	}
 	if (env.per_cpu && env.aggr) {

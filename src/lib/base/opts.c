@@ -31,6 +31,7 @@ enum {
 	KEY_NO_UFILTER,
 	KEY_OUTPUT,
 	KEY_SERVE,
+	KEY_RAW_TP,
 };
 
 struct common_opt {
@@ -78,6 +79,9 @@ static const struct common_opt common_opts[] = {
 	{ KFIT_OPT_SERVE, { "serve", KEY_SERVE, "[ADDR:]PORT",
 			    "run as an exporter: Prometheus metrics on http://ADDR:PORT/metrics "
 			    "(ADDR: every address), the report at the end" }, NULL },
+	{ KFIT_OPT_RAW_TP, { "raw-tp", KEY_RAW_TP, NULL,
+			     "raw tracepoints, without trying tp_btf (what kernels without it get)" },
+	  NULL },
 	{ 0, { "output", KEY_OUTPUT, "FILE",
 	       "write the report into FILE" },
 	  NULL },
@@ -667,6 +671,9 @@ static int parse_common(const struct kfit_tool *t, struct kfit_common *c,
 		fprintf(stderr, "%s: invalid address '%s' for --serve: [ADDR:]PORT, "
 			"PORT 1 to 65535 (9435, 127.0.0.1:9435, [::1]:9435)\n", t->name, arg);
 		return -1;
+	case KEY_RAW_TP:
+		c->raw_tp = true;
+		return 0;
 	case 'v':
 		c->verbose++;
 		return 0;

@@ -26,6 +26,7 @@ enum {
 						   --uprobe-limit N, --force */
 	KFIT_OPT_MIN		= 1 << 10,	/* --min DUR alone */
 	KFIT_OPT_SERVE		= 1 << 11,	/* --serve [ADDR:]PORT */
+	KFIT_OPT_RAW_TP		= 1 << 12,	/* --raw-tp */
 	/* -v/--verbose, -h/--help, -V/--version: always */
 };
 
@@ -87,6 +88,7 @@ struct kfit_common {
 	const char *serve;		/* --serve [ADDR:]PORT: Prometheus metrics, NULL: none */
 	char serve_host[256];		/* its address, "" for every one */
 	unsigned int serve_port;
+	bool raw_tp;			/* raw tracepoints, tp_btf not tried */
 };
 
 /*
