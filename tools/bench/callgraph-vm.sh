@@ -28,11 +28,7 @@ median() {
 }
 
 bench_stats_on
-if [ -n "${BENCH_CLOCK:-}" ]; then
-	clock="instruction-counted time (qemu -icount $BENCH_CLOCK): BPF NS are instructions"
-else
-	clock="the host's clock"
-fi
+clock=$(bench_vm_clock)
 echo "== callgraph against funcdur, kernel function vfs_read, in the VM ($(uname -r), TCG, $clock): $N calls, median of $ROUNDS rounds =="
 printf '%-24s %6s %10s %12s %12s\n' TRACER PROGS "BPF RUNS" "BPF NS" "BPF NS/CALL"
 status=0

@@ -34,11 +34,7 @@ measure() {
 }
 
 bench_stats_on
-if [ -n "${BENCH_CLOCK:-}" ]; then
-	clock="instruction-counted time (qemu -icount $BENCH_CLOCK): BPF NS are instructions"
-else
-	clock="the host's clock"
-fi
+clock=$(bench_vm_clock)
 echo "== funcdur, kernel function vfs_read, in the VM ($(uname -r), TCG, $clock): $N reads =="
 printf '%-22s %10s %10s %12s\n' TRACER "BPF RUNS" "NS/RUN" "BPF NS/CALL"
 measure "funcdur (fentry)" funcdur vfs_read | tee /tmp/fd1

@@ -143,7 +143,7 @@ vm() {
 		return 1
 	fi
 	make -s -C "$top" STATIC=1 >/dev/null || return 1
-	bench_vm_counted run --timeout 1200 -- env BENCH_CLOCK="${BENCH_VM_ICOUNT-shift=0,sleep=off}" \
+	bench_vm_counted run --timeout 1200 -- env BENCH_CLOCK="$BENCH_VM_ICOUNT" \
 		bash /kfit/tools/bench/funcdur-vm.sh
 }
 

@@ -123,14 +123,23 @@ bench_bpf_per_call() {
 # program's run time is the instructions it ran (1 ns each at shift=0),
 # the same in every round. One vCPU: QEMU 7.2 hangs bringing up a second
 # under -icount.
+# The guest's command gets BENCH_CLOCK=$BENCH_VM_ICOUNT (bench_vm_clock).
+BENCH_VM_ICOUNT=${BENCH_VM_ICOUNT-shift=0,sleep=off}
 bench_vm_counted() {
-	local ic=${BENCH_VM_ICOUNT-shift=0,sleep=off}
-
-	if [ -z "$ic" ]; then
+	if [ -z "$BENCH_VM_ICOUNT" ]; then
 		"$BENCH_TOP/tools/vm/kfit-vm" "$@"
 		return
 	fi
-	KFIT_VM_SMP=1 KFIT_VM_ICOUNT=$ic "$BENCH_TOP/tools/vm/kfit-vm" "$@"
+	KFIT_VM_SMP=1 KFIT_VM_ICOUNT=$BENCH_VM_ICOUNT "$BENCH_TOP/tools/vm/kfit-vm" "$@"
+}
+
+# bench_vm_clock: in the guest, what its BPF run times are, for a heading
+bench_vm_clock() {
+	if [ -n "${BENCH_CLOCK:-}" ]; then
+		echo "instruction-counted time (qemu -icount $BENCH_CLOCK): BPF NS are instructions"
+	else
+		echo "the host's clock"
+	fi
 }
 
 # bench_goal TOOL WHAT VALUE GOAL FLOOR ANCHOR [BOUND]: one row of make
