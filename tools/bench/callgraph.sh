@@ -187,8 +187,7 @@ vm() {
 	fi
 	local m v rc
 	make -s -C "$top" STATIC=1 >/dev/null || return 1
-	bench_vm_counted run --timeout 900 -- env BENCH_CLOCK="$BENCH_VM_ICOUNT" \
-		bash /kfit/tools/bench/callgraph-vm.sh | tee "$tmp/vm.out"
+	bench_vm_counted 900 /kfit/tools/bench/callgraph-vm.sh | tee "$tmp/vm.out"
 	rc=${PIPESTATUS[0]}
 	# callgraph's BPF time per call over funcdur's, each mechanism: the
 	# difference is what callgraph writes of a call (a ring-buffer record)

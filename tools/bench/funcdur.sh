@@ -143,8 +143,7 @@ vm() {
 		return 1
 	fi
 	make -s -C "$top" STATIC=1 >/dev/null || return 1
-	bench_vm_counted run --timeout 1200 -- env BENCH_CLOCK="$BENCH_VM_ICOUNT" \
-		bash /kfit/tools/bench/funcdur-vm.sh
+	bench_vm_counted 1200 /kfit/tools/bench/funcdur-vm.sh
 }
 
 # BENCH_FUNCDUR: the parts to run, all by default

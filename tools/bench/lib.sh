@@ -117,20 +117,23 @@ bench_bpf_per_call() {
 		printf "%-24s %6d %10d %12d %12.1f\n", name, p, c, t, t / n }'
 }
 
-# bench_vm_counted ARGS...: tools/vm/kfit-vm ARGS with instruction-counted
-# guest time (qemu -icount, BENCH_VM_ICOUNT; empty: the host's clock).
+# bench_vm_counted TIMEOUT SCRIPT: bash SCRIPT (a path in the guest) run
+# by tools/vm/kfit-vm with instruction-counted guest time (qemu -icount,
+# BENCH_VM_ICOUNT; empty: the host's clock), which SCRIPT finds in
+# BENCH_CLOCK (bench_vm_clock).
 # Emulation's wall times move by 2x between rounds; counted, a BPF
 # program's run time is the instructions it ran (1 ns each at shift=0),
 # the same in every round. One vCPU: QEMU 7.2 hangs bringing up a second
 # under -icount.
-# The guest's command gets BENCH_CLOCK=$BENCH_VM_ICOUNT (bench_vm_clock).
 BENCH_VM_ICOUNT=${BENCH_VM_ICOUNT-shift=0,sleep=off}
 bench_vm_counted() {
+	local run=(run --timeout "$1" -- env BENCH_CLOCK="$BENCH_VM_ICOUNT" bash "$2")
+
 	if [ -z "$BENCH_VM_ICOUNT" ]; then
-		"$BENCH_TOP/tools/vm/kfit-vm" "$@"
+		"$BENCH_TOP/tools/vm/kfit-vm" "${run[@]}"
 		return
 	fi
-	KFIT_VM_SMP=1 KFIT_VM_ICOUNT=$BENCH_VM_ICOUNT "$BENCH_TOP/tools/vm/kfit-vm" "$@"
+	KFIT_VM_SMP=1 KFIT_VM_ICOUNT=$BENCH_VM_ICOUNT "$BENCH_TOP/tools/vm/kfit-vm" "${run[@]}"
 }
 
 # bench_vm_clock: in the guest, what its BPF run times are, for a heading
