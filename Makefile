@@ -252,6 +252,19 @@ $(OUT)/tests/bpwrite: KFIT_CFLAGS += -fno-pie -no-pie
 # Sampled: its user stacks are walked by frame pointers
 $(OUT)/tests/cghot: KFIT_CFLAGS += -fno-omit-frame-pointer
 
+# deepstack is built as Debian builds, without frame pointers, through a
+# shared library of the same build: callgraph must unwind it from
+# .eh_frame. Not sanitized, not static (a workload with a library)
+HELPER_WFLAGS := $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -fomit-frame-pointer
+
+$(OUT)/tests/libdeeplib.so: tests/helpers/deeplib/deeplib.c
+	@mkdir -p $(@D)
+	$(CC) $(HELPER_WFLAGS) -fPIC -shared $< -o $@
+
+$(OUT)/tests/deepstack: tests/helpers/deepstack.c $(OUT)/tests/libdeeplib.so
+	@mkdir -p $(@D)
+	$(CC) $(HELPER_WFLAGS) $< -o $@ -L$(@D) -ldeeplib -Wl,-rpath,'$$ORIGIN'
+
 # pngstat decodes the screenshots of the SVG render test (zlib)
 $(OUT)/tests/pngstat: tests/helpers/pngstat.c
 	@mkdir -p $(@D)

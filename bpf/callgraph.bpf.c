@@ -38,6 +38,7 @@ const volatile __u32 nrings = 1;	/* ring buffers: rb alone, or rings */
 const volatile bool have_args;		/* some function's calls capture arguments */
 const volatile bool all_task_records;	/* fork/exec/exit of every chosen task, */
 					/* not only of those with traced calls */
+const volatile __u32 ustack_bytes;	/* --call-graph dwarf: user stack bytes copied a sample, 0: fp */
 const volatile __u32 nevents;		/* -e: the events chosen, staged per CPU (stage) */
 
 struct {
@@ -120,6 +121,18 @@ struct {
 	__type(key, __u32);
 	__type(value, struct kfit_rec_sample);
 } samples SEC(".maps");
+
+/*
+ * --call-graph dwarf: a sample's copy of the user stack, a slot per CPU
+ * (max_entries: the CPUs; a per-CPU map's value is at most 32 KiB). One
+ * perf-event program runs on a CPU at a time.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cg_ustack);
+} ustacks SEC(".maps");
 
 /* Records staged, per CPU and context (kfit/callgraph.h) */
 struct {
@@ -1467,6 +1480,100 @@ int cg_event(void *ctx)
 
 #define STACK_BYTES	(KFIT_STACK_MAX * sizeof(__u64))
 
+#define PF_KTHREAD	0x00200000
+
+/* Where the thread was in user space: the sample's registers, or those saved at its kernel entry */
+static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct task_struct *t,
+				     struct cg_ustack *r)
+{
+	struct pt_regs *regs;
+
+	if (BPF_CORE_READ(t, flags) & PF_KTHREAD)
+		return -1;
+	/* stopped in user space: its addresses are below the kernel's half */
+	if (!(ctx->regs.ip >> 47)) {
+		r->ip = ctx->regs.ip;
+		r->sp = ctx->regs.sp;
+		r->bp = ctx->regs.bp;
+		return 0;
+	}
+	regs = (struct pt_regs *)bpf_task_pt_regs(t);
+	if (!regs)
+		return -1;
+	r->ip = BPF_CORE_READ(regs, ip);
+	r->sp = BPF_CORE_READ(regs, sp);
+	r->bp = BPF_CORE_READ(regs, bp);
+	return 0;
+}
+
+/*
+ * The top of the user stack into dst: ustack_bytes, less where the main
+ * thread's stack ends (above start_stack lie argv and the environment,
+ * then nothing); a copy that faults (a thread's stack ends sooner) is
+ * tried again at half the size. The bytes copied.
+ */
+static __always_inline __u32 copy_stack(void *dst, struct task_struct *t, __u64 sp, __u64 *want)
+{
+	__u64 top = BPF_CORE_READ(t, mm, start_stack);
+	__u32 len = ustack_bytes, i;
+
+	if (sp < top && top - sp < len)
+		len = top - sp + 64;
+	len &= ~7U;
+	if (len > CG_USTACK_MAX)
+		len = CG_USTACK_MAX;
+	*want = len;
+	for (i = 0; i < 6 && len >= 64; i++) {
+		asm volatile("" : "+r"(len));
+		if (len > CG_USTACK_MAX)
+			return 0;
+		if (!bpf_probe_read_user(dst, len, (void *)sp))
+			return len;
+		len = (len / 2) & ~7U;
+	}
+	return 0;
+}
+
+static __noinline int sample_ustack(struct bpf_perf_event_data *ctx, __u64 pid_tgid)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u32 cpu = bpf_get_smp_processor_id(), size, len = 0;
+	struct cg_ustack *r;
+	void *ring;
+	long nk;
+
+	r = bpf_map_lookup_elem(&ustacks, &cpu);
+	if (!r)
+		return 0;
+	nk = bpf_get_stack(ctx, r->data, STACK_BYTES, 0);
+	if (nk < 0)
+		nk = 0;
+	nk /= sizeof(__u64);
+	asm volatile("" : "+r"(nk));
+	if (nk > KFIT_STACK_MAX)
+		nk = KFIT_STACK_MAX;
+	r->flags = 0;
+	r->want = 0;
+	r->ip = r->sp = r->bp = 0;
+	if (user_regs(ctx, t, r))
+		r->flags = CG_US_NOREGS;
+	else
+		len = copy_stack(&r->data[nk], t, r->sp, &r->want);
+	if (!len && !r->flags)
+		r->flags = CG_US_FAULT;
+	size = offsetof(struct cg_ustack, data) + nk * sizeof(__u64) + len;
+	head(&r->h, CG_REC_USTACK, KFIT_CTX_TASK, 0, size, pid_tgid, bpf_ktime_get_ns());
+	r->nkernel = nk;
+	r->len = len;
+	asm volatile("" : "+r"(size));
+	if (size > sizeof(*r))
+		return 0;
+	ring = ring_of(KFIT_CTX_TASK, (__u32)pid_tgid);
+	if (!ring || bpf_ringbuf_output(ring, r, size, wake_flag(ring)))
+		count(CG_LOST);
+	return 0;
+}
+
 SEC("perf_event")
 int cg_sample(struct bpf_perf_event_data *ctx)
 {
@@ -1479,6 +1586,8 @@ int cg_sample(struct bpf_perf_event_data *ctx)
 	/* the idle tasks are no process's work */
 	if (!kfit_ready || !(__u32)pid_tgid || !task_chosen(pid_tgid))
 		return 0;
+	if (ustack_bytes)
+		return sample_ustack(ctx, pid_tgid);
 	r = bpf_map_lookup_elem(&samples, &zero);
 	if (!r)
 		return 0;
@@ -1500,7 +1609,7 @@ int cg_sample(struct bpf_perf_event_data *ctx)
 	     bpf_ktime_get_ns());
 	r->nkernel = nk;
 	r->nuser = nu;
-	r->pad = 0;
+	r->ustop = 0;
 	asm volatile("" : "+r"(size));
 	if (size > sizeof(*r))
 		return 0;

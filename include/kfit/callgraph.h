@@ -58,6 +58,28 @@ struct cg_stage {
 	__u8 buf[CG_STAGE_BYTES];
 };
 
+/*
+ * Sampled mode unwinding user stacks (--call-graph dwarf): a sample's
+ * kernel frames, the user registers and the top of the user stack, which
+ * the reader unwinds into a kfit_rec_sample (what is recorded and shown).
+ * Never in a trace file. A record's size is a __u16: the copy's bound.
+ */
+#define CG_REC_USTACK	0x80		/* kfit_rec.type */
+#define CG_USTACK_MAX	(60 * 1024)	/* bytes of user stack copied, at most */
+#define CG_US_NOREGS	0x1		/* no user registers: a kernel thread */
+#define CG_US_FAULT	0x2		/* the stack could not be read at all */
+
+struct cg_ustack {
+	struct kfit_rec h;
+	__u16 nkernel;
+	__u16 flags;		/* CG_US_* */
+	__u32 len;		/* bytes of stack copied, from sp */
+	__u64 ip, sp, bp;	/* user registers */
+	__u64 want;		/* bytes asked for (--call-graph dwarf,SIZE, cut at the stack's top) */
+	/* nkernel kernel frames, then len bytes of the stack */
+	__u64 data[KFIT_STACK_MAX + CG_USTACK_MAX / 8];
+};
+
 /* Per-CPU counters (the counters map) */
 enum cg_counter {
 	CG_LOST,		/* records the ring buffer had no room for */

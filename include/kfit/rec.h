@@ -175,11 +175,26 @@ struct kfit_rec_task {
 #define KFIT_STACK_MAX	64	/* frames kept per stack of a sample */
 
 /* A perf-event sample: nkernel kernel addresses (leaf first), then nuser user ones */
+/* Why an unwound user stack ends: kfit_rec_sample.ustop - 1 */
+enum kfit_ustop {
+	KFIT_USTOP_END,		/* reached the outermost frame (_start, a thread's start) */
+	KFIT_USTOP_COPY,	/* needed the stack beyond what was copied */
+	KFIT_USTOP_NOINFO,	/* code without call-frame information, and no frame pointer */
+	KFIT_USTOP_NOMAP,	/* an address in no mapping */
+	KFIT_USTOP_RULE,	/* an unwinding rule of a shape not handled */
+	KFIT_USTOP_BAD,		/* the stack made no sense (a frame below the last) */
+	KFIT_USTOP_DEPTH,	/* more frames than kept */
+	KFIT_USTOP_NOREGS,	/* no user registers: a kernel thread */
+	KFIT_USTOP_FAULT,	/* the stack could not be read at all */
+	KFIT_NUSTOPS
+};
+
 struct kfit_rec_sample {
 	struct kfit_rec h;
 	__u16 nkernel;
 	__u16 nuser;
-	__u32 pad;
+	__u32 ustop;		/* why the user stack ends: 0 not said (frame
+				   pointers), else 1 + enum kfit_uw_stop (unwound) */
 	__u64 ip[2 * KFIT_STACK_MAX];	/* only nkernel + nuser are written */
 };
 

@@ -32,6 +32,7 @@
 #include "target.h"
 #include "tasks.h"
 #include "tpglob.h"
+#include "unwind.h"
 #include "state.h"
 
 /* ---- loading and attaching ------------------------------------------- */
@@ -66,6 +67,9 @@ static void configure(struct callgraph_bpf *s)
 	r->nr_cpus = libbpf_num_possible_cpus() > 0 ? libbpf_num_possible_cpus() : 1;
 	bpf_map__set_max_entries(s->maps.fargs, env.has_args && env.tg.n ? env.tg.n : 1);
 	bpf_map__set_max_entries(s->maps.argslots, env.has_args ? KFIT_ARG_SLOTS : 1);
+	/* --call-graph dwarf: a stack copy's slot per CPU */
+	r->ustack_bytes = env.sampled ? env.ustack_bytes : 0;
+	bpf_map__set_max_entries(s->maps.ustacks, r->ustack_bytes ? r->nr_cpus : 1);
 }
 
 /*
@@ -575,12 +579,50 @@ static void check_trigger(const void *data, size_t size)
 	kfit_exiting = 1;
 }
 
+static int on_record(void *ctx, const void *data, size_t size);
+
+/*
+ * --call-graph dwarf: a sample's copy of the user stack unwound, now
+ * while its process lives, into the sample recorded and shown
+ */
+static int on_ustack(const struct cg_ustack *u, size_t size)
+{
+	static struct kfit_rec_sample r;
+	struct kfit_ustack in;
+	enum kfit_ustop why = KFIT_USTOP_NOREGS;
+	size_t head = offsetof(struct cg_ustack, data);
+	int nu = 0;
+
+	if (size < head || u->nkernel > KFIT_STACK_MAX ||
+	    size < head + u->nkernel * sizeof(__u64) + u->len)
+		return 0;
+	memcpy(r.ip, u->data, u->nkernel * sizeof(__u64));
+	in = (struct kfit_ustack){
+		.pid = u->h.pid, .ip = u->ip, .sp = u->sp, .bp = u->bp,
+		.stack = (const __u8 *)&u->data[u->nkernel], .len = u->len,
+	};
+	if (!u->flags && env.unwind)
+		nu = kfit_unwind(env.unwind, &in, &r.ip[u->nkernel], KFIT_STACK_MAX, &why);
+	else if (u->flags & CG_US_FAULT)
+		why = KFIT_USTOP_FAULT;
+	r.h = u->h;
+	r.h.type = KFIT_REC_SAMPLE;
+	r.h.size = offsetof(struct kfit_rec_sample, ip) + (u->nkernel + nu) * sizeof(__u64);
+	r.nkernel = u->nkernel;
+	r.nuser = nu;
+	r.ustop = 1 + why;
+	env.cap.ustops[why]++;
+	return on_record(NULL, &r, r.h.size);
+}
+
 static int on_record(void *ctx, const void *data, size_t size)
 {
 	const struct kfit_rec *h = data;
 	int err;
 
 	(void)ctx;
+	if (size >= sizeof(*h) && h->type == CG_REC_USTACK)
+		return on_ustack(data, size);
 	if (size >= sizeof(*h) && h->type < KFIT_REC_NTYPES) {
 		env.cap.types[h->type]++;
 		if (h->cpu < KFIT_MAX_CPUS)

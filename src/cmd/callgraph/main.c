@@ -40,6 +40,7 @@
 #include "tpglob.h"
 #include "failexpr.h"
 #include "filter.h"
+#include "unwind.h"
 #include "state.h"
 
 #define DEFAULT_HZ	KFIT_SAMPLER_DEFAULT_HZ
@@ -52,10 +53,12 @@
 #define MIN_CHUNK	4096
 #define MAX_CHUNK	(1ULL << 30)
 #define MAX_RINGS	256
+#define DEFAULT_USTACK	8192	/* perf's --call-graph dwarf default */
+#define MIN_USTACK	64
 
 enum {
 	OPT_MODULE = 256, OPT_ROOT, OPT_TREE, OPT_SIZE, OPT_FLIGHT, OPT_STOP_AT,
-	OPT_CHUNK, OPT_RINGS,
+	OPT_CHUNK, OPT_RINGS, OPT_CALL_GRAPH,
 };
 
 /* The views' options are cgview's group (cgview.h), as kd's */
@@ -68,6 +71,10 @@ static const struct kfit_opt cg_opts[] = {
 	  "show tracepoint CAT:NAME where it hit (globs; repeatable)" },
 	{ "sample", 'S', NULL,
 	  "sampled mode, -S [HZ]: stacks sampled HZ times a second (default 99)" },
+	{ "call-graph", OPT_CALL_GRAPH, "MODE",
+	  "sampled: how user stacks are walked: dwarf[,SIZE] (the default, SIZE "
+	  "8192: the top SIZE bytes of each stack copied and unwound from the "
+	  "files' .eh_frame) or fp (frame pointers, in the kernel)" },
 	{ "buffer", 'b', "SIZE", "size of each ring buffer (default 8M; with -o 64M "
 	  "shared by the rings, 8M at least; rounded up to a power of 2 pages)" },
 	{ "rings", OPT_RINGS, "N", "ring buffers, each of -b SIZE, a task's records in one "
@@ -86,7 +93,7 @@ static const struct kfit_opt cg_opts[] = {
 
 /* The state every part shares (state.h) */
 struct env env = {
-	.hz = DEFAULT_HZ, .buffer = DEFAULT_BUFFER, .root_idx = -1, .trigger_idx = -1,
+	.hz = DEFAULT_HZ, .ustack_bytes = DEFAULT_USTACK, .buffer = DEFAULT_BUFFER, .root_idx = -1, .trigger_idx = -1,
 };
 
 static const struct kfit_opt_group view_group = KFIT_CGVIEW_GROUP(&env.view);
@@ -189,6 +196,25 @@ static int parse_record_opt(int key, const char *arg)
 	return -1;
 }
 
+/* --call-graph fp | dwarf[,SIZE] */
+static int parse_call_graph(const char *arg)
+{
+	__u64 size = DEFAULT_USTACK;
+
+	if (!strcmp(arg, "fp")) {
+		env.ustack_bytes = 0;
+		return 0;
+	}
+	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ',') ||
+	    (arg[5] && (parse_size(arg + 6, CG_USTACK_MAX, &size) || size < MIN_USTACK))) {
+		fprintf(stderr, "callgraph: invalid --call-graph '%s': fp, dwarf or "
+			"dwarf,SIZE (%d to %d bytes, e.g. 16k)\n", arg, MIN_USTACK, CG_USTACK_MAX);
+		return -1;
+	}
+	env.ustack_bytes = (size + 7) & ~7ULL;
+	return 0;
+}
+
 static int parse_opt(int key, const char *arg, void *ctx)
 {
 	(void)ctx;
@@ -206,6 +232,8 @@ static int parse_opt(int key, const char *arg, void *ctx)
 	case 'S':
 		env.sample = true;
 		return 0;
+	case OPT_CALL_GRAPH:
+		return parse_call_graph(arg);
 	case 'b':
 		if (parse_size(arg, MAX_BUFFER, &env.buffer)) {
 			fprintf(stderr, "callgraph: invalid buffer size '%s': e.g. 64k, "
@@ -556,6 +584,7 @@ static int new_tree(void)
 	for (i = 0; i < env.tps.n; i++)
 		env.enames[i] = env.tps.tp[i].name;
 	env.syms = kfit_syms_new(NULL);
+	env.unwind = env.syms ? kfit_unwind_new(env.syms) : NULL;
 	env.tasks = kfit_tasks_new(true);
 	if (!env.tasks)
 		return -ENOMEM;
@@ -593,6 +622,7 @@ static void cleanup(void)
 	kfit_child_stop(&env.child);
 	cg_unload();
 	kfit_ctree_free(env.tree);
+	kfit_unwind_free(env.unwind);
 	kfit_syms_free(env.syms);
 	free(env.fnames);
 	free(env.ret_kinds);

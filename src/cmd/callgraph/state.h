@@ -28,6 +28,7 @@ struct kfit_events;
 struct kfit_sampler;
 struct kfit_kftmeta_symset;
 struct kfit_syms;
+struct kfit_unwind;
 struct kfit_tasks;
 struct kft_writer;
 
@@ -39,6 +40,7 @@ struct capture {
 	__u64 *lost;		/* per CPU */
 	int ncpus;
 	__u64 cpu_recs[KFIT_MAX_CPUS];	/* records written on each CPU */
+	__u64 ustops[KFIT_NUSTOPS];	/* --call-graph dwarf: why user stacks end */
 };
 
 /* The options, what is traced and how, the capture and -o's file: one run's */
@@ -50,6 +52,7 @@ struct env {
 	int nevent_specs;
 	bool sample;
 	unsigned long hz;
+	__u32 ustack_bytes;	/* --call-graph dwarf,SIZE: user stack copied a sample; 0: fp */
 	struct kfit_cgview_args view;	/* the views' options (cgview.h) */
 	__u64 buffer;
 	bool buffer_set;
@@ -80,6 +83,7 @@ struct env {
 	struct kfit_tasks *tasks;	/* their names, given to tree */
 	struct kfit_stream stream;	/* the records into tree, named */
 	struct kfit_syms *syms;
+	struct kfit_unwind *unwind;	/* --call-graph dwarf: user stacks unwound with syms' maps */
 	int root_idx;		/* --root's function, -1: none */
 	struct kfit_tpglob tps;	/* -e */
 	struct callgraph_bpf *skel;

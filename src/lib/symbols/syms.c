@@ -47,6 +47,7 @@ struct kfit_syms {
 	bool ks_tried;
 	char ks_note[PATH_MAX + 64];
 	struct kfit_elf *vdso;
+	size_t vdso_size;
 	bool vdso_tried;
 	struct proc *procs;	/* open addressing on pid */
 	unsigned int mask, nprocs;
@@ -271,6 +272,7 @@ static const struct kfit_elf *vdso(struct kfit_syms *s)
 	if (size)
 		kfit_elf_load_mem((const void *)base, size, "[vdso]", &s->vdso,
 				  err, sizeof(err));
+	s->vdso_size = s->vdso ? size : 0;
 	return s->vdso;
 }
 
@@ -488,6 +490,27 @@ void kfit_syms_forget(struct kfit_syms *s, __u32 pid)
 
 	if (p->used)
 		proc_clear(p);
+}
+
+int kfit_syms_locate(struct kfit_syms *s, __u32 pid, __u64 addr,
+		     const struct kfit_elf **elf, __u64 *vaddr)
+{
+	struct map *m = map_of(s, pid, addr);
+
+	if (!m)
+		return -ENOENT;
+	if (!m->elf || kfit_elf_off_to_addr(m->elf, addr - m->start + m->pgoff, vaddr))
+		return -ENOEXEC;
+	*elf = m->elf;
+	return 0;
+}
+
+const void *kfit_syms_vdso_image(struct kfit_syms *s, size_t *size)
+{
+	if (!vdso(s))
+		return NULL;
+	*size = s->vdso_size;
+	return (const void *)getauxval(AT_SYSINFO_EHDR);
 }
 
 const struct kfit_elf *kfit_syms_file_of(struct kfit_syms *s, __u32 pid, __u64 addr)

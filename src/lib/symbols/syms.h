@@ -61,6 +61,16 @@ int kfit_syms_pid(struct kfit_syms *s, __u32 pid);
 /* Forget pid's maps: after it called exec, or exited (pids are reused) */
 void kfit_syms_forget(struct kfit_syms *s, __u32 pid);
 
+/*
+ * Where user address addr of pid is: 0 with *elf the mapped ELF file and
+ * *vaddr its link-time address; -ENOENT in no mapping, -ENOEXEC in a
+ * mapping of no ELF file that could be read (anonymous: JIT code)
+ */
+int kfit_syms_locate(struct kfit_syms *s, __u32 pid, __u64 addr,
+		     const struct kfit_elf **elf, __u64 *vaddr);
+/* This process's vDSO image (every process maps the same), or NULL */
+const void *kfit_syms_vdso_image(struct kfit_syms *s, size_t *size);
+
 /* The ELF file mapped at addr in pid (for its build-id), or NULL */
 const struct kfit_elf *kfit_syms_file_of(struct kfit_syms *s, __u32 pid, __u64 addr);
 /* The ELF files read so far, in the order they were read */

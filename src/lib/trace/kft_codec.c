@@ -165,7 +165,7 @@ static const struct lfield f_task[] = {
 };
 static const struct lfield f_sample[] = {
 	LF(kfit_rec_sample, h), LF(kfit_rec_sample, nkernel),
-	LF(kfit_rec_sample, nuser), LF(kfit_rec_sample, pad),
+	LF(kfit_rec_sample, nuser), LF(kfit_rec_sample, ustop),
 	LF(kfit_rec_sample, ip),
 };
 static const struct lfield f_args[] = {

@@ -24,6 +24,7 @@
 #include "calltree.h"
 #include "retval.h"
 #include "strset.h"
+#include "ustop.h"
 
 /* A node with the task its stack belongs to (interrupts: the one struck) */
 struct pend {
@@ -1068,6 +1069,15 @@ static const char *frame_name(struct kfit_ctree *t, __u32 pid, __u64 addr, bool 
 	return intern(t, s, 4095);
 }
 
+/* The frame above the outermost of a stack cut short: "[cut: stack copy too small]" */
+static const char *cut_name(struct kfit_ctree *t, unsigned int why)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "[cut: %s]", kfit_ustop_name(why));
+	return intern(t, buf, 4095);
+}
+
 static int add_sample(struct kfit_ctree *t, const struct kfit_rec_sample *r)
 {
 	struct thr *h = thr_get(t, thr_key(TC_PROC, KFIT_CTX_TASK, 0, r->h.pid));
@@ -1080,6 +1090,13 @@ static int add_sample(struct kfit_ctree *t, const struct kfit_rec_sample *r)
 	h->t.pid = h->t.tid = r->h.pid;
 	n = &h->t.root;
 	n->samples++;
+	/* a user stack unwound but cut short: its frames under what cut it */
+	if (r->ustop > 1 + KFIT_USTOP_END && r->ustop != 1 + KFIT_USTOP_NOREGS) {
+		n = frame_child(t, n, cut_name(t, r->ustop - 1), false);
+		if (!n)
+			return -ENOMEM;
+		n->samples++;
+	}
 	/* outermost first: user frames, then kernel ones (both leaf first) */
 	for (i = nk + nu - 1; i >= 0; i--) {
 		bool kernel = i < nk;
