@@ -1090,6 +1090,8 @@ static int add_sample(struct kfit_ctree *t, const struct kfit_rec_sample *r)
 	h->t.pid = h->t.tid = r->h.pid;
 	n = &h->t.root;
 	n->samples++;
+	if (r->ustop && r->ustop <= KFIT_NUSTOPS)
+		t->st.ustops[r->ustop - 1]++;
 	/* a user stack unwound but cut short: its frames under what cut it */
 	if (r->ustop > 1 + KFIT_USTOP_END && r->ustop != 1 + KFIT_USTOP_NOREGS) {
 		n = frame_child(t, n, cut_name(t, r->ustop - 1), false);

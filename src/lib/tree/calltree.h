@@ -119,6 +119,7 @@ struct kfit_ctree_stats {
 	__u64 incomplete;	/* calls that never returned */
 	__u64 orphans;		/* calls whose caller's record is missing */
 	__u64 samples;
+	__u64 ustops[KFIT_NUSTOPS];	/* samples whose user stack was unwound: why each ends */
 	__u64 first_ts, last_ts;
 };
 

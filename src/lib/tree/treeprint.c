@@ -6,6 +6,7 @@
 #include "duration.h"
 #include "output.h"
 #include "treeprint.h"
+#include "ustop.h"
 
 struct tp {
 	FILE *f;
@@ -655,6 +656,32 @@ static void count(FILE *f, const char *sep, __u64 n, const char *one, const char
 	fprintf(f, "%s%llu %s", sep, (unsigned long long)n, plural(n, one, many));
 }
 
+/*
+ * Unwound user stacks: "; user stacks: 380 whole, 8 cut short (stack copy
+ * too small 6, no unwind info 2)"; kernel threads have none to count
+ */
+static void ustop_counts(FILE *f, const struct kfit_ctree_stats *s)
+{
+	__u64 cut = 0;
+	const char *sep = " (";
+	int i;
+
+	for (i = KFIT_USTOP_END + 1; i < KFIT_NUSTOPS; i++)
+		cut += i == KFIT_USTOP_NOREGS ? 0 : s->ustops[i];
+	if (!cut && !s->ustops[KFIT_USTOP_END])
+		return;
+	fprintf(f, "; user stacks: %llu whole, %llu cut short",
+		(unsigned long long)s->ustops[KFIT_USTOP_END], (unsigned long long)cut);
+	for (i = KFIT_USTOP_END + 1; i < KFIT_NUSTOPS; i++) {
+		if (i == KFIT_USTOP_NOREGS || !s->ustops[i])
+			continue;
+		fprintf(f, "%s%s %llu", sep, kfit_ustop_name(i), (unsigned long long)s->ustops[i]);
+		sep = ", ";
+	}
+	if (cut)
+		fputc(')', f);
+}
+
 void kfit_treeprint_sample_counts(FILE *f, const struct kfit_ctree *t)
 {
 	const struct kfit_ctree_stats *s = kfit_ctree_get_stats(t);
@@ -663,6 +690,7 @@ void kfit_treeprint_sample_counts(FILE *f, const struct kfit_ctree *t)
 	fprintf(f, ", %llu lost", (unsigned long long)s->lost);
 	if (s->bad)
 		count(f, ", ", s->bad, "bad record", "bad records");
+	ustop_counts(f, s);
 	fputc('\n', f);
 }
 
@@ -689,6 +717,22 @@ void kfit_treeprint_counts(FILE *f, const struct kfit_ctree *t)
 
 /* ---- JSON ------------------------------------------------------------- */
 
+/* "user_stacks": {"whole": 380, "copy": 6, ...}: the unwound samples, by how each ends */
+static void json_ustops(struct kfit_json *j, const struct kfit_ctree_stats *s)
+{
+	__u64 n = 0;
+	int i;
+
+	for (i = 0; i < KFIT_NUSTOPS; i++)
+		n += s->ustops[i];
+	if (!n)
+		return;
+	kfit_json_begin_object(j, "user_stacks");
+	for (i = 0; i < KFIT_NUSTOPS; i++)
+		kfit_json_u64(j, kfit_ustop_key(i), s->ustops[i]);
+	kfit_json_end_object(j);
+}
+
 void kfit_treeprint_json_counts(struct kfit_json *j, const struct kfit_ctree *t)
 {
 	const struct kfit_ctree_stats *s = kfit_ctree_get_stats(t);
@@ -700,6 +744,7 @@ void kfit_treeprint_json_counts(struct kfit_json *j, const struct kfit_ctree *t)
 	kfit_json_u64(j, "orphans", s->orphans);
 	kfit_json_u64(j, "bad", s->bad);
 	kfit_json_u64(j, "samples", s->samples);
+	json_ustops(j, s);
 }
 
 /* The nodes under n: what a too deep node leaves out */
