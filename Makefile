@@ -24,8 +24,8 @@ TEST_DEPS += libc6-dbg
 TEST_DEPS += libxml2-utils chromium
 # callgraph's oracle (uftrace); bootsum's comparison (systemd-bootchart)
 TEST_DEPS += uftrace systemd-bootchart
-# sampled user stacks' oracle: gdb's backtrace
-TEST_DEPS += gdb
+# sampled user stacks: gdb's backtrace (the oracle), Debian's programs unwound
+TEST_DEPS += gdb sqlite3 openssl
 # make fuzz (in make check): clang's libFuzzer and sanitizer runtimes
 TEST_DEPS += libclang-rt-14-dev
 # the manual pages (make man; tests/live/test_docs.sh): pandoc, man-db

@@ -6,7 +6,8 @@
 # shared library called through and calling back, a signal handler,
 # recursion), each sampled stack checked against gdb's backtrace at a
 # breakpoint on the same function, and whole down to _start; Debian's
-# python3.11, bash and gzip, whose samples reach main at least as often
+# python3.11, bash, gzip, sqlite3 and openssl (libcrypto), whose samples
+# reach main at least as often
 # as under `perf record --call-graph dwarf` of the same process, the
 # functions' inclusive shares agreeing with `perf report --children`; a
 # recording read by kd gives the same stacks; what cuts a stack short is
@@ -253,7 +254,8 @@ real_program() {	# what SECONDS CMD...
 
 test_python_against_perf() {
 	need_tool
-	real_program python3.11 4 python3.11 -c '
+	[ -x /usr/bin/python3.11 ] || t_fail "no /usr/bin/python3.11 (apt-get install python3.11)"
+	real_program python3.11 4 /usr/bin/python3.11 -c '
 import hashlib, json
 d = {"k%d" % i: [i, str(i) * 3] for i in range(2000)}
 while True:
@@ -263,12 +265,26 @@ while True:
 
 test_bash_against_perf() {
 	need_tool
-	real_program bash 3 bash -c 'i=0; while :; do i=$((i+1)); s=${i}abc; s=${s//b/x}; done'
+	real_program bash 3 /usr/bin/bash -c 'i=0; while :; do i=$((i+1)); s=${i}abc; s=${s//b/x}; done'
 }
 
 test_gzip_against_perf() {
 	need_tool
-	real_program gzip 3 sh -c 'exec gzip -9 -c </dev/urandom >/dev/null'
+	real_program gzip 3 sh -c 'exec /usr/bin/gzip -9 -c </dev/urandom >/dev/null'
+}
+
+test_sqlite3_against_perf() {
+	need_tool
+	[ -x /usr/bin/sqlite3 ] || t_fail "no /usr/bin/sqlite3 (apt-get install sqlite3)"
+	real_program sqlite3 3 /usr/bin/sqlite3 :memory: 'WITH RECURSIVE c(x) AS (SELECT 1
+		UNION ALL SELECT x + 1 FROM c WHERE x < 500000000) SELECT sum(x) FROM c;'
+}
+
+# libcrypto's code under openssl's, with its SIGALRM
+test_openssl_against_perf() {
+	need_tool
+	[ -x /usr/bin/openssl ] || t_fail "no /usr/bin/openssl (apt-get install openssl)"
+	real_program openssl 3 /usr/bin/openssl speed -seconds 30 sha256
 }
 
 t_run_all

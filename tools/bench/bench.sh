@@ -13,7 +13,7 @@ BENCH_SUMMARY=$(mktemp)
 export BENCH_SUMMARY
 trap 'rm -f "$BENCH_SUMMARY"' EXIT
 status=0
-for b in softirqlat funcdur pmcstat serve attach uprobes callgraph record kd bootsum; do
+for b in softirqlat funcdur pmcstat serve attach uprobes callgraph unwind record kd bootsum; do
 	"$here/$b.sh" || status=1
 	echo
 done

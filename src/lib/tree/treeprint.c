@@ -670,8 +670,9 @@ static void ustop_counts(FILE *f, const struct kfit_ctree_stats *s)
 		cut += i == KFIT_USTOP_NOREGS ? 0 : s->ustops[i];
 	if (!cut && !s->ustops[KFIT_USTOP_END])
 		return;
-	fprintf(f, "; user stacks: %llu whole, %llu cut short",
-		(unsigned long long)s->ustops[KFIT_USTOP_END], (unsigned long long)cut);
+	fprintf(f, "; user stacks: %llu whole", (unsigned long long)s->ustops[KFIT_USTOP_END]);
+	if (cut)
+		fprintf(f, ", %llu cut short", (unsigned long long)cut);
 	for (i = KFIT_USTOP_END + 1; i < KFIT_NUSTOPS; i++) {
 		if (i == KFIT_USTOP_NOREGS || !s->ustops[i])
 			continue;
