@@ -263,9 +263,16 @@ $(OUT)/tests/libdeeplib.so: tests/helpers/deeplib/deeplib.c
 	@mkdir -p $(@D)
 	$(CC) $(HELPER_WFLAGS) -fPIC -shared $< -o $@
 
+ifeq ($(STATIC),1)
+# the VM's: static, the library's code linked in (no shared library there)
+$(OUT)/tests/deepstack: tests/helpers/deepstack.c tests/helpers/deeplib/deeplib.c
+	@mkdir -p $(@D)
+	$(CC) $(HELPER_WFLAGS) -static $^ -o $@
+else
 $(OUT)/tests/deepstack: tests/helpers/deepstack.c $(OUT)/tests/libdeeplib.so
 	@mkdir -p $(@D)
 	$(CC) $(HELPER_WFLAGS) $< -o $@ -L$(@D) -ldeeplib -Wl,-rpath,'$$ORIGIN'
+endif
 
 # pngstat decodes the screenshots of the SVG render test (zlib)
 $(OUT)/tests/pngstat: tests/helpers/pngstat.c

@@ -12,7 +12,8 @@
  *   signal   main -> s_a -> s_b -> s_loop (busy); SIGPROF every 10 ms of
  *            its CPU time runs on_prof -> h_a -> spin for 2 ms, on the
  *            interrupted stack
- *   recurse  main -> rec x 41 -> spin
+ *   recurse  main -> rec x 41 -> spin   (rec(0) jumps to spin, a tail call:
+ *            40 frames of rec are on the stack, as gdb shows)
  *
  * It computes for SECONDS of CPU time (default 3; 0: until killed),
  * making no system call meanwhile but the timer's, then exits 0.

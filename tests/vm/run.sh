@@ -44,7 +44,9 @@ elif [ -f "$TESTS/live/run.sh" ]; then
 	# the initramfs lacks (test_attach.sh's uprobes run here); so do
 	# test_utargets.sh (python3, bash and gzip's own binaries, libc's
 	# IFUNCs: the tools here are static), test_callgraph_sampled.sh
-	# (python3, gzip) and test_command.sh (coreutils' programs, perf);
+	# (python3, gzip), test_callgraph_unwind.sh (gdb, perf, Debian's
+	# programs; test_callgraph_unwind_vm.sh unwinds here) and
+	# test_command.sh (coreutils' programs, perf);
 	# test_repo.sh and test_docs.sh read the source tree (and pandoc);
 	# test_usage.sh's cases are usage errors, the same on any kernel (and
 	# some name bash's and libc's files, which the initramfs lacks);
@@ -56,7 +58,7 @@ elif [ -f "$TESTS/live/run.sh" ]; then
 	# go tool pprof, which the initramfs lacks (uprobes on the host);
 	# test_serve.sh needs Prometheus, curl and python3, and the static
 	# tools here have no HTTP server (it checks that they say so)
-	export KFIT_LIVE_EXCLUDE="test_record_vm.sh test_bootsum_vm.sh test_kd.sh test_kd_cases.sh test_kd_memory.sh test_record.sh test_uprobes.sh test_utargets.sh test_callgraph_sampled.sh test_command.sh test_repo.sh test_docs.sh test_usage.sh test_kd_diff.sh test_pprof.sh test_serve.sh"
+	export KFIT_LIVE_EXCLUDE="test_record_vm.sh test_bootsum_vm.sh test_kd.sh test_kd_cases.sh test_kd_memory.sh test_record.sh test_uprobes.sh test_utargets.sh test_callgraph_sampled.sh test_callgraph_unwind.sh test_command.sh test_repo.sh test_docs.sh test_usage.sh test_kd_diff.sh test_pprof.sh test_serve.sh"
 	echo "=== test_kd.sh, test_kd_cases.sh, test_kd_memory.sh, test_record.sh run on the host; recording in the VM: test_record_vm.sh; boots: test_bootsum_vm.sh"
 	if [ "${KFIT_VM_ALL_LIVE:-}" != 1 ]; then
 		export KFIT_LIVE_EXCLUDE="$KFIT_LIVE_EXCLUDE test_callgraph.sh"

@@ -440,6 +440,9 @@ static int start_sampled(void)
 		kfit_err("cannot load the BPF programs: %s", kfit_reason(err));
 		return err;
 	}
+	/* kallsyms read now, not while the first samples wait */
+	if (env.syms)
+		kfit_syms_kernel_note(env.syms);
 	return kfit_sampler_open(env.skel->progs.cg_sample, &(struct kfit_sampler_opts){
 		.hz = env.hz,
 		.cpus = &env.c.cpus,
@@ -482,12 +485,8 @@ int cg_name(__u32 pid, __u32 tid, const char *comm)
 /* Every record goes to the decoder as kd's do (stream.h): what is shown is what it makes of them */
 static int decode(const void *data, size_t size)
 {
-	const struct kfit_rec *h = data;
 	int r;
 
-	/* a new program: its addresses mean something else now */
-	if (size >= sizeof(*h) && h->type == KFIT_REC_EXEC && env.syms)
-		kfit_syms_forget(env.syms, h->pid);
 	r = kfit_stream_add(&env.stream, data, size);
 	if (r <= 0)
 		return r;
@@ -560,8 +559,6 @@ static int record(const void *data, size_t size)
 		add_name(data);
 	if (!env.sampled || size < sizeof(*h))
 		return 0;
-	if (h->type == KFIT_REC_EXEC)
-		kfit_syms_forget(env.syms, h->pid);
 	if (h->type == KFIT_REC_SAMPLE && env.symset)
 		return sample_syms(data, size);
 	return 0;
@@ -623,6 +620,16 @@ static int on_record(void *ctx, const void *data, size_t size)
 	(void)ctx;
 	if (size >= sizeof(*h) && h->type == CG_REC_USTACK)
 		return on_ustack(data, size);
+	/*
+	 * A new program: its addresses mean something else now. Sampled, its
+	 * maps are read at once, while it lives: a short command may be gone
+	 * by its first sample's turn
+	 */
+	if (size >= sizeof(*h) && h->type == KFIT_REC_EXEC && env.syms) {
+		kfit_syms_forget(env.syms, h->pid);
+		if (env.sampled)
+			kfit_syms_pid(env.syms, h->pid);
+	}
 	if (size >= sizeof(*h) && h->type < KFIT_REC_NTYPES) {
 		env.cap.types[h->type]++;
 		if (h->cpu < KFIT_MAX_CPUS)

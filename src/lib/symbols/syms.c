@@ -340,28 +340,32 @@ static int add_map(struct kfit_syms *s, struct proc *p, struct kfit_elf_mapline 
 /*
  * (Re)read p's maps: 0 or -errno. A process gone, or a zombie (its maps
  * empty), keeps those last read: its last samples are read after its exit.
+ * The whole file is read first, then its ELF files: a process may end
+ * while they load.
  */
 static int read_maps(struct kfit_syms *s, struct proc *p)
 {
 	struct proc q = { .pid = p->pid };
 	struct kfit_elf_mapline m;
-	char path[PATH_MAX], *line = NULL;
-	size_t len = 0;
+	char path[PATH_MAX], *text, *line, *next;
+	size_t len;
 	int cap = 0, err = 0;
-	FILE *f;
 
 	p->read = true;
 	if (kfit_pathf(path, sizeof(path), "%s/%u/maps", s->proc, p->pid))
 		return -ENAMETOOLONG;
-	f = fopen(path, "re");
-	if (!f)
+	text = kfit_read_all(path, &len);
+	if (!text)
 		return -errno;
 	/* The kernel lists mappings by address */
-	while (!err && getline(&line, &len, f) > 0)
+	for (line = text; !err && line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
 		if (!kfit_elf_parse_mapline(line, &m))
 			err = add_map(s, &q, &m, &cap);
-	free(line);
-	fclose(f);
+	}
+	free(text);
 	if (err || !q.n) {
 		free(q.maps);
 		return err;

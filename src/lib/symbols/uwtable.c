@@ -128,27 +128,95 @@ static int starts_of_hdr(Elf *elf, struct builder *b)
 	return 0;
 }
 
-/* .debug_frame's FDEs (no search table): initial locations are absolute */
-static int starts_of_debug_frame(Elf *elf, struct builder *b)
+/* A CIE's offset and how its FDEs encode their initial location */
+struct cie_enc {
+	Dwarf_Off off;
+	__u8 enc;
+};
+
+/*
+ * The FDE pointer encoding of a CIE: its augmentation's 'R' (.eh_frame),
+ * else an absolute address (.debug_frame)
+ */
+static __u8 fde_encoding(const Dwarf_CIE *c)
 {
-	Elf_Scn *scn = kfit_elf_section(elf, ".debug_frame");
+	const __u8 *p = c->augmentation_data, *end = p + c->augmentation_data_size;
+	static const int size[16] = { [0x0] = 8, [0x2] = 2, [0x3] = 4, [0x4] = 8,
+				      [0xa] = 2, [0xb] = 4, [0xc] = 8 };
+	const char *a = c->augmentation;
+
+	if (!a || a[0] != 'z' || !p)
+		return 0;
+	for (a++; *a && p < end; a++) {
+		switch (*a) {
+		case 'R':
+			return *p;
+		case 'P':
+			p += 1 + size[*p & 0xf];
+			break;
+		case 'L':
+			p++;
+			break;
+		}
+	}
+	return 0;
+}
+
+static int find_enc(const struct cie_enc *v, size_t n, Dwarf_Off off)
+{
+	size_t i;
+
+	for (i = n; i-- > 0;)
+		if (v[i].off == off)
+			return v[i].enc;
+	return -1;
+}
+
+/*
+ * The FDEs of a CFI section read in order, where no search table lists
+ * them: .debug_frame, and .eh_frame of static programs (linked without
+ * --eh-frame-hdr)
+ */
+static int starts_of_section(Elf *elf, const char *name, bool eh, struct builder *b)
+{
+	Elf_Scn *scn = kfit_elf_section(elf, name);
 	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
+	const unsigned char *base, *end;
+	struct cie_enc *cies = NULL, *v;
+	size_t ncies = 0, cap = 0;
 	Dwarf_Off off = 0, next;
 	Dwarf_CFI_Entry e;
 	Elf_Data *d;
+	GElf_Shdr sh;
+	__u64 start;
+	int enc, len, err = 0;
 
-	if (!scn || !ident || !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+	if (!scn || !ident || !gelf_getshdr(scn, &sh) || !(d = elf_getdata(scn, NULL)) ||
+	    !d->d_buf)
 		return -ENOENT;
-	while (dwarf_next_cfi(ident, d, false, off, &next, &e) == 0) {
+	base = d->d_buf;
+	end = base + d->d_size;
+	while (!err && dwarf_next_cfi(ident, d, eh, off, &next, &e) == 0) {
+		if (dwarf_cfi_cie_p(&e)) {
+			if (ncies == cap) {
+				cap = cap ? 2 * cap : 16;
+				v = realloc(cies, cap * sizeof(*v));
+				if (!v) {
+					err = -ENOMEM;
+					break;
+				}
+				cies = v;
+			}
+			cies[ncies++] = (struct cie_enc){ off, eh ? fde_encoding(&e.cie) : 0 };
+		} else if ((enc = find_enc(cies, ncies, e.fde.CIE_pointer)) >= 0 &&
+			   !eh_ptr(e.fde.start, end, enc, sh.sh_addr + (e.fde.start - base), 0,
+				   &start, &len)) {
+			err = push_start(b, start);
+		}
 		off = next;
-		if (dwarf_cfi_cie_p(&e))
-			continue;
-		if (e.fde.start + 8 > (const unsigned char *)d->d_buf + d->d_size)
-			return -EINVAL;
-		if (push_start(b, get_u(e.fde.start, 8)))
-			return -ENOMEM;
 	}
-	return 0;
+	free(cies);
+	return err;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -362,7 +430,9 @@ static int build(Elf *elf, bool eh, struct builder *b)
 	Dwarf *dw = NULL;
 	int err;
 
-	err = eh ? starts_of_hdr(elf, b) : starts_of_debug_frame(elf, b);
+	err = eh ? starts_of_hdr(elf, b) : starts_of_section(elf, ".debug_frame", false, b);
+	if (err == -ENOENT && eh)
+		err = starts_of_section(elf, ".eh_frame", true, b);
 	if (err)
 		return err;
 	if (eh) {
