@@ -14,6 +14,8 @@
  *            interrupted stack
  *   recurse  main -> rec x 41 -> spin   (rec(0) jumps to spin, a tail call:
  *            40 frames of rec are on the stack, as gdb shows)
+ *   inline   main -> i_outer -> i_mid -> i_inner -> spin, i_mid and
+ *            i_inner inlined into i_outer (DWARF names them)
  *
  * It computes for SECONDS of CPU time (default 3; 0: until killed),
  * making no system call meanwhile but the timer's, then exits 0.
@@ -166,9 +168,35 @@ NOIPA unsigned long rec(int n, unsigned long x)
 	return r ^ n;
 }
 
+/* ---- inline --------------------------------------------------------------- */
+
+static inline __attribute__((always_inline)) unsigned long i_inner(unsigned long x)
+{
+	unsigned long r = spin(x, seconds > 0 ? seconds : 1e9);	/* i_inner's call */
+
+	asm volatile("" : "+r"(r));
+	return r ^ x;
+}
+
+static inline __attribute__((always_inline)) unsigned long i_mid(unsigned long x)
+{
+	unsigned long r = i_inner(x + 1);	/* i_mid's call */
+
+	asm volatile("" : "+r"(r));
+	return r ^ x;
+}
+
+NOIPA unsigned long i_outer(unsigned long x)
+{
+	unsigned long r = i_mid(x + 1);	/* i_outer's call */
+
+	asm volatile("" : "+r"(r));
+	return r ^ x;
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: deepstack chain|lib|signal|recurse [SECONDS]\n");
+	fprintf(stderr, "usage: deepstack chain|lib|signal|recurse|inline [SECONDS]\n");
 	return 2;
 }
 
@@ -192,6 +220,8 @@ int main(int argc, char **argv)
 		r = start_timer() ? 0 : s_a(1);
 	else if (!strcmp(argv[1], "recurse"))
 		r = rec(40, 1);
+	else if (!strcmp(argv[1], "inline"))
+		r = i_outer(1);
 	else
 		return usage();
 	/* the result used, so that nothing is folded away */

@@ -127,6 +127,32 @@ test_recursion() {
 	check_against_gdb recurse
 }
 
+# Functions inlined where a sample falls are frames of their own, named
+# by DWARF; --lines puts each frame's source line, the call's line in the
+# source for a caller; --no-inline leaves them out
+test_inlined_frames_and_lines() {
+	need_tool
+	local src="$T_REPO/tests/helpers/deepstack.c" l_outer l_mid l_inner
+	sample_ds inline
+	t_assert_match "$(cat folded.txt)" ';main;i_outer;i_mid \(inlined\);i_inner \(inlined\);spin [0-9]+$' \
+		"the inlined frames"
+	# gdb shows inlined frames too
+	gdb_frames inline spin | grep -E '^(spin|i_[a-z]+|main)$' >gdb.txt
+	grep -E ';spin [0-9]+$' folded.txt | head -1 | sed 's/ [0-9]*$//; s/ (inlined)//g' |
+		tr ';' '\n' | grep -E '^(spin|i_[a-z]+|main)$' | tac >kfit.txt
+	t_assert_eq "$(tr '\n' ' ' <gdb.txt)" "spin i_inner i_mid i_outer main " "gdb's frames"
+	cmp -s gdb.txt kfit.txt || { paste gdb.txt kfit.txt; t_fail "inline: not gdb's frames"; }
+	sample_ds inline --no-inline
+	t_assert_match "$(cat folded.txt)" ';main;i_outer;spin [0-9]+$' "--no-inline"
+	sample_ds inline --lines
+	l_outer=$(grep -n "i_outer's call" "$src" | cut -d: -f1)
+	l_mid=$(grep -n "i_mid's call" "$src" | cut -d: -f1)
+	l_inner=$(grep -n "i_inner's call" "$src" | cut -d: -f1)
+	t_assert_match "$(cat folded.txt)" \
+		";i_outer \(deepstack.c:$l_outer\);i_mid \(inlined\) \(deepstack.c:$l_mid\);i_inner \(inlined\) \(deepstack.c:$l_inner\);spin \(deepstack.c:[0-9]+\) [0-9]+$" \
+		"each frame's line, the calls' lines in the source"
+}
+
 # Frame pointers alone (what sampled mode did before): the chain is lost
 test_fp_walk_loses_the_chain() {
 	need_tool

@@ -58,7 +58,7 @@
 
 enum {
 	OPT_MODULE = 256, OPT_ROOT, OPT_TREE, OPT_SIZE, OPT_FLIGHT, OPT_STOP_AT,
-	OPT_CHUNK, OPT_RINGS, OPT_CALL_GRAPH,
+	OPT_CHUNK, OPT_RINGS, OPT_CALL_GRAPH, OPT_NO_INLINE, OPT_LINES,
 };
 
 /* The views' options are cgview's group (cgview.h), as kd's */
@@ -75,6 +75,10 @@ static const struct kfit_opt cg_opts[] = {
 	  "sampled: how user stacks are walked: dwarf[,SIZE] (the default, SIZE "
 	  "8192: the top SIZE bytes of each stack copied and unwound from the "
 	  "files' .eh_frame) or fp (frame pointers, in the kernel)" },
+	{ "no-inline", OPT_NO_INLINE, NULL,
+	  "sampled: no frames of inlined functions (shown where DWARF is installed)" },
+	{ "lines", OPT_LINES, NULL, "sampled: each user frame's source line (file.c:123), where "
+	  "DWARF is installed" },
 	{ "buffer", 'b', "SIZE", "size of each ring buffer (default 8M; with -o 64M "
 	  "shared by the rings, 8M at least; rounded up to a power of 2 pages)" },
 	{ "rings", OPT_RINGS, "N", "ring buffers, each of -b SIZE, a task's records in one "
@@ -234,6 +238,12 @@ static int parse_opt(int key, const char *arg, void *ctx)
 		return 0;
 	case OPT_CALL_GRAPH:
 		return parse_call_graph(arg);
+	case OPT_NO_INLINE:
+		env.no_inline = true;
+		return 0;
+	case OPT_LINES:
+		env.lines = true;
+		return 0;
 	case 'b':
 		if (parse_size(arg, MAX_BUFFER, &env.buffer)) {
 			fprintf(stderr, "callgraph: invalid buffer size '%s': e.g. 64k, "
@@ -584,6 +594,8 @@ static int new_tree(void)
 	for (i = 0; i < env.tps.n; i++)
 		env.enames[i] = env.tps.tp[i].name;
 	env.syms = kfit_syms_new(NULL);
+	if (env.syms)
+		kfit_syms_set_dwarf(env.syms, !env.no_inline, env.lines);
 	env.unwind = env.syms ? kfit_unwind_new(env.syms) : NULL;
 	env.tasks = kfit_tasks_new(true);
 	if (!env.tasks)

@@ -53,6 +53,8 @@ struct env {
 	bool sample;
 	unsigned long hz;
 	__u32 ustack_bytes;	/* --call-graph dwarf,SIZE: user stack copied a sample; 0: fp */
+	bool no_inline;		/* --no-inline: user frames without DWARF's inlined ones */
+	bool lines;		/* --lines: user frames with their source lines */
 	struct kfit_cgview_args view;	/* the views' options (cgview.h) */
 	__u64 buffer;
 	bool buffer_set;

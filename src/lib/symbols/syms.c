@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include "fileio.h"
+#include "inlines.h"
 #include "ksyms.h"
 #include "strset.h"
 #include "syms.h"
@@ -39,6 +40,13 @@ struct proc {
 	int nmissed;
 };
 
+/* A user address's name with its inlined frames, by file and link-time address */
+struct dwname {
+	const struct kfit_elf *e;
+	__u64 vaddr;
+	const char *name;
+};
+
 struct kfit_syms {
 	char proc[PATH_MAX];
 	char kallsyms[PATH_MAX];
@@ -51,6 +59,10 @@ struct kfit_syms {
 	bool vdso_tried;
 	struct proc *procs;	/* open addressing on pid */
 	unsigned int mask, nprocs;
+	struct kfit_inlines *inl;	/* kfit_syms_set_dwarf: DWARF's frames */
+	bool lines;
+	struct dwname *dw;		/* open addressing on (e, vaddr) */
+	size_t dwmask, ndw;
 	struct kfit_strset names;	/* interned names -> index in owned */
 	char **owned;
 	int nowned, cap;
@@ -108,6 +120,8 @@ void kfit_syms_free(struct kfit_syms *s)
 		free(s->owned[k]);
 	free(s->owned);
 	kfit_strset_free(&s->names);
+	kfit_inlines_free(s->inl);
+	free(s->dw);
 	kfit_elfcache_free(s->elfs);
 	kfit_elf_free(s->vdso);
 	kfit_ksyms_free(s->ks);
@@ -451,6 +465,69 @@ static struct map *map_of(struct kfit_syms *s, __u32 pid, __u64 addr)
 	return m ? m : find_again(s, p, addr);
 }
 
+/* ---- what DWARF adds ----------------------------------------------------------- */
+
+void kfit_syms_set_dwarf(struct kfit_syms *s, bool inlines, bool lines)
+{
+	if (!inlines && !lines) {
+		kfit_inlines_free(s->inl);
+		s->inl = NULL;
+		return;
+	}
+	if (!s->inl)
+		s->inl = kfit_inlines_new();
+	s->lines = lines;
+}
+
+static struct dwname *dw_slot(struct dwname *v, size_t mask, const struct kfit_elf *e,
+			      __u64 vaddr)
+{
+	size_t i = (vaddr * 2654435761u ^ (unsigned long)e >> 4) & mask;
+
+	while (v[i].e && (v[i].e != e || v[i].vaddr != vaddr))
+		i = (i + 1) & mask;
+	return &v[i];
+}
+
+static int dw_grow(struct kfit_syms *s)
+{
+	size_t mask = s->dwmask ? 2 * s->dwmask + 1 : 1023, i;
+	struct dwname *v = calloc(mask + 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; s->dw && i <= s->dwmask; i++)
+		if (s->dw[i].e)
+			*dw_slot(v, mask, s->dw[i].e, s->dw[i].vaddr) = s->dw[i];
+	free(s->dw);
+	s->dw = v;
+	s->dwmask = mask;
+	return 0;
+}
+
+/* sym's name at vaddr of e, with the frames inlined there: looked up once an address */
+static const char *dwarf_name(struct kfit_syms *s, const struct kfit_elf *e, __u64 vaddr,
+			      const char *sym)
+{
+	struct dwname *x;
+	char buf[4096];
+	const char *name = sym;
+
+	if ((!s->dw || 2 * (s->ndw + 1) > s->dwmask + 1) && dw_grow(s))
+		return intern(s, sym);
+	x = dw_slot(s->dw, s->dwmask, e, vaddr);
+	if (x->e)
+		return x->name;
+	if (kfit_inlines_frames(s->inl, e, vaddr, true, sym, s->lines, buf, sizeof(buf)) > 0)
+		name = buf;
+	name = intern(s, name);
+	if (!name)
+		return NULL;
+	*x = (struct dwname){ .e = e, .vaddr = vaddr, .name = name };
+	s->ndw++;
+	return name;
+}
+
 static const char *user_name(struct kfit_syms *s, __u32 pid, __u64 addr)
 {
 	const struct kfit_elfsym *sym;
@@ -466,6 +543,8 @@ static const char *user_name(struct kfit_syms *s, __u32 pid, __u64 addr)
 	if (!m->elf || kfit_elf_off_to_addr(m->elf, off, &vaddr))
 		return internf(s, "%s+0x%llx", m->base, (unsigned long long)off);
 	sym = kfit_elf_by_addr(m->elf, vaddr);
+	if (sym && s->inl)
+		return dwarf_name(s, m->elf, vaddr, sym->name);
 	if (sym)
 		return intern(s, sym->name);
 	return internf(s, "%s+0x%llx", m->base, (unsigned long long)vaddr);

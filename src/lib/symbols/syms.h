@@ -58,6 +58,15 @@ const char *kfit_syms_name(void *ctx, __u32 pid, __u64 addr, bool kernel);
  * later): 0, or -errno (-ENOENT: no such process)
  */
 int kfit_syms_pid(struct kfit_syms *s, __u32 pid);
+/*
+ * User frames' names with what DWARF adds, where it is installed (the
+ * file's own, or its debug file's): the functions inlined at the address
+ * ("phys" KFIT_FRAME_SEP "callee (inlined)", frames.h), and with lines
+ * each frame's " (file.c:123)". Off by default. Addresses are taken as
+ * return addresses: the call before one is looked up.
+ */
+void kfit_syms_set_dwarf(struct kfit_syms *s, bool inlines, bool lines);
+
 /* Forget pid's maps: after it called exec, or exited (pids are reused) */
 void kfit_syms_forget(struct kfit_syms *s, __u32 pid);
 

@@ -23,6 +23,7 @@
 #include "kfit/ret.h"
 #include "calltree.h"
 #include "retval.h"
+#include "frames.h"
 #include "strset.h"
 #include "ustop.h"
 
@@ -1078,6 +1079,30 @@ static const char *cut_name(struct kfit_ctree *t, unsigned int why)
 	return intern(t, buf, 4095);
 }
 
+/*
+ * The frames one address's name stands for (frames.h): the function, the
+ * ones inlined there under it; the innermost is returned, uncounted
+ */
+static struct kfit_cnode *inlined_frames(struct kfit_ctree *t, struct kfit_cnode *n,
+					 const char *name, bool kernel)
+{
+	const char *p = name, *sep;
+	char buf[512];
+	size_t len;
+
+	for (;;) {
+		sep = strchr(p, KFIT_FRAME_SEP);
+		len = sep ? (size_t)(sep - p) : strlen(p);
+		snprintf(buf, sizeof(buf), "%.*s", (int)len, p);
+		name = intern(t, buf, 4095);
+		n = name ? frame_child(t, n, name, kernel) : NULL;
+		if (!n || !sep)
+			return n;
+		n->samples++;
+		p = sep + 1;
+	}
+}
+
 static int add_sample(struct kfit_ctree *t, const struct kfit_rec_sample *r)
 {
 	struct thr *h = thr_get(t, thr_key(TC_PROC, KFIT_CTX_TASK, 0, r->h.pid));
@@ -1109,7 +1134,8 @@ static int add_sample(struct kfit_ctree *t, const struct kfit_rec_sample *r)
 		/* a run of unnamed frames in one file is one frame: its calls are unknown */
 		if (grouped && n->kind == KFIT_CN_FRAME && n->name == name && n->id == kernel)
 			continue;
-		n = frame_child(t, n, name, kernel);
+		n = strchr(name, KFIT_FRAME_SEP) ? inlined_frames(t, n, name, kernel) :
+		    frame_child(t, n, name, kernel);
 		if (!n)
 			return -ENOMEM;
 		n->samples++;

@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include "cgview.h"
 #include "cgview_int.h"
+#include <string.h>
 #include "export.h"
+#include "frames.h"
+#include "strset.h"
 #include "tasks.h"
 
 struct kfit_cgview_timeline {
@@ -20,6 +23,9 @@ struct kfit_cgview_timeline {
 	const struct kfit_tasks *tasks;
 	struct kfit_export_sample *v;
 	size_t n, cap;
+	struct kfit_strset parts;	/* the frames of names that stand for several */
+	char **owned;
+	int nowned, ocap;
 };
 
 int kfit_cgview_timeline(struct kfit_cgview_args *a, kfit_ctree_sym_fn sym, void *sym_ctx,
@@ -33,6 +39,10 @@ int kfit_cgview_timeline(struct kfit_cgview_args *a, kfit_ctree_sym_fn sym, void
 	if (!tl)
 		return -ENOMEM;
 	*tl = (struct kfit_cgview_timeline){ .sym = sym, .sym_ctx = sym_ctx, .tasks = tasks };
+	if (kfit_strset_init(&tl->parts, 64)) {
+		free(tl);
+		return -ENOMEM;
+	}
 	a->timeline = tl;
 	return 0;
 }
@@ -52,13 +62,68 @@ static int timeline_grow(struct kfit_cgview_timeline *tl)
 	return 0;
 }
 
+/* One frame of a name that stands for several (frames.h), kept: NULL out of memory */
+static const char *part(struct kfit_cgview_timeline *tl, const char *p, size_t len)
+{
+	char **v, *copy = strndup(p, len);
+	int i;
+
+	if (!copy)
+		return NULL;
+	i = kfit_strset_get(&tl->parts, copy);
+	if (i >= 0) {
+		free(copy);
+		return tl->owned[i];
+	}
+	if (tl->nowned == tl->ocap) {
+		tl->ocap = tl->ocap ? 2 * tl->ocap : 64;
+		v = realloc(tl->owned, tl->ocap * sizeof(*v));
+		if (!v) {
+			free(copy);
+			return NULL;
+		}
+		tl->owned = v;
+	}
+	if (kfit_strset_add(&tl->parts, copy, tl->nowned) < 0) {
+		free(copy);
+		return NULL;
+	}
+	tl->owned[tl->nowned] = copy;
+	return tl->owned[tl->nowned++];
+}
+
+/* name's frames into fr from k on: the new k, or -1 out of memory */
+static int put_frames(struct kfit_cgview_timeline *tl, const char **fr, int k, const char *name)
+{
+	const char *sep, *whole = name;
+
+	while ((sep = strchr(name, KFIT_FRAME_SEP))) {
+		fr[k] = part(tl, name, sep - name);
+		if (!fr[k++])
+			return -1;
+		name = sep + 1;
+	}
+	fr[k] = name == whole ? name : part(tl, name, strlen(name));
+	return fr[k] ? k + 1 : -1;
+}
+
+/* How many frames name stands for */
+static int nframes(const char *name)
+{
+	int n = 1;
+
+	for (; (name = strchr(name, KFIT_FRAME_SEP)); name++)
+		n++;
+	return n;
+}
+
 /* Its frames, outermost first, as the tree's: a walk's trailing non-addresses left out */
 static int timeline_sample(struct kfit_cgview_timeline *tl, const struct kfit_rec_sample *r,
 			   size_t size)
 {
-	int nk = r->nkernel, nu = r->nuser, i, k = 0;
+	int nk = r->nkernel, nu = r->nuser, i, k = 0, total = 0;
 	struct kfit_export_sample *x;
-	const char **fr;
+	const char **fr, **names;
 
 	if (nk > KFIT_STACK_MAX || nu > KFIT_STACK_MAX ||
 	    size < offsetof(struct kfit_rec_sample, ip) + (nk + nu) * sizeof(__u64))
@@ -67,16 +132,27 @@ static int timeline_sample(struct kfit_cgview_timeline *tl, const struct kfit_re
 		nu--;
 	if (timeline_grow(tl))
 		return -ENOMEM;
-	fr = malloc((nk + nu + 1) * sizeof(*fr));
-	if (!fr)
+	names = malloc((nk + nu + 1) * sizeof(*names));
+	if (!names)
 		return -ENOMEM;
 	for (i = nk + nu - 1; i >= 0; i--) {
-		fr[k] = tl->sym(tl->sym_ctx, r->h.pid, r->ip[i], i < nk);
-		if (!fr[k++]) {
-			free(fr);
+		names[k] = tl->sym(tl->sym_ctx, r->h.pid, r->ip[i], i < nk);
+		if (!names[k]) {
+			free(names);
 			return -ENOMEM;
 		}
+		total += nframes(names[k++]);
 	}
+	fr = total == k ? names : malloc((total + 1) * sizeof(*fr));
+	for (i = 0, k = 0; fr && fr != names && i < nk + nu && k >= 0; i++)
+		k = put_frames(tl, fr, k, names[i]);
+	if (fr != names)
+		free(names);
+	if (!fr || k < 0) {
+		free(fr);
+		return -ENOMEM;
+	}
+	k = total;
 	x = &tl->v[tl->n++];
 	*x = (struct kfit_export_sample){
 		.ts = r->h.ts, .pid = r->h.pid, .tid = r->h.tid, .cpu = r->h.cpu,
@@ -111,5 +187,9 @@ void kfit_cgview_timeline_free(struct kfit_cgview_timeline *tl)
 	for (i = 0; i < tl->n; i++)
 		free((void *)tl->v[i].frames);
 	free(tl->v);
+	for (i = 0; i < (size_t)tl->nowned; i++)
+		free(tl->owned[i]);
+	free(tl->owned);
+	kfit_strset_free(&tl->parts);
 	free(tl);
 }
