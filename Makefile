@@ -431,7 +431,7 @@ fuzz-short:
 # (a BPF object and its loader) and tracefs recorder (tools/bench/record.sh),
 # kd's floor, pmcstat --per-task's floors
 BENCH_BINS := build/bench/floor build/bench/tracefs_rec build/bench/kdfloor \
-	build/bench/pmcfloor
+	build/bench/pmcfloor build/bench/uwkern
 
 # The floors' BPF objects, skeletons and loaders: floor (record.sh,
 # softirqlat.sh), pmcfloor (pmcstat.sh: sched_switch, with pmcstat's maps)
@@ -447,6 +447,10 @@ build/bench/%.skel.h: build/bench/%.bpf.o
 
 $(BENCH_FLOORS): build/bench/%: tools/bench/%.c build/bench/%.skel.h
 	$(CC) $(KFIT_CFLAGS) -Ibuild/bench $< -o $@ -lbpf
+
+# The in-kernel unwinder (tools/bench/unwind.sh), callgraph's tables in maps
+build/bench/uwkern: tools/bench/uwkern.c build/bench/uwkern.skel.h $(CORE_LIB)
+	$(CC) $(KFIT_CFLAGS) -Ibuild/bench $< $(CORE_LIB) -o $@ -lbpf $(CORE_LDLIBS)
 
 # kd's floor (tools/bench/kd.sh): every chunk inflated on all CPUs, no decoding
 build/bench/kdfloor: tools/bench/kdfloor.c $(CORE_LIB)

@@ -6,6 +6,8 @@
 #
 #   kfit fp      callgraph --call-graph fp (frame pointers, in the kernel)
 #   kfit dwarf   callgraph's default: the stack's top copied, unwound here
+#   kfit kern    the other design: unwound in BPF from the same tables in
+#                maps (tools/bench/uwkern), addresses alone sent
 #   perf -g      perf record -g (frame pointers): the floor
 #   perf dwarf   perf record --call-graph dwarf (8 KiB copied a sample)
 #
@@ -100,6 +102,34 @@ run_kfit() {	# fp|dwarf
 			st / w + (y[2] - x[2]), 0, y[2] - x[2] }' "$TMP/k.time"
 }
 
+# The in-kernel design (uwkern): the same columns, its BPF run time in
+# CPU and BPF; the tables' load time and bytes into $TMP/kern.load
+run_kern() {
+	local out=$TMP/u.out tpid pid steady bpf0 bpf1
+	work_start
+	/usr/bin/time -f '%U %S' -o "$TMP/u.time" "$BENCH_TOP/build/bench/uwkern" "$WPID" $HZ "$SECS" \
+		>"$out" 2>"$TMP/u.err" &
+	tpid=$!
+	bench_wait_for "$TMP/u.err" 'attached' 60 || { cat "$TMP/u.err"; work_stop; return 1; }
+	pid=$(pgrep -P "$tpid")
+	bpf0=$(bench_prog_stats "$pid")
+	steady=$(steady_cpu "$pid")
+	bpf1=$bpf0
+	while kill -0 "$pid" 2>/dev/null; do
+		bpf1=$(bench_prog_stats "$pid")
+		sleep 0.05
+	done
+	wait "$tpid"
+	work_stop
+	awk '{ for (i = 1; i < NF; i += 2) v[$i] = $(i + 1)
+		print v["load_ms"], v["table_bytes"], v["rows"] }' "$out" >>"$TMP/kern.load"
+	awk -v st="$steady" -v w="$STEADY" -v b0="$bpf0" -v b1="$bpf1" -v t="$(cat "$TMP/u.time")" '{
+		for (i = 1; i < NF; i += 2) v[$i] = $(i + 1)
+		split(b0, x, " "); split(b1, y, " "); split(t, c, " ")
+		print v["samples"], v["whole"], v["ring_bytes"], 0,
+			(c[1] + c[2]) * 1e9 + (y[2] - x[2]), st / w + (y[2] - x[2]), 0, y[2] - x[2] }' "$out"
+}
+
 # perf MODE: the same columns
 run_perf() {	# -g|--call-graph=dwarf
 	local data=$TMP/p.data n reach size tpid steady rep
@@ -130,6 +160,7 @@ bench_stats_on
 for r in $(seq "$ROUNDS"); do
 	echo "kfit_fp $(run_kfit fp)" >>"$TMP/rows"
 	echo "kfit_dwarf $(run_kfit dwarf)" >>"$TMP/rows"
+	echo "kfit_kern $(run_kern)" >>"$TMP/rows"
 	echo "perf_g $(run_perf -g)" >>"$TMP/rows"
 	echo "perf_dwarf $(run_perf --call-graph=dwarf)" >>"$TMP/rows"
 	echo "round $r done"
@@ -146,12 +177,15 @@ echo "programs alone (perf's in-kernel copy or walk has no counter: left out)"
 printf '%-11s %7s %8s %8s %13s %12s %12s %8s\n' TOOL "REACH%" "RING B" "FILE B" \
 	"CPU ns steady" "CPU ns whole" "+report ns" "BPF ns"
 med() { cut -d' ' -f"$1" "$TMP/one" | bench_median; }
-for t in kfit_fp kfit_dwarf perf_g perf_dwarf; do
+for t in kfit_fp kfit_dwarf kfit_kern perf_g perf_dwarf; do
 	awk -v t="$t" '$1 == t' "$TMP/per" >"$TMP/one"
 	printf '%-11s %7s %8s %8s %13s %12s %12s %8s\n' "$t" "$(med 2)" "$(med 3)" "$(med 4)" \
 		"$(med 5)" "$(med 6)" "$(med 7)" "$(med 8)"
 	eval "M_$t=\"$(med 2) $(med 4) $(med 5) $(awk -v a="$(med 6)" -v b="$(med 7)" 'BEGIN { print a + b }')\""
 done
+echo "kfit_kern: the in-kernel design (tools/bench/uwkern): no names, no recording (FILE 0);"
+echo "its tables loaded into maps first: $(awk '{ ms += $1; b = $2; r = $3 } END {
+	printf "%.0f ms, %.1f MiB (%d rows)", ms / NR, b / 1048576, r }' "$TMP/kern.load") for the process"
 # shellcheck disable=SC2154 # M_* set by eval above
 read -r kd_reach kd_file kd_steady kd_named <<<"$M_kfit_dwarf"
 # shellcheck disable=SC2154
