@@ -18,9 +18,11 @@ CG="$KFIT_BIN/callgraph"
 KD="$KFIT_BIN/kd"
 PTY="$KFIT_HELPERS/ptyrun"
 : "${CG_WAIT:=30}"
-# The default text of a real program: at most this many lines (two
-# screenfuls) and, on an 80-column terminal, 80 columns
-MAX_LINES=100
+# The default text of a real program: at most this many lines (three
+# screenfuls: whole stacks, unwound, make deeper and wider trees than the
+# frame-pointer walk's: bash's loop 123 lines, 46 before) and, on an
+# 80-column terminal, 80 columns
+MAX_LINES=150
 BASH_LOOP='i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'
 
 need_tool() {

@@ -173,8 +173,9 @@ test_cut_short_said() {
 		'^true$' "user_stacks.copy counts the stacks cut"
 	"$CG" -S 499 --output out.txt --call-graph dwarf,256 -- "$DS" chain 0.5 2>err.txt ||
 		t_fail "callgraph failed"
-	t_assert_match "$(cat out.txt)" 'user stacks: [0-9]+ whole, [1-9][0-9]* cut short \(stack copy too small [0-9]+' \
+	t_assert_match "$(cat out.txt)" 'user stacks: [0-9]+ whole, [1-9][0-9]* cut short:' \
 		"the summary's count"
+	t_assert_match "$(cat out.txt)" '^  stack copy too small [1-9][0-9]*$' "the summary's reason"
 }
 
 # A recording read by kd: the same whole stacks as live

@@ -657,30 +657,27 @@ static void count(FILE *f, const char *sep, __u64 n, const char *one, const char
 }
 
 /*
- * Unwound user stacks: "; user stacks: 380 whole, 8 cut short (stack copy
- * too small 6, no unwind info 2)"; kernel threads have none to count
+ * Unwound user stacks, on lines of their own (narrow terminals):
+ * "user stacks: 380 whole, 8 cut short:", then "  stack copy too small 6"
+ * a reason; kernel threads have none to count
  */
 static void ustop_counts(FILE *f, const struct kfit_ctree_stats *s)
 {
 	__u64 cut = 0;
-	const char *sep = " (";
 	int i;
 
 	for (i = KFIT_USTOP_END + 1; i < KFIT_NUSTOPS; i++)
 		cut += i == KFIT_USTOP_NOREGS ? 0 : s->ustops[i];
 	if (!cut && !s->ustops[KFIT_USTOP_END])
 		return;
-	fprintf(f, "; user stacks: %llu whole", (unsigned long long)s->ustops[KFIT_USTOP_END]);
+	fprintf(f, "user stacks: %llu whole", (unsigned long long)s->ustops[KFIT_USTOP_END]);
 	if (cut)
-		fprintf(f, ", %llu cut short", (unsigned long long)cut);
-	for (i = KFIT_USTOP_END + 1; i < KFIT_NUSTOPS; i++) {
-		if (i == KFIT_USTOP_NOREGS || !s->ustops[i])
-			continue;
-		fprintf(f, "%s%s %llu", sep, kfit_ustop_name(i), (unsigned long long)s->ustops[i]);
-		sep = ", ";
-	}
-	if (cut)
-		fputc(')', f);
+		fprintf(f, ", %llu cut short:", (unsigned long long)cut);
+	fputc('\n', f);
+	for (i = KFIT_USTOP_END + 1; i < KFIT_NUSTOPS; i++)
+		if (i != KFIT_USTOP_NOREGS && s->ustops[i])
+			fprintf(f, "  %s %llu\n", kfit_ustop_name(i),
+				(unsigned long long)s->ustops[i]);
 }
 
 void kfit_treeprint_sample_counts(FILE *f, const struct kfit_ctree *t)
@@ -691,8 +688,8 @@ void kfit_treeprint_sample_counts(FILE *f, const struct kfit_ctree *t)
 	fprintf(f, ", %llu lost", (unsigned long long)s->lost);
 	if (s->bad)
 		count(f, ", ", s->bad, "bad record", "bad records");
-	ustop_counts(f, s);
 	fputc('\n', f);
+	ustop_counts(f, s);
 }
 
 void kfit_treeprint_counts(FILE *f, const struct kfit_ctree *t)
