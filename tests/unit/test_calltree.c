@@ -1770,6 +1770,49 @@ static void test_sampled_long_names(void **state)
 	kfit_ctree_free(t);
 }
 
+/* u1: a function with two inlined into it (frames.h's joined name) */
+static const char *inline_sym(void *ctx, __u32 pid, __u64 addr, bool kernel)
+{
+	(void)ctx;
+	(void)pid;
+	(void)kernel;
+	return addr == UBASE + 1 ? "u1\x1e" "mid (inlined)\x1e" "leaf (inlined)" : "u0";
+}
+
+/* Inlined frames under their function; a stack cut short under why; counted */
+static void test_sampled_inlined_and_cut(void **state)
+{
+	const __u64 u[] = { UBASE + 1, UBASE };
+	struct kfit_ctree_opts o = { .sym = inline_sym };
+	struct kfit_ctree *t = kfit_ctree_new(&o);
+	struct kfit_rec_sample s = { 0 };
+	size_t size = offsetof(struct kfit_rec_sample, ip) + 8;
+
+	(void)state;
+	sample(t, 500, NULL, 0, u, 2);
+	s.h = hdr(KFIT_REC_SAMPLE, size, KFIT_CTX_TASK, 1, 500, 501, 1000);
+	s.nuser = 1;
+	s.ip[0] = UBASE + 1;
+	s.ustop = 1 + KFIT_USTOP_COPY;
+	assert_int_equal(kfit_ctree_add(t, &s, size), 0);
+	/* whole, and a kernel thread's (no user stack: no frame for it) */
+	s.ustop = 1 + KFIT_USTOP_END;
+	s.ip[0] = UBASE;
+	assert_int_equal(kfit_ctree_add(t, &s, size), 0);
+	s.ustop = 1 + KFIT_USTOP_NOREGS;
+	s.nuser = 0;
+	s.h.size = offsetof(struct kfit_rec_sample, ip);
+	assert_int_equal(kfit_ctree_add(t, &s, s.h.size), 0);
+	kfit_ctree_finish(t);
+	check_shapes(t, SHAPES("u0:2/1(u1:1/0(mid (inlined):1/0(leaf (inlined):1/1))) "
+			       "[cut: stack copy too small]:1/0(u1:1/0(mid (inlined):1/0("
+			       "leaf (inlined):1/1)))"));
+	assert_int_equal(kfit_ctree_get_stats(t)->ustops[KFIT_USTOP_COPY], 1);
+	assert_int_equal(kfit_ctree_get_stats(t)->ustops[KFIT_USTOP_END], 1);
+	assert_int_equal(kfit_ctree_get_stats(t)->ustops[KFIT_USTOP_NOREGS], 1);
+	kfit_ctree_free(t);
+}
+
 /* ---- names and walks -------------------------------------------------- */
 
 static void test_names_walk(void **state)
@@ -1838,6 +1881,7 @@ int main(void)
 		cmocka_unit_test(test_sampled),
 		cmocka_unit_test(test_sampled_hex),
 		cmocka_unit_test(test_sampled_long_names),
+		cmocka_unit_test(test_sampled_inlined_and_cut),
 		cmocka_unit_test(test_names_walk),
 	};
 
