@@ -1480,6 +1480,29 @@ int cg_event(void *ctx)
 
 #define STACK_BYTES	(KFIT_STACK_MAX * sizeof(__u64))
 
+/* bpf_get_stack's bytes as frames, 0 to KFIT_STACK_MAX (an error: none) */
+static __always_inline long stack_frames(long bytes)
+{
+	if (bytes < 0)
+		bytes = 0;
+	bytes /= sizeof(__u64);
+	asm volatile("" : "+r"(bytes));
+	return bytes > KFIT_STACK_MAX ? KFIT_STACK_MAX : bytes;
+}
+
+/* A sample's record of size bytes (max: its buffer's) into its task's ring */
+static __always_inline void sample_out(void *r, __u32 size, __u32 max, __u64 pid_tgid)
+{
+	void *ring;
+
+	asm volatile("" : "+r"(size));
+	if (size > max)
+		return;
+	ring = ring_of(KFIT_CTX_TASK, (__u32)pid_tgid);
+	if (!ring || bpf_ringbuf_output(ring, r, size, wake_flag(ring)))
+		count(CG_LOST);
+}
+
 #define PF_KTHREAD	0x00200000
 
 /* Where the thread was in user space: the sample's registers, or those saved at its kernel entry */
@@ -1539,19 +1562,12 @@ static __noinline int sample_ustack(struct bpf_perf_event_data *ctx, __u64 pid_t
 	struct task_struct *t = bpf_get_current_task_btf();
 	__u32 cpu = bpf_get_smp_processor_id(), size, len = 0;
 	struct cg_ustack *r;
-	void *ring;
 	long nk;
 
 	r = bpf_map_lookup_elem(&ustacks, &cpu);
 	if (!r)
 		return 0;
-	nk = bpf_get_stack(ctx, r->data, STACK_BYTES, 0);
-	if (nk < 0)
-		nk = 0;
-	nk /= sizeof(__u64);
-	asm volatile("" : "+r"(nk));
-	if (nk > KFIT_STACK_MAX)
-		nk = KFIT_STACK_MAX;
+	nk = stack_frames(bpf_get_stack(ctx, r->data, STACK_BYTES, 0));
 	r->flags = 0;
 	r->want = 0;
 	r->ip = r->sp = r->bp = 0;
@@ -1565,12 +1581,7 @@ static __noinline int sample_ustack(struct bpf_perf_event_data *ctx, __u64 pid_t
 	head(&r->h, CG_REC_USTACK, KFIT_CTX_TASK, 0, size, pid_tgid, bpf_ktime_get_ns());
 	r->nkernel = nk;
 	r->len = len;
-	asm volatile("" : "+r"(size));
-	if (size > sizeof(*r))
-		return 0;
-	ring = ring_of(KFIT_CTX_TASK, (__u32)pid_tgid);
-	if (!ring || bpf_ringbuf_output(ring, r, size, wake_flag(ring)))
-		count(CG_LOST);
+	sample_out(r, size, sizeof(*r), pid_tgid);
 	return 0;
 }
 
@@ -1580,7 +1591,6 @@ int cg_sample(struct bpf_perf_event_data *ctx)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct kfit_rec_sample *r;
 	__u32 zero = 0, size;
-	void *ring;
 	long nk, nu;
 
 	/* the idle tasks are no process's work */
@@ -1591,31 +1601,15 @@ int cg_sample(struct bpf_perf_event_data *ctx)
 	r = bpf_map_lookup_elem(&samples, &zero);
 	if (!r)
 		return 0;
-	nk = bpf_get_stack(ctx, r->ip, STACK_BYTES, 0);
-	if (nk < 0)
-		nk = 0;
-	nk /= sizeof(__u64);
-	asm volatile("" : "+r"(nk));
-	if (nk > KFIT_STACK_MAX)
-		nk = KFIT_STACK_MAX;
-	nu = bpf_get_stack(ctx, &r->ip[nk], STACK_BYTES, BPF_F_USER_STACK);
-	if (nu < 0)
-		nu = 0;
-	nu /= sizeof(__u64);
-	if (nu > KFIT_STACK_MAX)
-		nu = KFIT_STACK_MAX;
+	nk = stack_frames(bpf_get_stack(ctx, r->ip, STACK_BYTES, 0));
+	nu = stack_frames(bpf_get_stack(ctx, &r->ip[nk], STACK_BYTES, BPF_F_USER_STACK));
 	size = sizeof(*r) - sizeof(r->ip) + (nk + nu) * sizeof(__u64);
 	head(&r->h, KFIT_REC_SAMPLE, KFIT_CTX_TASK, 0, size, pid_tgid,
 	     bpf_ktime_get_ns());
 	r->nkernel = nk;
 	r->nuser = nu;
 	r->ustop = 0;
-	asm volatile("" : "+r"(size));
-	if (size > sizeof(*r))
-		return 0;
-	ring = ring_of(KFIT_CTX_TASK, (__u32)pid_tgid);
-	if (!ring || bpf_ringbuf_output(ring, r, size, wake_flag(ring)))
-		count(CG_LOST);
+	sample_out(r, size, sizeof(*r), pid_tgid);
 	return 0;
 }
 

@@ -61,6 +61,33 @@ steady_cpu() {	# PID
 	echo $((b - a))
 }
 
+# A process's BPF programs' "RUN_CNT RUN_TIME_NS NPROGS", read until it
+# closes them (at its exit): the last read
+stats_until_exit() {	# PID
+	local last cur
+	last=$(bench_prog_stats "$1")
+	while kill -0 "$1" 2>/dev/null; do
+		cur=$(bench_prog_stats "$1")
+		[ "${cur%% *}" != 0 ] && last=$cur
+		sleep 0.05
+	done
+	echo "$last"
+}
+
+# A tool started under /usr/bin/time (TPID), once its ERR says PATTERN:
+# its BPF stats before (bpf0) and at the end (bpf1), its steady CPU; the
+# workload stopped after it
+watch_tool() {	# TPID ERR PATTERN
+	local pid
+	bench_wait_for "$2" "$3" 60 || { cat "$2"; work_stop; return 1; }
+	pid=$(pgrep -P "$1")
+	bpf0=$(bench_prog_stats "$pid")
+	steady=$(steady_cpu "$pid")
+	bpf1=$(stats_until_exit "$pid")
+	wait "$1"
+	work_stop
+}
+
 work_start() {
 	$PY -c "$WORK" >/dev/null 2>&1 &
 	WPID=$!
@@ -74,23 +101,11 @@ work_stop() {
 
 # kfit MODE: "SAMPLES REACHED RING_BYTES FILE_BYTES CPU_NS"
 run_kfit() {	# fp|dwarf
-	local out=$TMP/k.folded err=$TMP/k.err rec=$TMP/k.kft tpid pid bpf0 bpf1 n reach ring size steady
+	local out=$TMP/k.folded err=$TMP/k.err rec=$TMP/k.kft n reach ring size
 	work_start
 	/usr/bin/time -f '%U %S' -o "$TMP/k.time" "$BIN/callgraph" -v -S $HZ --call-graph "$1" \
 		-p "$WPID" -d "$SECS" -o "$rec" --tree --folded --output "$out" 2>"$err" &
-	tpid=$!
-	bench_wait_for "$err" '^Tracing' 30 || { cat "$err"; work_stop; return 1; }
-	pid=$(pgrep -P "$tpid")
-	bpf0=$(bench_prog_stats "$pid")
-	steady=$(steady_cpu "$pid")
-	bpf1=$bpf0
-	# the programs' run time, read until they are closed
-	while kill -0 "$pid" 2>/dev/null; do
-		bpf1=$(bench_prog_stats "$pid")
-		sleep 0.05
-	done
-	wait "$tpid"
-	work_stop
+	watch_tool $! "$err" '^Tracing' || return 1
 	n=$(awk '{ t += $NF } END { print t + 0 }' "$out")
 	reach=$(awk '/;__libc_start_call_main;/ { s += $NF } END { print s + 0 }' "$out")
 	ring=$(sed -n 's/.* records read (\([0-9]*\) bytes).*/\1/p' "$err" | tail -1)
@@ -105,22 +120,11 @@ run_kfit() {	# fp|dwarf
 # The in-kernel design (uwkern): the same columns, its BPF run time in
 # CPU and BPF; the tables' load time and bytes into $TMP/kern.load
 run_kern() {
-	local out=$TMP/u.out tpid pid steady bpf0 bpf1
+	local out=$TMP/u.out
 	work_start
 	/usr/bin/time -f '%U %S' -o "$TMP/u.time" "$BENCH_TOP/build/bench/uwkern" "$WPID" $HZ "$SECS" \
 		>"$out" 2>"$TMP/u.err" &
-	tpid=$!
-	bench_wait_for "$TMP/u.err" 'attached' 60 || { cat "$TMP/u.err"; work_stop; return 1; }
-	pid=$(pgrep -P "$tpid")
-	bpf0=$(bench_prog_stats "$pid")
-	steady=$(steady_cpu "$pid")
-	bpf1=$bpf0
-	while kill -0 "$pid" 2>/dev/null; do
-		bpf1=$(bench_prog_stats "$pid")
-		sleep 0.05
-	done
-	wait "$tpid"
-	work_stop
+	watch_tool $! "$TMP/u.err" 'attached' || return 1
 	awk '{ for (i = 1; i < NF; i += 2) v[$i] = $(i + 1)
 		print v["load_ms"], v["table_bytes"], v["rows"] }' "$out" >>"$TMP/kern.load"
 	awk -v st="$steady" -v w="$STEADY" -v b0="$bpf0" -v b1="$bpf1" -v t="$(cat "$TMP/u.time")" '{

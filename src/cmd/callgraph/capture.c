@@ -835,6 +835,22 @@ void cg_read_counters(void)
  * (the grace period of kfit_epoch_flip) the ring is drained, and the
  * calls left open and the losses are added to the stream.
  */
+/* -v: what unwinding the user stacks took, the tables' memory with it */
+static void say_unwind(void)
+{
+	const struct kfit_unwind_stats *u;
+
+	if (!env.unwind || !env.sampled || !env.ustack_bytes)
+		return;
+	u = kfit_unwind_stats(env.unwind);
+	kfit_debug("user stacks unwound: %llu, %llu frames (%llu through rbp); tables of "
+		   "%llu files: %llu rows, %llu KiB; %llu files without call-frame information",
+		   (unsigned long long)u->stacks, (unsigned long long)u->frames,
+		   (unsigned long long)u->fp_frames, (unsigned long long)u->files,
+		   (unsigned long long)u->rows, (unsigned long long)(u->table_bytes >> 10),
+		   (unsigned long long)u->files_noinfo);
+}
+
 int cg_stop_capture(void)
 {
 	int err;
@@ -854,6 +870,7 @@ int cg_stop_capture(void)
 		return err;
 	}
 	cg_read_counters();
+	say_unwind();
 	err = env.sampled ? 0 : end_stacks();
 	if (!err)
 		err = lost_records();

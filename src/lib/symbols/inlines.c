@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <elfutils/libdw.h>
+#include "elfmap.h"
 #include "frames.h"
 #include "inlines.h"
 
@@ -19,34 +20,26 @@
 
 /* A file's DWARF, opened at its first address; dw NULL: it has none */
 struct entry {
-	const struct kfit_elf *e;
 	Dwarf *dw;
 	Elf *elf, *debug;
 	int fd, dfd;
 };
 
 struct kfit_inlines {
-	struct entry *v;	/* open addressing on the file */
-	size_t mask, n;
+	struct kfit_elfmap files;	/* struct entry by file */
 };
 
 struct kfit_inlines *kfit_inlines_new(void)
 {
-	struct kfit_inlines *c = calloc(1, sizeof(*c));
-
-	if (!c)
-		return NULL;
-	c->mask = 31;
-	c->v = calloc(c->mask + 1, sizeof(*c->v));
-	if (!c->v) {
-		free(c);
-		return NULL;
-	}
-	return c;
+	return calloc(1, sizeof(struct kfit_inlines));
 }
 
-static void entry_close(struct entry *x)
+static void entry_close(void *p)
 {
+	struct entry *x = p;
+
+	if (!x)
+		return;
 	if (x->dw)
 		dwarf_end(x->dw);
 	if (x->debug)
@@ -57,51 +50,20 @@ static void entry_close(struct entry *x)
 		close(x->dfd);
 	if (x->fd > 0)
 		close(x->fd);
+	free(x);
 }
 
 void kfit_inlines_free(struct kfit_inlines *c)
 {
-	size_t i;
-
 	if (!c)
 		return;
-	for (i = 0; i <= c->mask; i++)
-		if (c->v[i].e)
-			entry_close(&c->v[i]);
-	free(c->v);
+	kfit_elfmap_free(&c->files, entry_close);
 	free(c);
 }
 
-static struct entry *slot(struct entry *v, size_t mask, const struct kfit_elf *e)
-{
-	size_t i = ((unsigned long)e >> 4) * 2654435761u & mask;
-
-	while (v[i].e && v[i].e != e)
-		i = (i + 1) & mask;
-	return &v[i];
-}
-
-static int grow(struct kfit_inlines *c)
-{
-	size_t mask = 2 * c->mask + 1, i;
-	struct entry *v = calloc(mask + 1, sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; i <= c->mask; i++)
-		if (c->v[i].e)
-			*slot(v, mask, c->v[i].e) = c->v[i];
-	free(c->v);
-	c->v = v;
-	c->mask = mask;
-	return 0;
-}
-
 /* The file's DWARF: its debug file's (by build-id or debuglink), else its own */
-static void open_dwarf(struct entry *x)
+static void open_dwarf(struct entry *x, const struct kfit_elf *e)
 {
-	const struct kfit_elf *e = x->e;
-
 	if (e->path[0] != '/')
 		return;
 	x->fd = open(e->path, O_RDONLY | O_CLOEXEC);
@@ -119,19 +81,18 @@ static void open_dwarf(struct entry *x)
 
 static Dwarf *dwarf_of(struct kfit_inlines *c, const struct kfit_elf *e)
 {
-	struct entry *x = slot(c->v, c->mask, e);
+	struct kfit_elfmap_slot *x = kfit_elfmap_get(&c->files, e, &(bool){ false });
+	struct entry *d;
 
-	if (x->e)
-		return x->dw;
-	if (2 * (c->n + 1) > c->mask + 1) {
-		if (grow(c))
-			return NULL;
-		x = slot(c->v, c->mask, e);
-	}
-	*x = (struct entry){ .e = e, .fd = -1, .dfd = -1 };
-	c->n++;
-	open_dwarf(x);
-	return x->dw;
+	if (!x || x->val)
+		return x ? ((struct entry *)x->val)->dw : NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	*d = (struct entry){ .fd = -1, .dfd = -1 };
+	x->val = d;
+	open_dwarf(d, e);
+	return d->dw;
 }
 
 /* ---- one address ---------------------------------------------------------- */

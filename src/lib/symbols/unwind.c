@@ -9,19 +9,13 @@
 #include <string.h>
 #include <unistd.h>
 #include <gelf.h>
+#include "elfmap.h"
 #include "unwind.h"
 #include "uwtable.h"
 
-/* A file's table, built at its first frame; NULL table: it has none */
-struct entry {
-	const struct kfit_elf *elf;
-	struct kfit_uwtable *t;
-};
-
 struct kfit_unwind {
 	struct kfit_syms *syms;
-	struct entry *v;	/* open addressing on the file */
-	size_t mask, n;
+	struct kfit_elfmap tables;	/* a file's, built at its first frame; NULL: none */
 	struct kfit_unwind_stats st;
 };
 
@@ -32,24 +26,19 @@ struct kfit_unwind *kfit_unwind_new(struct kfit_syms *s)
 	if (!u)
 		return NULL;
 	u->syms = s;
-	u->mask = 63;
-	u->v = calloc(u->mask + 1, sizeof(*u->v));
-	if (!u->v) {
-		free(u);
-		return NULL;
-	}
 	return u;
+}
+
+static void table_free(void *t)
+{
+	kfit_uwtable_free(t);
 }
 
 void kfit_unwind_free(struct kfit_unwind *u)
 {
-	size_t i;
-
 	if (!u)
 		return;
-	for (i = 0; i <= u->mask; i++)
-		kfit_uwtable_free(u->v[i].t);
-	free(u->v);
+	kfit_elfmap_free(&u->tables, table_free);
 	free(u);
 }
 
@@ -59,31 +48,6 @@ const struct kfit_unwind_stats *kfit_unwind_stats(const struct kfit_unwind *u)
 }
 
 /* ---- tables, by file ---------------------------------------------------------- */
-
-static struct entry *slot(struct entry *v, size_t mask, const struct kfit_elf *e)
-{
-	size_t i = ((unsigned long)e >> 4) * 2654435761u & mask;
-
-	while (v[i].elf && v[i].elf != e)
-		i = (i + 1) & mask;
-	return &v[i];
-}
-
-static int grow(struct kfit_unwind *u)
-{
-	size_t mask = 2 * u->mask + 1, i;
-	struct entry *v = calloc(mask + 1, sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; i <= u->mask; i++)
-		if (u->v[i].elf)
-			*slot(v, mask, u->v[i].elf) = u->v[i];
-	free(u->v);
-	u->v = v;
-	u->mask = mask;
-	return 0;
-}
 
 static struct kfit_uwtable *table_of_elf(Elf *elf, const char *debug_path)
 {
@@ -133,26 +97,22 @@ static struct kfit_uwtable *load(struct kfit_unwind *u, const struct kfit_elf *e
 
 static const struct kfit_uwtable *table(struct kfit_unwind *u, const struct kfit_elf *e)
 {
-	struct entry *x = slot(u->v, u->mask, e);
+	struct kfit_elfmap_slot *x;
+	struct kfit_uwtable *t;
+	bool fresh;
 
-	if (x->elf)
-		return x->t;
-	if (2 * (u->n + 1) > u->mask + 1) {
-		if (grow(u))
-			return NULL;
-		x = slot(u->v, u->mask, e);
-	}
-	x->elf = e;
-	x->t = load(u, e);
-	u->n++;
-	if (!x->t) {
+	x = kfit_elfmap_get(&u->tables, e, &fresh);
+	if (!x || !fresh)
+		return x ? x->val : NULL;
+	x->val = t = load(u, e);
+	if (!t) {
 		u->st.files_noinfo++;
 		return NULL;
 	}
 	u->st.files++;
-	u->st.rows += x->t->n;
-	u->st.table_bytes += kfit_uwtable_bytes(x->t);
-	return x->t;
+	u->st.rows += t->n;
+	u->st.table_bytes += kfit_uwtable_bytes(t);
+	return t;
 }
 
 /* ---- one stack --------------------------------------------------------------- */
