@@ -44,7 +44,8 @@ struct dprof {
 	int ns;
 	struct { __u64 id, start, limit; __s64 file, build_id; bool has_functions; } map[MAXN];
 	int nmap;
-	struct { __u64 id, map, addr, func; int nlines; } loc[MAXN];
+	/* func: the outermost line's; lines: every line's, innermost first */
+	struct { __u64 id, map, addr, func, lines[8]; int nlines; } loc[MAXN];
 	int nloc;
 	struct { __u64 id; __s64 name, sys, file; } fn[MAXN];
 	int nfn;
@@ -191,12 +192,14 @@ static void d_location(struct rd *r, struct dprof *d)
 		case 2: d->loc[d->nloc].map = v; break;
 		case 3: d->loc[d->nloc].addr = v; break;
 		case 4:
-			d->loc[d->nloc].nlines++;
+			assert_true(d->loc[d->nloc].nlines < 8);
 			while (sub.p < sub.end) {
 				f = field(&sub, &v, &ln);
 				assert_int_equal(f, 1);	/* no line numbers: function only */
 				d->loc[d->nloc].func = v;
+				d->loc[d->nloc].lines[d->loc[d->nloc].nlines] = v;
 			}
+			d->loc[d->nloc].nlines++;
 			break;
 		default: fail_msg("unexpected Location field");
 		}
@@ -317,8 +320,9 @@ static void check_ids(const struct dprof *d)
 	assert_string_equal(d->strs[0], "");
 	for (i = 0; i < d->nloc; i++) {
 		assert_true(d->loc[i].id);
-		assert_int_equal(d->loc[i].nlines, 1);
-		find_fn(d, d->loc[i].func);
+		assert_true(d->loc[i].nlines >= 1);
+		for (k = 0; k < d->loc[i].nlines; k++)
+			find_fn(d, d->loc[i].lines[k]);
 		if (d->loc[i].map)
 			find_map(d, d->loc[i].map);
 		for (k = 0; k < i; k++)
@@ -365,7 +369,7 @@ static void decode(const char *buf, size_t len, struct dprof *d)
 static char *samples_text(const struct dprof *d)
 {
 	struct t_cap c;
-	int i, k, l;
+	int i, j, k, l;
 
 	t_cap_open(&c);
 	for (i = 0; i < d->ns; i++) {
@@ -373,10 +377,13 @@ static char *samples_text(const struct dprof *d)
 
 		assert_int_equal(s->nlabel, 1);
 		fprintf(c.f, "%s=%s:", str(d, s->label_key), str(d, s->label_str));
+		/* a location of inlined calls: its lines, outermost first */
 		for (k = s->nloc - 1; k >= 0; k--) {
 			l = find_loc(d, s->loc[k]);
-			fprintf(c.f, "%s%s", k == s->nloc - 1 ? " " : ";",
-				str(d, d->fn[find_fn(d, d->loc[l].func)].name));
+			for (j = d->loc[l].nlines - 1; j >= 0; j--)
+				fprintf(c.f, "%s%s", k == s->nloc - 1 && j == d->loc[l].nlines - 1 ?
+					" " : ";",
+					str(d, d->fn[find_fn(d, d->loc[l].lines[j])].name));
 		}
 		for (k = 0; k < s->nval; k++)
 			fprintf(c.f, " %lld", (long long)s->val[k]);
@@ -731,6 +738,54 @@ static void test_sampled(void **state)
 	d_free(&d);
 }
 
+/* Inlined frames: one location, a line a function (innermost first) */
+static void test_sampled_inlined(void **state)
+{
+	struct kfit_export_pprof_opts o = { .period_ns = 1000000, .duration_ns = 1000000000 };
+	struct kfit_cnode *m, *c, *h, *l;
+	struct kfit_cthread t;
+	const struct kfit_cthread *ptr = &t;
+	struct kfit_export_src src = { .threads = &ptr, .nthreads = 1, .sampled = true,
+				       .name = t_names, .kernel = kernel };
+	struct dprof d;
+	char *buf, *got;
+	size_t len;
+	int i, three = 0;
+
+	(void)state;
+	pool.used = 0;
+	t_thread_init(&t, 200, 200, "busy");
+	m = add(&t.root, KFIT_CN_FRAME, 0, 0, 0, 0);
+	m->name = "main";
+	c = add(m, KFIT_CN_FRAME, 0, 0, 0, 0);
+	c->name = "compute";
+	c->self = 1;
+	h = add(c, KFIT_CN_FRAME, 0, 0, 0, 0);
+	h->name = "helper (inlined)";
+	h->self = 2;
+	l = add(h, KFIT_CN_FRAME, 0, 0, 0, 0);
+	l->name = "leaf (inlined)";
+	l->self = 4;
+	buf = write_pprof(&src, &o, &len);
+	decode(buf, len, &d);
+	free(buf);
+	got = samples_text(&d);
+	assert_string_equal(got,
+		"thread=busy: main;compute 1 1000000\n"
+		"thread=busy: main;compute;helper 2 2000000\n"
+		"thread=busy: main;compute;helper;leaf 4 4000000\n");
+	free(got);
+	for (i = 0; i < d.nloc; i++)
+		if (d.loc[i].nlines == 3) {
+			three++;
+			assert_string_equal(str(&d, d.fn[find_fn(&d, d.loc[i].lines[0])].name), "leaf");
+			assert_string_equal(str(&d, d.fn[find_fn(&d, d.loc[i].lines[2])].name),
+					    "compute");
+		}
+	assert_int_equal(three, 1);
+	d_free(&d);
+}
+
 /* A kernel and a user function of one name are two functions */
 static void test_same_name(void **state)
 {
@@ -802,6 +857,7 @@ int main(void)
 		cmocka_unit_test(test_streamed_same),
 		cmocka_unit_test(test_streamed_leaf),
 		cmocka_unit_test(test_sampled),
+		cmocka_unit_test(test_sampled_inlined),
 		cmocka_unit_test(test_same_name),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_write_error),

@@ -137,6 +137,7 @@ struct pprof {
 	char **keys;			/* strings made here (keep) */
 	int nkeys, capkeys;
 	int nmaps, nfuncs;
+	__u64 ninline;			/* locations of inlined calls, ids from 2^32 */
 	__u64 *locs;			/* a flame node's location id; 0: not known yet */
 	char *key;			/* func_key's */
 	size_t ckey;
@@ -296,9 +297,9 @@ static const char *system_name(struct pprof *p, const struct fnode *v)
 }
 
 /* A function's key, "MAPPING\tCLASS\tNAME", in p->key: its length, or -ENOMEM */
-static int func_key(struct pprof *p, long long map, const struct fnode *v)
+static int func_key(struct pprof *p, long long map, int cls, const char *name, size_t nlen)
 {
-	size_t len = strlen(v->name) + 48;
+	size_t len = nlen + 48;
 	char *k;
 
 	if (len > p->ckey) {
@@ -308,33 +309,30 @@ static int func_key(struct pprof *p, long long map, const struct fnode *v)
 		p->key = k;
 		p->ckey = len;
 	}
-	return snprintf(p->key, len, "%lld\t%d\t%s", map, v->cls, v->name);
+	return snprintf(p->key, len, "%lld\t%d\t%.*s", map, cls, (int)nlen, name);
 }
 
 /*
- * The location of flame node i: a function of its name in its mapping,
- * one location each (no address: calls are named by the function table,
+ * The function of that name in its mapping, and a location of its own
+ * (the same id: no address, calls are named by the function table,
  * samples by name once merged). Its id, or 0 (out of memory).
  */
-static __u64 location_of(struct pprof *p, __u32 i)
+static __u64 func_of(struct pprof *p, long long map, const struct fnode *v, size_t nlen)
 {
-	const struct fnode *v = &p->fl->v[i];
-	const char *key, *sys;
-	long long map;
+	const char *key, *sys, *full;
 	int id, name, sname;
 
-	if (p->locs[i])
-		return p->locs[i];
-	map = frame_mapping(p, v);
 	/* the class too: a kernel and a user function may share a name */
-	if (map < 0 || func_key(p, map, v) < 0)
+	if (map < 0 || func_key(p, map, v->cls, v->name, nlen) < 0)
 		return 0;
 	id = kfit_strset_get(&p->funcs, p->key);
 	if (id > 0)
-		return p->locs[i] = id;
+		return id;
 	key = keep(p, "%s", p->key);
-	sys = system_name(p, v);
-	name = str_of(p, v->name);
+	/* an inlined function's name is its frame's without " (inlined)" */
+	full = nlen < strlen(v->name) ? keep(p, "%.*s", (int)nlen, v->name) : v->name;
+	sys = full == v->name ? system_name(p, v) : full;
+	name = full ? str_of(p, full) : -1;
 	sname = sys ? str_of(p, sys) : -1;
 	if (!key || name < 0 || sname < 0 || kfit_strset_add(&p->funcs, key, p->nfuncs + 1) < 0)
 		return 0;
@@ -347,6 +345,72 @@ static __u64 location_of(struct pprof *p, __u32 i)
 	pb_uint(&p->msg, LOC_MAPPING, map);
 	pb_uint(&p->tmp, LINE_FUNCTION, id);
 	pb_msg(&p->msg, LOC_LINE, &p->tmp);
+	pb_msg(&p->locations, P_LOCATION, &p->msg);
+	return id;
+}
+
+/* The location of flame node i: its function's. Its id, or 0 (out of memory) */
+static __u64 location_of(struct pprof *p, __u32 i)
+{
+	const struct fnode *v = &p->fl->v[i];
+
+	if (!p->locs[i])
+		p->locs[i] = func_of(p, frame_mapping(p, v), v, strlen(v->name));
+	return p->locs[i];
+}
+
+#define INLINED		" (inlined)"
+#define MAX_INLINE_LINES	32	/* a location's inlined calls (more: dropped) */
+#define INLINED_LEN	(sizeof(INLINED) - 1)
+
+/* A frame of a function inlined in its parent's (the symbolizer's "NAME (inlined)") */
+static bool inlined(const struct fnode *v)
+{
+	size_t n = strlen(v->name);
+
+	return v->cls == FC_USER && n > INLINED_LEN && !strcmp(v->name + n - INLINED_LEN, INLINED);
+}
+
+/*
+ * Node i, inlined, and the inlined ones above it up to the function that
+ * holds them (*outer): one location, a line a function, innermost first,
+ * as pprof writes inlined calls. Its id (cached at i), or 0.
+ */
+static __u64 inline_location(struct pprof *p, __u32 i, __u32 *outer)
+{
+	const struct fnode *v = p->fl->v;
+	__u64 id, fids[MAX_INLINE_LINES + 1];
+	long long map;
+	int n, k;
+	__u32 j;
+
+	for (j = i; j && inlined(&v[j]); j = v[j].parent)
+		;
+	*outer = j;
+	/* nothing holds it (a tree cut above it): a function of its own */
+	if (!j || v[j].cls != FC_USER) {
+		*outer = i;
+		return location_of(p, i);
+	}
+	if (p->locs[i])
+		return p->locs[i];
+	map = frame_mapping(p, &v[j]);
+	if (map < 0 || !location_of(p, j))
+		return 0;
+	/* the functions first: making one writes messages of its own */
+	for (n = 0, j = i; inlined(&v[j]) && n < MAX_INLINE_LINES; j = v[j].parent)
+		if (!(fids[n++] = func_of(p, map, &v[j], strlen(v[j].name) - INLINED_LEN)))
+			return 0;
+	for (; inlined(&v[j]); j = v[j].parent)
+		;
+	fids[n++] = p->locs[j];
+	id = ((__u64)1 << 32) + ++p->ninline;
+	pb_uint(&p->msg, LOC_ID, id);
+	pb_uint(&p->msg, LOC_MAPPING, map);
+	for (k = 0; k < n; k++) {
+		pb_uint(&p->tmp, LINE_FUNCTION, fids[k]);
+		pb_msg(&p->msg, LOC_LINE, &p->tmp);
+	}
 	pb_msg(&p->locations, P_LOCATION, &p->msg);
 	return p->locs[i] = id;
 }
@@ -394,7 +458,7 @@ static int sample(struct pprof *p, __u32 i)
 	if (k == nv)
 		return 0;
 	for (j = i; j && v[j].cls != FC_THREAD; j = v[j].parent) {
-		loc = location_of(p, j);
+		loc = inlined(&v[j]) ? inline_location(p, j, &j) : location_of(p, j);
 		if (!loc || push(p, n++, loc))
 			return -ENOMEM;
 	}
