@@ -97,6 +97,7 @@ work_start() {
 work_stop() {
 	kill -KILL "$WPID" 2>/dev/null
 	wait "$WPID" 2>/dev/null
+	return 0
 }
 
 # kfit MODE: "SAMPLES REACHED RING_BYTES FILE_BYTES CPU_NS"
@@ -159,14 +160,22 @@ run_perf() {	# -g|--call-graph=dwarf
 		'{ print n, r, size, size, ($1 + $2) * 1e9, st / w, rep, 0 }' "$TMP/p.time"
 }
 
+# One run's row into rows: a run that fails ends the benchmark (exit 1)
+row() {	# NAME CMD...
+	local name=$1 out
+	shift
+	out=$("$@") && [ -n "$out" ] || { echo "unwind: $name failed: $out"; exit 1; }
+	echo "$name $out" >>"$TMP/rows"
+}
+
 echo "== unwind: sampled user stacks of Debian's $PY (no frame pointers), $HZ Hz, ${SECS}s, $ROUNDS rounds =="
 bench_stats_on
 for r in $(seq "$ROUNDS"); do
-	echo "kfit_fp $(run_kfit fp)" >>"$TMP/rows"
-	echo "kfit_dwarf $(run_kfit dwarf)" >>"$TMP/rows"
-	echo "kfit_kern $(run_kern)" >>"$TMP/rows"
-	echo "perf_g $(run_perf -g)" >>"$TMP/rows"
-	echo "perf_dwarf $(run_perf --call-graph=dwarf)" >>"$TMP/rows"
+	row kfit_fp run_kfit fp
+	row kfit_dwarf run_kfit dwarf
+	row kfit_kern run_kern
+	row perf_g run_perf -g
+	row perf_dwarf run_perf --call-graph=dwarf
 	echo "round $r done"
 done
 bench_stats_restore
