@@ -676,37 +676,48 @@ static void test_streamed_leaf(void **state)
  * compute -> a timer interrupt, a module's frame; no object known for
  * user frames (a sampled tree merges by name)
  */
+/* A sampled frame under parent, named, with self samples */
+static struct kfit_cnode *frame(struct kfit_cnode *parent, bool kernel_code, const char *name,
+				__u64 self)
+{
+	struct kfit_cnode *n = add(parent, KFIT_CN_FRAME, kernel_code, 0, 0, 0);
+
+	n->name = name;
+	n->self = self;
+	return n;
+}
+
+/* Thread t's sampled profile, written and decoded into d */
+static void sampled_profile(struct kfit_cthread *t, const struct kfit_export_pprof_opts *o,
+			    struct dprof *d)
+{
+	const struct kfit_cthread *ptr = t;
+	struct kfit_export_src src = { .threads = &ptr, .nthreads = 1, .sampled = true,
+				       .name = t_names, .kernel = kernel };
+	size_t len;
+	char *buf = write_pprof(&src, o, &len);
+
+	decode(buf, len, d);
+	free(buf);
+}
+
 static void test_sampled(void **state)
 {
 	struct kfit_export_pprof_opts o = { .period_ns = 10101010, .duration_ns = 1000000000 };
-	struct kfit_cnode *m, *c, *k;
+	struct kfit_cnode *m, *c;
 	struct kfit_cthread t;
-	const struct kfit_cthread *ptr = &t;
-	struct kfit_export_src src = { .threads = &ptr, .nthreads = 1, .sampled = true,
-				       .name = t_names, .kernel = kernel };
 	struct dprof d;
-	char *buf, *got;
-	size_t len;
+	char *got;
 
 	(void)state;
 	pool.used = 0;
 	t_thread_init(&t, 200, 200, "busy");
 	t.root.self = 1;
-	m = add(&t.root, KFIT_CN_FRAME, 0, 0, 0, 0);
-	m->name = "main";
-	m->self = 1;
-	c = add(m, KFIT_CN_FRAME, 0, 0, 0, 0);
-	c->name = "compute";
-	c->self = 7;
-	k = add(c, KFIT_CN_FRAME, 1, 0, 0, 0);
-	k->name = "asm_sysvec_apic_timer_interrupt";
-	k->self = 2;
-	k = add(c, KFIT_CN_FRAME, 1, 0, 0, 0);
-	k->name = "nf_hook_slow [nf_tables]";
-	k->self = 3;
-	buf = write_pprof(&src, &o, &len);
-	decode(buf, len, &d);
-	free(buf);
+	m = frame(&t.root, false, "main", 1);
+	c = frame(m, false, "compute", 7);
+	frame(c, true, "asm_sysvec_apic_timer_interrupt", 2);
+	frame(c, true, "nf_hook_slow [nf_tables]", 3);
+	sampled_profile(&t, &o, &d);
 
 	assert_int_equal(d.ntypes, 2);
 	assert_string_equal(str(&d, d.types[0][0]), "samples");
@@ -742,33 +753,20 @@ static void test_sampled(void **state)
 static void test_sampled_inlined(void **state)
 {
 	struct kfit_export_pprof_opts o = { .period_ns = 1000000, .duration_ns = 1000000000 };
-	struct kfit_cnode *m, *c, *h, *l;
+	struct kfit_cnode *m, *c, *h;
 	struct kfit_cthread t;
-	const struct kfit_cthread *ptr = &t;
-	struct kfit_export_src src = { .threads = &ptr, .nthreads = 1, .sampled = true,
-				       .name = t_names, .kernel = kernel };
 	struct dprof d;
-	char *buf, *got;
-	size_t len;
+	char *got;
 	int i, three = 0;
 
 	(void)state;
 	pool.used = 0;
 	t_thread_init(&t, 200, 200, "busy");
-	m = add(&t.root, KFIT_CN_FRAME, 0, 0, 0, 0);
-	m->name = "main";
-	c = add(m, KFIT_CN_FRAME, 0, 0, 0, 0);
-	c->name = "compute";
-	c->self = 1;
-	h = add(c, KFIT_CN_FRAME, 0, 0, 0, 0);
-	h->name = "helper (inlined)";
-	h->self = 2;
-	l = add(h, KFIT_CN_FRAME, 0, 0, 0, 0);
-	l->name = "leaf (inlined)";
-	l->self = 4;
-	buf = write_pprof(&src, &o, &len);
-	decode(buf, len, &d);
-	free(buf);
+	m = frame(&t.root, false, "main", 0);
+	c = frame(m, false, "compute", 1);
+	h = frame(c, false, "helper (inlined)", 2);
+	frame(h, false, "leaf (inlined)", 4);
+	sampled_profile(&t, &o, &d);
 	got = samples_text(&d);
 	assert_string_equal(got,
 		"thread=busy: main;compute 1 1000000\n"
