@@ -20,9 +20,10 @@ need_vm() {
 	[ -x "$DS" ] || t_fail "$DS not built (make STATIC=1)"
 }
 
-# `deepstack SCENARIO 1` sampled: folded.txt; every stack of spin whole
+# `deepstack SCENARIO 0.4` sampled (0.4 s of CPU: some 80 samples, and
+# seconds of emulation): folded.txt; every stack of spin whole
 sample_ds() {	# SCENARIO
-	"$CG" -S 199 --folded --output folded.txt -- "$DS" "$1" 1 2>err.txt ||
+	"$CG" -S 199 --folded --output folded.txt -- "$DS" "$1" 0.4 2>err.txt ||
 		{ cat err.txt; t_fail "callgraph -- deepstack $1 failed"; }
 	grep -q ';spin ' folded.txt || { cat folded.txt; t_fail "$1: no stack of spin"; }
 	grep ';spin [0-9]*$' folded.txt | grep -v '^deepstack;_start;' &&
