@@ -1535,7 +1535,7 @@ static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct tas
  * then nothing); a copy that faults (a thread's stack ends sooner) is
  * tried again at half the size. The bytes copied.
  */
-static __always_inline __u32 copy_stack(void *dst, struct task_struct *t, __u64 sp, __u64 *want)
+static __always_inline __u32 copy_stack(void *dst, struct task_struct *t, __u64 sp)
 {
 	__u64 top = BPF_CORE_READ(t, mm, start_stack);
 	__u32 len = ustack_bytes, i;
@@ -1545,7 +1545,6 @@ static __always_inline __u32 copy_stack(void *dst, struct task_struct *t, __u64 
 	len &= ~7U;
 	if (len > CG_USTACK_MAX)
 		len = CG_USTACK_MAX;
-	*want = len;
 	for (i = 0; i < 6 && len >= 64; i++) {
 		asm volatile("" : "+r"(len));
 		if (len > CG_USTACK_MAX)
@@ -1569,12 +1568,11 @@ static __noinline int sample_ustack(struct bpf_perf_event_data *ctx, __u64 pid_t
 		return 0;
 	nk = stack_frames(bpf_get_stack(ctx, r->data, STACK_BYTES, 0));
 	r->flags = 0;
-	r->want = 0;
 	r->ip = r->sp = r->bp = 0;
 	if (user_regs(ctx, t, r))
 		r->flags = CG_US_NOREGS;
 	else
-		len = copy_stack(&r->data[nk], t, r->sp, &r->want);
+		len = copy_stack(&r->data[nk], t, r->sp);
 	if (!len && !r->flags)
 		r->flags = CG_US_FAULT;
 	size = offsetof(struct cg_ustack, data) + nk * sizeof(__u64) + len;

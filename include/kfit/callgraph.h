@@ -75,7 +75,6 @@ struct cg_ustack {
 	__u16 flags;		/* CG_US_* */
 	__u32 len;		/* bytes of stack copied, from sp */
 	__u64 ip, sp, bp;	/* user registers */
-	__u64 want;		/* bytes asked for (--call-graph dwarf,SIZE, cut at the stack's top) */
 	/* nkernel kernel frames, then len bytes of the stack */
 	__u64 data[KFIT_STACK_MAX + CG_USTACK_MAX / 8];
 };

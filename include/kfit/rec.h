@@ -174,7 +174,6 @@ struct kfit_rec_task {
 
 #define KFIT_STACK_MAX	64	/* frames kept per stack of a sample */
 
-/* A perf-event sample: nkernel kernel addresses (leaf first), then nuser user ones */
 /* Why an unwound user stack ends: kfit_rec_sample.ustop - 1 */
 enum kfit_ustop {
 	KFIT_USTOP_END,		/* reached the outermost frame (_start, a thread's start) */
@@ -189,12 +188,13 @@ enum kfit_ustop {
 	KFIT_NUSTOPS
 };
 
+/* A perf-event sample: nkernel kernel addresses (leaf first), then nuser user ones */
 struct kfit_rec_sample {
 	struct kfit_rec h;
 	__u16 nkernel;
 	__u16 nuser;
 	__u32 ustop;		/* why the user stack ends: 0 not said (frame
-				   pointers), else 1 + enum kfit_uw_stop (unwound) */
+				   pointers), else 1 + enum kfit_ustop (unwound) */
 	__u64 ip[2 * KFIT_STACK_MAX];	/* only nkernel + nuser are written */
 };
 

@@ -16,7 +16,7 @@ enum kfit_uw_cfa {
 	KFIT_UW_BP,		/* rbp + cfa_off */
 	KFIT_UW_DEREF_SP,	/* *(rsp + cfa_off): a signal frame's saved rsp */
 	KFIT_UW_DEREF_BP,	/* *(rbp + cfa_off): a function that realigns its stack */
-	KFIT_UW_PLT,		/* rsp + cfa_off, + 8 when (rip & 15) >= arg: a PLT stub */
+	KFIT_UW_PLT,		/* rsp + cfa_off, + 8 when (rip & 15) >= arg: a PLT entry */
 	KFIT_UW_END,		/* the outermost frame (_start, a thread's start) */
 	KFIT_UW_OTHER,		/* a rule of another shape */
 };

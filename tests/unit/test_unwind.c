@@ -244,7 +244,7 @@ static void test_signal_rule(void **state)
 		assert_int_equal(r->bp_off, 120);
 	}
 	assert_true(n >= 1);
-	/* a PLT stub's rule, and no row below the table's base */
+	/* a PLT entry's rule, and no row below the table's base */
 	for (i = 0, n = 0; i < t->n; i++)
 		n += t->rows[i].cfa == KFIT_UW_PLT;
 	assert_true(n >= 1);

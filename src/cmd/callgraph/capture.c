@@ -608,7 +608,6 @@ static int on_ustack(const struct cg_ustack *u, size_t size)
 	r.nkernel = u->nkernel;
 	r.nuser = nu;
 	r.ustop = 1 + why;
-	env.cap.ustops[why]++;
 	return on_record(NULL, &r, r.h.size);
 }
 
@@ -626,9 +625,10 @@ static int on_record(void *ctx, const void *data, size_t size)
 	 * by its first sample's turn
 	 */
 	if (size >= sizeof(*h) && h->type == KFIT_REC_EXEC && env.syms) {
-		kfit_syms_forget(env.syms, h->pid);
 		if (env.sampled)
 			kfit_syms_pid(env.syms, h->pid);
+		else
+			kfit_syms_forget(env.syms, h->pid);
 	}
 	if (size >= sizeof(*h) && h->type < KFIT_REC_NTYPES) {
 		env.cap.types[h->type]++;
@@ -830,11 +830,6 @@ void cg_read_counters(void)
 	kfit_percpu_free(&p);
 }
 
-/*
- * The end: programs stop recording, and once none can still be running
- * (the grace period of kfit_epoch_flip) the ring is drained, and the
- * calls left open and the losses are added to the stream.
- */
 /* -v: what unwinding the user stacks took, the tables' memory with it */
 static void say_unwind(void)
 {
@@ -851,6 +846,11 @@ static void say_unwind(void)
 		   (unsigned long long)u->files_noinfo);
 }
 
+/*
+ * The end: programs stop recording, and once none can still be running
+ * (the grace period of kfit_epoch_flip) the ring is drained, and the
+ * calls left open and the losses are added to the stream.
+ */
 int cg_stop_capture(void)
 {
 	int err;

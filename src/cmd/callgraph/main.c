@@ -97,7 +97,8 @@ static const struct kfit_opt cg_opts[] = {
 
 /* The state every part shares (state.h) */
 struct env env = {
-	.hz = DEFAULT_HZ, .ustack_bytes = DEFAULT_USTACK, .buffer = DEFAULT_BUFFER, .root_idx = -1, .trigger_idx = -1,
+	.hz = DEFAULT_HZ, .ustack_bytes = DEFAULT_USTACK, .buffer = DEFAULT_BUFFER,
+	.root_idx = -1, .trigger_idx = -1,
 };
 
 static const struct kfit_opt_group view_group = KFIT_CGVIEW_GROUP(&env.view);

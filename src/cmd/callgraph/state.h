@@ -40,7 +40,6 @@ struct capture {
 	__u64 *lost;		/* per CPU */
 	int ncpus;
 	__u64 cpu_recs[KFIT_MAX_CPUS];	/* records written on each CPU */
-	__u64 ustops[KFIT_NUSTOPS];	/* --call-graph dwarf: why user stacks end */
 };
 
 /* The options, what is traced and how, the capture and -o's file: one run's */

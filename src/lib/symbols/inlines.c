@@ -46,9 +46,9 @@ static void entry_close(void *p)
 		elf_end(x->debug);
 	if (x->elf)
 		elf_end(x->elf);
-	if (x->dfd > 0)
+	if (x->dfd >= 0)
 		close(x->dfd);
-	if (x->fd > 0)
+	if (x->fd >= 0)
 		close(x->fd);
 	free(x);
 }
@@ -196,50 +196,36 @@ int kfit_inlines_frames(struct kfit_inlines *c, const struct kfit_elf *e, __u64 
 			bool ret, const char *phys, bool lines, char *buf, size_t len)
 {
 	Dwarf_Die cu, inl[MAX_INLINED];
-	const char *file = NULL, *f;
+	const char *file = NULL, *f = NULL;
 	struct out o = { buf, len, false };
 	Dwarf *dw = dwarf_of(c, e);
 	Dwarf_Addr pc = ret ? addr - 1 : addr;
 	Dwarf_Line *l;
-	int n, i, k = 0, line = 0, ln;
+	int n, i, line = 0, ln = 0;
 
 	if (!dw || !dwarf_addrdie(dw, pc, &cu))
 		return 0;
 	n = inlined_at(&cu, pc, inl);
-	/* innermost first, as the lines are read */
-	for (i = 0; i < n / 2; i++) {
-		Dwarf_Die t = inl[i];
-
-		inl[i] = inl[n - 1 - i];
-		inl[n - 1 - i] = t;
-	}
-	k = n;
 	if (lines && (l = dwarf_getsrc_die(&cu, pc))) {
 		file = dwarf_linesrc(l, NULL, NULL);
 		dwarf_lineno(l, &line);
 	}
-	if (!k && !(lines && file))
+	if (!n && !(lines && file))
 		return 0;
-	/* the function holding it, at the outermost inlined call's site */
-	f = NULL;
-	ln = 0;
-	if (k)
-		call_site(&cu, &inl[k - 1], &f, &ln);
-	if (!lines)
-		f = NULL;
-	else if (!k)
-		f = file, ln = line;
-	put(&o, "%s", phys, f, ln);
-	for (i = k - 1; i >= 0 && !o.full; i--) {
-		put(&o, KFIT_FRAME_SEP_STR "%s (inlined)", die_name(&inl[i]), NULL, 0);
-		if (!lines)
-			continue;
-		if (i)
-			call_site(&cu, &inl[i - 1], &f, &ln);
+	/*
+	 * Outermost first: each frame at the site of the call inlined into
+	 * it (the next one's), the innermost at the line sampled
+	 */
+	for (i = 0; i <= n && !o.full; i++) {
+		if (i < n)
+			call_site(&cu, &inl[i], &f, &ln);
 		else
 			f = file, ln = line;
-		if (f && ln)
-			put(&o, "%s", "", f, ln);
+		if (i)
+			put(&o, KFIT_FRAME_SEP_STR "%s (inlined)", die_name(&inl[i - 1]),
+			    lines ? f : NULL, ln);
+		else
+			put(&o, "%s", phys, lines ? f : NULL, ln);
 	}
 	return o.full ? 0 : 1;
 }

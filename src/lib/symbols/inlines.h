@@ -26,7 +26,7 @@ void kfit_inlines_free(struct kfit_inlines *c);
  * function inlined there, "NAME (inlined)"; with lines, each frame's
  * " (FILE:LINE)" added (the file's base name). ret: a return address
  * (the call before it is looked up). 1 when written, 0 when DWARF adds
- * nothing (none, no inlining and no lines asked), -ENOMEM.
+ * nothing (none, no inlining and no lines asked) or buf is too small.
  */
 int kfit_inlines_frames(struct kfit_inlines *c, const struct kfit_elf *e, __u64 addr,
 			bool ret, const char *phys, bool lines, char *buf, size_t len);

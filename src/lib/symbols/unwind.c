@@ -49,17 +49,23 @@ const struct kfit_unwind_stats *kfit_unwind_stats(const struct kfit_unwind *u)
 
 /* ---- tables, by file ---------------------------------------------------------- */
 
-static struct kfit_uwtable *table_of_elf(Elf *elf, const char *debug_path)
+/*
+ * elf's table; where it has no call-frame information, its debug file's
+ * .debug_frame (found as the symbolizer finds it), opened only then
+ */
+static struct kfit_uwtable *table_of_elf(Elf *elf, const struct kfit_elf *e)
 {
 	struct kfit_uwtable *t = NULL;
-	Elf *debug = NULL;
+	Elf *debug;
 	int fd = -1;
 
-	if (debug_path && (fd = open(debug_path, O_RDONLY | O_CLOEXEC)) >= 0)
-		debug = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	kfit_uwtable_build(elf, debug, &t);
-	if (debug)
+	if (kfit_uwtable_build(elf, NULL, &t) != -ENODATA || !e)
+		return t;
+	debug = kfit_elf_debug_open(elf, e, NULL, &fd);
+	if (debug) {
+		kfit_uwtable_build(elf, debug, &t);
 		elf_end(debug);
+	}
 	if (fd >= 0)
 		close(fd);
 	return t;
@@ -88,7 +94,7 @@ static struct kfit_uwtable *load(struct kfit_unwind *u, const struct kfit_elf *e
 		return NULL;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf) {
-		t = table_of_elf(elf, e->debug_path);
+		t = table_of_elf(elf, e);
 		elf_end(elf);
 	}
 	close(fd);
@@ -296,6 +302,5 @@ int kfit_unwind(struct kfit_unwind *u, const struct kfit_ustack *in, __u64 *ips,
 		}
 	}
 	u->st.frames += n;
-	u->st.stops[*why]++;
 	return n;
 }

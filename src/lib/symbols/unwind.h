@@ -31,7 +31,6 @@ struct kfit_ustack {
 
 struct kfit_unwind_stats {
 	__u64 stacks;
-	__u64 stops[KFIT_NUSTOPS];
 	__u64 frames, fp_frames;	/* frames found; of them, through rbp */
 	__u64 files, files_noinfo;	/* files with tables; without call-frame information */
 	__u64 rows, table_bytes;	/* the tables' rows and memory */

@@ -55,6 +55,10 @@ static __u64 get_u(const unsigned char *p, int n)
 	return v;
 }
 
+/* The bytes of a pointer encoded as enc (DW_EH_PE_*'s low half), 0: not handled */
+static const int eh_size[16] = { [0x0] = 8, [0x2] = 2, [0x3] = 4, [0x4] = 8,
+				 [0xa] = 2, [0xb] = 4, [0xc] = 8 };
+
 /*
  * A pointer of .eh_frame_hdr encoded as enc (DW_EH_PE_*), at p (address
  * at): its value and size, or -EINVAL for an encoding not handled
@@ -62,9 +66,7 @@ static __u64 get_u(const unsigned char *p, int n)
 static int eh_ptr(const unsigned char *p, const unsigned char *end, __u8 enc,
 		  __u64 at, __u64 hdr, __u64 *val, int *len)
 {
-	static const int size[16] = { [0x0] = 8, [0x2] = 2, [0x3] = 4, [0x4] = 8,
-				      [0xa] = 2, [0xb] = 4, [0xc] = 8 };
-	int n = size[enc & 0xf];
+	int n = eh_size[enc & 0xf];
 	__u64 v;
 
 	if (!n || p + n > end)
@@ -141,8 +143,6 @@ struct cie_enc {
 static __u8 fde_encoding(const Dwarf_CIE *c)
 {
 	const __u8 *p = c->augmentation_data, *end = p + c->augmentation_data_size;
-	static const int size[16] = { [0x0] = 8, [0x2] = 2, [0x3] = 4, [0x4] = 8,
-				      [0xa] = 2, [0xb] = 4, [0xc] = 8 };
 	const char *a = c->augmentation;
 
 	if (!a || a[0] != 'z' || !p)
@@ -152,7 +152,7 @@ static __u8 fde_encoding(const Dwarf_CIE *c)
 		case 'R':
 			return *p;
 		case 'P':
-			p += 1 + size[*p & 0xf];
+			p += 1 + eh_size[*p & 0xf];
 			break;
 		case 'L':
 			p++;

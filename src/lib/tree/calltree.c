@@ -1086,20 +1086,19 @@ static const char *cut_name(struct kfit_ctree *t, unsigned int why)
 static struct kfit_cnode *inlined_frames(struct kfit_ctree *t, struct kfit_cnode *n,
 					 const char *name, bool kernel)
 {
-	const char *p = name, *sep;
+	const char *p = name, *rest;
 	char buf[512];
 	size_t len;
 
 	for (;;) {
-		sep = strchr(p, KFIT_FRAME_SEP);
-		len = sep ? (size_t)(sep - p) : strlen(p);
+		rest = kfit_frame_split(p, &len);
 		snprintf(buf, sizeof(buf), "%.*s", (int)len, p);
 		name = intern(t, buf, 4095);
 		n = name ? frame_child(t, n, name, kernel) : NULL;
-		if (!n || !sep)
+		if (!n || !rest)
 			return n;
 		n->samples++;
-		p = sep + 1;
+		p = rest;
 	}
 }
 

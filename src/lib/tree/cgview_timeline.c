@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "cgview.h"
 #include "cgview_int.h"
-#include <string.h>
 #include "export.h"
 #include "frames.h"
 #include "strset.h"
@@ -95,24 +95,29 @@ static const char *part(struct kfit_cgview_timeline *tl, const char *p, size_t l
 /* name's frames into fr from k on: the new k, or -1 out of memory */
 static int put_frames(struct kfit_cgview_timeline *tl, const char **fr, int k, const char *name)
 {
-	const char *sep, *whole = name;
+	const char *rest;
+	size_t len;
 
-	while ((sep = strchr(name, KFIT_FRAME_SEP))) {
-		fr[k] = part(tl, name, sep - name);
+	if (!strchr(name, KFIT_FRAME_SEP)) {
+		fr[k] = name;
+		return k + 1;
+	}
+	for (; name; name = rest) {
+		rest = kfit_frame_split(name, &len);
+		fr[k] = part(tl, name, len);
 		if (!fr[k++])
 			return -1;
-		name = sep + 1;
 	}
-	fr[k] = name == whole ? name : part(tl, name, strlen(name));
-	return fr[k] ? k + 1 : -1;
+	return k;
 }
 
 /* How many frames name stands for */
 static int nframes(const char *name)
 {
+	size_t len;
 	int n = 1;
 
-	for (; (name = strchr(name, KFIT_FRAME_SEP)); name++)
+	while ((name = kfit_frame_split(name, &len)))
 		n++;
 	return n;
 }

@@ -360,8 +360,8 @@ static __u64 location_of(struct pprof *p, __u32 i)
 }
 
 #define INLINED		" (inlined)"
-#define MAX_INLINE_LINES	32	/* a location's inlined calls (more: dropped) */
 #define INLINED_LEN	(sizeof(INLINED) - 1)
+#define MAX_INLINE_LINES	32	/* a location's inlined calls (more: dropped) */
 
 /* A frame of a function inlined in its parent's (the symbolizer's "NAME (inlined)") */
 static bool inlined(const struct fnode *v)
